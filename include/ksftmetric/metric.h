@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libksftmetric producer API: record performance metrics inside a kselftest
+ * test case and flush them as KTAP diagnostic lines right before the result.
+ *
+ * Error rule: every int-returning call returns 0 (or a documented
+ * non-negative value) on success and a negative errno on failure; after a
+ * failure ksft_metric_errmsg() describes it in words ("metric label uses
+ * reserved name: time"). A rejected call changes nothing already buffered.
+ *
+ * Thread safety: every call may be made from any thread. While a case is
+ * open, any number of threads may record observations and register policies
+ * concurrently; case begin/end, sink and prefix configuration serialise with
+ * them. Each output line is written whole, never interleaved with another
+ * thread's line. Observations are emitted in recording order: the order of
+ * their CLOCK_MONOTONIC timestamps, ties broken per thread.
+ */
+#ifndef KSFTMETRIC_METRIC_H
+#define KSFTMETRIC_METRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define KSFT_METRIC_API __attribute__((visibility("default")))
+#else
+#define KSFT_METRIC_API
+#endif
+
+/** Types of a label value or of a policy number. */
+enum ksft_metric_type {
+	KSFT_METRIC_UNSET = 0,	/**< policy number not given */
+	KSFT_METRIC_STRING,
+	KSFT_METRIC_INT,
+	KSFT_METRIC_DOUBLE,
+	KSFT_METRIC_BOOL
+};
+
+/**
+ * A typed value: a label value, or a number in a policy. Integers print as
+ * integers ("0"), doubles in Python's shortest repr ("0.0", "0.05").
+ */
+struct ksft_metric_value {
+	int type;		/**< enum ksft_metric_type */
+	union {
+		const char *s;	/**< KSFT_METRIC_STRING: UTF-8, borrowed */
+		int64_t i;	/**< KSFT_METRIC_INT */
+		double d;	/**< KSFT_METRIC_DOUBLE: finite */
+		int b;		/**< KSFT_METRIC_BOOL: 0 or 1 */
+	} u;
+};
+
+/** One label of an observation: key (not name/shape/value/time) and value. */
+struct ksft_metric_label {
+	const char *key;
+	struct ksft_metric_value value;
+};
+
+/* Initialisers (C99 designated initialisers; the header itself stays C89). */
+#define KSFT_METRIC_INT_V(v)    { KSFT_METRIC_INT, { .i = (v) } }
+#define KSFT_METRIC_DOUBLE_V(v) { KSFT_METRIC_DOUBLE, { .d = (v) } }
+#define KSFT_METRIC_STR_V(v)    { KSFT_METRIC_STRING, { .s = (v) } }
+#define KSFT_METRIC_BOOL_V(v)   { KSFT_METRIC_BOOL, { .b = !!(v) } }
+#define KSFT_METRIC_LABEL_STR(k, v)    { (k), KSFT_METRIC_STR_V(v) }
+#define KSFT_METRIC_LABEL_INT(k, v)    { (k), KSFT_METRIC_INT_V(v) }
+#define KSFT_METRIC_LABEL_DOUBLE(k, v) { (k), KSFT_METRIC_DOUBLE_V(v) }
+#define KSFT_METRIC_LABEL_BOOL(k, v)   { (k), KSFT_METRIC_BOOL_V(v) }
+
+/**
+ * ksft_metric_errmsg() - describe the calling thread's last failure
+ *
+ * @return a NUL-terminated message owned by the library, valid until the
+ * thread's next failing call; "" if no call has failed yet. Thread-local.
+ */
+KSFT_METRIC_API const char *ksft_metric_errmsg(void);
+
+/* ------------------------------------------------------------------ */
+/* Test case lifecycle                                                */
+
+/**
+ * ksft_metric_case_begin() - open a test case
+ *
+ * Empties the observation buffer and the policy table, resets the reporting
+ * scope counter to 0 and starts the case clock (CLOCK_MONOTONIC).
+ *
+ * @return 0, or -EBUSY if a case is already open.
+ */
+KSFT_METRIC_API int ksft_metric_case_begin(void);
+
+/**
+ * ksft_metric_case_end() - close the case and write its lines to the sink
+ *
+ * Writes one "ktap-metric-policy-json: {...}" line per registered policy
+ * whose metric was observed (registration order), then one
+ * "ktap-metric-json: {...}" line per observation (recording order), each
+ * behind the configured prefix, then clears the case. Call it right before
+ * printing the test's result line.
+ *
+ * @return number of lines written (>= 0), -EPERM if no case is open, or a
+ * negative errno from the sink; the case is closed and cleared in every case.
+ */
+KSFT_METRIC_API int ksft_metric_case_end(void);
+
+/**
+ * ksft_metric_case_end_buffer() - close the case into a memory buffer
+ * @out: receives a malloc'd NUL-terminated text of whole lines, each with
+ *       the configured prefix and a trailing '\n'; free with ksft_metric_free()
+ * @len: receives its length in bytes (may be NULL)
+ *
+ * Like ksft_metric_case_end() but returns the lines instead of writing them:
+ * for bindings that must print through their own stdout.
+ *
+ * @return number of lines, -EPERM if no case is open, -ENOMEM.
+ */
+KSFT_METRIC_API int ksft_metric_case_end_buffer(char **out, size_t *len);
+
+/** ksft_metric_case_is_open() - @return 1 while a case is open, else 0. */
+KSFT_METRIC_API int ksft_metric_case_is_open(void);
+
+/** ksft_metric_free() - free memory returned by the library (NULL is fine). */
+KSFT_METRIC_API void ksft_metric_free(void *p);
+
+/* ------------------------------------------------------------------ */
+/* Observations                                                       */
+
+/*
+ * Common rules: @name and @shape are non-empty UTF-8 ("scalar", "per-cpu"
+ * or any other layout name; the library never infers it). @labels is an
+ * array of @n_labels labels (NULL when 0) with distinct, non-empty UTF-8
+ * keys other than "name", "shape", "value" and "time". Doubles must be
+ * finite. Each call stamps the observation with the seconds since
+ * ksft_metric_case_begin(), rounded to 6 decimals.
+ *
+ * @return 0; -EPERM outside a case; -EINVAL for invalid arguments; -ENOMEM.
+ */
+
+/** ksft_metric_int() - record an integer observation. */
+KSFT_METRIC_API int ksft_metric_int(const char *name, const char *shape,
+				    int64_t value,
+				    const struct ksft_metric_label *labels,
+				    size_t n_labels);
+
+/** ksft_metric_double() - record a floating-point observation. */
+KSFT_METRIC_API int ksft_metric_double(const char *name, const char *shape,
+				       double value,
+				       const struct ksft_metric_label *labels,
+				       size_t n_labels);
+
+/**
+ * ksft_metric_array() - record an array of doubles (e.g. one per CPU)
+ * @values:  @n values; entries whose @present flag is 0 are ignored
+ * @present: @n flags, 0 = missing (emitted as null, e.g. an offline CPU);
+ *           NULL means every entry is present
+ */
+KSFT_METRIC_API int ksft_metric_array(const char *name, const char *shape,
+				      const double *values,
+				      const unsigned char *present, size_t n,
+				      const struct ksft_metric_label *labels,
+				      size_t n_labels);
+
+/**
+ * ksft_metric_json() - record an observation given as JSON text
+ * @value_json:  a JSON number, or an array of numbers and nulls
+ * @labels_json: a JSON object of string/number/boolean labels, or NULL
+ *
+ * The generic entry point for bindings. Integers stay integers, reals print
+ * in shortest repr. Malformed JSON is rejected with its position.
+ */
+KSFT_METRIC_API int ksft_metric_json(const char *name, const char *shape,
+				     const char *value_json,
+				     const char *labels_json);
+
+/* ------------------------------------------------------------------ */
+/* Policies                                                           */
+
+/**
+ * struct ksft_metric_policy - how a consumer processes and shows a metric
+ *
+ * Processing order: transform, then aggregation, then summarize. NULL
+ * strings and KSFT_METRIC_UNSET numbers are left out of the emitted policy.
+ * Initialise with KSFT_METRIC_POLICY_INIT so that @sz is set: new fields
+ * will only ever be appended.
+ */
+struct ksft_metric_policy {
+	size_t sz;			/**< sizeof(struct ksft_metric_policy) */
+	const char *transform;		/**< NULL or "rate" */
+	const char *aggregation;	/**< NULL or "busy-core-equivalents" */
+	const char *summarize;		/**< NULL (= "total"), "last", "total",
+					     "p50", "p90", "p99", "max",
+					     "distribution" */
+	/* Regression policy: compare != NULL enables it. */
+	const char *regression_compare;	/**< last/total/p50/p90/p99/max */
+	const char *regression_better;	/**< "higher" or "lower" */
+	struct ksft_metric_value regression_relative_tolerance; /**< >= 0 */
+	struct ksft_metric_value regression_absolute_tolerance; /**< >= 0 */
+	/* Display: min <= max when both are set; scale > 0. */
+	struct ksft_metric_value display_min;
+	struct ksft_metric_value display_max;
+	struct ksft_metric_value display_scale;
+	const char *display_label;	/**< NULL or non-empty */
+};
+
+#define KSFT_METRIC_POLICY_INIT { sizeof(struct ksft_metric_policy), 0, 0, 0, \
+	0, 0, { 0, { 0 } }, { 0, { 0 } }, { 0, { 0 } }, { 0, { 0 } }, \
+	{ 0, { 0 } }, 0 }
+
+/**
+ * ksft_metric_aggregate() - register the policy of metric @name for this case
+ * @policy: the policy; NULL means the defaults (summarize "total")
+ *
+ * Register before the metric's first observation. Registering an equal
+ * policy again is fine (numbers compare by value, 0 == 0.0).
+ *
+ * @return 0; -EPERM outside a case; -EINVAL for an invalid policy;
+ * -EEXIST if a different policy is already registered for @name;
+ * -EALREADY if @name was observed before this first registration.
+ */
+KSFT_METRIC_API int ksft_metric_aggregate(const char *name,
+				const struct ksft_metric_policy *policy);
+
+/**
+ * ksft_metric_aggregate_json() - register a policy given as a JSON object
+ * @policy_json: object with the keys of the emitted policy line
+ *               ("summarize", "transform", "aggregation", "regression",
+ *               "display_range", "display_scale", "display_label"), or NULL
+ *
+ * Same rules and returns as ksft_metric_aggregate(); unknown keys are
+ * rejected.
+ */
+KSFT_METRIC_API int ksft_metric_aggregate_json(const char *name,
+					       const char *policy_json);
+
+/* ------------------------------------------------------------------ */
+/* Reporting scope                                                    */
+
+/**
+ * ksft_metric_reporting() - enter (@enable != 0) or leave a reporting scope
+ *
+ * A counter: benchmark producers emit their metrics only while it is
+ * positive (e.g. while a system monitor runs). Reset to 0 at case begin and
+ * at case end.
+ *
+ * @return the new depth (>= 0); -EPERM outside a case; -EINVAL when leaving
+ * a scope that was not entered.
+ */
+KSFT_METRIC_API int ksft_metric_reporting(int enable);
+
+/** ksft_metric_reporting_enabled() - @return 1 inside a reporting scope, else 0. */
+KSFT_METRIC_API int ksft_metric_reporting_enabled(void);
+
+/* ------------------------------------------------------------------ */
+/* Output                                                             */
+
+/**
+ * ksft_metric_sink_fn - receives each line (prefix included, no '\n')
+ * @return 0, or a negative errno which ksft_metric_case_end() passes on
+ */
+typedef int (*ksft_metric_sink_fn)(const char *line, size_t len, void *ctx);
+
+/**
+ * ksft_metric_set_output_file() - write lines to @f (default: stdout)
+ *
+ * Lines go through stdio with the stream locked per line, so they stay in
+ * order with the test's own printf() output; the stream is flushed at the
+ * end of every case. @return 0 or -EINVAL (NULL).
+ */
+KSFT_METRIC_API int ksft_metric_set_output_file(FILE *f);
+
+/** ksft_metric_set_output_fd() - write lines with write(2) to @fd. @return 0 or -EBADF. */
+KSFT_METRIC_API int ksft_metric_set_output_fd(int fd);
+
+/** ksft_metric_set_output_callback() - hand each line to @fn. @return 0 or -EINVAL. */
+KSFT_METRIC_API int ksft_metric_set_output_callback(ksft_metric_sink_fn fn,
+						    void *ctx);
+
+/**
+ * ksft_metric_set_prefix() - text before every line (default "# ")
+ *
+ * run_kselftest.sh adds its own nesting on top. @return 0, -EINVAL (NULL,
+ * a newline or invalid UTF-8), -ENOMEM.
+ */
+KSFT_METRIC_API int ksft_metric_set_prefix(const char *prefix);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KSFTMETRIC_METRIC_H */

@@ -1,0 +1,53 @@
+/* Append-only record storage: records never move, so readers need no copy. */
+#include <stdlib.h>
+
+#include "arena.h"
+
+#define CHUNK_MIN (64 * 1024)
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	struct arena_chunk *c = a->tail;
+	size_t cap;
+
+	if (c && c->cap - c->used >= size) {
+		void *p = (char *)c->data + c->used;
+
+		c->used += size;
+		return p;
+	}
+	cap = size > CHUNK_MIN ? size : CHUNK_MIN;
+	if (cap > SIZE_MAX - sizeof(*c))
+		return NULL;
+	c = malloc(sizeof(*c) + cap);
+	if (!c)
+		return NULL;
+	c->next = NULL;
+	c->used = size;
+	c->cap = cap;
+	if (a->tail)
+		a->tail->next = c;
+	else
+		a->head = c;
+	a->tail = c;
+	a->bytes += sizeof(*c) + cap;
+	return c->data;
+}
+
+void arena_unalloc(struct arena *a, size_t size)
+{
+	/* The chunk, if new, stays: it is empty and the next record reuses it. */
+	a->tail->used -= size;
+}
+
+void arena_free(struct arena *a)
+{
+	struct arena_chunk *c = a->head, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->head = a->tail = NULL;
+	a->bytes = 0;
+}

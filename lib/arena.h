@@ -1,0 +1,25 @@
+/* Append-only record storage for one thread's share of a test case. */
+#ifndef KSFTM_ARENA_H
+#define KSFTM_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;	/* bytes */
+	uint64_t data[];	/* 8-byte aligned records */
+};
+
+struct arena {
+	struct arena_chunk *head, *tail;
+	size_t bytes;		/* allocated, for the memory cap */
+};
+
+/* @size bytes (a multiple of 8) at the end of the arena, or NULL. */
+void *arena_alloc(struct arena *a, size_t size);
+/* Give back the last arena_alloc() of @size bytes (a rejected record). */
+void arena_unalloc(struct arena *a, size_t size);
+void arena_free(struct arena *a);
+
+#endif

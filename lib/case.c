@@ -1,0 +1,252 @@
+/*
+ * Test case lifecycle, policy table and reporting scope: the state the
+ * Python reference keeps in module globals, behind one lock.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ksftmetric/metric.h>
+
+#include "case_flush.h"
+#include "case_state.h"
+#include "errmsg.h"
+#include "observation.h"
+
+pthread_mutex_t ksftm_case_lock = PTHREAD_MUTEX_INITIALIZER;
+atomic_int ksftm_case_open;
+
+/* All under ksftm_case_lock. */
+static uint64_t case_start_ns;
+static struct policy_entry *policies;
+static size_t n_policies, cap_policies;
+static atomic_int reporting;
+
+static void policies_clear(void)
+{
+	size_t i;
+
+	for (i = 0; i < n_policies; i++) {
+		free(policies[i].name);
+		policy_release(&policies[i].policy);
+	}
+	free(policies);
+	policies = NULL;
+	n_policies = cap_policies = 0;
+}
+
+static void closed_case_free(struct closed_case *cc)
+{
+	size_t i;
+
+	for (i = 0; i < cc->n_data; i++)
+		case_data_free(cc->data[i]);
+	free(cc->data);
+	for (i = 0; i < cc->n_policies; i++) {
+		free(cc->policies[i].name);
+		policy_release(&cc->policies[i].policy);
+	}
+	free(cc->policies);
+}
+
+KSFT_METRIC_API int ksft_metric_case_begin(void)
+{
+	struct case_data **left;
+	size_t n, i;
+
+	pthread_mutex_lock(&ksftm_case_lock);
+	if (atomic_load(&ksftm_case_open)) {
+		pthread_mutex_unlock(&ksftm_case_lock);
+		return ksftm_fail(EBUSY, "a test case is already open; end it first");
+	}
+	/* Nothing can be buffered while closed, but never carry data over. */
+	if (!case_buffer_steal(&left, &n)) {
+		for (i = 0; i < n; i++)
+			case_data_free(left[i]);
+		free(left);
+	}
+	policies_clear();
+	atomic_store(&reporting, 0);
+	case_start_ns = ksftm_now_ns();
+	atomic_store_explicit(&ksftm_case_open, 1, memory_order_release);
+	pthread_mutex_unlock(&ksftm_case_lock);
+	return 0;
+}
+
+/* Close the case and take its contents; the lock is held only for this. */
+static int close_case(struct closed_case *cc)
+{
+	int ret;
+
+	memset(cc, 0, sizeof(*cc));
+	pthread_mutex_lock(&ksftm_case_lock);
+	if (!atomic_load(&ksftm_case_open)) {
+		pthread_mutex_unlock(&ksftm_case_lock);
+		return ksftm_fail(EPERM, "no test case is open");
+	}
+	atomic_store_explicit(&ksftm_case_open, 0, memory_order_release);
+	atomic_store(&reporting, 0);
+	ret = case_buffer_steal(&cc->data, &cc->n_data);
+	cc->policies = policies;
+	cc->n_policies = n_policies;
+	policies = NULL;
+	n_policies = cap_policies = 0;
+	cc->start_ns = case_start_ns;
+	pthread_mutex_unlock(&ksftm_case_lock);
+	if (ret) {
+		closed_case_free(cc);
+		return ksftm_fail(ENOMEM, "out of memory ending the test case; its metrics are lost");
+	}
+	return 0;
+}
+
+KSFT_METRIC_API int ksft_metric_case_end(void)
+{
+	struct closed_case cc;
+	int ret = close_case(&cc);
+
+	if (ret)
+		return ret;
+	ret = case_flush(&cc, NULL, NULL);
+	closed_case_free(&cc);
+	return ret;
+}
+
+KSFT_METRIC_API int ksft_metric_case_end_buffer(char **out, size_t *len)
+{
+	struct closed_case cc;
+	size_t l = 0;
+	int ret;
+
+	if (!out)
+		return ksftm_fail(EINVAL, "output pointer is NULL");
+	*out = NULL;
+	ret = close_case(&cc);
+	if (ret)
+		return ret;
+	ret = case_flush(&cc, out, &l);
+	closed_case_free(&cc);
+	if (len)
+		*len = l;
+	return ret;
+}
+
+KSFT_METRIC_API int ksft_metric_case_is_open(void)
+{
+	return atomic_load(&ksftm_case_open) != 0;
+}
+
+KSFT_METRIC_API void ksft_metric_free(void *p)
+{
+	free(p);
+}
+
+/* ------------------------------------------------------------------ */
+
+static int register_policy(const char *name, struct policy *p)
+{
+	size_t i;
+	int ret = 0;
+
+	pthread_mutex_lock(&ksftm_case_lock);
+	if (!atomic_load(&ksftm_case_open)) {
+		ret = ksftm_fail(EPERM, "ksft_metric_aggregate() called outside of a test case");
+		goto out;
+	}
+	for (i = 0; i < n_policies; i++) {
+		if (strcmp(policies[i].name, name))
+			continue;
+		if (!policy_equal(&policies[i].policy, p)) {
+			ret = ksftm_fail(EEXIST, "Conflicting aggregation for metric %s", name);
+			goto out;
+		}
+		/* Equal: like the reference, the latest spelling (0 vs 0.0) wins. */
+		policy_release(&policies[i].policy);
+		policies[i].policy = *p;
+		p->label = NULL;
+		goto out;
+	}
+	if (case_buffer_name_observed(name)) {
+		ret = ksftm_fail(EALREADY, "Aggregation registered after metric %s was recorded",
+				 name);
+		goto out;
+	}
+	if (n_policies == cap_policies) {
+		size_t cap = cap_policies ? cap_policies * 2 : 16;
+		struct policy_entry *v = realloc(policies, cap * sizeof(*v));
+
+		if (!v)
+			goto oom;
+		policies = v;
+		cap_policies = cap;
+	}
+	policies[n_policies].name = strdup(name);
+	if (!policies[n_policies].name)
+		goto oom;
+	policies[n_policies].policy = *p;
+	p->label = NULL;
+	n_policies++;
+	goto out;
+oom:
+	ret = ksftm_fail(ENOMEM, "out of memory registering metric %s", name);
+out:
+	pthread_mutex_unlock(&ksftm_case_lock);
+	policy_release(p);
+	return ret;
+}
+
+static int check_policy_name(const char *name)
+{
+	if (!name)
+		return ksftm_fail(EINVAL, "metric name is NULL");
+	if (!name[0])
+		return ksftm_fail(EINVAL, "metric name is empty");
+	return 0;
+}
+
+KSFT_METRIC_API int ksft_metric_aggregate(const char *name,
+					  const struct ksft_metric_policy *in)
+{
+	struct policy p;
+	int ret = check_policy_name(name);
+
+	if (!ret)
+		ret = policy_from_struct(name, in, &p);
+	if (ret)
+		return ret;
+	return register_policy(name, &p);
+}
+
+KSFT_METRIC_API int ksft_metric_aggregate_json(const char *name, const char *json)
+{
+	struct policy p;
+	int ret = check_policy_name(name);
+
+	if (!ret)
+		ret = policy_from_json(name, json, &p);
+	if (ret)
+		return ret;
+	return register_policy(name, &p);
+}
+
+/* ------------------------------------------------------------------ */
+
+KSFT_METRIC_API int ksft_metric_reporting(int enable)
+{
+	int ret;
+
+	pthread_mutex_lock(&ksftm_case_lock);
+	if (!atomic_load(&ksftm_case_open))
+		ret = ksftm_fail(EPERM, "ksft_metric_reporting() called outside of a test case");
+	else if (!enable && atomic_load(&reporting) == 0)
+		ret = ksftm_fail(EINVAL, "metric reporting scope left more often than entered");
+	else
+		ret = atomic_fetch_add(&reporting, enable ? 1 : -1) + (enable ? 1 : -1);
+	pthread_mutex_unlock(&ksftm_case_lock);
+	return ret;
+}
+
+KSFT_METRIC_API int ksft_metric_reporting_enabled(void)
+{
+	return atomic_load(&reporting) > 0;
+}

@@ -1,0 +1,170 @@
+/*
+ * Case flush: policies first, then every thread's observations merged by
+ * timestamp, formatted in batches so a large case never needs all its text
+ * in memory at once when writing to a sink.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_flush.h"
+#include "errmsg.h"
+#include "line_format.h"
+#include "sink.h"
+#include "strbuf.h"
+
+#define BATCH_BYTES (64 * 1024)
+
+struct emitter {
+	struct strbuf sb;
+	int to_sink;
+	int lines;
+	int err;
+	const char *prefix;
+	size_t prefix_len;
+};
+
+static void line_begin(struct emitter *e, const char *tag, size_t tag_len)
+{
+	strbuf_add(&e->sb, e->prefix, e->prefix_len);
+	strbuf_add(&e->sb, tag, tag_len);
+}
+
+static void flush_batch(struct emitter *e)
+{
+	int ret;
+
+	if (!e->sb.len || e->err)
+		return;
+	ret = sink_write(e->sb.data, e->sb.len);
+	if (ret)
+		e->err = ret;
+	e->sb.len = 0;
+}
+
+static void line_end(struct emitter *e)
+{
+	strbuf_addc(&e->sb, '\n');
+	e->lines++;
+	if (e->to_sink && e->sb.len >= BATCH_BYTES)
+		flush_batch(e);
+}
+
+/* A cursor walks one thread's records; a min-heap of cursors merges them. */
+struct cursor {
+	const struct case_data *cd;
+	const struct arena_chunk *chunk;
+	size_t off;
+};
+
+static const struct obs *cursor_obs(const struct cursor *c)
+{
+	return (const struct obs *)(const void *)((const char *)c->chunk->data + c->off);
+}
+
+static int cursor_valid(struct cursor *c)
+{
+	while (c->chunk && c->off >= c->chunk->used) {
+		c->chunk = c->chunk->next;
+		c->off = 0;
+	}
+	return c->chunk != NULL;
+}
+
+static int cursor_less(const struct cursor *a, const struct cursor *b)
+{
+	uint64_t ta = cursor_obs(a)->t_ns, tb = cursor_obs(b)->t_ns;
+
+	return ta < tb || (ta == tb && a->cd->thread_idx < b->cd->thread_idx);
+}
+
+static void heap_down(struct cursor *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct cursor t;
+
+		if (l < n && cursor_less(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && cursor_less(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static int emit_observations(struct emitter *e, const struct closed_case *cc)
+{
+	static const char tag[] = "ktap-metric-json: ";
+	struct cursor *heap = calloc(cc->n_data ? cc->n_data : 1, sizeof(*heap));
+	size_t n = 0, i;
+
+	if (!heap)
+		return -ENOMEM;
+	for (i = 0; i < cc->n_data; i++) {
+		struct cursor c = { cc->data[i], cc->data[i]->records.head, 0 };
+
+		if (cursor_valid(&c))
+			heap[n++] = c;
+	}
+	for (i = n; i-- > 0;)
+		heap_down(heap, n, i);
+	while (n && !e->err && !e->sb.oom) {
+		const struct obs *o = cursor_obs(&heap[0]);
+
+		line_begin(e, tag, sizeof(tag) - 1);
+		obs_format(&e->sb, heap[0].cd, o, cc->start_ns);
+		line_end(e);
+		heap[0].off += o->size;
+		if (!cursor_valid(&heap[0]))
+			heap[0] = heap[--n];
+		heap_down(heap, n, 0);
+	}
+	free(heap);
+	return 0;
+}
+
+static int observed(const struct closed_case *cc, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cc->n_data; i++)
+		if (case_data_has_name(cc->data[i], name))
+			return 1;
+	return 0;
+}
+
+int case_flush(const struct closed_case *cc, char **out, size_t *out_len)
+{
+	static const char tag[] = "ktap-metric-policy-json: ";
+	struct emitter e = { STRBUF_INIT, !out, 0, 0, NULL, 0 };
+	char *prefix = sink_prefix_dup(&e.prefix_len);
+	size_t i;
+
+	if (!prefix)
+		return ksftm_fail(ENOMEM, "out of memory writing metric lines");
+	e.prefix = prefix;
+	for (i = 0; i < cc->n_policies && !e.err; i++) {
+		if (!observed(cc, cc->policies[i].name))
+			continue;
+		line_begin(&e, tag, sizeof(tag) - 1);
+		policy_format(&e.sb, cc->policies[i].name, &cc->policies[i].policy);
+		line_end(&e);
+	}
+	if (emit_observations(&e, cc) || e.sb.oom) {
+		e.err = ksftm_fail(ENOMEM, "out of memory writing metric lines");
+	} else if (!out) {
+		flush_batch(&e);
+	} else if (!e.err) {
+		*out = strbuf_detach(&e.sb, out_len);
+		if (!*out)
+			e.err = ksftm_fail(ENOMEM, "out of memory writing metric lines");
+	}
+	strbuf_free(&e.sb);
+	free(prefix);
+	return e.err ? e.err : e.lines;
+}

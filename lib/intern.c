@@ -1,0 +1,111 @@
+/* Per-thread string table (see intern.h for why it exists). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intern.h"
+
+/* FNV-1a, computing the length on the way: one pass over the string. */
+uint64_t intern_hash(const char *s, size_t *len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*p) {
+		h ^= *p++;
+		h *= 0x100000001b3ull;
+	}
+	*len = (size_t)(p - (const unsigned char *)s);
+	return h;
+}
+
+int64_t intern_find(const struct intern *t, const char *s, size_t len, uint64_t h)
+{
+	uint32_t i, id;
+
+	if (!t->slots)
+		return -1;
+	for (i = (uint32_t)h & t->mask; (id = t->slots[i]); i = (i + 1) & t->mask) {
+		const struct intern_entry *e = &t->entries[id - 1];
+
+		if (e->hash == h && e->len == len && !memcmp(t->pool + e->off, s, len))
+			return id - 1;
+	}
+	return -1;
+}
+
+static int rehash(struct intern *t, uint32_t nslots)
+{
+	uint32_t *slots = calloc(nslots, sizeof(*slots));
+	uint32_t id, i;
+
+	if (!slots)
+		return -ENOMEM;
+	for (id = 0; id < t->n; id++) {
+		for (i = (uint32_t)t->entries[id].hash & (nslots - 1); slots[i];
+		     i = (i + 1) & (nslots - 1))
+			;
+		slots[i] = id + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->mask = nslots - 1;
+	return 0;
+}
+
+int64_t intern_add(struct intern *t, const char *s, size_t len, uint64_t h)
+{
+	struct intern_entry *e;
+	uint32_t i;
+
+	if (len > UINT32_MAX / 2 || t->n >= UINT32_MAX / 4)
+		return -ENOMEM;
+	/* Keep the load factor under 1/2 so probes stay short. */
+	if (!t->slots || (t->n + 1) * 2 > t->mask + 1) {
+		if (rehash(t, t->slots ? (t->mask + 1) * 2 : 64))
+			return -ENOMEM;
+	}
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 32;
+
+		e = realloc(t->entries, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		t->entries = e;
+		t->cap = cap;
+	}
+	if (t->pool_cap - t->pool_len < len + 1) {
+		size_t cap = t->pool_cap ? t->pool_cap : 1024;
+		char *p;
+
+		while (cap - t->pool_len < len + 1)
+			cap *= 2;
+		p = realloc(t->pool, cap);
+		if (!p)
+			return -ENOMEM;
+		t->pool = p;
+		t->pool_cap = cap;
+	}
+	if (t->pool_len > UINT32_MAX - len - 1)
+		return -ENOMEM;
+	memcpy(t->pool + t->pool_len, s, len);
+	t->pool[t->pool_len + len] = '\0';
+	e = &t->entries[t->n];
+	e->hash = h;
+	e->off = (uint32_t)t->pool_len;
+	e->len = (uint32_t)len;
+	e->flags = 0;
+	t->pool_len += len + 1;
+	for (i = (uint32_t)h & t->mask; t->slots[i]; i = (i + 1) & t->mask)
+		;
+	t->slots[i] = ++t->n;
+	return t->n - 1;
+}
+
+void intern_free(struct intern *t)
+{
+	free(t->entries);
+	free(t->slots);
+	free(t->pool);
+	memset(t, 0, sizeof(*t));
+}

@@ -1,0 +1,20 @@
+/* JSON text helpers matching Python's json.dumps(ensure_ascii=True). */
+#ifndef KSFTM_JSON_TEXT_H
+#define KSFTM_JSON_TEXT_H
+
+#include <stddef.h>
+
+#include "strbuf.h"
+
+/* 1 if @s[0..n) is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF), else 0. */
+int utf8_valid(const char *s, size_t n);
+
+/*
+ * Append @s[0..n) (valid UTF-8) as a quoted JSON string the way Python's
+ * json.dumps does with ensure_ascii=True: \" \\ \n \r \t \b \f escaped
+ * short, other bytes outside 0x20..0x7e as \u00XX (lowercase hex), every
+ * non-ASCII code point as \uXXXX, astral ones as a surrogate pair.
+ */
+void json_add_string(struct strbuf *sb, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,155 @@
+/* Observation JSON: the exact bytes Python's json.dumps would print. */
+#include <string.h>
+
+#include "float_repr.h"
+#include "json_text.h"
+#include "line_format.h"
+
+double obs_time_seconds(uint64_t t_ns, uint64_t start_ns)
+{
+	uint64_t ns = t_ns > start_ns ? t_ns - start_ns : 0;
+	uint64_t us = ns / 1000, rem = ns % 1000;
+
+	/* Python's round(x, 6) rounds the exact value half to even. */
+	if (rem > 500 || (rem == 500 && (us & 1)))
+		us++;
+	/* A correctly rounded division: the double nearest to us * 1e-6. */
+	return (double)us / 1e6;
+}
+
+static void add_int(struct strbuf *sb, int64_t v)
+{
+	char buf[FLOAT_REPR_MAX];
+
+	strbuf_add(sb, buf, int64_repr(v, buf));
+}
+
+static void add_double(struct strbuf *sb, double v)
+{
+	char buf[FLOAT_REPR_MAX];
+
+	strbuf_add(sb, buf, float_repr(v, buf));
+}
+
+static void add_value(struct strbuf *sb, const struct obs *o)
+{
+	const union num64 *vals;
+	const uint8_t *kinds;
+	uint32_t i;
+
+	if (o->kind == OBS_INT) {
+		add_int(sb, o->scalar.i);
+		return;
+	}
+	if (o->kind == OBS_DOUBLE) {
+		add_double(sb, o->scalar.d);
+		return;
+	}
+	vals = obs_values(o);
+	kinds = o->elem_kinds ? obs_kinds(o) : NULL;
+	strbuf_addc(sb, '[');
+	for (i = 0; i < o->n_values; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		if (!kinds || kinds[i] == ELEM_DOUBLE)
+			add_double(sb, vals[i].d);
+		else if (kinds[i] == ELEM_INT)
+			add_int(sb, vals[i].i);
+		else
+			strbuf_add(sb, "null", 4);
+	}
+	strbuf_addc(sb, ']');
+}
+
+static void add_label_value(struct strbuf *sb, const struct case_data *cd,
+			    const struct obs_label *l)
+{
+	switch (l->type) {
+	case KSFT_METRIC_STRING:
+		json_add_string(sb, intern_str(&cd->strings, l->v.s),
+				intern_len(&cd->strings, l->v.s));
+		break;
+	case KSFT_METRIC_INT:
+		add_int(sb, l->v.i);
+		break;
+	case KSFT_METRIC_DOUBLE:
+		add_double(sb, l->v.d);
+		break;
+	default:
+		strbuf_adds(sb, l->v.b ? "true" : "false");
+	}
+}
+
+enum fixed_key { K_NAME, K_SHAPE, K_TIME, K_VALUE, K_NONE };
+static const char *const fixed_keys[] = { "name", "shape", "time", "value" };
+
+static void add_fixed(struct strbuf *sb, const struct case_data *cd,
+		      const struct obs *o, enum fixed_key k, uint64_t start_ns)
+{
+	switch (k) {
+	case K_NAME:
+		strbuf_add(sb, "\"name\":", 7);
+		json_add_string(sb, intern_str(&cd->strings, o->name),
+				intern_len(&cd->strings, o->name));
+		break;
+	case K_SHAPE:
+		strbuf_add(sb, "\"shape\":", 8);
+		json_add_string(sb, intern_str(&cd->strings, o->shape),
+				intern_len(&cd->strings, o->shape));
+		break;
+	case K_TIME:
+		strbuf_add(sb, "\"time\":", 7);
+		add_double(sb, obs_time_seconds(o->t_ns, start_ns));
+		break;
+	default:
+		strbuf_add(sb, "\"value\":", 8);
+		add_value(sb, o);
+	}
+}
+
+void obs_format(struct strbuf *sb, const struct case_data *cd,
+		const struct obs *o, uint64_t start_ns)
+{
+	const struct obs_label *labels = obs_labels(o);
+	uint16_t order[64], *ord = order, i, j;
+	unsigned k = K_NAME;
+	uint16_t n = o->n_labels;
+	struct strbuf heap = STRBUF_INIT;
+
+	if (n > sizeof(order) / sizeof(order[0])) {
+		if (strbuf_reserve(&heap, n * sizeof(*ord))) {
+			sb->oom = 1;
+			return;
+		}
+		ord = (uint16_t *)(void *)heap.data;
+	}
+	/* Insertion sort of label keys: there are a handful per observation. */
+	for (i = 0; i < n; i++) {
+		const char *key = intern_str(&cd->strings, labels[i].key);
+
+		for (j = i; j > 0 &&
+		     strcmp(intern_str(&cd->strings, labels[ord[j - 1]].key), key) > 0; j--)
+			ord[j] = ord[j - 1];
+		ord[j] = i;
+	}
+	strbuf_addc(sb, '{');
+	for (i = 0; i < n || k < K_NONE;) {
+		const struct obs_label *l = i < n ? &labels[ord[i]] : NULL;
+
+		if (i + (k - K_NAME) > 0)
+			strbuf_addc(sb, ',');
+		if (!l || (k < K_NONE &&
+			   strcmp(fixed_keys[k], intern_str(&cd->strings, l->key)) < 0)) {
+			add_fixed(sb, cd, o, (enum fixed_key)k, start_ns);
+			k++;
+			continue;
+		}
+		json_add_string(sb, intern_str(&cd->strings, l->key),
+				intern_len(&cd->strings, l->key));
+		strbuf_addc(sb, ':');
+		add_label_value(sb, cd, l);
+		i++;
+	}
+	strbuf_addc(sb, '}');
+	strbuf_free(&heap);
+}

@@ -1,0 +1,12 @@
+/* Where flushed lines go: a stdio stream, a file descriptor or a callback. */
+#ifndef KSFTM_SINK_H
+#define KSFTM_SINK_H
+
+#include <stddef.h>
+
+/* Copy of the current line prefix (malloc'd), or NULL on ENOMEM. */
+char *sink_prefix_dup(size_t *len);
+/* Write @len bytes of whole '\n'-terminated lines; 0 or -errno (message set). */
+int sink_write(const char *buf, size_t len);
+
+#endif
