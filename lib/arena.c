@@ -4,6 +4,7 @@
 #include "arena.h"
 
 #define CHUNK_MIN (64 * 1024)
+#define CHUNK_MAX (8 * 1024 * 1024)
 
 void *arena_alloc(struct arena *a, size_t size)
 {
@@ -16,7 +17,12 @@ void *arena_alloc(struct arena *a, size_t size)
 		c->used += size;
 		return p;
 	}
-	cap = size > CHUNK_MIN ? size : CHUNK_MIN;
+	/* Geometric growth: a busy case costs few mallocs, a quiet one little memory. */
+	cap = c ? c->cap * 2 : CHUNK_MIN;
+	if (cap > CHUNK_MAX)
+		cap = CHUNK_MAX;
+	if (cap < size)
+		cap = size;
 	if (cap > SIZE_MAX - sizeof(*c))
 		return NULL;
 	c = malloc(sizeof(*c) + cap);

@@ -16,8 +16,9 @@
 
 #define INTERN_KEY_OK 0x2u	/* checked: not a reserved label name */
 
+/* Cache-line aligned: two threads' buffers must not share a line. */
 struct tbuf {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock __attribute__((aligned(128)));
 	struct tbuf *next;	/* under ksftm_case_lock */
 	unsigned idx;
 	int dead;		/* owner thread exited: free after the next steal */
@@ -79,9 +80,10 @@ static struct tbuf *tbuf_get(void)
 	if (tb)
 		return tb;
 	pthread_once(&tbuf_once, tbuf_init_once);
-	tb = calloc(1, sizeof(*tb));
+	tb = aligned_alloc(128, sizeof(*tb));
 	if (!tb)
 		return NULL;
+	memset(tb, 0, sizeof(*tb));
 	pthread_mutex_init(&tb->lock, NULL);
 	pthread_mutex_lock(&ksftm_case_lock);
 	tb->idx = tbuf_next_idx++;

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Producer benchmark: median cost of recording (1 and 2 threads, scalars and
+ * 256-entry per-cpu arrays), of emitting a line, and of shortest-repr number
+ * formatting, each beside the baseline the issue names, measured in the same
+ * run. Prints figures; never passes or fails on them.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ksftmetric/ksftmetric.h>
+
+#include "float_repr.h"
+
+#define REPS 15
+#define NCPU 256
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+static void row(const char *what, double ours, const char *base_what, double base)
+{
+	printf("%-34s %9.1f ns   %-34s %9.1f ns   ratio %5.2f\n",
+	       what, ours, base_what, base, ours / base);
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bench: %s: %s\n", what, ksft_metric_errmsg());
+	exit(1);
+}
+
+/* ---- baseline store: an uncontended mutex and an append ---------------- */
+
+struct base_rec {
+	const char *name;
+	double value;
+	uint64_t t;
+};
+
+static pthread_mutex_t base_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct base_rec *base_recs;
+static double *base_arrays;
+static size_t base_n;
+
+static void base_append(const char *name, double v, int with_clock)
+{
+	pthread_mutex_lock(&base_lock);
+	if (with_clock)
+		base_recs[base_n].t = (uint64_t)now_ns();
+	else
+		base_recs[base_n].t = base_n;
+	base_recs[base_n].name = name;
+	base_recs[base_n].value = v;
+	base_n++;
+	pthread_mutex_unlock(&base_lock);
+}
+
+static void base_append_array(const double *v)
+{
+	pthread_mutex_lock(&base_lock);
+	memcpy(base_arrays + base_n * NCPU, v, NCPU * sizeof(*v));
+	base_n++;
+	pthread_mutex_unlock(&base_lock);
+}
+
+/* ---- recording --------------------------------------------------------- */
+
+struct job {
+	int n;
+	int baseline;
+	int array;
+	pthread_barrier_t *start;
+	double ns;	/* per record, this thread */
+};
+
+static const struct ksft_metric_label host[] = { KSFT_METRIC_LABEL_STR("host", "local") };
+
+static void *record_job(void *arg)
+{
+	struct job *j = arg;
+	double cpu[NCPU], t0;
+	int i;
+
+	for (i = 0; i < NCPU; i++)
+		cpu[i] = i * 0.01;
+	if (j->start)
+		pthread_barrier_wait(j->start);
+	t0 = now_ns();
+	for (i = 0; i < j->n; i++) {
+		if (j->baseline && j->array)
+			base_append_array(cpu);
+		else if (j->baseline)
+			base_append("throughput", i, j->baseline > 1);
+		else if (j->array ? ksft_metric_array("cpu.utilization", "per-cpu", cpu, NULL,
+						      NCPU, host, 1)
+			 : ksft_metric_double("throughput", "scalar", i, host, 1))
+			die("record");
+	}
+	j->ns = (now_ns() - t0) / j->n;
+	return NULL;
+}
+
+/* Median over REPS of the per-record cost with @threads recording at once. */
+static double bench_record(int threads, int baseline, int array, int n)
+{
+	double v[REPS];
+	int r, t;
+
+	for (r = 0; r < REPS; r++) {
+		struct job jobs[2];
+		pthread_t tid[2];
+		pthread_barrier_t bar;
+		double sum = 0;
+		char *out;
+
+		/* The baseline stores every record in fresh memory, as we do. */
+		base_n = 0;
+		if (baseline && array)
+			base_arrays = malloc(sizeof(double) * NCPU * (size_t)n * threads);
+		else if (baseline)
+			base_recs = malloc(sizeof(*base_recs) * (size_t)n * threads);
+		if (ksft_metric_case_begin())
+			die("begin");
+		pthread_barrier_init(&bar, NULL, (unsigned)threads);
+		for (t = 0; t < threads; t++) {
+			jobs[t] = (struct job){ n, baseline, array, threads > 1 ? &bar : NULL, 0 };
+			pthread_create(&tid[t], NULL, record_job, &jobs[t]);
+		}
+		for (t = 0; t < threads; t++) {
+			pthread_join(tid[t], NULL);
+			sum += jobs[t].ns;
+		}
+		pthread_barrier_destroy(&bar);
+		v[r] = sum / threads;
+		if (ksft_metric_case_end_buffer(&out, NULL) < 0)
+			die("end");
+		ksft_metric_free(out);
+		free(base_arrays);
+		free(base_recs);
+		base_arrays = NULL;
+		base_recs = NULL;
+	}
+	return median(v, REPS);
+}
+
+/* ---- emitting ---------------------------------------------------------- */
+
+/* Per-line cost of ending a case with @n lines into /dev/null, and of
+ * write()ing the same preformatted lines one write() each. */
+static void bench_emit(int array, int n, double *ours, double *base)
+{
+	double v[REPS], b[REPS], cpu[NCPU];
+	int fd = open("/dev/null", O_WRONLY), r, i;
+	char *text;
+	size_t len;
+
+	for (i = 0; i < NCPU; i++)
+		cpu[i] = (i % 7) * 12.3457 + i * 0.01;
+	for (r = 0; r < REPS; r++) {
+		double t0;
+		char *p;
+
+		for (int pass = 0; pass < 2; pass++) {
+			if (ksft_metric_case_begin())
+				die("begin");
+			for (i = 0; i < n; i++)
+				if (array ? ksft_metric_array("cpu.utilization", "per-cpu", cpu,
+							      NULL, NCPU, host, 1)
+				    : ksft_metric_double("throughput", "scalar",
+							 32.62285180182741 + i, host, 1))
+					die("record");
+			if (pass == 0) {
+				if (ksft_metric_case_end_buffer(&text, &len) < 0)
+					die("end");
+				continue;
+			}
+			ksft_metric_set_output_fd(fd);
+			t0 = now_ns();
+			if (ksft_metric_case_end() != n)
+				die("end");
+			v[r] = (now_ns() - t0) / n;
+			ksft_metric_set_output_file(stdout);
+		}
+		t0 = now_ns();
+		for (p = text; *p;) {
+			char *nl = strchr(p, '\n');
+
+			if (write(fd, p, (size_t)(nl - p) + 1) < 0)
+				die("write");
+			p = nl + 1;
+		}
+		b[r] = (now_ns() - t0) / n;
+		ksft_metric_free(text);
+	}
+	close(fd);
+	*ours = median(v, REPS);
+	*base = median(b, REPS);
+}
+
+/* ---- number formatting ------------------------------------------------- */
+
+static double bench_format(const double *vals, int n, int ours)
+{
+	char buf[64];
+	double v[REPS];
+	volatile size_t sink = 0;
+	int r, i;
+
+	for (r = 0; r < REPS; r++) {
+		double t0 = now_ns();
+
+		for (i = 0; i < n; i++)
+			sink += ours ? float_repr(vals[i], buf)
+				     : (size_t)snprintf(buf, sizeof(buf), "%.17g", vals[i]);
+		v[r] = (now_ns() - t0) / n;
+	}
+	(void)sink;
+	return median(v, REPS);
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static double random_double(void)
+{
+	double d;
+
+	do {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		memcpy(&d, &rng, sizeof(d));
+	} while (d != d || d - d != 0);
+	return d;
+}
+
+int main(void)
+{
+	enum { NREC = 200000, NARR = 20000, NLINE = 20000, NFMT = 200000 };
+	double ours, base, *vals = malloc(sizeof(double) * NFMT);
+	int i;
+
+	printf("libksftmetric producer benchmark: medians of %d runs\n\n", REPS);
+	ours = bench_record(1, 0, 0, NREC);
+	base = bench_record(1, 1, 0, NREC);
+	row("record scalar, 1 thread", ours, "mutex lock+append", base);
+	row("", ours, "mutex lock+clock_gettime+append", bench_record(1, 2, 0, NREC));
+	ours = bench_record(2, 0, 0, NREC);
+	row("record scalar, 2 threads", ours, "mutex lock+append (1 thread)", base);
+	row("", ours, "mutex lock+append, 2 threads", bench_record(2, 1, 0, NREC));
+	ours = bench_record(1, 0, 1, NARR);
+	base = bench_record(1, 1, 1, NARR);
+	row("record 256-entry per-cpu", ours, "mutex lock+append 256 doubles", base);
+	ours = bench_record(2, 0, 1, NARR);
+	row("record 256-entry per-cpu, 2 thr", ours, "mutex lock+append 256 doubles", base);
+
+	bench_emit(0, NLINE, &ours, &base);
+	row("emit scalar line (to /dev/null)", ours, "write() each preformatted line", base);
+	bench_emit(1, NLINE / 10, &ours, &base);
+	row("emit 256-cpu line (to /dev/null)", ours, "write() each preformatted line", base);
+
+	for (i = 0; i < NFMT; i++)
+		vals[i] = (i % 10000) * 0.01;
+	row("float_repr, 0.01 steps", bench_format(vals, NFMT, 1),
+	    "snprintf %.17g", bench_format(vals, NFMT, 0));
+	for (i = 0; i < NFMT; i++)
+		vals[i] = random_double();
+	row("float_repr, random doubles", bench_format(vals, NFMT, 1),
+	    "snprintf %.17g", bench_format(vals, NFMT, 0));
+	free(vals);
+	return 0;
+}

@@ -1,0 +1,27 @@
+#!/bin/bash
+# Install the built tree into a temporary prefix, then compile and run a
+# program using nothing but pkg-config's flags for it.
+set -eu
+src=$1 build=$2 consumer=$3
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+DESTDIR="$prefix" meson install -C "$build" --no-rebuild --quiet
+root=$(find "$prefix" -name ksftmetric.pc -printf '%h\n' | head -n1)
+[ -n "$root" ] || { echo "ksftmetric.pc was not installed"; exit 1; }
+# The .pc file names the configured prefix; point pkg-config at the copy.
+export PKG_CONFIG_PATH="$root"
+export PKG_CONFIG_SYSROOT_DIR="$prefix"
+cflags=$(pkg-config --cflags ksftmetric)
+libs=$(pkg-config --libs ksftmetric)
+echo "pkg-config: $cflags $libs"
+cc $cflags -o "$prefix/consumer" "$consumer" $libs
+libdir=$(dirname "$(find "$prefix" -name 'libksftmetric.so.0' | head -n1)")
+out=$(LD_LIBRARY_PATH="$libdir" "$prefix/consumer")
+echo "$out"
+expect_re='^# ktap-metric-json: \{"host":"local","name":"throughput","shape":"scalar","time":[0-9.e-]+,"value":32\.5\}$'
+[ "$(echo "$out" | head -n1 | grep -cE "$expect_re")" = 1 ] || { echo "unexpected metric line"; exit 1; }
+[ "$(echo "$out" | sed -n 2p)" = "ok 1 consumer" ] || { echo "result line missing or out of order"; exit 1; }
+# The program must really use the installed shared library.
+LD_LIBRARY_PATH="$libdir" ldd "$prefix/consumer" | grep -q "$libdir/libksftmetric.so.0" ||
+	{ echo "consumer did not link the installed libksftmetric.so.0"; exit 1; }
+echo "pkgconfig consumer: ok"

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Install the Debian 12 packages libksftmetric builds, tests and runs with.
+# Run as root (CI does); it is what the README's two commands start with.
+set -eu
+packages="meson ninja-build pkg-config gcc g++ clang llvm libclang-rt-14-dev
+python3 libjansson-dev libnl-3-dev libnl-route-3-dev check iperf3
+iproute2 librsvg2-bin procps"
+missing=""
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+echo "install-deps: all packages present"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# The whole test suite, as the README and CI run it: install packages, build,
+# run every test, then rebuild and rerun under ASan+UBSan and under TSan.
+# Ends with one line "N passed, N failed". Exit status 0 only if none failed.
+set -u
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${KSFTM_TEST_BUILD:-$root/build-test}
+
+tools/install-deps.sh || exit 2
+
+passed=0 failed=0
+log() { printf '\n=== %s\n' "$*"; }
+
+# run_suite NAME BUILDDIR MESON-SETUP-ARGS... -- MESON-TEST-ARGS...
+run_suite() {
+	local name=$1 dir=$2 setup=() testargs=() seen=0
+	shift 2
+	for a in "$@"; do
+		if [ "$a" = "--" ]; then seen=1; continue; fi
+		if [ $seen = 0 ]; then setup+=("$a"); else testargs+=("$a"); fi
+	done
+	log "$name: configure and build ($dir)"
+	if ! { [ -f "$dir/build.ninja" ] || meson setup "$dir" "${setup[@]}" >"$dir.setup.log" 2>&1; } ||
+	   ! ninja -C "$dir" >"$dir.build.log" 2>&1; then
+		cat "$dir.setup.log" "$dir.build.log" 2>/dev/null | tail -40
+		echo "$name: build FAILED"
+		failed=$((failed + 1))
+		return
+	fi
+	log "$name: meson test ${testargs[*]}"
+	meson test -C "$dir" --print-errorlogs "${testargs[@]}" 2>&1 | tee "$dir.test.log" |
+		grep -E '^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout|Expected Fail|Unexpected Pass):' 
+	local ok fail timeout xpass
+	ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -n1)
+	fail=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -n1)
+	timeout=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -n1)
+	xpass=$(sed -n 's/^Unexpected Pass: *\([0-9]*\).*/\1/p' "$dir.test.log" | tail -n1)
+	if [ -z "$ok" ]; then
+		echo "$name: meson test printed no summary"
+		failed=$((failed + 1))
+		return
+	fi
+	passed=$((passed + ok))
+	failed=$((failed + ${fail:-0} + ${timeout:-0} + ${xpass:-0}))
+}
+
+run_suite "plain" "$out" -- 
+# Sanitizers: the C suites (ctypes/Python and install tests need no rerun).
+UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1" \
+ASAN_OPTIONS="detect_leaks=1" \
+run_suite "asan+ubsan" "$out-asan" -Db_sanitize=address,undefined -Db_lundef=false \
+	-Dbench=disabled -- --suite unit --suite integration
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+run_suite "tsan" "$out-tsan" -Db_sanitize=thread -Db_lundef=false -Dbench=disabled \
+	-- --suite unit --suite integration
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
