@@ -47,6 +47,7 @@ char *strbuf_detach(struct strbuf *sb, size_t *len)
 		return NULL;
 	}
 	p = sb->data;
+	p[sb->len] = '\0';	/* an empty buffer was never written */
 	if (len)
 		*len = sb->len;
 	sb->data = NULL;
