@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the example command lines (see cli_util.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "proc.h"
+
+#define FILE_MAX (64u << 20)
+
+const char *ex_fmt_double(double v, char buf[40])
+{
+	int prec;
+
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(buf, 40, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (!strpbrk(buf, ".eEn"))
+		strcat(buf, ".0");
+	return buf;
+}
+
+int ex_read_file(const char *path, char **text, size_t *len, char **err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t size = 0, cap = 0;
+	int ret = 0;
+
+	*text = NULL;
+	if (!f)
+		return ex_errf(err, -errno, "%s: cannot open: %s", path, strerror(errno));
+	for (;;) {
+		size_t n;
+
+		if (cap - size < 4096) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 8192;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				ret = ex_errf(err, -ENOMEM, "%s: out of memory", path);
+				break;
+			}
+			buf = nb;
+		}
+		n = fread(buf + size, 1, cap - size, f);
+		size += n;
+		if (n == 0) {
+			if (ferror(f))
+				ret = ex_errf(err, -EIO, "%s: read error", path);
+			break;
+		}
+		if (size > FILE_MAX) {
+			ret = ex_errf(err, -EFBIG, "%s: larger than %u bytes", path, FILE_MAX);
+			break;
+		}
+	}
+	fclose(f);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	buf[size] = '\0';
+	*text = buf;
+	if (len)
+		*len = size;
+	return 0;
+}
+
+int ex_take_words(int argc, char **argv, int i, const char ***out, char **store)
+{
+	const char **words = calloc((size_t)argc + 1, sizeof(*words));
+	int n = 0;
+
+	*out = NULL;
+	*store = NULL;
+	if (!words)
+		return -1;
+	if (i < argc && strchr(argv[i], ' ') && (i + 1 == argc ||
+						 !strncmp(argv[i + 1], "--", 2))) {
+		/* One quoted argument: "ip netns exec NS". */
+		char *save = NULL, *w, *copy = strdup(argv[i]);
+		const char **more;
+
+		if (!copy) {
+			free(words);
+			return -1;
+		}
+		for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+			more = realloc(words, (size_t)(n + 2) * sizeof(*words));
+			if (!more) {
+				free(copy);
+				free(words);
+				return -1;
+			}
+			words = more;
+			words[n++] = w;
+			words[n] = NULL;
+		}
+		*store = copy;
+		i++;
+	} else {
+		while (i < argc && strncmp(argv[i], "--", 2))
+			words[n++] = argv[i++];
+	}
+	if (!n) {
+		free(*store);
+		*store = NULL;
+		free(words);
+		return -1;
+	}
+	*out = words;
+	return i;
+}

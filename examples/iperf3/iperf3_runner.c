@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One iperf3 measurement between the local and a remote endpoint. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <ksftmetric/metric.h>
+
+#include "iperf3_runner.h"
+#include "proc.h"
+
+#define OUTPUT_IN_ERRORS 2000
+
+struct run_ctx {
+	struct iperf3_opts o;
+	char port[16], duration[16], interval[32], streams[16], ctimeout[16];
+};
+
+static void apply_defaults(struct run_ctx *c, const struct iperf3_opts *in)
+{
+	memset(&c->o, 0, sizeof(c->o));
+	memcpy(&c->o, in, in->sz < sizeof(c->o) ? in->sz : sizeof(c->o));
+	if (!c->o.iperf3)
+		c->o.iperf3 = "iperf3";
+	if (!c->o.server_addr)
+		c->o.server_addr = "127.0.0.1";
+	if (!c->o.bind_addr)
+		c->o.bind_addr = c->o.server_addr;
+	if (c->o.duration_s <= 0)
+		c->o.duration_s = 10;
+	if (c->o.interval_s <= 0)
+		c->o.interval_s = 1;
+	if (c->o.streams <= 0)
+		c->o.streams = 1;
+	if (c->o.client_timeout_ms <= 0)
+		c->o.client_timeout_ms = (c->o.duration_s + 30) * 1000;
+	if (c->o.listen_timeout_ms <= 0)
+		c->o.listen_timeout_ms = 5000;
+	if (c->o.connect_timeout_ms <= 0)
+		c->o.connect_timeout_ms = 5000;
+}
+
+/* A port nobody uses right now on the server's address (like rand_port()). */
+static int free_port(const char *addr, char **err)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, port = -1;
+
+	memset(&ss, 0, sizeof(ss));
+	if (addr && *addr && inet_pton(AF_INET6, addr,
+				       &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
+		ss.ss_family = AF_INET6;
+		len = sizeof(struct sockaddr_in6);
+	} else {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		ss.ss_family = AF_INET;
+		if (!addr || !*addr || inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
+			sin->sin_addr.s_addr = htonl(INADDR_ANY);
+		len = sizeof(struct sockaddr_in);
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return ex_errf(err, -errno, "cannot pick a port: socket: %s", strerror(errno));
+	if (!bind(fd, (struct sockaddr *)&ss, len) &&
+	    !getsockname(fd, (struct sockaddr *)&ss, &len))
+		port = ntohs(ss.ss_family == AF_INET6 ?
+			     ((struct sockaddr_in6 *)&ss)->sin6_port :
+			     ((struct sockaddr_in *)&ss)->sin_port);
+	else
+		port = ex_errf(err, -errno, "cannot pick a port on %s: %s",
+			       addr && *addr ? addr : "any address", strerror(errno));
+	close(fd);
+	return port;
+}
+
+int iperf3_record_metrics(const struct iperf3_result *res, int reverse,
+			  const char *name, char **err)
+{
+	struct ksft_metric_policy tput = KSFT_METRIC_POLICY_INIT;
+	struct ksft_metric_policy retr = KSFT_METRIC_POLICY_INIT;
+	struct ksft_metric_label receiver[] = {
+		KSFT_METRIC_LABEL_STR("host", reverse ? "remote" : "local"),
+	};
+	struct ksft_metric_label sender[] = {
+		KSFT_METRIC_LABEL_STR("host", reverse ? "local" : "remote"),
+	};
+	int ret;
+
+	tput.summarize = "distribution";
+	tput.regression_compare = "p50";
+	tput.regression_better = "higher";
+	tput.regression_relative_tolerance.type = KSFT_METRIC_DOUBLE;
+	tput.regression_relative_tolerance.u.d = 0.05;
+	retr.summarize = "max";
+	ret = ksft_metric_aggregate("throughput", &tput);
+	if (!ret)
+		ret = ksft_metric_aggregate("tcp.retransmits", &retr);
+	if (ret)
+		return ex_errf(err, ret, "metric policy: %s", ksft_metric_errmsg());
+	ret = iperf3_require_retransmits(res, name, err);
+	if (ret)
+		return ret;
+	ret = ksft_metric_double("throughput", "scalar", res->throughput_gbps,
+				 receiver, 1);
+	if (!ret)
+		ret = ksft_metric_int("tcp.retransmits", "scalar", res->retransmits,
+				      sender, 1);
+	if (ret)
+		return ex_errf(err, ret, "metric: %s", ksft_metric_errmsg());
+	return 0;
+}
+
+static int start_server(struct run_ctx *c, struct exproc *srv, char **err)
+{
+	const char *argv[10];
+	int n = 0, ret;
+
+	argv[n++] = c->o.iperf3;
+	argv[n++] = "-s";
+	argv[n++] = "-1";
+	argv[n++] = "-p";
+	argv[n++] = c->port;
+	if (*c->o.bind_addr) {
+		argv[n++] = "-B";
+		argv[n++] = c->o.bind_addr;
+	}
+	argv[n] = NULL;
+	ret = exproc_spawn(srv, NULL, argv, err);
+	if (ret)
+		return ret;
+	ret = exproc_wait_listen(NULL, c->o.port, c->o.listen_timeout_ms, srv, err);
+	if (ret) {
+		char *out, *eout, *why = err && *err ? strdup(*err) : NULL;
+
+		exproc_kill(srv);
+		out = exproc_output(srv, 1, NULL);
+		eout = exproc_output(srv, 2, NULL);
+		ex_errf(err, ret, "iperf3 server on port %d: %s\n%s%s", c->o.port,
+			why ? why : "did not start", eout ? eout : "", out ? out : "");
+		free(why);
+		free(out);
+		free(eout);
+	}
+	return ret;
+}
+
+static int client_error(struct run_ctx *c, const char *const *argv,
+			struct exproc_result *r, const char *why, char **err)
+{
+	char *cmd = exproc_cmdline(c->o.remote, argv);
+	int ret = r->timed_out ? -ETIMEDOUT : -EPROTO;
+
+	ex_errf(err, ret, "iperf3 client (%s) %s\n%s%s", cmd ? cmd : c->o.iperf3, why,
+		exproc_tail(r->errout, r->err_len, OUTPUT_IN_ERRORS),
+		exproc_tail(r->out, r->out_len, OUTPUT_IN_ERRORS));
+	free(cmd);
+	return ret;
+}
+
+static int run_client(struct run_ctx *c, struct iperf3_result *res, char **err)
+{
+	const char *argv[20];
+	struct exproc_result r;
+	char why[160];
+	int n = 0, ret;
+
+	argv[n++] = c->o.iperf3;
+	argv[n++] = "-c";
+	argv[n++] = c->o.server_addr;
+	argv[n++] = "-p";
+	argv[n++] = c->port;
+	argv[n++] = "-t";
+	argv[n++] = c->duration;
+	argv[n++] = "-i";
+	argv[n++] = c->interval;
+	argv[n++] = "-P";
+	argv[n++] = c->streams;
+	argv[n++] = "--connect-timeout";
+	argv[n++] = c->ctimeout;
+	argv[n++] = "--json";
+	if (c->o.reverse)
+		argv[n++] = "-R";
+	argv[n] = NULL;
+
+	ret = exproc_run(c->o.remote, argv, c->o.client_timeout_ms, &r, err);
+	if (ret)
+		return ret;
+	if (r.timed_out) {
+		snprintf(why, sizeof(why), "timed out after %d ms and was killed",
+			 c->o.client_timeout_ms);
+		ret = client_error(c, argv, &r, why, err);
+	} else if (exproc_exit_code(r.status) != 0) {
+		/* --json still explains why; prefer its "error" text. */
+		char *jerr = NULL;
+
+		if (iperf3_parse_json(r.out, r.out_len, "iperf3 client output",
+				      res, &jerr) == -EPROTO)
+			snprintf(why, sizeof(why), "%s: %s", exproc_status_str(r.status), jerr);
+		else
+			snprintf(why, sizeof(why), "%s", exproc_status_str(r.status));
+		free(jerr);
+		ret = client_error(c, argv, &r, why, err);
+	} else {
+		ret = iperf3_parse_json(r.out, r.out_len, "iperf3 client output", res, err);
+		if (ret && ret != -EPROTO && ret != -ERANGE && err && *err) {
+			/* Unreadable output: show it. */
+			char *msg = *err;
+
+			*err = NULL;
+			ex_errf(err, ret, "%s\n%s", msg,
+				exproc_tail(r.out, r.out_len, OUTPUT_IN_ERRORS));
+			free(msg);
+		}
+	}
+	exproc_result_free(&r);
+	return ret;
+}
+
+int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
+	       char **err)
+{
+	struct iperf3_result tmp;
+	struct run_ctx c;
+	struct exproc srv;
+	int ret;
+
+	if (!res)
+		res = &tmp;
+	memset(res, 0, sizeof(*res));
+	if (!opts || opts->sz < sizeof(opts->sz))
+		return ex_errf(err, -EINVAL, "iperf3_run: opts not initialised with IPERF3_OPTS_INIT");
+	apply_defaults(&c, opts);
+	if (!exproc_find_program(c.o.iperf3))
+		return ex_errf(err, -ENOENT, "%s not found", c.o.iperf3);
+	if (c.o.port <= 0) {
+		ret = free_port(c.o.bind_addr, err);
+		if (ret < 0)
+			return ret;
+		c.o.port = ret;
+	}
+	if (c.o.port > 65535)
+		return ex_errf(err, -EINVAL, "port %d out of range", c.o.port);
+	snprintf(c.port, sizeof(c.port), "%d", c.o.port);
+	snprintf(c.duration, sizeof(c.duration), "%d", c.o.duration_s);
+	snprintf(c.interval, sizeof(c.interval), "%g", c.o.interval_s);
+	snprintf(c.streams, sizeof(c.streams), "%d", c.o.streams);
+	snprintf(c.ctimeout, sizeof(c.ctimeout), "%d", c.o.connect_timeout_ms);
+
+	ret = start_server(&c, &srv, err);
+	if (ret) {
+		exproc_close(&srv);
+		return ret;
+	}
+	ret = run_client(&c, res, err);
+	/* A one-off server ends with its test; after a failure it would not. */
+	if (ret || exproc_wait(&srv, 2000))
+		exproc_kill(&srv);
+	exproc_close(&srv);
+	if (!ret && ksft_metric_reporting_enabled())
+		ret = iperf3_record_metrics(res, c.o.reverse, "iperf3 client output", err);
+	if (ret)
+		memset(res, 0, sizeof(*res));
+	return ret;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Run one iperf3 measurement between two endpoints: the server here (the
+ * "local" endpoint), the client behind a command prefix (the "remote"
+ * endpoint, e.g. "ip netns exec NS" or "ssh host"). Records the throughput
+ * and retransmit metrics of the kernel's Iperf3Runner while a reporting
+ * scope is open (ksft_metric_reporting_enabled()).
+ *
+ * Error rule: 0 or a negative errno; *@err (if @err) then receives a
+ * malloc'd message, free() it. Not thread-safe: one run per thread.
+ */
+#ifndef KSFTM_EXAMPLE_IPERF3_RUNNER_H
+#define KSFTM_EXAMPLE_IPERF3_RUNNER_H
+
+#include <stddef.h>
+
+#include "iperf3_parse.h"
+
+/**
+ * struct iperf3_opts - what to run; zero means the default
+ *
+ * Initialise with IPERF3_OPTS_INIT: @sz must be sizeof(struct iperf3_opts),
+ * fields are only ever appended.
+ */
+struct iperf3_opts {
+	size_t sz;
+	const char *iperf3;		/* program, default "iperf3" (PATH) */
+	const char *server_addr;	/* the client connects here; default "127.0.0.1" */
+	const char *bind_addr;		/* server -B; NULL: server_addr; "": any */
+	int port;			/* 0: a free port picked at random */
+	const char *const *remote;	/* client prefix argv, NULL-terminated;
+					   NULL: the client runs here too */
+	int duration_s;			/* -t, default 10 */
+	double interval_s;		/* -i, default 1 */
+	int reverse;			/* -R: the server sends */
+	int streams;			/* -P, default 1 */
+	int client_timeout_ms;		/* default (duration + 30) s; killed after */
+	int listen_timeout_ms;		/* server start, default 5000 */
+	int connect_timeout_ms;		/* --connect-timeout, default 5000 */
+};
+
+#define IPERF3_OPTS_INIT { sizeof(struct iperf3_opts), NULL, NULL, NULL, 0, \
+	NULL, 0, 0, 0, 0, 0, 0, 0 }
+
+/**
+ * iperf3_run() - one measurement
+ *
+ * Starts "iperf3 -s -1" here, waits until it listens, runs
+ * "PREFIX iperf3 -c ADDR --json" and parses the client's output. Fails on
+ * a nonzero exit, on an "error" key in the JSON (iperf3 exits 0 then), on
+ * a timeout (the client is killed) and on too few intervals. The server is
+ * stopped on every path.
+ *
+ * While reporting is enabled it registers the policies "throughput"
+ * (distribution, regression p50 higher 5%) and "tcp.retransmits" (max)
+ * and records throughput (Gbps) with host = the receiver and
+ * tcp.retransmits with host = the sender: receiver local and sender remote,
+ * mirrored with @reverse. Missing retransmits are then an error.
+ *
+ * @return 0; -ENOENT if iperf3 is missing here; -ETIMEDOUT; -EPROTO for a
+ * failed iperf3 run; -EINVAL for unusable output or options.
+ */
+int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
+	       char **err);
+
+/**
+ * iperf3_record_metrics() - register the policies and record @res
+ * as iperf3_run() does while reporting is enabled. @return 0 or a negative
+ * errno (from the library, or -ENODATA without retransmits).
+ */
+int iperf3_record_metrics(const struct iperf3_result *res, int reverse,
+			  const char *name, char **err);
+
+#endif

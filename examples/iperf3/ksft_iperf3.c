@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksft-iperf3: parse a saved "iperf3 --json" output, or run one measurement
+ * between this host and a remote endpoint as a one-case KTAP test.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ksftmetric/metric.h>
+
+#include "cli_util.h"
+#include "iperf3_runner.h"
+#include "ktap_out.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: ksft-iperf3 parse FILE\n"
+	      "       ksft-iperf3 run [--remote CMD ...] [--server-addr A] [--bind A]\n"
+	      "                       [--port P] [--time S] [--interval S] [--parallel N]\n"
+	      "                       [--reverse] [--metrics] [--iperf3 PATH]\n"
+	      "parse prints {\"throughput_gbps\": X, \"retransmits\": N} (null without\n"
+	      "retransmits); run prints KTAP and exits 0 pass, 1 fail, 4 skip.\n"
+	      "--remote takes the words up to the next --option (or one quoted string):\n"
+	      "the client runs behind them, e.g. --remote ip netns exec NS.\n", f);
+}
+
+static int cmd_parse(int argc, char **argv)
+{
+	struct iperf3_result res;
+	char *err = NULL, num[40];
+
+	if (argc != 1) {
+		usage(stderr);
+		return 2;
+	}
+	if (iperf3_parse_file(argv[0], &res, &err)) {
+		fprintf(stderr, "ksft-iperf3: %s\n", err ? err : "out of memory");
+		free(err);
+		return 1;
+	}
+	printf("{\"throughput_gbps\": %s, \"retransmits\": ",
+	       ex_fmt_double(res.throughput_gbps, num));
+	if (res.has_retransmits)
+		printf("%lld}\n", (long long)res.retransmits);
+	else
+		printf("null}\n");
+	return 0;
+}
+
+static int parse_int(const char *s, const char *what, int min, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > 1000000) {
+		fprintf(stderr, "ksft-iperf3: bad %s: %s\n", what, s);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "remote", required_argument, NULL, 'r' },
+		{ "server-addr", required_argument, NULL, 'a' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "time", required_argument, NULL, 't' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "parallel", required_argument, NULL, 'P' },
+		{ "reverse", no_argument, NULL, 'R' },
+		{ "metrics", no_argument, NULL, 'm' },
+		{ "iperf3", required_argument, NULL, 'x' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct iperf3_opts o = IPERF3_OPTS_INIT;
+	struct iperf3_result res;
+	const char **remote = NULL;
+	char *store = NULL, *err = NULL, *end, num[40];
+	int c, metrics = 0, ret, rc;
+	enum ex_ktap_result result;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			free(remote);
+			free(store);
+			if (optarg == argv[optind - 1])
+				optind = ex_take_words(argc, argv, optind - 1,
+						       (const char ***)&remote, &store);
+			else	/* --remote="ip netns exec NS" */
+				optind = ex_take_words(1, &optarg, 0,
+						       (const char ***)&remote,
+						       &store) < 0 ? -1 : optind;
+			if (optind < 0) {
+				fprintf(stderr, "ksft-iperf3: --remote needs a command\n");
+				return 2;
+			}
+			break;
+		case 'a':
+			o.server_addr = optarg;
+			break;
+		case 'b':
+			o.bind_addr = optarg;
+			break;
+		case 'p':
+			if (parse_int(optarg, "port", 1, &o.port))
+				return 2;
+			break;
+		case 't':
+			if (parse_int(optarg, "time", 1, &o.duration_s))
+				return 2;
+			break;
+		case 'i':
+			o.interval_s = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.interval_s >= 0.1)) {
+				fprintf(stderr, "ksft-iperf3: bad interval: %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'P':
+			if (parse_int(optarg, "parallel", 1, &o.streams))
+				return 2;
+			break;
+		case 'R':
+			o.reverse = 1;
+			break;
+		case 'm':
+			metrics = 1;
+			break;
+		case 'x':
+			o.iperf3 = optarg;
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		free(remote);
+		free(store);
+		return 2;
+	}
+	o.remote = remote;
+
+	ex_ktap_header(1);
+	if (ksft_metric_case_begin() < 0) {
+		ex_ktap_diag(ksft_metric_errmsg());
+		return 1;
+	}
+	/* The main job will open this scope with its system monitor. */
+	if (metrics && ksft_metric_reporting(1) < 0)
+		ex_ktap_diag(ksft_metric_errmsg());
+	ret = iperf3_run(&o, &res, &err);
+	if (metrics)
+		ksft_metric_reporting(0);
+	if (!ret) {
+		char line[160];
+
+		snprintf(line, sizeof(line),
+			 "iperf3: %s Gbps over %zu of %zu intervals, %s retransmits %lld",
+			 ex_fmt_double(res.throughput_gbps, num), res.n_stable,
+			 res.n_intervals, o.reverse ? "local" : "remote",
+			 (long long)res.retransmits);
+		ex_ktap_diag(line);
+		result = EX_KTAP_PASS;
+	} else {
+		result = ret == -ENOENT ? EX_KTAP_SKIP : EX_KTAP_FAIL;
+		if (result == EX_KTAP_FAIL)
+			ex_ktap_diag(err ? err : "iperf3: out of memory");
+	}
+	if (ksft_metric_case_end() < 0) {
+		ex_ktap_diag(ksft_metric_errmsg());
+		result = EX_KTAP_FAIL;
+	}
+	ex_ktap_result(1, "iperf3.throughput", result, err);
+	ex_ktap_totals(result == EX_KTAP_PASS, result == EX_KTAP_FAIL,
+		       result == EX_KTAP_SKIP);
+	rc = result == EX_KTAP_PASS ? 0 : result == EX_KTAP_SKIP ? EX_KSFT_SKIP : 1;
+	free(err);
+	free(remote);
+	free(store);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "parse"))
+		return cmd_parse(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/* KTAP output for the example CLIs (see ktap_out.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "ktap_out.h"
+
+void ex_ktap_header(int plan)
+{
+	printf("TAP version 13\n1..%d\n", plan);
+}
+
+void ex_ktap_diag(const char *text)
+{
+	while (text && *text) {
+		size_t n = strcspn(text, "\n");
+
+		printf("# %.*s\n", (int)n, text);
+		text += n;
+		if (*text)
+			text++;
+	}
+	fflush(stdout);
+}
+
+void ex_ktap_result(int n, const char *name, enum ex_ktap_result res,
+		    const char *skip_reason)
+{
+	if (res == EX_KTAP_SKIP)
+		printf("ok %d %s # SKIP %s\n", n, name, skip_reason ? skip_reason : "");
+	else
+		printf("%sok %d %s\n", res == EX_KTAP_PASS ? "" : "not ", n, name);
+}
+
+void ex_ktap_totals(int pass, int fail, int skip)
+{
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
+	       pass, fail, skip);
+	fflush(stdout);
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksft-kperf: parse a saved kperf-client report, or run kperf between this
+ * host and a remote endpoint as a one-case KTAP test.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ksftmetric/metric.h>
+
+#include "cli_util.h"
+#include "kperf_runner.h"
+#include "ktap_out.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: ksft-kperf parse [--cpus] FILE\n"
+	      "       ksft-kperf run --local-addr A --remote-addr B [--remote CMD ...]\n"
+	      "                      [--server PATH] [--client PATH] [--port P]\n"
+	      "                      [--timeout S] [--pid-dir DIR] [--metrics]\n"
+	      "                      [-- CLIENT-ARGS...]\n"
+	      "parse prints {\"source_throughput\": X, \"target_throughput\": Y,\n"
+	      "\"source_retransmits\": N, \"target_retransmits\": M} (--cpus adds the\n"
+	      "per-CPU lines); run prints KTAP and exits 0 pass, 1 fail, 4 skip.\n", f);
+}
+
+static void print_cpus(const char *key, const struct kperf_side *s)
+{
+	char a[40], b[40], c[40], d[40], e[40], f[40];
+	size_t i;
+
+	printf(", \"%s\": [", key);
+	for (i = 0; i < s->n_cpus; i++) {
+		const struct kperf_cpu *p = &s->cpus[i];
+
+		printf("%s{\"cpu\": %d, ", i ? ", " : "", p->cpu);
+		if (p->role[0])
+			printf("\"role\": \"%s\", ", p->role);
+		printf("\"usr\": %s, \"sys\": %s, \"idle\": %s, \"iow\": %s, "
+		       "\"irq\": %s, \"sirq\": %s}", ex_fmt_double(p->usr, a),
+		       ex_fmt_double(p->sys, b), ex_fmt_double(p->idle, c),
+		       ex_fmt_double(p->iow, d), ex_fmt_double(p->irq, e),
+		       ex_fmt_double(p->sirq, f));
+	}
+	printf("]");
+}
+
+static int cmd_parse(int argc, char **argv)
+{
+	struct kperf_result res;
+	char *err = NULL, a[40], b[40];
+	int cpus = argc == 2 && !strcmp(argv[0], "--cpus");
+
+	if (argc != 1 + cpus) {
+		usage(stderr);
+		return 2;
+	}
+	if (kperf_parse_file(argv[cpus], &res, &err)) {
+		fprintf(stderr, "ksft-kperf: %s\n", err ? err : "out of memory");
+		free(err);
+		return 1;
+	}
+	printf("{\"source_throughput\": %s, \"target_throughput\": %s, "
+	       "\"source_retransmits\": %lld, \"target_retransmits\": %lld",
+	       ex_fmt_double(res.source.throughput, a),
+	       ex_fmt_double(res.target.throughput, b),
+	       (long long)res.source.retransmits, (long long)res.target.retransmits);
+	if (cpus) {
+		print_cpus("source_cpus", &res.source);
+		print_cpus("target_cpus", &res.target);
+	}
+	printf("}\n");
+	kperf_result_free(&res);
+	return 0;
+}
+
+static int parse_int(const char *s, const char *what, int min, int max, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "ksft-kperf: bad %s: %s\n", what, s);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "local-addr", required_argument, NULL, 'l' },
+		{ "remote-addr", required_argument, NULL, 'a' },
+		{ "remote", required_argument, NULL, 'r' },
+		{ "server", required_argument, NULL, 's' },
+		{ "client", required_argument, NULL, 'c' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "pid-dir", required_argument, NULL, 'd' },
+		{ "metrics", no_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kperf_opts o = KPERF_OPTS_INIT;
+	struct kperf_result res;
+	const char **remote = NULL;
+	char *store = NULL, *err = NULL, num[40], line[200];
+	const char *missing;
+	int c, metrics = 0, ret, secs, rc = 2;
+	enum ex_ktap_result result;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			o.local_addr = optarg;
+			break;
+		case 'a':
+			o.remote_addr = optarg;
+			break;
+		case 'r':
+			free(remote);
+			free(store);
+			if (optarg == argv[optind - 1])
+				optind = ex_take_words(argc, argv, optind - 1,
+						       (const char ***)&remote, &store);
+			else
+				optind = ex_take_words(1, &optarg, 0,
+						       (const char ***)&remote,
+						       &store) < 0 ? -1 : optind;
+			if (optind < 0) {
+				fprintf(stderr, "ksft-kperf: --remote needs a command\n");
+				return 2;
+			}
+			break;
+		case 's':
+			o.server = optarg;
+			break;
+		case 'c':
+			o.client = optarg;
+			break;
+		case 'p':
+			if (parse_int(optarg, "port", 1, 65535, &o.port))
+				goto out;
+			break;
+		case 't':
+			if (parse_int(optarg, "timeout", 1, 86400, &secs))
+				goto out;
+			o.client_timeout_ms = secs * 1000;
+			break;
+		case 'd':
+			o.pid_dir = optarg;
+			break;
+		case 'm':
+			metrics = 1;
+			break;
+		default:
+			usage(stderr);
+			goto out;
+		}
+	}
+	/* getopt stopped at "--" (consumed) or at the first non-option. */
+	if (optind < argc && strcmp(argv[optind - 1], "--")) {
+		usage(stderr);
+		goto out;
+	}
+	if (!o.local_addr || !o.remote_addr) {
+		fprintf(stderr, "ksft-kperf: --local-addr and --remote-addr are required\n");
+		goto out;
+	}
+	o.remote = remote;
+
+	ex_ktap_header(1);
+	missing = kperf_missing(&o);
+	if (missing) {
+		snprintf(line, sizeof(line), "%s not found", missing);
+		ex_ktap_result(1, "kperf.throughput", EX_KTAP_SKIP, line);
+		ex_ktap_totals(0, 0, 1);
+		rc = EX_KSFT_SKIP;
+		goto out;
+	}
+	if (ksft_metric_case_begin() < 0) {
+		ex_ktap_diag(ksft_metric_errmsg());
+		rc = 1;
+		goto out;
+	}
+	if (metrics && ksft_metric_reporting(1) < 0)
+		ex_ktap_diag(ksft_metric_errmsg());
+	ret = kperf_run(&o, (const char *const *)argv + optind, &res, &err);
+	if (metrics)
+		ksft_metric_reporting(0);
+	if (!ret) {
+		char num2[40];
+
+		snprintf(line, sizeof(line),
+			 "kperf: source (remote) %s Gbps, %lld retransmits; "
+			 "target (local) %s Gbps, %lld retransmits",
+			 ex_fmt_double(res.source.throughput, num),
+			 (long long)res.source.retransmits,
+			 ex_fmt_double(res.target.throughput, num2),
+			 (long long)res.target.retransmits);
+		ex_ktap_diag(line);
+		kperf_result_free(&res);
+		result = EX_KTAP_PASS;
+	} else {
+		ex_ktap_diag(err ? err : "kperf: out of memory");
+		result = EX_KTAP_FAIL;
+	}
+	if (ksft_metric_case_end() < 0) {
+		ex_ktap_diag(ksft_metric_errmsg());
+		result = EX_KTAP_FAIL;
+	}
+	ex_ktap_result(1, "kperf.throughput", result, NULL);
+	ex_ktap_totals(result == EX_KTAP_PASS, result == EX_KTAP_FAIL, 0);
+	rc = result == EX_KTAP_PASS ? 0 : 1;
+out:
+	free(err);
+	free(remote);
+	free(store);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "parse"))
+		return cmd_parse(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Test fixture: two network namespaces joined by a veth pair, addresses
+ * from the benchmarking range 198.18.0.0/15 and a ULA prefix, living only
+ * inside those namespaces. The test binary re-runs itself inside the first
+ * one ("local"); the second is reached with "ip netns exec" ("remote").
+ */
+#ifndef KSFTM_TEST_NETNS_H
+#define KSFTM_TEST_NETNS_H
+
+#define NETNS_ADDR_A	"198.18.0.1"	/* local, the server */
+#define NETNS_ADDR_A2	"198.18.0.3"	/* local too; nothing listens there */
+#define NETNS_ADDR_B	"198.18.0.2"	/* remote */
+#define NETNS_ADDR6_A	"fd00:5eed:f00d::1"
+#define NETNS_ADDR6_B	"fd00:5eed:f00d::2"
+
+/** Set in the environment of the re-run: the remote namespace's name. */
+#define NETNS_ENV_REMOTE "KSFTM_NETNS_REMOTE"
+
+/**
+ * netns_main() - run @argv[0] again inside a fresh local namespace
+ *
+ * When NETNS_ENV_REMOTE is set we already are inside: returns -1 and the
+ * caller runs its tests. Otherwise: returns 77 (skip) when not root or when
+ * ip(8) or one of @needed programs is missing; else creates the namespaces,
+ * runs "ip netns exec A argv...", deletes the namespaces on every exit path
+ * (signals included; stale ones of killed earlier runs too) and returns the
+ * child's exit code.
+ */
+int netns_main(int argc, char **argv, const char *const *needed);
+
+/** netns_remote_prefix() - {"ip", "netns", "exec", REMOTE, NULL} */
+const char *const *netns_remote_prefix(void);
+
+#endif

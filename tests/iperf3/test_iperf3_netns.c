@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Real iperf3 between two network namespaces: the server in the local one
+ * (this binary runs in it), the client behind "ip netns exec REMOTE".
+ * Root only; skipped (77) otherwise.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <ksftmetric/metric.h>
+
+#include "iperf3_runner.h"
+#include "netns.h"
+#include "proc.h"
+
+/* 3 s at 0.25 s per interval: 12 intervals, 6 left after dropping 3 + 3. */
+static void short_run(struct iperf3_opts *o)
+{
+	o->server_addr = NETNS_ADDR_A;
+	o->remote = netns_remote_prefix();
+	o->duration_s = 3;
+	o->interval_s = 0.25;
+}
+
+/* One run inside a case; @text receives its metric lines, NULL if none. */
+static int measure(const struct iperf3_opts *o, int reporting,
+		   struct iperf3_result *r, char **text, char **err)
+{
+	int ret, lines;
+
+	ck_assert_int_eq(ksft_metric_case_begin(), 0);
+	if (reporting)
+		ck_assert_int_eq(ksft_metric_reporting(1), 1);
+	ret = iperf3_run(o, r, err);
+	if (reporting)
+		ck_assert_int_eq(ksft_metric_reporting(0), 0);
+	lines = ksft_metric_case_end_buffer(text, NULL);
+	ck_assert_int_ge(lines, 0);
+	if (!lines) {
+		ksft_metric_free(*text);
+		*text = NULL;
+	}
+	return ret;
+}
+
+static void assert_no_children(void)
+{
+	errno = 0;
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+}
+
+static const char tput_policy[] =
+	"# ktap-metric-policy-json: {\"name\":\"throughput\",\"regression\":"
+	"{\"better\":\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05},"
+	"\"summarize\":\"distribution\"}\n";
+static const char retr_policy[] =
+	"# ktap-metric-policy-json: {\"name\":\"tcp.retransmits\",\"summarize\":\"max\"}\n";
+
+START_TEST(test_forward)
+{
+	struct iperf3_opts o = IPERF3_OPTS_INIT;
+	struct iperf3_result r;
+	char *text = NULL, *err = NULL;
+
+	short_run(&o);
+	ck_assert_msg(measure(&o, 1, &r, &text, &err) == 0, "%s", err);
+	ck_assert_msg(r.throughput_gbps > 0, "throughput %g", r.throughput_gbps);
+	ck_assert_int_ge(r.n_intervals, 7);
+	ck_assert_int_eq(r.n_stable, r.n_intervals - 6);
+	ck_assert_int_eq(r.has_retransmits, 1);
+	ck_assert_int_ge(r.retransmits, 0);
+	ck_assert_int_eq(r.reverse, 0);
+	/* Receiver local, sender remote. */
+	ck_assert_msg(strstr(text, tput_policy) && strstr(text, retr_policy), "%s", text);
+	ck_assert_msg(strstr(text, "# ktap-metric-json: {\"host\":\"local\",\"name\":"
+			     "\"throughput\",\"shape\":\"scalar\""), "%s", text);
+	ck_assert_msg(strstr(text, "# ktap-metric-json: {\"host\":\"remote\",\"name\":"
+			     "\"tcp.retransmits\",\"shape\":\"scalar\""), "%s", text);
+	printf("%s", text);
+	ksft_metric_free(text);
+	assert_no_children();
+}
+END_TEST
+
+START_TEST(test_reverse)
+{
+	struct iperf3_opts o = IPERF3_OPTS_INIT;
+	struct iperf3_result r;
+	char *text = NULL, *err = NULL;
+
+	short_run(&o);
+	o.reverse = 1;
+	ck_assert_msg(measure(&o, 1, &r, &text, &err) == 0, "%s", err);
+	ck_assert_int_eq(r.reverse, 1);
+	ck_assert(r.throughput_gbps > 0);
+	/* Mirrored: receiver remote, sender local. */
+	ck_assert_msg(strstr(text, "{\"host\":\"remote\",\"name\":\"throughput\""), "%s", text);
+	ck_assert_msg(strstr(text, "{\"host\":\"local\",\"name\":\"tcp.retransmits\""),
+		      "%s", text);
+	ksft_metric_free(text);
+	assert_no_children();
+}
+END_TEST
+
+START_TEST(test_ipv6_two_streams)
+{
+	struct iperf3_opts o = IPERF3_OPTS_INIT;
+	struct iperf3_result r;
+	char *text = NULL, *err = NULL;
+
+	short_run(&o);
+	o.server_addr = NETNS_ADDR6_A;	/* the port wait reads /proc/net/tcp6 */
+	o.streams = 2;
+	ck_assert_msg(measure(&o, 1, &r, &text, &err) == 0, "%s", err);
+	ck_assert(r.throughput_gbps > 0);
+	ksft_metric_free(text);
+}
+END_TEST
+
+START_TEST(test_not_reporting)
+{
+	struct iperf3_opts o = IPERF3_OPTS_INIT;
+	struct iperf3_result r;
+	char *text = NULL, *err = NULL;
+
+	short_run(&o);
+	/* No reporting scope (no system monitor): measure, record nothing. */
+	ck_assert_msg(measure(&o, 0, &r, &text, &err) == 0, "%s", err);
+	ck_assert(r.throughput_gbps > 0);
+	ck_assert_ptr_null(text);
+}
+END_TEST
+
+START_TEST(test_refused)
+{
+	struct iperf3_opts o = IPERF3_OPTS_INIT;
+	struct iperf3_result r;
+	char *text = NULL, *err = NULL;
+	long long t0 = ex_monotonic_ms();
+	int ret;
+
+	/* The server listens on A only; the client knocks on A2. */
+	short_run(&o);
+	o.bind_addr = NETNS_ADDR_A;
+	o.server_addr = NETNS_ADDR_A2;
+	o.port = 5399;
+	ret = measure(&o, 1, &r, &text, &err);
+	ck_assert_int_eq(ret, -EPROTO);
+	ck_assert_msg(strstr(err, "Connection refused"), "%s", err);
+	ck_assert_msg(ex_monotonic_ms() - t0 < 15000, "took %lld ms", ex_monotonic_ms() - t0);
+	ck_assert_ptr_null(text);
+	ck_assert_double_eq(r.throughput_gbps, 0);
+	/* The one-off server never got its client: it must be gone. */
+	ck_assert_int_eq(exproc_tcp_listening(NULL, 5399, NULL), 0);
+	assert_no_children();
+	free(err);
+	ksft_metric_free(text);
+}
+END_TEST
+
+START_TEST(test_too_few_intervals)
+{
+	struct iperf3_opts o = IPERF3_OPTS_INIT;
+	struct iperf3_result r;
+	char *text = NULL, *err = NULL;
+
+	short_run(&o);
+	o.duration_s = 1;
+	o.interval_s = 0.5;
+	ck_assert_int_eq(measure(&o, 1, &r, &text, &err), -ERANGE);
+	ck_assert_msg(strstr(err, "iperf3 client output: intervals: 2 intervals, need at "
+			     "least 7"), "%s", err);
+	free(err);
+	ksft_metric_free(text);
+	assert_no_children();
+}
+END_TEST
+
+START_TEST(test_client_timeout)
+{
+	struct iperf3_opts o = IPERF3_OPTS_INIT;
+	struct iperf3_result r;
+	char *text = NULL, *err = NULL;
+	long long t0 = ex_monotonic_ms();
+
+	short_run(&o);
+	o.client_timeout_ms = 1000;
+	ck_assert_int_eq(measure(&o, 1, &r, &text, &err), -ETIMEDOUT);
+	ck_assert_msg(strstr(err, "timed out after 1000 ms and was killed"), "%s", err);
+	ck_assert_msg(strstr(err, "ip netns exec"), "%s", err);
+	ck_assert_int_lt(ex_monotonic_ms() - t0, 6000);
+	assert_no_children();
+	free(err);
+	ksft_metric_free(text);
+}
+END_TEST
+
+START_TEST(test_missing_iperf3)
+{
+	struct iperf3_opts o = IPERF3_OPTS_INIT;
+	struct iperf3_result r;
+	char *err = NULL;
+
+	short_run(&o);
+	o.iperf3 = "/nonexistent/iperf3";
+	ck_assert_int_eq(iperf3_run(&o, &r, &err), -ENOENT);
+	ck_assert_str_eq(err, "/nonexistent/iperf3 not found");
+	free(err);
+}
+END_TEST
+
+static void run_cli(int reverse, int refused, struct exproc_result *r)
+{
+	const char *exe = getenv("KSFTM_KSFT_IPERF3");
+	const char *const *remote = netns_remote_prefix();
+	const char *argv[24];
+	char *err = NULL;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(exe);
+	argv[n++] = exe;
+	argv[n++] = "run";
+	argv[n++] = "--metrics";
+	argv[n++] = "--time";
+	argv[n++] = "3";
+	argv[n++] = "--interval";
+	argv[n++] = "0.25";
+	argv[n++] = "--server-addr";
+	argv[n++] = refused ? NETNS_ADDR_A2 : NETNS_ADDR_A;
+	if (refused) {
+		argv[n++] = "--bind";
+		argv[n++] = NETNS_ADDR_A;
+	}
+	if (reverse)
+		argv[n++] = "--reverse";
+	argv[n++] = "--remote";
+	while (*remote)
+		argv[n++] = *remote++;
+	argv[n] = NULL;
+	ck_assert_msg(exproc_run(NULL, argv, 60000, r, &err) == 0, "%s", err);
+	ck_assert_int_eq(r->timed_out, 0);
+}
+
+START_TEST(test_cli_run)
+{
+	struct exproc_result r;
+
+	run_cli(0, 0, &r);
+	printf("%s", r.out);
+	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
+	ck_assert_msg(!strncmp(r.out, "TAP version 13\n1..1\n# iperf3: ", 30), "%s", r.out);
+	ck_assert_msg(strstr(r.out, tput_policy) && strstr(r.out, retr_policy), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "# ktap-metric-json: {\"host\":\"local\",\"name\":"
+			     "\"throughput\""), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\nok 1 iperf3.throughput\n# Totals: pass:1 fail:0 "
+			     "xfail:0 xpass:0 skip:0 error:0\n"), "%s", r.out);
+	exproc_result_free(&r);
+
+	run_cli(1, 0, &r);
+	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
+	ck_assert_msg(strstr(r.out, "{\"host\":\"remote\",\"name\":\"throughput\""), "%s", r.out);
+	exproc_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_cli_refused)
+{
+	struct exproc_result r;
+
+	run_cli(0, 1, &r);
+	ck_assert_int_eq(exproc_exit_code(r.status), 1);
+	ck_assert_msg(strstr(r.out, "Connection refused"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\nnot ok 1 iperf3.throughput\n"), "%s", r.out);
+	ck_assert_msg(!strstr(r.out, "ktap-metric-json"), "%s", r.out);
+	exproc_result_free(&r);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("iperf3_netns");
+	TCase *tc = tcase_create("measure");
+
+	tcase_set_timeout(tc, 90);
+	tcase_add_test(tc, test_forward);
+	tcase_add_test(tc, test_reverse);
+	tcase_add_test(tc, test_ipv6_two_streams);
+	tcase_add_test(tc, test_not_reporting);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("failures");
+	tcase_set_timeout(tc, 90);
+	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_too_few_intervals);
+	tcase_add_test(tc, test_client_timeout);
+	tcase_add_test(tc, test_missing_iperf3);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cli");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_cli_run);
+	tcase_add_test(tc, test_cli_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const needed[] = { "iperf3", NULL };
+	SRunner *sr;
+	int rc = netns_main(argc, argv, needed), failed;
+
+	if (rc >= 0)
+		return rc;
+	sr = srunner_create(make_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

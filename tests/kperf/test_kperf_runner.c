@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kperf runner process handling with stand-in kperf programs (kperf is not
+ * packaged for Debian): servers on both endpoints with their own pid files,
+ * the port wait, the client's timeout, failure and garbage, and that no
+ * stand-in process survives any of it. No root needed: both endpoints share
+ * this network namespace, the "remote" one is reached through "env".
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ksftmetric/metric.h>
+
+#include "check_main.h"
+#include "cli_util.h"
+#include "kperf_runner.h"
+#include "proc.h"
+
+static const char *const remote_prefix[] = { "env", "KSFTM_STANDIN_SIDE=remote", NULL };
+static char tmpdir[64], server[4096], client[4096], logfile[128], port_str[16];
+static const char *client_args[4];
+
+/* A port nobody listens on; both stand-in servers share it (SO_REUSEPORT). */
+static int free_port(void)
+{
+	int port = 20000 + (int)(getpid() % 20000);
+
+	while (exproc_tcp_listening(NULL, port, NULL) != 0)
+		port++;
+	return port;
+}
+
+static void setup(void)
+{
+	const char *dir = getenv("KSFTM_STANDIN_DIR");
+
+	ck_assert_ptr_nonnull(dir);
+	snprintf(server, sizeof(server), "%s/kperf-server", dir);
+	snprintf(client, sizeof(client), "%s/kperf-client", dir);
+	strcpy(tmpdir, "/tmp/ksftm-kperf-test-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	snprintf(logfile, sizeof(logfile), "%s/calls.log", tmpdir);
+	snprintf(port_str, sizeof(port_str), "%d", free_port());
+	setenv("KSFTM_STANDIN_LOG", logfile, 1);
+	/* The marker lets teardown find every stand-in process by cmdline. */
+	client_args[0] = "--marker";
+	client_args[1] = tmpdir;
+	client_args[2] = NULL;
+}
+
+/* Processes whose command line mentions @marker (ours excluded). */
+static int survivors(const char *marker, char *who, size_t size)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	who[0] = '\0';
+	while ((e = readdir(d))) {
+		char path[300], buf[4096];
+		ssize_t len, i;
+		int fd;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || atoi(e->d_name) == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		for (i = 0; i < len; i++)
+			if (!buf[i])
+				buf[i] = ' ';
+		buf[len] = '\0';
+		if (strstr(buf, marker)) {
+			n++;
+			snprintf(who + strlen(who), size - strlen(who), "[%s] %s\n",
+				 e->d_name, buf);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static void teardown(void)
+{
+	char who[8192];
+	long long deadline = ex_monotonic_ms() + 3000;
+	int n;
+
+	/* SIGKILL is delivered asynchronously: give the kernel a moment. */
+	while ((n = survivors(tmpdir, who, sizeof(who))) && ex_monotonic_ms() < deadline)
+		usleep(20000);
+	ck_assert_msg(n == 0, "stand-in processes survived:\n%s", who);
+	errno = 0;
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	unlink(logfile);
+	/* The pid files are gone too, or this fails with ENOTEMPTY. */
+	ck_assert_msg(rmdir(tmpdir) == 0, "%s: %s", tmpdir, strerror(errno));
+}
+
+static struct kperf_opts opts(void)
+{
+	struct kperf_opts o = KPERF_OPTS_INIT;
+
+	o.server = server;
+	o.client = client;
+	o.local_addr = "127.0.0.1";
+	o.remote_addr = "127.0.0.1";
+	o.remote = remote_prefix;
+	o.port = atoi(port_str);
+	o.pid_dir = tmpdir;
+	o.client_timeout_ms = 20000;
+	o.server_timeout_ms = 5000;
+	o.listen_timeout_ms = 5000;
+	return o;
+}
+
+static char *report(const char *name)
+{
+	static char path[4096];
+
+	snprintf(path, sizeof(path), "%s/kperf/%s", getenv("KSFTM_FIXTURES"), name);
+	return path;
+}
+
+static char *read_log(void)
+{
+	char *text = NULL, *err = NULL;
+
+	ck_assert_msg(ex_read_file(logfile, &text, NULL, &err) == 0, "%s", err);
+	return text;
+}
+
+START_TEST(test_ok)
+{
+	struct kperf_opts o = opts();
+	struct kperf_result r;
+	char *err = NULL, *text = NULL, *log, want[512];
+	int ret;
+
+	setenv("KSFTM_STANDIN_REPORT", report("client-n2.txt"), 1);
+	ck_assert_int_eq(ksft_metric_case_begin(), 0);
+	ck_assert_int_eq(ksft_metric_reporting(1), 1);
+	ret = kperf_run(&o, client_args, &r, &err);
+	ksft_metric_reporting(0);
+	ck_assert_int_ge(ksft_metric_case_end_buffer(&text, NULL), 0);
+	ck_assert_msg(ret == 0, "%s", err);
+	ck_assert_double_eq_tol(r.source.throughput, 29.954, 1e-12);
+	ck_assert_double_eq_tol(r.target.throughput, 29.822, 1e-12);
+	ck_assert_int_eq(r.source.retransmits, 88);
+	ck_assert_int_eq(r.target.retransmits, 0);
+	kperf_result_free(&r);
+
+	/* Both hosts, Source = remote, Target = local, as patch 5. */
+	ck_assert_msg(strstr(text, "# ktap-metric-policy-json: {\"name\":\"throughput\","
+			     "\"regression\":{\"better\":\"higher\",\"compare\":\"p50\","
+			     "\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}\n"
+			     "# ktap-metric-policy-json: {\"name\":\"tcp.retransmits\","
+			     "\"summarize\":\"max\"}\n"
+			     "# ktap-metric-json: {\"host\":\"remote\",\"name\":\"throughput\""),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "\"value\":29.954}\n# ktap-metric-json: {\"host\":\"remote\","
+			     "\"name\":\"tcp.retransmits\""), "%s", text);
+	ck_assert_msg(strstr(text, "\"value\":88}\n# ktap-metric-json: {\"host\":\"local\","
+			     "\"name\":\"throughput\""), "%s", text);
+	ck_assert_msg(strstr(text, "\"value\":29.822000000000003}\n# ktap-metric-json: "
+			     "{\"host\":\"local\",\"name\":\"tcp.retransmits\""), "%s", text);
+	ksft_metric_free(text);
+
+	/* Who was called how: one pid file per endpoint, the client with
+	 * --src REMOTE --dst LOCAL, then --kill remote and local. */
+	log = read_log();
+	snprintf(want, sizeof(want), "server local --pid-file %s/ksft-kperf-", tmpdir);
+	ck_assert_msg(!strncmp(log, want, strlen(want)), "%s", log);
+	ck_assert_msg(strstr(log, "-local.pid --addr 127.0.0.1 --port "), "%s", log);
+	ck_assert_msg(strstr(log, "\nserver remote --pid-file "), "%s", log);
+	ck_assert_msg(strstr(log, "-remote.pid --addr 127.0.0.1 --port "), "%s", log);
+	snprintf(want, sizeof(want), "\nclient --src 127.0.0.1 --dst 127.0.0.1 --src-svc %s "
+		 "--dst-svc %s --marker %s\nserver remote --pid-file ", port_str, port_str,
+		 tmpdir);
+	ck_assert_msg(strstr(log, want), "%s", log);
+	ck_assert_msg(strstr(log, "-remote.pid --kill\nserver local --pid-file "), "%s", log);
+	ck_assert_msg(strstr(log, "-local.pid --kill\n"), "%s", log);
+	free(log);
+}
+END_TEST
+
+START_TEST(test_split_output_two_runs)
+{
+	struct kperf_opts o = opts();
+	struct kperf_runner *runner;
+	struct kperf_result r;
+	char *err = NULL;
+
+	/* Half the report on stdout, half on stderr; no reporting scope. */
+	setenv("KSFTM_STANDIN_CLIENT", "split", 1);
+	setenv("KSFTM_STANDIN_REPORT", report("client-v6-n1.txt"), 1);
+	ck_assert_msg(kperf_runner_start(&o, &runner, &err) == 0, "%s", err);
+	ck_assert_msg(kperf_runner_run(runner, client_args, &r, &err) == 0, "%s", err);
+	ck_assert_double_eq_tol(r.source.throughput, 25.056, 1e-12);
+	ck_assert_int_eq(r.source.retransmits, 20);
+	kperf_result_free(&r);
+	setenv("KSFTM_STANDIN_REPORT", report("client-rr-n1.txt"), 1);
+	ck_assert_msg(kperf_runner_run(runner, client_args, &r, &err) == 0, "%s", err);
+	ck_assert_double_eq_tol(r.target.throughput, 0.006, 1e-12);
+	kperf_result_free(&r);
+	ck_assert_int_eq(kperf_runner_stop(runner, &err), 0);
+	ck_assert_int_eq(kperf_runner_stop(NULL, &err), 0);
+}
+END_TEST
+
+START_TEST(test_client_hangs)
+{
+	struct kperf_opts o = opts();
+	struct kperf_result r;
+	char *err = NULL;
+	long long t0 = ex_monotonic_ms();
+
+	setenv("KSFTM_STANDIN_CLIENT", "hang", 1);
+	o.client_timeout_ms = 1500;
+	ck_assert_int_eq(kperf_run(&o, client_args, &r, &err), -ETIMEDOUT);
+	ck_assert_msg(strstr(err, "kperf-client timed out after 1500 ms and was killed\n$ "),
+		      "%s", err);
+	ck_assert_msg(strstr(err, "I   client.c: Connected"), "%s", err);
+	ck_assert_int_lt(ex_monotonic_ms() - t0, 10000);
+	free(err);
+}
+END_TEST
+
+START_TEST(test_client_fails)
+{
+	struct kperf_opts o = opts();
+	struct kperf_result r;
+	char *err = NULL;
+
+	setenv("KSFTM_STANDIN_CLIENT", "fail", 1);
+	ck_assert_int_eq(kperf_run(&o, client_args, &r, &err), -EPROTO);
+	ck_assert_msg(strstr(err, "kperf-client exited with status 3\n$ "), "%s", err);
+	ck_assert_msg(strstr(err, "kperf-client: stand-in failure: Failed to connect"),
+		      "%s", err);
+	free(err);
+}
+END_TEST
+
+START_TEST(test_client_garbage)
+{
+	struct kperf_opts o = opts();
+	struct kperf_result r;
+	char *err = NULL;
+
+	setenv("KSFTM_STANDIN_CLIENT", "garbage", 1);
+	ck_assert_int_eq(kperf_run(&o, client_args, &r, &err), -ENODATA);
+	ck_assert_msg(strstr(err, "kperf-client output: incomplete kperf result"), "%s", err);
+	ck_assert_msg(strstr(err, "hello from a program that is not kperf"), "%s", err);
+	free(err);
+}
+END_TEST
+
+START_TEST(test_remote_server_fails)
+{
+	struct kperf_opts o = opts();
+	struct kperf_result r;
+	char *err = NULL, *log;
+
+	/* The local server is up when the remote one fails: killed again. */
+	setenv("KSFTM_STANDIN_SERVER", "fail", 1);
+	setenv("KSFTM_STANDIN_SERVER_SIDE", "remote", 1);
+	ck_assert_int_eq(kperf_run(&o, client_args, &r, &err), -EPROTO);
+	ck_assert_msg(strstr(err, "kperf-server on the remote endpoint exited with status 1\n"
+			     "$ env KSFTM_STANDIN_SIDE=remote "), "%s", err);
+	ck_assert_msg(strstr(err, "stand-in failure on remote: Failed to listen"), "%s", err);
+	free(err);
+	log = read_log();
+	ck_assert_msg(!strstr(log, "client"), "%s", log);
+	ck_assert_msg(strstr(log, "-local.pid --kill\n"), "%s", log);
+	free(log);
+}
+END_TEST
+
+START_TEST(test_server_does_not_daemonize)
+{
+	struct kperf_opts o = opts();
+	struct kperf_result r;
+	char *err = NULL;
+
+	setenv("KSFTM_STANDIN_SERVER", "nodaemon", 1);
+	o.server_timeout_ms = 1500;
+	ck_assert_int_eq(kperf_run(&o, client_args, &r, &err), -ETIMEDOUT);
+	ck_assert_msg(strstr(err, "kperf-server on the local endpoint did not return within "
+			     "1500 ms (it should daemonize) and was killed"), "%s", err);
+	free(err);
+}
+END_TEST
+
+START_TEST(test_server_never_listens)
+{
+	struct kperf_opts o = opts();
+	struct kperf_result r;
+	char *err = NULL, want[128];
+
+	setenv("KSFTM_STANDIN_SERVER", "nolisten", 1);
+	o.listen_timeout_ms = 1000;
+	ck_assert_int_eq(kperf_run(&o, client_args, &r, &err), -ETIMEDOUT);
+	snprintf(want, sizeof(want), "on the local endpoint: nothing listens on TCP port %s "
+		 "after 1000 ms", port_str);
+	ck_assert_msg(strstr(err, want), "%s", err);
+	free(err);
+}
+END_TEST
+
+START_TEST(test_missing_programs)
+{
+	struct kperf_opts o = opts();
+	struct kperf_result r;
+	char *err = NULL;
+
+	o.server = "/nonexistent/kperf-server";
+	ck_assert_str_eq(kperf_missing(&o), "/nonexistent/kperf-server");
+	ck_assert_int_eq(kperf_run(&o, NULL, &r, &err), -ENOENT);
+	ck_assert_str_eq(err, "/nonexistent/kperf-server not found");
+	free(err);
+	o = opts();
+	o.client = "kperf-client-that-does-not-exist";
+	ck_assert_str_eq(kperf_missing(&o), "kperf-client-that-does-not-exist");
+	o = opts();
+	ck_assert_ptr_null(kperf_missing(&o));
+}
+END_TEST
+
+static void run_cli(const char *const *extra, int timeout_s, struct exproc_result *r)
+{
+	const char *argv[40];
+	char *err = NULL, tbuf[16];
+	int n = 0;
+
+	argv[n++] = getenv("KSFTM_KSFT_KPERF");
+	argv[n++] = "run";
+	argv[n++] = "--metrics";
+	argv[n++] = "--local-addr";
+	argv[n++] = "127.0.0.1";
+	argv[n++] = "--remote-addr";
+	argv[n++] = "127.0.0.1";
+	argv[n++] = "--remote";
+	argv[n++] = "env KSFTM_STANDIN_SIDE=remote";
+	argv[n++] = "--port";
+	argv[n++] = port_str;
+	argv[n++] = "--pid-dir";
+	argv[n++] = tmpdir;
+	argv[n++] = "--client";
+	argv[n++] = client;
+	if (timeout_s) {
+		snprintf(tbuf, sizeof(tbuf), "%d", timeout_s);
+		argv[n++] = "--timeout";
+		argv[n++] = tbuf;
+	}
+	while (extra && *extra)
+		argv[n++] = *extra++;
+	argv[n++] = "--";
+	argv[n++] = "--marker";
+	argv[n++] = tmpdir;
+	argv[n] = NULL;
+	ck_assert_ptr_nonnull(argv[0]);
+	ck_assert_msg(exproc_run(NULL, argv, 30000, r, &err) == 0, "%s", err);
+	ck_assert_int_eq(r->timed_out, 0);
+}
+
+START_TEST(test_cli_run)
+{
+	const char *const with_server[] = { "--server", server, NULL };
+	struct exproc_result r;
+
+	setenv("KSFTM_STANDIN_REPORT", report("client-n1.txt"), 1);
+	run_cli(with_server, 0, &r);
+	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
+	ck_assert_msg(strstr(r.out, "TAP version 13\n1..1\n# kperf: source (remote) 12.964 "
+			     "Gbps, 26 retransmits; target (local) 12.952 Gbps, 0 "
+			     "retransmits\n# ktap-metric-policy-json: "), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "# ktap-metric-json: {\"host\":\"local\",\"name\":"
+			     "\"tcp.retransmits\",\"shape\":\"scalar\",\"time\":"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\nok 1 kperf.throughput\n"), "%s", r.out);
+	exproc_result_free(&r);
+
+	/* The client hangs: --timeout 1 kills it, the test fails cleanly. */
+	setenv("KSFTM_STANDIN_CLIENT", "hang", 1);
+	run_cli(with_server, 1, &r);
+	ck_assert_int_eq(exproc_exit_code(r.status), 1);
+	ck_assert_msg(strstr(r.out, "/kperf-client timed out after 1000 ms and was killed\n"),
+		      "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\nnot ok 1 kperf.throughput\n"), "%s", r.out);
+	exproc_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_cli_skip)
+{
+	const char *const no_server[] = { "--server", "/nonexistent/kperf-server", NULL };
+	struct exproc_result r;
+
+	run_cli(no_server, 0, &r);
+	ck_assert_int_eq(exproc_exit_code(r.status), 4);
+	ck_assert_str_eq(r.out, "TAP version 13\n1..1\nok 1 kperf.throughput # SKIP "
+			 "/nonexistent/kperf-server not found\n# Totals: pass:0 fail:0 "
+			 "xfail:0 xpass:0 skip:1 error:0\n");
+	exproc_result_free(&r);
+}
+END_TEST
+
+Suite *make_suite(void)
+{
+	Suite *s = suite_create("kperf_runner");
+	TCase *tc = tcase_create("standins");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_ok);
+	tcase_add_test(tc, test_split_output_two_runs);
+	tcase_add_test(tc, test_client_hangs);
+	tcase_add_test(tc, test_client_fails);
+	tcase_add_test(tc, test_client_garbage);
+	tcase_add_test(tc, test_remote_server_fails);
+	tcase_add_test(tc, test_server_does_not_daemonize);
+	tcase_add_test(tc, test_server_never_listens);
+	tcase_add_test(tc, test_missing_programs);
+	tcase_add_test(tc, test_cli_run);
+	tcase_add_test(tc, test_cli_skip);
+	suite_add_tcase(s, tc);
+	return s;
+}
