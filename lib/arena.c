@@ -1,4 +1,5 @@
 /* Append-only record storage: records never move, so readers need no copy. */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "arena.h"
@@ -6,7 +7,19 @@
 #define CHUNK_MIN (64 * 1024)
 #define CHUNK_MAX (8 * 1024 * 1024)
 
-void *arena_alloc(struct arena *a, size_t size)
+/* Charge @bytes to @budget unless that passes @limit. */
+static int charge(atomic_size_t *budget, size_t limit, size_t bytes)
+{
+	size_t old = atomic_fetch_add(budget, bytes);
+
+	if (old <= limit && bytes <= limit - old)
+		return 0;
+	atomic_fetch_sub(budget, bytes);
+	return -1;
+}
+
+void *arena_alloc(struct arena *a, size_t size, atomic_size_t *budget,
+		  size_t limit, int *err)
 {
 	struct arena_chunk *c = a->tail;
 	size_t cap;
@@ -23,11 +36,24 @@ void *arena_alloc(struct arena *a, size_t size)
 		cap = CHUNK_MAX;
 	if (cap < size)
 		cap = size;
-	if (cap > SIZE_MAX - sizeof(*c))
+	if (cap > SIZE_MAX - sizeof(*c)) {
+		*err = ENOMEM;
 		return NULL;
+	}
+	/* Near the limit, fall back to a chunk of just this record. */
+	if (charge(budget, limit, sizeof(*c) + cap)) {
+		cap = size;
+		if (charge(budget, limit, sizeof(*c) + cap)) {
+			*err = ENOBUFS;
+			return NULL;
+		}
+	}
 	c = malloc(sizeof(*c) + cap);
-	if (!c)
+	if (!c) {
+		atomic_fetch_sub(budget, sizeof(*c) + cap);
+		*err = ENOMEM;
 		return NULL;
+	}
 	c->next = NULL;
 	c->used = size;
 	c->cap = cap;

@@ -2,6 +2,7 @@
 #ifndef KSFTM_ARENA_H
 #define KSFTM_ARENA_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,8 +17,13 @@ struct arena {
 	size_t bytes;		/* allocated, for the memory cap */
 };
 
-/* @size bytes (a multiple of 8) at the end of the arena, or NULL. */
-void *arena_alloc(struct arena *a, size_t size);
+/*
+ * @size bytes (a multiple of 8) at the end of the arena, or NULL with *@err
+ * set: ENOBUFS when a new chunk would take @budget past @limit (chunk bytes
+ * are charged to @budget, shared by all threads of a case), else ENOMEM.
+ */
+void *arena_alloc(struct arena *a, size_t size, atomic_size_t *budget,
+		  size_t limit, int *err);
 /* Give back the last arena_alloc() of @size bytes (a rejected record). */
 void arena_unalloc(struct arena *a, size_t size);
 void arena_free(struct arena *a);

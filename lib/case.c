@@ -8,13 +8,20 @@
 
 #include <ksftmetric/metric.h>
 
+#include "case_abort.h"
 #include "case_flush.h"
 #include "case_state.h"
 #include "errmsg.h"
 #include "observation.h"
+#include "sink.h"
 
 pthread_mutex_t ksftm_case_lock = PTHREAD_MUTEX_INITIALIZER;
 atomic_int ksftm_case_open;
+atomic_size_t ksftm_case_bytes;
+_Atomic uint64_t ksftm_case_start;
+atomic_int ksftm_case_stream;
+static atomic_int stream_setting = -1;	/* -1: not set, read KSFTMETRIC_STREAM */
+atomic_size_t ksftm_buffer_limit = KSFT_METRIC_DEFAULT_BUFFER_LIMIT;
 
 /* All under ksftm_case_lock. */
 static uint64_t case_start_ns;
@@ -35,7 +42,12 @@ static void policies_clear(void)
 	n_policies = cap_policies = 0;
 }
 
-static void closed_case_free(struct closed_case *cc)
+int case_close(struct closed_case *cc)
+{
+	return case_close_into(cc, NULL, 0);
+}
+
+void closed_case_free(struct closed_case *cc)
 {
 	size_t i;
 
@@ -49,11 +61,29 @@ static void closed_case_free(struct closed_case *cc)
 	free(cc->policies);
 }
 
+static int stream_wanted(void)
+{
+	int s = atomic_load(&stream_setting);
+	const char *env;
+
+	if (s >= 0)
+		return s;
+	env = getenv("KSFTMETRIC_STREAM");
+	return env && env[0] && strcmp(env, "0") != 0;
+}
+
+KSFT_METRIC_API int ksft_metric_set_stream(int enable)
+{
+	atomic_store(&stream_setting, !!enable);
+	return 0;
+}
+
 KSFT_METRIC_API int ksft_metric_case_begin(void)
 {
 	struct case_data **left;
 	size_t n, i;
 
+	case_abort_install();
 	pthread_mutex_lock(&ksftm_case_lock);
 	if (atomic_load(&ksftm_case_open)) {
 		pthread_mutex_unlock(&ksftm_case_lock);
@@ -67,31 +97,46 @@ KSFT_METRIC_API int ksft_metric_case_begin(void)
 	}
 	policies_clear();
 	atomic_store(&reporting, 0);
+	atomic_store(&ksftm_case_bytes, 0);
+	atomic_store(&ksftm_case_stream, stream_wanted());
 	case_start_ns = ksftm_now_ns();
+	atomic_store(&ksftm_case_start, case_start_ns);
 	atomic_store_explicit(&ksftm_case_open, 1, memory_order_release);
 	pthread_mutex_unlock(&ksftm_case_lock);
 	return 0;
 }
 
-/* Close the case and take its contents; the lock is held only for this. */
-static int close_case(struct closed_case *cc)
+/*
+ * Close the case and take its contents; the lock is held only for this.
+ * With @emergency (signal handlers), thread data goes into that array of
+ * @max entries instead of a malloc'd one.
+ */
+int case_close_into(struct closed_case *cc, struct case_data **emergency, size_t max)
 {
 	int ret;
 
 	memset(cc, 0, sizeof(*cc));
-	pthread_mutex_lock(&ksftm_case_lock);
+	if (ksftm_lock(&ksftm_case_lock))
+		return ksftm_fail(EDEADLK, "the test case is busy in another thread");
 	if (!atomic_load(&ksftm_case_open)) {
 		pthread_mutex_unlock(&ksftm_case_lock);
 		return ksftm_fail(EPERM, "no test case is open");
 	}
 	atomic_store_explicit(&ksftm_case_open, 0, memory_order_release);
 	atomic_store(&reporting, 0);
-	ret = case_buffer_steal(&cc->data, &cc->n_data);
+	if (emergency) {
+		cc->data = emergency;
+		cc->n_data = case_buffer_take_emergency(emergency, max);
+		ret = 0;
+	} else {
+		ret = case_buffer_steal(&cc->data, &cc->n_data);
+	}
 	cc->policies = policies;
 	cc->n_policies = n_policies;
 	policies = NULL;
 	n_policies = cap_policies = 0;
 	cc->start_ns = case_start_ns;
+	cc->streamed = atomic_load(&ksftm_case_stream);
 	pthread_mutex_unlock(&ksftm_case_lock);
 	if (ret) {
 		closed_case_free(cc);
@@ -103,7 +148,7 @@ static int close_case(struct closed_case *cc)
 KSFT_METRIC_API int ksft_metric_case_end(void)
 {
 	struct closed_case cc;
-	int ret = close_case(&cc);
+	int ret = case_close(&cc);
 
 	if (ret)
 		return ret;
@@ -121,7 +166,7 @@ KSFT_METRIC_API int ksft_metric_case_end_buffer(char **out, size_t *len)
 	if (!out)
 		return ksftm_fail(EINVAL, "output pointer is NULL");
 	*out = NULL;
-	ret = close_case(&cc);
+	ret = case_close(&cc);
 	if (ret)
 		return ret;
 	ret = case_flush(&cc, out, &l);
@@ -129,6 +174,15 @@ KSFT_METRIC_API int ksft_metric_case_end_buffer(char **out, size_t *len)
 	if (len)
 		*len = l;
 	return ret;
+}
+
+KSFT_METRIC_API int ksft_metric_set_buffer_limit(size_t bytes)
+{
+	if (bytes < 4096)
+		return ksftm_fail(EINVAL, "metric buffer limit of %zu bytes is below the minimum of 4096",
+				  bytes);
+	atomic_store(&ksftm_buffer_limit, bytes);
+	return 0;
 }
 
 KSFT_METRIC_API int ksft_metric_case_is_open(void)
@@ -186,6 +240,9 @@ static int register_policy(const char *name, struct policy *p)
 	policies[n_policies].policy = *p;
 	p->label = NULL;
 	n_policies++;
+	/* Write-through: the line goes out now, before any observation of it. */
+	if (atomic_load(&ksftm_case_stream))
+		ret = case_stream_policy(name, &policies[n_policies - 1].policy);
 	goto out;
 oom:
 	ret = ksftm_fail(ENOMEM, "out of memory registering metric %s", name);

@@ -97,10 +97,18 @@ static void heap_down(struct cursor *h, size_t n, size_t i)
 	}
 }
 
-static int emit_observations(struct emitter *e, const struct closed_case *cc)
+size_t case_flush_cursor_size(void)
+{
+	return sizeof(struct cursor);
+}
+
+/* @storage: room for cc->n_data cursors, or NULL to allocate it. */
+static int emit_observations(struct emitter *e, const struct closed_case *cc,
+			     struct cursor *storage)
 {
 	static const char tag[] = "ktap-metric-json: ";
-	struct cursor *heap = calloc(cc->n_data ? cc->n_data : 1, sizeof(*heap));
+	struct cursor *heap = storage ? storage
+				      : calloc(cc->n_data ? cc->n_data : 1, sizeof(*heap));
 	size_t n = 0, i;
 
 	if (!heap)
@@ -124,7 +132,8 @@ static int emit_observations(struct emitter *e, const struct closed_case *cc)
 			heap[0] = heap[--n];
 		heap_down(heap, n, 0);
 	}
-	free(heap);
+	if (!storage)
+		free(heap);
 	return 0;
 }
 
@@ -138,24 +147,63 @@ static int observed(const struct closed_case *cc, const char *name)
 	return 0;
 }
 
-int case_flush(const struct closed_case *cc, char **out, size_t *out_len)
+int case_stream_policy(const char *name, const void *policy)
 {
 	static const char tag[] = "ktap-metric-policy-json: ";
-	struct emitter e = { STRBUF_INIT, !out, 0, 0, NULL, 0 };
+	struct emitter e = { STRBUF_INIT, 1, 0, 0, NULL, 0 };
 	char *prefix = sink_prefix_dup(&e.prefix_len);
-	size_t i;
 
 	if (!prefix)
 		return ksftm_fail(ENOMEM, "out of memory writing metric lines");
 	e.prefix = prefix;
-	for (i = 0; i < cc->n_policies && !e.err; i++) {
+	line_begin(&e, tag, sizeof(tag) - 1);
+	policy_format(&e.sb, name, policy);
+	line_end(&e);
+	if (e.sb.oom)
+		e.err = ksftm_fail(ENOMEM, "out of memory writing metric lines");
+	flush_batch(&e);
+	strbuf_free(&e.sb);
+	free(prefix);
+	return e.err;
+}
+
+static void emit_policies(struct emitter *e, const struct closed_case *cc)
+{
+	static const char tag[] = "ktap-metric-policy-json: ";
+	size_t i;
+
+	for (i = 0; i < cc->n_policies && !e->err && !cc->streamed; i++) {
 		if (!observed(cc, cc->policies[i].name))
 			continue;
-		line_begin(&e, tag, sizeof(tag) - 1);
-		policy_format(&e.sb, cc->policies[i].name, &cc->policies[i].policy);
-		line_end(&e);
+		line_begin(e, tag, sizeof(tag) - 1);
+		policy_format(&e->sb, cc->policies[i].name, &cc->policies[i].policy);
+		line_end(e);
 	}
-	if (emit_observations(&e, cc) || e.sb.oom) {
+}
+
+int case_flush_emergency(const struct closed_case *cc, char *buf, size_t size,
+			 void *cursors)
+{
+	static char prefix[256];
+	struct emitter e = { STRBUF_FIXED(buf, size), 1, 0, 0, prefix, 0 };
+
+	e.prefix_len = sink_prefix_copy(prefix, sizeof(prefix));
+	emit_policies(&e, cc);
+	emit_observations(&e, cc, cursors);
+	flush_batch(&e);
+	return e.err ? e.err : e.lines;
+}
+
+int case_flush(const struct closed_case *cc, char **out, size_t *out_len)
+{
+	struct emitter e = { STRBUF_INIT, !out, 0, 0, NULL, 0 };
+	char *prefix = sink_prefix_dup(&e.prefix_len);
+
+	if (!prefix)
+		return ksftm_fail(ENOMEM, "out of memory writing metric lines");
+	e.prefix = prefix;
+	emit_policies(&e, cc);
+	if (emit_observations(&e, cc, NULL) || e.sb.oom) {
 		e.err = ksftm_fail(ENOMEM, "out of memory writing metric lines");
 	} else if (!out) {
 		flush_batch(&e);

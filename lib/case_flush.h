@@ -19,6 +19,7 @@ struct closed_case {
 	struct policy_entry *policies;	/* registration order */
 	size_t n_policies;
 	uint64_t start_ns;
+	int streamed;			/* lines already written at record time */
 };
 
 /*
@@ -27,5 +28,18 @@ struct closed_case {
  * write them to the sink in batches. Returns the line count or -errno.
  */
 int case_flush(const struct closed_case *cc, char **out, size_t *out_len);
+
+/* Close the open case into @cc (-EPERM if none is open). */
+int case_close(struct closed_case *cc);
+int case_close_into(struct closed_case *cc, struct case_data **emergency, size_t max);
+/*
+ * case_flush() for a signal handler: no allocation, lines staged in
+ * @buf (@size bytes), thread cursors in @cursors (one per cc->n_data).
+ */
+int case_flush_emergency(const struct closed_case *cc, char *buf, size_t size,
+			 void *cursors);
+/* Size of one cursor for case_flush_emergency(). */
+size_t case_flush_cursor_size(void);
+void closed_case_free(struct closed_case *cc);
 
 #endif

@@ -17,6 +17,9 @@
 extern pthread_mutex_t ksftm_case_lock;
 /* Nonzero while a case is open; read by recorders under their own lock. */
 extern atomic_int ksftm_case_open;
+/* Record bytes buffered by the open case, and the cap on them. */
+extern atomic_size_t ksftm_case_bytes;
+extern atomic_size_t ksftm_buffer_limit;
 
 /* One thread's share of a case: its strings and its records in time order. */
 struct case_data {
@@ -25,6 +28,20 @@ struct case_data {
 	size_t n_records;
 	unsigned thread_idx;	/* tie-break between equal timestamps */
 };
+
+/* Start of the open case, CLOCK_MONOTONIC ns (for lines formatted early). */
+extern _Atomic uint64_t ksftm_case_start;
+/* The open case writes each line at once (write-through) instead of at end. */
+extern atomic_int ksftm_case_stream;
+
+/*
+ * Set while this thread runs the fatal-signal flush: locks are then only
+ * tried (for about a second), since the interrupted code may hold them.
+ */
+extern __thread int ksftm_emergency;
+
+/* Lock @m; 0, or -1 if in an emergency and it stayed held. */
+int ksftm_lock(pthread_mutex_t *m);
 
 uint64_t ksftm_now_ns(void);
 
@@ -36,7 +53,14 @@ int case_buffer_name_observed(const char *name);
  * case_data_free()/free()). Also frees buffers of threads that exited.
  */
 int case_buffer_steal(struct case_data ***out, size_t *n);
+/*
+ * The same without allocating (signal handlers): up to @max threads' data
+ * into @v; buffers stay listed, nothing is freed. Returns the count.
+ */
+size_t case_buffer_take_emergency(struct case_data **v, size_t max);
 void case_data_free(struct case_data *cd);
+/* Write one policy line now (write-through mode). */
+int case_stream_policy(const char *name, const void *policy);
 /* Does @cd hold observations of metric @name? */
 int case_data_has_name(const struct case_data *cd, const char *name);
 

@@ -116,7 +116,12 @@ void obs_format(struct strbuf *sb, const struct case_data *cd,
 	uint16_t n = o->n_labels;
 	struct strbuf heap = STRBUF_INIT;
 
-	if (n > sizeof(order) / sizeof(order[0])) {
+	if (n > sizeof(order) / sizeof(order[0]) && ksftm_emergency) {
+		/* No malloc in a signal handler; it runs single-threaded. */
+		static uint16_t emergency_order[OBS_MAX_LABELS];
+
+		ord = emergency_order;
+	} else if (n > sizeof(order) / sizeof(order[0])) {
 		if (strbuf_reserve(&heap, n * sizeof(*ord))) {
 			sb->oom = 1;
 			return;

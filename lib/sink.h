@@ -6,6 +6,8 @@
 
 /* Copy of the current line prefix (malloc'd), or NULL on ENOMEM. */
 char *sink_prefix_dup(size_t *len);
+/* Copy the prefix into @buf (NUL-terminated); its length, 0 if it did not fit. */
+size_t sink_prefix_copy(char *buf, size_t size);
 /* Write @len bytes of whole '\n'-terminated lines; 0 or -errno (message set). */
 int sink_write(const char *buf, size_t len);
 

@@ -16,6 +16,8 @@ int strbuf_reserve(struct strbuf *sb, size_t extra)
 	need = sb->len + extra + 1;
 	if (need <= sb->cap)
 		return 0;
+	if (sb->fixed)
+		goto fail;
 	cap = sb->cap ? sb->cap : 256;
 	while (cap < need)
 		cap *= 2;
@@ -32,6 +34,11 @@ fail:
 
 void strbuf_free(struct strbuf *sb)
 {
+	if (sb->fixed) {
+		sb->len = 0;
+		sb->oom = 0;
+		return;
+	}
 	free(sb->data);
 	sb->data = NULL;
 	sb->len = sb->cap = 0;

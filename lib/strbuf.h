@@ -10,9 +10,12 @@ struct strbuf {
 	size_t len;
 	size_t cap;
 	int oom;	/* sticky: an allocation failed, contents are truncated */
+	int fixed;	/* @data is caller storage: never reallocated or freed */
 };
 
-#define STRBUF_INIT { NULL, 0, 0, 0 }
+#define STRBUF_INIT { NULL, 0, 0, 0, 0 }
+/* A buffer over caller storage (e.g. static, for a signal handler). */
+#define STRBUF_FIXED(buf, size) { (buf), 0, (size), 0, 1 }
 
 /* Make room for @extra more bytes (plus a NUL); 0 or -ENOMEM (sets oom). */
 int strbuf_reserve(struct strbuf *sb, size_t extra);

@@ -119,6 +119,35 @@ KSFT_METRIC_API int ksft_metric_case_end(void);
  */
 KSFT_METRIC_API int ksft_metric_case_end_buffer(char **out, size_t *len);
 
+/** Default cap on the bytes a case buffers (ksft_metric_set_buffer_limit()). */
+#define KSFT_METRIC_DEFAULT_BUFFER_LIMIT ((size_t)64 << 20)
+
+/**
+ * ksft_metric_set_buffer_limit() - cap the memory one case may buffer
+ *
+ * Past the cap, recording calls fail with -ENOBUFS and a message; what was
+ * kept is still emitted at case end. Default KSFT_METRIC_DEFAULT_BUFFER_LIMIT
+ * (64 MiB). Takes effect for the next allocation, from any thread.
+ *
+ * @return 0, or -EINVAL below 4096 bytes.
+ */
+KSFT_METRIC_API int ksft_metric_set_buffer_limit(size_t bytes);
+
+/**
+ * ksft_metric_set_stream() - write-through mode, from the next case on
+ *
+ * When enabled, each observation (and each policy, at registration) is
+ * written as soon as it is recorded instead of at case end, so even a
+ * SIGKILL loses at most the line in flight. The environment variable
+ * KSFTMETRIC_STREAM=1 enables it for programs that never call this.
+ * Without it, a case still open at exit() or on SIGTERM/SIGINT/SIGHUP/
+ * SIGQUIT/SIGABRT is flushed, followed by a line
+ * "ktap-metric-abort-json: {"reason":"SIGTERM"}" ("exit" for exit()).
+ *
+ * @return 0.
+ */
+KSFT_METRIC_API int ksft_metric_set_stream(int enable);
+
 /** ksft_metric_case_is_open() - @return 1 while a case is open, else 0. */
 KSFT_METRIC_API int ksft_metric_case_is_open(void);
 
@@ -136,7 +165,8 @@ KSFT_METRIC_API void ksft_metric_free(void *p);
  * finite. Each call stamps the observation with the seconds since
  * ksft_metric_case_begin(), rounded to 6 decimals.
  *
- * @return 0; -EPERM outside a case; -EINVAL for invalid arguments; -ENOMEM.
+ * @return 0; -EPERM outside a case; -EINVAL for invalid arguments; -ENOBUFS
+ * past the case's buffer limit; -ENOMEM.
  */
 
 /** ksft_metric_int() - record an integer observation. */

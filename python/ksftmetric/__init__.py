@@ -60,9 +60,13 @@ _c_free = _fn["ksft_metric_free"]
 # Formatting a case's lines may take a while: let other threads run.
 _c_end_buffer = _fn["ksft_metric_case_end_buffer"]
 
-# Lines come back bare; pr() (ksft_pr) adds the harness's own "# ".
-if _fn["ksft_metric_set_prefix"](b"") != 0:
-    raise OSError("ksft_metric_set_prefix(\"\") failed: " +
+# Lines come back as KTAP diagnostics ("# ..."); for pr() (ksft_pr, which
+# adds its own "# ") the prefix is stripped. The library keeps "# " itself so
+# that a case it flushes on its own (the process exits or dies with a case
+# open) still prints valid KTAP on stdout.
+_PREFIX = "# "
+if _fn["ksft_metric_set_prefix"](_PREFIX.encode()) != 0:
+    raise OSError("ksft_metric_set_prefix() failed: " +
                   _fn["ksft_metric_errmsg"]().decode("utf-8", "replace"))
 
 _INT64_MIN = -(1 << 63)
@@ -508,10 +512,10 @@ def ksft_metric_case_end(pr=None):
         return 0
     if pr is None:
         out = sys.stdout
-        out.write("# " + text[:-1].replace("\n", "\n# ") + "\n")
+        out.write(text)
         out.flush()
         return text.count("\n")
     lines = text[:-1].split("\n")
     for line in lines:
-        pr(line)
+        pr(line[len(_PREFIX):])
     return len(lines)
