@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The monitor: options, the baseline, the sampling thread on a drift-free
+ * schedule, and stop with its final sample and deferred sampler error.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ksftmetric/ksftmetric.h>
+
+#include "host_metrics.h"
+#include "local_sampler.h"
+#include "remote_sampler.h"
+#include "sm_error.h"
+#include "sysmon.h"
+
+#define DEFAULT_TIMEOUT_MS 10000
+
+struct ksft_sysmon {
+	int64_t interval_ns;
+	struct local_sampler local;
+	struct remote_sampler *remote;
+	struct cpu_snapshot cpu_local, cpu_remote;
+	uint64_t nic_local[NIC_NCOUNTERS], nic_remote[NIC_NCOUNTERS];
+	struct host_metrics hm_local, hm_remote;
+
+	pthread_mutex_t lock;		/* sampling; everything below */
+	pthread_cond_t wake;
+	pthread_t thread;
+	int stopping;
+	int err;			/* first sampling error, kept until stop */
+	char errmsg[SM_ERRMSG_MAX];
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Both hosts' snapshots: the remote works while the local one is read. */
+static int snapshot(struct ksft_sysmon *mon)
+{
+	int err = 0;
+
+	if (mon->remote)
+		err = remote_sampler_request(mon->remote);
+	if (!err)
+		err = local_sampler_read(&mon->local, &mon->cpu_local, mon->nic_local);
+	if (!err && mon->remote)
+		err = remote_sampler_collect(mon->remote, &mon->cpu_remote, mon->nic_remote);
+	return err;
+}
+
+/* One sample (lock held); the first error sticks to the monitor. */
+static int sample_locked(struct ksft_sysmon *mon)
+{
+	int err;
+
+	if (mon->err)
+		return sm_fail(mon->err, "%s", mon->errmsg);
+	err = snapshot(mon);
+	if (!err)
+		err = host_metrics_record(&mon->hm_local, &mon->cpu_local,
+					  mon->local.nic ? mon->nic_local : NULL);
+	if (!err && mon->remote)
+		err = host_metrics_record(&mon->hm_remote, &mon->cpu_remote, mon->nic_remote);
+	if (err) {
+		mon->err = err;
+		memcpy(mon->errmsg, sm_errmsg(), sizeof(mon->errmsg));
+	}
+	return err;
+}
+
+static void *sampler_main(void *arg)
+{
+	struct ksft_sysmon *mon = arg;
+	int64_t next = mono_ns() + mon->interval_ns;
+
+	pthread_mutex_lock(&mon->lock);
+	while (!mon->stopping && !mon->err) {
+		int64_t now = mono_ns();
+
+		if (now < next) {
+			struct timespec at = { next / 1000000000, next % 1000000000 };
+
+			pthread_cond_timedwait(&mon->wake, &mon->lock, &at);
+			continue;
+		}
+		sample_locked(mon);
+		/* Drift-free: the next slot of the original grid, skipping missed ones. */
+		next += mon->interval_ns;
+		now = mono_ns();
+		while (next <= now)
+			next += mon->interval_ns;
+	}
+	pthread_mutex_unlock(&mon->lock);
+	return NULL;
+}
+
+struct opts_copy {
+	struct ksft_sysmon_opts o;
+	const char *root, *remote_root;	/* NULL = live system */
+	int timeout_ms;
+};
+
+static const char *fixture_root(const char *root)
+{
+	return root && *root && strcmp(root, "/") ? root : NULL;
+}
+
+static int check_opts(const struct ksft_sysmon_opts *in, struct opts_copy *c)
+{
+	const struct ksft_sysmon_opts defaults = KSFT_SYSMON_OPTS_INIT;
+	size_t i;
+	int err;
+
+	c->o = defaults;
+	if (in) {
+		if (in->sz < sizeof(in->sz))
+			return sm_fail(-EINVAL, "opts.sz is %zu: initialise with KSFT_SYSMON_OPTS_INIT",
+				       in->sz);
+		for (i = sizeof(c->o); i < in->sz; i++)
+			if (((const unsigned char *)in)[i])
+				return sm_fail(-EINVAL, "opts has unknown non-zero fields (sz %zu > %zu)",
+					       in->sz, sizeof(c->o));
+		memcpy(&c->o, in, in->sz < sizeof(c->o) ? in->sz : sizeof(c->o));
+		c->o.sz = sizeof(c->o);
+	}
+	if (c->o.interval == 0)
+		c->o.interval = 1.0;
+	if (!isfinite(c->o.interval) || c->o.interval < 0.001 || c->o.interval > 86400)
+		return sm_fail(-EINVAL, "interval %g s is out of range (0.001 to 86400)",
+			       c->o.interval);
+	if (c->o.remote_timeout_ms < 0)
+		return sm_fail(-EINVAL, "remote_timeout_ms %d is negative", c->o.remote_timeout_ms);
+	c->timeout_ms = c->o.remote_timeout_ms ? c->o.remote_timeout_ms : DEFAULT_TIMEOUT_MS;
+	if (c->o.remote_argv && !c->o.remote_argv[0])
+		return sm_fail(-EINVAL, "remote_argv is empty: give a command prefix such as ssh HOST");
+	if (!c->o.remote_argv && (c->o.remote_ifname || c->o.remote_root))
+		return sm_fail(-EINVAL, "remote_ifname/remote_root given without remote_argv");
+	if (c->o.remote_ifname && (err = nic_ifname_check(c->o.remote_ifname, "remote")))
+		return err;
+	c->root = fixture_root(c->o.root);
+	c->remote_root = fixture_root(c->o.remote_root);
+	return 0;
+}
+
+static long local_clk_tck(void)
+{
+	long t = sysconf(_SC_CLK_TCK);
+
+	return t > 0 ? t : 100;
+}
+
+static void monitor_free(struct ksft_sysmon *mon)
+{
+	local_sampler_fini(&mon->local);
+	cpu_snapshot_free(&mon->cpu_local);
+	cpu_snapshot_free(&mon->cpu_remote);
+	host_metrics_free(&mon->hm_local);
+	host_metrics_free(&mon->hm_remote);
+	pthread_cond_destroy(&mon->wake);
+	pthread_mutex_destroy(&mon->lock);
+	free(mon);
+}
+
+static int start_sampling(struct ksft_sysmon *mon, const struct opts_copy *c)
+{
+	int err;
+
+	err = host_metrics_register();
+	if (err)
+		return err;
+	err = local_sampler_init(&mon->local, c->root, c->o.ifname);
+	if (err)
+		return err;
+	if (c->o.remote_argv) {
+		err = remote_sampler_start(&mon->remote, c->o.remote_argv, c->o.remote_ifname,
+					   c->remote_root, c->timeout_ms);
+		if (err)
+			return err;
+	}
+	err = snapshot(mon);
+	if (!err)
+		err = host_metrics_baseline(&mon->hm_local, "local", local_clk_tck(),
+					    &mon->cpu_local,
+					    mon->local.nic ? mon->nic_local : NULL);
+	if (!err && mon->remote)
+		err = host_metrics_baseline(&mon->hm_remote, "remote",
+					    remote_sampler_clk_tck(mon->remote),
+					    &mon->cpu_remote,
+					    c->o.remote_ifname ? mon->nic_remote : NULL);
+	if (err)
+		return err;
+
+	err = pthread_create(&mon->thread, NULL, sampler_main, mon);
+	if (err)
+		return sm_fail(-err, "cannot start the sampling thread: %s", strerror(err));
+	return 0;
+}
+
+struct ksft_sysmon *ksft_sysmon_start(const struct ksft_sysmon_opts *opts)
+{
+	char msg[SM_ERRMSG_MAX];
+	struct ksft_sysmon *mon;
+	pthread_condattr_t ca;
+	struct opts_copy c;
+	int err;
+
+	err = check_opts(opts, &c);
+	if (err)
+		goto fail;
+	mon = calloc(1, sizeof(*mon));
+	if (!mon) {
+		err = sm_fail(-ENOMEM, "out of memory");
+		goto fail;
+	}
+	mon->interval_ns = (int64_t)llround(c.o.interval * 1e9);
+	pthread_mutex_init(&mon->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&mon->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	err = ksft_metric_reporting(1);
+	if (err < 0) {
+		sm_fail(err, "cannot enter a reporting scope (is a test case open?): %s",
+			ksft_metric_errmsg());
+		monitor_free(mon);
+		goto fail;
+	}
+	err = start_sampling(mon, &c);
+	if (err) {
+		memcpy(msg, sm_errmsg(), sizeof(msg));	/* cleanup must not clobber it */
+		ksft_metric_reporting(0);
+		remote_sampler_stop(mon->remote);
+		monitor_free(mon);
+		sm_fail(err, "%s", msg);
+		goto fail;
+	}
+	return mon;
+fail:
+	errno = -err;
+	return NULL;
+}
+
+int ksft_sysmon_sample(struct ksft_sysmon *mon)
+{
+	int err;
+
+	if (!mon)
+		return sm_fail(-EINVAL, "no monitor");
+	pthread_mutex_lock(&mon->lock);
+	err = sample_locked(mon);
+	pthread_mutex_unlock(&mon->lock);
+	return err;
+}
+
+int ksft_sysmon_stop(struct ksft_sysmon *mon)
+{
+	char msg[SM_ERRMSG_MAX] = "";
+	int err = 0, scope, rerr;
+
+	if (!mon)
+		return 0;
+	/* As the reference: leave the scope first, then the final sample. */
+	scope = ksft_metric_reporting(0);
+	pthread_mutex_lock(&mon->lock);
+	mon->stopping = 1;
+	pthread_cond_signal(&mon->wake);
+	pthread_mutex_unlock(&mon->lock);
+	pthread_join(mon->thread, NULL);
+
+	pthread_mutex_lock(&mon->lock);
+	err = sample_locked(mon);	/* returns the thread's error if it had one */
+	pthread_mutex_unlock(&mon->lock);
+	if (err)
+		memcpy(msg, sm_errmsg(), sizeof(msg));
+	if (!err && scope < 0) {
+		err = scope;
+		sm_fail(err, "cannot leave the reporting scope (did the test case end first?): %s",
+			ksft_metric_errmsg());
+		memcpy(msg, sm_errmsg(), sizeof(msg));
+	}
+	rerr = remote_sampler_stop(mon->remote);
+	if (!err && rerr) {
+		err = rerr;
+		memcpy(msg, sm_errmsg(), sizeof(msg));
+	}
+	monitor_free(mon);
+	return err ? sm_fail(err, "%s", msg) : 0;
+}
