@@ -18,6 +18,8 @@ void pu_reset(void)
 	}
 	ck_assert_int_eq(ksft_metric_set_prefix("# "), 0);
 	ck_assert_int_eq(ksft_metric_set_output_file(stdout), 0);
+	ck_assert_int_eq(ksft_metric_set_buffer_limit(KSFT_METRIC_DEFAULT_BUFFER_LIMIT), 0);
+	ck_assert_int_eq(ksft_metric_set_stream(0), 0);
 }
 
 void pu_begin(void)

@@ -489,6 +489,9 @@ static void *racer_main(void *arg)
 		} else if (ret == -EPERM) {
 			r->result[j] = 1;
 			atomic_fetch_add(&r->eperms, 1);
+			/* Refusals are fast: yield, or a starved main thread would
+			 * find all RACE_MAX iterations used up. */
+			sched_yield();
 			if (atomic_load(&r->armed) &&
 			    atomic_fetch_add(&r->armed_eperms, 1) + 1 >= RACE_EPERMS)
 				atomic_store(&r->stop, 1);
@@ -499,6 +502,16 @@ static void *racer_main(void *arg)
 		atomic_store(&r->count, j + 1);
 	}
 	return NULL;
+}
+
+/* Wait for the racer to make @n records; fail (not hang) if it ran out. */
+static void racer_wait(struct racer *r, long n)
+{
+	long c;
+
+	while ((c = atomic_load(&r->count)) < n && c < RACE_MAX)
+		sched_yield();
+	ck_assert_msg(c >= n, "racer used all %d iterations before reaching %ld", RACE_MAX, n);
 }
 
 /* Count each output seq into @hits; return the highest seq seen (-1 if none). */
@@ -525,6 +538,8 @@ static void racer_start(struct racer *r, int armed)
 {
 	memset(r, 0, sizeof(*r));
 	atomic_store(&r->armed, armed);
+	/* A starved main thread must not turn into a full buffer. */
+	ck_assert_int_eq(ksft_metric_set_buffer_limit((size_t)1 << 40), 0);
 	r->result = malloc(RACE_MAX);
 	ck_assert_ptr_nonnull(r->result);
 	memset(r->result, -1, RACE_MAX);
@@ -560,7 +575,7 @@ START_TEST(test_record_during_end)
 	ck_assert_ptr_nonnull(hits);
 	pu_begin();
 	racer_start(&r, 1);
-	wait_until_ge(&r.count, 1000);
+	racer_wait(&r, 1000);
 	text = pu_end_text(NULL);
 	ck_assert_int_eq(pthread_join(r.th, NULL), 0);
 	ck_assert_int_eq(atomic_load(&r.eperms), RACE_EPERMS);
@@ -590,12 +605,12 @@ START_TEST(test_record_during_end_and_begin)
 	ck_assert_ptr_nonnull(hits);
 	pu_begin();
 	racer_start(&r, 0);
-	wait_until_ge(&r.count, 1000);
+	racer_wait(&r, 1000);
 	/* End and immediately begin again while the thread keeps recording. */
 	text1 = pu_end_text(NULL);
 	pu_begin();
 	c = atomic_load(&r.count);
-	wait_until_ge(&r.count, c + 1000);
+	racer_wait(&r, c + 1000);
 	text2 = pu_end_text(NULL);
 	atomic_store(&r.armed, 1);
 	ck_assert_int_eq(pthread_join(r.th, NULL), 0);
