@@ -4,5 +4,6 @@
 #define KSFTMETRIC_H
 
 #include <ksftmetric/metric.h>
+#include <ksftmetric/report.h>
 
 #endif

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libksftmetric consumer API: read KTAP logs (any nesting depth), zperf
+ * console output and twister JSON reports, build one series per (case,
+ * metric name, labels), run each series through its policy (transform,
+ * then aggregation, then summarize), save baselines and compare runs
+ * against them with tolerances and a Mann-Whitney U test.
+ *
+ * Error rule: int-returning calls return 0 (or a documented non-negative
+ * count) on success and a negative errno on failure, with
+ * ksft_metric_errmsg() describing the failure in words; pointer-returning
+ * calls return NULL and set errno. Bad *input* (malformed lines, unknown
+ * policy values, lines over the length limit, binary junk) is not an error:
+ * it becomes a warning (file, line, reason) kept in the report, and the
+ * rest of the input is still used. The library never prints.
+ *
+ * Thread safety: handles are independent. One handle must not be modified
+ * (read_*, add_*, load) while another thread uses it; calls that only query
+ * a handle may run concurrently with each other.
+ *
+ * Missing numbers (a JSON null entry, a value that cannot be computed) are
+ * NaN in every double this API returns; inputs are always finite.
+ */
+#ifndef KSFTMETRIC_REPORT_H
+#define KSFTMETRIC_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <ksftmetric/metric.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A set of series read from logs; opaque. */
+struct ksft_metric_report;
+/** Baseline runs (saved series samples); opaque. */
+struct ksft_metric_report_baseline;
+/** The result of comparing a report with a baseline; opaque. */
+struct ksft_metric_report_comparison;
+
+/** Output formats of ksft_metric_report_format() and friends. */
+enum ksft_metric_report_fmt {
+	KSFT_METRIC_REPORT_TEXT = 0,	/**< aligned table for people */
+	KSFT_METRIC_REPORT_JSON,	/**< one JSON document */
+	KSFT_METRIC_REPORT_CSV,		/**< RFC 4180, header row first */
+	KSFT_METRIC_REPORT_OPENMETRICS	/**< text exposition, ends "# EOF" */
+};
+
+/**
+ * struct ksft_metric_report_opts - how a report reads its input
+ *
+ * Initialise with KSFT_METRIC_REPORT_OPTS_INIT so that @sz is set: new
+ * fields will only ever be appended; zero means "the default".
+ */
+struct ksft_metric_report_opts {
+	size_t sz;		/**< sizeof(struct ksft_metric_report_opts) */
+	size_t max_line;	/**< longer lines are skipped with a warning
+				     (default 16 MiB) */
+	size_t max_warnings;	/**< warnings kept in memory (default 1000);
+				     later ones are only counted */
+};
+
+#define KSFT_METRIC_REPORT_OPTS_INIT \
+	{ sizeof(struct ksft_metric_report_opts), 0, 0 }
+
+/**
+ * ksft_metric_report_new() - create an empty report
+ * @opts: reading options, or NULL for the defaults
+ *
+ * @return the report (free with ksft_metric_report_free()), or NULL with
+ * errno EINVAL (bad @opts) or ENOMEM. Thread-safe.
+ */
+KSFT_METRIC_API struct ksft_metric_report *
+ksft_metric_report_new(const struct ksft_metric_report_opts *opts);
+
+/** ksft_metric_report_free() - free a report (NULL is fine). */
+KSFT_METRIC_API void ksft_metric_report_free(struct ksft_metric_report *r);
+
+/**
+ * ksft_metric_report_read_file() - read one input stream to its end
+ * @f:    the stream (a KTAP log, zperf console output or a twister JSON
+ *        report; the kind is recognised from the content)
+ * @name: the name warnings and baselines use for it (e.g. "-" for stdin)
+ *
+ * Lines are read with bounded memory: a line over the limit is skipped
+ * with a warning. Series of several inputs with the same (path, case,
+ * metric, labels) are joined, points in reading order.
+ *
+ * @return number of metric points kept from this input (>= 0); -EINVAL
+ * (NULL argument), -ENOMEM, or -EIO if reading failed (what was read
+ * before the error is kept). Not thread-safe on one handle.
+ */
+KSFT_METRIC_API int ksft_metric_report_read_file(struct ksft_metric_report *r,
+						 FILE *f, const char *name);
+
+/**
+ * ksft_metric_report_read_buffer() - read an input held in memory
+ *
+ * Same as ksft_metric_report_read_file() for @len bytes at @buf.
+ * @return number of points kept, -EINVAL or -ENOMEM.
+ */
+KSFT_METRIC_API int ksft_metric_report_read_buffer(struct ksft_metric_report *r,
+						   const void *buf, size_t len,
+						   const char *name);
+
+/** One warning about the input: where, and why. */
+struct ksft_metric_report_warning {
+	const char *file;	/**< input name as given */
+	unsigned long line;	/**< 1-based; 0 when about the whole input */
+	const char *reason;	/**< one sentence, no trailing newline */
+};
+
+/**
+ * ksft_metric_report_warnings() - warnings collected so far
+ * @list:  receives the kept warnings (owned by @r, valid until it changes)
+ * @total: receives the number of warnings including those not kept (may
+ *         be NULL)
+ *
+ * @return the number of kept warnings in @list. Query.
+ */
+KSFT_METRIC_API size_t
+ksft_metric_report_warnings(const struct ksft_metric_report *r,
+			    const struct ksft_metric_report_warning **list,
+			    size_t *total);
+
+/** ksft_metric_report_series_count() - @return the number of series. Query. */
+KSFT_METRIC_API size_t
+ksft_metric_report_series_count(const struct ksft_metric_report *r);
+
+/**
+ * struct ksft_metric_report_series - what a series is and its policy
+ *
+ * Strings are owned by the report and stay valid until it is modified or
+ * freed. Policy fields are NULL / NaN when the metric has no such setting.
+ * Initialise @sz with sizeof(struct ksft_metric_report_series): fields
+ * will only ever be appended, and only the @sz bytes the caller knows of
+ * are written.
+ */
+struct ksft_metric_report_series {
+	size_t sz;			/**< sizeof(struct ksft_metric_report_series) */
+	const char *case_name;		/**< result line description, or
+					     "incomplete" (no result line) */
+	const char *const *path;	/**< enclosing tests, outermost first */
+	size_t path_len;
+	const char *name;		/**< metric name */
+	const char *labels_json;	/**< canonical JSON object, "{}" if none */
+	const char *shape;		/**< "scalar", "per-cpu", ... */
+	const char *status;		/**< pass, fail, skip, xfail, xpass, todo,
+					     timeout, error, incomplete, none */
+	const char *source;		/**< "ktap", "zperf" or "twister" */
+	size_t points;			/**< raw points */
+	int is_array;			/**< values are arrays (e.g. per CPU) */
+	const char *policy_json;	/**< canonical policy object or NULL */
+	const char *summarize;		/**< effective: "distribution" without a policy */
+	const char *transform;		/**< NULL or "rate" */
+	const char *aggregation;	/**< NULL or "busy-core-equivalents" */
+	const char *compare;		/**< regression compare op, or NULL */
+	const char *better;		/**< "higher", "lower" or NULL */
+	double relative_tolerance;
+	double absolute_tolerance;
+	double display_min;
+	double display_max;
+	double display_scale;
+	const char *display_label;
+};
+
+/**
+ * ksft_metric_report_series_get() - describe series @i (report order)
+ *
+ * @return 0, -ERANGE (bad @i) or -EINVAL (NULL, @out->sz not set). Query.
+ */
+KSFT_METRIC_API int
+ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
+			      struct ksft_metric_report_series *out);
+
+/** Pipeline stages for ksft_metric_report_series_values(). */
+enum ksft_metric_report_stage {
+	KSFT_METRIC_REPORT_RAW = 0,	/**< as read */
+	KSFT_METRIC_REPORT_TRANSFORMED,	/**< after the transform */
+	KSFT_METRIC_REPORT_PROCESSED	/**< after transform and aggregation */
+};
+
+/**
+ * struct ksft_metric_report_values - a series' points at one stage
+ *
+ * Point i has time @t[i] (NaN if the input had none) and the @width
+ * values @v[i * @width ...] (1 for scalars; shorter arrays padded with
+ * NaN). Release with ksft_metric_report_values_release().
+ */
+struct ksft_metric_report_values {
+	size_t n;
+	size_t width;
+	double *t;
+	double *v;
+};
+
+/**
+ * ksft_metric_report_series_values() - the points of series @i at @stage
+ *
+ * @return 0; -ERANGE (bad @i), -EINVAL, -ENOMEM. Query.
+ */
+KSFT_METRIC_API int
+ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
+				 int stage,
+				 struct ksft_metric_report_values *out);
+
+/** ksft_metric_report_values_release() - free the arrays (NULL is fine). */
+KSFT_METRIC_API void
+ksft_metric_report_values_release(struct ksft_metric_report_values *v);
+
+/**
+ * ksft_metric_report_series_summary() - one summary of a processed series
+ * @op:  "last", "total", "max", "p50", "p90" or "p99" (percentiles by
+ *       linear interpolation between closest ranks, h = (n - 1) * p)
+ * @out: receives one value per element (1 for a scalar series); NaN for
+ *       an element without values
+ * @n_out: room in @out
+ *
+ * @return the number of elements (may exceed @n_out: only @n_out are
+ * written); -ERANGE, -EINVAL (unknown @op), -ENOMEM. Query.
+ */
+KSFT_METRIC_API int
+ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
+				  const char *op, double *out, size_t n_out);
+
+/**
+ * ksft_metric_report_format() - render every series with its summary
+ * @fmt: enum ksft_metric_report_fmt
+ * @out: receives a malloc'd NUL-terminated text; free with
+ *       ksft_metric_free()
+ * @len: receives its length (may be NULL)
+ *
+ * @return 0, -EINVAL, -ENOMEM. Query.
+ */
+KSFT_METRIC_API int ksft_metric_report_format(const struct ksft_metric_report *r,
+					      int fmt, char **out, size_t *len);
+
+/* ------------------------------------------------------------------ */
+/* Baselines                                                          */
+
+/**
+ * ksft_metric_report_baseline_new() - create an empty set of baseline runs
+ *
+ * @return the handle, or NULL with errno ENOMEM. Thread-safe.
+ */
+KSFT_METRIC_API struct ksft_metric_report_baseline *
+ksft_metric_report_baseline_new(void);
+
+/** ksft_metric_report_baseline_free() - free it (NULL is fine). */
+KSFT_METRIC_API void
+ksft_metric_report_baseline_free(struct ksft_metric_report_baseline *b);
+
+/**
+ * ksft_metric_report_baseline_add_report() - add @r as one more run
+ * @sources: names of the inputs the run came from (kept in the file), may
+ *           be NULL when @n_sources is 0
+ *
+ * Stores each series' processed samples (after transform and
+ * aggregation), its policy and identity.
+ *
+ * @return the number of runs now held; -EINVAL, -ENOMEM.
+ */
+KSFT_METRIC_API int
+ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
+				       const struct ksft_metric_report *r,
+				       const char *const *sources,
+				       size_t n_sources);
+
+/**
+ * ksft_metric_report_baseline_load() - add the runs of a baseline file
+ * @json: the file's contents (format "ksft-metric-baseline", version 1)
+ * @name: file name for messages
+ *
+ * All or nothing: a malformed file adds no run.
+ *
+ * @return the number of runs now held; -EINVAL (malformed, message names
+ * the place), -ENOMEM.
+ */
+KSFT_METRIC_API int
+ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
+				 const void *json, size_t len,
+				 const char *name);
+
+/** ksft_metric_report_baseline_runs() - @return the number of runs held. Query. */
+KSFT_METRIC_API size_t
+ksft_metric_report_baseline_runs(const struct ksft_metric_report_baseline *b);
+
+/**
+ * ksft_metric_report_baseline_format() - the baseline file text
+ * @out: malloc'd NUL-terminated JSON ending in a newline; free with
+ *       ksft_metric_free()
+ *
+ * @return 0, -EINVAL, -ENOMEM. Query.
+ */
+KSFT_METRIC_API int
+ksft_metric_report_baseline_format(const struct ksft_metric_report_baseline *b,
+				   char **out, size_t *len);
+
+/* ------------------------------------------------------------------ */
+/* Comparison                                                         */
+
+/**
+ * struct ksft_metric_report_compare_opts - regression gate settings
+ *
+ * Initialise with KSFT_METRIC_REPORT_COMPARE_OPTS_INIT.
+ */
+struct ksft_metric_report_compare_opts {
+	size_t sz;		/**< sizeof(struct ksft_metric_report_compare_opts) */
+	double tolerance_pct;	/**< < 0: not given. Else series without a
+				     regression policy are gated: a drop of
+				     more than this percentage regresses */
+	double alpha;		/**< 0: off. Else a regression (and an
+				     improvement) also needs the Mann-Whitney
+				     p-value < alpha when one is available */
+	int allow_missing;	/**< a gated series missing from the current
+				     run does not fail the gate */
+};
+
+#define KSFT_METRIC_REPORT_COMPARE_OPTS_INIT \
+	{ sizeof(struct ksft_metric_report_compare_opts), -1.0, 0.0, 0 }
+
+/**
+ * ksft_metric_report_compare() - compare @cur with the runs in @base
+ * @opts: gate settings, or NULL for the defaults
+ * @out:  receives the comparison; free with
+ *        ksft_metric_report_comparison_free()
+ *
+ * One row per series (per element for series that stay arrays), current
+ * series first in report order, then baseline-only ones.
+ *
+ * @return the number of rows that fail the gate (>= 0); -EINVAL, -ENOMEM.
+ * Query on @cur and @base.
+ */
+KSFT_METRIC_API int
+ksft_metric_report_compare(const struct ksft_metric_report *cur,
+			   const struct ksft_metric_report_baseline *base,
+			   const struct ksft_metric_report_compare_opts *opts,
+			   struct ksft_metric_report_comparison **out);
+
+/** ksft_metric_report_comparison_free() - free it (NULL is fine). */
+KSFT_METRIC_API void
+ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c);
+
+/** ksft_metric_report_comparison_rows() - @return the number of rows. Query. */
+KSFT_METRIC_API size_t
+ksft_metric_report_comparison_rows(const struct ksft_metric_report_comparison *c);
+
+/**
+ * struct ksft_metric_report_row - one compared series (or element)
+ *
+ * Strings are owned by the comparison. Initialise @sz with
+ * sizeof(struct ksft_metric_report_row); only the @sz bytes the caller
+ * knows of are written.
+ */
+struct ksft_metric_report_row {
+	size_t sz;			/**< sizeof(struct ksft_metric_report_row) */
+	const char *case_name;
+	const char *const *path;
+	size_t path_len;
+	const char *name;
+	const char *labels_json;
+	long element;			/**< array index, -1 for the whole series */
+	const char *compare;		/**< compare op used */
+	const char *better;		/**< "higher", "lower" or NULL (untracked) */
+	double baseline;		/**< median of the runs' compare values */
+	double current;
+	double change_pct;		/**< NaN when the baseline is 0 or missing */
+	double allowance;		/**< in the metric's units */
+	double p_value;			/**< two-sided Mann-Whitney U, or NaN */
+	size_t n_baseline;		/**< baseline samples (all runs pooled) */
+	size_t n_current;		/**< current samples */
+	size_t baseline_runs;		/**< runs holding the series */
+	const char *verdict;		/**< ok, regression, improvement, noise,
+					     new, missing, untracked, incomparable */
+	int fails;			/**< 1 if this row fails the gate */
+};
+
+/**
+ * ksft_metric_report_comparison_row() - read row @i
+ *
+ * @return 0, -ERANGE (bad @i) or -EINVAL (NULL, @out->sz not set). Query.
+ */
+KSFT_METRIC_API int
+ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
+				  size_t i, struct ksft_metric_report_row *out);
+
+/**
+ * ksft_metric_report_comparison_format() - render the comparison
+ * @fmt: KSFT_METRIC_REPORT_TEXT, _JSON or _CSV
+ * @out: malloc'd NUL-terminated text; free with ksft_metric_free()
+ *
+ * @return 0, -EINVAL (also for OpenMetrics), -ENOMEM. Query.
+ */
+KSFT_METRIC_API int
+ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison *c,
+				     int fmt, char **out, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KSFTMETRIC_REPORT_H */

@@ -1,0 +1,518 @@
+/*
+ * Baseline files: runs of compare-ready samples (each series after its
+ * transform and aggregation), with the series identity and policy, so a
+ * later comparison can take medians over runs and pool samples for the
+ * Mann-Whitney test. Also reads the flat {"udp4_mbps": 13.099} files that
+ * zperf_regression.py --save writes.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "rp_baseline.h"
+
+#define FORMAT_NAME "ksft-metric-baseline"
+#define FORMAT_VERSION 1
+
+KSFT_METRIC_API struct ksft_metric_report_baseline *
+ksft_metric_report_baseline_new(void)
+{
+	struct ksft_metric_report_baseline *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		ksftm_fail(ENOMEM, "out of memory");
+		errno = ENOMEM;
+	}
+	return b;
+}
+
+static void bl_series_clear(struct bl_series *s)
+{
+	size_t i;
+
+	free(s->key);
+	for (i = 0; i < s->path_len; i++)
+		free(s->path[i]);
+	free(s->path);
+	free(s->case_name);
+	free(s->name);
+	free(s->labels);
+	free(s->shape);
+	rp_policy_clear(&s->policy);
+	rp_vals_free(&s->samples);
+}
+
+static void run_clear(struct bl_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->n_sources; i++)
+		free(run->sources[i]);
+	free(run->sources);
+	for (i = 0; i < run->n; i++)
+		bl_series_clear(&run->series[i]);
+	free(run->series);
+	memset(run, 0, sizeof(*run));
+}
+
+KSFT_METRIC_API void
+ksft_metric_report_baseline_free(struct ksft_metric_report_baseline *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->n_runs; i++)
+		run_clear(&b->runs[i]);
+	free(b->runs);
+	free(b);
+}
+
+KSFT_METRIC_API size_t
+ksft_metric_report_baseline_runs(const struct ksft_metric_report_baseline *b)
+{
+	return b ? b->n_runs : 0;
+}
+
+static int reserve_runs(struct ksft_metric_report_baseline *b, size_t more)
+{
+	size_t cap = b->cap_runs ? b->cap_runs : 4;
+	struct bl_run *v;
+
+	while (cap < b->n_runs + more)
+		cap *= 2;
+	if (cap == b->cap_runs)
+		return 0;
+	v = realloc(b->runs, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	b->runs = v;
+	b->cap_runs = cap;
+	return 0;
+}
+
+static int push_run(struct ksft_metric_report_baseline *b, struct bl_run *run)
+{
+	if (reserve_runs(b, 1))
+		return -ENOMEM;
+	b->runs[b->n_runs++] = *run;
+	return 0;
+}
+
+static char **dup_strings(char *const *v, size_t n)
+{
+	char **out = calloc(n ? n : 1, sizeof(char *));
+	size_t i;
+
+	if (!out)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		out[i] = strdup(v[i]);
+		if (!out[i]) {
+			while (i--)
+				free(out[i]);
+			free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+KSFT_METRIC_API int
+ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
+				       const struct ksft_metric_report *r,
+				       const char *const *sources,
+				       size_t n_sources)
+{
+	struct bl_run run;
+	size_t i;
+
+	if (!b || !r || (n_sources && !sources))
+		return ksftm_fail(EINVAL, "ksft_metric_report_baseline_add_report: NULL argument");
+	memset(&run, 0, sizeof(run));
+	run.sources = dup_strings((char *const *)sources, n_sources);
+	run.series = calloc(r->n_series ? r->n_series : 1, sizeof(*run.series));
+	if (!run.sources || !run.series)
+		goto oom;
+	run.n_sources = n_sources;
+	for (i = 0; i < r->n_series; i++) {
+		const struct rp_series *s = r->series[i];
+		struct bl_series *d = &run.series[run.n++];
+		struct rp_policy scratch;
+
+		d->source = s->source;
+		d->is_array = s->is_array;
+		d->path_len = s->path_len;
+		d->path = dup_strings(s->path, s->path_len);
+		d->case_name = strdup(s->case_name);
+		d->name = strdup(s->name);
+		d->labels = strdup(s->labels);
+		d->shape = strdup(s->shape);
+		d->key = strdup(s->key);
+		if (!d->path || !d->case_name || !d->name || !d->labels ||
+		    !d->shape || !d->key)
+			goto oom;
+		if (s->has_policy) {
+			if (rp_policy_copy(&d->policy, &s->policy))
+				goto oom;
+			d->has_policy = 1;
+		}
+		if (rp_process(&s->raw, rp_series_policy(s, &scratch),
+			       KSFT_METRIC_REPORT_PROCESSED, &d->samples))
+			goto oom;
+	}
+	if (push_run(b, &run))
+		goto oom;
+	return (int)b->n_runs;
+oom:
+	run_clear(&run);
+	return ksftm_fail(ENOMEM, "out of memory");
+}
+
+/* ---- writing -------------------------------------------------------- */
+
+static void emit_samples(struct strbuf *sb, const struct rp_vals *pv)
+{
+	size_t i, j;
+
+	strbuf_addc(sb, '[');
+	for (i = 0; i < pv->n; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		if (!pv->off) {
+			rp_json_double(sb, pv->v[i]);
+			continue;
+		}
+		strbuf_addc(sb, '[');
+		for (j = 0; j < rp_vals_len(pv, i); j++) {
+			if (j)
+				strbuf_addc(sb, ',');
+			rp_json_double(sb, rp_vals_at(pv, i, j));
+		}
+		strbuf_addc(sb, ']');
+	}
+	strbuf_addc(sb, ']');
+}
+
+void rp_emit_identity(struct strbuf *sb, char *const *path, size_t path_len,
+		      const char *case_name, const char *name,
+		      const char *labels)
+{
+	size_t i;
+
+	strbuf_adds(sb, "\"case\":");
+	rp_json_str(sb, case_name);
+	strbuf_adds(sb, ",\"path\":[");
+	for (i = 0; i < path_len; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		rp_json_str(sb, path[i]);
+	}
+	strbuf_adds(sb, "],\"name\":");
+	rp_json_str(sb, name);
+	strbuf_adds(sb, ",\"labels\":");
+	strbuf_adds(sb, labels);
+}
+
+KSFT_METRIC_API int
+ksft_metric_report_baseline_format(const struct ksft_metric_report_baseline *b,
+				   char **out, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, j, k;
+
+	if (!b || !out)
+		return ksftm_fail(EINVAL, "ksft_metric_report_baseline_format: NULL argument");
+	strbuf_adds(&sb, "{\"format\":\"" FORMAT_NAME "\",\"version\":1,\"runs\":[");
+	for (i = 0; i < b->n_runs; i++) {
+		const struct bl_run *run = &b->runs[i];
+
+		strbuf_adds(&sb, i ? ",\n{\"sources\":[" : "\n{\"sources\":[");
+		for (k = 0; k < run->n_sources; k++) {
+			if (k)
+				strbuf_addc(&sb, ',');
+			rp_json_str(&sb, run->sources[k]);
+		}
+		strbuf_adds(&sb, "],\"series\":[");
+		for (j = 0; j < run->n; j++) {
+			const struct bl_series *s = &run->series[j];
+
+			strbuf_adds(&sb, j ? ",\n {" : "\n {");
+			rp_emit_identity(&sb, s->path, s->path_len, s->case_name,
+					 s->name, s->labels);
+			strbuf_adds(&sb, ",\"shape\":");
+			rp_json_str(&sb, s->shape);
+			strbuf_adds(&sb, ",\"source\":\"");
+			strbuf_adds(&sb, rp_source_name(s->source));
+			strbuf_adds(&sb, "\",\"policy\":");
+			strbuf_adds(&sb, s->has_policy ? s->policy.json : "null");
+			strbuf_adds(&sb, ",\"samples\":");
+			emit_samples(&sb, &s->samples);
+			strbuf_addc(&sb, '}');
+		}
+		strbuf_adds(&sb, "]}");
+	}
+	strbuf_adds(&sb, "]}\n");
+	*out = strbuf_detach(&sb, len);
+	if (!*out)
+		return ksftm_fail(ENOMEM, "out of memory");
+	return 0;
+}
+
+/* ---- reading -------------------------------------------------------- */
+
+static int bad(const char *name, const char *what)
+{
+	return ksftm_fail(EINVAL, "%s: not a baseline file: %s", name, what);
+}
+
+static int load_samples(json_t *arr, struct bl_series *s)
+{
+	size_t i, j, nv = 0;
+	json_t *p, *x;
+
+	memset(&s->samples, 0, sizeof(s->samples));
+	s->samples.n = json_array_size(arr);
+	s->samples.width = s->is_array ? 0 : 1;
+	json_array_foreach(arr, i, p) {
+		if (s->is_array != json_is_array(p))
+			return -1;
+		nv += s->is_array ? json_array_size(p) : 1;
+	}
+	s->samples.v = malloc((nv ? nv : 1) * sizeof(double));
+	s->samples.t = malloc((s->samples.n ? s->samples.n : 1) * sizeof(double));
+	if (s->is_array)
+		s->samples.off = malloc((s->samples.n + 1) * sizeof(size_t));
+	if (!s->samples.v || !s->samples.t || (s->is_array && !s->samples.off))
+		return -1;
+	nv = 0;
+	json_array_foreach(arr, i, p) {
+		s->samples.t[i] = NAN;
+		if (!s->is_array) {
+			if (!json_is_number(p) && !json_is_null(p))
+				return -1;
+			s->samples.v[nv++] = json_is_number(p) ? json_number_value(p) : NAN;
+			continue;
+		}
+		s->samples.off[i] = nv;
+		if (json_array_size(p) > s->samples.width)
+			s->samples.width = json_array_size(p);
+		json_array_foreach(p, j, x) {
+			if (!json_is_number(x) && !json_is_null(x))
+				return -1;
+			s->samples.v[nv++] = json_is_number(x) ? json_number_value(x) : NAN;
+		}
+	}
+	if (s->is_array)
+		s->samples.off[s->samples.n] = nv;
+	return 0;
+}
+
+static int load_series(json_t *o, struct bl_series *s, const char *name,
+		       size_t run_i, size_t i)
+{
+	json_t *path = json_object_get(o, "path"), *labels = json_object_get(o, "labels");
+	json_t *pol = json_object_get(o, "policy"), *samples = json_object_get(o, "samples");
+	const char *c = json_string_value(json_object_get(o, "case"));
+	const char *n = json_string_value(json_object_get(o, "name"));
+	const char *shape = json_string_value(json_object_get(o, "shape"));
+	const char *src = json_string_value(json_object_get(o, "source"));
+	struct strbuf sb = STRBUF_INIT;
+	json_t *p;
+	size_t k;
+	char where[64];
+
+	snprintf(where, sizeof(where), "runs[%zu].series[%zu]", run_i, i);
+	if (!json_is_object(o) || !c || !n || !json_is_array(path) ||
+	    !json_is_object(labels) || !json_is_array(samples))
+		return ksftm_fail(EINVAL, "%s: %s: needs case, path, name, labels and samples",
+				  name, where);
+	s->source = src && !strcmp(src, "zperf") ? RP_SRC_ZPERF :
+		    src && !strcmp(src, "twister") ? RP_SRC_TWISTER : RP_SRC_KTAP;
+	s->path_len = json_array_size(path);
+	s->path = calloc(s->path_len ? s->path_len : 1, sizeof(char *));
+	if (!s->path)
+		return ksftm_fail(ENOMEM, "out of memory");
+	json_array_foreach(path, k, p) {
+		if (!json_is_string(p))
+			return ksftm_fail(EINVAL, "%s: %s: path entries must be strings",
+					  name, where);
+		s->path[k] = strdup(json_string_value(p));
+	}
+	s->case_name = strdup(c);
+	s->name = strdup(n);
+	rp_json_emit(&sb, labels);
+	s->labels = strbuf_detach(&sb, NULL);
+	s->is_array = json_array_size(samples) && json_is_array(json_array_get(samples, 0));
+	s->shape = strdup(shape ? shape : s->is_array ? "array" : "scalar");
+	for (k = 0; k < s->path_len; k++)
+		if (!s->path[k])
+			return ksftm_fail(ENOMEM, "out of memory");
+	if (!s->case_name || !s->name || !s->labels || !s->shape)
+		return ksftm_fail(ENOMEM, "out of memory");
+	s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
+	if (!s->key)
+		return ksftm_fail(ENOMEM, "out of memory");
+	if (pol && !json_is_null(pol)) {
+		char *why = NULL, *unknown = NULL;
+
+		if (!json_is_object(pol) ||
+		    rp_policy_from_json(pol, &s->policy, &why, &unknown)) {
+			int ret = ksftm_fail(EINVAL, "%s: %s: bad policy: %s", name,
+					     where, why ? why : "not an object");
+
+			free(why);
+			return ret;
+		}
+		free(unknown);
+		s->has_policy = 1;
+	}
+	if (load_samples(samples, s))
+		return ksftm_fail(EINVAL, "%s: %s: samples must be numbers/nulls, or arrays of them, throughout",
+				  name, where);
+	return 0;
+}
+
+/* zperf_regression.py --save: {"udp4_mbps": 13.099, ...} */
+static int load_flat(json_t *j, struct bl_run *run, const char *name)
+{
+	const char *k;
+	json_t *v;
+
+	run->series = calloc(json_object_size(j) + 1, sizeof(*run->series));
+	if (!run->series)
+		return ksftm_fail(ENOMEM, "out of memory");
+	json_object_foreach(j, k, v) {
+		struct bl_series *s = &run->series[run->n++];
+
+		if (!json_is_number(v))
+			return bad(name, "values of a flat baseline must be numbers");
+		s->source = RP_SRC_ZPERF;
+		s->path = calloc(1, sizeof(char *));
+		s->case_name = strdup("zperf");
+		s->name = strdup(k);
+		s->labels = strdup("{}");
+		s->shape = strdup("scalar");
+		s->samples.n = 1;
+		s->samples.width = 1;
+		s->samples.v = malloc(sizeof(double));
+		s->samples.t = malloc(sizeof(double));
+		if (!s->path || !s->case_name || !s->name || !s->labels ||
+		    !s->shape || !s->samples.v || !s->samples.t)
+			return ksftm_fail(ENOMEM, "out of memory");
+		s->samples.v[0] = json_number_value(v);
+		s->samples.t[0] = NAN;
+		s->key = rp_make_key(s->path, 0, s->case_name, s->name, s->labels);
+		if (!s->key)
+			return ksftm_fail(ENOMEM, "out of memory");
+	}
+	run->sources = calloc(1, sizeof(char *));
+	if (!run->sources || !(run->sources[0] = strdup(name)))
+		return ksftm_fail(ENOMEM, "out of memory");
+	run->n_sources = 1;
+	return 0;
+}
+
+static int load_run(json_t *r, struct bl_run *run, const char *name, size_t ri)
+{
+	json_t *sources = json_object_get(r, "sources"), *series, *x;
+	size_t i;
+	int ret;
+
+	series = json_object_get(r, "series");
+	if (!json_is_object(r) || !json_is_array(series))
+		return ksftm_fail(EINVAL, "%s: runs[%zu]: needs a \"series\" array",
+				  name, ri);
+	run->n_sources = json_array_size(sources);
+	run->sources = calloc(run->n_sources ? run->n_sources : 1, sizeof(char *));
+	run->series = calloc(json_array_size(series) + 1, sizeof(*run->series));
+	if (!run->sources || !run->series)
+		return ksftm_fail(ENOMEM, "out of memory");
+	json_array_foreach(sources, i, x)
+		if (!(run->sources[i] = strdup(json_is_string(x) ? json_string_value(x) : "?")))
+			return ksftm_fail(ENOMEM, "out of memory");
+	json_array_foreach(series, i, x) {
+		ret = load_series(x, &run->series[run->n++], name, ri, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+KSFT_METRIC_API int
+ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
+				 const void *json, size_t len,
+				 const char *name)
+{
+	struct bl_run *runs = NULL;
+	size_t n = 0, i;
+	json_error_t err;
+	json_t *j, *fmt, *ver, *arr, *x;
+	int ret = 0;
+
+	if (!b || (!json && len))
+		return ksftm_fail(EINVAL, "ksft_metric_report_baseline_load: NULL argument");
+	name = name ? name : "baseline";
+	j = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &err);
+	if (!j)
+		return ksftm_fail(EINVAL, "%s:%d: malformed JSON: %s", name, err.line,
+				  err.text);
+	if (!json_is_object(j)) {
+		ret = bad(name, "not a JSON object");
+		goto out;
+	}
+	fmt = json_object_get(j, "format");
+	if (!fmt) {
+		runs = calloc(1, sizeof(*runs));
+		if (!runs) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			goto out;
+		}
+		n = 1;
+		ret = load_flat(j, &runs[0], name);
+		goto out;
+	}
+	ver = json_object_get(j, "version");
+	arr = json_object_get(j, "runs");
+	if (!json_is_string(fmt) || strcmp(json_string_value(fmt), FORMAT_NAME)) {
+		ret = bad(name, "\"format\" is not \"" FORMAT_NAME "\"");
+		goto out;
+	}
+	if (!json_is_integer(ver) || json_integer_value(ver) != FORMAT_VERSION) {
+		ret = ksftm_fail(EINVAL, "%s: baseline version %s is not supported (want %d)",
+				 name, json_is_integer(ver) ? "other than 1" : "missing",
+				 FORMAT_VERSION);
+		goto out;
+	}
+	if (!json_is_array(arr)) {
+		ret = bad(name, "no \"runs\" array");
+		goto out;
+	}
+	runs = calloc(json_array_size(arr) + 1, sizeof(*runs));
+	if (!runs) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	json_array_foreach(arr, i, x) {
+		n++;
+		ret = load_run(x, &runs[i], name, i);
+		if (ret)
+			goto out;
+	}
+out:
+	json_decref(j);
+	if (!ret && reserve_runs(b, n))
+		ret = ksftm_fail(ENOMEM, "out of memory");
+	if (!ret) {
+		for (i = 0; i < n; i++)
+			b->runs[b->n_runs++] = runs[i];
+		n = 0;		/* moved */
+	}
+	for (i = 0; i < n; i++)
+		run_clear(&runs[i]);
+	free(runs);
+	return ret ? ret : (int)b->n_runs;
+}

@@ -1,0 +1,282 @@
+/*
+ * Canonical text: the one JSON spelling used for series identity (labels,
+ * policies) and for every number we print, plus the small name tables.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "float_repr.h"
+#include "json_text.h"
+#include "rp.h"
+
+static const char *const op_names[] = {
+	[RP_OP_NONE] = NULL,
+	[RP_OP_LAST] = "last",
+	[RP_OP_TOTAL] = "total",
+	[RP_OP_MAX] = "max",
+	[RP_OP_P50] = "p50",
+	[RP_OP_P90] = "p90",
+	[RP_OP_P99] = "p99",
+	[RP_OP_DISTRIBUTION] = "distribution",
+};
+
+const char *rp_op_name(int op)
+{
+	if (op < 0 || op > RP_OP_DISTRIBUTION)
+		return NULL;
+	return op_names[op];
+}
+
+int rp_op_parse(const char *s, int allow_distribution)
+{
+	int op;
+
+	for (op = RP_OP_LAST; op <= RP_OP_DISTRIBUTION; op++)
+		if (!strcmp(s, op_names[op]))
+			return op == RP_OP_DISTRIBUTION && !allow_distribution ?
+			       RP_OP_NONE : op;
+	return RP_OP_NONE;
+}
+
+static const char *const status_names[] = {
+	[RP_ST_NONE] = "none",
+	[RP_ST_PASS] = "pass",
+	[RP_ST_FAIL] = "fail",
+	[RP_ST_SKIP] = "skip",
+	[RP_ST_XFAIL] = "xfail",
+	[RP_ST_XPASS] = "xpass",
+	[RP_ST_TODO] = "todo",
+	[RP_ST_TIMEOUT] = "timeout",
+	[RP_ST_ERROR] = "error",
+	[RP_ST_INCOMPLETE] = "incomplete",
+};
+
+const char *rp_status_name(int st)
+{
+	if (st < 0 || st > RP_ST_INCOMPLETE)
+		return "none";
+	return status_names[st];
+}
+
+const char *rp_source_name(int src)
+{
+	return src == RP_SRC_ZPERF ? "zperf" :
+	       src == RP_SRC_TWISTER ? "twister" : "ktap";
+}
+
+void rp_json_str(struct strbuf *sb, const char *s)
+{
+	json_add_string(sb, s, strlen(s));
+}
+
+void rp_json_double(struct strbuf *sb, double v)
+{
+	char buf[FLOAT_REPR_MAX];
+
+	if (!isfinite(v)) {
+		strbuf_adds(sb, "null");
+		return;
+	}
+	strbuf_add(sb, buf, float_repr(v, buf));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void rp_json_emit(struct strbuf *sb, json_t *j)
+{
+	char buf[FLOAT_REPR_MAX];
+	size_t i, n;
+
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: {
+		const char **keys;
+		const char *k;
+		json_t *v;
+
+		n = json_object_size(j);
+		keys = malloc((n ? n : 1) * sizeof(*keys));
+		if (!keys) {
+			sb->oom = 1;
+			return;
+		}
+		i = 0;
+		json_object_foreach(j, k, v)
+			keys[i++] = k;
+		qsort(keys, n, sizeof(*keys), cmp_str);
+		strbuf_addc(sb, '{');
+		for (i = 0; i < n; i++) {
+			if (i)
+				strbuf_addc(sb, ',');
+			rp_json_str(sb, keys[i]);
+			strbuf_addc(sb, ':');
+			rp_json_emit(sb, json_object_get(j, keys[i]));
+		}
+		strbuf_addc(sb, '}');
+		free(keys);
+		break;
+	}
+	case JSON_ARRAY:
+		strbuf_addc(sb, '[');
+		n = json_array_size(j);
+		for (i = 0; i < n; i++) {
+			if (i)
+				strbuf_addc(sb, ',');
+			rp_json_emit(sb, json_array_get(j, i));
+		}
+		strbuf_addc(sb, ']');
+		break;
+	case JSON_STRING:
+		json_add_string(sb, json_string_value(j), json_string_length(j));
+		break;
+	case JSON_INTEGER:
+		strbuf_add(sb, buf, int64_repr((int64_t)json_integer_value(j), buf));
+		break;
+	case JSON_REAL:
+		rp_json_double(sb, json_real_value(j));
+		break;
+	case JSON_TRUE:
+		strbuf_adds(sb, "true");
+		break;
+	case JSON_FALSE:
+		strbuf_adds(sb, "false");
+		break;
+	default:
+		strbuf_adds(sb, "null");
+		break;
+	}
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 1;
+
+	if (len > n)
+		return 0;
+	return utf8_valid((const char *)s, len) ? len : 0;
+}
+
+char *rp_text_dup(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	char *out = malloc(n + 1);
+	size_t i = 0, o = 0;
+
+	if (!out)
+		return NULL;
+	while (i < n) {
+		size_t len;
+
+		if (s[i] < 0x80) {
+			out[o++] = (s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f ?
+				   '?' : (char)s[i];
+			i++;
+			continue;
+		}
+		len = utf8_seq(s + i, n - i);
+		if (!len) {
+			out[o++] = '?';
+			i++;
+			continue;
+		}
+		memcpy(out + o, s + i, len);
+		o += len;
+		i += len;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+void rp_text_number(struct strbuf *sb, double v)
+{
+	char buf[64];
+	int n;
+
+	if (!isfinite(v)) {
+		strbuf_addc(sb, '-');
+		return;
+	}
+	n = snprintf(buf, sizeof(buf), "%.6g", v);
+	strbuf_add(sb, buf, (size_t)n);
+}
+
+/* {"host":"local","n":1} -> host=local,n=1 (empty for {}). */
+void rp_labels_text(struct strbuf *sb, const char *labels_json)
+{
+	json_t *j = json_loads(labels_json, 0, NULL);
+	const char **keys;
+	const char *k;
+	json_t *v;
+	size_t i = 0, n;
+
+	if (!j || !json_is_object(j) || !(n = json_object_size(j))) {
+		json_decref(j);
+		return;
+	}
+	keys = malloc(n * sizeof(*keys));
+	if (!keys) {
+		json_decref(j);
+		sb->oom = 1;
+		return;
+	}
+	json_object_foreach(j, k, v)
+		keys[i++] = k;
+	qsort(keys, n, sizeof(*keys), cmp_str);
+	for (i = 0; i < n; i++) {
+		struct strbuf one = STRBUF_INIT;
+		char *clean;
+
+		v = json_object_get(j, keys[i]);
+		if (i)
+			strbuf_addc(sb, ',');
+		strbuf_adds(&one, keys[i]);
+		strbuf_addc(&one, '=');
+		if (json_is_string(v))
+			strbuf_adds(&one, json_string_value(v));
+		else
+			rp_json_emit(&one, v);
+		/* Decoded values may hold controls: keep table lines whole. */
+		clean = one.data ? rp_text_dup(one.data, one.len) : NULL;
+		strbuf_adds(sb, clean ? clean : "?");
+		free(clean);
+		strbuf_free(&one);
+	}
+	free(keys);
+	json_decref(j);
+}
+
+void rp_series_title(struct strbuf *sb, char *const *path, size_t path_len,
+		     const char *case_name, const char *name,
+		     const char *labels, long elem)
+{
+	size_t i, before;
+	char buf[32];
+
+	for (i = 0; i < path_len; i++) {
+		strbuf_adds(sb, path[i]);
+		strbuf_adds(sb, " / ");
+	}
+	strbuf_adds(sb, case_name);
+	strbuf_addc(sb, ' ');
+	strbuf_adds(sb, name);
+	strbuf_addc(sb, '{');
+	before = sb->len;
+	rp_labels_text(sb, labels);
+	if (sb->oom)
+		return;
+	if (sb->len == before) {
+		sb->len--;
+		sb->data[sb->len] = '\0';
+	} else {
+		strbuf_addc(sb, '}');
+	}
+	if (elem >= 0) {
+		snprintf(buf, sizeof(buf), "[%ld]", elem);
+		strbuf_adds(sb, buf);
+	}
+}

@@ -1,0 +1,497 @@
+/*
+ * The regression gate: for each series (or array element), the current
+ * value of the policy's compare operation against the median of the
+ * baseline runs' values, an allowance of max(relative * |baseline|,
+ * absolute), and a Mann-Whitney U p-value when both sides hold several
+ * samples.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "rp_baseline.h"
+#include "rp_compare.h"
+
+/* Baseline series grouped by key, in first-seen order. */
+struct bkey {
+	const char *key;
+	uint64_t hash;
+	const struct bl_series **v;
+	size_t n, cap;
+	int used;
+	struct bkey *next;
+};
+
+struct bindex {
+	struct bkey **order;
+	size_t n, cap;
+	struct bkey **b;
+	size_t mask;
+};
+
+static void bindex_free(struct bindex *ix)
+{
+	size_t i;
+
+	for (i = 0; i < ix->n; i++) {
+		free(ix->order[i]->v);
+		free(ix->order[i]);
+	}
+	free(ix->order);
+	free(ix->b);
+}
+
+static struct bkey *bindex_find(const struct bindex *ix, const char *key)
+{
+	uint64_t h = rp_hash(key, strlen(key), 0xcbf29ce484222325ull);
+	struct bkey *k;
+
+	for (k = ix->b[h & ix->mask]; k; k = k->next)
+		if (k->hash == h && !strcmp(k->key, key))
+			return k;
+	return NULL;
+}
+
+static int bindex_build(struct bindex *ix, const struct ksft_metric_report_baseline *b)
+{
+	size_t total = 0, r, i;
+
+	memset(ix, 0, sizeof(*ix));
+	for (r = 0; r < b->n_runs; r++)
+		total += b->runs[r].n;
+	ix->mask = 63;
+	while (ix->mask < total * 2)
+		ix->mask = ix->mask * 2 + 1;
+	ix->b = calloc(ix->mask + 1, sizeof(*ix->b));
+	ix->order = calloc(total ? total : 1, sizeof(*ix->order));
+	if (!ix->b || !ix->order)
+		return -ENOMEM;
+	for (r = 0; r < b->n_runs; r++) {
+		for (i = 0; i < b->runs[r].n; i++) {
+			const struct bl_series *s = &b->runs[r].series[i];
+			struct bkey *k = bindex_find(ix, s->key);
+
+			if (!k) {
+				k = calloc(1, sizeof(*k));
+				if (!k)
+					return -ENOMEM;
+				k->key = s->key;
+				k->hash = rp_hash(s->key, strlen(s->key), 0xcbf29ce484222325ull);
+				k->next = ix->b[k->hash & ix->mask];
+				ix->b[k->hash & ix->mask] = k;
+				ix->order[ix->n++] = k;
+			}
+			if (k->n == k->cap) {
+				size_t cap = k->cap ? k->cap * 2 : 4;
+				const struct bl_series **v = realloc(k->v, cap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				k->v = v;
+				k->cap = cap;
+			}
+			k->v[k->n++] = s;
+		}
+	}
+	return 0;
+}
+
+/* ---- rows ----------------------------------------------------------- */
+
+static struct cmp_row *new_row(struct ksft_metric_report_comparison *c,
+			       char *const *path, size_t path_len,
+			       const char *case_name, const char *name,
+			       const char *labels, long element)
+{
+	struct cmp_row *row;
+	size_t i;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct cmp_row *v = realloc(c->rows, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		c->rows = v;
+		c->cap = cap;
+	}
+	row = &c->rows[c->n];
+	memset(row, 0, sizeof(*row));
+	row->path = calloc(path_len ? path_len : 1, sizeof(char *));
+	if (!row->path)
+		return NULL;
+	c->n++;		/* from here on freed with the comparison */
+	row->path_len = path_len;
+	for (i = 0; i < path_len; i++)
+		if (!(row->path[i] = strdup(path[i])))
+			return NULL;
+	row->case_name = strdup(case_name);
+	row->name = strdup(name);
+	row->labels = strdup(labels);
+	if (!row->case_name || !row->name || !row->labels)
+		return NULL;
+	row->element = element;
+	row->baseline = row->current = row->change_pct = NAN;
+	row->allowance = row->p_value = NAN;
+	return row;
+}
+
+static int single_op(int summarize)
+{
+	return summarize >= RP_OP_LAST && summarize <= RP_OP_P99 ? summarize : RP_OP_P50;
+}
+
+struct gate {
+	int op, better, gated;
+	double rel, abs;
+};
+
+static void gate_for(const struct rp_policy *p, int source,
+		     const struct ksft_metric_report_compare_opts *o,
+		     struct gate *g)
+{
+	g->rel = g->abs = NAN;
+	g->gated = 1;
+	if (p->compare) {
+		g->op = p->compare;
+		g->better = p->better;
+		g->rel = p->rel_tol;
+		g->abs = p->abs_tol;
+		return;
+	}
+	g->op = single_op(p->summarize);
+	g->better = p->better ? p->better : 1;
+	if (o->tolerance_pct >= 0) {
+		g->rel = o->tolerance_pct / 100.0;
+	} else if (source != RP_SRC_KTAP) {
+		g->op = RP_OP_P50;
+		g->rel = 0.05;	/* zperf_regression.py's default --tolerance */
+	} else {
+		g->gated = 0;
+		g->better = p->better;
+	}
+}
+
+static void verdict(struct cmp_row *row, const struct gate *g,
+		    const struct ksft_metric_report_compare_opts *o)
+{
+	double base = row->baseline, cur = row->current, allow;
+	int worse, better, significant;
+
+	row->better = g->better;
+	row->compare = g->op;
+	if (base != 0 && isfinite(base) && isfinite(cur))
+		row->change_pct = (cur - base) / fabs(base) * 100.0;
+	if (!isfinite(base) || !isfinite(cur)) {
+		row->verdict = "incomparable";
+		return;
+	}
+	if (!g->gated || !g->better) {
+		row->verdict = "untracked";
+		return;
+	}
+	allow = 0;
+	if (!isnan(g->rel))
+		allow = g->rel * fabs(base);
+	if (!isnan(g->abs) && g->abs > allow)
+		allow = g->abs;
+	row->allowance = allow;
+	worse = g->better > 0 ? cur < base - allow : cur > base + allow;
+	better = g->better > 0 ? cur > base + allow : cur < base - allow;
+	significant = !(o->alpha > 0) || isnan(row->p_value) || row->p_value < o->alpha;
+	if (worse && significant) {
+		row->verdict = "regression";
+		row->fails = 1;
+	} else if (better && significant) {
+		row->verdict = "improvement";
+	} else if (worse || better) {
+		row->verdict = "noise";
+	} else {
+		row->verdict = "ok";
+	}
+}
+
+struct scratch {
+	double *cur, *pool, *runvals;
+	size_t cap_cur, cap_pool, cap_runs;
+};
+
+static int reserve(double **p, size_t *cap, size_t n)
+{
+	double *q;
+
+	if (n <= *cap)
+		return 0;
+	q = realloc(*p, n * sizeof(double));
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* Fill baseline, current, n and p of one element. */
+static int measure(struct cmp_row *row, const struct rp_vals *cur,
+		   const struct bkey *k, size_t elem, int op, struct scratch *sc)
+{
+	size_t r, nruns = 0, npool = 0, total = 0;
+	struct rp_summary sum;
+
+	for (r = 0; k && r < k->n; r++)
+		total += k->v[r]->samples.n;
+	if (reserve(&sc->pool, &sc->cap_pool, total + 1) ||
+	    reserve(&sc->runvals, &sc->cap_runs, (k ? k->n : 0) + 1) ||
+	    reserve(&sc->cur, &sc->cap_cur, (cur ? cur->n : 0) + 1))
+		return -ENOMEM;
+	for (r = 0; k && r < k->n; r++) {
+		const struct rp_vals *s = &k->v[r]->samples;
+
+		if (rp_vals_is_array(s) != (elem != (size_t)-1))
+			continue;
+		if (rp_summarize(s, elem == (size_t)-1 ? 0 : elem, &sum))
+			return -ENOMEM;
+		if (sum.n)
+			sc->runvals[nruns++] = rp_summary_op(&sum, op);
+		npool += rp_element_values(s, elem == (size_t)-1 ? 0 : elem,
+					   sc->pool + npool);
+	}
+	row->baseline_runs = nruns;
+	row->n_baseline = npool;
+	row->baseline = nruns ? rp_median(sc->runvals, nruns) : NAN;
+	if (cur) {
+		size_t e = elem == (size_t)-1 ? 0 : elem;
+
+		if (rp_summarize(cur, e, &sum))
+			return -ENOMEM;
+		row->current = sum.n ? rp_summary_op(&sum, op) : NAN;
+		row->n_current = rp_element_values(cur, e, sc->cur);
+	}
+	if (row->n_current >= 2 && row->n_baseline >= 2)
+		row->p_value = rp_mann_whitney(sc->cur, row->n_current, sc->pool,
+					       row->n_baseline);
+	return 0;
+}
+
+static int compare_series(struct ksft_metric_report_comparison *c,
+			  const struct rp_series *s, struct bkey *k,
+			  const struct ksft_metric_report_compare_opts *o,
+			  struct scratch *sc)
+{
+	struct rp_policy scratch;
+	const struct rp_policy *p = rp_series_policy(s, &scratch);
+	struct rp_vals pv;
+	struct gate g;
+	struct cmp_row *row;
+	size_t width, e, r;
+	int ret = 0, shape_change = 0;
+
+	gate_for(p, s->source, o, &g);
+	if (rp_process(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
+		return -ENOMEM;
+	width = rp_vals_is_array(&pv) ? pv.width : 0;
+	for (r = 0; k && r < k->n; r++) {
+		const struct rp_vals *b = &k->v[r]->samples;
+
+		if (rp_vals_is_array(b) != rp_vals_is_array(&pv))
+			shape_change = 1;
+		else if (rp_vals_is_array(b) && b->width > width)
+			width = b->width;
+	}
+	if (!k || shape_change || !rp_vals_is_array(&pv)) {
+		row = new_row(c, s->path, s->path_len, s->case_name, s->name,
+			      s->labels, -1);
+		if (!row) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		row->has_current = 1;
+		if (!rp_vals_is_array(&pv) &&
+		    measure(row, &pv, shape_change ? NULL : k, (size_t)-1, g.op, sc)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		row->better = g.better;
+		row->compare = g.op;
+		if (!k) {
+			row->verdict = "new";
+		} else if (shape_change) {
+			row->verdict = "incomparable";
+		} else {
+			verdict(row, &g, o);
+		}
+		goto out;
+	}
+	for (e = 0; e < width; e++) {
+		row = new_row(c, s->path, s->path_len, s->case_name, s->name,
+			      s->labels, (long)e);
+		if (!row || measure(row, &pv, k, e, g.op, sc)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		row->has_current = 1;
+		verdict(row, &g, o);
+	}
+out:
+	rp_vals_free(&pv);
+	return ret;
+}
+
+static int missing_series(struct ksft_metric_report_comparison *c,
+			  const struct bkey *k,
+			  const struct ksft_metric_report_compare_opts *o,
+			  struct scratch *sc)
+{
+	const struct bl_series *s = k->v[0];
+	struct rp_policy scratch;
+	const struct rp_policy *p;
+	struct cmp_row *row;
+	struct gate g;
+	size_t r;
+
+	memset(&scratch, 0, sizeof(scratch));
+	scratch.summarize = RP_OP_DISTRIBUTION;
+	scratch.better = s->source == RP_SRC_KTAP ? 0 : 1;
+	scratch.rel_tol = scratch.abs_tol = NAN;
+	p = &scratch;
+	for (r = 0; r < k->n; r++)
+		if (k->v[r]->has_policy) {
+			p = &k->v[r]->policy;
+			break;
+		}
+	gate_for(p, s->source, o, &g);
+	row = new_row(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
+	if (!row)
+		return -ENOMEM;
+	if (!s->is_array && measure(row, NULL, k, (size_t)-1, g.op, sc))
+		return -ENOMEM;
+	row->better = g.better;
+	row->compare = g.op;
+	row->verdict = "missing";
+	row->fails = g.gated && g.better && !o->allow_missing;
+	return 0;
+}
+
+KSFT_METRIC_API void
+ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
+{
+	size_t i, j;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++) {
+		struct cmp_row *row = &c->rows[i];
+
+		for (j = 0; j < row->path_len; j++)
+			free(row->path[j]);
+		free(row->path);
+		free(row->case_name);
+		free(row->name);
+		free(row->labels);
+	}
+	free(c->rows);
+	free(c);
+}
+
+KSFT_METRIC_API int
+ksft_metric_report_compare(const struct ksft_metric_report *cur,
+			   const struct ksft_metric_report_baseline *base,
+			   const struct ksft_metric_report_compare_opts *opts,
+			   struct ksft_metric_report_comparison **out)
+{
+	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
+	struct ksft_metric_report_comparison *c;
+	struct scratch sc;
+	struct bindex ix;
+	size_t i;
+	int ret = 0;
+
+	if (!cur || !base || !out)
+		return ksftm_fail(EINVAL, "ksft_metric_report_compare: NULL argument");
+	if (opts) {
+		if (opts->sz < sizeof(size_t))
+			return ksftm_fail(EINVAL, "ksft_metric_report_compare_opts.sz is not set");
+		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+		o.sz = sizeof(o);
+	}
+	if (isnan(o.tolerance_pct) || isnan(o.alpha) || o.alpha < 0 || o.alpha > 1)
+		return ksftm_fail(EINVAL, "tolerance must be a number; alpha within [0, 1]");
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	memset(&sc, 0, sizeof(sc));
+	memset(&ix, 0, sizeof(ix));
+	if (!c || bindex_build(&ix, base)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; !ret && i < cur->n_series; i++) {
+		const struct rp_series *s = cur->series[i];
+		struct bkey *k = bindex_find(&ix, s->key);
+
+		if (k)
+			k->used = 1;
+		ret = compare_series(c, s, k, &o, &sc);
+	}
+	for (i = 0; !ret && i < ix.n; i++)
+		if (!ix.order[i]->used)
+			ret = missing_series(c, ix.order[i], &o, &sc);
+out:
+	bindex_free(&ix);
+	free(sc.cur);
+	free(sc.pool);
+	free(sc.runvals);
+	if (ret) {
+		ksft_metric_report_comparison_free(c);
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	for (i = 0; i < c->n; i++)
+		c->failing += c->rows[i].fails;
+	*out = c;
+	return (int)c->failing;
+}
+
+KSFT_METRIC_API size_t
+ksft_metric_report_comparison_rows(const struct ksft_metric_report_comparison *c)
+{
+	return c ? c->n : 0;
+}
+
+KSFT_METRIC_API int
+ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
+				  size_t i, struct ksft_metric_report_row *dst)
+{
+	struct ksft_metric_report_row full, *out = &full;
+	const struct cmp_row *row;
+	size_t sz;
+
+	if (!c || !dst || dst->sz < sizeof(size_t))
+		return ksftm_fail(EINVAL, "NULL comparison or row, or row.sz not set");
+	if (i >= c->n)
+		return ksftm_fail(ERANGE, "row %zu out of range (%zu rows)", i, c->n);
+	/* An older caller's smaller struct gets the fields it knows. */
+	sz = dst->sz < sizeof(full) ? dst->sz : sizeof(full);
+	row = &c->rows[i];
+	out->case_name = row->case_name;
+	out->path = (const char *const *)row->path;
+	out->path_len = row->path_len;
+	out->name = row->name;
+	out->labels_json = row->labels;
+	out->element = row->element;
+	out->compare = rp_op_name(row->compare);
+	out->better = row->better > 0 ? "higher" : row->better < 0 ? "lower" : NULL;
+	out->baseline = row->baseline;
+	out->current = row->current;
+	out->change_pct = row->change_pct;
+	out->allowance = row->allowance;
+	out->p_value = row->p_value;
+	out->n_baseline = row->n_baseline;
+	out->n_current = row->n_current;
+	out->baseline_runs = row->baseline_runs;
+	out->verdict = row->verdict;
+	out->fails = row->fails;
+	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
+	       sz - sizeof(size_t));
+	return 0;
+}

@@ -1,0 +1,530 @@
+/*
+ * One input's parse: the KTAP test tree (depth = number of "# " or
+ * four-space prefixes), metric and policy lines attached to the next
+ * result line at their depth, zperf ZPERF-RESULT lines and twister JSON
+ * reports. Names of enclosing tests only arrive after their subtests, so
+ * series are keyed by tree node while reading and get their path when the
+ * input is complete (rp_input_finish()).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rp_input.h"
+
+struct rp_input *rp_input_new(struct ksft_metric_report *r, const char *name)
+{
+	struct rp_input *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	in->r = r;
+	in->file = rp_keep_string(r, name);
+	if (!in->file || rp_htab_init(&in->tab)) {
+		free(in);
+		return NULL;
+	}
+	return in;
+}
+
+/* ---- the test tree ------------------------------------------------- */
+
+struct rp_node *rp_node_new(struct rp_input *in, struct rp_node *parent)
+{
+	struct rp_node *n = calloc(1, sizeof(*n));
+
+	if (!n) {
+		in->oom = 1;
+		return NULL;
+	}
+	n->parent = parent;
+	n->next_all = in->nodes;
+	in->nodes = n;
+	if (parent)
+		parent->children++;
+	return n;
+}
+
+static struct rp_node *group_at(struct rp_input *in, int d)
+{
+	struct rp_node *parent;
+
+	if (d <= 0)
+		return NULL;
+	if (in->group[d])
+		return in->group[d];
+	parent = group_at(in, d - 1);
+	if (d > 1 && !parent)
+		return NULL;	/* out of memory */
+	in->group[d] = rp_node_new(in, parent);
+	if (in->group[d]) {
+		in->group[d]->hint = in->hint[d];
+		in->hint[d] = NULL;
+	}
+	return in->group[d];
+}
+
+struct rp_node *rp_case_at(struct rp_input *in, int d)
+{
+	struct rp_node *parent;
+
+	if (in->pending[d])
+		return in->pending[d];
+	parent = group_at(in, d);
+	if (d > 0 && !parent)
+		return NULL;
+	in->pending[d] = rp_node_new(in, parent);
+	in->pending_line[d] = in->lineno;
+	return in->pending[d];
+}
+
+int rp_name_node(struct rp_input *in, struct rp_node *n, const char *s,
+		     size_t len, int status)
+{
+	n->name = rp_text_dup(s, len);
+	n->status = status;
+	if (!n->name) {
+		in->oom = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* A case whose result line never came (the test died): keep it. */
+static void case_incomplete(struct rp_input *in, int d)
+{
+	struct rp_node *n = in->pending[d];
+
+	if (!n)
+		return;
+	rp_warn(in->r, in->file, in->pending_line[d],
+		"metric lines without a result line (did the test die?) are kept under case \"" INCOMPLETE "\"");
+	rp_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
+	in->pending[d] = NULL;
+}
+
+static void group_unfinished(struct rp_input *in, int d)
+{
+	struct rp_node *n = in->group[d];
+
+	if (!n)
+		return;
+	in->group[d] = NULL;
+	free(in->hint[d]);
+	in->hint[d] = NULL;
+	if (n->name)
+		return;
+	if (n->hint) {
+		n->name = n->hint;
+		n->hint = NULL;
+	} else {
+		rp_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
+	}
+	n->status = RP_ST_INCOMPLETE;
+	rp_warn(in->r, in->file, in->lineno,
+		"enclosing test \"%s\" has no result line", n->name ? n->name : "?");
+}
+
+/* Everything deeper than @d ends here. */
+static void close_below(struct rp_input *in, int d)
+{
+	int k;
+
+	for (k = RP_MAX_DEPTH - 1; k > d; k--) {
+		case_incomplete(in, k);
+		if (k > d + 1)
+			group_unfinished(in, k);
+	}
+}
+
+static int status_of(const char *p, const char *end, int ok)
+{
+	static const struct { const char *word; int st; } dirs[] = {
+		{ "SKIP", RP_ST_SKIP }, { "XFAIL", RP_ST_XFAIL },
+		{ "XPASS", RP_ST_XPASS }, { "TODO", RP_ST_TODO },
+		{ "TIMEOUT", RP_ST_TIMEOUT }, { "ERROR", RP_ST_ERROR },
+	};
+	size_t i;
+
+	p = rp_skip_ws(p, end);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		size_t n = strlen(dirs[i].word);
+
+		if ((size_t)(end - p) >= n && !strncasecmp(p, dirs[i].word, n) &&
+		    ((size_t)(end - p) == n || p[n] == ' ' || p[n] == '\t'))
+			return dirs[i].st;
+	}
+	return ok ? RP_ST_PASS : RP_ST_FAIL;
+}
+
+/* "ok N desc # DIRECTIVE" / "not ok N desc" at depth @d. */
+static int result_line(struct rp_input *in, int d, const char *p,
+		       const char *end, int ok)
+{
+	const char *desc, *dend, *hash;
+	int st;
+
+	if (p >= end || *p != ' ')
+		return 0;
+	p++;
+	if (p >= end || *p < '0' || *p > '9')
+		return 0;	/* not a result line: KTAP numbers every test */
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	if (p < end && *p != ' ')
+		return 0;
+	desc = rp_skip_ws(p, end);
+	if (STARTS(desc, end, "- "))
+		desc += 2;	/* TAP 13 "ok 1 - desc" */
+	for (hash = desc; hash < end; hash++)
+		if (*hash == '#' && (hash == desc || hash[-1] != '\\'))
+			break;
+	st = hash < end ? status_of(hash + 1, end, ok) : (ok ? RP_ST_PASS : RP_ST_FAIL);
+	dend = hash;
+	while (dend > desc && (dend[-1] == ' ' || dend[-1] == '\t'))
+		dend--;
+	close_below(in, d);
+	if (d + 1 < RP_MAX_DEPTH && in->group[d + 1]) {
+		struct rp_node *g = in->group[d + 1];
+
+		in->group[d + 1] = NULL;
+		free(in->hint[d + 1]);
+		in->hint[d + 1] = NULL;
+		if (rp_name_node(in, g, desc, (size_t)(dend - desc), st))
+			return -ENOMEM;
+	}
+	if (in->pending[d]) {
+		struct rp_node *n = in->pending[d];
+
+		in->pending[d] = NULL;
+		if (rp_name_node(in, n, desc, (size_t)(dend - desc), st))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void hint_line(struct rp_input *in, int d, const char *p, const char *end)
+{
+	char *h;
+
+	if (d <= 0 || d >= RP_MAX_DEPTH)
+		return;
+	p = rp_skip_ws(p, end);
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	if (p == end)
+		return;
+	h = rp_text_dup(p, (size_t)(end - p));
+	if (!h) {
+		in->oom = 1;
+		return;
+	}
+	if (in->group[d] && !in->group[d]->name && !in->group[d]->hint) {
+		in->group[d]->hint = h;
+	} else {
+		free(in->hint[d]);
+		in->hint[d] = h;
+	}
+}
+
+/* ---- series lookup ------------------------------------------------- */
+
+static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
+				    int source, const struct mline *m)
+{
+	const char *labels = in->labels.data ? in->labels.data : "{}";
+	size_t llen = in->labels.data ? in->labels.len : 2;
+	uint64_t h = rp_hash(&node, sizeof(node), 0xcbf29ce484222325ull);
+	struct rp_series *s;
+
+	h = rp_hash(m->name, m->name_len, h);
+	h = rp_hash("\0", 1, h);
+	h = rp_hash(labels, llen, h);
+	for (s = in->tab.b[h & in->tab.mask]; s; s = s->hnext)
+		if (s->hash == h && s->node == node && s->labels_len == llen &&
+		    !memcmp(s->labels, labels, llen) &&
+		    !strncmp(s->name, m->name, m->name_len) &&
+		    s->name[m->name_len] == '\0')
+			return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto oom;
+	s->node = node;
+	s->hash = h;
+	s->source = source;
+	s->is_array = m->is_array;
+	s->file = in->file;
+	s->line = in->lineno;
+	s->labels_len = llen;
+	s->name = malloc(m->name_len + 1);
+	s->labels = malloc(llen + 1);
+	s->shape = rp_text_dup(m->shape, m->shape_len);
+	if (!s->name || !s->labels || !s->shape)
+		goto oom;
+	memcpy(s->name, m->name, m->name_len);
+	s->name[m->name_len] = '\0';
+	memcpy(s->labels, labels, llen);
+	s->labels[llen] = '\0';
+	if (in->n_list == in->cap_list) {
+		size_t cap = in->cap_list ? in->cap_list * 2 : 32;
+		struct rp_series **v = realloc(in->list, cap * sizeof(*v));
+
+		if (!v)
+			goto oom;
+		in->list = v;
+		in->cap_list = cap;
+	}
+	if (rp_htab_insert(&in->tab, s))
+		goto oom;
+	in->list[in->n_list++] = s;
+	return s;
+oom:
+	rp_series_free(s);
+	in->oom = 1;
+	return NULL;
+}
+
+void rp_add_point(struct rp_input *in, struct rp_node *node, int source,
+		      const struct mline *m)
+{
+	struct rp_series *s = series_for(in, node, source, m);
+
+	if (!s)
+		return;
+	if (s->is_array != m->is_array || strlen(s->shape) != m->shape_len ||
+	    memcmp(s->shape, m->shape, m->shape_len)) {
+		char *shape = rp_text_dup(m->shape, m->shape_len);
+
+		rp_warn(in->r, in->file, in->lineno,
+			"metric %s: shape \"%s\"%s differs from \"%s\"%s earlier in the series; point dropped",
+			s->name, shape ? shape : "?",
+			m->is_array ? " (array)" : " (number)", s->shape,
+			s->is_array ? " (array)" : " (number)");
+		free(shape);
+		return;
+	}
+	if (rp_series_add_point(s, m->t, in->vals, in->n_vals, m->is_array)) {
+		in->oom = 1;
+		return;
+	}
+	in->points++;
+}
+
+int rp_push_val(struct rp_input *in, double v)
+{
+	if (in->n_vals == in->cap_vals) {
+		size_t cap = in->cap_vals ? in->cap_vals * 2 : 512;
+		double *q = realloc(in->vals, cap * sizeof(double));
+
+		if (!q)
+			return -1;
+		in->vals = q;
+		in->cap_vals = cap;
+	}
+	in->vals[in->n_vals++] = v;
+	return 0;
+}
+
+static void version_line(struct rp_input *in, int d)
+{
+	int k;
+
+	/* A new document at depth d: cases left open at d or deeper died. */
+	for (k = RP_MAX_DEPTH - 1; k >= d; k--) {
+		case_incomplete(in, k);
+		if (k > d)
+			group_unfinished(in, k);
+	}
+}
+
+int rp_input_line(struct rp_input *in, const char *s, size_t n)
+{
+	const char *p = s, *end = s + n, *z;
+	int units = 0, d;
+
+	in->lineno++;
+	if (n && end[-1] == '\r')
+		end--;
+	for (;;) {
+		if (end - p >= 2 && p[0] == '#' && p[1] == ' ')
+			p += 2;
+		else if (end - p == 1 && p[0] == '#')
+			p++;
+		else if (end - p >= 4 && !memcmp(p, "    ", 4))
+			p += 4;
+		else
+			break;
+		units++;
+	}
+	if (p == end)
+		return in->oom ? -ENOMEM : 0;
+	d = units ? units - 1 : 0;	/* depth of a diagnostic line */
+	if (units >= RP_MAX_DEPTH) {
+		if (!in->deep_warned++)
+			rp_warn(in->r, in->file, in->lineno,
+				"nesting deeper than %d levels ignored", RP_MAX_DEPTH - 1);
+		return 0;
+	}
+	switch (*p) {
+	case 'k':
+		if (STARTS(p, end, "ktap-metric-json:")) {
+			rp_metric_line(in, d, p + 17, end);
+			return in->oom ? -ENOMEM : 0;
+		}
+		if (STARTS(p, end, "ktap-metric-policy-json:")) {
+			rp_policy_line(in, d, p + 24, end);
+			return in->oom ? -ENOMEM : 0;
+		}
+		break;
+	case 'o':
+		if (STARTS(p, end, "ok"))
+			return result_line(in, units, p + 2, end, 1);
+		break;
+	case 'n':
+		if (STARTS(p, end, "not ok"))
+			return result_line(in, units, p + 6, end, 0);
+		break;
+	case 'T':
+		if (STARTS(p, end, "TAP version "))
+			version_line(in, units);
+		break;
+	case 'K':
+		if (STARTS(p, end, "KTAP version "))
+			version_line(in, units);
+		break;
+	case 'S':
+		if (STARTS(p, end, "Subtest:") && units >= 1)
+			hint_line(in, units - 1, p + 8, end);
+		break;
+	case 's':
+		if (STARTS(p, end, "selftests: ") && units >= 1)
+			hint_line(in, units, p, end);
+		break;
+	case 'Z':
+		if (STARTS(p, end, "ZPERF-RESULT ")) {
+			rp_zperf_line(in, p + 13, end);
+			return in->oom ? -ENOMEM : 0;
+		}
+		break;
+	}
+	/* zperf prints with printk: the marker may follow a console prefix. */
+	z = memmem(p, (size_t)(end - p), "ZPERF-RESULT ", 13);
+	if (z)
+		rp_zperf_line(in, z + 13, end);
+	return in->oom ? -ENOMEM : 0;
+}
+
+void rp_input_long_line(struct rp_input *in)
+{
+	in->lineno++;
+	rp_warn(in->r, in->file, in->lineno,
+		"line longer than %zu bytes skipped", in->r->max_line);
+}
+
+/* ---- end of input: name everything, join with earlier inputs --------- */
+
+static int resolve(struct rp_input *in, struct rp_series *s)
+{
+	struct rp_node *n = s->node, *a;
+	struct rp_pol_entry *e;
+	size_t depth = 0, i;
+	char *clean;
+
+	for (a = n->parent; a; a = a->parent)
+		depth++;
+	s->path = calloc(depth ? depth : 1, sizeof(char *));
+	s->case_name = strdup(n->name ? n->name : INCOMPLETE);
+	if (!s->path || !s->case_name)
+		return -ENOMEM;
+	s->path_len = depth;
+	for (a = n->parent, i = depth; a; a = a->parent) {
+		s->path[--i] = strdup(a->name ? a->name : INCOMPLETE);
+		if (!s->path[i])
+			return -ENOMEM;
+	}
+	s->status = n->status;
+	clean = rp_text_dup(s->name, strlen(s->name));	/* no controls in tables */
+	if (!clean)
+		return -ENOMEM;
+	for (e = n->policies; e; e = e->next)
+		if (!strcmp(e->name, s->name))
+			break;
+	if (e) {
+		if (rp_policy_copy(&s->policy, &e->pol))
+			return -ENOMEM;
+		s->has_policy = 1;
+	}
+	free(s->name);
+	s->name = clean;
+	s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name,
+			     s->labels);
+	s->node = NULL;
+	return s->key ? 0 : -ENOMEM;
+}
+
+static void free_nodes(struct rp_input *in)
+{
+	struct rp_node *n, *next;
+	struct rp_pol_entry *e, *enext;
+
+	for (n = in->nodes; n; n = next) {
+		next = n->next_all;
+		for (e = n->policies; e; e = enext) {
+			enext = e->next;
+			rp_policy_clear(&e->pol);
+			free(e->name);
+			free(e);
+		}
+		free(n->name);
+		free(n->hint);
+		free(n);
+	}
+	in->nodes = NULL;
+}
+
+static void input_free(struct rp_input *in, size_t from)
+{
+	size_t i;
+	int d;
+
+	for (i = from; i < in->n_list; i++)
+		rp_series_free(in->list[i]);
+	free(in->list);
+	rp_htab_free(&in->tab);
+	free_nodes(in);
+	for (d = 0; d < RP_MAX_DEPTH; d++)
+		free(in->hint[d]);
+	strbuf_free(&in->labels);
+	strbuf_free(&in->name_buf);
+	strbuf_free(&in->shape_buf);
+	free(in->vals);
+	free(in);
+}
+
+void rp_input_abort(struct rp_input *in)
+{
+	if (in)
+		input_free(in, 0);
+}
+
+int rp_input_finish(struct rp_input *in)
+{
+	size_t i, points = in->points;
+	int ret = in->oom ? -ENOMEM : 0;
+
+	version_line(in, 0);	/* end of input closes everything */
+	for (i = 0; !ret && i < in->n_list; i++) {
+		ret = resolve(in, in->list[i]);
+		if (ret)
+			rp_series_free(in->list[i]);
+		else
+			ret = rp_report_adopt(in->r, in->list[i]);	/* takes it */
+	}
+	input_free(in, i);
+	if (ret)
+		return ret;
+	return points > 0x7fffffff ? 0x7fffffff : (int)points;
+}

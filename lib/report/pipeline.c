@@ -1,0 +1,306 @@
+/*
+ * The processing pipeline, in the order the policy docstring defines:
+ * transform (rate), then aggregation (busy-core-equivalents), then the
+ * summaries (last, total, max, p50/p90/p99 with numpy's default linear
+ * interpolation). Missing entries are NaN throughout.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rp.h"
+
+void rp_vals_free(struct rp_vals *pv)
+{
+	free(pv->t);
+	free(pv->v);
+	free(pv->off);
+	memset(pv, 0, sizeof(*pv));
+}
+
+int rp_vals_is_array(const struct rp_vals *pv)
+{
+	return pv->off != NULL;
+}
+
+size_t rp_vals_len(const struct rp_vals *pv, size_t i)
+{
+	return pv->off ? pv->off[i + 1] - pv->off[i] : 1;
+}
+
+double rp_vals_at(const struct rp_vals *pv, size_t i, size_t j)
+{
+	if (!pv->off)
+		return j == 0 ? pv->v[i] : NAN;
+	return j < pv->off[i + 1] - pv->off[i] ? pv->v[pv->off[i] + j] : NAN;
+}
+
+/* Output builder: points are appended, arrays or scalars. */
+struct builder {
+	struct rp_vals out;
+	size_t cap_pts, cap_v, cap_off;
+	int is_array;
+	int oom;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t cap2 = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (cap2 < need)
+		cap2 *= 2;
+	q = realloc(*p, cap2 * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = cap2;
+	return 0;
+}
+
+static int b_init(struct builder *b, int is_array)
+{
+	memset(b, 0, sizeof(*b));
+	b->is_array = is_array;
+	b->out.width = is_array ? 0 : 1;
+	if (is_array) {
+		if (grow((void **)&b->out.off, &b->cap_off, 1, sizeof(size_t)))
+			return -1;
+		b->out.off[0] = 0;
+	}
+	return 0;
+}
+
+/*
+ * Append a point and return where its value(s) go: one double for a
+ * scalar, @n for an array. NULL once an allocation failed.
+ */
+static double *b_point(struct builder *b, double t, size_t n)
+{
+	struct rp_vals *o = &b->out;
+	size_t nv = b->is_array ? o->off[o->n] + n : o->n + 1;
+	double *dst;
+
+	if (b->oom)
+		return NULL;
+	if (grow((void **)&o->t, &b->cap_pts, o->n + 1, sizeof(double)) ||
+	    grow((void **)&o->v, &b->cap_v, nv ? nv : 1, sizeof(double)) ||
+	    (b->is_array &&
+	     grow((void **)&o->off, &b->cap_off, o->n + 2, sizeof(size_t)))) {
+		b->oom = 1;
+		return NULL;
+	}
+	o->t[o->n] = t;
+	if (b->is_array) {
+		dst = o->v + o->off[o->n];
+		o->off[o->n + 1] = nv;
+		if (n > o->width)
+			o->width = n;
+	} else {
+		dst = o->v + o->n;
+	}
+	o->n++;
+	return dst;
+}
+
+static int b_finish(struct builder *b, struct rp_vals *out)
+{
+	if (b->oom) {
+		rp_vals_free(&b->out);
+		return -ENOMEM;
+	}
+	*out = b->out;
+	return 0;
+}
+
+static int rate(const struct rp_vals *in, struct builder *b)
+{
+	size_t i, j;
+
+	for (i = 1; i < in->n; i++) {
+		double dt = in->t[i] - in->t[i - 1];
+
+		if (!(dt > 0))
+			continue;	/* also NaN: a point without time */
+		if (!in->off) {
+			double d = in->v[i] - in->v[i - 1];
+			double *dst;
+
+			if (!(d >= 0))
+				continue;	/* decreased, or null */
+			dst = b_point(b, in->t[i], 1);
+			if (dst)
+				*dst = d / dt;
+		} else {
+			size_t w = rp_vals_len(in, i), wp = rp_vals_len(in, i - 1);
+			size_t n = w > wp ? w : wp;
+			double *dst = b_point(b, in->t[i], n);
+
+			if (!dst)
+				continue;
+			for (j = 0; j < n; j++) {
+				double d = rp_vals_at(in, i, j) - rp_vals_at(in, i - 1, j);
+
+				dst[j] = d >= 0 ? d / dt : NAN;
+			}
+		}
+	}
+	return 0;
+}
+
+static void busy_cores(const struct rp_vals *in, int transformed,
+		       struct builder *b)
+{
+	size_t i, j;
+
+	for (i = 0; i < in->n; i++) {
+		size_t n = rp_vals_len(in, i), seen = 0;
+		double sum = 0, *dst;
+
+		for (j = 0; j < n; j++) {
+			double x = rp_vals_at(in, i, j);
+
+			if (!isnan(x)) {
+				sum += x;
+				seen++;
+			}
+		}
+		if (!seen)
+			continue;
+		dst = b_point(b, in->t[i], 1);
+		if (dst)
+			*dst = transformed ? sum : sum / 100.0;
+	}
+}
+
+static int copy_vals(const struct rp_vals *in, struct builder *b)
+{
+	size_t i;
+
+	for (i = 0; i < in->n; i++) {
+		size_t n = rp_vals_len(in, i);
+		double *dst = b_point(b, in->t[i], n);
+
+		if (dst)
+			memcpy(dst, in->off ? in->v + in->off[i] : in->v + i,
+			       n * sizeof(double));
+	}
+	return 0;
+}
+
+int rp_process(const struct rp_vals *raw, const struct rp_policy *pol,
+	       int stage, struct rp_vals *out)
+{
+	struct builder b;
+	struct rp_vals mid;
+	int ret, transformed = stage >= KSFT_METRIC_REPORT_TRANSFORMED &&
+			       pol && pol->transform == RP_TR_RATE;
+
+	memset(out, 0, sizeof(*out));
+	if (b_init(&b, rp_vals_is_array(raw)))
+		return -ENOMEM;
+	if (transformed)
+		rate(raw, &b);
+	else
+		copy_vals(raw, &b);
+	ret = b_finish(&b, &mid);
+	if (ret)
+		return ret;
+	if (stage < KSFT_METRIC_REPORT_PROCESSED || !pol ||
+	    pol->aggregation != RP_AGG_BCE) {
+		*out = mid;
+		return 0;
+	}
+	if (b_init(&b, 0)) {
+		rp_vals_free(&mid);
+		return -ENOMEM;
+	}
+	busy_cores(&mid, transformed, &b);
+	rp_vals_free(&mid);
+	return b_finish(&b, out);
+}
+
+size_t rp_element_values(const struct rp_vals *pv, size_t elem, double *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < pv->n; i++) {
+		double x = pv->off ? rp_vals_at(pv, i, elem) : pv->v[i];
+
+		if (!isnan(x))
+			out[n++] = x;
+	}
+	return n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double rp_quantile_sorted(const double *x, size_t n, double q)
+{
+	double h, frac;
+	size_t lo;
+
+	if (!n)
+		return NAN;
+	h = (double)(n - 1) * q;
+	lo = (size_t)floor(h);
+	if (lo >= n - 1)
+		return x[n - 1];
+	frac = h - (double)lo;
+	/* numpy's _lerp, to the last bit: from the nearer end. */
+	if (frac >= 0.5)
+		return x[lo + 1] - (x[lo + 1] - x[lo]) * (1 - frac);
+	return x[lo] + (x[lo + 1] - x[lo]) * frac;
+}
+
+double rp_median(double *x, size_t n)
+{
+	qsort(x, n, sizeof(*x), cmp_double);
+	return rp_quantile_sorted(x, n, 0.5);
+}
+
+int rp_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s)
+{
+	double *x = malloc((pv->n ? pv->n : 1) * sizeof(double));
+	size_t i, n;
+
+	if (!x)
+		return -ENOMEM;
+	n = rp_element_values(pv, elem, x);
+	s->n = n;
+	s->last = n ? x[n - 1] : NAN;
+	s->total = n ? 0 : NAN;
+	s->max = NAN;
+	for (i = 0; i < n; i++) {
+		s->total += x[i];
+		if (isnan(s->max) || x[i] > s->max)
+			s->max = x[i];
+	}
+	qsort(x, n, sizeof(*x), cmp_double);
+	s->p50 = rp_quantile_sorted(x, n, 0.5);
+	s->p90 = rp_quantile_sorted(x, n, 0.9);
+	s->p99 = rp_quantile_sorted(x, n, 0.99);
+	free(x);
+	return 0;
+}
+
+double rp_summary_op(const struct rp_summary *s, int op)
+{
+	switch (op) {
+	case RP_OP_LAST: return s->last;
+	case RP_OP_TOTAL: return s->total;
+	case RP_OP_MAX: return s->max;
+	case RP_OP_P50: return s->p50;
+	case RP_OP_P90: return s->p90;
+	case RP_OP_P99: return s->p99;
+	default: return NAN;
+	}
+}

@@ -1,0 +1,504 @@
+/*
+ * The report handle: reading inputs with bounded memory (lines over the
+ * limit are skipped, never buffered whole), warnings, and the series
+ * queries of the public API.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "rp.h"
+
+#define CHUNK (256u << 10)
+
+KSFT_METRIC_API struct ksft_metric_report *
+ksft_metric_report_new(const struct ksft_metric_report_opts *opts)
+{
+	struct ksft_metric_report *r;
+
+	if (opts && opts->sz < sizeof(size_t)) {
+		ksftm_fail(EINVAL, "ksft_metric_report_opts.sz is not set");
+		errno = EINVAL;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || rp_htab_init(&r->final_tab)) {
+		free(r);
+		ksftm_fail(ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->max_line = RP_DEFAULT_MAX_LINE;
+	r->max_warnings = RP_DEFAULT_MAX_WARNINGS;
+	if (opts && opts->sz >= offsetof(struct ksft_metric_report_opts, max_line) +
+	    sizeof(size_t) && opts->max_line)
+		r->max_line = opts->max_line;
+	if (opts && opts->sz >= offsetof(struct ksft_metric_report_opts, max_warnings) +
+	    sizeof(size_t) && opts->max_warnings)
+		r->max_warnings = opts->max_warnings;
+	return r;
+}
+
+KSFT_METRIC_API void ksft_metric_report_free(struct ksft_metric_report *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->n_series; i++)
+		rp_series_free(r->series[i]);
+	free(r->series);
+	rp_htab_free(&r->final_tab);
+	for (i = 0; i < r->n_strings; i++)
+		free(r->strings[i]);
+	free(r->strings);
+	free(r->warn.v);
+	free(r);
+}
+
+static const char *keep_owned(struct ksft_metric_report *r, char *s)
+{
+	if (!s)
+		return NULL;
+	if (r->n_strings == r->cap_strings) {
+		size_t cap = r->cap_strings ? r->cap_strings * 2 : 32;
+		char **v = realloc(r->strings, cap * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			return NULL;
+		}
+		r->strings = v;
+		r->cap_strings = cap;
+	}
+	r->strings[r->n_strings++] = s;
+	return s;
+}
+
+const char *rp_keep_string(struct ksft_metric_report *r, const char *s)
+{
+	return keep_owned(r, rp_text_dup(s, strlen(s)));
+}
+
+void rp_warn(struct ksft_metric_report *r, const char *file,
+	     unsigned long line, const char *fmt, ...)
+{
+	struct rp_warning_store *w = &r->warn;
+	const char *reason;
+	char *s;
+	va_list ap;
+
+	w->total++;
+	if (w->n >= r->max_warnings)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	/* Reasons quote the input: keep them printable, valid UTF-8. */
+	reason = s ? rp_keep_string(r, s) : NULL;
+	free(s);
+	if (!reason)
+		return;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct ksft_metric_report_warning *v = realloc(w->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		w->v = v;
+		w->cap = cap;
+	}
+	w->v[w->n].file = file;
+	w->v[w->n].line = line;
+	w->v[w->n].reason = reason;
+	w->n++;
+}
+
+KSFT_METRIC_API size_t
+ksft_metric_report_warnings(const struct ksft_metric_report *r,
+			    const struct ksft_metric_report_warning **list,
+			    size_t *total)
+{
+	if (!r) {
+		if (list)
+			*list = NULL;
+		if (total)
+			*total = 0;
+		return 0;
+	}
+	if (list)
+		*list = r->warn.v;
+	if (total)
+		*total = r->warn.total;
+	return r->warn.n;
+}
+
+/* ---- reading -------------------------------------------------------- */
+
+struct feeder {
+	struct rp_input *in;
+	size_t max_line;
+	int skipping;		/* inside a line over the limit */
+	int decided;		/* KTAP lines, or a whole JSON document */
+	int document;
+	struct strbuf doc;
+	int too_big;
+};
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/*
+ * Hand the complete lines of @buf[0..len) to the parser; returns the
+ * number of bytes consumed (the rest is a partial line), or -ENOMEM.
+ */
+static long feed_lines(struct feeder *f, const char *buf, size_t len, int eof)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n;
+		int ret;
+
+		if (!nl) {
+			if (!eof)
+				break;
+			nl = end;	/* last line without a newline */
+		}
+		n = (size_t)(nl - p);
+		if (f->skipping) {
+			f->skipping = 0;	/* the tail of a skipped line */
+		} else if (n > f->max_line) {
+			rp_input_long_line(f->in);
+		} else {
+			ret = rp_input_line(f->in, p, n);
+			if (ret)
+				return ret;
+		}
+		p = nl < end ? nl + 1 : end;
+	}
+	return (long)(p - buf);
+}
+
+static int decide(struct feeder *f, const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		i = 3;
+	while (i < len && is_space(buf[i]))
+		i++;
+	if (i == len)
+		return 0;	/* need more bytes */
+	f->decided = 1;
+	f->document = buf[i] == '{';
+	return 1;
+}
+
+static void doc_add(struct feeder *f, const char *buf, size_t len)
+{
+	if (f->too_big)
+		return;
+	if (f->doc.len + len > RP_MAX_DOCUMENT) {
+		f->too_big = 1;
+		strbuf_free(&f->doc);
+		return;
+	}
+	strbuf_add(&f->doc, buf, len);
+}
+
+static int doc_finish(struct feeder *f, struct ksft_metric_report *r,
+		      const char *name)
+{
+	int ret = 0;
+
+	if (f->too_big)
+		rp_warn(r, rp_keep_string(r, name), 0,
+			"JSON document larger than %u bytes skipped",
+			RP_MAX_DOCUMENT);
+	else if (f->doc.oom)
+		ret = -ENOMEM;
+	else
+		ret = rp_input_document(f->in, f->doc.data ? f->doc.data : "",
+					f->doc.len);
+	strbuf_free(&f->doc);
+	return ret;
+}
+
+static int finish(struct feeder *f, int ret)
+{
+	if (ret) {
+		rp_input_abort(f->in);
+		return ksftm_fail(-ret, "out of memory");
+	}
+	ret = rp_input_finish(f->in);
+	if (ret < 0)
+		return ksftm_fail(-ret, "out of memory");
+	return ret;
+}
+
+KSFT_METRIC_API int ksft_metric_report_read_buffer(struct ksft_metric_report *r,
+						   const void *buf, size_t len,
+						   const char *name)
+{
+	struct feeder f;
+	long used;
+	int ret = 0;
+
+	if (!r || (!buf && len))
+		return ksftm_fail(EINVAL, "ksft_metric_report_read_buffer: NULL argument");
+	memset(&f, 0, sizeof(f));
+	f.max_line = r->max_line;
+	f.in = rp_input_new(r, name ? name : "-");
+	if (!f.in)
+		return ksftm_fail(ENOMEM, "out of memory");
+	decide(&f, buf, len);
+	if (f.document) {
+		doc_add(&f, buf, len);
+		ret = doc_finish(&f, r, name ? name : "-");
+	} else if (len) {
+		used = feed_lines(&f, buf, len, 1);
+		ret = used < 0 ? (int)used : 0;
+	}
+	return finish(&f, ret);
+}
+
+KSFT_METRIC_API int ksft_metric_report_read_file(struct ksft_metric_report *r,
+						 FILE *file, const char *name)
+{
+	struct feeder f;
+	char *buf;
+	size_t cap = CHUNK, len = 0;
+	int ret = 0, io_error = 0;
+
+	if (!r || !file)
+		return ksftm_fail(EINVAL, "ksft_metric_report_read_file: NULL argument");
+	if (!name)
+		name = "-";
+	memset(&f, 0, sizeof(f));
+	f.max_line = r->max_line;
+	buf = malloc(cap);
+	f.in = rp_input_new(r, name);
+	if (!buf || !f.in) {
+		free(buf);
+		rp_input_abort(f.in);
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	for (;;) {
+		size_t got = fread(buf + len, 1, cap - len, file);
+		int eof = got == 0;
+		long used;
+
+		if (!got && ferror(file))
+			io_error = errno ? errno : EIO;
+		len += got;
+		if (!f.decided && !decide(&f, buf, len) && !eof) {
+			if (len < cap)
+				continue;
+			f.decided = 1;	/* a long run of blanks: not JSON */
+		}
+		if (f.document) {
+			doc_add(&f, buf, len);
+			len = 0;
+			if (eof)
+				break;
+			continue;
+		}
+		used = feed_lines(&f, buf, len, eof);
+		if (used < 0) {
+			ret = (int)used;
+			break;
+		}
+		memmove(buf, buf + used, len - (size_t)used);
+		len -= (size_t)used;
+		if (eof)
+			break;
+		if (f.skipping) {
+			len = 0;	/* still inside the skipped line */
+		} else if (len > f.max_line) {
+			/* Over the limit: drop what we have, skip to the newline. */
+			rp_input_long_line(f.in);
+			f.skipping = 1;
+			len = 0;
+		} else if (len == cap) {
+			size_t ncap = cap * 2;
+			char *nb;
+
+			if (ncap > f.max_line + CHUNK)
+				ncap = f.max_line + CHUNK;
+			nb = ncap > cap ? realloc(buf, ncap) : NULL;
+			if (!nb) {
+				/* Cannot grow (limit or memory): skip the line. */
+				rp_input_long_line(f.in);
+				f.skipping = 1;
+				len = 0;
+			} else {
+				buf = nb;
+				cap = ncap;
+			}
+		}
+	}
+	if (f.document && !ret)
+		ret = doc_finish(&f, r, name);
+	free(buf);
+	ret = finish(&f, ret);
+	if (ret >= 0 && io_error)
+		return ksftm_fail(EIO, "%s: read error: %s", name, strerror(io_error));
+	return ret;
+}
+
+/* ---- queries -------------------------------------------------------- */
+
+KSFT_METRIC_API size_t
+ksft_metric_report_series_count(const struct ksft_metric_report *r)
+{
+	return r ? r->n_series : 0;
+}
+
+static int get_series(const struct ksft_metric_report *r, size_t i,
+		      const struct rp_series **s)
+{
+	if (!r)
+		return ksftm_fail(EINVAL, "NULL report");
+	if (i >= r->n_series)
+		return ksftm_fail(ERANGE, "series %zu out of range (%zu series)",
+				  i, r->n_series);
+	*s = r->series[i];
+	return 0;
+}
+
+KSFT_METRIC_API int
+ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
+			      struct ksft_metric_report_series *dst)
+{
+	struct ksft_metric_report_series *out = dst;
+	struct ksft_metric_report_series full;
+	const struct rp_series *s = NULL;
+	struct rp_policy scratch;
+	const struct rp_policy *p;
+	int ret = get_series(r, i, &s);
+	size_t sz;
+
+	if (ret)
+		return ret;
+	if (!out || out->sz < sizeof(size_t))
+		return ksftm_fail(EINVAL, "struct ksft_metric_report_series.sz is not set");
+	/* An older caller's smaller struct gets the fields it knows. */
+	sz = out->sz < sizeof(full) ? out->sz : sizeof(full);
+	p = rp_series_policy(s, &scratch);
+	out = &full;
+	out->case_name = s->case_name;
+	out->path = (const char *const *)s->path;
+	out->path_len = s->path_len;
+	out->name = s->name;
+	out->labels_json = s->labels;
+	out->shape = s->shape;
+	out->status = rp_status_name(s->status);
+	out->source = rp_source_name(s->source);
+	out->points = s->raw.n;
+	out->is_array = s->is_array;
+	out->policy_json = s->has_policy ? s->policy.json : NULL;
+	out->summarize = rp_op_name(p->summarize);
+	out->transform = p->transform == RP_TR_RATE ? "rate" : NULL;
+	out->aggregation = p->aggregation == RP_AGG_BCE ? "busy-core-equivalents" : NULL;
+	out->compare = rp_op_name(p->compare);
+	out->better = p->better > 0 ? "higher" : p->better < 0 ? "lower" : NULL;
+	out->relative_tolerance = p->rel_tol;
+	out->absolute_tolerance = p->abs_tol;
+	out->display_min = p->disp_min;
+	out->display_max = p->disp_max;
+	out->display_scale = p->disp_scale;
+	out->display_label = p->disp_label;
+	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
+	       sz - sizeof(size_t));
+	return 0;
+}
+
+KSFT_METRIC_API int
+ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
+				 int stage,
+				 struct ksft_metric_report_values *out)
+{
+	const struct rp_series *s = NULL;
+	struct rp_policy scratch;
+	struct rp_vals pv;
+	size_t k, j, w;
+	int ret = get_series(r, i, &s);
+
+	if (ret)
+		return ret;
+	if (!out || stage < KSFT_METRIC_REPORT_RAW || stage > KSFT_METRIC_REPORT_PROCESSED)
+		return ksftm_fail(EINVAL, "bad stage or NULL output");
+	memset(out, 0, sizeof(*out));
+	ret = rp_process(&s->raw, rp_series_policy(s, &scratch), stage, &pv);
+	if (ret)
+		return ksftm_fail(ENOMEM, "out of memory");
+	w = pv.off ? pv.width : 1;
+	out->n = pv.n;
+	out->width = w;
+	out->t = malloc((pv.n ? pv.n : 1) * sizeof(double));
+	out->v = malloc((pv.n && w ? pv.n * w : 1) * sizeof(double));
+	if (!out->t || !out->v) {
+		rp_vals_free(&pv);
+		ksft_metric_report_values_release(out);
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	for (k = 0; k < pv.n; k++) {
+		out->t[k] = pv.t[k];
+		for (j = 0; j < w; j++)
+			out->v[k * w + j] = rp_vals_at(&pv, k, j);
+	}
+	rp_vals_free(&pv);
+	return 0;
+}
+
+KSFT_METRIC_API void
+ksft_metric_report_values_release(struct ksft_metric_report_values *v)
+{
+	if (!v)
+		return;
+	free(v->t);
+	free(v->v);
+	memset(v, 0, sizeof(*v));
+}
+
+KSFT_METRIC_API int
+ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
+				  const char *op, double *out, size_t n_out)
+{
+	const struct rp_series *s = NULL;
+	struct rp_policy scratch;
+	struct rp_vals pv;
+	size_t w, j;
+	int code, ret = get_series(r, i, &s);
+
+	if (ret)
+		return ret;
+	code = op ? rp_op_parse(op, 0) : RP_OP_NONE;
+	if (!code || (!out && n_out))
+		return ksftm_fail(EINVAL, "unknown summary \"%s\"", op ? op : "(null)");
+	if (rp_process(&s->raw, rp_series_policy(s, &scratch),
+		       KSFT_METRIC_REPORT_PROCESSED, &pv))
+		return ksftm_fail(ENOMEM, "out of memory");
+	w = pv.off ? pv.width : 1;
+	for (j = 0; j < w && j < n_out; j++) {
+		struct rp_summary sum;
+
+		if (rp_summarize(&pv, j, &sum)) {
+			rp_vals_free(&pv);
+			return ksftm_fail(ENOMEM, "out of memory");
+		}
+		out[j] = rp_summary_op(&sum, code);
+	}
+	rp_vals_free(&pv);
+	return w > 0x7fffffff ? 0x7fffffff : (int)w;
+}

@@ -1,0 +1,224 @@
+/* Consumer engine internals shared by the lib/report sources (never installed). */
+#ifndef KSFTM_RP_H
+#define KSFTM_RP_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ksftmetric/report.h>
+
+#include "strbuf.h"
+
+#define RP_MAX_DEPTH 32
+#define RP_DEFAULT_MAX_LINE (16u << 20)
+#define RP_DEFAULT_MAX_WARNINGS 1000
+#define RP_MAX_DOCUMENT (512u << 20)	/* whole-file JSON inputs */
+
+/* Summary / compare operations. */
+enum {
+	RP_OP_NONE = 0,
+	RP_OP_LAST,
+	RP_OP_TOTAL,
+	RP_OP_MAX,
+	RP_OP_P50,
+	RP_OP_P90,
+	RP_OP_P99,
+	RP_OP_DISTRIBUTION,
+};
+
+enum { RP_TR_NONE = 0, RP_TR_RATE };
+enum { RP_AGG_NONE = 0, RP_AGG_BCE };
+enum { RP_SRC_KTAP = 0, RP_SRC_ZPERF, RP_SRC_TWISTER };
+
+enum {
+	RP_ST_NONE = 0,
+	RP_ST_PASS,
+	RP_ST_FAIL,
+	RP_ST_SKIP,
+	RP_ST_XFAIL,
+	RP_ST_XPASS,
+	RP_ST_TODO,
+	RP_ST_TIMEOUT,
+	RP_ST_ERROR,
+	RP_ST_INCOMPLETE,
+};
+
+const char *rp_op_name(int op);
+int rp_op_parse(const char *s, int allow_distribution);
+const char *rp_status_name(int st);
+const char *rp_source_name(int src);
+
+/* A policy as decoded from a ktap-metric-policy-json line. */
+struct rp_policy {
+	int summarize;		/* RP_OP_* (never NONE once parsed) */
+	int transform;
+	int aggregation;
+	int compare;		/* RP_OP_NONE: no regression policy */
+	int better;		/* +1 higher, -1 lower, 0 unknown */
+	double rel_tol, abs_tol;	/* NaN: not given */
+	double disp_min, disp_max, disp_scale;
+	char *disp_label;
+	char *json;		/* canonical object (without "name") */
+	const char *file;	/* where it was declared */
+	unsigned long line;
+};
+
+/*
+ * Decode @obj (a policy line's object, "name" ignored) into @p. On bad
+ * values returns -1 with a reason in @why (malloc'd); unknown keys are
+ * reported in @unknown (malloc'd, may be NULL) but do not fail.
+ */
+int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **why,
+			char **unknown);
+void rp_policy_clear(struct rp_policy *p);
+int rp_policy_copy(struct rp_policy *dst, const struct rp_policy *src);
+int rp_policy_equal(const struct rp_policy *a, const struct rp_policy *b);
+
+/* Canonical JSON text (sorted keys, shortest doubles, ASCII escapes). */
+void rp_json_emit(struct strbuf *sb, json_t *j);
+void rp_json_double(struct strbuf *sb, double v);	/* NaN -> null */
+void rp_json_str(struct strbuf *sb, const char *s);
+
+/* Copy @n bytes as valid UTF-8 text (invalid bytes and controls -> '?'). */
+char *rp_text_dup(const char *s, size_t n);
+
+/* Fast correctly rounded JSON number; 0 ok, -1 not a (finite) number. */
+int rp_parse_number(const char *s, const char *end, const char **next,
+		    double *out);
+
+/* A sequence of points: scalar (off == NULL) or arrays. */
+struct rp_vals {
+	size_t n;
+	double *t;
+	double *v;
+	size_t *off;		/* arrays: n + 1 offsets into v */
+	size_t width;		/* widest point (1 for scalars) */
+};
+
+void rp_vals_free(struct rp_vals *pv);
+int rp_vals_is_array(const struct rp_vals *pv);
+size_t rp_vals_len(const struct rp_vals *pv, size_t i);
+double rp_vals_at(const struct rp_vals *pv, size_t i, size_t j);
+
+/* Transform (stage >= 1) then aggregation (stage 2) into a fresh @out. */
+int rp_process(const struct rp_vals *raw, const struct rp_policy *pol,
+	       int stage, struct rp_vals *out);
+
+/* Every summary of one element (elem ignored for scalars). */
+struct rp_summary {
+	size_t n;	/* finite values */
+	double last, total, max, p50, p90, p99;
+};
+int rp_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s);
+double rp_summary_op(const struct rp_summary *s, int op);
+/* Linear-interpolation quantile of sorted @x[0..n) at fraction @q. */
+double rp_quantile_sorted(const double *x, size_t n, double q);
+/* Finite values of element @elem, in point order; returns count. */
+size_t rp_element_values(const struct rp_vals *pv, size_t elem, double *out);
+double rp_median(double *x, size_t n);	/* sorts @x; NaN when n == 0 */
+/* Two-sided Mann-Whitney U p-value; NaN if either side has < 1 value. */
+double rp_mann_whitney(const double *x, size_t nx, const double *y, size_t ny);
+
+/* A node of the KTAP test tree: a case, or a test enclosing cases. */
+struct rp_pol_entry {
+	char *name;
+	struct rp_policy pol;
+	struct rp_pol_entry *next;
+};
+
+struct rp_node {
+	char *name;		/* NULL until the result line names it */
+	char *hint;		/* "Subtest:" name, used if it never gets one */
+	struct rp_node *parent;
+	struct rp_node *next_all;
+	struct rp_pol_entry *policies;
+	int status;
+	size_t children;
+};
+
+/* A series. */
+struct rp_series {
+	struct rp_node *node;	/* while its input is being read */
+	char *name;
+	char *labels;		/* canonical JSON object */
+	size_t labels_len;
+	char *shape;
+	int source;
+	int is_array;
+	struct rp_vals raw;	/* t, v, off */
+	size_t cap_pts, cap_v;
+	const char *file;	/* first point */
+	unsigned long line;
+	uint64_t hash;
+	struct rp_series *hnext;
+	/* Identity once the input is complete. */
+	char *case_name;
+	char **path;
+	size_t path_len;
+	int status;
+	char *key;
+	int has_policy;
+	struct rp_policy policy;
+};
+
+struct rp_warning_store {
+	struct ksft_metric_report_warning *v;
+	size_t n, cap, total;
+};
+
+struct rp_htab {
+	struct rp_series **b;
+	size_t mask, n;
+};
+
+struct ksft_metric_report {
+	size_t max_line;
+	size_t max_warnings;
+	struct rp_warning_store warn;
+	char **strings;		/* file names and reasons (owned) */
+	size_t n_strings, cap_strings;
+	struct rp_series **series;	/* final, report order */
+	size_t n_series, cap_series;
+	struct rp_htab final_tab;	/* by key */
+};
+
+void rp_warn(struct ksft_metric_report *r, const char *file,
+	     unsigned long line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+const char *rp_keep_string(struct ksft_metric_report *r, const char *s);
+
+/* Parse state of one input (ktap.c). */
+struct rp_input;
+struct rp_input *rp_input_new(struct ksft_metric_report *r, const char *name);
+int rp_input_line(struct rp_input *in, const char *s, size_t n);
+void rp_input_long_line(struct rp_input *in);
+int rp_input_document(struct rp_input *in, const char *buf, size_t len);
+int rp_input_finish(struct rp_input *in);	/* resolves and merges; frees */
+void rp_input_abort(struct rp_input *in);
+
+/* Series storage (series.c). */
+uint64_t rp_hash(const void *p, size_t n, uint64_t h);
+int rp_htab_init(struct rp_htab *t);
+void rp_htab_free(struct rp_htab *t);
+int rp_htab_insert(struct rp_htab *t, struct rp_series *s);
+void rp_series_free(struct rp_series *s);
+int rp_series_add_point(struct rp_series *s, double t, const double *v,
+			size_t n, int is_array);
+int rp_series_append(struct rp_series *dst, const struct rp_series *src);
+/* Effective policy of @s: its own, or the defaults for its source. */
+const struct rp_policy *rp_series_policy(const struct rp_series *s,
+					 struct rp_policy *scratch);
+/* Key from identity (path, case, name, labels). */
+char *rp_make_key(char *const *path, size_t path_len, const char *case_name,
+		  const char *name, const char *labels);
+int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s);
+
+/* Series title for tables: "path / case name{k=v}[elem]". */
+void rp_series_title(struct strbuf *sb, char *const *path, size_t path_len,
+		     const char *case_name, const char *name,
+		     const char *labels, long elem);
+void rp_labels_text(struct strbuf *sb, const char *labels_json);
+void rp_text_number(struct strbuf *sb, double v);
+
+#endif

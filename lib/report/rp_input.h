@@ -1,0 +1,70 @@
+/* One input being parsed: shared by ktap.c, metric_line.c and zperf.c. */
+#ifndef KSFTM_RP_INPUT_H
+#define KSFTM_RP_INPUT_H
+
+#include <string.h>
+
+#include "rp.h"
+
+#define INCOMPLETE "incomplete"
+
+struct rp_input {
+	struct ksft_metric_report *r;
+	const char *file;
+	unsigned long lineno;
+	struct rp_node *nodes;
+	struct rp_node *pending[RP_MAX_DEPTH];
+	unsigned long pending_line[RP_MAX_DEPTH];
+	struct rp_node *group[RP_MAX_DEPTH];
+	char *hint[RP_MAX_DEPTH];
+	struct rp_node *zperf;
+	struct rp_htab tab;
+	struct rp_series **list;
+	size_t n_list, cap_list;
+	size_t points;
+	int deep_warned;
+	int oom;
+	/* Scratch for one metric line. */
+	struct strbuf labels, name_buf, shape_buf;
+	double *vals;
+	size_t cap_vals, n_vals;
+};
+
+struct mline {
+	const char *name, *shape;
+	size_t name_len, shape_len;
+	double t;
+	int is_array;
+};
+
+static inline int rp_starts(const char *p, const char *end, const char *lit,
+			    size_t n)
+{
+	return (size_t)(end - p) >= n && !memcmp(p, lit, n);
+}
+#define STARTS(p, end, lit) rp_starts((p), (end), (lit), sizeof(lit) - 1)
+
+static inline const char *rp_skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* ktap.c */
+struct rp_node *rp_node_new(struct rp_input *in, struct rp_node *parent);
+int rp_name_node(struct rp_input *in, struct rp_node *n, const char *s,
+		 size_t len, int status);
+struct rp_node *rp_case_at(struct rp_input *in, int d);
+void rp_add_point(struct rp_input *in, struct rp_node *node, int source,
+		  const struct mline *m);
+int rp_push_val(struct rp_input *in, double v);
+
+/* metric_line.c */
+void rp_metric_line(struct rp_input *in, int d, const char *p, const char *end);
+void rp_policy_line(struct rp_input *in, int d, const char *p, const char *end);
+
+/* zperf.c */
+void rp_zperf_line(struct rp_input *in, const char *p, const char *end);
+
+#endif

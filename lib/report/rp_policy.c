@@ -1,0 +1,271 @@
+/*
+ * Policies as a consumer reads them (ktap-metric-policy-json): decoded
+ * into numbers once, compared by value (0 == 0.0, as Python's dict ==),
+ * kept with a canonical JSON spelling for output and baselines.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rp.h"
+
+static int failf(char **why, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int failf(char **why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(why, fmt, ap) < 0)
+		*why = NULL;
+	va_end(ap);
+	return -1;
+}
+
+static void note_unknown(char **unknown, const char *where, const char *key)
+{
+	char *s;
+
+	if (*unknown)
+		return;		/* the first one is enough to act on */
+	if (asprintf(&s, "%s%s", where, key) >= 0)
+		*unknown = s;
+}
+
+static int number(json_t *v, double *out)
+{
+	if (!json_is_number(v))
+		return -1;
+	*out = json_number_value(v);
+	return isfinite(*out) ? 0 : -1;
+}
+
+static int decode_regression(json_t *reg, struct rp_policy *p, json_t *canon,
+			     char **why, char **unknown)
+{
+	const char *k;
+	json_t *v, *copy;
+
+	if (!json_is_object(reg))
+		return failf(why, "regression must be an object");
+	copy = json_object();
+	if (!copy)
+		return failf(why, "out of memory");
+	json_object_foreach(reg, k, v) {
+		if (!strcmp(k, "compare")) {
+			if (!json_is_string(v) ||
+			    !(p->compare = rp_op_parse(json_string_value(v), 0)))
+				goto bad_value;
+		} else if (!strcmp(k, "better")) {
+			const char *b = json_is_string(v) ? json_string_value(v) : "";
+
+			if (!strcmp(b, "higher"))
+				p->better = 1;
+			else if (!strcmp(b, "lower"))
+				p->better = -1;
+			else
+				goto bad_value;
+		} else if (!strcmp(k, "relative_tolerance")) {
+			if (number(v, &p->rel_tol) || p->rel_tol < 0)
+				goto bad_value;
+		} else if (!strcmp(k, "absolute_tolerance")) {
+			if (number(v, &p->abs_tol) || p->abs_tol < 0)
+				goto bad_value;
+		} else {
+			note_unknown(unknown, "regression.", k);
+			continue;
+		}
+		json_object_set(copy, k, v);
+	}
+	if (!p->compare || !p->better) {
+		json_decref(copy);
+		return failf(why, "regression needs \"compare\" and \"better\"");
+	}
+	json_object_set_new(canon, "regression", copy);
+	return 0;
+bad_value:
+	json_decref(copy);
+	{
+		struct strbuf sb = STRBUF_INIT;
+		int ret;
+
+		rp_json_emit(&sb, v);
+		ret = failf(why, "unknown regression %s value %s", k,
+			    sb.data ? sb.data : "?");
+		strbuf_free(&sb);
+		return ret;
+	}
+}
+
+static int decode_range(json_t *range, struct rp_policy *p, json_t *canon,
+			char **why, char **unknown)
+{
+	const char *k;
+	json_t *v, *copy;
+
+	if (!json_is_object(range))
+		return failf(why, "display_range must be an object");
+	copy = json_object();
+	if (!copy)
+		return failf(why, "out of memory");
+	json_object_foreach(range, k, v) {
+		double *dst;
+
+		if (!strcmp(k, "min"))
+			dst = &p->disp_min;
+		else if (!strcmp(k, "max"))
+			dst = &p->disp_max;
+		else {
+			note_unknown(unknown, "display_range.", k);
+			continue;
+		}
+		if (number(v, dst)) {
+			json_decref(copy);
+			return failf(why, "display_range.%s must be a number", k);
+		}
+		json_object_set(copy, k, v);
+	}
+	if (p->disp_min > p->disp_max) {
+		json_decref(copy);
+		return failf(why, "display_range min is above max");
+	}
+	json_object_set_new(canon, "display_range", copy);
+	return 0;
+}
+
+static const char *const known_plain[] = {
+	"summarize", "transform", "aggregation", "display_scale",
+	"display_label",
+};
+
+int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **why,
+			char **unknown)
+{
+	json_t *canon = json_object(), *v;
+	struct strbuf sb = STRBUF_INIT;
+	const char *k;
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->summarize = RP_OP_TOTAL;	/* the producer's default */
+	p->rel_tol = p->abs_tol = NAN;
+	p->disp_min = p->disp_max = p->disp_scale = NAN;
+	*why = NULL;
+	*unknown = NULL;
+	if (!canon)
+		return failf(why, "out of memory");
+	json_object_foreach(obj, k, v) {
+		int known = 0;
+
+		if (!strcmp(k, "name"))
+			continue;
+		if (json_is_null(v))
+			continue;	/* Python leaves None out; be lenient */
+		if (!strcmp(k, "regression")) {
+			if (decode_regression(v, p, canon, why, unknown))
+				goto fail;
+			continue;
+		}
+		if (!strcmp(k, "display_range")) {
+			if (decode_range(v, p, canon, why, unknown))
+				goto fail;
+			continue;
+		}
+		for (i = 0; i < sizeof(known_plain) / sizeof(known_plain[0]); i++)
+			known = known || !strcmp(k, known_plain[i]);
+		if (!known) {
+			note_unknown(unknown, "", k);
+			continue;
+		}
+		if (!strcmp(k, "summarize")) {
+			if (!json_is_string(v) ||
+			    !(p->summarize = rp_op_parse(json_string_value(v), 1)))
+				goto bad_value;
+		} else if (!strcmp(k, "transform")) {
+			if (!json_is_string(v) || strcmp(json_string_value(v), "rate"))
+				goto bad_value;
+			p->transform = RP_TR_RATE;
+		} else if (!strcmp(k, "aggregation")) {
+			if (!json_is_string(v) ||
+			    strcmp(json_string_value(v), "busy-core-equivalents"))
+				goto bad_value;
+			p->aggregation = RP_AGG_BCE;
+		} else if (!strcmp(k, "display_scale")) {
+			if (number(v, &p->disp_scale) || !(p->disp_scale > 0))
+				goto bad_value;
+		} else if (!strcmp(k, "display_label")) {
+			if (!json_is_string(v) || !json_string_length(v))
+				goto bad_value;
+			p->disp_label = rp_text_dup(json_string_value(v),
+						    json_string_length(v));
+			if (!p->disp_label) {
+				failf(why, "out of memory");
+				goto fail;
+			}
+		}
+		json_object_set(canon, k, v);
+	}
+	if (!json_object_get(canon, "summarize"))
+		json_object_set_new(canon, "summarize", json_string("total"));
+	rp_json_emit(&sb, canon);
+	json_decref(canon);
+	p->json = strbuf_detach(&sb, NULL);
+	if (!p->json) {
+		rp_policy_clear(p);
+		return failf(why, "out of memory");
+	}
+	return 0;
+bad_value:
+	rp_json_emit(&sb, v);
+	failf(why, "unknown %s value %s", k, sb.data ? sb.data : "?");
+	strbuf_free(&sb);
+fail:
+	json_decref(canon);
+	free(p->disp_label);
+	p->disp_label = NULL;
+	free(*unknown);
+	*unknown = NULL;
+	return -1;
+}
+
+void rp_policy_clear(struct rp_policy *p)
+{
+	free(p->disp_label);
+	free(p->json);
+	p->disp_label = NULL;
+	p->json = NULL;
+}
+
+int rp_policy_copy(struct rp_policy *dst, const struct rp_policy *src)
+{
+	*dst = *src;
+	dst->disp_label = src->disp_label ? strdup(src->disp_label) : NULL;
+	dst->json = src->json ? strdup(src->json) : NULL;
+	if ((src->disp_label && !dst->disp_label) || (src->json && !dst->json)) {
+		rp_policy_clear(dst);
+		return -1;
+	}
+	return 0;
+}
+
+static int same_num(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+int rp_policy_equal(const struct rp_policy *a, const struct rp_policy *b)
+{
+	return a->summarize == b->summarize && a->transform == b->transform &&
+	       a->aggregation == b->aggregation && a->compare == b->compare &&
+	       a->better == b->better && same_num(a->rel_tol, b->rel_tol) &&
+	       same_num(a->abs_tol, b->abs_tol) &&
+	       same_num(a->disp_min, b->disp_min) &&
+	       same_num(a->disp_max, b->disp_max) &&
+	       same_num(a->disp_scale, b->disp_scale) &&
+	       !strcmp(a->disp_label ? a->disp_label : "",
+		       b->disp_label ? b->disp_label : "");
+}

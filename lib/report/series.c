@@ -1,0 +1,274 @@
+/*
+ * Series storage: points appended as they are read (times, values and,
+ * for arrays, offsets; nothing else is kept per point), a chained hash
+ * table, and the join of series that several inputs share.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_text.h"
+#include "rp.h"
+
+uint64_t rp_hash(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *s = p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+int rp_htab_init(struct rp_htab *t)
+{
+	t->mask = 63;
+	t->n = 0;
+	t->b = calloc(t->mask + 1, sizeof(*t->b));
+	return t->b ? 0 : -ENOMEM;
+}
+
+void rp_htab_free(struct rp_htab *t)
+{
+	free(t->b);
+	t->b = NULL;
+	t->n = 0;
+}
+
+int rp_htab_insert(struct rp_htab *t, struct rp_series *s)
+{
+	size_t i;
+
+	if (t->n >= t->mask) {
+		size_t mask = t->mask * 2 + 1;
+		struct rp_series **b = calloc(mask + 1, sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		for (i = 0; i <= t->mask; i++) {
+			struct rp_series *e = t->b[i], *next;
+
+			for (; e; e = next) {
+				next = e->hnext;
+				e->hnext = b[e->hash & mask];
+				b[e->hash & mask] = e;
+			}
+		}
+		free(t->b);
+		t->b = b;
+		t->mask = mask;
+	}
+	s->hnext = t->b[s->hash & t->mask];
+	t->b[s->hash & t->mask] = s;
+	t->n++;
+	return 0;
+}
+
+void rp_series_free(struct rp_series *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	free(s->name);
+	free(s->labels);
+	free(s->shape);
+	rp_vals_free(&s->raw);
+	free(s->case_name);
+	for (i = 0; i < s->path_len; i++)
+		free(s->path[i]);
+	free(s->path);
+	free(s->key);
+	rp_policy_clear(&s->policy);
+	free(s);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t cap2 = *cap ? *cap : 8;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (cap2 < need)
+		cap2 *= 2;
+	q = realloc(*p, cap2 * elem);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = cap2;
+	return 0;
+}
+
+int rp_series_add_point(struct rp_series *s, double t, const double *v,
+			size_t n, int is_array)
+{
+	struct rp_vals *r = &s->raw;
+	size_t old_cap = s->cap_pts;
+	size_t nv = is_array ? (r->n ? r->off[r->n] : 0) + n : r->n + 1;
+
+	if (grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double)))
+		return -ENOMEM;
+	if (is_array && (s->cap_pts != old_cap || !r->off)) {
+		size_t *off = realloc(r->off, (s->cap_pts + 1) * sizeof(size_t));
+
+		if (!off)
+			return -ENOMEM;
+		if (!r->off)
+			off[0] = 0;
+		r->off = off;
+	}
+	if (grow((void **)&r->v, &s->cap_v, nv ? nv : 1, sizeof(double)))
+		return -ENOMEM;
+	r->t[r->n] = t;
+	if (is_array) {
+		memcpy(r->v + r->off[r->n], v, n * sizeof(double));
+		r->off[r->n + 1] = nv;
+		if (n > r->width)
+			r->width = n;
+	} else {
+		r->v[r->n] = v[0];
+		r->width = 1;
+	}
+	r->n++;
+	return 0;
+}
+
+int rp_series_append(struct rp_series *dst, const struct rp_series *src)
+{
+	const struct rp_vals *r = &src->raw;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < r->n; i++) {
+		if (r->off)
+			ret = rp_series_add_point(dst, r->t[i], r->v + r->off[i],
+						  r->off[i + 1] - r->off[i], 1);
+		else
+			ret = rp_series_add_point(dst, r->t[i], r->v + i, 1, 0);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+const struct rp_policy *rp_series_policy(const struct rp_series *s,
+					 struct rp_policy *scratch)
+{
+	if (s->has_policy)
+		return &s->policy;
+	memset(scratch, 0, sizeof(*scratch));
+	scratch->summarize = RP_OP_DISTRIBUTION;
+	scratch->better = s->source == RP_SRC_KTAP ? 0 : 1;
+	scratch->rel_tol = scratch->abs_tol = NAN;
+	scratch->disp_min = scratch->disp_max = scratch->disp_scale = NAN;
+	return scratch;
+}
+
+char *rp_make_key(char *const *path, size_t path_len, const char *case_name,
+		  const char *name, const char *labels)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < path_len; i++) {
+		json_add_string(&sb, path[i], strlen(path[i]));
+		strbuf_addc(&sb, '/');
+	}
+	strbuf_addc(&sb, '\x1f');
+	json_add_string(&sb, case_name, strlen(case_name));
+	strbuf_addc(&sb, '\x1f');
+	json_add_string(&sb, name, strlen(name));
+	strbuf_addc(&sb, '\x1f');
+	strbuf_adds(&sb, labels);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void describe(struct strbuf *sb, const struct rp_series *s)
+{
+	rp_series_title(sb, s->path, s->path_len, s->case_name, s->name,
+			s->labels, -1);
+}
+
+/* Give back the slack of the doubling growth: memory ~ the points kept. */
+static void trim(struct rp_series *s)
+{
+	struct rp_vals *r = &s->raw;
+	size_t nv = r->off ? r->off[r->n] : r->n;
+	void *p;
+
+	if (!r->n)
+		return;
+	if (s->cap_pts > r->n && (p = realloc(r->t, r->n * sizeof(double)))) {
+		r->t = p;
+		s->cap_pts = r->n;
+		if (r->off && (p = realloc(r->off, (r->n + 1) * sizeof(size_t))))
+			r->off = p;
+	}
+	if (nv && s->cap_v > nv && (p = realloc(r->v, nv * sizeof(double)))) {
+		r->v = p;
+		s->cap_v = nv;
+	}
+}
+
+/* Takes @s: it becomes a report series, or is merged and freed. */
+int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
+{
+	struct rp_series *e;
+
+	s->hash = rp_hash(s->key, strlen(s->key), 0xcbf29ce484222325ull);
+	for (e = r->final_tab.b[s->hash & r->final_tab.mask]; e; e = e->hnext)
+		if (e->hash == s->hash && !strcmp(e->key, s->key))
+			break;
+	if (!e) {
+		if (r->n_series == r->cap_series) {
+			size_t cap = r->cap_series ? r->cap_series * 2 : 64;
+			struct rp_series **v = realloc(r->series, cap * sizeof(*v));
+
+			if (!v)
+				goto oom;
+			r->series = v;
+			r->cap_series = cap;
+		}
+		if (rp_htab_insert(&r->final_tab, s))
+			goto oom;
+		trim(s);
+		r->series[r->n_series++] = s;
+		return 0;
+	}
+	/* The same series seen again (another input, or a repeated case). */
+	if (e->is_array != s->is_array || strcmp(e->shape, s->shape)) {
+		struct strbuf sb = STRBUF_INIT;
+
+		describe(&sb, s);
+		rp_warn(r, s->file, s->line,
+			"series %s: shape \"%s\" differs from \"%s\" seen before; its %zu points are dropped",
+			sb.data ? sb.data : s->name, s->shape, e->shape, s->raw.n);
+		strbuf_free(&sb);
+		rp_series_free(s);
+		return 0;
+	}
+	if (s->has_policy && !e->has_policy) {
+		e->policy = s->policy;
+		e->has_policy = 1;
+		memset(&s->policy, 0, sizeof(s->policy));
+		s->has_policy = 0;
+	} else if (s->has_policy && !rp_policy_equal(&e->policy, &s->policy)) {
+		rp_warn(r, s->policy.file, s->policy.line,
+			"conflicting policy for metric %s in case %s: keeping the one from %s:%lu",
+			s->name, s->case_name, e->policy.file, e->policy.line);
+	}
+	e->status = s->status;
+	if (rp_series_append(e, s))
+		goto oom;
+	trim(e);
+	rp_series_free(s);
+	return 0;
+oom:
+	rp_series_free(s);
+	return -ENOMEM;
+}

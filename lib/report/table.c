@@ -1,0 +1,92 @@
+/* Aligned text tables and RFC 4180 CSV fields for the formatters. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rp_table.h"
+
+int table_init(struct table *t, size_t cols)
+{
+	memset(t, 0, sizeof(*t));
+	t->cols = cols;
+	t->width = calloc(cols, sizeof(size_t));
+	return t->width ? 0 : -1;
+}
+
+void table_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t->width);
+}
+
+/* Takes a copy of @text; UTF-8 continuation bytes do not count as width. */
+int table_cell(struct table *t, const char *text)
+{
+	size_t w = 0;
+	const char *p;
+	char *copy;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		char **v = realloc(t->cells, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->cells = v;
+		t->cap = cap;
+	}
+	copy = strdup(text ? text : "");
+	if (!copy)
+		return -1;
+	for (p = copy; *p; p++)
+		w += ((unsigned char)*p & 0xc0) != 0x80;
+	if (w > t->width[t->n % t->cols])
+		t->width[t->n % t->cols] = w;
+	t->cells[t->n++] = copy;
+	return 0;
+}
+
+void table_render(const struct table *t, struct strbuf *sb, const int *right)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		size_t col = i % t->cols, w = 0, pad;
+		const char *p;
+
+		for (p = t->cells[i]; *p; p++)
+			w += ((unsigned char)*p & 0xc0) != 0x80;
+		pad = t->width[col] - w;
+		if (right && right[col])
+			while (pad--)
+				strbuf_addc(sb, ' ');
+		strbuf_adds(sb, t->cells[i]);
+		if (col == t->cols - 1) {
+			strbuf_addc(sb, '\n');
+			continue;
+		}
+		if (!(right && right[col]))
+			while (pad--)
+				strbuf_addc(sb, ' ');
+		strbuf_adds(sb, "  ");
+	}
+}
+
+void csv_field(struct strbuf *sb, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' &&
+	    (!*s || s[strlen(s) - 1] != ' ')) {
+		strbuf_adds(sb, s);
+		return;
+	}
+	strbuf_addc(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			strbuf_addc(sb, '"');
+		strbuf_addc(sb, *s);
+	}
+	strbuf_addc(sb, '"');
+}

@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""ksft-metric end to end: golden outputs, exit codes, bad input, --base-dir
+attacks, SVG rendering, and a report/save/compare round trip of a realistic
+log written by our own producer library (tests/report/make_log.c).
+
+usage: test_cli.py KSFT_METRIC MAKE_LOG SOURCE_DIR [RSVG_CONVERT [KSFT_SYSMON]]
+Set KSFT_METRIC_UPDATE_GOLDEN=1 to rewrite the golden files (then review
+the diff by hand: the numbers in them are hand-checked).
+"""
+
+import difflib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+import xml.etree.ElementTree as ET
+
+KSFT, MAKE_LOG, SRC = (os.path.abspath(a) for a in sys.argv[1:4])
+RSVG = sys.argv[4] if len(sys.argv) > 4 else ""
+SYSMON = sys.argv[5] if len(sys.argv) > 5 else ""
+DATA = os.path.join(SRC, "data")
+GOLDEN = os.path.join(SRC, "golden")
+UPDATE = os.environ.get("KSFT_METRIC_UPDATE_GOLDEN") == "1"
+TMP = tempfile.mkdtemp(prefix="ksft-metric-test-")
+
+
+def run(*args, stdin=None, cwd=None):
+    p = subprocess.run([KSFT, *args], input=stdin, capture_output=True,
+                       cwd=cwd, timeout=300)
+    err = p.stderr.decode("utf-8", "replace")
+    # Under the sanitizer builds an error may hide behind an expected rc 1.
+    for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                   "runtime error:", "WARNING: ThreadSanitizer"):
+        assert marker not in err, f"ksft-metric {' '.join(args)}:\n{err}"
+    return p.returncode, p.stdout.decode("utf-8", "replace"), err
+
+
+def expect_rc(want, *args, **kw):
+    rc, out, err = run(*args, **kw)
+    assert rc == want, f"ksft-metric {' '.join(args)}: rc {rc}, want {want}\n" \
+                       f"stdout:\n{out}\nstderr:\n{err}"
+    return out, err
+
+
+def golden(name, text):
+    path = os.path.join(GOLDEN, name)
+    if UPDATE:
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        return
+    with open(path, encoding="utf-8", newline="") as f:
+        want = f.read()
+    if text != want:
+        diff = "".join(difflib.unified_diff(
+            want.splitlines(True), text.splitlines(True),
+            f"golden/{name}", "output"))
+        raise AssertionError(f"output differs from golden/{name}:\n{diff}")
+
+
+def data(name):
+    return os.path.join(DATA, name)
+
+
+def make_log(path, *args):
+    with open(path, "wb") as f:
+        subprocess.run([MAKE_LOG, *args], stdout=f, check=True, timeout=120)
+    return path
+
+
+# ---- tests ---------------------------------------------------------------
+
+def test_help_and_usage():
+    for cmd in ("report", "save", "compare", "plot"):
+        out, _ = expect_rc(0, cmd, "--help")
+        assert out.startswith(f"usage: ksft-metric {cmd}"), out
+    out, _ = expect_rc(0, "--help")
+    assert "Exit status" in out
+    expect_rc(2)
+    expect_rc(2, "frobnicate")
+    expect_rc(2, "report", "--format", "xml", data("seed.log"))
+    expect_rc(2, "report")
+    expect_rc(2, "report", "--bogus", data("seed.log"))
+    expect_rc(2, "save", data("seed.log"))
+    expect_rc(2, "compare", data("seed.log"))
+    expect_rc(2, "compare", "--baseline", data("seed.log"), "--alpha", "2",
+              data("seed.log"))
+    expect_rc(2, "compare", "--baseline", data("seed.log"), "--tolerance", "x",
+              data("seed.log"))
+    expect_rc(2, "plot", data("seed.log"))
+
+
+def test_seed_goldens():
+    for fmt, ext in (("text", "txt"), ("json", "json"), ("csv", "csv"),
+                     ("openmetrics", "om")):
+        out, err = expect_rc(0, "report", "--format", fmt, data("seed.log"))
+        assert err == "", err
+        golden(f"seed.report.{ext}", out)
+    json.loads(expect_rc(0, "report", "-f", "json", data("seed.log"))[0])
+
+
+def test_pipeline_golden():
+    out, _ = expect_rc(0, "report", data("pipeline.log"))
+    golden("pipeline.report.txt", out)
+    doc = json.loads(expect_rc(0, "report", "-f", "json", data("pipeline.log"))[0])
+    by = {s["name"]: s for s in doc["series"]}
+    # Hand-computed (see data/pipeline.log and test_report_pipeline.c).
+    assert by["counter"]["summary"] == {"p50": 5.0, "p90": 9.0, "p99": 9.9,
+                                        "max": 10.0}, by["counter"]
+    assert by["counter"]["processed"] == 3
+    assert by["cpu.time.usr"]["summary"] == {"p90": 4.8}
+    assert by["cpu.raw"]["summary"] == [{"max": 2.0}, {"max": 3.0}, None,
+                                        {"max": 2.0}]
+    assert by["cpu.utilization"]["summary"] == {"total": 1.75}
+    # numpy.percentile([4, 1, 3, 2, 10], 90) is 7.6000000000000005 too.
+    assert by["plain"]["summary"] == {"p50": 3.0, "p90": 7.6000000000000005, "p99": 9.76,
+                                      "max": 10.0}
+
+
+def test_openmetrics_syntax():
+    log = os.path.join(TMP, "om.log")
+    with open(log, "w") as f:
+        f.write('# ktap-metric-json: {"9bad key":"a\\"b\\\\c","case":"x",'
+                '"name":"1weird.name-x","shape":"scalar","time":1,"value":2}\n'
+                'ok 1 case "quoted"\n')
+    out, _ = expect_rc(0, "report", "-f", "openmetrics", log)
+    lines = out.splitlines()
+    assert lines[-1] == "# EOF", lines
+    assert lines[0] == "# TYPE ksft_metric_1weird_name_x gauge", lines
+    sample = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*\{([a-zA-Z_][a-zA-Z0-9_]*='
+                        r'"(?:[^"\\\n]|\\.)*",?)*\} \S+$')
+    for line in lines[1:-1]:
+        assert sample.match(line), line
+    assert 'label_case="x"' in out and '_9bad_key="a\\"b\\\\c"' in out, out
+    assert 'case="case \\"quoted\\""' in out, out
+
+
+def test_stdin_and_several_files():
+    with open(data("seed.log"), "rb") as f:
+        text = f.read()
+    a, _ = expect_rc(0, "report", "-f", "json", "-", stdin=text)
+    b, _ = expect_rc(0, "report", "-f", "json", data("seed.log"))
+    assert a == b
+    # Two copies of the same log: every series twice as long.
+    doc = json.loads(expect_rc(0, "report", "-f", "json", data("seed.log"), "-",
+                               stdin=text)[0])
+    assert all(s["points"] == 2 for s in doc["series"]), doc
+    expect_rc(2, "report", "-", "-", stdin=text)
+
+
+def test_bad_input():
+    out, err = expect_rc(0, "report", data("bad.log"))
+    golden("bad.report.txt", out)
+    golden("bad.stderr.txt", err.replace(DATA + "/", ""))
+    junk = os.path.join(TMP, "junk.bin")
+    with open(junk, "wb") as f:
+        f.write(bytes(range(256)) * 64 + b"\n# ktap-metric-json: {\x00\xff\n")
+    _, err = expect_rc(2, "report", junk)
+    assert "no metrics found in the input" in err, err
+    # byte 10 is a newline: 64 junk lines, then the bad metric line.
+    assert "junk.bin:66: warning: malformed metric JSON" in err, err
+    _, err = expect_rc(2, "report", os.path.join(TMP, "does-not-exist.log"))
+    assert "No such file" in err, err
+    _, err = expect_rc(2, "report", TMP)
+    assert "is a directory" in err, err
+    # A line of megabytes (over the 16 MiB limit) is skipped, the rest read.
+    big = os.path.join(TMP, "big.log")
+    with open(big, "w") as f:
+        f.write('# ktap-metric-json: {"name":"m","shape":"scalar","time":1,"value":1}\n')
+        f.write('# ktap-metric-json: {"pad":"' + "x" * (17 << 20) + '"}\n')
+        f.write('# ktap-metric-json: {"name":"m","shape":"scalar","time":2,"value":2}\n'
+                "ok 1 t\n")
+    out, err = expect_rc(0, "report", "-f", "json", big)
+    assert "big.log:2: warning: line longer than 16777216 bytes skipped" in err, err
+    assert json.loads(out)["series"][0]["points"] == 2
+    # Truncated file: the cut-off last line is a warning, the rest is used.
+    with open(data("seed.log"), "rb") as f:
+        text = f.read()
+    cut = os.path.join(TMP, "cut.log")
+    with open(cut, "wb") as f:
+        f.write(text[:text.index(b"321.16499")])
+    out, err = expect_rc(0, "report", cut)
+    assert "cut.log:22: warning: malformed metric JSON" in err, err
+    assert "incomplete" in out, out
+
+
+def test_zperf_and_twister():
+    out, _ = expect_rc(0, "report", data("twister.json"))
+    golden("twister.report.txt", out)
+    base = os.path.join(TMP, "zperf-base.json")
+    expect_rc(0, "save", "-o", base, data("twister.json"))
+    out, _ = expect_rc(0, "compare", "--baseline", base, data("console.log"))
+    golden("zperf.compare.txt", out)
+    slow = os.path.join(TMP, "slow-console.log")
+    with open(data("console.log")) as f:
+        text = f.read()
+    with open(slow, "w") as f:
+        f.write(text.replace("udp4_mbps=13.099", "udp4_mbps=12.100"))
+    out, _ = expect_rc(1, "compare", "--baseline", base, "--tolerance", "5", slow)
+    assert re.search(r"zperf udp4_mbps .* -7\.63% .* REGRESSION", out), out
+    expect_rc(0, "compare", "--baseline", base, "--tolerance", "8", slow)
+    # The baseline zperf_regression.py --save writes is accepted as is.
+    flat = os.path.join(TMP, "zperf-flat.json")
+    with open(flat, "w") as f:
+        json.dump({"tcp4_mbps": 5.97, "udp4_mbps": 13.099}, f, indent=4,
+                  sort_keys=True)
+    out, _ = expect_rc(1, "compare", "--baseline", flat, "--tolerance", "5", slow)
+    assert "NEW" in out and "REGRESSION" in out, out
+
+
+def test_round_trip():
+    a = make_log(os.path.join(TMP, "a.log"), "--seed", "1")
+    b = make_log(os.path.join(TMP, "b.log"), "--seed", "2")
+    slow = make_log(os.path.join(TMP, "slow.log"), "--seed", "3",
+                    "--throughput", "8000")
+    died = make_log(os.path.join(TMP, "died.log"), "--seed", "4", "--die")
+    doc = json.loads(expect_rc(0, "report", "-f", "json", a)[0])
+    assert len(doc["series"]) == 32 and not doc["warnings"], doc["warnings"]
+    by = {(s["case"], s["name"], s["labels"].get("host")): s for s in doc["series"]}
+    usr = by[("iperf.test_iperf", "cpu.time.usr", "local")]
+    assert usr["path"] == ["selftests: drivers/net/hw: iperf.py"]
+    # 2.5 busy cores, 60 % of it user time: 1.5. The rates divide by the
+    # library's own timestamps, so scheduling jitter on a busy runner moves
+    # single points; the exact arithmetic is checked by the unit tests.
+    assert 1.0 < usr["summary"]["p90"] < 3.0, usr
+    util = by[("devmem.check_kperf", "cpu.utilization", "remote")]
+    assert util["summary"] == {"p90": 3.75}, util
+    tput = by[("iperf.test_iperf", "throughput", "local")]
+    assert tput["points"] == 10 and set(tput["summary"]) == {"p50", "p90", "p99", "max"}
+    base = os.path.join(TMP, "base.json")
+    _, err = expect_rc(0, "save", "-o", base, a)
+    assert "saved 32 series as run 1" in err, err
+    _, err = expect_rc(0, "save", "--append", "-o", base, b)
+    assert "as run 2" in err, err
+    with open(base) as f:
+        saved = json.load(f)
+    assert saved["format"] == "ksft-metric-baseline" and saved["version"] == 1
+    assert [r["sources"] for r in saved["runs"]] == [[a], [b]]
+    out, _ = expect_rc(0, "compare", "--baseline", base, a)
+    assert "RESULT: OK" in out, out
+    out, _ = expect_rc(1, "compare", "--baseline", base, "--alpha", "0.01", slow)
+    rows = [line for line in out.splitlines() if " throughput{host=local}" in line]
+    assert len(rows) == 2 and all(r.endswith("REGRESSION") for r in rows), out
+    # 10 current samples against 2 runs x 10 pooled: a tiny p-value.
+    assert all(re.search(r"\s20\s+10\s+\S+e-0\d\s+REGRESSION$", r) for r in rows), rows
+    cmp = json.loads(expect_rc(1, "compare", "-f", "json", "--baseline", base, slow)[0])
+    assert cmp["result"] == "regression" and cmp["failing"] == 2
+    # The test died: its series move to "incomplete"; the gated one is missing.
+    out, _ = expect_rc(1, "compare", "--baseline", base, died)
+    assert re.search(r"devmem\.check_kperf throughput\{host=local\} .* MISSING", out), out
+    assert "incomplete throughput{host=local}" in out and "NEW" in out, out
+    expect_rc(0, "compare", "--allow-missing", "--baseline", base, died)
+    rep = json.loads(expect_rc(0, "report", "-f", "json", died)[0])
+    assert {s["status"] for s in rep["series"]} == {"pass", "incomplete"}
+    svg = os.path.join(TMP, "round.svg")
+    expect_rc(0, "plot", "-o", svg, "--baseline", base, slow)
+    check_svg(svg)
+
+
+def test_sysmon_round_trip():
+    """A log of the project's system monitor (examples/sysmon), if built."""
+    if not SYSMON:
+        print("note: ksft-sysmon not built, its round trip skipped", file=sys.stderr)
+        return
+    logs = []
+    # Its own suites check it under the sanitizers; here it only writes a log.
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0", TSAN_OPTIONS="report_bugs=0")
+    for i in range(2):
+        path = os.path.join(TMP, f"sysmon{i}.log")
+        with open(path, "wb") as f:
+            subprocess.run([SYSMON, "--ifname", "lo", "--interval", "0.1",
+                            "--", "sleep", "0.5"], stdout=f, env=env,
+                           check=True, timeout=60)
+        logs.append(path)
+    doc = json.loads(expect_rc(0, "report", "-f", "json", logs[0])[0])
+    names = {(s["name"], s["shape"]) for s in doc["series"]}
+    for want in (("cpu.time.usr", "per-cpu"), ("cpu.utilization", "per-cpu"),
+                 ("nic.rx.dropped", "scalar")):
+        assert want in names, names
+    for s in doc["series"]:
+        assert s["status"] == "pass" and s["policy"], s
+        if s["name"].startswith("cpu."):
+            assert s["policy"]["aggregation"] == "busy-core-equivalents", s
+            # A summary of busy cores: between 0 and the number of CPUs.
+            assert 0 <= s["summary"]["p90"] <= os.cpu_count() + 1, s
+    base = os.path.join(TMP, "sysmon-base.json")
+    expect_rc(0, "save", "-o", base, logs[0])
+    out, _ = expect_rc(0, "compare", "--baseline", base, logs[1])
+    assert "RESULT: OK" in out and "UNTRACKED" in out, out
+    svg = os.path.join(TMP, "sysmon.svg")
+    expect_rc(0, "plot", "-o", svg, "--baseline", base, logs[1])
+    check_svg(svg)
+
+
+def check_svg(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    root = ET.fromstring(raw)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg", root.tag
+    text = raw.decode()
+    for bad in ("<script", "@font-face", "@import", "xlink:href", " href="):
+        assert bad not in text, bad
+    if RSVG:
+        png = path + ".png"
+        subprocess.run([RSVG, "-o", png, path], check=True, timeout=120)
+        with open(png, "rb") as f:
+            head = f.read(8)
+        assert head == b"\x89PNG\r\n\x1a\n" and os.path.getsize(png) > 1000
+    else:
+        print("note: rsvg-convert not found, SVG only parsed", file=sys.stderr)
+
+
+def test_plot_escaping():
+    log = os.path.join(TMP, "nasty.log")
+    with open(log, "w") as f:
+        f.write('# ktap-metric-policy-json: {"display_label":"<b>&amp;\\u0001",'
+                '"name":"m<&>","summarize":"max"}\n'
+                '# ktap-metric-json: {"host":"a\\"<script>\\u0002","name":"m<&>",'
+                '"shape":"scalar","time":1,"value":1}\n'
+                '# ktap-metric-json: {"host":"a\\"<script>\\u0002","name":"m<&>",'
+                '"shape":"scalar","time":2,"value":3}\n'
+                "ok 1 <case> & 'quotes' \"x\"\n")
+    svg = os.path.join(TMP, "nasty.svg")
+    expect_rc(0, "plot", "-o", svg, "--title", "</svg><script>", log)
+    check_svg(svg)
+    svg2 = os.path.join(TMP, "seed.svg")
+    base = os.path.join(TMP, "seed-base.json")
+    expect_rc(0, "save", "-o", base, data("seed.log"))
+    expect_rc(0, "plot", "-o", svg2, "--baseline", base, data("seed.log"),
+              data("pipeline.log"))
+    check_svg(svg2)
+
+
+def test_base_dir():
+    root = os.path.join(TMP, "confine")
+    inside, outside = os.path.join(root, "in"), os.path.join(root, "out")
+    os.makedirs(os.path.join(inside, "sub"))
+    os.makedirs(outside)
+    shutil.copy(data("seed.log"), os.path.join(inside, "sub", "seed.log"))
+    shutil.copy(data("seed.log"), os.path.join(outside, "secret.log"))
+    os.symlink(os.path.join(outside, "secret.log"), os.path.join(inside, "link.log"))
+    os.symlink(outside, os.path.join(inside, "dirlink"))
+    os.symlink("sub/seed.log", os.path.join(inside, "ok-link.log"))
+    victim = os.path.join(outside, "victim.json")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    os.symlink(victim, os.path.join(inside, "evil.json"))
+    base = ["--base-dir", inside]
+    # Allowed: paths under the directory, symlinks that stay inside.
+    expect_rc(0, "report", *base, os.path.join(inside, "sub", "seed.log"))
+    expect_rc(0, "report", *base, "sub/../ok-link.log", cwd=inside)
+    expect_rc(0, "save", *base, "-o", "sub/b.json", "sub/seed.log", cwd=inside)
+    expect_rc(0, "compare", *base, "--baseline", "sub/b.json", "ok-link.log",
+              cwd=inside)
+    # Attacks: "..", absolute paths, symlinks out, for reading and writing.
+    attacks = [
+        ("report", "../out/secret.log"),
+        ("report", os.path.join(outside, "secret.log")),
+        ("report", "sub/../../out/secret.log"),
+        ("report", "link.log"),
+        ("report", "dirlink/secret.log"),
+        ("report", "/etc/passwd"),
+        ("save", "-o", "../out/new.json", "sub/seed.log"),
+        ("save", "-o", "dirlink/new.json", "sub/seed.log"),
+        ("save", "-o", "evil.json", "sub/seed.log"),
+        ("save", "-o", os.path.join(outside, "new.json"), "sub/seed.log"),
+        ("report", "-o", "../out/report.txt", "sub/seed.log"),
+        ("compare", "--baseline", "link.log", "sub/seed.log"),
+        ("compare", "--baseline", "sub/b.json", "-o", "evil.json", "sub/seed.log"),
+        ("plot", "-o", "dirlink/x.svg", "sub/seed.log"),
+        ("plot", "--baseline", "../out/secret.log", "-o", "x.svg", "sub/seed.log"),
+    ]
+    for args in attacks:
+        _, err = expect_rc(2, args[0], *base, *args[1:], cwd=inside)
+        assert "outside --base-dir" in err, (args, err)
+    with open(victim) as f:
+        assert f.read() == "precious\n", "a symlink let a write escape"
+    assert sorted(os.listdir(outside)) == ["secret.log", "victim.json"]
+    # Without --base-dir nothing is confined.
+    expect_rc(0, "report", "../out/secret.log", cwd=inside)
+    _, err = expect_rc(2, "report", "--base-dir", os.path.join(root, "nope"),
+                       "x.log", cwd=inside)
+    assert "--base-dir" in err, err
+
+
+def main():
+    tests = [(name, fn) for name, fn in sorted(globals().items())
+             if name.startswith("test_") and callable(fn)]
+    failed = 0
+    for name, fn in tests:
+        try:
+            fn()
+            print(f"ok {name}")
+        except Exception:  # report every failure, then fail
+            failed += 1
+            print(f"FAIL {name}")
+            traceback.print_exc()
+    shutil.rmtree(TMP, ignore_errors=True)
+    print(f"{len(tests) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

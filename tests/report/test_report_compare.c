@@ -1,0 +1,472 @@
+/*
+ * Baselines and the regression gate with hand-computed numbers: allowance
+ * = max(relative * |baseline|, absolute), better higher/lower, the median
+ * over several runs, new/missing series, --tolerance for series without a
+ * regression policy, Mann-Whitney p-values and --alpha; baseline files
+ * round-trip and malformed ones are refused whole.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "report_util.h"
+
+#define POL(reg) "# ktap-metric-policy-json: {\"name\":\"m\",\"regression\":" reg ",\"summarize\":\"distribution\"}\n"
+#define M(t, v) "# ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":" #t ",\"value\":" #v "}\n"
+#define HIGHER_5 "{\"better\":\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05}"
+
+/* A baseline of one run per log in @logs (NULL-terminated). */
+static struct ksft_metric_report_baseline *baseline_of(const char *const *logs)
+{
+	struct ksft_metric_report_baseline *b = ksft_metric_report_baseline_new();
+
+	ck_assert_ptr_nonnull(b);
+	for (; *logs; logs++) {
+		struct ksft_metric_report *r = ru_read("base.log", *logs);
+		const char *src = "base.log";
+
+		ck_assert_int_gt(ksft_metric_report_baseline_add_report(b, r, &src, 1), 0);
+		ksft_metric_report_free(r);
+	}
+	return b;
+}
+
+struct outcome {
+	int failing;
+	struct ksft_metric_report_row row;	/* the first row */
+	size_t rows;
+};
+
+static struct outcome compare(const char *const *base_logs, const char *cur_log,
+			      double tolerance, double alpha)
+{
+	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
+	struct ksft_metric_report_baseline *b = baseline_of(base_logs);
+	struct ksft_metric_report *r = ru_read("cur.log", cur_log);
+	struct ksft_metric_report_comparison *c;
+	struct outcome out;
+	static char verdict[32];
+
+	o.tolerance_pct = tolerance;
+	o.alpha = alpha;
+	out.failing = ksft_metric_report_compare(r, b, &o, &c);
+	ck_assert_int_ge(out.failing, 0);
+	out.rows = ksft_metric_report_comparison_rows(c);
+	memset(&out.row, 0, sizeof(out.row));
+	out.row.sz = sizeof(out.row);
+	ck_assert_int_eq(ksft_metric_report_comparison_row(c, 0, &out.row), 0);
+	snprintf(verdict, sizeof(verdict), "%s", out.row.verdict);
+	out.row.verdict = verdict;
+	/* Strings die with the comparison; keep only what the tests read. */
+	out.row.case_name = out.row.name = out.row.labels_json = NULL;
+	out.row.path = NULL;
+	out.row.compare = out.row.better = NULL;
+	ksft_metric_report_comparison_free(c);
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_free(r);
+	return out;
+}
+
+/* Baseline runs 100, 110, 90 -> median 100; allowance 5% of 100 = 5. */
+static const char *const three_runs[] = {
+	POL(HIGHER_5) M(1, 100) "ok 1 t\n",
+	POL(HIGHER_5) M(1, 110) "ok 1 t\n",
+	POL(HIGHER_5) M(1, 90) "ok 1 t\n",
+	NULL,
+};
+
+START_TEST(test_allowance_higher)
+{
+	struct outcome o;
+
+	o = compare(three_runs, POL(HIGHER_5) M(1, 94) "ok 1 t\n", -1, 0);
+	ck_assert_str_eq(o.row.verdict, "regression");	/* 94 < 100 - 5 */
+	ck_assert_int_eq(o.failing, 1);
+	ru_assert_num(o.row.baseline, 100);
+	ru_assert_num(o.row.current, 94);
+	ru_assert_num(o.row.allowance, 5);
+	ru_assert_close(o.row.change_pct, -6, 1e-12);
+	ck_assert_uint_eq(o.row.baseline_runs, 3);
+	ck_assert_uint_eq(o.row.n_baseline, 3);
+	ck_assert_uint_eq(o.row.n_current, 1);
+	ck_assert(isnan(o.row.p_value));	/* one current sample */
+	o = compare(three_runs, POL(HIGHER_5) M(1, 95) "ok 1 t\n", -1, 0);
+	ck_assert_str_eq(o.row.verdict, "ok");		/* exactly at the edge */
+	ck_assert_int_eq(o.failing, 0);
+	o = compare(three_runs, POL(HIGHER_5) M(1, 105.5) "ok 1 t\n", -1, 0);
+	ck_assert_str_eq(o.row.verdict, "improvement");
+	ck_assert_int_eq(o.failing, 0);
+}
+END_TEST
+
+#define ABS_POL POL("{\"better\":\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05,\"absolute_tolerance\":10}")
+#define LOWER_POL POL("{\"better\":\"lower\",\"compare\":\"max\",\"relative_tolerance\":0.05}")
+
+START_TEST(test_allowance_absolute_and_lower)
+{
+	static const char *const abs_runs[] = { ABS_POL M(1, 100) "ok 1 t\n", NULL };
+	static const char *const lower_runs[] = {
+		LOWER_POL M(1, 80) M(2, 100) "ok 1 t\n", NULL,
+	};
+	struct outcome o;
+
+	/* max(5% of 100, 10) = 10: 94 is within, 89 is not. */
+	o = compare(abs_runs, ABS_POL M(1, 94) "ok 1 t\n", -1, 0);
+	ru_assert_num(o.row.allowance, 10);
+	ck_assert_str_eq(o.row.verdict, "ok");
+	o = compare(abs_runs, ABS_POL M(1, 89) "ok 1 t\n", -1, 0);
+	ck_assert_str_eq(o.row.verdict, "regression");
+	/* The current run's policy decides: without one, nothing is gated. */
+	o = compare(abs_runs, M(1, 89) "ok 1 t\n", -1, 0);
+	ck_assert_str_eq(o.row.verdict, "untracked");
+	ck_assert_int_eq(o.failing, 0);
+	/* Lower is better, compare max: baseline max 100, allowance 5. */
+	o = compare(lower_runs, LOWER_POL M(1, 1) M(2, 106) "ok 1 t\n", -1, 0);
+	ck_assert_str_eq(o.row.verdict, "regression");
+	ru_assert_num(o.row.current, 106);
+	ru_assert_num(o.row.baseline, 100);
+	o = compare(lower_runs, LOWER_POL M(1, 94) "ok 1 t\n", -1, 0);
+	ck_assert_str_eq(o.row.verdict, "improvement");
+}
+END_TEST
+
+/* Even number of runs: the median is the mean of the middle two. */
+START_TEST(test_median_of_runs)
+{
+	static const char *const runs[] = {
+		POL(HIGHER_5) M(1, 100) "ok 1 t\n",
+		POL(HIGHER_5) M(1, 110) "ok 1 t\n", NULL,
+	};
+	struct outcome o = compare(runs, POL(HIGHER_5) M(1, 100) "ok 1 t\n", -1, 0);
+
+	ru_assert_num(o.row.baseline, 105);
+	ru_assert_num(o.row.allowance, 5.25);
+	ck_assert_str_eq(o.row.verdict, "ok");		/* 100 >= 99.75 */
+	/* Two runs and two current samples: a p-value. Baseline pool {100,110}. */
+	o = compare(runs, POL(HIGHER_5) M(1, 50) M(2, 60) "ok 1 t\n", -1, 0);
+	ck_assert_str_eq(o.row.verdict, "regression");
+	ru_assert_num(o.row.current, 55);
+	/* Exact: U = 0 of C(4,2) = 6 orderings -> 2/6. */
+	ru_assert_close(o.row.p_value, 1.0 / 3, 1e-12);
+}
+END_TEST
+
+/* The compare value comes from the series, not from summarize. */
+START_TEST(test_compare_independent_of_summarize)
+{
+	static const char *const runs[] = {
+		"# ktap-metric-policy-json: {\"name\":\"m\",\"regression\":{\"better\":\"higher\",\"compare\":\"p90\",\"absolute_tolerance\":0.001},\"summarize\":\"last\"}\n"
+		M(1, 1) M(2, 2) M(3, 3) M(4, 4) M(5, 5) "ok 1 t\n", NULL,
+	};
+	/* p90 of 1..5: h = 3.6 -> 4.6 */
+	struct outcome o = compare(runs, "# ktap-metric-policy-json: {\"name\":\"m\",\"regression\":{\"better\":\"higher\",\"compare\":\"p90\",\"absolute_tolerance\":0.001},\"summarize\":\"last\"}\n"
+				   M(1, 4.6) "ok 1 t\n", -1, 0);
+
+	ru_assert_close(o.row.baseline, 4.6, 1e-15);
+	ru_assert_num(o.row.current, 4.6);
+	ck_assert_str_eq(o.row.verdict, "ok");
+}
+END_TEST
+
+/* Several samples on both sides: p-value; --alpha needs it below A. */
+START_TEST(test_alpha)
+{
+	static const char *const runs[] = {
+		POL(HIGHER_5) M(1, 4) M(2, 5) M(3, 6) "ok 1 t\n", NULL,
+	};
+	static const char cur[] = POL(HIGHER_5) M(1, 1) M(2, 2) M(3, 3) "ok 1 t\n";
+	struct outcome o;
+
+	o = compare(runs, cur, -1, 0);
+	ck_assert_str_eq(o.row.verdict, "regression");		/* 2 < 5 - 0.25 */
+	ru_assert_close(o.row.p_value, 0.1, 1e-12);		/* exact, 2/20 */
+	ck_assert_uint_eq(o.row.n_baseline, 3);
+	ck_assert_uint_eq(o.row.n_current, 3);
+	o = compare(runs, cur, -1, 0.05);
+	ck_assert_str_eq(o.row.verdict, "noise");		/* p = 0.1 >= 0.05 */
+	ck_assert_int_eq(o.failing, 0);
+	o = compare(runs, cur, -1, 0.2);
+	ck_assert_str_eq(o.row.verdict, "regression");
+	ck_assert_int_eq(o.failing, 1);
+}
+END_TEST
+
+/* --tolerance gates series without a regression policy: a drop > PCT %. */
+START_TEST(test_tolerance)
+{
+	static const char *const runs[] = {
+		"# ktap-metric-policy-json: {\"name\":\"m\",\"summarize\":\"p90\"}\n"
+		M(1, 100) "ok 1 t\n", NULL,
+	};
+	static const char cur[] =
+		"# ktap-metric-policy-json: {\"name\":\"m\",\"summarize\":\"p90\"}\n"
+		M(1, 89) "ok 1 t\n";
+	struct outcome o;
+
+	o = compare(runs, cur, -1, 0);
+	ck_assert_str_eq(o.row.verdict, "untracked");
+	ck_assert(isnan(o.row.allowance));
+	ru_assert_close(o.row.change_pct, -11, 1e-12);
+	o = compare(runs, cur, 10, 0);
+	ck_assert_str_eq(o.row.verdict, "regression");	/* 89 < 100 - 10 */
+	ru_assert_num(o.row.allowance, 10);
+	o = compare(runs, cur, 12, 0);
+	ck_assert_str_eq(o.row.verdict, "ok");
+}
+END_TEST
+
+/* zperf series are "higher is better"; 5% by default as zperf_regression.py. */
+START_TEST(test_zperf_gate)
+{
+	static const char *const runs[] = { "ZPERF-RESULT udp4_mbps=13.099\n", NULL };
+	struct outcome o;
+
+	o = compare(runs, "ZPERF-RESULT udp4_mbps=12.5\n", -1, 0);
+	ck_assert_str_eq(o.row.verdict, "ok");		/* -4.6% */
+	o = compare(runs, "ZPERF-RESULT udp4_mbps=12.3\n", -1, 0);
+	ck_assert_str_eq(o.row.verdict, "regression");	/* -6.1% */
+	o = compare(runs, "ZPERF-RESULT udp4_mbps=12.3\n", 7, 0);
+	ck_assert_str_eq(o.row.verdict, "ok");
+	o = compare(runs, "ZPERF-RESULT udp4_mbps=12.5\n", 1, 0);
+	ck_assert_str_eq(o.row.verdict, "regression");
+}
+END_TEST
+
+START_TEST(test_new_and_missing)
+{
+	static const char *const runs[] = {
+		POL(HIGHER_5) M(1, 100) "ok 1 gone\n"
+		"# ktap-metric-json: {\"name\":\"info\",\"shape\":\"scalar\",\"value\":1}\nok 2 gone\n",
+		NULL,
+	};
+	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
+	struct ksft_metric_report_baseline *b = baseline_of(runs);
+	struct ksft_metric_report *r = ru_read("cur.log", POL(HIGHER_5) M(1, 100) "ok 1 fresh\n");
+	struct ksft_metric_report_comparison *c;
+	struct ksft_metric_report_row row = { .sz = sizeof(row) };
+	char *text;
+	size_t len;
+
+	ck_assert_int_eq(ksft_metric_report_compare(r, b, &o, &c), 1);
+	ck_assert_uint_eq(ksft_metric_report_comparison_rows(c), 3);
+	ck_assert_int_eq(ksft_metric_report_comparison_row(c, 0, &row), 0);
+	ck_assert_str_eq(row.case_name, "fresh");
+	ck_assert_str_eq(row.verdict, "new");
+	ck_assert_int_eq(row.fails, 0);
+	ck_assert_int_eq(ksft_metric_report_comparison_row(c, 1, &row), 0);
+	ck_assert_str_eq(row.case_name, "gone");
+	ck_assert_str_eq(row.verdict, "missing");
+	ck_assert_int_eq(row.fails, 1);			/* it was gated */
+	ru_assert_num(row.baseline, 100);
+	ck_assert_int_eq(ksft_metric_report_comparison_row(c, 2, &row), 0);
+	ck_assert_str_eq(row.name, "info");
+	ck_assert_int_eq(row.fails, 0);			/* not gated */
+	ck_assert_int_eq(ksft_metric_report_comparison_row(c, 3, &row), -ERANGE);
+	ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_TEXT,
+							      &text, &len), 0);
+	ck_assert_msg(strstr(text, "3 rows: 1 new 2 missing\nRESULT: REGRESSION\n"), "%s", text);
+	free(text);
+	ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_OPENMETRICS,
+							      &text, &len), -EINVAL);
+	ksft_metric_report_comparison_free(c);
+	o.allow_missing = 1;
+	ck_assert_int_eq(ksft_metric_report_compare(r, b, &o, &c), 0);
+	ksft_metric_report_comparison_free(c);
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/* Arrays that stay arrays are compared element by element. */
+START_TEST(test_per_element_rows)
+{
+	static const char pol[] =
+		"# ktap-metric-policy-json: {\"name\":\"a\",\"regression\":{\"better\":\"lower\",\"compare\":\"max\",\"absolute_tolerance\":1},\"summarize\":\"max\"}\n";
+	static const char *const runs[] = {
+		"# ktap-metric-policy-json: {\"name\":\"a\",\"regression\":{\"better\":\"lower\",\"compare\":\"max\",\"absolute_tolerance\":1},\"summarize\":\"max\"}\n"
+		"# ktap-metric-json: {\"name\":\"a\",\"shape\":\"per-cpu\",\"time\":1,\"value\":[1,2]}\nok 1 t\n",
+		NULL,
+	};
+	char cur[1024];
+	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
+	struct ksft_metric_report_baseline *b = baseline_of(runs);
+	struct ksft_metric_report *r;
+	struct ksft_metric_report_comparison *c;
+	struct ksft_metric_report_row row = { .sz = sizeof(row) };
+
+	snprintf(cur, sizeof(cur), "%s%s", pol,
+		 "# ktap-metric-json: {\"name\":\"a\",\"shape\":\"per-cpu\",\"time\":1,\"value\":[1.5,4,7]}\nok 1 t\n");
+	r = ru_read("cur.log", cur);
+	ck_assert_int_eq(ksft_metric_report_compare(r, b, &o, &c), 1);
+	ck_assert_uint_eq(ksft_metric_report_comparison_rows(c), 3);
+	ksft_metric_report_comparison_row(c, 0, &row);
+	ck_assert_int_eq(row.element, 0);
+	ck_assert_str_eq(row.verdict, "ok");		/* 1.5 <= 1 + 1 */
+	ksft_metric_report_comparison_row(c, 1, &row);
+	ck_assert_str_eq(row.verdict, "regression");	/* 4 > 2 + 1 */
+	ksft_metric_report_comparison_row(c, 2, &row);
+	ck_assert_str_eq(row.verdict, "incomparable");	/* no baseline CPU 2 */
+	ksft_metric_report_comparison_free(c);
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/* ---- baseline files --------------------------------------------------- */
+
+static char *baseline_text(const struct ksft_metric_report_baseline *b)
+{
+	char *text;
+	size_t len;
+
+	ck_assert_int_eq(ksft_metric_report_baseline_format(b, &text, &len), 0);
+	ck_assert_uint_eq(strlen(text), len);
+	return text;
+}
+
+START_TEST(test_baseline_round_trip)
+{
+	static const char *const runs[] = {
+		"# # ktap-metric-policy-json: {\"name\":\"a\",\"transform\":\"rate\",\"summarize\":\"p90\"}\n"
+		"# # ktap-metric-json: {\"host\":\"local\",\"name\":\"a\",\"shape\":\"per-cpu\",\"time\":0,\"value\":[0,null]}\n"
+		"# # ktap-metric-json: {\"host\":\"local\",\"name\":\"a\",\"shape\":\"per-cpu\",\"time\":2,\"value\":[1,3]}\n"
+		"# ok 1 inner\nok 1 outer \"quoted\" \\ name\n",
+		M(1, 0.1) "ok 1 t\n",
+		NULL,
+	};
+	struct ksft_metric_report_baseline *b = baseline_of(runs), *b2;
+	char *text = baseline_text(b), *text2;
+
+	ck_assert_msg(strstr(text, "{\"format\":\"ksft-metric-baseline\",\"version\":1,\"runs\":[\n"
+				   "{\"sources\":[\"base.log\"],\"series\":[\n"
+				   " {\"case\":\"inner\",\"path\":[\"outer \\\"quoted\\\" \\\\ name\"],\"name\":\"a\",\"labels\":{\"host\":\"local\"},\"shape\":\"per-cpu\",\"source\":\"ktap\",\"policy\":{\"summarize\":\"p90\",\"transform\":\"rate\"},\"samples\":[[0.5,null]]}]},\n"
+				   "{\"sources\":[\"base.log\"],\"series\":[\n"
+				   " {\"case\":\"t\",\"path\":[],\"name\":\"m\",\"labels\":{},\"shape\":\"scalar\",\"source\":\"ktap\",\"policy\":null,\"samples\":[0.1]}]}]}\n"),
+		      "%s", text);
+	b2 = ksft_metric_report_baseline_new();
+	ck_assert_int_eq(ksft_metric_report_baseline_load(b2, text, strlen(text), "b.json"), 2);
+	text2 = baseline_text(b2);
+	ck_assert_str_eq(text, text2);
+	/* Loading adds runs. */
+	ck_assert_int_eq(ksft_metric_report_baseline_load(b2, text, strlen(text), "b.json"), 4);
+	free(text);
+	free(text2);
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_baseline_free(b2);
+}
+END_TEST
+
+START_TEST(test_baseline_flat_zperf)
+{
+	static const char flat[] = "{\n    \"tcp4_mbps\": 5.97,\n    \"udp4_mbps\": 13.099\n}\n";
+	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
+	struct ksft_metric_report_baseline *b = ksft_metric_report_baseline_new();
+	struct ksft_metric_report *r = ru_read("console.log",
+		"ZPERF-RESULT udp4_mbps=10.0\nZPERF-RESULT tcp4_mbps=5.97\n");
+	struct ksft_metric_report_comparison *c;
+	struct ksft_metric_report_row row = { .sz = sizeof(row) };
+
+	ck_assert_int_eq(ksft_metric_report_baseline_load(b, flat, strlen(flat), "zperf.json"), 1);
+	o.tolerance_pct = 5;
+	ck_assert_int_eq(ksft_metric_report_compare(r, b, &o, &c), 1);
+	ksft_metric_report_comparison_row(c, 0, &row);
+	ck_assert_str_eq(row.name, "udp4_mbps");
+	ck_assert_str_eq(row.verdict, "regression");
+	ksft_metric_report_comparison_row(c, 1, &row);
+	ck_assert_str_eq(row.verdict, "ok");
+	ksft_metric_report_comparison_free(c);
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+START_TEST(test_baseline_malformed)
+{
+	static const struct { const char *text, *msg; } cases[] = {
+		{ "{\"format\":\"ksft-metric-baseline\",\"version\":1,\"runs\":[", "b.json:1: malformed JSON" },
+		{ "[1]", "not a JSON object" },
+		{ "{\"format\":\"other\",\"version\":1,\"runs\":[]}", "\"format\" is not" },
+		{ "{\"format\":\"ksft-metric-baseline\",\"version\":2,\"runs\":[]}", "version" },
+		{ "{\"format\":\"ksft-metric-baseline\",\"version\":1}", "no \"runs\" array" },
+		{ "{\"format\":\"ksft-metric-baseline\",\"version\":1,\"runs\":[{\"series\":[{\"case\":\"t\"}]}]}",
+		  "runs[0].series[0]: needs case" },
+		{ "{\"format\":\"ksft-metric-baseline\",\"version\":1,\"runs\":[{\"series\":[{\"case\":\"t\",\"path\":[],\"name\":\"m\",\"labels\":{},\"samples\":[1,[2]]}]}]}",
+		  "samples must be" },
+		{ "{\"format\":\"ksft-metric-baseline\",\"version\":1,\"runs\":[{\"series\":[{\"case\":\"t\",\"path\":[],\"name\":\"m\",\"labels\":{},\"policy\":{\"summarize\":\"p95\"},\"samples\":[1]}]}]}",
+		  "bad policy" },
+		{ "{\"udp4_mbps\": \"fast\"}", "flat baseline" },
+	};
+	struct ksft_metric_report_baseline *b = ksft_metric_report_baseline_new();
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret = ksft_metric_report_baseline_load(b, cases[i].text,
+							   strlen(cases[i].text), "b.json");
+
+		ck_assert_msg(ret == -EINVAL, "case %zu: %d", i, ret);
+		ck_assert_msg(strstr(ksft_metric_errmsg(), cases[i].msg), "case %zu: %s", i,
+			      ksft_metric_errmsg());
+		ck_assert_uint_eq(ksft_metric_report_baseline_runs(b), 0);
+	}
+	ksft_metric_report_baseline_free(b);
+}
+END_TEST
+
+START_TEST(test_compare_formats)
+{
+	static const char *const runs[] = { POL(HIGHER_5) M(1, 100) "ok 1 t\n", NULL };
+	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
+	struct ksft_metric_report_baseline *b = baseline_of(runs);
+	struct ksft_metric_report *r = ru_read("cur.log", POL(HIGHER_5) M(1, 90) "ok 1 t\n");
+	struct ksft_metric_report_comparison *c;
+	char *text;
+	size_t len;
+
+	ck_assert_int_eq(ksft_metric_report_compare(r, b, &o, &c), 1);
+	ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_JSON, &text, &len), 0);
+	ck_assert_str_eq(text, "{\"rows\":[\n"
+		"{\"case\":\"t\",\"path\":[],\"name\":\"m\",\"labels\":{},\"element\":null,\"compare\":\"p50\",\"better\":\"higher\",\"baseline\":100.0,\"current\":90.0,\"change_pct\":-10.0,\"allowance\":5.0,\"p_value\":null,\"n_baseline\":1,\"n_current\":1,\"baseline_runs\":1,\"verdict\":\"regression\",\"fails\":true}],\n"
+		"\"failing\":1,\"result\":\"regression\"}\n");
+	free(text);
+	ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_CSV, &text, &len), 0);
+	ck_assert_str_eq(text, "case,path,name,labels,element,compare,better,baseline,current,change_pct,allowance,p_value,n_baseline,n_current,baseline_runs,verdict,fails\r\n"
+		"t,[],m,{},,p50,higher,100.0,90.0,-10.0,5.0,,1,1,1,regression,1\r\n");
+	free(text);
+	ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_TEXT, &text, &len), 0);
+	ck_assert_str_eq(text,
+		"SERIES  COMPARE  BASELINE  CURRENT   CHANGE  ALLOWED  N(BASE)  N(CUR)  P  VERDICT\n"
+		"t m     p50 ^         100       90  -10.00%        5        1       1  -  REGRESSION\n"
+		"\n1 rows: 1 regression\nRESULT: REGRESSION\n");
+	free(text);
+	ksft_metric_report_comparison_free(c);
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+Suite *make_suite(void)
+{
+	Suite *s = suite_create("report_compare");
+	TCase *tc;
+
+	tc = tcase_create("gate");
+	tcase_add_test(tc, test_allowance_higher);
+	tcase_add_test(tc, test_allowance_absolute_and_lower);
+	tcase_add_test(tc, test_median_of_runs);
+	tcase_add_test(tc, test_compare_independent_of_summarize);
+	tcase_add_test(tc, test_alpha);
+	tcase_add_test(tc, test_tolerance);
+	tcase_add_test(tc, test_zperf_gate);
+	tcase_add_test(tc, test_new_and_missing);
+	tcase_add_test(tc, test_per_element_rows);
+	tcase_add_test(tc, test_compare_formats);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("baseline");
+	tcase_add_test(tc, test_baseline_round_trip);
+	tcase_add_test(tc, test_baseline_flat_zperf);
+	tcase_add_test(tc, test_baseline_malformed);
+	suite_add_tcase(s, tc);
+	return s;
+}

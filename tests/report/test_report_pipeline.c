@@ -1,0 +1,334 @@
+/*
+ * The pipeline with hand-computed numbers: rate (decreases and
+ * non-positive elapsed time), busy-core-equivalents with and without a
+ * transform, summaries (numpy's linear interpolation), per-element
+ * summaries of arrays, the JSON number fast path and Mann-Whitney U.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "report_util.h"
+#include "report/rp.h"
+
+#define M(name, t, v) "# ktap-metric-json: {\"name\":\"" name "\",\"shape\":\"scalar\",\"time\":" #t ",\"value\":" #v "}\n"
+#define A(name, t, v) "# ktap-metric-json: {\"name\":\"" name "\",\"shape\":\"per-cpu\",\"time\":" #t ",\"value\":" v "}\n"
+#define P(json) "# ktap-metric-policy-json: " json "\n"
+
+static void values(const struct ksft_metric_report *r, size_t i, int stage,
+		   struct ksft_metric_report_values *v)
+{
+	ck_assert_int_eq(ksft_metric_report_series_values(r, i, stage, v), 0);
+}
+
+/*
+ * (t, v): (0,10) (1,20) (3,20) (3,30) (4,25) (6,35)
+ * rates:  t=1: 10/1 = 10; t=3: 0/2 = 0; t=3: dt 0, none; t=4: decreased,
+ *         none; t=6: 10/2 = 5.  -> [10, 0, 5], sorted [0, 5, 10]
+ * p50: h = 2*0.5 = 1 -> 5; p90: h = 1.8 -> 5 + 0.8*5 = 9;
+ * p99: h = 1.98 -> 5 + 0.98*5 = 9.9; max 10; total 15; last 5.
+ */
+START_TEST(test_rate_scalar)
+{
+	static const char log[] =
+		P("{\"name\":\"c\",\"transform\":\"rate\",\"summarize\":\"distribution\"}")
+		M("c", 0, 10) M("c", 1, 20) M("c", 3, 20) M("c", 3, 30) M("c", 4, 25)
+		M("c", 6, 35) "ok 1 t\n";
+	struct ksft_metric_report *r = ru_read("rate.log", log);
+	struct ksft_metric_report_values v;
+	size_t i = ru_find(r, "t", "c", "{}");
+	char *json;
+
+	values(r, i, KSFT_METRIC_REPORT_PROCESSED, &v);
+	ck_assert_uint_eq(v.n, 3);
+	ru_assert_num(v.t[0], 1);
+	ru_assert_num(v.v[0], 10);
+	ru_assert_num(v.t[1], 3);
+	ru_assert_num(v.v[1], 0);
+	ru_assert_num(v.t[2], 6);
+	ru_assert_num(v.v[2], 5);
+	ksft_metric_report_values_release(&v);
+	ru_assert_num(ru_summary(r, i, "p50"), 5);
+	ru_assert_num(ru_summary(r, i, "p90"), 9);
+	ru_assert_close(ru_summary(r, i, "p99"), 9.9, 1e-15);
+	ru_assert_num(ru_summary(r, i, "max"), 10);
+	ru_assert_num(ru_summary(r, i, "total"), 15);
+	ru_assert_num(ru_summary(r, i, "last"), 5);
+	json = ru_format(r, KSFT_METRIC_REPORT_JSON);
+	ck_assert_msg(strstr(json, "\"points\":6,\"processed\":3,") != NULL, "%s", json);
+	ck_assert_msg(strstr(json, "\"summary\":{\"p50\":5.0,\"p90\":9.0,\"p99\":9.9") != NULL,
+		      "%s", json);
+	free(json);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/*
+ * P0 t=0 [1,5,null,2]; P1 t=2 [3,4,1,6]; P2 t=2 [5,5,5,5]; P3 t=3 [7,8,3]
+ * P1-P0, dt 2: [(3-1)/2, 4<5 null, null side, (6-2)/2] = [1, null, null, 2]
+ * P2-P1, dt 0: no point
+ * P3-P2, dt 1: [2, 3, 3<5 null, missing null]
+ * busy-core-equivalents of rates (no /100): [3, 5]; p90: 3 + 0.9*2 = 4.8
+ */
+static const char array_log[] =
+	A("a", 0, "[1,5,null,2]") A("a", 2, "[3,4,1,6]") A("a", 2, "[5,5,5,5]")
+	A("a", 3, "[7,8,3]") "ok 1 t\n";
+
+START_TEST(test_rate_arrays)
+{
+	char log[1024];
+	struct ksft_metric_report *r;
+	struct ksft_metric_report_values v;
+	double out[4];
+	size_t i;
+
+	snprintf(log, sizeof(log), "%s%s",
+		 P("{\"name\":\"a\",\"transform\":\"rate\",\"summarize\":\"max\"}"), array_log);
+	r = ru_read("arr.log", log);
+	i = ru_find(r, "t", "a", "{}");
+	values(r, i, KSFT_METRIC_REPORT_TRANSFORMED, &v);
+	ck_assert_uint_eq(v.n, 2);
+	ck_assert_uint_eq(v.width, 4);
+	ru_assert_num(v.v[0], 1);
+	ck_assert(isnan(v.v[1]) && isnan(v.v[2]));
+	ru_assert_num(v.v[3], 2);
+	ru_assert_num(v.v[4], 2);
+	ru_assert_num(v.v[5], 3);
+	ck_assert(isnan(v.v[6]) && isnan(v.v[7]));
+	ksft_metric_report_values_release(&v);
+	/* Still arrays after processing: summarized per element. */
+	ck_assert_int_eq(ksft_metric_report_series_summary(r, i, "max", out, 4), 4);
+	ru_assert_num(out[0], 2);
+	ru_assert_num(out[1], 3);
+	ck_assert(isnan(out[2]));
+	ru_assert_num(out[3], 2);
+	ksft_metric_report_free(r);
+
+	snprintf(log, sizeof(log), "%s%s",
+		 P("{\"name\":\"a\",\"transform\":\"rate\",\"aggregation\":\"busy-core-equivalents\",\"summarize\":\"p90\"}"),
+		 array_log);
+	r = ru_read("bce.log", log);
+	i = ru_find(r, "t", "a", "{}");
+	values(r, i, KSFT_METRIC_REPORT_PROCESSED, &v);
+	ck_assert_uint_eq(v.n, 2);
+	ck_assert_uint_eq(v.width, 1);
+	ru_assert_num(v.v[0], 3);
+	ru_assert_num(v.v[1], 5);
+	ksft_metric_report_values_release(&v);
+	ru_assert_close(ru_summary(r, i, "p90"), 4.8, 1e-15);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/* Without a transform the entries are percentages: sum / 100. */
+START_TEST(test_busy_cores_percent)
+{
+	static const char log[] =
+		P("{\"name\":\"u\",\"aggregation\":\"busy-core-equivalents\",\"summarize\":\"total\"}")
+		A("u", 1, "[50,25,null,100]") A("u", 2, "[null,null]") A("u", 3, "[0,0]")
+		A("u", 4, "[]") "ok 1 t\n";
+	struct ksft_metric_report *r = ru_read("pct.log", log);
+	struct ksft_metric_report_values v;
+	size_t i = ru_find(r, "t", "u", "{}");
+
+	values(r, i, KSFT_METRIC_REPORT_PROCESSED, &v);
+	/* [50,25,null,100] -> 1.75; all-null and empty points are dropped; [0,0] -> 0 */
+	ck_assert_uint_eq(v.n, 2);
+	ru_assert_num(v.v[0], 1.75);
+	ru_assert_num(v.v[1], 0);
+	ru_assert_num(v.t[1], 3);
+	ksft_metric_report_values_release(&v);
+	ru_assert_num(ru_summary(r, i, "total"), 1.75);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/*
+ * No policy: distribution. One point -> last; several -> p50/p90/p99/max.
+ * [4, 1, 3, 2, 10] sorted [1,2,3,4,10]: p50 h=2 -> 3; p90 h=3.6 ->
+ * 4 + 0.6*6 = 7.6; p99 h=3.96 -> 4 + 0.96*6 = 9.76; max 10. In doubles
+ * 4 * 0.9 - 3 is 0.6000000000000001, so p90 prints 7.6000000000000005,
+ * exactly what numpy.percentile(..., 90) returns.
+ */
+START_TEST(test_distribution)
+{
+	static const char log[] =
+		M("one", 1, 42) M("many", 1, 4) M("many", 2, 1) M("many", 3, 3)
+		M("many", 4, 2) M("many", 5, 10) "ok 1 t\n";
+	struct ksft_metric_report *r = ru_read("dist.log", log);
+	size_t many = ru_find(r, "t", "many", "{}");
+	char *json, *text;
+
+	ru_assert_num(ru_summary(r, many, "p50"), 3);
+	ru_assert_close(ru_summary(r, many, "p90"), 7.6, 1e-15);
+	ru_assert_close(ru_summary(r, many, "p99"), 9.76, 1e-15);
+	json = ru_format(r, KSFT_METRIC_REPORT_JSON);
+	ck_assert_msg(strstr(json, "\"name\":\"one\",\"labels\":{},\"shape\":\"scalar\",\"status\":\"pass\",\"source\":\"ktap\",\"points\":1,\"processed\":1,\"policy\":null,\"summarize\":\"distribution\",\"summary\":{\"last\":42.0}}"),
+		      "%s", json);
+	ck_assert_msg(strstr(json, "\"summary\":{\"p50\":3.0,\"p90\":7.6000000000000005,\"p99\":9.76,\"max\":10.0}"),
+		      "%s", json);
+	text = ru_format(r, KSFT_METRIC_REPORT_TEXT);
+	ck_assert_msg(strstr(text, "last=42") && strstr(text, "p50=3 p90=7.6 p99=9.76 max=10"),
+		      "%s", text);
+	free(json);
+	free(text);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/* Per-element JSON summaries: an array with one object or null each. */
+START_TEST(test_per_element_json)
+{
+	static const char log[] =
+		P("{\"name\":\"a\",\"summarize\":\"last\"}")
+		A("a", 1, "[1,null]") A("a", 2, "[3,null,5]") "ok 1 t\n";
+	struct ksft_metric_report *r = ru_read("elem.log", log);
+	char *json = ru_format(r, KSFT_METRIC_REPORT_JSON);
+	char *om = ru_format(r, KSFT_METRIC_REPORT_OPENMETRICS);
+	char *csv = ru_format(r, KSFT_METRIC_REPORT_CSV);
+
+	ck_assert_msg(strstr(json, "\"summary\":[{\"last\":3.0},null,{\"last\":5.0}]"), "%s", json);
+	ck_assert_msg(strstr(om, "ksft_metric_a{case=\"t\",path=\"\",metric=\"a\",summary=\"last\",element=\"2\"} 5.0\n"),
+		      "%s", om);
+	ck_assert_msg(strstr(csv, "t,[],a,{},pass,2,1,,,,,,\r\n"), "%s", csv);
+	free(json);
+	free(om);
+	free(csv);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+START_TEST(test_quantile_helpers)
+{
+	double x[] = { 1, 2, 3, 4 };
+	double odd[] = { 5, 1, 3 };
+	double even[] = { 10, 1, 4, 2 };
+
+	/* h = 3 * 0.5 = 1.5 -> 2.5; h = 2.7 -> 3.7; h = 2.97 -> 3.97 */
+	ru_assert_num(rp_quantile_sorted(x, 4, 0.5), 2.5);
+	ru_assert_close(rp_quantile_sorted(x, 4, 0.9), 3.7, 1e-15);
+	ru_assert_close(rp_quantile_sorted(x, 4, 0.99), 3.97, 1e-15);
+	ru_assert_num(rp_quantile_sorted(x, 1, 0.99), 1);
+	ck_assert(isnan(rp_quantile_sorted(x, 0, 0.5)));
+	ru_assert_num(rp_median(odd, 3), 3);
+	ru_assert_num(rp_median(even, 4), 3);	/* (2 + 4) / 2 */
+}
+END_TEST
+
+/* ---- numbers -------------------------------------------------------- */
+
+START_TEST(test_number_fast_path)
+{
+	static const char *const good[] = {
+		"0", "-0", "0.0", "-0.0", "1", "100.5", "0.01", "9.0909", "1.9802",
+		"32.62285180182741", "321.16499999999996", "75895.0", "1e22", "1e23",
+		"1.7976931348623157e308", "5e-324", "2.2250738585072014e-308",
+		"123456789012345678", "0.000001234", "1E+2", "1e-7", "-12.5e-3",
+		"9007199254740993", "0.30000000000000004", "4.35e-05",
+	};
+	static const char *const bad[] = {
+		"01", "1.", ".5", "+1", "1e", "1e+", "-", "NaN", "Infinity", "1e400",
+		"-1e999", "", "1234567890123456789012",
+	};
+	char buf[64];
+	const char *next;
+	double v;
+	size_t i;
+	unsigned seed = 7;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		size_t n = strlen(good[i]);
+		double want = strtod(good[i], NULL);
+
+		ck_assert_msg(!rp_parse_number(good[i], good[i] + n, &next, &v) &&
+			      next == good[i] + n, "rejected %s", good[i]);
+		if (!strcmp(good[i], "-0"))
+			want = 0.0;	/* jansson reads it as the integer 0 */
+		ck_assert_msg(memcmp(&v, &want, sizeof(v)) == 0, "%s -> %.17g, want %.17g",
+			      good[i], v, want);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t n = strlen(bad[i]);
+		int ret = rp_parse_number(bad[i], bad[i] + n, &next, &v);
+
+		ck_assert_msg(ret || next != bad[i] + n, "accepted %s", bad[i]);
+	}
+	/* Random doubles in the spellings producers use. */
+	for (i = 0; i < 200000; i++) {
+		double x, want;
+		size_t n;
+
+		seed = seed * 1103515245u + 12345u;
+		x = (double)(seed >> 8) / (1 << 12) * pow(10, (int)(seed % 13) - 6);
+		n = (size_t)snprintf(buf, sizeof(buf), i % 3 == 0 ? "%.17g" :
+				     i % 3 == 1 ? "%.4f" : "%.6e", x);
+		want = strtod(buf, NULL);
+		ck_assert_msg(!rp_parse_number(buf, buf + n, &next, &v), "rejected %s", buf);
+		ck_assert_msg(v == want, "%s -> %.17g, want %.17g", buf, v, want);
+	}
+}
+END_TEST
+
+/* ---- Mann-Whitney U --------------------------------------------------- */
+
+START_TEST(test_mann_whitney)
+{
+	double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
+	double c[] = { 1, 2, 3, 4, 5 }, d[] = { 6, 7, 8, 9, 10, 11, 12, 13, 14 };
+	double e[] = { 1, 3 }, f[] = { 2, 4, 5 };
+	double g[] = { 1, 4 }, h[] = { 2, 3 };
+	double tx[] = { 1, 2, 2, 3 }, ty[] = { 2, 4, 5, 6, 7, 8, 9, 10, 11 };
+	double big_x[10], big_y[20], same[4] = { 5, 5, 5, 5 };
+	int i;
+
+	/* Exact: U = 0 is 1 of C(6,3) = 20 orderings; two-sided 2/20. */
+	ru_assert_close(rp_mann_whitney(a, 3, b, 3), 0.1, 1e-12);
+	ru_assert_close(rp_mann_whitney(b, 3, a, 3), 0.1, 1e-12);
+	/* Exact: 2 / C(14,5) = 2/2002. */
+	ru_assert_close(rp_mann_whitney(c, 5, d, 9), 2.0 / 2002, 1e-12);
+	/* Exact: R1 = 1+3 = 4, U = 1; P(U<=1) = 2/C(5,2) = 0.2 -> 0.4. */
+	ru_assert_close(rp_mann_whitney(e, 2, f, 3), 0.4, 1e-12);
+	/* Exact: U = 2 of max 4, the centre: 2 * 4/6 clipped to 1. */
+	ru_assert_num(rp_mann_whitney(g, 2, h, 2), 1.0);
+	/*
+	 * Ties -> normal approximation. Ranks: 1; the three 2s share 3; 3 -> 5.
+	 * R1 = 12, U1 = 2, U2 = 34, mu = 18, tie term 3^3-3 = 24,
+	 * var = 36/12 * (14 - 24/156) = 41.538461538461538,
+	 * z = (34 - 18 - 0.5) / sqrt(var) = 2.4049524519824286,
+	 * p = erfc(z / sqrt 2) = 0.016174570106405255.
+	 */
+	ru_assert_close(rp_mann_whitney(tx, 4, ty, 9), 0.016174570106405255, 1e-12);
+	/* Both samples above 8: normal; var = 200/12*31, z = 99.5/sqrt(var). */
+	for (i = 0; i < 10; i++)
+		big_x[i] = i + 1;
+	for (i = 0; i < 20; i++)
+		big_y[i] = i + 11;
+	ru_assert_close(rp_mann_whitney(big_x, 10, big_y, 20), 1.200944108440625e-05, 1e-10);
+	/* All tied: no evidence at all. */
+	ru_assert_num(rp_mann_whitney(same, 2, same + 2, 2), 1.0);
+	ck_assert(isnan(rp_mann_whitney(a, 0, b, 3)));
+}
+END_TEST
+
+Suite *make_suite(void)
+{
+	Suite *s = suite_create("report_pipeline");
+	TCase *tc;
+
+	tc = tcase_create("pipeline");
+	tcase_add_test(tc, test_rate_scalar);
+	tcase_add_test(tc, test_rate_arrays);
+	tcase_add_test(tc, test_busy_cores_percent);
+	tcase_add_test(tc, test_distribution);
+	tcase_add_test(tc, test_per_element_json);
+	tcase_add_test(tc, test_quantile_helpers);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("numbers");
+	tcase_add_test(tc, test_number_fast_path);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("stats");
+	tcase_add_test(tc, test_mann_whitney);
+	suite_add_tcase(s, tc);
+	return s;
+}

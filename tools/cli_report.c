@@ -1,0 +1,195 @@
+/* ksft-metric report and ksft-metric save. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char report_usage[] =
+	"usage: ksft-metric report [--format text|json|csv|openmetrics] [-o OUT]\n"
+	"                          [--base-dir DIR] [--quiet] FILE...\n"
+	"\n"
+	"One row per series (case, metric, labels): status, point count and the\n"
+	"summary its policy asks for (distribution when it has none).\n"
+	"\n"
+	"  -f, --format FMT   text (default), json, csv or openmetrics\n"
+	"  -o, --output OUT   write there instead of stdout\n"
+	"  -C, --base-dir DIR every file read or written must resolve under DIR\n"
+	"  -q, --quiet        do not print input warnings\n"
+	"  -h, --help         this help\n";
+
+static const char save_usage[] =
+	"usage: ksft-metric save -o BASELINE.json [--append] [--base-dir DIR] FILE...\n"
+	"\n"
+	"Write the inputs' series as one baseline run: each series' samples after\n"
+	"its transform and aggregation, with its identity and policy.\n"
+	"\n"
+	"  -o, --output FILE  the baseline file (required; '-' for stdout)\n"
+	"  -a, --append       add the run to FILE's runs (FILE may not exist yet)\n"
+	"  -C, --base-dir DIR every file read or written must resolve under DIR\n"
+	"  -q, --quiet        do not print input warnings\n"
+	"  -h, --help         this help\n";
+
+static int emit(const struct confine *c, const char *out, char *text, size_t len)
+{
+	int ret = confine_write(c, out ? out : "-", text, len);
+
+	ksft_metric_free(text);
+	return ret ? EXIT_USAGE : EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "base-dir", required_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ksft_metric_report *r;
+	struct confine c;
+	const char *out = NULL, *base = NULL;
+	int fmt = KSFT_METRIC_REPORT_TEXT, quiet = 0, ch, ret;
+	char *text;
+	size_t len;
+
+	while ((ch = getopt_long(argc, argv, "f:o:C:qh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			if (cli_parse_format(optarg, 1, &fmt))
+				return EXIT_USAGE;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'C':
+			base = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			return EXIT_OK;
+		default:
+			fputs(report_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (confine_init(&c, base))
+		return EXIT_USAGE;
+	if (out && confine_check_write(&c, out)) {
+		confine_free(&c);
+		return EXIT_USAGE;
+	}
+	r = ksft_metric_report_new(NULL);
+	if (!r) {
+		cli_error("%s", ksft_metric_errmsg());
+		confine_free(&c);
+		return EXIT_USAGE;
+	}
+	ret = cli_read_inputs(&c, r, argv + optind, argc - optind, quiet);
+	if (ret == EXIT_OK) {
+		if (ksft_metric_report_format(r, fmt, &text, &len)) {
+			cli_error("%s", ksft_metric_errmsg());
+			ret = EXIT_USAGE;
+		} else {
+			ret = emit(&c, out, text, len);
+		}
+	}
+	ksft_metric_report_free(r);
+	confine_free(&c);
+	return ret;
+}
+
+int cmd_save(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "append", no_argument, NULL, 'a' },
+		{ "base-dir", required_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ksft_metric_report_baseline *b = NULL;
+	struct ksft_metric_report *r = NULL;
+	struct confine c;
+	const char *out = NULL, *base = NULL;
+	int append = 0, quiet = 0, ch, ret;
+	char *text;
+	size_t len;
+
+	while ((ch = getopt_long(argc, argv, "o:aC:qh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'a':
+			append = 1;
+			break;
+		case 'C':
+			base = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(save_usage, stdout);
+			return EXIT_OK;
+		default:
+			fputs(save_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!out) {
+		cli_error("save needs -o BASELINE.json");
+		fputs(save_usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (append && !strcmp(out, "-")) {
+		cli_error("--append needs a file, not stdout");
+		return EXIT_USAGE;
+	}
+	if (confine_init(&c, base))
+		return EXIT_USAGE;
+	ret = EXIT_USAGE;
+	if (confine_check_write(&c, out))
+		goto out;
+	r = ksft_metric_report_new(NULL);
+	b = ksft_metric_report_baseline_new();
+	if (!r || !b) {
+		cli_error("%s", ksft_metric_errmsg());
+		goto out;
+	}
+	if (append && access(out, F_OK) == 0 &&
+	    cli_read_baselines(&c, b, (char *const *)&out, 1))
+		goto out;
+	ret = cli_read_inputs(&c, r, argv + optind, argc - optind, quiet);
+	if (ret != EXIT_OK)
+		goto out;
+	ret = EXIT_USAGE;
+	if (ksft_metric_report_baseline_add_report(b, r,
+			(const char *const *)(argv + optind),
+			(size_t)(argc - optind)) < 0 ||
+	    ksft_metric_report_baseline_format(b, &text, &len)) {
+		cli_error("%s", ksft_metric_errmsg());
+		goto out;
+	}
+	ret = emit(&c, out, text, len);
+	if (ret == EXIT_OK && strcmp(out, "-"))
+		fprintf(stderr, "ksft-metric: saved %zu series as run %zu of %s\n",
+			ksft_metric_report_series_count(r),
+			ksft_metric_report_baseline_runs(b), out);
+out:
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_free(r);
+	confine_free(&c);
+	return ret;
+}
