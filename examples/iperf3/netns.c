@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Two namespaces + veth for the runner tests (see netns.h). */
+/* Two namespaces + veth for the runner tests and the main job (see netns.h). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -97,6 +97,8 @@ static int setup(void)
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (ip(cmds[i]))
 			return -1;
+	setenv(NETNS_ENV_LOCAL_IF, va, 1);
+	setenv(NETNS_ENV_REMOTE_IF, vb, 1);
 	return 0;
 }
 

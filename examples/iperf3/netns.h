@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Test fixture: two network namespaces joined by a veth pair, addresses
+ * Two network namespaces joined by a veth pair, addresses
  * from the benchmarking range 198.18.0.0/15 and a ULA prefix, living only
  * inside those namespaces. The test binary re-runs itself inside the first
  * one ("local"); the second is reached with "ip netns exec" ("remote").
  */
-#ifndef KSFTM_TEST_NETNS_H
-#define KSFTM_TEST_NETNS_H
+#ifndef KSFTM_EXAMPLE_NETNS_H
+#define KSFTM_EXAMPLE_NETNS_H
 
 #define NETNS_ADDR_A	"198.18.0.1"	/* local, the server */
 #define NETNS_ADDR_A2	"198.18.0.3"	/* local too; nothing listens there */
@@ -16,6 +16,9 @@
 
 /** Set in the environment of the re-run: the remote namespace's name. */
 #define NETNS_ENV_REMOTE "KSFTM_NETNS_REMOTE"
+/** ... and the veth ends: the local one (in the re-run's namespace) and the remote one. */
+#define NETNS_ENV_LOCAL_IF "KSFTM_NETNS_LOCAL_IF"
+#define NETNS_ENV_REMOTE_IF "KSFTM_NETNS_REMOTE_IF"
 
 /**
  * netns_main() - run @argv[0] again inside a fresh local namespace

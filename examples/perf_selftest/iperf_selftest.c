@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The main job's selftest, after the kernel's drivers/net/hw/iperf.py with
+ * the reference SystemMonitor: iperf3 forward and reverse while the system
+ * monitor samples both endpoints, printed as KTAP with metric lines.
+ *
+ * As root it runs between two network namespaces joined by a veth pair:
+ * the program re-runs itself inside the first ("local": the iperf3 server,
+ * its veth end over netlink), the second is the remote endpoint
+ * ("ip netns exec NS": the iperf3 client and the remote sampler). Without
+ * root it says so and uses loopback: both endpoints on this host.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ksftmetric/ksftmetric.h>
+
+#include "iperf3_runner.h"
+#include "netns.h"
+#include "sysmon.h"
+
+struct endpoints {
+	const char *server_addr;
+	const char *const *iperf_remote;	/* client prefix; NULL: here */
+	const char *const *sysmon_remote;	/* sampler prefix */
+	const char *local_if, *remote_if;
+};
+
+struct settings {
+	int duration_s;
+	double interval_s;	/* iperf3 report interval */
+	double sample_s;	/* system monitor interval */
+};
+
+/* One measurement under the monitor; 0, or -errno with *@why set. */
+static int measure(const struct endpoints *ep, const struct settings *set,
+		   int reverse, char *why, size_t size)
+{
+	struct ksft_sysmon_opts mo = KSFT_SYSMON_OPTS_INIT;
+	struct iperf3_opts io = IPERF3_OPTS_INIT;
+	struct iperf3_result res;
+	struct ksft_sysmon *mon;
+	char *err = NULL;
+	int ret, stop;
+
+	mo.ifname = ep->local_if;
+	mo.remote_argv = ep->sysmon_remote;
+	mo.remote_ifname = ep->remote_if;
+	mo.interval = set->sample_s;
+	mon = ksft_sysmon_start(&mo);
+	if (!mon) {
+		ret = -errno;
+		snprintf(why, size, "system monitor: %s", ksft_sysmon_errmsg());
+		return ret;
+	}
+	io.server_addr = ep->server_addr;
+	io.remote = ep->iperf_remote;
+	io.duration_s = set->duration_s;
+	io.interval_s = set->interval_s;
+	io.reverse = reverse;
+	ret = iperf3_run(&io, &res, &err);
+	/* Stop first either way: its final sample belongs to this case. */
+	stop = ksft_sysmon_stop(mon);
+	if (ret) {
+		snprintf(why, size, "%s", err ? err : "iperf3 failed");
+		free(err);
+		return ret;
+	}
+	if (stop) {
+		snprintf(why, size, "system monitor: %s", ksft_sysmon_errmsg());
+		return stop;
+	}
+	printf("# iperf3%s: %.3f Gbps (%zu of %zu intervals), %lld retransmits\n",
+	       reverse ? " reverse" : "", res.throughput_gbps, res.n_stable,
+	       res.n_intervals, (long long)res.retransmits);
+	return 0;
+}
+
+static int run_tests(const struct endpoints *ep, const struct settings *set)
+{
+	static const char *const names[] = { "iperf.forward", "iperf.reverse" };
+	int i, pass = 0, skip = 0, fail = 0;
+
+	printf("1..2\n");
+	for (i = 0; i < 2; i++) {
+		char why[2048] = "";
+		int ret;
+
+		if (ksft_metric_case_begin()) {
+			printf("# %s\n", ksft_metric_errmsg());
+			return 1;
+		}
+		ret = measure(ep, set, i == 1, why, sizeof(why));
+		if (ret)
+			printf("# %s: %s\n", names[i], why);
+		/* Lines right before the result line, as ksft_run() does. */
+		if (ksft_metric_case_end() < 0)
+			printf("# metric output: %s\n", ksft_metric_errmsg());
+		if (ret == -ENOENT) {
+			printf("ok %d %s # SKIP iperf3 not found\n", i + 1, names[i]);
+			skip++;
+		} else {
+			printf("%sok %d %s\n", ret ? "not " : "", i + 1, names[i]);
+			ret ? fail++ : pass++;
+		}
+		fflush(stdout);
+	}
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n", pass, fail, skip);
+	fflush(stdout);
+	return fail ? 1 : pass ? 0 : 4;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [--time S] [--interval S] [--sample S] [--loopback]\n"
+		"  iperf3 forward and reverse under the system monitor, as KTAP.\n"
+		"  --time S      iperf3 run time (default 5)\n"
+		"  --interval S  iperf3 report interval (default 0.5; 3+3 are dropped)\n"
+		"  --sample S    system monitor interval (default 0.5)\n"
+		"  --loopback    both endpoints on this host, even as root\n", prog);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "time", required_argument, NULL, 't' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "sample", required_argument, NULL, 's' },
+		{ "loopback", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const here[] = { "env", NULL };
+	struct settings set = { 5, 0.5, 0.5 };
+	struct endpoints ep;
+	int c, loopback = 0;
+
+	while ((c = getopt_long(argc, argv, "t:i:s:lh", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			set.duration_s = atoi(optarg);
+			break;
+		case 'i':
+			set.interval_s = atof(optarg);
+			break;
+		case 's':
+			set.sample_s = atof(optarg);
+			break;
+		case 'l':
+			loopback = 1;
+			break;
+		default:
+			usage(argv[0]);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (set.duration_s < 2 || set.interval_s <= 0 || set.sample_s < 0.01 ||
+	    set.duration_s / set.interval_s < 7) {
+		fprintf(stderr, "%s: need --time >= 2, --sample >= 0.01 and at least 7 iperf3 intervals\n",
+			argv[0]);
+		return 2;
+	}
+
+	if (!loopback && !getenv(NETNS_ENV_REMOTE) && geteuid() == 0) {
+		static const char *const needed[] = { "iperf3", NULL };
+		int rc = netns_main(argc, argv, needed);
+
+		if (rc != 77)
+			return rc;	/* the re-run inside the namespace did the work */
+		loopback = 1;
+	}
+	printf("TAP version 13\n");
+	memset(&ep, 0, sizeof(ep));
+	if (!loopback && getenv(NETNS_ENV_REMOTE)) {
+		ep.server_addr = NETNS_ADDR_A;
+		ep.iperf_remote = netns_remote_prefix();
+		ep.sysmon_remote = netns_remote_prefix();
+		ep.local_if = getenv(NETNS_ENV_LOCAL_IF);
+		ep.remote_if = getenv(NETNS_ENV_REMOTE_IF);
+		printf("# endpoints: local = this namespace (%s, %s), remote = ip netns exec %s (%s, %s)\n",
+		       ep.local_if, NETNS_ADDR_A, getenv(NETNS_ENV_REMOTE), ep.remote_if,
+		       NETNS_ADDR_B);
+	} else {
+		ep.server_addr = "127.0.0.1";
+		ep.sysmon_remote = here;
+		ep.local_if = "lo";
+		ep.remote_if = "lo";
+		printf("# endpoints: loopback, both on this host (%s)\n",
+		       geteuid() ? "not root: no network namespaces" : "as asked");
+	}
+	return run_tests(&ep, &set);
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""The main job end to end: run iperf-selftest (real iperf3 under the system
+monitor), check its KTAP and metric lines, then summarize and plot the log
+with ksft-metric and check what a person would read."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+selftest, tool, mode = sys.argv[1:4]
+if mode == "netns" and os.geteuid() != 0:
+    print("SKIP: network namespaces need root")
+    sys.exit(77)
+errors = []
+
+
+def check(cond, what):
+    if not cond:
+        errors.append(what)
+
+
+args = [selftest, "--time", "3", "--interval", "0.25", "--sample", "0.5"]
+if mode == "loopback":
+    args.append("--loopback")
+proc = subprocess.run(args, capture_output=True, text=True, timeout=200)
+out = proc.stdout
+check(proc.returncode == 0, f"exit {proc.returncode}\n{out}\n{proc.stderr}")
+lines = out.splitlines()
+check(lines[:1] == ["TAP version 13"], f"header {lines[:2]}")
+check("1..2" in lines, "no plan 1..2")
+want = "loopback" if mode == "loopback" else "ip netns exec"
+check(any(l.startswith("# endpoints:") and want in l for l in lines),
+      f"endpoints line does not say {want}")
+
+# Group metric lines by the result line that follows them.
+cases, pending = {}, []
+for line in lines:
+    m = re.match(r"^# ktap-metric(-policy)?-json: (\{.*\})$", line)
+    if m:
+        pending.append((bool(m.group(1)), json.loads(m.group(2))))
+        continue
+    r = re.match(r"^(not )?ok (\d+) (\S+)", line)
+    if r:
+        check(not r.group(1), line)
+        cases[r.group(3)] = pending
+        pending = []
+check(list(cases) == ["iperf.forward", "iperf.reverse"], f"cases {list(cases)}")
+for case, recs in cases.items():
+    reverse = case.endswith("reverse")
+    obs = [o for is_pol, o in recs if not is_pol]
+    pols = {o["name"] for is_pol, o in recs if is_pol}
+    check({"throughput", "tcp.retransmits", "cpu.utilization", "nic.tx.dropped"} <= pols,
+          f"{case}: policies {sorted(pols)}")
+    tput = [o for o in obs if o["name"] == "throughput"]
+    check(len(tput) == 1 and tput[0]["host"] == ("remote" if reverse else "local")
+          and tput[0]["value"] > 0.01, f"{case}: throughput {tput}")
+    retr = [o for o in obs if o["name"] == "tcp.retransmits"]
+    check(len(retr) == 1 and retr[0]["host"] == ("local" if reverse else "remote"),
+          f"{case}: retransmits {retr}")
+    for host in ("local", "remote"):
+        util = [o for o in obs if o["name"] == "cpu.utilization" and o["host"] == host]
+        check(len(util) >= 4, f"{case}: {len(util)} cpu.utilization samples for {host}")
+        check(all(0 <= v <= 100 for o in util for v in o["value"] if v is not None),
+              f"{case}: utilization out of range")
+        drops = [o["value"] for o in obs if o["name"] == "nic.tx.dropped" and o["host"] == host]
+        check(drops[:1] == [0] and drops == sorted(drops), f"{case}: {host} tx drops {drops}")
+    times = [o["time"] for o in obs]
+    check(times == sorted(times), f"{case}: times not in order")
+
+with tempfile.TemporaryDirectory() as tmp:
+    log = os.path.join(tmp, "ktap.log")
+    with open(log, "w", encoding="utf-8") as f:
+        f.write(out)
+    rep = subprocess.run([tool, "report", "--format", "json", log],
+                         capture_output=True, text=True)
+    check(rep.returncode == 0, f"report exit {rep.returncode}: {rep.stderr}")
+    series = json.loads(rep.stdout or "{}").get("series", [])
+    for case in ("iperf.forward", "iperf.reverse"):
+        t = [s for s in series if s["case"] == case and s["name"] == "throughput"]
+        check(len(t) == 1 and t[0]["points"] == 1, f"report: {case} throughput {t}")
+        busy = [s for s in series if s["case"] == case and s["name"] == "cpu.time.sys"
+                and s["labels"] == {"host": "local"}]
+        check(len(busy) == 1 and busy[0]["summary"] and busy[0]["summary"]["p90"] > 0,
+              f"report: {case} local cpu.time.sys busy cores {busy}")
+    text = subprocess.run([tool, "report", log], capture_output=True, text=True).stdout
+    check("throughput" in text and "iperf.reverse" in text, "text report lacks rows")
+    svg = os.path.join(tmp, "m.svg")
+    plot = subprocess.run([tool, "plot", "-o", svg, log], capture_output=True, text=True)
+    check(plot.returncode == 0 and os.path.getsize(svg) > 1000, f"plot: {plot.stderr}")
+    png = os.path.join(tmp, "m.png")
+    conv = subprocess.run(["rsvg-convert", svg, "-o", png], capture_output=True, text=True)
+    check(conv.returncode == 0 and os.path.getsize(png) > 1000, f"rsvg-convert: {conv.stderr}")
+
+for e in errors:
+    print("FAIL:", e)
+print(f"{'FAIL' if errors else 'ok'}: main job ({mode})")
+sys.exit(1 if errors else 0)
