@@ -20,7 +20,7 @@ atomic_int ksftm_case_open;
 atomic_size_t ksftm_case_bytes;
 _Atomic uint64_t ksftm_case_start;
 atomic_int ksftm_case_stream;
-static atomic_int stream_setting = -1;	/* -1: not set, read KSFTMETRIC_STREAM */
+static atomic_int stream_setting;	/* ksft_metric_set_stream() */
 atomic_size_t ksftm_buffer_limit = KSFT_METRIC_DEFAULT_BUFFER_LIMIT;
 
 /* All under ksftm_case_lock. */
@@ -61,15 +61,12 @@ void closed_case_free(struct closed_case *cc)
 	free(cc->policies);
 }
 
+/* Write-through if the program asked for it or the environment does. */
 static int stream_wanted(void)
 {
-	int s = atomic_load(&stream_setting);
-	const char *env;
+	const char *env = getenv("KSFTMETRIC_STREAM");
 
-	if (s >= 0)
-		return s;
-	env = getenv("KSFTMETRIC_STREAM");
-	return env && env[0] && strcmp(env, "0") != 0;
+	return atomic_load(&stream_setting) || (env && env[0] && strcmp(env, "0") != 0);
 }
 
 KSFT_METRIC_API int ksft_metric_set_stream(int enable)

@@ -139,7 +139,8 @@ KSFT_METRIC_API int ksft_metric_set_buffer_limit(size_t bytes);
  * When enabled, each observation (and each policy, at registration) is
  * written as soon as it is recorded instead of at case end, so even a
  * SIGKILL loses at most the line in flight. The environment variable
- * KSFTMETRIC_STREAM=1 enables it for programs that never call this.
+ * KSFTMETRIC_STREAM=1 enables it too (whatever the program chose), so it
+ * can be switched on for programs that never call this.
  * Without it, a case still open at exit() or on SIGTERM/SIGINT/SIGHUP/
  * SIGQUIT/SIGABRT is flushed, followed by a line
  * "ktap-metric-abort-json: {"reason":"SIGTERM"}" ("exit" for exit()).
