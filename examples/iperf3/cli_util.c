@@ -118,3 +118,19 @@ int ex_take_words(int argc, char **argv, int i, const char ***out, char **store)
 	*out = words;
 	return i;
 }
+
+int ex_parse_int(const char *prog, const char *s, const char *what, int min,
+		 int max, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "%s: bad %s: %s\n", prog, what, s);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}

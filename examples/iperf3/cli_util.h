@@ -31,4 +31,12 @@ int ex_read_file(const char *path, char **text, size_t *len, char **err);
  */
 int ex_take_words(int argc, char **argv, int i, const char ***out, char **store);
 
+/**
+ * ex_parse_int() - a decimal integer option value in [@min, @max]
+ * @prog, @what: for the message ("PROG: bad WHAT: TEXT" on stderr)
+ * @return 0 with *@out set, or -1.
+ */
+int ex_parse_int(const char *prog, const char *s, const char *what, int min,
+		 int max, int *out);
+
 #endif

@@ -50,21 +50,6 @@ static int cmd_parse(int argc, char **argv)
 	return 0;
 }
 
-static int parse_int(const char *s, const char *what, int min, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > 1000000) {
-		fprintf(stderr, "ksft-iperf3: bad %s: %s\n", what, s);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
-}
-
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -112,11 +97,11 @@ static int cmd_run(int argc, char **argv)
 			o.bind_addr = optarg;
 			break;
 		case 'p':
-			if (parse_int(optarg, "port", 1, &o.port))
+			if (ex_parse_int("ksft-iperf3", optarg, "port", 1, 65535, &o.port))
 				return 2;
 			break;
 		case 't':
-			if (parse_int(optarg, "time", 1, &o.duration_s))
+			if (ex_parse_int("ksft-iperf3", optarg, "time", 1, 1000000, &o.duration_s))
 				return 2;
 			break;
 		case 'i':
@@ -127,7 +112,7 @@ static int cmd_run(int argc, char **argv)
 			}
 			break;
 		case 'P':
-			if (parse_int(optarg, "parallel", 1, &o.streams))
+			if (ex_parse_int("ksft-iperf3", optarg, "parallel", 1, 1000000, &o.streams))
 				return 2;
 			break;
 		case 'R':

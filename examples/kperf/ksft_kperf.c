@@ -77,21 +77,6 @@ static int cmd_parse(int argc, char **argv)
 	return 0;
 }
 
-static int parse_int(const char *s, const char *what, int min, int max, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
-		fprintf(stderr, "ksft-kperf: bad %s: %s\n", what, s);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
-}
-
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -145,11 +130,11 @@ static int cmd_run(int argc, char **argv)
 			o.client = optarg;
 			break;
 		case 'p':
-			if (parse_int(optarg, "port", 1, 65535, &o.port))
+			if (ex_parse_int("ksft-kperf", optarg, "port", 1, 65535, &o.port))
 				goto out;
 			break;
 		case 't':
-			if (parse_int(optarg, "timeout", 1, 86400, &secs))
+			if (ex_parse_int("ksft-kperf", optarg, "timeout", 1, 86400, &secs))
 				goto out;
 			o.client_timeout_ms = secs * 1000;
 			break;
