@@ -24,6 +24,7 @@
 
 struct ksft_sysmon {
 	int64_t interval_ns;
+	int64_t last_ns;		/* when the last sample was taken */
 	struct local_sampler local;
 	struct remote_sampler *remote;
 	struct cpu_snapshot cpu_local, cpu_remote;
@@ -77,7 +78,31 @@ static int sample_locked(struct ksft_sysmon *mon)
 		mon->err = err;
 		memcpy(mon->errmsg, sm_errmsg(), sizeof(mon->errmsg));
 	}
+	mon->last_ns = mono_ns();
 	return err;
+}
+
+/*
+ * The final sample comes at least half an interval (at most 0.5 s) after
+ * the previous one: a stop just after a periodic sample would otherwise
+ * close an interval of a few milliseconds, and a rate over it (one 10 ms
+ * tick in 2 ms: "five busy cores") says nothing.
+ */
+#define FINAL_GAP_MAX_NS 500000000
+
+static void wait_half_interval(const struct ksft_sysmon *mon)
+{
+	int64_t gap = mon->interval_ns / 2 < FINAL_GAP_MAX_NS ? mon->interval_ns / 2
+							       : FINAL_GAP_MAX_NS;
+	int64_t wait = mon->last_ns + gap - mono_ns();
+	struct timespec ts;
+
+	if (wait <= 0)
+		return;
+	ts.tv_sec = (time_t)(wait / 1000000000);
+	ts.tv_nsec = (long)(wait % 1000000000);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }
 
 static void *sampler_main(void *arg)
@@ -201,6 +226,7 @@ static int start_sampling(struct ksft_sysmon *mon, const struct opts_copy *c)
 					    c->o.remote_ifname ? mon->nic_remote : NULL);
 	if (err)
 		return err;
+	mon->last_ns = mono_ns();
 
 	err = pthread_create(&mon->thread, NULL, sampler_main, mon);
 	if (err)
@@ -280,6 +306,8 @@ int ksft_sysmon_stop(struct ksft_sysmon *mon)
 	pthread_join(mon->thread, NULL);
 
 	pthread_mutex_lock(&mon->lock);
+	if (!mon->err)
+		wait_half_interval(mon);
 	err = sample_locked(mon);	/* returns the thread's error if it had one */
 	pthread_mutex_unlock(&mon->lock);
 	if (err)

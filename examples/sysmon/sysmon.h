@@ -97,7 +97,9 @@ int ksft_sysmon_sample(struct ksft_sysmon *mon);
 /**
  * ksft_sysmon_stop() - stop and free the monitor (NULL is fine)
  *
- * Leaves the reporting scope, stops the thread, takes a final sample, then
+ * Leaves the reporting scope, stops the thread, takes a final sample (at
+ * least half an interval, at most 0.5 s, after the previous one, so its
+ * rates mean something: stop may wait that long), then
  * ends the remote sampler (kills it if it does not exit) and reaps it.
  *
  * @return 0, or the first error: of the sampling thread while it ran, of the

@@ -149,6 +149,32 @@ START_TEST(test_schedule)
 }
 END_TEST
 
+/* A stop right after a sample still leaves a final interval worth a rate. */
+START_TEST(test_final_sample_gap)
+{
+	struct ksft_sysmon_opts o = KSFT_SYSMON_OPTS_INIT;
+	struct ksft_sysmon *mon;
+	struct sm_case c;
+	double last, before;
+	size_t n;
+
+	o.root = root;
+	o.interval = 0.4;
+	mon = start_ok(&o);
+	nap(0.1);
+	ck_assert_int_eq(ksft_sysmon_sample(mon), 0);	/* "a periodic sample" */
+	ck_assert_int_eq(ksft_sysmon_stop(mon), 0);	/* ... and at once stop */
+	sm_end(&c);
+	n = sm_count(&c, "cpu.time.usr", "local");
+	ck_assert_uint_eq(n, 2);
+	before = json_real_value(json_object_get(sm_find(&c, "cpu.time.usr", "local", 0), "time"));
+	last = json_real_value(json_object_get(sm_find(&c, "cpu.time.usr", "local", 1), "time"));
+	ck_assert_msg(last - before >= 0.19, "final sample %.6f s after the previous one",
+		      last - before);
+	sm_case_free(&c);
+}
+END_TEST
+
 START_TEST(test_sampler_error_reported_at_stop)
 {
 	struct ksft_sysmon_opts o = KSFT_SYSMON_OPTS_INIT;
@@ -327,6 +353,7 @@ Suite *make_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fixture_run);
 	tcase_add_test(tc, test_schedule);
+	tcase_add_test(tc, test_final_sample_gap);
 	tcase_add_test(tc, test_sampler_error_reported_at_stop);
 	tcase_add_test(tc, test_remote_dies_reported_at_stop);
 	tcase_add_test(tc, test_live_netlink_and_remote);
