@@ -3,7 +3,7 @@
 # run every test, then rebuild and rerun under ASan+UBSan and under TSan.
 # Ends with one line "N passed, N failed". Exit status 0 only if none failed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 root=$PWD
 out=${KSFTM_TEST_BUILD:-$root/build-test}
 
@@ -54,6 +54,22 @@ run_suite "asan+ubsan" "$out-asan" -Db_sanitize=address,undefined -Db_lundef=fal
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 run_suite "tsan" "$out-tsan" -Db_sanitize=thread -Db_lundef=false -Dbench=disabled \
 	-- --suite unit --suite integration
+
+# Fuzzers (libFuzzer needs clang): each target a fixed, seeded number of
+# runs, so the gate is repeatable; tools/run-fuzzers.sh SECONDS fuzzes longer.
+if command -v clang >/dev/null; then
+	log "fuzzers: FUZZ_RUNS=20000 tools/run-fuzzers.sh 300"
+	BUILD_DIR="$out-fuzz" FUZZ_RUNS=20000 tools/run-fuzzers.sh 300 2>&1 | tee "$out-fuzz.log"
+	fz=$(sed -n 's/^fuzz: \([0-9]*\) targets, \([0-9]*\) failed$/\1 \2/p' "$out-fuzz.log")
+	if [ -n "$fz" ]; then
+		read -r fz_targets fz_failed <<<"$fz"
+		passed=$((passed + fz_targets - fz_failed))
+		failed=$((failed + fz_failed))
+	else
+		echo "fuzzers: no summary line"
+		failed=$((failed + 1))
+	fi
+fi
 
 echo
 echo "$passed passed, $failed failed"
