@@ -4,6 +4,7 @@
  * abort(), SIGKILL with write-through). Each death runs in a forked child
  * writing to a pipe; the parent checks what came out.
  */
+#define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -237,6 +238,35 @@ START_TEST(test_buffer_limit)
 }
 END_TEST
 
+/* A full non-blocking pipe (EAGAIN) is an error with a message, not silence. */
+START_TEST(test_full_nonblocking_pipe)
+{
+	char junk[4096];
+	int fds[2], i, ret;
+
+	pu_reset();
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(fcntl(fds[1], F_SETPIPE_SZ, 4096) >= 0, 1);
+	ck_assert_int_eq(fcntl(fds[1], F_SETFL, O_NONBLOCK), 0);
+	memset(junk, 'x', sizeof(junk));
+	/* Leave room for about one line. */
+	while (write(fds[1], junk, 512) == 512)
+		;
+	ck_assert_int_eq(read(fds[0], junk, 300), 300);
+	ck_assert_int_eq(ksft_metric_set_output_fd(fds[1]), 0);
+	pu_begin();
+	for (i = 0; i < 100; i++)
+		ck_assert_int_eq(ksft_metric_int("x", "scalar", i, NULL, 0), 0);
+	ret = ksft_metric_case_end();
+	ck_assert_int_eq(ret, -EAGAIN);
+	ck_assert_msg(strstr(ksft_metric_errmsg(), "writing metric lines to the output file descriptor failed"),
+		      "message: %s", ksft_metric_errmsg());
+	pu_reset();
+	close(fds[0]);
+	close(fds[1]);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("reliability");
@@ -252,6 +282,9 @@ Suite *make_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("stream_env");
 	tcase_add_test(tc, test_stream_env);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("full_pipe");
+	tcase_add_test(tc, test_full_nonblocking_pipe);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("buffer_limit");
 	tcase_add_test(tc, test_buffer_limit);
