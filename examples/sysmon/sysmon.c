@@ -37,6 +37,8 @@ struct ksft_sysmon {
 	int stopping;
 	int err;			/* first sampling error, kept until stop */
 	char errmsg[SM_ERRMSG_MAX];
+	int fatal;			/* a local error: sampling ends */
+	int remote_lost;		/* the remote failed: local sampling goes on */
 };
 
 static int64_t mono_ns(void)
@@ -61,25 +63,52 @@ static int snapshot(struct ksft_sysmon *mon)
 	return err;
 }
 
-/* One sample (lock held); the first error sticks to the monitor. */
+/* Keep the first error (and its message) for stop. */
+static void keep_error(struct ksft_sysmon *mon, int err)
+{
+	if (mon->err)
+		return;
+	mon->err = err;
+	memcpy(mon->errmsg, sm_errmsg(), sizeof(mon->errmsg));
+}
+
+/*
+ * One sample (lock held); the first error sticks to the monitor. A remote
+ * failure (the sampler died, its endpoint went away, it stopped answering)
+ * only ends the remote's series: the local host is still sampled, so the
+ * test's own record is not lost with it.
+ */
 static int sample_locked(struct ksft_sysmon *mon)
 {
+	int remote = mon->remote && !mon->remote_lost;
 	int err;
 
-	if (mon->err)
+	if (mon->fatal)
 		return sm_fail(mon->err, "%s", mon->errmsg);
-	err = snapshot(mon);
+	if (remote && (err = remote_sampler_request(mon->remote))) {
+		keep_error(mon, err);
+		mon->remote_lost = 1;
+		remote = 0;
+	}
+	err = local_sampler_read(&mon->local, &mon->cpu_local, mon->nic_local);
+	if (!err && remote &&
+	    (err = remote_sampler_collect(mon->remote, &mon->cpu_remote, mon->nic_remote))) {
+		keep_error(mon, err);
+		mon->remote_lost = 1;
+		remote = 0;
+		err = 0;
+	}
 	if (!err)
 		err = host_metrics_record(&mon->hm_local, &mon->cpu_local,
 					  mon->local.nic ? mon->nic_local : NULL);
-	if (!err && mon->remote)
+	if (!err && remote)
 		err = host_metrics_record(&mon->hm_remote, &mon->cpu_remote, mon->nic_remote);
 	if (err) {
-		mon->err = err;
-		memcpy(mon->errmsg, sm_errmsg(), sizeof(mon->errmsg));
+		keep_error(mon, err);
+		mon->fatal = 1;
 	}
 	mon->last_ns = mono_ns();
-	return err;
+	return mon->err ? sm_fail(mon->err, "%s", mon->errmsg) : 0;
 }
 
 /*
@@ -111,7 +140,7 @@ static void *sampler_main(void *arg)
 	int64_t next = mono_ns() + mon->interval_ns;
 
 	pthread_mutex_lock(&mon->lock);
-	while (!mon->stopping && !mon->err) {
+	while (!mon->stopping && !mon->fatal) {
 		int64_t now = mono_ns();
 
 		if (now < next) {
@@ -306,7 +335,7 @@ int ksft_sysmon_stop(struct ksft_sysmon *mon)
 	pthread_join(mon->thread, NULL);
 
 	pthread_mutex_lock(&mon->lock);
-	if (!mon->err)
+	if (!mon->fatal)
 		wait_half_interval(mon);
 	err = sample_locked(mon);	/* returns the thread's error if it had one */
 	pthread_mutex_unlock(&mon->lock);

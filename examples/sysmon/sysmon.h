@@ -102,6 +102,9 @@ int ksft_sysmon_sample(struct ksft_sysmon *mon);
  * rates mean something: stop may wait that long), then
  * ends the remote sampler (kills it if it does not exit) and reaps it.
  *
+ * A remote failure while running (the sampler died, its endpoint went away)
+ * ends only the remote's series: the local host is still sampled to the end.
+ *
  * @return 0, or the first error: of the sampling thread while it ran, of the
  * final sample, of leaving the reporting scope (e.g. the case already ended)
  * or of the remote sampler's exit. The monitor is freed in every case.

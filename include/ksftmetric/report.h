@@ -164,6 +164,10 @@ struct ksft_metric_report_series {
 	double display_max;
 	double display_scale;
 	const char *display_label;
+	/** Why the case ended abnormally ("exit", "SIGTERM", ...: the reason
+	 *  of a ktap-metric-abort-json line; status is then "incomplete"),
+	 *  else NULL. */
+	const char *abort_reason;
 };
 
 /**

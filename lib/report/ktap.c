@@ -106,6 +106,42 @@ static void case_incomplete(struct rp_input *in, int d)
 	in->pending[d] = NULL;
 }
 
+/*
+ * "ktap-metric-abort-json: {"reason":"SIGTERM"}": the producer's process
+ * exited or died with the case at depth @d still open; the metric lines
+ * it flushed just before belong to that case, kept as incomplete with
+ * the reason.
+ */
+static void abort_line(struct rp_input *in, int d, const char *p,
+		       const char *end)
+{
+	struct rp_node *n = in->pending[d];
+	json_t *j = json_loadb(p, (size_t)(end - p), 0, NULL);
+	json_t *why = json_object_get(j, "reason");
+	const char *reason;
+
+	/* Kept as text (controls and bad UTF-8 replaced); "unknown" if absent. */
+	reason = rp_keep_string(in->r, json_is_string(why) &&
+				json_string_length(why) ?
+				json_string_value(why) : "unknown");
+	json_decref(j);
+	if (!reason) {
+		in->oom = 1;
+		return;
+	}
+	if (!n) {
+		rp_warn(in->r, in->file, in->lineno,
+			"test case ended abnormally (%s) with no metric lines", reason);
+		return;
+	}
+	rp_warn(in->r, in->file, in->lineno,
+		"test case ended abnormally (%s); its %zu metric lines are kept as incomplete",
+		reason, n->metric_lines);
+	rp_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
+	n->abort = reason;
+	in->pending[d] = NULL;
+}
+
 static void group_unfinished(struct rp_input *in, int d)
 {
 	struct rp_node *n = in->group[d];
@@ -378,6 +414,10 @@ int rp_input_line(struct rp_input *in, const char *s, size_t n)
 			rp_policy_line(in, d, p + 24, end);
 			return in->oom ? -ENOMEM : 0;
 		}
+		if (STARTS(p, end, "ktap-metric-abort-json:")) {
+			abort_line(in, d, p + 23, end);
+			return in->oom ? -ENOMEM : 0;
+		}
 		break;
 	case 'o':
 		if (STARTS(p, end, "ok"))
@@ -446,6 +486,7 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 			return -ENOMEM;
 	}
 	s->status = n->status;
+	s->abort = n->abort;
 	clean = rp_text_dup(s->name, strlen(s->name));	/* no controls in tables */
 	if (!clean)
 		return -ENOMEM;

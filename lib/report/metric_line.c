@@ -346,8 +346,10 @@ void rp_metric_line(struct rp_input *in, int d, const char *p,
 	if (fast_metric(in, p, end, &m) && slow_metric(in, p, end, &m))
 		return;
 	node = rp_case_at(in, d);
-	if (node)
+	if (node) {
+		node->metric_lines++;
 		rp_add_point(in, node, RP_SRC_KTAP, &m);
+	}
 }
 
 void rp_policy_line(struct rp_input *in, int d, const char *p,

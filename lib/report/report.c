@@ -418,6 +418,7 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	out->display_max = p->disp_max;
 	out->display_scale = p->disp_scale;
 	out->display_label = p->disp_label;
+	out->abort_reason = s->abort;
 	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
 	       sz - sizeof(size_t));
 	return 0;

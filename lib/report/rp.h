@@ -135,6 +135,8 @@ struct rp_node {
 	struct rp_pol_entry *policies;
 	int status;
 	size_t children;
+	size_t metric_lines;	/* ktap-metric-json lines read for it */
+	const char *abort;	/* ktap-metric-abort-json reason (report's) */
 };
 
 /* A series. */
@@ -158,6 +160,7 @@ struct rp_series {
 	size_t path_len;
 	int status;
 	char *key;
+	const char *abort;	/* case ended abnormally: reason, else NULL */
 	int has_policy;
 	struct rp_policy policy;
 };

@@ -263,6 +263,7 @@ int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
 			s->name, s->case_name, e->policy.file, e->policy.line);
 	}
 	e->status = s->status;
+	e->abort = s->abort;
 	if (rp_series_append(e, s))
 		goto oom;
 	trim(e);

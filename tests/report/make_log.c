@@ -11,9 +11,14 @@
  * a seeded generator, so they are exactly reproducible.
  *
  * usage: make-log [--samples N] [--cpus N] [--interval-ms N] [--seed N]
- *                 [--throughput MBPS] [--busy CORES] [--die]
+ *                 [--throughput MBPS] [--busy CORES] [--die | --killed]
+ *
+ * --die: the second test prints no result line (killed after its flush);
+ * --killed: SIGTERM with the second case still open (the library prints
+ * its lines and a ktap-metric-abort-json line).
  */
 #include <getopt.h>
+#include <signal.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -181,6 +186,7 @@ int main(int argc, char **argv)
 		{ "throughput", required_argument, NULL, 't' },
 		{ "busy", required_argument, NULL, 'b' },
 		{ "die", no_argument, NULL, 'd' },
+		{ "killed", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int samples = 10, ncpu = 8, interval = 20, die = 0, ch;
@@ -196,6 +202,7 @@ int main(int argc, char **argv)
 		case 't': tput = atof(optarg); break;
 		case 'b': busy = atof(optarg); break;
 		case 'd': die = 1; break;
+		case 'k': die = 2; break;
 		default: return 2;
 		}
 	}
@@ -216,6 +223,11 @@ int main(int argc, char **argv)
 	printf("# ok 1 devmem.check_rx # SKIP Test requires devmem support\n");
 	fflush(stdout);
 	run_case(samples, ncpu, interval, tput * 10, busy * 1.5);
+	if (die == 2) {
+		fflush(stdout);
+		raise(SIGTERM);
+		return 3;	/* not reached: the default action follows */
+	}
 	check(ksft_metric_case_end(), "case end");
 	if (die) {
 		/* The test was killed right after flushing its metrics. */

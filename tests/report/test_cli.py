@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -185,6 +186,47 @@ def test_bad_input():
         f.write(text[:text.index(b"321.16499")])
     out, err = expect_rc(0, "report", cut)
     assert "cut.log:22: warning: malformed metric JSON" in err, err
+    assert "incomplete" in out, out
+
+
+def test_killed_case():
+    """Our producer killed with a case open: the abort line's case is kept
+    as incomplete with its reason; the case before it is unaffected."""
+    log = os.path.join(TMP, "killed.log")
+    with open(log, "wb") as f:
+        p = subprocess.run([MAKE_LOG, "--samples", "5", "--killed"], stdout=f,
+                           timeout=120)
+    assert p.returncode == -signal.SIGTERM, p.returncode
+    with open(log, encoding="utf-8") as f:
+        text = f.read()
+    assert text.endswith('# # ktap-metric-abort-json: {"reason":"SIGTERM"}\n'), text[-300:]
+    n_lines = text.split("# ok 1 devmem.check_rx")[1].count("ktap-metric-json:")
+    abort_at = text.count("\n")
+    out, err = expect_rc(0, "report", "-f", "json", log)
+    rep = json.loads(out)
+    died = [s for s in rep["series"] if s["status"] == "incomplete"]
+    done = [s for s in rep["series"] if s["status"] != "incomplete"]
+    assert died and done and len(died) == len(done), rep["series"]
+    assert all(s["abort"] == "SIGTERM" and s["case"] == "incomplete" and
+               s["path"] == ["selftests: drivers/net/hw: devmem.py"] for s in died), died
+    assert all("abort" not in s and s["status"] == "pass" and
+               s["case"] == "iperf.test_iperf" for s in done), done
+    # Every point flushed at the kill is kept: as many as the finished case's.
+    key = lambda s: (s["name"], json.dumps(s["labels"], sort_keys=True))
+    assert {key(s): s["points"] for s in died} == \
+        {key(s): s["points"] for s in done}, (died, done)
+    assert all(s["points"] >= 5 for s in died if s["name"] != "tcp.retransmits"), died
+    # Its policies came along: throughput is summarized as the seed says.
+    tput = [s for s in died if s["name"] == "throughput"]
+    assert tput and tput[0]["policy"] is not None, tput
+    want = (f"killed.log:{abort_at}: warning: test case ended abnormally (SIGTERM); "
+            f"its {n_lines} metric lines are kept as incomplete")
+    assert want in err.replace(TMP + "/", ""), err
+    assert "without a result line" not in err, err
+    assert [w["line"] for w in rep["warnings"]
+            if "ended abnormally" in w["reason"]] == [abort_at], rep["warnings"]
+    # The text report marks them incomplete, as for any dead test.
+    out, _ = expect_rc(0, "report", log)
     assert "incomplete" in out, out
 
 

@@ -214,6 +214,138 @@ START_TEST(test_incomplete)
 }
 END_TEST
 
+/*
+ * The producer's "case ended abnormally" line: the metric and policy lines
+ * before it at its depth are an incomplete case carrying the reason; the
+ * lines after it belong to the next case as usual.
+ */
+START_TEST(test_abort_line)
+{
+	static const char log[] =
+		"TAP version 13\n"
+		"1..1\n"
+		"# selftests: net: a.py\n"
+		"# TAP version 13\n"
+		"# 1..3\n"
+		"# # ktap-metric-policy-json: {\"name\":\"tput\",\"summarize\":\"max\"}\n"
+		"# # ktap-metric-json: {\"name\":\"tput\",\"shape\":\"scalar\",\"time\":1,\"value\":10}\n"
+		"# # ktap-metric-json: {\"name\":\"tput\",\"shape\":\"scalar\",\"time\":2,\"value\":30}\n"
+		"# # ktap-metric-abort-json: {\"reason\":\"SIGTERM\"}\n"
+		"# # ktap-metric-json: {\"name\":\"tput\",\"shape\":\"scalar\",\"time\":3,\"value\":7}\n"
+		"# ok 2 a.second\n"
+		"# # ktap-metric-abort-json: {\"reason\":\"exit\"}\n"
+		"# # ktap-metric-json: {\"name\":\"tput\",\"shape\":\"scalar\",\"time\":4,\"value\":8}\n"
+		"# ok 3 a.third\n"
+		"ok 1 selftests: net: a.py\n";
+	struct ksft_metric_report *r = ru_read("abort.log", log);
+	struct ksft_metric_report_series s;
+	struct ksft_metric_report_values v;
+	char *json;
+	size_t i;
+
+	ck_assert_uint_eq(ksft_metric_report_series_count(r), 3);
+	i = ru_find(r, "incomplete", "tput", "{}");
+	get(r, i, &s);
+	ck_assert_str_eq(s.status, "incomplete");
+	ck_assert_ptr_nonnull(s.abort_reason);
+	ck_assert_str_eq(s.abort_reason, "SIGTERM");
+	ck_assert_uint_eq(s.path_len, 1);
+	ck_assert_str_eq(s.path[0], "selftests: net: a.py");
+	ck_assert_uint_eq(s.points, 2);
+	ck_assert_ptr_nonnull(s.policy_json);	/* its policy line came along */
+	ck_assert_str_eq(s.summarize, "max");
+	ck_assert_int_eq(ksft_metric_report_series_values(r, i, KSFT_METRIC_REPORT_RAW, &v), 0);
+	ck_assert_uint_eq(v.n, 2);
+	ru_assert_num(v.t[0], 1);
+	ru_assert_num(v.v[0], 10);
+	ru_assert_num(v.t[1], 2);
+	ru_assert_num(v.v[1], 30);
+	ksft_metric_report_values_release(&v);
+	ru_assert_num(ru_summary(r, i, "max"), 30);
+	ck_assert_uint_eq(ru_warnings_with(r, 9,
+		"test case ended abnormally (SIGTERM); its 2 metric lines are kept as incomplete"), 1);
+	/* The next case is unaffected: its own point, its result, no reason. */
+	i = ru_find(r, "a.second", "tput", "{}");
+	get(r, i, &s);
+	ck_assert_str_eq(s.status, "pass");
+	ck_assert_ptr_null(s.abort_reason);
+	ck_assert_uint_eq(s.points, 1);
+	ck_assert_ptr_null(s.policy_json);
+	ru_assert_num(ru_summary(r, i, "last"), 7);
+	/* An abort line with nothing buffered: a warning, no series. */
+	ck_assert_uint_eq(ru_warnings_with(r, 12,
+		"test case ended abnormally (exit) with no metric lines"), 1);
+	i = ru_find(r, "a.third", "tput", "{}");
+	get(r, i, &s);
+	ck_assert_str_eq(s.status, "pass");
+	ck_assert_ptr_null(s.abort_reason);
+	ru_assert_num(ru_summary(r, i, "last"), 8);
+	ck_assert_uint_eq(ru_warnings_with(r, 0, "without a result line"), 0);
+	ck_assert_uint_eq(ru_warnings_with(r, 0, "has no result line"), 0);
+	/* JSON output: "abort" only on the aborted series. */
+	json = ru_format(r, KSFT_METRIC_REPORT_JSON);
+	ck_assert_ptr_nonnull(strstr(json,
+		"\"status\":\"incomplete\",\"abort\":\"SIGTERM\",\"source\":\"ktap\""));
+	ck_assert_ptr_eq(strstr(strstr(json, "\"abort\"") + 1, "\"abort\""), NULL);
+	free(json);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/* Top level, an odd reason, and a case left open without one. */
+START_TEST(test_abort_odd_lines)
+{
+	static const char log[] =
+		"TAP version 13\n"
+		"ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":1}\n"
+		"ktap-metric-abort-json: {\"why\":1}\n"
+		"ktap-metric-json: {\"name\":\"n\",\"shape\":\"scalar\",\"time\":1,\"value\":2}\n"
+		"# ktap-metric-abort-json: {\"reason\":\"SIG\\u0001X\"}\n"
+		"ktap-metric-json: {\"name\":\"p\",\"shape\":\"scalar\",\"time\":1,\"value\":3}\n";
+	struct ksft_metric_report *r = ru_read("odd.log", log);
+	struct ksft_metric_report_series s;
+
+	ck_assert_uint_eq(ksft_metric_report_series_count(r), 3);
+	get(r, ru_find(r, "incomplete", "m", "{}"), &s);
+	ck_assert_str_eq(s.abort_reason, "unknown");
+	get(r, ru_find(r, "incomplete", "n", "{}"), &s);
+	ck_assert_str_eq(s.abort_reason, "SIG?X");	/* controls replaced */
+	get(r, ru_find(r, "incomplete", "p", "{}"), &s);
+	ck_assert_str_eq(s.status, "incomplete");
+	ck_assert_ptr_null(s.abort_reason);
+	ck_assert_uint_eq(ru_warnings_with(r, 3, "ended abnormally (unknown); its 1 metric lines"), 1);
+	ck_assert_uint_eq(ru_warnings_with(r, 6, "without a result line"), 1);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/* A series joined across inputs takes the last input's status and reason. */
+START_TEST(test_abort_join)
+{
+	static const char died[] =
+		"ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":1}\n"
+		"ktap-metric-abort-json: {\"reason\":\"SIGINT\"}\n";
+	struct ksft_metric_report *r = ksft_metric_report_new(NULL);
+	struct ksft_metric_report_series s;
+	struct ksft_metric_report_series_old { size_t sz; const char *case_name; } old;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(ksft_metric_report_read_buffer(r, died, strlen(died), "a"), 1);
+	get(r, 0, &s);
+	ck_assert_str_eq(s.abort_reason, "SIGINT");
+	ck_assert_int_eq(ksft_metric_report_read_buffer(r, died, strlen(died), "b"), 1);
+	get(r, 0, &s);
+	ck_assert_uint_eq(s.points, 2);
+	ck_assert_str_eq(s.abort_reason, "SIGINT");
+	/* An older caller's struct: only what it knows is written. */
+	old.sz = sizeof(old);
+	ck_assert_int_eq(ksft_metric_report_series_get(r, 0,
+		(struct ksft_metric_report_series *)&old), 0);
+	ck_assert_str_eq(old.case_name, "incomplete");
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 /* A new document at the same depth closes what the previous one left open. */
 START_TEST(test_concatenated_logs)
 {
@@ -591,6 +723,11 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_concatenated_logs);
 	tcase_add_test(tc, test_series_identity_and_join);
 	tcase_add_test(tc, test_label_spellings);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("abort");
+	tcase_add_test(tc, test_abort_line);
+	tcase_add_test(tc, test_abort_odd_lines);
+	tcase_add_test(tc, test_abort_join);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("bad_input");
 	tcase_add_test(tc, test_bad_json_and_values);

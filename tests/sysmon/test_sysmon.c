@@ -223,6 +223,35 @@ START_TEST(test_remote_dies_reported_at_stop)
 }
 END_TEST
 
+/* The remote dies mid-run: its series ends, the local one goes on. */
+START_TEST(test_remote_dies_local_goes_on)
+{
+	const char *const remote[] = {
+		"sh", "-c",
+		"echo __KSFT_SYSMON_READY__ 100;"
+		"while read -r l; do [ \"$l\" = s ] && break; done;"
+		"cat /proc/stat; echo __KSFT_SYSTEM_STAT_END__; exit 1",
+		"nsB", NULL
+	};
+	struct ksft_sysmon_opts o = KSFT_SYSMON_OPTS_INIT;
+	struct ksft_sysmon *mon;
+	struct sm_case c;
+
+	o.root = root;
+	o.remote_argv = remote;
+	o.interval = 0.05;
+	mon = start_ok(&o);
+	nap(0.5);
+	/* Every later call reports it; the local sample is still taken. */
+	sm_assert_err(ksft_sysmon_sample(mon), EPROTO, "nsB`: sampler exited with status 1");
+	sm_assert_err(ksft_sysmon_stop(mon), EPROTO, "nsB`: sampler exited with status 1");
+	sm_end(&c);
+	ck_assert_uint_ge(sm_count(&c, "cpu.time.usr", "local"), 6);
+	ck_assert_uint_le(sm_count(&c, "cpu.time.usr", "remote"), 1);
+	sm_case_free(&c);
+}
+END_TEST
+
 START_TEST(test_live_netlink_and_remote)
 {
 	static const char *const remote[] = { "env", NULL };
@@ -356,6 +385,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_final_sample_gap);
 	tcase_add_test(tc, test_sampler_error_reported_at_stop);
 	tcase_add_test(tc, test_remote_dies_reported_at_stop);
+	tcase_add_test(tc, test_remote_dies_local_goes_on);
 	tcase_add_test(tc, test_live_netlink_and_remote);
 	tcase_add_test(tc, test_twice_in_one_case);
 	tcase_add_test(tc, test_case_ended_first);
