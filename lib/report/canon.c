@@ -29,6 +29,11 @@ const char *rp_op_name(int op)
 	return op_names[op];
 }
 
+const char *rp_better_name(int better)
+{
+	return better > 0 ? "higher" : better < 0 ? "lower" : NULL;
+}
+
 int rp_op_parse(const char *s, int allow_distribution)
 {
 	int op;

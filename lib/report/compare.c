@@ -480,7 +480,7 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 	out->labels_json = row->labels;
 	out->element = row->element;
 	out->compare = rp_op_name(row->compare);
-	out->better = row->better > 0 ? "higher" : row->better < 0 ? "lower" : NULL;
+	out->better = rp_better_name(row->better);
 	out->baseline = row->baseline;
 	out->current = row->current;
 	out->change_pct = row->change_pct;

@@ -11,11 +11,6 @@
 #include "rp_compare.h"
 #include "rp_table.h"
 
-static const char *better_name(int b)
-{
-	return b > 0 ? "higher" : b < 0 ? "lower" : NULL;
-}
-
 static void pct_text(struct strbuf *sb, double v)
 {
 	char buf[32];
@@ -141,7 +136,7 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 	strbuf_adds(sb, "{\"rows\":[");
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
-		const char *b = better_name(row->better);
+		const char *b = rp_better_name(row->better);
 
 		strbuf_adds(sb, i ? ",\n{" : "\n{");
 		rp_emit_identity(sb, row->path, row->path_len, row->case_name,
@@ -195,7 +190,7 @@ static int format_csv(const struct ksft_metric_report_comparison *c,
 	strbuf_adds(sb, "case,path,name,labels,element,compare,better,baseline,current,change_pct,allowance,p_value,n_baseline,n_current,baseline_runs,verdict,fails\r\n");
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
-		const char *b = better_name(row->better);
+		const char *b = rp_better_name(row->better);
 
 		csv_field(sb, row->case_name);
 		strbuf_addc(sb, ',');

@@ -411,7 +411,7 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	out->transform = p->transform == RP_TR_RATE ? "rate" : NULL;
 	out->aggregation = p->aggregation == RP_AGG_BCE ? "busy-core-equivalents" : NULL;
 	out->compare = rp_op_name(p->compare);
-	out->better = p->better > 0 ? "higher" : p->better < 0 ? "lower" : NULL;
+	out->better = rp_better_name(p->better);
 	out->relative_tolerance = p->rel_tol;
 	out->absolute_tolerance = p->abs_tol;
 	out->display_min = p->disp_min;

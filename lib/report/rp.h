@@ -45,6 +45,8 @@ enum {
 };
 
 const char *rp_op_name(int op);
+/* "higher" (> 0), "lower" (< 0) or NULL (0): a policy's better. */
+const char *rp_better_name(int better);
 int rp_op_parse(const char *s, int allow_distribution);
 const char *rp_status_name(int st);
 const char *rp_source_name(int src);
