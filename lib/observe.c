@@ -1,6 +1,10 @@
 /* The typed C recording calls: thin wrappers that fill an observation draft. */
+#include <errno.h>
+#include <inttypes.h>
+
 #include <ksftmetric/metric.h>
 
+#include "errmsg.h"
 #include "observation.h"
 
 KSFT_METRIC_API int ksft_metric_int(const char *name, const char *shape, int64_t value,
@@ -36,4 +40,18 @@ KSFT_METRIC_API int ksft_metric_array(const char *name, const char *shape,
 	if (!n && !values)
 		d.dvals = none;
 	return case_buffer_record(&d);
+}
+
+/* The line format's integers are int64 (as the reference's): a uint64_t
+ * counter beyond that is refused rather than wrapped to a negative value. */
+KSFT_METRIC_API int ksft_metric_uint(const char *name, const char *shape, uint64_t value,
+				     const struct ksft_metric_label *labels, size_t n_labels)
+{
+	if (value > (uint64_t)INT64_MAX) {
+		if (!ksft_metric_case_is_open())
+			return ksftm_fail(EPERM, "ksft_metric() called outside of a test case");
+		return ksftm_fail(ERANGE, "metric %s: value %" PRIu64 " is outside int64",
+				  name ? name : "(null)", value);
+	}
+	return ksft_metric_int(name, shape, (int64_t)value, labels, n_labels);
 }

@@ -206,6 +206,45 @@ KSFT_METRIC_API int ksft_metric_json(const char *name, const char *shape,
 				     const char *value_json,
 				     const char *labels_json);
 
+/**
+ * ksft_metric_uint() - record an unsigned integer observation
+ *
+ * For uint64_t counters: the line format's integers are int64, so a value
+ * above INT64_MAX is -ERANGE (never wrapped). Otherwise as ksft_metric_int().
+ */
+KSFT_METRIC_API int ksft_metric_uint(const char *name, const char *shape,
+				     uint64_t value,
+				     const struct ksft_metric_label *labels,
+				     size_t n_labels);
+
+/*
+ * ksft_metric() - record a number of any arithmetic type, the C spelling of
+ * the reference's ksft_metric(name, value, shape=..., **labels):
+ *
+ *	ksft_metric("retransmits", "scalar", retrans, NULL, 0);
+ *	ksft_metric("throughput", "scalar", gbps, labels, 2);
+ *
+ * Signed integer types record through ksft_metric_int(), unsigned ones
+ * through ksft_metric_uint(), float/double/long double through
+ * ksft_metric_double(). A pointer, a bool or a struct does not compile
+ * (bools are not numbers here, as in the reference). Arrays keep
+ * ksft_metric_array(). Needs C11 (_Generic) or C++ (overloads below).
+ */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define ksft_metric(name, shape, value, labels, n_labels)			\
+	_Generic((value),							\
+		char: ksft_metric_int, signed char: ksft_metric_int,		\
+		short: ksft_metric_int, int: ksft_metric_int,			\
+		long: ksft_metric_int, long long: ksft_metric_int,		\
+		unsigned char: ksft_metric_uint,				\
+		unsigned short: ksft_metric_uint, unsigned: ksft_metric_uint,	\
+		unsigned long: ksft_metric_uint,				\
+		unsigned long long: ksft_metric_uint,				\
+		float: ksft_metric_double, double: ksft_metric_double,		\
+		long double: ksft_metric_double)				\
+	((name), (shape), (value), (labels), (n_labels))
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Policies                                                           */
 
@@ -319,6 +358,28 @@ KSFT_METRIC_API int ksft_metric_set_prefix(const char *prefix);
 
 #ifdef __cplusplus
 }
+
+/* ksft_metric() for C++: the same dispatch as the C11 macro above. */
+#define KSFT_METRIC_OVERLOAD_(T, fn, CT)					\
+	inline int ksft_metric(const char *name, const char *shape, T value,	\
+			       const struct ksft_metric_label *labels = 0,	\
+			       size_t n_labels = 0)				\
+	{ return fn(name, shape, (CT)value, labels, n_labels); }
+KSFT_METRIC_OVERLOAD_(int, ksft_metric_int, int64_t)
+KSFT_METRIC_OVERLOAD_(long, ksft_metric_int, int64_t)
+KSFT_METRIC_OVERLOAD_(long long, ksft_metric_int, int64_t)
+KSFT_METRIC_OVERLOAD_(unsigned, ksft_metric_uint, uint64_t)
+KSFT_METRIC_OVERLOAD_(unsigned long, ksft_metric_uint, uint64_t)
+KSFT_METRIC_OVERLOAD_(unsigned long long, ksft_metric_uint, uint64_t)
+KSFT_METRIC_OVERLOAD_(float, ksft_metric_double, double)
+KSFT_METRIC_OVERLOAD_(double, ksft_metric_double, double)
+KSFT_METRIC_OVERLOAD_(long double, ksft_metric_double, double)
+#undef KSFT_METRIC_OVERLOAD_
+#if __cplusplus >= 201103L
+/* Bools are not numbers (as in the reference). */
+int ksft_metric(const char *, const char *, bool,
+		const struct ksft_metric_label * = 0, size_t = 0) = delete;
+#endif
 #endif
 
 #endif /* KSFTMETRIC_METRIC_H */
