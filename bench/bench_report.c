@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <ksftmetric/ksftmetric.h>
+#include <ksftmetric/report.h>
 
 #define NCPU 256
 
@@ -195,7 +195,7 @@ int main(int argc, char **argv)
 		after = mallinfo2();
 		if (ret != (int)points) {
 			fprintf(stderr, "read %d points, want %zu: %s\n", ret, points,
-				ksft_metric_errmsg());
+				ksft_metric_report_errmsg());
 			return 1;
 		}
 		series = ksft_metric_report_series_count(r);

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include <ksftmetric/ksftmetric.h>
+#include <ksftmetric/report.h>
 
 /* Exit codes. */
 #define EXIT_OK 0

@@ -108,7 +108,7 @@ int cmd_compare(int argc, char **argv)
 	r = ksft_metric_report_new(NULL);
 	b = ksft_metric_report_baseline_new();
 	if (!r || !b) {
-		cli_error("%s", ksft_metric_errmsg());
+		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}
 	ret = cli_read_baselines(&c, b, baselines, n_baselines);
@@ -121,14 +121,14 @@ int cmd_compare(int argc, char **argv)
 	failing = ksft_metric_report_compare(r, b, &copts, &cmp);
 	if (failing < 0 ||
 	    ksft_metric_report_comparison_format(cmp, fmt, &text, &len)) {
-		cli_error("%s", ksft_metric_errmsg());
+		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}
 	if (confine_write(&c, out ? out : "-", text, len)) {
-		ksft_metric_free(text);
+		ksft_metric_report_text_free(text);
 		goto out;
 	}
-	ksft_metric_free(text);
+	ksft_metric_report_text_free(text);
 	ret = failing ? EXIT_REGRESSION : EXIT_OK;
 out:
 	ksft_metric_report_comparison_free(cmp);

@@ -597,7 +597,7 @@ int cmd_plot(int argc, char **argv)
 	p.r = ksft_metric_report_new(NULL);
 	b = ksft_metric_report_baseline_new();
 	if (!p.r || !b) {
-		cli_error("%s", ksft_metric_errmsg());
+		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}
 	ret = cli_read_baselines(&c, b, baselines, n_baselines);
@@ -614,12 +614,12 @@ int cmd_plot(int argc, char **argv)
 	if (n_baselines) {
 		if (ksft_metric_report_compare(p.r, b, &copts, &cmp) < 0 ||
 		    draw_bars(&p, cmp)) {
-			cli_error("%s", ksft_metric_errmsg());
+			cli_error("%s", ksft_metric_report_errmsg());
 			goto out;
 		}
 	}
 	if (draw_groups(&p)) {
-		cli_error("cannot draw: %s", ksft_metric_errmsg());
+		cli_error("cannot draw: %s", ksft_metric_report_errmsg());
 		goto out;
 	}
 	doc = svg_document(&p.s, WIDTH, p.y + 10, title, &len);

@@ -38,7 +38,7 @@ static int emit(const struct confine *c, const char *out, char *text, size_t len
 {
 	int ret = confine_write(c, out ? out : "-", text, len);
 
-	ksft_metric_free(text);
+	ksft_metric_report_text_free(text);
 	return ret ? EXIT_USAGE : EXIT_OK;
 }
 
@@ -90,14 +90,14 @@ int cmd_report(int argc, char **argv)
 	}
 	r = ksft_metric_report_new(NULL);
 	if (!r) {
-		cli_error("%s", ksft_metric_errmsg());
+		cli_error("%s", ksft_metric_report_errmsg());
 		confine_free(&c);
 		return EXIT_USAGE;
 	}
 	ret = cli_read_inputs(&c, r, argv + optind, argc - optind, quiet);
 	if (ret == EXIT_OK) {
 		if (ksft_metric_report_format(r, fmt, &text, &len)) {
-			cli_error("%s", ksft_metric_errmsg());
+			cli_error("%s", ksft_metric_report_errmsg());
 			ret = EXIT_USAGE;
 		} else {
 			ret = emit(&c, out, text, len);
@@ -165,7 +165,7 @@ int cmd_save(int argc, char **argv)
 	r = ksft_metric_report_new(NULL);
 	b = ksft_metric_report_baseline_new();
 	if (!r || !b) {
-		cli_error("%s", ksft_metric_errmsg());
+		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}
 	if (append && access(out, F_OK) == 0 &&
@@ -179,7 +179,7 @@ int cmd_save(int argc, char **argv)
 			(const char *const *)(argv + optind),
 			(size_t)(argc - optind)) < 0 ||
 	    ksft_metric_report_baseline_format(b, &text, &len)) {
-		cli_error("%s", ksft_metric_errmsg());
+		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}
 	ret = emit(&c, out, text, len);

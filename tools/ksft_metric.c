@@ -100,7 +100,7 @@ int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,
 		if (f != stdin)
 			fclose(f);
 		if (ret < 0) {
-			cli_error("%s: %s", files[i], ksft_metric_errmsg());
+			cli_error("%s: %s", files[i], ksft_metric_report_errmsg());
 			return EXIT_USAGE;
 		}
 	}
@@ -134,7 +134,7 @@ int cli_read_baselines(const struct confine *c,
 		ret = ksft_metric_report_baseline_load(b, data, len, files[i]);
 		free(data);
 		if (ret < 0) {
-			cli_error("%s", ksft_metric_errmsg());
+			cli_error("%s", ksft_metric_report_errmsg());
 			return EXIT_USAGE;
 		}
 	}

@@ -8,7 +8,7 @@
  *
  * Error rule: int-returning calls return 0 (or a documented non-negative
  * count) on success and a negative errno on failure, with
- * ksft_metric_errmsg() describing the failure in words; pointer-returning
+ * ksft_metric_report_errmsg() describing the failure in words; pointer-returning
  * calls return NULL and set errno. Bad *input* (malformed lines, unknown
  * policy values, lines over the length limit, binary junk) is not an error:
  * it becomes a warning (file, line, reason) kept in the report, and the
@@ -27,11 +27,23 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include <ksftmetric/metric.h>
-
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#if defined(__GNUC__)
+#define KSFT_METRIC_REPORT_API __attribute__((visibility("default")))
+#else
+#define KSFT_METRIC_REPORT_API
+#endif
+
+/**
+ * ksft_metric_report_errmsg() - the calling thread's last error, in words
+ *
+ * Set by every failing call of this library ("" before the first). The
+ * producer library keeps its own (ksft_metric_errmsg()).
+ */
+KSFT_METRIC_REPORT_API const char *ksft_metric_report_errmsg(void);
 
 /** A set of series read from logs; opaque. */
 struct ksft_metric_report;
@@ -72,11 +84,14 @@ struct ksft_metric_report_opts {
  * @return the report (free with ksft_metric_report_free()), or NULL with
  * errno EINVAL (bad @opts) or ENOMEM. Thread-safe.
  */
-KSFT_METRIC_API struct ksft_metric_report *
+KSFT_METRIC_REPORT_API struct ksft_metric_report *
 ksft_metric_report_new(const struct ksft_metric_report_opts *opts);
 
 /** ksft_metric_report_free() - free a report (NULL is fine). */
-KSFT_METRIC_API void ksft_metric_report_free(struct ksft_metric_report *r);
+KSFT_METRIC_REPORT_API void ksft_metric_report_free(struct ksft_metric_report *r);
+
+/** ksft_metric_report_text_free() - free text this library returned (NULL is fine). */
+KSFT_METRIC_REPORT_API void ksft_metric_report_text_free(char *text);
 
 /**
  * ksft_metric_report_read_file() - read one input stream to its end
@@ -92,7 +107,7 @@ KSFT_METRIC_API void ksft_metric_report_free(struct ksft_metric_report *r);
  * (NULL argument), -ENOMEM, or -EIO if reading failed (what was read
  * before the error is kept). Not thread-safe on one handle.
  */
-KSFT_METRIC_API int ksft_metric_report_read_file(struct ksft_metric_report *r,
+KSFT_METRIC_REPORT_API int ksft_metric_report_read_file(struct ksft_metric_report *r,
 						 FILE *f, const char *name);
 
 /**
@@ -101,7 +116,7 @@ KSFT_METRIC_API int ksft_metric_report_read_file(struct ksft_metric_report *r,
  * Same as ksft_metric_report_read_file() for @len bytes at @buf.
  * @return number of points kept, -EINVAL or -ENOMEM.
  */
-KSFT_METRIC_API int ksft_metric_report_read_buffer(struct ksft_metric_report *r,
+KSFT_METRIC_REPORT_API int ksft_metric_report_read_buffer(struct ksft_metric_report *r,
 						   const void *buf, size_t len,
 						   const char *name);
 
@@ -120,13 +135,13 @@ struct ksft_metric_report_warning {
  *
  * @return the number of kept warnings in @list. Query.
  */
-KSFT_METRIC_API size_t
+KSFT_METRIC_REPORT_API size_t
 ksft_metric_report_warnings(const struct ksft_metric_report *r,
 			    const struct ksft_metric_report_warning **list,
 			    size_t *total);
 
 /** ksft_metric_report_series_count() - @return the number of series. Query. */
-KSFT_METRIC_API size_t
+KSFT_METRIC_REPORT_API size_t
 ksft_metric_report_series_count(const struct ksft_metric_report *r);
 
 /**
@@ -175,7 +190,7 @@ struct ksft_metric_report_series {
  *
  * @return 0, -ERANGE (bad @i) or -EINVAL (NULL, @out->sz not set). Query.
  */
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 			      struct ksft_metric_report_series *out);
 
@@ -205,13 +220,13 @@ struct ksft_metric_report_values {
  *
  * @return 0; -ERANGE (bad @i), -EINVAL, -ENOMEM. Query.
  */
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
 				 int stage,
 				 struct ksft_metric_report_values *out);
 
 /** ksft_metric_report_values_release() - free the arrays (NULL is fine). */
-KSFT_METRIC_API void
+KSFT_METRIC_REPORT_API void
 ksft_metric_report_values_release(struct ksft_metric_report_values *v);
 
 /**
@@ -225,7 +240,7 @@ ksft_metric_report_values_release(struct ksft_metric_report_values *v);
  * @return the number of elements (may exceed @n_out: only @n_out are
  * written); -ERANGE, -EINVAL (unknown @op), -ENOMEM. Query.
  */
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
 				  const char *op, double *out, size_t n_out);
 
@@ -233,12 +248,12 @@ ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
  * ksft_metric_report_format() - render every series with its summary
  * @fmt: enum ksft_metric_report_fmt
  * @out: receives a malloc'd NUL-terminated text; free with
- *       ksft_metric_free()
+ *       ksft_metric_report_text_free()
  * @len: receives its length (may be NULL)
  *
  * @return 0, -EINVAL, -ENOMEM. Query.
  */
-KSFT_METRIC_API int ksft_metric_report_format(const struct ksft_metric_report *r,
+KSFT_METRIC_REPORT_API int ksft_metric_report_format(const struct ksft_metric_report *r,
 					      int fmt, char **out, size_t *len);
 
 /* ------------------------------------------------------------------ */
@@ -249,11 +264,11 @@ KSFT_METRIC_API int ksft_metric_report_format(const struct ksft_metric_report *r
  *
  * @return the handle, or NULL with errno ENOMEM. Thread-safe.
  */
-KSFT_METRIC_API struct ksft_metric_report_baseline *
+KSFT_METRIC_REPORT_API struct ksft_metric_report_baseline *
 ksft_metric_report_baseline_new(void);
 
 /** ksft_metric_report_baseline_free() - free it (NULL is fine). */
-KSFT_METRIC_API void
+KSFT_METRIC_REPORT_API void
 ksft_metric_report_baseline_free(struct ksft_metric_report_baseline *b);
 
 /**
@@ -266,7 +281,7 @@ ksft_metric_report_baseline_free(struct ksft_metric_report_baseline *b);
  *
  * @return the number of runs now held; -EINVAL, -ENOMEM.
  */
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 				       const struct ksft_metric_report *r,
 				       const char *const *sources,
@@ -282,23 +297,23 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
  * @return the number of runs now held; -EINVAL (malformed, message names
  * the place), -ENOMEM.
  */
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 				 const void *json, size_t len,
 				 const char *name);
 
 /** ksft_metric_report_baseline_runs() - @return the number of runs held. Query. */
-KSFT_METRIC_API size_t
+KSFT_METRIC_REPORT_API size_t
 ksft_metric_report_baseline_runs(const struct ksft_metric_report_baseline *b);
 
 /**
  * ksft_metric_report_baseline_format() - the baseline file text
  * @out: malloc'd NUL-terminated JSON ending in a newline; free with
- *       ksft_metric_free()
+ *       ksft_metric_report_text_free()
  *
  * @return 0, -EINVAL, -ENOMEM. Query.
  */
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_baseline_format(const struct ksft_metric_report_baseline *b,
 				   char **out, size_t *len);
 
@@ -337,18 +352,18 @@ struct ksft_metric_report_compare_opts {
  * @return the number of rows that fail the gate (>= 0); -EINVAL, -ENOMEM.
  * Query on @cur and @base.
  */
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_compare(const struct ksft_metric_report *cur,
 			   const struct ksft_metric_report_baseline *base,
 			   const struct ksft_metric_report_compare_opts *opts,
 			   struct ksft_metric_report_comparison **out);
 
 /** ksft_metric_report_comparison_free() - free it (NULL is fine). */
-KSFT_METRIC_API void
+KSFT_METRIC_REPORT_API void
 ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c);
 
 /** ksft_metric_report_comparison_rows() - @return the number of rows. Query. */
-KSFT_METRIC_API size_t
+KSFT_METRIC_REPORT_API size_t
 ksft_metric_report_comparison_rows(const struct ksft_metric_report_comparison *c);
 
 /**
@@ -386,18 +401,18 @@ struct ksft_metric_report_row {
  *
  * @return 0, -ERANGE (bad @i) or -EINVAL (NULL, @out->sz not set). Query.
  */
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 				  size_t i, struct ksft_metric_report_row *out);
 
 /**
  * ksft_metric_report_comparison_format() - render the comparison
  * @fmt: KSFT_METRIC_REPORT_TEXT, _JSON or _CSV
- * @out: malloc'd NUL-terminated text; free with ksft_metric_free()
+ * @out: malloc'd NUL-terminated text; free with ksft_metric_report_text_free()
  *
  * @return 0, -EINVAL (also for OpenMetrics), -ENOMEM. Query.
  */
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison *c,
 				     int fmt, char **out, size_t *len);
 

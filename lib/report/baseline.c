@@ -17,7 +17,7 @@
 #define FORMAT_NAME "ksft-metric-baseline"
 #define FORMAT_VERSION 1
 
-KSFT_METRIC_API struct ksft_metric_report_baseline *
+KSFT_METRIC_REPORT_API struct ksft_metric_report_baseline *
 ksft_metric_report_baseline_new(void)
 {
 	struct ksft_metric_report_baseline *b = calloc(1, sizeof(*b));
@@ -58,7 +58,7 @@ static void run_clear(struct bl_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
-KSFT_METRIC_API void
+KSFT_METRIC_REPORT_API void
 ksft_metric_report_baseline_free(struct ksft_metric_report_baseline *b)
 {
 	size_t i;
@@ -71,7 +71,7 @@ ksft_metric_report_baseline_free(struct ksft_metric_report_baseline *b)
 	free(b);
 }
 
-KSFT_METRIC_API size_t
+KSFT_METRIC_REPORT_API size_t
 ksft_metric_report_baseline_runs(const struct ksft_metric_report_baseline *b)
 {
 	return b ? b->n_runs : 0;
@@ -121,7 +121,7 @@ static char **dup_strings(char *const *v, size_t n)
 	return out;
 }
 
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 				       const struct ksft_metric_report *r,
 				       const char *const *sources,
@@ -217,7 +217,7 @@ void rp_emit_identity(struct strbuf *sb, char *const *path, size_t path_len,
 	strbuf_adds(sb, labels);
 }
 
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_baseline_format(const struct ksft_metric_report_baseline *b,
 				   char **out, size_t *len)
 {
@@ -442,7 +442,7 @@ static int load_run(json_t *r, struct bl_run *run, const char *name, size_t ri)
 	return 0;
 }
 
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 				 const void *json, size_t len,
 				 const char *name)

@@ -374,7 +374,7 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 	return 0;
 }
 
-KSFT_METRIC_API void
+KSFT_METRIC_REPORT_API void
 ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
 {
 	size_t i, j;
@@ -395,7 +395,7 @@ ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
 	free(c);
 }
 
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_compare(const struct ksft_metric_report *cur,
 			   const struct ksft_metric_report_baseline *base,
 			   const struct ksft_metric_report_compare_opts *opts,
@@ -452,13 +452,13 @@ out:
 	return (int)c->failing;
 }
 
-KSFT_METRIC_API size_t
+KSFT_METRIC_REPORT_API size_t
 ksft_metric_report_comparison_rows(const struct ksft_metric_report_comparison *c)
 {
 	return c ? c->n : 0;
 }
 
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 				  size_t i, struct ksft_metric_report_row *dst)
 {

@@ -229,7 +229,7 @@ static int format_csv(const struct ksft_metric_report_comparison *c,
 	return sb->oom ? -ENOMEM : 0;
 }
 
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison *c,
 				     int fmt, char **out, size_t *len)
 {

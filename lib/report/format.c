@@ -508,7 +508,7 @@ out:
 	return ret ? ret : sb->oom ? -ENOMEM : 0;
 }
 
-KSFT_METRIC_API int ksft_metric_report_format(const struct ksft_metric_report *r,
+KSFT_METRIC_REPORT_API int ksft_metric_report_format(const struct ksft_metric_report *r,
 					      int fmt, char **out, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -16,7 +16,17 @@
 
 #define CHUNK (256u << 10)
 
-KSFT_METRIC_API struct ksft_metric_report *
+KSFT_METRIC_REPORT_API const char *ksft_metric_report_errmsg(void)
+{
+	return ksftm_errmsg();
+}
+
+KSFT_METRIC_REPORT_API void ksft_metric_report_text_free(char *text)
+{
+	free(text);
+}
+
+KSFT_METRIC_REPORT_API struct ksft_metric_report *
 ksft_metric_report_new(const struct ksft_metric_report_opts *opts)
 {
 	struct ksft_metric_report *r;
@@ -44,7 +54,7 @@ ksft_metric_report_new(const struct ksft_metric_report_opts *opts)
 	return r;
 }
 
-KSFT_METRIC_API void ksft_metric_report_free(struct ksft_metric_report *r)
+KSFT_METRIC_REPORT_API void ksft_metric_report_free(struct ksft_metric_report *r)
 {
 	size_t i;
 
@@ -120,7 +130,7 @@ void rp_warn(struct ksft_metric_report *r, const char *file,
 	w->n++;
 }
 
-KSFT_METRIC_API size_t
+KSFT_METRIC_REPORT_API size_t
 ksft_metric_report_warnings(const struct ksft_metric_report *r,
 			    const struct ksft_metric_report_warning **list,
 			    size_t *total)
@@ -246,7 +256,7 @@ static int finish(struct feeder *f, int ret)
 	return ret;
 }
 
-KSFT_METRIC_API int ksft_metric_report_read_buffer(struct ksft_metric_report *r,
+KSFT_METRIC_REPORT_API int ksft_metric_report_read_buffer(struct ksft_metric_report *r,
 						   const void *buf, size_t len,
 						   const char *name)
 {
@@ -272,7 +282,7 @@ KSFT_METRIC_API int ksft_metric_report_read_buffer(struct ksft_metric_report *r,
 	return finish(&f, ret);
 }
 
-KSFT_METRIC_API int ksft_metric_report_read_file(struct ksft_metric_report *r,
+KSFT_METRIC_REPORT_API int ksft_metric_report_read_file(struct ksft_metric_report *r,
 						 FILE *file, const char *name)
 {
 	struct feeder f;
@@ -358,7 +368,7 @@ KSFT_METRIC_API int ksft_metric_report_read_file(struct ksft_metric_report *r,
 
 /* ---- queries -------------------------------------------------------- */
 
-KSFT_METRIC_API size_t
+KSFT_METRIC_REPORT_API size_t
 ksft_metric_report_series_count(const struct ksft_metric_report *r)
 {
 	return r ? r->n_series : 0;
@@ -376,7 +386,7 @@ static int get_series(const struct ksft_metric_report *r, size_t i,
 	return 0;
 }
 
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 			      struct ksft_metric_report_series *dst)
 {
@@ -424,7 +434,7 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	return 0;
 }
 
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
 				 int stage,
 				 struct ksft_metric_report_values *out)
@@ -462,7 +472,7 @@ ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
 	return 0;
 }
 
-KSFT_METRIC_API void
+KSFT_METRIC_REPORT_API void
 ksft_metric_report_values_release(struct ksft_metric_report_values *v)
 {
 	if (!v)
@@ -472,7 +482,7 @@ ksft_metric_report_values_release(struct ksft_metric_report_values *v)
 	memset(v, 0, sizeof(*v));
 }
 
-KSFT_METRIC_API int
+KSFT_METRIC_REPORT_API int
 ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
 				  const char *op, double *out, size_t n_out)
 {

@@ -2,7 +2,7 @@
 # Install the built tree into a temporary prefix, then compile and run a
 # program using nothing but pkg-config's flags for it.
 set -eu
-src=$1 build=$2 consumer=$3
+src=$1 build=$2 consumer=$3 report_consumer=$4
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 DESTDIR="$prefix" meson install -C "$build" --no-rebuild --quiet
@@ -25,3 +25,20 @@ expect_re='^# ktap-metric-json: \{"host":"local","name":"throughput","shape":"sc
 LD_LIBRARY_PATH="$libdir" ldd "$prefix/consumer" | grep -q "$libdir/libksftmetric.so.0" ||
 	{ echo "consumer did not link the installed libksftmetric.so.0"; exit 1; }
 echo "pkgconfig consumer: ok"
+
+# The report engine, through its own pkg-config file and library only.
+cflags=$(pkg-config --cflags ksftmetric-report)
+libs=$(pkg-config --libs ksftmetric-report)
+echo "pkg-config ksftmetric-report: $cflags $libs"
+cc $cflags -o "$prefix/report_consumer" "$report_consumer" $libs
+[ "$(LD_LIBRARY_PATH="$libdir" "$prefix/report_consumer")" = "series 1" ] ||
+	{ echo "report consumer failed"; exit 1; }
+deps=$(LD_LIBRARY_PATH="$libdir" ldd "$prefix/report_consumer")
+grep -q "$libdir/libksftmetric-report.so.0" <<<"$deps" ||
+	{ echo "report consumer did not link the installed libksftmetric-report.so.0"; exit 1; }
+# Headers: both installed, each compiles on its own.
+for h in metric.h report.h ksftmetric.h; do
+	echo "#include <ksftmetric/$h>" | cc $(pkg-config --cflags ksftmetric) -x c -fsyntax-only - ||
+		{ echo "installed header ksftmetric/$h does not compile alone"; exit 1; }
+done
+echo "pkgconfig report consumer: ok"

@@ -68,7 +68,7 @@ static void compare(const struct ksft_metric_report_baseline *b, int variant)
 		size_t len;
 
 		if (!ksft_metric_report_comparison_format(c, fmt, &out, &len))
-			ksft_metric_free(out);
+			ksft_metric_report_text_free(out);
 	}
 	ksft_metric_report_comparison_free(c);
 }
@@ -94,11 +94,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (ksft_metric_report_baseline_load(again, text, len,
 						     "formatted.json") != runs) {
 			fprintf(stderr, "formatted baseline does not load back: %s\n",
-				ksft_metric_errmsg());
+				ksft_metric_report_errmsg());
 			abort();
 		}
 		ksft_metric_report_baseline_free(again);
-		ksft_metric_free(text);
+		ksft_metric_report_text_free(text);
 		compare(b, (int)(size & 1));
 	}
 	ksft_metric_report_baseline_free(b);

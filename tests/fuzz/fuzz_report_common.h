@@ -73,7 +73,7 @@ static inline void fuzz_use_report(const struct ksft_metric_report *r)
 	     fmt++) {
 		out = NULL;
 		if (!ksft_metric_report_format(r, fmt, &out, &len))
-			ksft_metric_free(out);
+			ksft_metric_report_text_free(out);
 	}
 }
 

@@ -15,7 +15,7 @@ struct ksft_metric_report *ru_read_opts(const char *name, const char *text,
 	r = ksft_metric_report_new(&o);
 	ck_assert_ptr_nonnull(r);
 	ret = ksft_metric_report_read_buffer(r, text, len, name);
-	ck_assert_msg(ret >= 0, "read_buffer: %d (%s)", ret, ksft_metric_errmsg());
+	ck_assert_msg(ret >= 0, "read_buffer: %d (%s)", ret, ksft_metric_report_errmsg());
 	return r;
 }
 
@@ -50,7 +50,7 @@ double ru_summary(const struct ksft_metric_report *r, size_t i, const char *op)
 	int n = ksft_metric_report_series_summary(r, i, op, &v, 1);
 
 	ck_assert_msg(n == 1, "summary %s of series %zu: %d (%s)", op, i, n,
-		      ksft_metric_errmsg());
+		      ksft_metric_report_errmsg());
 	return v;
 }
 

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include <ksftmetric/ksftmetric.h>
+#include <ksftmetric/report.h>
 
 /* A report of @text read as one input named @name (max_line 0 = default). */
 struct ksft_metric_report *ru_read_opts(const char *name, const char *text,

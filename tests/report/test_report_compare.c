@@ -406,8 +406,8 @@ START_TEST(test_baseline_malformed)
 							   strlen(cases[i].text), "b.json");
 
 		ck_assert_msg(ret == -EINVAL, "case %zu: %d", i, ret);
-		ck_assert_msg(strstr(ksft_metric_errmsg(), cases[i].msg), "case %zu: %s", i,
-			      ksft_metric_errmsg());
+		ck_assert_msg(strstr(ksft_metric_report_errmsg(), cases[i].msg), "case %zu: %s", i,
+			      ksft_metric_report_errmsg());
 		ck_assert_uint_eq(ksft_metric_report_baseline_runs(b), 0);
 	}
 	ksft_metric_report_baseline_free(b);

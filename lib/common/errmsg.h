@@ -6,4 +6,7 @@
 int ksftm_fail(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The calling thread's last message ("" if none). */
+const char *ksftm_errmsg(void);
+
 #endif

@@ -2,8 +2,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include <ksftmetric/metric.h>
-
 #include "errmsg.h"
 
 static __thread char errmsg[512];
@@ -18,7 +16,10 @@ int ksftm_fail(int err, const char *fmt, ...)
 	return -err;
 }
 
-KSFT_METRIC_API const char *ksft_metric_errmsg(void)
+/* Each library compiles its own copy (hidden), so each has its own message:
+ * ksft_metric_errmsg() for the producer, ksft_metric_report_errmsg() for
+ * the report engine. */
+const char *ksftm_errmsg(void)
 {
 	return errmsg;
 }
