@@ -22,6 +22,15 @@ void pu_reset(void)
 	ck_assert_int_eq(ksft_metric_set_stream(0), 0);
 }
 
+TCase *pu_tcase(const char *name, const TTest *t)
+{
+	TCase *c = tcase_create(name);
+
+	tcase_add_checked_fixture(c, pu_reset, NULL);
+	tcase_add_test(c, t);
+	return c;
+}
+
 void pu_begin(void)
 {
 	int r = ksft_metric_case_begin();

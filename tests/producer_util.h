@@ -32,6 +32,9 @@
  */
 void pu_reset(void);
 
+/* A TCase of one test with pu_reset() as its checked fixture. */
+TCase *pu_tcase(const char *name, const TTest *t);
+
 /* ksft_metric_case_begin() that must succeed. */
 void pu_begin(void);
 

@@ -82,22 +82,13 @@ START_TEST(test_uint_out_of_range)
 }
 END_TEST
 
-static TCase *tc(const char *name, const TTest *t)
-{
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, pu_reset, NULL);
-	tcase_add_test(c, t);
-	return c;
-}
-
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("generic");
 
-	suite_add_tcase(s, tc("integer_types", test_integer_types));
-	suite_add_tcase(s, tc("floating_types", test_floating_types));
-	suite_add_tcase(s, tc("labels", test_labels));
-	suite_add_tcase(s, tc("uint_out_of_range", test_uint_out_of_range));
+	suite_add_tcase(s, pu_tcase("integer_types", test_integer_types));
+	suite_add_tcase(s, pu_tcase("floating_types", test_floating_types));
+	suite_add_tcase(s, pu_tcase("labels", test_labels));
+	suite_add_tcase(s, pu_tcase("uint_out_of_range", test_uint_out_of_range));
 	return s;
 }
