@@ -246,6 +246,58 @@ KSFT_METRIC_API int ksft_metric_uint(const char *name, const char *shape,
 #endif
 
 /* ------------------------------------------------------------------ */
+/* Run context and performance-test gating                            */
+
+/**
+ * ksft_metric_context_set() - add a key to this run's context line
+ * @key:   non-empty UTF-8 (commit, branch, nic, driver...), not one of the
+ *         keys the library fills (arch, cpu_count, cpu_model,
+ *         debug_evidence, debug_kernel, hostname, kernel, ksft_machine_slow)
+ * @value: UTF-8 string; NULL removes the key
+ *
+ * Keys can also come from the environment: KSFTMETRIC_CONTEXT_COMMIT=abc
+ * adds "commit":"abc" (a key set here wins). @return 0, -EINVAL, -ENOMEM.
+ * Thread-safe.
+ */
+KSFT_METRIC_API int ksft_metric_context_set(const char *key, const char *value);
+
+/**
+ * ksft_metric_context_emit() - write the run-context line now
+ *
+ * One "ktap-metric-context-json" line through the output sink, outside any
+ * case: kernel release, hostname, arch, CPU model and count,
+ * KSFT_MACHINE_SLOW, whether the kernel is a debug build (and why), and the
+ * caller's keys (doc/line-format.rst). Nothing calls it by default, so the
+ * output stays the reference's; KSFTMETRIC_CONTEXT=1 in the environment
+ * makes the library emit it once, at the first ksft_metric_case_begin().
+ * @return 0 or a negative errno (the sink's write error). Thread-safe.
+ */
+KSFT_METRIC_API int ksft_metric_context_emit(void);
+
+/**
+ * ksft_metric_context_line() - the context line as text, not written
+ * @line: receives "ktap-metric-context-json: {...}\n" without the prefix
+ *        (free with ksft_metric_free())
+ *
+ * For bindings that print through their own stream. @return 0, -EINVAL,
+ * -ENOMEM.
+ */
+KSFT_METRIC_API int ksft_metric_context_line(char **line, size_t *len);
+
+/**
+ * ksft_metric_perf_check() - should a performance test run here?
+ * @reason: receives why not, when it should not (may be NULL)
+ *
+ * Not on a debug kernel (KASAN, lockdep, kmemleak...: read from
+ * $KSFTMETRIC_KCONFIG, /proc/config.gz or /boot/config-RELEASE, else
+ * /proc/lockdep) and not
+ * with KSFT_MACHINE_SLOW=yes, unless KSFTMETRIC_PERF_FORCE=1. A test that
+ * gets 0 should skip with @reason as the SKIP message.
+ * @return 1 run, 0 skip, negative errno on failure. Thread-safe.
+ */
+KSFT_METRIC_API int ksft_metric_perf_check(char *reason, size_t size);
+
+/* ------------------------------------------------------------------ */
 /* Policies                                                           */
 
 /**
