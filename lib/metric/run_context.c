@@ -410,6 +410,8 @@ KSFT_METRIC_API int ksft_metric_context_line(char **line, size_t *len)
 		return ret;
 	}
 	*line = strbuf_detach(&sb, len);
+	/* Whoever took the line prints it: KSFTMETRIC_CONTEXT=1 adds no other. */
+	atomic_store(&emitted, 1);
 	return 0;
 }
 

@@ -32,6 +32,7 @@ import array
 import ctypes
 import errno
 import json
+import os
 import sys
 
 from . import _library
@@ -39,7 +40,8 @@ from ._library import Label, T_BOOL, T_DOUBLE, T_INT, T_STRING
 
 __all__ = ["ksft_metric", "ksft_metric_aggregate", "ksft_metric_reporting",
            "ksft_metric_reporting_enabled", "ksft_metric_case_begin",
-           "ksft_metric_case_end", "LIBRARY_PATH"]
+           "ksft_metric_case_end", "ksft_metric_context",
+           "ksft_metric_perf_check", "LIBRARY_PATH"]
 
 _lib, _pylib, LIBRARY_PATH = _library.load()
 _fn = _library.declare(_lib, _pylib)
@@ -471,6 +473,8 @@ def ksft_metric_case_begin():
     starts the case clock. A case left open (a harness that never reached
     ksft_metric_case_end()) is discarded, as the reference's reset does.
     """
+    if not _context_printed and os.environ.get("KSFTMETRIC_CONTEXT") == "1":
+        ksft_metric_context()
     ret = _c_begin()
     if ret == -errno.EBUSY:
         _take_lines()
@@ -519,3 +523,70 @@ def ksft_metric_case_end(pr=None):
     for line in lines:
         pr(line[len(_PREFIX):])
     return len(lines)
+
+
+# --- run context and performance-test gating ---------------------------------
+
+_context_printed = False
+
+
+def _raise_context(ret):
+    """The context is not bound to a case: no RuntimeError rule here."""
+    msg = (_c_errmsg() or b"").decode("utf-8", "replace")
+    if ret == -errno.EINVAL:
+        raise ValueError(msg)
+    if ret == -errno.ENOMEM:
+        raise MemoryError(msg)
+    raise OSError(-ret, msg)
+
+
+def ksft_metric_context(pr=None, **keys):
+    """Print the run-context line once: kernel, host, CPU, debug build.
+
+    Keyword arguments add keys of the caller's (commit="...", nic="...";
+    str values, None removes a key); so do KSFTMETRIC_CONTEXT_<KEY>=value
+    environment variables. The line goes to @pr without its "# " (e.g.
+    ksft_pr) or, by default, to sys.stdout. With KSFTMETRIC_CONTEXT=1 in
+    the environment the first ksft_metric_case_begin() prints it by
+    itself. Returns the line (without prefix and newline).
+    """
+    global _context_printed
+    for key, value in keys.items():
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"context value of {key} must be a str, "
+                            f"not {type(value).__name__}")
+        ret = _fn["ksft_metric_context_set"](
+            _encode(key, "context key"),
+            None if value is None else _encode(value, "context value"))
+        if ret:
+            _raise_context(ret)
+    buf = ctypes.c_void_p()
+    size = ctypes.c_size_t()
+    ret = _fn["ksft_metric_context_line"](ctypes.byref(buf), ctypes.byref(size))
+    if ret:
+        _raise_context(ret)
+    try:
+        line = ctypes.string_at(buf, size.value).decode("utf-8").rstrip("\n")
+    finally:
+        _c_free(buf)
+    _context_printed = True
+    if pr is None:
+        sys.stdout.write(_PREFIX + line + "\n")
+        sys.stdout.flush()
+    else:
+        pr(line)
+    return line
+
+
+def ksft_metric_perf_check():
+    """Should a performance test run here? Returns (run, reason).
+
+    Not on a debug kernel (KASAN, lockdep, kmemleak... in its config) and
+    not with KSFT_MACHINE_SLOW=yes, unless KSFTMETRIC_PERF_FORCE=1. A test
+    that gets run=False should raise KsftSkipEx(reason).
+    """
+    reason = ctypes.create_string_buffer(512)
+    ret = _fn["ksft_metric_perf_check"](reason, len(reason))
+    if ret < 0:
+        _raise_context(ret)
+    return ret == 1, reason.value.decode("utf-8", "replace")

@@ -132,6 +132,10 @@ def declare(lib, pylib):
         "ksft_metric_reporting": (c_int, [c_int]),
         "ksft_metric_reporting_enabled": (c_int, []),
         "ksft_metric_set_prefix": (c_int, [c_char_p]),
+        "ksft_metric_context_set": (c_int, [c_char_p, c_char_p]),
+        "ksft_metric_context_line": (c_int, [ctypes.POINTER(c_void_p),
+                                             ctypes.POINTER(c_size_t)]),
+        "ksft_metric_perf_check": (c_int, [c_char_p, c_size_t]),
     }
     fns = {}
     for name, (restype, argtypes) in protos.items():
