@@ -1,0 +1,263 @@
+/*
+ * The run history's storage, against the backend named by
+ * $KSFTM_HISTORY_URL (a PostgreSQL server that history_pg.sh starts), else
+ * a fresh SQLite file: schema creation and versioning, what one ingest
+ * stores, refusals that write nothing, and concurrent writers.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "report/history.h"
+#include "report_util.h"
+
+static char url[512];
+static char sqlite_path[] = "/tmp/ksftm-history-XXXXXX";
+
+static const char run_log[] =
+	"KTAP version 1\n1..2\n"
+	"# ktap-metric-policy-json: {\"name\":\"throughput\",\"regression\":{\"better\":\"higher\","
+	"\"compare\":\"p50\",\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}\n"
+	"# ktap-metric-json: {\"host\":\"local\",\"name\":\"throughput\",\"shape\":\"scalar\",\"time\":1.0,\"value\":30.0}\n"
+	"# ktap-metric-json: {\"host\":\"local\",\"name\":\"throughput\",\"shape\":\"scalar\",\"time\":2.0,\"value\":34.0}\n"
+	"# ktap-metric-json: {\"host\":\"local\",\"name\":\"throughput\",\"shape\":\"scalar\",\"time\":3.0,\"value\":31.0}\n"
+	"ok 1 tcp\n"
+	"# ktap-metric-json: {\"name\":\"latency\",\"shape\":\"scalar\",\"time\":1.0,\"value\":7}\n"
+	"not ok 2 udp\n";
+
+/* Each test gets an empty database. */
+static void fresh_db(void)
+{
+	const char *env = getenv("KSFTM_HISTORY_URL");
+
+	if (env && *env) {
+		struct db *db;
+
+		snprintf(url, sizeof(url), "%s", env);
+		ck_assert_int_eq(db_open(url, &db), 0);
+		db_exec(db, "DROP TABLE IF EXISTS ksftm_results; DROP TABLE IF EXISTS ksftm_runs;"
+			    " DROP TABLE IF EXISTS ksftm_series; DROP TABLE IF EXISTS ksftm_meta");
+		db_close(db);
+	} else {
+		int fd;
+
+		strcpy(sqlite_path + strlen(sqlite_path) - 6, "XXXXXX");
+		fd = mkstemp(sqlite_path);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		snprintf(url, sizeof(url), "%s", sqlite_path);
+	}
+}
+
+static void drop_db(void)
+{
+	char side[600];
+
+	if (!getenv("KSFTM_HISTORY_URL")) {
+		unlink(sqlite_path);
+		snprintf(side, sizeof(side), "%s-wal", sqlite_path);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", sqlite_path);
+		unlink(side);
+	}
+}
+
+/* The single value of a one-row, one-column query. */
+static char *scalar(struct history *h, const char *sql)
+{
+	struct db_rows *rows;
+	char *v;
+
+	ck_assert_int_eq(db_query(history_db(h), sql, NULL, 0, &rows), 0);
+	ck_assert_uint_eq(db_rows_count(rows), 1);
+	v = db_rows_get(rows, 0, 0) ? strdup(db_rows_get(rows, 0, 0)) : NULL;
+	db_rows_free(rows);
+	return v;
+}
+
+static long count(struct history *h, const char *table)
+{
+	char sql[128], *v;
+	long n;
+
+	snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM %s", table);
+	v = scalar(h, sql);
+	n = strtol(v, NULL, 10);
+	free(v);
+	return n;
+}
+
+START_TEST(test_schema)
+{
+	struct history *h;
+	char *v;
+
+	ck_assert_int_eq(history_open(url, &h), 0);
+	v = scalar(h, "SELECT value FROM ksftm_meta WHERE key = 'schema_version'");
+	ck_assert_str_eq(v, "1");
+	free(v);
+	history_close(h);
+	/* Opening again finds the schema and changes nothing. */
+	ck_assert_int_eq(history_open(url, &h), 0);
+	ck_assert_int_eq(count(h, "ksftm_meta"), 2);
+	/* A newer schema is refused, not scribbled on. */
+	ck_assert_int_eq(db_exec(history_db(h), "UPDATE ksftm_meta SET value = '99'"
+				 " WHERE key = 'schema_version'"), 0);
+	history_close(h);
+	ck_assert_int_eq(history_open(url, &h), -EPROTO);
+	ck_assert_msg(strstr(ksft_metric_report_errmsg(), "schema version 99"), "%s",
+		      ksft_metric_report_errmsg());
+}
+END_TEST
+
+START_TEST(test_ingest)
+{
+	struct ksft_metric_report *r = ru_read("run.log", run_log);
+	const char *ctx[] = { "commit=abc123", "runner=ci-7", "hostname=box" };
+	struct history_run run = { "run-1", "2026-11-30T10:00:00Z", ctx, 3 };
+	struct history *h;
+	struct db_rows *rows;
+	char *key;
+
+	ck_assert_int_eq(history_open(url, &h), 0);
+	ck_assert_int_eq(history_ingest(h, r, &run, &key), 2);
+	ck_assert_str_eq(key, "run-1");
+	free(key);
+	ck_assert_int_eq(count(h, "ksftm_runs"), 1);
+	ck_assert_int_eq(count(h, "ksftm_series"), 2);
+	ck_assert_int_eq(db_query(history_db(h),
+		"SELECT s.case_name, s.metric, s.labels, r.status, r.usable, r.value,"
+		" r.samples, r.compare_op, r.better, r.run_order, r.comparable"
+		" FROM ksftm_results r JOIN ksftm_series s ON s.id = r.series_id"
+		" ORDER BY s.case_name", NULL, 0, &rows), 0);
+	ck_assert_uint_eq(db_rows_count(rows), 2);
+	/* tcp passed: usable, compare value p50 of 30, 34, 31. */
+	ck_assert_str_eq(db_rows_get(rows, 0, 0), "tcp");
+	ck_assert_str_eq(db_rows_get(rows, 0, 1), "throughput");
+	ck_assert_str_eq(db_rows_get(rows, 0, 2), "{\"host\":\"local\"}");
+	ck_assert_str_eq(db_rows_get(rows, 0, 3), "pass");
+	ck_assert_str_eq(db_rows_get(rows, 0, 4), "1");
+	ck_assert_double_eq(strtod(db_rows_get(rows, 0, 5), NULL), 31.0);
+	ck_assert_str_eq(db_rows_get(rows, 0, 6), "[30.0,34.0,31.0]");
+	ck_assert_str_eq(db_rows_get(rows, 0, 7), "p50");
+	ck_assert_str_eq(db_rows_get(rows, 0, 8), "higher");
+	ck_assert_str_eq(db_rows_get(rows, 0, 9), "2026-11-30T10:00:00Z");
+	/* Comparable by the machine and runner keys, not the commit. */
+	ck_assert_str_eq(db_rows_get(rows, 0, 10), "{\"hostname\":\"box\",\"runner\":\"ci-7\"}");
+	/* udp failed: kept, never a baseline. */
+	ck_assert_str_eq(db_rows_get(rows, 1, 0), "udp");
+	ck_assert_str_eq(db_rows_get(rows, 1, 3), "fail");
+	ck_assert_str_eq(db_rows_get(rows, 1, 4), "0");
+	db_rows_free(rows);
+	history_close(h);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+START_TEST(test_refusals_write_nothing)
+{
+	struct ksft_metric_report *r = ru_read("run.log", run_log);
+	const char *bad[] = { "commit=abc", "no-equals-sign" };
+	struct history_run run = { "run-1", "1", NULL, 0 };
+	struct history_run badrun = { "run-2", "2", bad, 2 };
+	struct history *h;
+	char *first = NULL;
+
+	ck_assert_int_eq(history_open(url, &h), 0);
+	ck_assert_int_eq(history_ingest(h, r, &run, NULL), 2);
+	/* The same run key again. */
+	ck_assert_int_eq(history_ingest(h, r, &run, NULL), -EEXIST);
+	ck_assert_str_eq(ksft_metric_report_errmsg(), "run run-1 is already in the history");
+	/* A malformed context item. */
+	ck_assert_int_eq(history_ingest(h, r, &badrun, NULL), -EINVAL);
+	ck_assert_str_eq(ksft_metric_report_errmsg(),
+			 "context item \"no-equals-sign\" is not KEY=VALUE");
+	ck_assert_int_eq(count(h, "ksftm_runs"), 1);
+	ck_assert_int_eq(count(h, "ksftm_results"), 2);
+	/* Without a run key the content names the run: the same logs twice
+	 * are one run. */
+	run.run_key = NULL;
+	ck_assert_int_eq(history_ingest(h, r, &run, &first), 2);
+	ck_assert_ptr_nonnull(first);
+	ck_assert_int_eq(history_ingest(h, r, &run, NULL), -EEXIST);
+	ck_assert_int_eq(count(h, "ksftm_runs"), 2);
+	free(first);
+	history_close(h);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+#define WRITERS 8
+#define RUNS_EACH 5
+
+START_TEST(test_concurrent_writers)
+{
+	pid_t pids[WRITERS];
+	struct history *h;
+	int i, status;
+
+	/* Each writer opens its own connection, as separate CI jobs do; the
+	 * first ones race to create the schema. */
+	for (i = 0; i < WRITERS; i++) {
+		pids[i] = fork();
+		ck_assert_int_ge(pids[i], 0);
+		if (pids[i] == 0) {
+			struct ksft_metric_report *r = ru_read("run.log", run_log);
+			struct history *hc;
+			char key[32];
+			int j, bad = 0;
+
+			if (history_open(url, &hc)) {
+				fprintf(stderr, "writer %d: open: %s\n", i, ksft_metric_report_errmsg());
+				_exit(1);
+			}
+			for (j = 0; j < RUNS_EACH; j++) {
+				struct history_run run = { key, key, NULL, 0 };
+
+				snprintf(key, sizeof(key), "w%d-r%d", i, j);
+				if (history_ingest(hc, r, &run, NULL) != 2) {
+					fprintf(stderr, "writer %d: %s\n", i, ksft_metric_report_errmsg());
+					bad = 1;
+				}
+			}
+			history_close(hc);
+			ksft_metric_report_free(r);
+			_exit(bad);
+		}
+	}
+	for (i = 0; i < WRITERS; i++) {
+		ck_assert_int_eq(waitpid(pids[i], &status, 0), pids[i]);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "writer %d failed (status %d)", i, status);
+	}
+	ck_assert_int_eq(history_open(url, &h), 0);
+	ck_assert_int_eq(count(h, "ksftm_runs"), WRITERS * RUNS_EACH);
+	ck_assert_int_eq(count(h, "ksftm_results"), WRITERS * RUNS_EACH * 2);
+	ck_assert_int_eq(count(h, "ksftm_series"), 2);
+	history_close(h);
+}
+END_TEST
+
+static TCase *tc(const char *name, const TTest *t)
+{
+	TCase *c = tcase_create(name);
+
+	tcase_add_checked_fixture(c, fresh_db, drop_db);
+	tcase_add_test(c, t);
+	return c;
+}
+
+Suite *make_suite(void)
+{
+	Suite *s = suite_create("history");
+
+	suite_add_tcase(s, tc("schema", test_schema));
+	suite_add_tcase(s, tc("ingest", test_ingest));
+	suite_add_tcase(s, tc("refusals_write_nothing", test_refusals_write_nothing));
+	suite_add_tcase(s, tc("concurrent_writers", test_concurrent_writers));
+	return s;
+}
