@@ -1,0 +1,183 @@
+/*
+ * Change points: the t distribution against closed forms and table values,
+ * Welch's test, and E-divisive segmentation on series with known shifts and
+ * on stationary noise (deterministic pseudo-random data: no flakes).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check_main.h"
+#include "report/changepoint.h"
+
+/* xorshift64* and Box-Muller: the same numbers on every machine. */
+static uint64_t rng_state;
+
+static double uniform(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return ((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double gauss(void)
+{
+	double u = uniform(), v = uniform();
+
+	return sqrt(-2.0 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+/* n points around @level with coefficient of variation @cv. */
+static void noise(double *x, size_t n, double level, double cv)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		x[i] = level * (1.0 + cv * gauss());
+}
+
+START_TEST(test_student_t)
+{
+	/* Closed forms: df 1 is Cauchy, df 2 is 1 - t / sqrt(2 + t^2). */
+	ck_assert_double_eq_tol(student_t_two_sided(1.0, 1.0), 0.5, 1e-12);
+	ck_assert_double_eq_tol(student_t_two_sided(2.0, 2.0), 1 - 2 / sqrt(6.0), 1e-12);
+	ck_assert_double_eq_tol(student_t_two_sided(-2.0, 2.0), 1 - 2 / sqrt(6.0), 1e-12);
+	/* Table values. */
+	ck_assert_double_eq_tol(student_t_two_sided(2.228138852, 10), 0.05, 1e-8);
+	ck_assert_double_eq_tol(student_t_two_sided(4.032142983, 5), 0.01, 1e-8);
+	ck_assert_double_eq_tol(student_t_two_sided(1.959963985, 1e7), 0.05, 1e-6);
+	ck_assert_double_eq(student_t_two_sided(0.0, 7), 1.0);
+	ck_assert(isnan(student_t_two_sided(1.0, 0)));
+}
+END_TEST
+
+START_TEST(test_welch)
+{
+	const double a[] = { 10, 11, 9, 10, 10 }, b[] = { 10, 11, 9, 10, 10 };
+	const double c[] = { 20, 21, 19, 20, 20 }, k1[] = { 5, 5, 5 }, k2[] = { 6, 6, 6 };
+
+	ck_assert_double_eq(welch_p(a, 5, b, 5), 1.0);
+	ck_assert(welch_p(a, 5, c, 5) < 1e-6);
+	/* No noise at all: equal is certain sameness, different certain change. */
+	ck_assert_double_eq(welch_p(k1, 3, k1, 3), 1.0);
+	ck_assert_double_eq(welch_p(k1, 3, k2, 3), 0.0);
+	ck_assert(isnan(welch_p(a, 1, b, 5)));
+}
+END_TEST
+
+START_TEST(test_one_shift)
+{
+	double x[100];
+	struct changepoint *cp;
+	int n;
+
+	rng_state = 42;
+	noise(x, 60, 100.0, 0.02);
+	noise(x + 60, 40, 90.0, 0.02);	/* a 10% drop at run 60 */
+	n = changepoints_find(x, 100, NULL, &cp);
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_eq(cp[0].index, 60);
+	ck_assert_double_eq_tol(cp[0].before, 100.0, 1.0);
+	ck_assert_double_eq_tol(cp[0].after, 90.0, 1.0);
+	ck_assert_double_eq_tol(cp[0].change, -0.10, 0.015);
+	ck_assert(cp[0].welch_p < 1e-6);
+	/* The permutation test cannot say more than 1 in 2000. */
+	ck_assert_double_eq(cp[0].detect_p, 1.0 / 2000);
+	ck_assert_double_eq(cp[0].p_value, cp[0].detect_p);
+	free(cp);
+}
+END_TEST
+
+START_TEST(test_two_shifts)
+{
+	double x[120];
+	struct changepoint *cp;
+	int n;
+
+	rng_state = 7;
+	noise(x, 40, 50.0, 0.03);
+	noise(x + 40, 40, 60.0, 0.03);
+	noise(x + 80, 40, 50.0, 0.03);
+	n = changepoints_find(x, 120, NULL, &cp);
+	ck_assert_int_eq(n, 2);
+	ck_assert_uint_eq(cp[0].index, 40);
+	ck_assert_uint_eq(cp[1].index, 80);
+	ck_assert(cp[0].change > 0.15 && cp[1].change < -0.12);
+	free(cp);
+}
+END_TEST
+
+START_TEST(test_stationary_noise)
+{
+	double x[60];
+	struct changepoint *cp;
+	int seq, flagged = 0, n;
+
+	/* 200 unchanged histories: at p < 0.001 hardly any may show a change. */
+	for (seq = 0; seq < 200; seq++) {
+		rng_state = 1000 + (uint64_t)seq;
+		noise(x, 60, 30.0, 0.13);
+		n = changepoints_find(x, 60, NULL, &cp);
+		ck_assert_int_ge(n, 0);
+		flagged += n > 0;
+		free(cp);
+	}
+	/* With a plain t-test on the best split it was 11 of 200. */
+	ck_assert_msg(flagged <= 2, "%d of 200 stationary histories flagged", flagged);
+}
+END_TEST
+
+START_TEST(test_long_history)
+{
+	size_t n = 10000;
+	double *x = malloc(n * sizeof(*x));
+	struct cp_opts o = CP_OPTS_DEFAULT;
+	struct changepoint *cp;
+	int k;
+
+	ck_assert_ptr_nonnull(x);
+	rng_state = 99;
+	noise(x, 9000, 10.0, 0.05);
+	noise(x + 9000, 1000, 9.0, 0.05);
+	o.min_change = 0.05;
+	k = changepoints_find(x, n, &o, &cp);
+	ck_assert_int_eq(k, 1);
+	ck_assert_uint_eq(cp[0].index, 9000);
+	free(cp);
+	free(x);
+}
+END_TEST
+
+START_TEST(test_min_change)
+{
+	double x[80];
+	struct cp_opts o = CP_OPTS_DEFAULT;
+	struct changepoint *cp;
+
+	rng_state = 5;
+	noise(x, 40, 100.0, 0.002);
+	noise(x + 40, 40, 101.0, 0.002);	/* 1%: certain, but small */
+	ck_assert_int_eq(changepoints_find(x, 80, &o, &cp), 1);
+	free(cp);
+	o.min_change = 0.02;
+	ck_assert_int_eq(changepoints_find(x, 80, &o, &cp), 0);
+	ck_assert_ptr_null(cp);
+}
+END_TEST
+
+Suite *make_suite(void)
+{
+	Suite *s = suite_create("changepoint");
+	TCase *c = tcase_create("changepoint");
+
+	tcase_add_test(c, test_student_t);
+	tcase_add_test(c, test_welch);
+	tcase_add_test(c, test_one_shift);
+	tcase_add_test(c, test_two_shifts);
+	tcase_add_test(c, test_stationary_noise);
+	tcase_add_test(c, test_long_history);
+	tcase_add_test(c, test_min_change);
+	suite_add_tcase(s, c);
+	return s;
+}
