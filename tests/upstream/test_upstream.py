@@ -9,7 +9,7 @@ counts the same with and without them; ksft-metric files every series
 under its case, incomplete only where the test really died.
 
 usage: test_upstream.py MODE TREE KSFT_METRIC PROGRAM...
-  MODE kselftest | harness | harness_buffered | ksft_py | runner
+  MODE kselftest | harness | harness_buffered | example | ksft_py | runner
 """
 
 import os
@@ -18,16 +18,22 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from collections import Counter
 
 from ktap_check import consumer_report, kunit_counts, parse, strip_metrics
 
 
 class Expect:
-    """A case's result and, in order, the values it recorded (label test)."""
+    """A case's result and, in order, the values it recorded (label test);
+    for the examples (no such label) how many lines of each metric."""
 
-    def __init__(self, status, test, values, policies=(), abort=None):
+    def __init__(self, status, test, values, policies=(), abort=None, counts=None):
         self.status, self.test, self.values = status, test, list(values)
-        self.policies, self.abort = list(policies), abort
+        self.policies, self.abort, self.counts = list(policies), abort, counts
+
+
+def example(status, counts, policies=()):
+    return Expect(status, None, [], policies, counts=counts)
 
 
 def harness_cases(buffered):
@@ -71,6 +77,22 @@ KSFT_PY_CASES = {
     "ksft_metrics.test_empty": Expect("pass", "test_empty", []),
 }
 
+# Our examples: the real-harness one, and the two with stand-ins.
+EXAMPLE_CASES = {
+    "harness_metric_test": {
+        "global.offload": example("skip", {"probe.attempts": 1}),
+        "pair.roundtrip": example("pass", {"roundtrip.us": 20}, ["roundtrip.us"]),
+    },
+    "metric_selftest": {
+        "metric_selftest.throughput": example("pass", {"throughput": 1}, ["throughput"]),
+        "metric_selftest.sampled": example("pass", None, ["cpu.utilization"]),
+    },
+    "harness_selftest": {
+        "harness.latency": example("pass", {"latency.us": 3}, ["latency.us"]),
+        "harness.counters": example("pass", {"tx.packets": 2}),
+    },
+}
+
 SLEEPING = "f_timeout: recorded, sleeping"
 
 
@@ -99,13 +121,18 @@ class UpstreamBase(unittest.TestCase):
             e = expect[case.desc]
             what = f"{where}: {case.desc}"
             self.assertEqual(case.status, e.status, what)
+            self.assertEqual([p["name"] for p in case.policies], e.policies, what)
+            self.assertEqual(case.abort, e.abort, what)
+            if e.test is None:
+                if e.counts is not None:
+                    self.assertEqual(Counter(o["name"] for o in case.observations),
+                                     Counter(e.counts), what)
+                continue
             self.assertEqual([o.get("test") for o in case.observations],
                              [e.test] * len(case.observations),
                              f"{what}: another case's lines before its result")
             self.assertEqual([o["value"] for o in case.observations], e.values,
                              f"{what}: lines lost or repeated")
-            self.assertEqual([p["name"] for p in case.policies], e.policies, what)
-            self.assertEqual(case.abort, e.abort, what)
 
     def check_output(self, text, expect=None):
         """The whole log: our parse (top-level cases against @expect), and
@@ -115,7 +142,8 @@ class UpstreamBase(unittest.TestCase):
         self.assertEqual(orphans, [], "metric lines with no result line of their own")
         if expect is not None:
             self.check_cases([c for c in cases if c.depth == 0], expect, "output")
-        seen = [(o["test"], o["value"]) for c in cases for o in c.observations]
+        seen = [(o["test"], o["value"]) for c in cases for o in c.observations
+                if "test" in o]
         self.assertEqual(len(seen), len(set(seen)), "a metric line printed twice")
 
         # The kernel's parser counts the same with and without our lines,
@@ -131,6 +159,14 @@ class UpstreamBase(unittest.TestCase):
     def check_consumer(self, text, expect, path=()):
         """Every series under its own case; incomplete only where it died."""
         series, err = consumer_report(self.ksft_metric, text, self.tmp)
+        self.assertNotIn("without a result line", err)
+        mine = [s for s in series if list(s["path"]) == list(path)]
+        if all(e.test is None for e in expect.values()):
+            self.assertTrue(mine, f"no series under {path}")
+            for s in mine:
+                self.assertIn(s["case"], expect, s)
+                self.assertEqual(s["status"], expect[s["case"]].status, s)
+            return
         by_test = {s["labels"].get("test"): s for s in series
                    if s["name"] == "value" and list(s["path"]) == list(path)}
         for desc, e in expect.items():
@@ -146,7 +182,6 @@ class UpstreamBase(unittest.TestCase):
             else:
                 self.assertEqual((s["case"], s["status"], s.get("abort")),
                                  (desc, e.status, None), desc)
-        self.assertNotIn("without a result line", err)
 
 
 class Kselftest(UpstreamBase):
@@ -192,6 +227,14 @@ class HarnessBuffered(Harness):
     buffered = True
 
 
+class Example(UpstreamBase):
+    def test_harness_example(self):
+        text = self.run_program([self.programs[0]], want_rc=0)
+        expect = EXAMPLE_CASES["harness_metric_test"]
+        self.check_output(text, expect)
+        self.check_consumer(text, expect)
+
+
 class KsftPy(UpstreamBase):
     def test_ksft_run(self):
         text = self.run_program([sys.executable, self.programs[0]])
@@ -208,7 +251,9 @@ class Runner(UpstreamBase):
         os.makedirs(os.path.join(base, "kselftest"))
         for f in ("run_kselftest.sh", "kselftest/runner.sh", "kselftest/prefix.pl"):
             shutil.copy(os.path.join(st, f), os.path.join(base, f))
-        names = ["kselftest_metrics", "harness_metrics", "ksft_metrics.py"]
+        names = ["kselftest_metrics", "harness_metrics", "ksft_metrics.py",
+                 "harness_metric_test", "metric_selftest", "harness_selftest"]
+        names = names[:len(self.programs)]
         os.makedirs(os.path.join(base, "metric"))
         for name, prog in zip(names, self.programs):
             os.symlink(os.path.abspath(prog), os.path.join(base, "metric", name))
@@ -222,15 +267,16 @@ class Runner(UpstreamBase):
             env={"KSELFTEST_HARNESS_METRICS_ARGS": "-T f_timeout"})
         cases = self.check_output(text)
         top = [c for c in cases if c.depth == 0]
-        # Each program fails on purpose (it has failing cases).
+        # Our test programs fail on purpose (they have failing cases).
         self.assertEqual([(c.desc, c.status) for c in top],
-                         [(f"selftests: metric: {n}", "fail") for n in names])
-        nested = {
+                         [(f"selftests: metric: {n}", "fail" if i < 3 else "pass")
+                          for i, n in enumerate(names)])
+        nested = dict(EXAMPLE_CASES, **{
             "kselftest_metrics": KSELFTEST_CASES,
             "harness_metrics": {d: e for d, e in harness_cases(False).items()
                                 if d != "fx.f_timeout"},
             "ksft_metrics.py": KSFT_PY_CASES,
-        }
+        })
         # Each program's cases at depth 1, between its neighbours' results.
         start = 0
         for parent, name in zip(top, names):
@@ -241,7 +287,7 @@ class Runner(UpstreamBase):
             start = parent.lineno
 
 
-MODES = {"kselftest": Kselftest, "harness": Harness,
+MODES = {"kselftest": Kselftest, "harness": Harness, "example": Example,
          "harness_buffered": HarnessBuffered, "ksft_py": KsftPy, "runner": Runner}
 
 
