@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -62,6 +63,23 @@ KSFT_METRIC_TEST(t_expect)
 {
 	REC(1);
 	EXPECT_EQ(1, always + 1);
+	REC(2);
+}
+
+/* A helper process leaving the body must not end (flush) the case. */
+KSFT_METRIC_TEST(t_fork)
+{
+	int status;
+	pid_t pid;
+
+	REC(1);
+	fflush(stdout);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		return;
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
 	REC(2);
 }
 

@@ -44,6 +44,7 @@ def harness_cases(buffered):
         "global.t_skip": Expect("skip", "t_skip", [1]),
         "global.t_assert": Expect("fail", "t_assert", [1]),
         "global.t_expect": Expect("fail", "t_expect", [1, 2]),
+        "global.t_fork": Expect("pass", "t_fork", [1, 2]),
         # abort() outside the harness: kept, marked by the SIGABRT hook.
         "global.t_abort": Expect("fail", "t_abort", [1], abort="SIGABRT"),
         "fx.f_pass": Expect("pass", "f_pass", [1, 2]),
