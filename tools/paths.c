@@ -109,6 +109,15 @@ static char *beneath_name(const struct confine *c, const char *path)
 		abs = strdup(path);
 	} else {
 		cwd = getcwd(NULL, 0);
+		/* getcwd() has no symlinks: a leading ".." is its parent, exactly. */
+		for (p = next_component(path, &pl); cwd && pl == 2 && !memcmp(p, "..", 2);
+		     p = next_component(p + 2, &pl)) {
+			char *slash = strrchr(cwd, '/');
+
+			if (slash)
+				slash[slash == cwd] = '\0';
+			path = p + 2;
+		}
 		if (cwd && asprintf(&abs, "%s/%s", cwd, path) < 0)
 			abs = NULL;
 		free(cwd);

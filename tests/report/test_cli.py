@@ -400,6 +400,9 @@ def test_base_dir():
     expect_rc(0, "report", *base, os.path.join(inside, "sub", "seed.log"))
     expect_rc(0, "report", *base, "sub/../sub/./seed.log", cwd=inside)
     expect_rc(0, "report", *base, "seed.log", cwd=os.path.join(inside, "sub"))
+    expect_rc(0, "report", *base, "../in/sub/seed.log", cwd=outside)
+    expect_rc(0, "report", *base, "./../../in/sub/seed.log",
+              cwd=os.path.join(inside, "sub"))
     expect_rc(0, "save", *base, "-o", "sub/b.json", "sub/seed.log", cwd=inside)
     expect_rc(0, "compare", *base, "--baseline", "sub/b.json", "sub/seed.log",
               cwd=inside)
