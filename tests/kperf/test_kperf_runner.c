@@ -4,7 +4,9 @@
  * packaged for Debian): servers on both endpoints with their own pid files,
  * the port wait, the client's timeout, failure and garbage, and that no
  * stand-in process survives any of it. No root needed: both endpoints share
- * this network namespace, the "remote" one is reached through "env".
+ * this network namespace, the "remote" one is reached through "env", or
+ * through standin/ssh (OpenSSH's word joining) to check that hostile words
+ * reach it unparsed.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
