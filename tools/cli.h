@@ -15,6 +15,15 @@
 /* Where files may be read and written (--base-dir). */
 struct confine {
 	char *base;		/* resolved directory, NULL: anywhere */
+	int fd;			/* base held open (valid only with base) */
+};
+
+/* A file to be written: its parent directory held open, and its name. */
+struct confine_target {
+	int dirfd;
+	char *name;
+	const char *path;	/* as given, for messages */
+	const char *base;	/* --base-dir, NULL: not confined */
 };
 
 int confine_init(struct confine *c, const char *dir);
@@ -29,6 +38,19 @@ int confine_check_write(const struct confine *c, const char *path);
 /* Write @len bytes to @path ("-" = stdout): replaced atomically. */
 int confine_write(const struct confine *c, const char *path, const char *data,
 		  size_t len);
+/*
+ * The same in steps, for a read-modify-write (save --append): open resolves
+ * @path's directory (confined) and holds it; lock takes an exclusive flock
+ * on it until close; read gives the current file (1: there is none);
+ * write replaces it by a temporary file renamed in that same directory,
+ * keeping the old file's mode. Each prints why and returns -1 on failure.
+ */
+int confine_target_open(const struct confine *c, const char *path,
+			struct confine_target *t);
+int confine_target_lock(struct confine_target *t);
+int confine_target_read(struct confine_target *t, char **data, size_t *len);
+int confine_target_write(struct confine_target *t, const char *data, size_t len);
+void confine_target_close(struct confine_target *t);
 
 /* Read every input into @r, print its warnings; returns an exit code. */
 int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,

@@ -120,6 +120,7 @@ int cmd_save(int argc, char **argv)
 	};
 	struct ksft_metric_report_baseline *b = NULL;
 	struct ksft_metric_report *r = NULL;
+	struct confine_target t = { -1, NULL, NULL, NULL };
 	struct confine c;
 	const char *out = NULL, *base = NULL;
 	int append = 0, quiet = 0, ch, ret;
@@ -160,7 +161,8 @@ int cmd_save(int argc, char **argv)
 	if (confine_init(&c, base))
 		return EXIT_USAGE;
 	ret = EXIT_USAGE;
-	if (confine_check_write(&c, out))
+	/* Its directory is held from here on: checked, read and replaced there. */
+	if (strcmp(out, "-") && confine_target_open(&c, out, &t))
 		goto out;
 	r = ksft_metric_report_new(NULL);
 	b = ksft_metric_report_baseline_new();
@@ -168,13 +170,30 @@ int cmd_save(int argc, char **argv)
 		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}
-	if (append && access(out, F_OK) == 0 &&
-	    cli_read_baselines(&c, b, (char *const *)&out, 1))
-		goto out;
 	ret = cli_read_inputs(&c, r, argv + optind, argc - optind, quiet);
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_USAGE;
+	if (append) {
+		char *data;
+		size_t dlen;
+		int got;
+
+		/* Locked from the read to the rename: concurrent appends queue up. */
+		if (confine_target_lock(&t))
+			goto out;
+		got = confine_target_read(&t, &data, &dlen);
+		if (got < 0)
+			goto out;
+		if (!got) {
+			got = ksft_metric_report_baseline_load(b, data, dlen, out);
+			free(data);
+			if (got < 0) {
+				cli_error("%s", ksft_metric_errmsg());
+				goto out;
+			}
+		}
+	}
 	if (ksft_metric_report_baseline_add_report(b, r,
 			(const char *const *)(argv + optind),
 			(size_t)(argc - optind)) < 0 ||
@@ -182,12 +201,18 @@ int cmd_save(int argc, char **argv)
 		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}
-	ret = emit(&c, out, text, len);
+	if (t.name) {
+		ret = confine_target_write(&t, text, len) ? EXIT_USAGE : EXIT_OK;
+		ksft_metric_free(text);
+	} else {
+		ret = emit(&c, "-", text, len);
+	}
 	if (ret == EXIT_OK && strcmp(out, "-"))
 		fprintf(stderr, "ksft-metric: saved %zu series as run %zu of %s\n",
 			ksft_metric_report_series_count(r),
 			ksft_metric_report_baseline_runs(b), out);
 out:
+	confine_target_close(&t);
 	ksft_metric_report_baseline_free(b);
 	ksft_metric_report_free(r);
 	confine_free(&c);

@@ -1,8 +1,12 @@
 /*
- * --base-dir: every file read or written must resolve (symlinks and ".."
- * followed) under one directory, for automation handling untrusted paths.
- * Files are then opened by their resolved name with O_NOFOLLOW, and
- * outputs are written to a temporary file renamed into place.
+ * --base-dir: every file read or written must lie beneath one directory,
+ * for automation handling untrusted paths. The directory is held open and
+ * each path is resolved and opened in one step beneath it (openat2 with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or a walk one component at a time
+ * where the kernel lacks openat2), never checked by name and opened again:
+ * a directory swapped for a symlink meanwhile cannot redirect anything.
+ * Outputs go to a temporary file created in the held parent directory and
+ * renamed there, keeping the replaced file's mode.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,10 +17,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#if defined(SYS_openat2) && __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#define HAVE_OPENAT2 1
+#endif
+
 #include "cli.h"
+
+#define TMP_PREFIX ".ksft-metric-"
 
 void cli_error(const char *fmt, ...)
 {
@@ -31,9 +45,8 @@ void cli_error(const char *fmt, ...)
 
 int confine_init(struct confine *c, const char *dir)
 {
-	struct stat st;
-
 	c->base = NULL;
+	c->fd = -1;
 	if (!dir)
 		return 0;
 	if (!*dir) {
@@ -41,11 +54,16 @@ int confine_init(struct confine *c, const char *dir)
 		return -1;
 	}
 	c->base = realpath(dir, NULL);
-	if (!c->base || stat(c->base, &st) || !S_ISDIR(st.st_mode)) {
+	if (!c->base) {
+		cli_error("--base-dir %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* Held for the whole run: every path resolves beneath this directory. */
+	c->fd = open(c->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->fd < 0) {
 		cli_error("--base-dir %s: %s", dir,
-			  c->base ? "not a directory" : strerror(errno));
-		free(c->base);
-		c->base = NULL;
+			  errno == ENOTDIR ? "not a directory" : strerror(errno));
+		confine_free(c);
 		return -1;
 	}
 	return 0;
@@ -53,72 +71,262 @@ int confine_init(struct confine *c, const char *dir)
 
 void confine_free(struct confine *c)
 {
+	/* fd is only valid with base: a zero-initialised struct holds fd 0. */
+	if (c->base && c->fd >= 0)
+		close(c->fd);
 	free(c->base);
 	c->base = NULL;
+	c->fd = -1;
 }
 
-static int under_base(const struct confine *c, const char *resolved)
+/* Skip "/" runs and "." components; @return the next component's start. */
+static const char *next_component(const char *p, size_t *len)
 {
-	size_t n = strlen(c->base);
-
-	if (!strcmp(c->base, "/"))
-		return 1;
-	return !strncmp(resolved, c->base, n) &&
-	       (resolved[n] == '/' || resolved[n] == '\0');
+	for (;;) {
+		while (*p == '/')
+			p++;
+		*len = strcspn(p, "/");
+		if (*len == 1 && *p == '.')
+			p++;
+		else
+			return p;
+	}
 }
 
-static int refuse(const struct confine *c, const char *path, const char *resolved)
+/*
+ * @path (absolute, or relative to the working directory) relative to the
+ * base by name, or NULL when it does not start with the base. What follows
+ * is resolved by the kernel beneath the held directory, so a ".." or a
+ * symlink in it is caught there, not here.
+ */
+static char *beneath_name(const struct confine *c, const char *path)
 {
-	cli_error("refusing to access '%s': it resolves to '%s', outside --base-dir '%s'",
-		  path, resolved, c->base);
+	char *abs = NULL, *cwd, *rel = NULL;
+	const char *p, *b;
+	size_t pl, bl;
+
+	if (path[0] == '/') {
+		abs = strdup(path);
+	} else {
+		cwd = getcwd(NULL, 0);
+		/* getcwd() has no symlinks: a leading ".." is its parent, exactly. */
+		for (p = next_component(path, &pl); cwd && pl == 2 && !memcmp(p, "..", 2);
+		     p = next_component(p + 2, &pl)) {
+			char *slash = strrchr(cwd, '/');
+
+			if (slash)
+				slash[slash == cwd] = '\0';
+			path = p + 2;
+		}
+		if (cwd && asprintf(&abs, "%s/%s", cwd, path) < 0)
+			abs = NULL;
+		free(cwd);
+	}
+	if (!abs)
+		return NULL;
+	/* c->base comes from realpath(): no ".", "..", symlinks or "//". */
+	for (p = abs, b = c->base;;) {
+		b = next_component(b, &bl);
+		if (!bl)
+			break;
+		p = next_component(p, &pl);
+		if (pl != bl || memcmp(p, b, bl))
+			goto out;
+		p += pl;
+		b += bl;
+	}
+	while (*p == '/')
+		p++;
+	rel = strdup(p);
+out:
+	free(abs);
+	return rel;
+}
+
+/*
+ * The directory @name in @at, not through a symlink: an O_PATH fd (usable
+ * as the next dirfd) or -ELOOP / -ENOTDIR / another negative errno. The
+ * type comes from the opened fd, so a concurrent swap cannot mislabel it.
+ */
+static int open_dir_nofollow(int at, const char *name)
+{
+	struct stat st;
+	int fd = openat(at, name, O_PATH | O_NOFOLLOW | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		close(fd);
+		return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+	}
+	return fd;
+}
+
+/*
+ * Resolve beneath @dirfd one component at a time, each opened with
+ * O_NOFOLLOW from the directory held before it; ".." steps back to a held
+ * directory and never above @dirfd. For kernels without openat2().
+ */
+static int walk_beneath(int dirfd, const char *rel, int flags, mode_t mode)
+{
+	size_t max = strlen(rel) / 2 + 2, depth = 0, len, nl;
+	int *fds, fd = -1, err = 0;
+	const char *p = next_component(rel, &len);
+
+	if (!len) {	/* the base itself */
+		fd = openat(dirfd, ".", flags | O_CLOEXEC, mode);
+		return fd < 0 ? -errno : fd;
+	}
+	fds = malloc(max * sizeof(*fds));
+	if (!fds)
+		return -ENOMEM;
+	fds[0] = dirfd;
+	for (;;) {
+		const char *next = next_component(p + len, &nl);
+		char name[NAME_MAX + 1];
+
+		if (len > NAME_MAX) {
+			err = -ENAMETOOLONG;
+			break;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (!strcmp(name, "..")) {
+			if (!depth) {
+				err = -EXDEV;
+				break;
+			}
+			close(fds[depth--]);
+			if (!nl) {
+				fd = openat(fds[depth], ".", flags | O_CLOEXEC, mode);
+				err = fd < 0 ? -errno : 0;
+				break;
+			}
+		} else if (nl || flags & O_DIRECTORY) {
+			fd = open_dir_nofollow(fds[depth], name);
+			if (fd < 0) {
+				err = fd;
+				break;
+			}
+			if (!nl) {
+				int dir = fd;
+
+				fd = openat(dir, ".", flags | O_CLOEXEC, mode);
+				err = fd < 0 ? -errno : 0;
+				close(dir);
+				break;
+			}
+			fds[++depth] = fd;
+			fd = -1;
+		} else {
+			fd = openat(fds[depth], name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+			err = fd < 0 ? -errno : 0;
+			break;
+		}
+		p = next;
+		len = nl;
+	}
+	while (depth)
+		close(fds[depth--]);
+	free(fds);
+	return err ? err : fd;
+}
+
+/* Open @rel beneath the base directory: an fd or a negative errno. */
+static int open_beneath(const struct confine *c, const char *rel, int flags,
+			mode_t mode)
+{
+#ifdef HAVE_OPENAT2
+	static int no_openat2;
+
+	if (!no_openat2) {
+		struct open_how how;
+		int tries, fd;
+
+		memset(&how, 0, sizeof(how));
+		how.flags = (unsigned long long)(flags | O_CLOEXEC);
+		how.mode = flags & O_CREAT ? mode : 0;
+		how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+		/* EAGAIN: a rename raced with ".." resolution; the kernel asks to retry. */
+		for (tries = 0; tries < 100; tries++) {
+			fd = (int)syscall(SYS_openat2, c->fd, *rel ? rel : ".", &how,
+					  sizeof(how));
+			if (fd >= 0)
+				return fd;
+			if (errno != EAGAIN && errno != EINTR)
+				break;
+		}
+		if (errno != ENOSYS)
+			return -errno;
+		no_openat2 = 1;	/* old kernel, or a seccomp filter: walk instead */
+	}
+#endif
+	return walk_beneath(c->fd, rel, flags, mode);
+}
+
+/* The message for a path that cannot be used beneath the base; @return -1. */
+static int refuse(const struct confine *c, const char *path, int err)
+{
+	if (err == -EXDEV || err == 0)
+		cli_error("refusing to access '%s': it is outside --base-dir '%s'", path,
+			  c->base);
+	else if (err == -ELOOP)
+		cli_error("refusing to access '%s': it goes through a symbolic link, which "
+			  "is not followed beneath --base-dir '%s'", path, c->base);
+	else
+		cli_error("%s: %s", path, strerror(-err));
 	return -1;
 }
 
-/* The resolved name of an existing @path; NULL after printing why. */
-static char *resolve_existing(const struct confine *c, const char *path)
+static int valid_path(const char *path)
 {
-	char *res;
-
 	if (!*path || strchr(path, '\n')) {
 		cli_error("invalid path '%s'", path);
-		return NULL;
+		return 0;
 	}
-	if (!c->base)
-		return strdup(path);
-	res = realpath(path, NULL);
-	if (!res) {
-		cli_error("%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (!under_base(c, res)) {
-		refuse(c, path, res);
-		free(res);
-		return NULL;
-	}
-	return res;
+	return 1;
 }
 
 FILE *confine_open_read(const struct confine *c, const char *path)
 {
 	struct stat st;
-	char *res;
 	FILE *f;
 	int fd;
 
 	if (!strcmp(path, "-"))
 		return stdin;
-	res = resolve_existing(c, path);
-	if (!res)
+	if (!valid_path(path))
 		return NULL;
-	fd = open(res, O_RDONLY | O_CLOEXEC | (c->base ? O_NOFOLLOW : 0));
-	if (fd < 0 || fstat(fd, &st)) {
+	if (c->base) {
+		char *rel = beneath_name(c, path);
+
+		if (!rel) {
+			refuse(c, path, 0);
+			return NULL;
+		}
+		fd = open_beneath(c, rel, O_RDONLY, 0);
+		free(rel);
+		if (fd < 0) {
+			refuse(c, path, fd);
+			return NULL;
+		}
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			cli_error("%s: %s", path, strerror(errno));
+			return NULL;
+		}
+	}
+	if (fstat(fd, &st)) {
 		cli_error("%s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(res);
+		close(fd);
 		return NULL;
 	}
-	free(res);
 	if (S_ISDIR(st.st_mode)) {
 		cli_error("%s: is a directory", path);
 		close(fd);
@@ -132,16 +340,11 @@ FILE *confine_open_read(const struct confine *c, const char *path)
 	return f;
 }
 
-int confine_read_all(const struct confine *c, const char *path, char **data,
-		     size_t *len)
+static int read_fd(FILE *f, const char *path, char **data, size_t *len)
 {
-	FILE *f = confine_open_read(c, path);
 	size_t cap = 1 << 16, n = 0, got;
-	char *buf;
+	char *buf = malloc(cap);
 
-	if (!f)
-		return -1;
-	buf = malloc(cap);
 	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
 		n += got;
 		if (n == cap) {
@@ -159,80 +362,178 @@ int confine_read_all(const struct confine *c, const char *path, char **data,
 	if (!buf || ferror(f)) {
 		cli_error("%s: %s", path, buf ? "read error" : "out of memory");
 		free(buf);
-		if (f != stdin)
-			fclose(f);
 		return -1;
 	}
-	if (f != stdin)
-		fclose(f);
 	*data = buf;
 	*len = n;
 	return 0;
 }
 
-/* Resolved target of a path to be written; NULL after printing why. */
-static char *resolve_target(const struct confine *c, const char *path)
+int confine_read_all(const struct confine *c, const char *path, char **data,
+		     size_t *len)
 {
-	char *copy, *dir, *base, *rdir, *res;
-	struct stat st;
+	FILE *f = confine_open_read(c, path);
+	int ret;
 
-	if (!*path || strchr(path, '\n')) {
-		cli_error("invalid path '%s'", path);
-		return NULL;
-	}
-	if (!lstat(path, &st)) {
+	if (!f)
+		return -1;
+	ret = read_fd(f, path, data, len);
+	if (f != stdin)
+		fclose(f);
+	return ret;
+}
+
+static int bad_name(const char *name)
+{
+	return !*name || !strcmp(name, ".") || !strcmp(name, "..");
+}
+
+/* Without --base-dir: an existing symlink is replaced where it points. */
+static int open_parent_anywhere(struct confine_target *t, const char *path)
+{
+	char *res = NULL, *copy, *dir;
+	struct stat st;
+	int ret = -1;
+
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
 		res = realpath(path, NULL);
 		if (!res) {
 			cli_error("%s: %s (dangling symlink?)", path, strerror(errno));
-			return NULL;
-		}
-		if (stat(res, &st) == 0 && S_ISDIR(st.st_mode)) {
-			cli_error("cannot write '%s': it is a directory", path);
-			free(res);
-			return NULL;
+			return -1;
 		}
 	} else {
-		copy = strdup(path);
-		if (!copy)
-			return NULL;
+		res = strdup(path);
+		if (!res)
+			return -1;
+	}
+	copy = strdup(res);
+	if (copy && !bad_name(basename(res)) && strcmp(basename(res), "/")) {
+		t->name = strdup(basename(res));
 		dir = dirname(copy);
-		rdir = realpath(dir, NULL);
-		if (!rdir) {
+		t->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (t->dirfd < 0)
 			cli_error("cannot write '%s': %s: %s", path, dir, strerror(errno));
-			free(copy);
-			return NULL;
-		}
-		free(copy);
-		copy = strdup(path);
-		base = copy ? basename(copy) : NULL;
-		if (!base || !strcmp(base, ".") || !strcmp(base, "..") ||
-		    !strcmp(base, "/") ||
-		    asprintf(&res, "%s/%s", strcmp(rdir, "/") ? rdir : "", base) < 0) {
-			cli_error("cannot write '%s': bad file name", path);
-			free(copy);
-			free(rdir);
-			return NULL;
-		}
-		free(copy);
-		free(rdir);
+		else if (t->name)
+			ret = 0;
+	} else {
+		cli_error("cannot write '%s': bad file name", path);
 	}
-	if (c->base && !under_base(c, res)) {
-		refuse(c, path, res);
-		free(res);
-		return NULL;
+	free(copy);
+	free(res);
+	return ret;
+}
+
+static int open_parent_beneath(const struct confine *c, struct confine_target *t,
+			       const char *path)
+{
+	char *rel = beneath_name(c, path), *slash;
+	int fd;
+
+	if (!rel)
+		return refuse(c, path, 0);
+	slash = strrchr(rel, '/');
+	if (bad_name(slash ? slash + 1 : rel)) {
+		cli_error("cannot write '%s': bad file name", path);
+		free(rel);
+		return -1;
 	}
-	return res;
+	t->name = strdup(slash ? slash + 1 : rel);
+	if (slash)
+		*slash = '\0';
+	fd = open_beneath(c, slash ? rel : "", O_RDONLY | O_DIRECTORY, 0);
+	free(rel);
+	if (fd < 0)
+		return refuse(c, path, fd);
+	t->dirfd = fd;
+	return t->name ? 0 : -1;
+}
+
+int confine_target_open(const struct confine *c, const char *path,
+			struct confine_target *t)
+{
+	struct stat st;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->dirfd = -1;
+	t->path = path;
+	t->base = c->base;
+	if (!valid_path(path))
+		return -1;
+	ret = c->base ? open_parent_beneath(c, t, path) : open_parent_anywhere(t, path);
+	if (!ret && !fstatat(t->dirfd, t->name, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (S_ISLNK(st.st_mode) && t->base)
+			ret = refuse(c, path, -ELOOP);
+		else if (S_ISDIR(st.st_mode)) {
+			cli_error("cannot write '%s': it is a directory", path);
+			ret = -1;
+		}
+	}
+	if (ret)
+		confine_target_close(t);
+	return ret;
+}
+
+void confine_target_close(struct confine_target *t)
+{
+	if (t->dirfd >= 0)
+		close(t->dirfd);	/* drops the lock too */
+	free(t->name);
+	t->dirfd = -1;
+	t->name = NULL;
+}
+
+int confine_target_lock(struct confine_target *t)
+{
+	int ret;
+
+	do
+		ret = flock(t->dirfd, LOCK_EX);
+	while (ret && errno == EINTR);
+	if (ret)
+		cli_error("cannot lock the directory of '%s': %s", t->path, strerror(errno));
+	return ret ? -1 : 0;
+}
+
+int confine_target_read(struct confine_target *t, char **data, size_t *len)
+{
+	int fd = openat(t->dirfd, t->name, O_RDONLY | O_CLOEXEC |
+			(t->base ? O_NOFOLLOW : 0));
+	FILE *f;
+	int ret;
+
+	if (fd < 0 && errno == ENOENT)
+		return 1;
+	if (fd < 0) {
+		if (errno == ELOOP && t->base)
+			cli_error("refusing to access '%s': it goes through a symbolic link, "
+				  "which is not followed beneath --base-dir '%s'", t->path,
+				  t->base);
+		else
+			cli_error("%s: %s", t->path, strerror(errno));
+		return -1;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		cli_error("%s: %s", t->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	ret = read_fd(f, t->path, data, len);
+	fclose(f);
+	return ret;
 }
 
 int confine_check_write(const struct confine *c, const char *path)
 {
-	char *res;
+	struct confine_target t;
 
 	if (!strcmp(path, "-"))
 		return 0;
-	res = resolve_target(c, path);
-	free(res);
-	return res ? 0 : -1;
+	if (confine_target_open(c, path, &t))
+		return -1;
+	confine_target_close(&t);
+	return 0;
 }
 
 static int write_fd(int fd, const char *data, size_t len)
@@ -251,13 +552,91 @@ static int write_fd(int fd, const char *data, size_t len)
 	return 0;
 }
 
+/* A new file "TMP_PREFIX + random" in the held directory: fd, name in @tmp. */
+static int create_temp(int dirfd, char tmp[32])
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	int tries, fd = -1, i;
+
+	for (tries = 0; tries < 100 && fd < 0; tries++) {
+		unsigned char rnd[8];
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			for (i = 0; i < 8; i++)
+				rnd[i] = (unsigned char)(rand() ^ getpid() ^ tries);
+		strcpy(tmp, TMP_PREFIX);
+		for (i = 0; i < 8; i++)
+			tmp[strlen(TMP_PREFIX) + (size_t)i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		tmp[strlen(TMP_PREFIX) + 8] = '\0';
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
+int confine_target_write(struct confine_target *t, const char *data, size_t len)
+{
+	char tmp[32];
+	struct stat st;
+	int fd, exists;
+	mode_t mask;
+
+	exists = !fstatat(t->dirfd, t->name, &st, AT_SYMLINK_NOFOLLOW);
+	if (exists && S_ISLNK(st.st_mode) && t->base) {
+		cli_error("refusing to access '%s': it goes through a symbolic link, which "
+			  "is not followed beneath --base-dir '%s'", t->path, t->base);
+		return -1;
+	}
+	if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		/* A device or FIFO (e.g. /dev/stdout): write in place. */
+		fd = openat(t->dirfd, t->name, O_WRONLY | O_CLOEXEC |
+			    (t->base ? O_NOFOLLOW : 0));
+		if (fd < 0 || write_fd(fd, data, len)) {
+			cli_error("%s: %s", t->path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+		return 0;
+	}
+	fd = create_temp(t->dirfd, tmp);
+	if (fd < 0) {
+		cli_error("cannot write '%s': %s", t->path, strerror(errno));
+		return -1;
+	}
+	if (exists && S_ISREG(st.st_mode)) {
+		/* Replacing a file keeps its owner (where we may) and its mode. */
+		if ((st.st_uid != geteuid() || st.st_gid != getegid()) &&
+		    fchown(fd, st.st_uid, st.st_gid))
+			errno = 0;	/* not ours to give away: keep ours */
+		st.st_mode &= 07777;
+	} else {
+		mask = umask(0);
+		umask(mask);
+		st.st_mode = 0666 & ~mask;
+	}
+	if (fchmod(fd, st.st_mode) || write_fd(fd, data, len) || fsync(fd)) {
+		cli_error("cannot write '%s': %s", t->path, strerror(errno));
+		close(fd);
+		unlinkat(t->dirfd, tmp, 0);
+		return -1;
+	}
+	if (close(fd) || renameat(t->dirfd, tmp, t->dirfd, t->name)) {
+		cli_error("cannot write '%s': %s", t->path, strerror(errno));
+		unlinkat(t->dirfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
 int confine_write(const struct confine *c, const char *path, const char *data,
 		  size_t len)
 {
-	char *res, *tmp = NULL, *slash;
-	struct stat st;
-	mode_t mask;
-	int fd;
+	struct confine_target t;
+	int ret;
 
 	if (!strcmp(path, "-")) {
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
@@ -266,52 +645,9 @@ int confine_write(const struct confine *c, const char *path, const char *data,
 		}
 		return 0;
 	}
-	res = resolve_target(c, path);
-	if (!res)
+	if (confine_target_open(c, path, &t))
 		return -1;
-	if (!stat(res, &st) && !S_ISREG(st.st_mode)) {
-		/* A device or FIFO (e.g. /dev/stdout): write in place. */
-		fd = open(res, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write_fd(fd, data, len)) {
-			cli_error("%s: %s", path, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			free(res);
-			return -1;
-		}
-		close(fd);
-		free(res);
-		return 0;
-	}
-	slash = strrchr(res, '/');
-	if (asprintf(&tmp, "%.*s.ksft-metric-XXXXXX",
-		     slash ? (int)(slash - res + 1) : 0, res) < 0) {
-		free(res);
-		return -1;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		goto fail;
-	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) || write_fd(fd, data, len) || fsync(fd)) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto fail;
-	}
-	if (close(fd) || rename(tmp, res)) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-		goto fail;
-	}
-	free(tmp);
-	free(res);
-	return 0;
-fail:
-	free(tmp);
-	free(res);
-	return -1;
+	ret = confine_target_write(&t, data, len);
+	confine_target_close(&t);
+	return ret;
 }

@@ -12,7 +12,9 @@
 
 #include <ksftmetric/metric.h>
 
+#include "ex_opts.h"
 #include "iperf3_runner.h"
+#include "net_policy.h"
 #include "proc.h"
 
 #define OUTPUT_IN_ERRORS 2000
@@ -22,10 +24,8 @@ struct run_ctx {
 	char port[16], duration[16], interval[32], streams[16], ctimeout[16];
 };
 
-static void apply_defaults(struct run_ctx *c, const struct iperf3_opts *in)
+static void apply_defaults(struct run_ctx *c)
 {
-	memset(&c->o, 0, sizeof(c->o));
-	memcpy(&c->o, in, in->sz < sizeof(c->o) ? in->sz : sizeof(c->o));
 	if (!c->o.iperf3)
 		c->o.iperf3 = "iperf3";
 	if (!c->o.server_addr)
@@ -84,34 +84,23 @@ static int free_port(const char *addr, char **err)
 int iperf3_record_metrics(const struct iperf3_result *res, int reverse,
 			  const char *name, char **err)
 {
-	struct ksft_metric_policy tput = KSFT_METRIC_POLICY_INIT;
-	struct ksft_metric_policy retr = KSFT_METRIC_POLICY_INIT;
 	struct ksft_metric_label receiver[] = {
 		KSFT_METRIC_LABEL_STR("host", reverse ? "remote" : "local"),
 	};
 	struct ksft_metric_label sender[] = {
 		KSFT_METRIC_LABEL_STR("host", reverse ? "local" : "remote"),
 	};
-	int ret;
+	int ret = ex_net_policies_register(err);
 
-	tput.summarize = "distribution";
-	tput.regression_compare = "p50";
-	tput.regression_better = "higher";
-	tput.regression_relative_tolerance.type = KSFT_METRIC_DOUBLE;
-	tput.regression_relative_tolerance.u.d = 0.05;
-	retr.summarize = "max";
-	ret = ksft_metric_aggregate("throughput", &tput);
-	if (!ret)
-		ret = ksft_metric_aggregate("tcp.retransmits", &retr);
 	if (ret)
-		return ex_errf(err, ret, "metric policy: %s", ksft_metric_errmsg());
+		return ret;
 	ret = iperf3_require_retransmits(res, name, err);
 	if (ret)
 		return ret;
-	ret = ksft_metric_double("throughput", "scalar", res->throughput_gbps,
+	ret = ksft_metric_double(EX_POLICY_THROUGHPUT, "scalar", res->throughput_gbps,
 				 receiver, 1);
 	if (!ret)
-		ret = ksft_metric_int("tcp.retransmits", "scalar", res->retransmits,
+		ret = ksft_metric_int(EX_POLICY_RETRANSMITS, "scalar", res->retransmits,
 				      sender, 1);
 	if (ret)
 		return ex_errf(err, ret, "metric: %s", ksft_metric_errmsg());
@@ -235,9 +224,10 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 	if (!res)
 		res = &tmp;
 	memset(res, 0, sizeof(*res));
-	if (!opts || opts->sz < sizeof(opts->sz))
-		return ex_errf(err, -EINVAL, "iperf3_run: opts not initialised with IPERF3_OPTS_INIT");
-	apply_defaults(&c, opts);
+	ret = ex_opts_copy(&c.o, sizeof(c.o), opts, "iperf3_run", err);
+	if (ret)
+		return ret;
+	apply_defaults(&c);
 	if (!exproc_find_program(c.o.iperf3))
 		return ex_errf(err, -ENOENT, "%s not found", c.o.iperf3);
 	if (c.o.port <= 0) {

@@ -19,8 +19,10 @@
 /**
  * struct iperf3_opts - what to run; zero means the default
  *
- * Initialise with IPERF3_OPTS_INIT: @sz must be sizeof(struct iperf3_opts),
- * fields are only ever appended.
+ * Initialise with IPERF3_OPTS_INIT: @sz = sizeof(struct iperf3_opts), fields
+ * are only ever appended. A smaller @sz (an older caller) reads the missing
+ * fields as zero; a larger one is refused (-EINVAL) if a field this build
+ * does not know is set (see ex_opts.h).
  */
 struct iperf3_opts {
 	size_t sz;

@@ -3,11 +3,14 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,7 +19,7 @@
 
 #define NS_PREFIX "ksftm-ns"
 
-static char ns_a[32], ns_b[32];
+static char ns_a[64], ns_b[64];
 static volatile sig_atomic_t child_pid, got_signal;
 
 static int ip(const char *const *argv)
@@ -48,21 +51,106 @@ static void del_ns(const char *name)
 	ip(argv);
 }
 
-/* Namespaces of earlier runs that were SIGKILLed: their pid is gone. */
+/*
+ * Who created a namespace: "PID STARTTIME PIDNS". The start time tells a
+ * reused pid apart; a pid of another pid namespace cannot be checked.
+ */
+static int owner_id(pid_t pid, char *buf, size_t size)
+{
+	char path[64], stat[1024], pidns[64], *p;
+	unsigned long long start = 0;
+	ssize_t n;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	stat[n] = '\0';
+	/* Field 22, counted after the ")" that ends the command name. */
+	p = strrchr(stat, ')');
+	for (i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &start) != 1)
+		return -1;
+	n = readlink("/proc/self/ns/pid", pidns, sizeof(pidns) - 1);
+	if (n <= 0)
+		return -1;
+	pidns[n] = '\0';
+	snprintf(buf, size, "%d %llu %s\n", (int)pid, start, pidns);
+	return 0;
+}
+
+/* Record that this process creates @name, before it does. */
+static int register_ns(const char *name)
+{
+	char path[512], id[160];
+	int fd, ok;
+
+	if (owner_id(getpid(), id, sizeof(id)))
+		return -1;
+	if (mkdir(NETNS_REGISTRY, 0700) && errno != EEXIST)
+		return -1;
+	snprintf(path, sizeof(path), NETNS_REGISTRY "/%s", name);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, id, strlen(id)) == (ssize_t)strlen(id);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static void unregister_ns(const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), NETNS_REGISTRY "/%s", name);
+	unlink(path);
+}
+
+/*
+ * Namespaces of earlier runs that were SIGKILLed: only those this program
+ * registered, of an owner that is gone (same pid namespace, and its pid is
+ * free or now names a process started at another time). A namespace that
+ * merely looks like ours belongs to someone else and is left alone.
+ */
 static void del_stale(void)
 {
-	DIR *d = opendir("/run/netns");
+	DIR *d = opendir(NETNS_REGISTRY);
 	struct dirent *e;
 
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char side;
-		int pid;
+		char path[512], rec[160], now[160], pidns[64];
+		unsigned long long start;
+		ssize_t n;
+		int fd, pid;
 
-		if (sscanf(e->d_name, NS_PREFIX "%c-%d", &side, &pid) == 2 &&
-		    kill(pid, 0) && errno == ESRCH)
+		if (strncmp(e->d_name, NS_PREFIX, strlen(NS_PREFIX)))
+			continue;
+		snprintf(path, sizeof(path), NETNS_REGISTRY "/%s", e->d_name);
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, rec, sizeof(rec) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		rec[n] = '\0';
+		if (sscanf(rec, "%d %llu %63s", &pid, &start, pidns) != 3 ||
+		    owner_id(getpid(), now, sizeof(now)) || !strstr(now, pidns))
+			continue;
+		if (!owner_id(pid, now, sizeof(now)) && !strcmp(now, rec))
+			continue;	/* its creator still runs */
+		snprintf(path, sizeof(path), "/run/netns/%s", e->d_name);
+		if (!access(path, F_OK))	/* killed before it was created? */
 			del_ns(e->d_name);
+		unregister_ns(e->d_name);
 	}
 	closedir(d);
 }
@@ -70,6 +158,7 @@ static void del_stale(void)
 static int setup(void)
 {
 	char va[16], vb[16];
+	unsigned int token;
 	int pid = (int)getpid();
 	const char *const cmds[][16] = {
 		{ "ip", "netns", "add", ns_a, NULL },
@@ -90,10 +179,18 @@ static int setup(void)
 	};
 	size_t i;
 
-	snprintf(ns_a, sizeof(ns_a), NS_PREFIX "a-%d", pid);
-	snprintf(ns_b, sizeof(ns_b), NS_PREFIX "b-%d", pid);
+	/* The token keeps names unique across pid namespaces too. */
+	if (getrandom(&token, sizeof(token), 0) != (ssize_t)sizeof(token))
+		token = (unsigned int)ex_monotonic_ms() ^ ((unsigned int)pid << 12);
+	snprintf(ns_a, sizeof(ns_a), NS_PREFIX "a-%d-%08x", pid, token);
+	snprintf(ns_b, sizeof(ns_b), NS_PREFIX "b-%d-%08x", pid, token);
 	snprintf(va, sizeof(va), "ksa%d", pid % 10000000);
 	snprintf(vb, sizeof(vb), "ksb%d", pid % 10000000);
+	if (register_ns(ns_a) || register_ns(ns_b)) {
+		fprintf(stderr, "netns: cannot register in %s: %s\n", NETNS_REGISTRY,
+			strerror(errno));
+		return -1;
+	}
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (ip(cmds[i]))
 			return -1;
@@ -197,9 +294,13 @@ int netns_main(int argc, char **argv, const char *const *needed)
 	if (got_signal)
 		rc = 1;
 out:
-	if (ns_a[0])
+	if (ns_a[0]) {
 		del_ns(ns_a);
-	if (ns_b[0])
+		unregister_ns(ns_a);
+	}
+	if (ns_b[0]) {
 		del_ns(ns_b);
+		unregister_ns(ns_b);
+	}
 	return rc;
 }

@@ -14,6 +14,9 @@
 #define NETNS_ADDR6_A	"fd00:5eed:f00d::1"
 #define NETNS_ADDR6_B	"fd00:5eed:f00d::2"
 
+/** Namespaces this program created: one file per name, "PID STARTTIME PIDNS". */
+#define NETNS_REGISTRY "/run/ksftm-netns"
+
 /** Set in the environment of the re-run: the remote namespace's name. */
 #define NETNS_ENV_REMOTE "KSFTM_NETNS_REMOTE"
 /** ... and the veth ends: the local one (in the re-run's namespace) and the remote one. */
@@ -27,8 +30,11 @@
  * caller runs its tests. Otherwise: returns 77 (skip) when not root or when
  * ip(8) or one of @needed programs is missing; else creates the namespaces,
  * runs "ip netns exec A argv...", deletes the namespaces on every exit path
- * (signals included; stale ones of killed earlier runs too) and returns the
- * child's exit code.
+ * (signals included) and returns the child's exit code. Names carry the pid
+ * and a random token; each is registered in NETNS_REGISTRY before it is
+ * created, and stale ones of killed earlier runs are removed only from
+ * there (a namespace with a like name that this program did not create is
+ * never touched).
  */
 int netns_main(int argc, char **argv, const char *const *needed);
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "sh_quote.h"
 
 #define OUTPUT_MAX (16u << 20)
 
@@ -79,8 +80,8 @@ static int open_pidfd(pid_t pid)
 }
 
 /* Runs in the forked child: only async-signal-safe calls until exec. */
-static void child_exec(char *const *av, int out_fd, int err_fd, int report_fd,
-		       pid_t parent)
+static void child_exec(char *const *av, int in_fd, int out_fd, int err_fd,
+		       int report_fd, pid_t parent)
 {
 	sigset_t none;
 	int e, devnull;
@@ -93,7 +94,7 @@ static void child_exec(char *const *av, int out_fd, int err_fd, int report_fd,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	devnull = open("/dev/null", O_RDONLY);
+	devnull = in_fd >= 0 ? in_fd : open("/dev/null", O_RDONLY);
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_fd, 1) < 0 ||
 	    dup2(err_fd, 2) < 0)
 		goto fail;
@@ -105,11 +106,56 @@ fail:
 	_exit(127);
 }
 
+/*
+ * The command as a script for "PREFIX sh -s": every word single-quoted, so
+ * that a transport that re-parses its words (ssh) runs exactly @argv. The
+ * script is stdin, in a memory file (nothing to block on).
+ */
+static int remote_script_fd(const char *const *argv)
+{
+	char *script = sh_quote_argv(argv);
+	size_t len, done = 0;
+	int fd;
+
+	if (!script)
+		return -ENOMEM;
+	fd = memfd_create("exproc-stdin", MFD_CLOEXEC);
+	if (fd < 0) {
+		free(script);
+		return -errno;
+	}
+	len = strlen(script);
+	while (done < len) {
+		ssize_t n = write(fd, script + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+
+			free(script);
+			close(fd);
+			return -e;
+		}
+		done += (size_t)n;
+	}
+	free(script);
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
 int exproc_spawn(struct exproc *p, const char *const *prefix,
 		 const char *const *argv, char **err)
 {
+	static const char *const remote_sh[] = { "sh", "-s", NULL };
 	size_t np = words(prefix), na = words(argv), i;
-	int report[2] = { -1, -1 }, child_errno = 0, ret;
+	int report[2] = { -1, -1 }, child_errno = 0, ret, in_fd = -1;
+	const char *const *tail = argv;
 	char **av;
 	pid_t pid, self = getpid();
 	ssize_t n;
@@ -118,13 +164,24 @@ int exproc_spawn(struct exproc *p, const char *const *prefix,
 	p->pidfd = p->out_fd = p->err_fd = -1;
 	if (!na)
 		return ex_errf(err, -EINVAL, "empty command");
+	if (np) {
+		in_fd = remote_script_fd(argv);
+		if (in_fd < 0)
+			return ex_errf(err, in_fd, "cannot set up %s: %s", argv[0],
+				       strerror(-in_fd));
+		tail = remote_sh;
+		na = 2;
+	}
 	av = calloc(np + na + 1, sizeof(*av));
-	if (!av)
+	if (!av) {
+		if (in_fd >= 0)
+			close(in_fd);
 		return ex_errf(err, -ENOMEM, "out of memory");
+	}
 	for (i = 0; i < np; i++)
 		av[i] = (char *)prefix[i];
 	for (i = 0; i < na; i++)
-		av[np + i] = (char *)argv[i];
+		av[np + i] = (char *)tail[i];
 
 	p->out_fd = memfd_create("exproc-stdout", MFD_CLOEXEC);
 	p->err_fd = memfd_create("exproc-stderr", MFD_CLOEXEC);
@@ -141,7 +198,7 @@ int exproc_spawn(struct exproc *p, const char *const *prefix,
 		goto fail;
 	}
 	if (pid == 0)
-		child_exec(av, p->out_fd, p->err_fd, report[1], self);
+		child_exec(av, in_fd, p->out_fd, p->err_fd, report[1], self);
 	setpgid(pid, pid);	/* also here: no window where a kill misses */
 	close(report[1]);
 	report[1] = -1;
@@ -150,6 +207,9 @@ int exproc_spawn(struct exproc *p, const char *const *prefix,
 	while (n < 0 && errno == EINTR);
 	close(report[0]);
 	report[0] = -1;
+	if (in_fd >= 0)
+		close(in_fd);
+	in_fd = -1;
 	p->pid = pid;
 	p->pidfd = open_pidfd(pid);
 	if (n == (ssize_t)sizeof(child_errno)) {
@@ -165,6 +225,8 @@ fail:
 		close(report[0]);
 	if (report[1] >= 0)
 		close(report[1]);
+	if (in_fd >= 0)
+		close(in_fd);
 	free(av);
 	exproc_close(p);
 	return ret;
@@ -328,22 +390,12 @@ char *exproc_cmdline(const char *const *prefix, const char *const *argv)
 		const char *const *v;
 
 		for (v = parts[k]; v && *v; v++, first = 0) {
-			const char *c;
-
 			if (!first)
 				fputc(' ', f);
-			if (!needs_quotes(*v)) {
+			if (needs_quotes(*v))
+				sh_quote(f, *v);
+			else
 				fputs(*v, f);
-				continue;
-			}
-			fputc('\'', f);
-			for (c = *v; *c; c++) {
-				if (*c == '\'')
-					fputs("'\\''", f);
-				else
-					fputc(*c, f);
-			}
-			fputc('\'', f);
 		}
 	}
 	if (fclose(f))

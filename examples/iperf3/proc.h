@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Process helpers shared by the iperf3 and kperf runners: run a command by
- * argv (never through a shell), optionally behind a prefix such as
+ * argv (never through a local shell), optionally behind a prefix such as
  * "ip netns exec NS" or "ssh host", wait for it with a timeout, kill its
  * process group, and wait for a TCP port to listen.
  *
@@ -37,11 +37,18 @@ struct exproc {
 #define EXPROC_KILL_GRACE_MS 1000
 
 /**
- * exproc_spawn() - start @prefix + @argv
- * @prefix: NULL-terminated words run in front of @argv (NULL or empty: none)
+ * exproc_spawn() - start @argv, here or behind @prefix
+ * @prefix: NULL-terminated words that reach another endpoint, e.g.
+ *          "ip netns exec NS" or "ssh host" (NULL or empty: run here)
  * @argv:   NULL-terminated command; argv[0] is looked up on PATH
  *
- * stdin is /dev/null. The child is killed if the spawning thread dies.
+ * Behind a prefix the command runs as "PREFIX sh -s" with the script
+ * "exec 'argv0' 'argv1' ... </dev/null" on stdin, every word single-quoted
+ * (sh_quote()): ssh joins its words and has the remote shell parse them
+ * again, so only the fixed words "sh -s" go that way and @argv arrives
+ * word for word, whatever it holds. The prefix must pass stdin on (ssh
+ * does; "docker exec" needs -i). stdin is /dev/null for @argv either way.
+ * The child is killed if the spawning thread dies.
  * @return 0; -ENOENT etc. when the program cannot be executed (the
  * message names it); -ENOMEM.
  */

@@ -12,7 +12,9 @@
 
 #include <ksftmetric/metric.h>
 
+#include "ex_opts.h"
 #include "kperf_runner.h"
+#include "net_policy.h"
 #include "proc.h"
 
 #define OUTPUT_IN_ERRORS 2000
@@ -27,11 +29,8 @@ struct kperf_runner {
 	char port[16];
 };
 
-static void apply_defaults(struct kperf_opts *o, const struct kperf_opts *in)
+static void apply_defaults(struct kperf_opts *o)
 {
-	memset(o, 0, sizeof(*o));
-	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
-	o->sz = sizeof(*o);
 	if (!o->server)
 		o->server = "kperf-server";
 	if (!o->client)
@@ -52,7 +51,10 @@ const char *kperf_missing(const struct kperf_opts *opts)
 {
 	struct kperf_opts o;
 
-	apply_defaults(&o, opts);
+	/* Unusable options are kperf_runner_start()'s error to report. */
+	if (ex_opts_copy(&o, sizeof(o), opts, "kperf", NULL))
+		return NULL;
+	apply_defaults(&o);
 	if (!exproc_find_program(o.server))
 		return o.server;
 	if (!exproc_find_program(o.client))
@@ -151,23 +153,26 @@ int kperf_runner_start(const struct kperf_opts *opts, struct kperf_runner **out,
 		       char **err)
 {
 	struct kperf_runner *r;
+	struct kperf_opts o;
 	unsigned char rnd[8];
 	char token[17];
 	const char *missing;
 	int side, ret, i;
 
 	*out = NULL;
-	if (!opts || opts->sz < offsetof(struct kperf_opts, remote))
-		return ex_errf(err, -EINVAL, "kperf: opts not initialised with KPERF_OPTS_INIT");
-	if (!opts->local_addr || !opts->remote_addr)
+	ret = ex_opts_copy(&o, sizeof(o), opts, "kperf", err);
+	if (ret)
+		return ret;
+	if (!o.local_addr || !o.remote_addr)
 		return ex_errf(err, -EINVAL, "kperf: local_addr and remote_addr are required");
-	missing = kperf_missing(opts);
+	missing = kperf_missing(&o);
 	if (missing)
 		return ex_errf(err, -ENOENT, "%s not found", missing);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return ex_errf(err, -ENOMEM, "out of memory");
-	apply_defaults(&r->o, opts);
+	r->o = o;
+	apply_defaults(&r->o);
 	snprintf(r->port, sizeof(r->port), "%d", r->o.port);
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
 		/* Unique enough without the entropy pool: pid and clock. */
@@ -216,28 +221,20 @@ fail:
 
 int kperf_record_metrics(const struct kperf_result *res, char **err)
 {
-	struct ksft_metric_policy tput = KSFT_METRIC_POLICY_INIT;
-	struct ksft_metric_policy retr = KSFT_METRIC_POLICY_INIT;
 	const struct kperf_side *sides[2] = { &res->source, &res->target };
 	static const char *const host[2] = { "remote", "local" };
-	int ret, i;
+	int ret = ex_net_policies_register(err), i;
 
-	tput.summarize = "distribution";
-	tput.regression_compare = "p50";
-	tput.regression_better = "higher";
-	tput.regression_relative_tolerance.type = KSFT_METRIC_DOUBLE;
-	tput.regression_relative_tolerance.u.d = 0.05;
-	retr.summarize = "max";
-	ret = ksft_metric_aggregate("throughput", &tput);
-	if (!ret)
-		ret = ksft_metric_aggregate("tcp.retransmits", &retr);
+	if (ret)
+		return ret;
 	/* Source is the remote sender, Target the local receiver. */
 	for (i = 0; i < 2 && !ret; i++) {
 		struct ksft_metric_label l[] = { KSFT_METRIC_LABEL_STR("host", host[i]) };
 
-		ret = ksft_metric_double("throughput", "scalar", sides[i]->throughput, l, 1);
+		ret = ksft_metric_double(EX_POLICY_THROUGHPUT, "scalar",
+					 sides[i]->throughput, l, 1);
 		if (!ret)
-			ret = ksft_metric_int("tcp.retransmits", "scalar",
+			ret = ksft_metric_int(EX_POLICY_RETRANSMITS, "scalar",
 					      sides[i]->retransmits, l, 1);
 	}
 	if (ret)

@@ -21,7 +21,9 @@
 /**
  * struct kperf_opts - where and how to run; zero means the default
  *
- * Initialise with KPERF_OPTS_INIT (@sz = sizeof, fields only appended).
+ * Initialise with KPERF_OPTS_INIT (@sz = sizeof, fields only appended). A
+ * smaller @sz reads the missing fields as zero; a larger one is refused
+ * (-EINVAL) if a field this build does not know is set (see ex_opts.h).
  */
 struct kperf_opts {
 	size_t sz;

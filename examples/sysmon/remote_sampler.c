@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "remote_sampler.h"
+#include "sh_quote.h"
 #include "sm_error.h"
 
 extern char **environ;
@@ -60,19 +61,6 @@ static int64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Append @s single-quoted for sh: '...' with ' written as '\''. */
-static void sh_quote(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	}
-	fputc('\'', f);
 }
 
 char *remote_sampler_script(const char *ifname, const char *root)

@@ -4,7 +4,9 @@
  * packaged for Debian): servers on both endpoints with their own pid files,
  * the port wait, the client's timeout, failure and garbage, and that no
  * stand-in process survives any of it. No root needed: both endpoints share
- * this network namespace, the "remote" one is reached through "env".
+ * this network namespace, the "remote" one is reached through "env", or
+ * through standin/ssh (OpenSSH's word joining) to check that hostile words
+ * reach it unparsed.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -13,12 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <ksftmetric/metric.h>
 
+#include "argv_log.h"
 #include "check_main.h"
 #include "cli_util.h"
 #include "kperf_runner.h"
@@ -340,6 +344,74 @@ START_TEST(test_missing_programs)
 }
 END_TEST
 
+static char ssh[4096], argv_log[4096], argv_file[128];
+
+/* Like setup(), plus the stand-in ssh, cwd = tmpdir, $KSFTM_ARGV_LOG there. */
+static void setup_remote(void)
+{
+	const char *dir = getenv("KSFTM_STANDIN_DIR");
+
+	snprintf(ssh, sizeof(ssh), "%s/ssh", dir);
+	snprintf(argv_log, sizeof(argv_log), "%s/argv-log", dir);
+	snprintf(argv_file, sizeof(argv_file), "%s/argv.log", tmpdir);
+	setenv("KSFTM_ARGV_LOG", argv_file, 1);
+	ck_assert_int_eq(chdir(tmpdir), 0);
+}
+
+static void teardown_remote(void)
+{
+	unlink(argv_file);
+	unsetenv("KSFTM_ARGV_LOG");
+	ck_assert_int_eq(chdir("/"), 0);
+}
+
+static void assert_not_pwned(void)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/pwned", tmpdir);
+	ck_assert_msg(access(path, F_OK) != 0, "a remote shell ran an injected command");
+}
+
+static char *read_argv_log(void)
+{
+	char *text = NULL, *err = NULL;
+
+	ck_assert_msg(ex_read_file(argv_file, &text, NULL, &err) == 0, "%s", err);
+	return text;
+}
+
+/* Behind a stand-in ssh, every word arrives as itself. */
+START_TEST(test_remote_words_literal)
+{
+	const char *prefix[] = { ssh, "-p", "22", "-o", "BatchMode=yes", "host.example", NULL };
+	const char *argv[40];
+	struct exproc_result r;
+	char want[4096] = "", *err = NULL, *log;
+	int n = 0, i;
+
+	setup_remote();
+	argv[n++] = argv_log;
+	for (i = 0; hostile_words[i]; i++)
+		argv[n++] = hostile_words[i];
+	argv[n] = NULL;
+	for (i = 0; i < n; i++)
+		netstring_add(want, sizeof(want), argv[i]);
+	strcat(want, "\n");
+	ck_assert_msg(exproc_run(prefix, argv, 20000, &r, &err) == 0, "%s", err);
+	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s%s", r.out, r.errout);
+	exproc_result_free(&r);
+	log = read_argv_log();
+	ck_assert_str_eq(log, want);
+	free(log);
+	assert_not_pwned();
+
+	/* The port check runs behind the prefix too. */
+	ck_assert_int_eq(exproc_tcp_listening(prefix, 1, &err), 0);
+	teardown_remote();
+}
+END_TEST
+
 static void run_cli(const char *const *extra, int timeout_s, struct exproc_result *r)
 {
 	const char *argv[40];
@@ -353,18 +425,21 @@ static void run_cli(const char *const *extra, int timeout_s, struct exproc_resul
 	argv[n++] = "127.0.0.1";
 	argv[n++] = "--remote-addr";
 	argv[n++] = "127.0.0.1";
-	argv[n++] = "--remote";
-	argv[n++] = "env KSFTM_STANDIN_SIDE=remote";
 	argv[n++] = "--port";
 	argv[n++] = port_str;
-	argv[n++] = "--pid-dir";
-	argv[n++] = tmpdir;
 	argv[n++] = "--client";
 	argv[n++] = client;
 	if (timeout_s) {
 		snprintf(tbuf, sizeof(tbuf), "%d", timeout_s);
 		argv[n++] = "--timeout";
 		argv[n++] = tbuf;
+	}
+	/* Defaults unless @extra gives its own. */
+	if (!extra || !extra[0] || strcmp(extra[0], "--remote")) {
+		argv[n++] = "--remote";
+		argv[n++] = "env KSFTM_STANDIN_SIDE=remote";
+		argv[n++] = "--pid-dir";
+		argv[n++] = tmpdir;
 	}
 	while (extra && *extra)
 		argv[n++] = *extra++;
@@ -418,6 +493,67 @@ START_TEST(test_cli_skip)
 }
 END_TEST
 
+/*
+ * ksft-kperf --remote ssh HOST: a pid directory and a server path full of
+ * shell syntax, and a hostile --remote-addr, reach the remote server as
+ * single words; nothing they hold is run.
+ */
+START_TEST(test_cli_remote_ssh_quoting)
+{
+	char dir[512], srv[600], pid_prefix[600], want[2048] = "", *log, *line;
+	const char *extra[20];
+	struct exproc_result r;
+	int n = 0;
+
+	setup_remote();
+	setenv("KSFTM_STANDIN_REPORT", report("client-n1.txt"), 1);
+	snprintf(dir, sizeof(dir), "%s/" HOSTILE_DIR, tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(srv, sizeof(srv), "%s/kperf-server", dir);
+	ck_assert_int_eq(symlink(server, srv), 0);
+	extra[n++] = "--remote";
+	extra[n++] = ssh;
+	extra[n++] = "-p";
+	extra[n++] = "22";
+	extra[n++] = "host.example";
+	extra[n++] = "--pid-dir";
+	extra[n++] = dir;
+	extra[n++] = "--server";
+	extra[n++] = srv;
+	extra[n] = NULL;
+	run_cli(extra, 0, &r);
+	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
+	ck_assert_msg(strstr(r.out, "\nok 1 kperf.throughput\n"), "%s", r.out);
+	exproc_result_free(&r);
+	assert_not_pwned();
+	/* "--pid-file DIR/ksft-kperf-TOKEN-remote.pid --addr ..." as exact words. */
+	netstring_add(want, sizeof(want), "--pid-file");
+	snprintf(pid_prefix, sizeof(pid_prefix), "%s/ksft-kperf-", dir);
+	snprintf(want + strlen(want), sizeof(want) - strlen(want), "%zu:%s",
+		 strlen(pid_prefix) + 16 + strlen("-remote.pid"), pid_prefix);
+	log = read_argv_log();
+	ck_assert_msg((line = strstr(log, want)), "%s\nlacks\n%s", log, want);
+	line += strlen(want) + 16;
+	ck_assert_msg(!strncmp(line, "-remote.pid,6:--addr,9:127.0.0.1,", 33), "%s", log);
+	free(log);
+	unlink(argv_file);
+
+	/* A hostile --remote-addr: it fails somewhere, but as one word. */
+	extra[n++] = "--remote-addr";
+	extra[n++] = "127.0.0.1;touch pwned";
+	extra[n] = NULL;
+	run_cli(extra, 0, &r);
+	exproc_result_free(&r);
+	assert_not_pwned();
+	log = read_argv_log();
+	ck_assert_msg(strstr(log, "-remote.pid,6:--addr,21:127.0.0.1;touch pwned,"), "%s", log);
+	free(log);
+	unlink(srv);
+	ck_assert_int_eq(rmdir(dir), 0);
+	teardown_remote();
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("kperf_runner");
@@ -436,6 +572,12 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_missing_programs);
 	tcase_add_test(tc, test_cli_run);
 	tcase_add_test(tc, test_cli_skip);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("remote_quoting");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_remote_words_literal);
+	tcase_add_test(tc, test_cli_remote_ssh_quoting);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,12 +9,15 @@ Set KSFT_METRIC_UPDATE_GOLDEN=1 to rewrite the golden files (then review
 the diff by hand: the numbers in them are hand-checked).
 """
 
+import ctypes
 import difflib
+import errno
 import json
 import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -386,17 +389,22 @@ def test_base_dir():
     shutil.copy(data("seed.log"), os.path.join(outside, "secret.log"))
     os.symlink(os.path.join(outside, "secret.log"), os.path.join(inside, "link.log"))
     os.symlink(outside, os.path.join(inside, "dirlink"))
-    os.symlink("sub/seed.log", os.path.join(inside, "ok-link.log"))
+    # Symlinks are never followed beneath --base-dir, even ones that stay inside.
+    os.symlink("sub/seed.log", os.path.join(inside, "in-link.log"))
     victim = os.path.join(outside, "victim.json")
     with open(victim, "w") as f:
         f.write("precious\n")
     os.symlink(victim, os.path.join(inside, "evil.json"))
     base = ["--base-dir", inside]
-    # Allowed: paths under the directory, symlinks that stay inside.
+    # Allowed: paths under the directory, ".." that stays inside.
     expect_rc(0, "report", *base, os.path.join(inside, "sub", "seed.log"))
-    expect_rc(0, "report", *base, "sub/../ok-link.log", cwd=inside)
+    expect_rc(0, "report", *base, "sub/../sub/./seed.log", cwd=inside)
+    expect_rc(0, "report", *base, "seed.log", cwd=os.path.join(inside, "sub"))
+    expect_rc(0, "report", *base, "../in/sub/seed.log", cwd=outside)
+    expect_rc(0, "report", *base, "./../../in/sub/seed.log",
+              cwd=os.path.join(inside, "sub"))
     expect_rc(0, "save", *base, "-o", "sub/b.json", "sub/seed.log", cwd=inside)
-    expect_rc(0, "compare", *base, "--baseline", "sub/b.json", "ok-link.log",
+    expect_rc(0, "compare", *base, "--baseline", "sub/b.json", "sub/seed.log",
               cwd=inside)
     # Attacks: "..", absolute paths, symlinks out, for reading and writing.
     attacks = [
@@ -406,6 +414,9 @@ def test_base_dir():
         ("report", "link.log"),
         ("report", "dirlink/secret.log"),
         ("report", "/etc/passwd"),
+        ("report", "in-link.log"),
+        ("report", "sub/../in-link.log"),
+        ("save", "-o", "in-link.log", "sub/seed.log"),
         ("save", "-o", "../out/new.json", "sub/seed.log"),
         ("save", "-o", "dirlink/new.json", "sub/seed.log"),
         ("save", "-o", "evil.json", "sub/seed.log"),
@@ -418,7 +429,7 @@ def test_base_dir():
     ]
     for args in attacks:
         _, err = expect_rc(2, args[0], *base, *args[1:], cwd=inside)
-        assert "outside --base-dir" in err, (args, err)
+        assert "refusing to access" in err and "--base-dir" in err, (args, err)
     with open(victim) as f:
         assert f.read() == "precious\n", "a symlink let a write escape"
     assert sorted(os.listdir(outside)) == ["secret.log", "victim.json"]
@@ -427,6 +438,188 @@ def test_base_dir():
     _, err = expect_rc(2, "report", "--base-dir", os.path.join(root, "nope"),
                        "x.log", cwd=inside)
     assert "--base-dir" in err, err
+
+
+
+# ---- --base-dir against a racing attacker, file modes, concurrent appends --
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+RENAME_EXCHANGE = 2
+SYS_OPENAT2 = 437       # the same number on every architecture
+
+
+def no_openat2():
+    """preexec_fn: openat2() fails with ENOSYS in the child, as on kernels
+    before 5.6 or under container seccomp profiles; the tool must walk."""
+    class SockFilter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte),
+                    ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort),
+                    ("filter", ctypes.POINTER(SockFilter))]
+
+    prog = (SockFilter * 4)(
+        SockFilter(0x20, 0, 0, 0),                      # ld [nr]
+        SockFilter(0x15, 0, 1, SYS_OPENAT2),            # jeq openat2
+        SockFilter(0x06, 0, 0, 0x00050000 | errno.ENOSYS),  # ret ERRNO
+        SockFilter(0x06, 0, 0, 0x7fff0000))             # ret ALLOW
+    fprog = SockFprog(4, prog)
+    if LIBC.prctl(38, 1, 0, 0, 0) or \
+            LIBC.prctl(22, 2, ctypes.byref(fprog), 0, 0):   # NO_NEW_PRIVS, SECCOMP
+        os._exit(99)
+
+
+def run_plain(*args, fallback=False):
+    p = subprocess.run([KSFT, *args], capture_output=True, timeout=300,
+                       preexec_fn=no_openat2 if fallback else None)
+    err = p.stderr.decode("utf-8", "replace")
+    assert p.returncode != 99, "cannot install the seccomp filter"
+    for marker in ("ERROR: AddressSanitizer", "runtime error:",
+                   "WARNING: ThreadSanitizer"):
+        assert marker not in err, err
+    return p.returncode, p.stdout.decode("utf-8", "replace"), err
+
+
+def race_beneath(fallback):
+    """A directory component is swapped with a symlink to the outside
+    (renameat2 RENAME_EXCHANGE, in a loop) while the tool reads and writes
+    through it: nothing outside is ever read or written."""
+    root = os.path.join(TMP, "race-walk" if fallback else "race")
+    base, outside = os.path.join(root, "base"), os.path.join(root, "outside")
+    d, s = os.path.join(base, "d"), os.path.join(base, "s")
+    os.makedirs(d)
+    os.makedirs(outside)
+    shutil.copy(data("seed.log"), os.path.join(d, "in.log"))
+    shutil.copy(data("seed.log"), os.path.join(base, "top.log"))
+    with open(data("seed.log")) as f:
+        secret = f.read().replace("iperf.test_iperf", "SECRET.outside")
+    with open(os.path.join(outside, "in.log"), "w") as f:
+        f.write(secret)
+    os.symlink(outside, s)
+    racer = subprocess.Popen([sys.executable, "-c", f"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+d, s = {os.fsencode(d)!r}, {os.fsencode(s)!r}
+while True:
+    libc.renameat2(-100, d, -100, s, {RENAME_EXCHANGE})
+"""])
+    reads = writes = refused = 0
+    try:
+        for i in range(150):
+            rc, out, err = run_plain("report", "--base-dir", base,
+                                     os.path.join(d, "in.log"), fallback=fallback)
+            assert "SECRET" not in out, "read a file outside --base-dir"
+            if rc == 0:
+                reads += 1
+            else:
+                assert rc == 2 and "refusing to access" in err, (rc, err)
+                refused += 1
+            rc, _, err = run_plain("save", "--base-dir", base, "-o",
+                                   os.path.join(d, f"out{i % 3}.json"),
+                                   os.path.join(base, "top.log"), fallback=fallback)
+            if rc == 0:
+                writes += 1
+            else:
+                assert rc == 2 and "refusing to access" in err, (rc, err)
+                refused += 1
+            assert os.listdir(outside) == ["in.log"], os.listdir(outside)
+    finally:
+        racer.kill()
+        racer.wait()
+    with open(os.path.join(outside, "in.log")) as f:
+        assert f.read() == secret
+    print(f"# race{' (no openat2)' if fallback else ''}: {reads} reads, "
+          f"{writes} writes, {refused} refused, nothing outside")
+    assert reads + writes > 0
+
+
+def test_base_dir_race():
+    race_beneath(False)
+
+
+def test_base_dir_race_without_openat2():
+    # The filter works: openat2 itself fails with ENOSYS in such a child.
+    p = subprocess.run([sys.executable, "-c",
+                        "import ctypes, sys; l = ctypes.CDLL(None, use_errno=True); "
+                        f"r = l.syscall({SYS_OPENAT2}, -100, b'.', None, 0); "
+                        "sys.exit(0 if r == -1 and ctypes.get_errno() == 38 else 1)"],
+                       preexec_fn=no_openat2, timeout=60)
+    assert p.returncode == 0, "openat2 not blocked"
+    race_beneath(True)
+    # The walk enforces the same rules as openat2.
+    root = os.path.join(TMP, "walk")
+    inside = os.path.join(root, "in")
+    os.makedirs(os.path.join(inside, "sub"))
+    shutil.copy(data("seed.log"), os.path.join(inside, "sub", "seed.log"))
+    os.symlink("sub", os.path.join(inside, "link"))
+    base = ["--base-dir", inside]
+    rc, _, err = run_plain("report", *base, os.path.join(inside, "sub/../sub/./seed.log"),
+                           fallback=True)
+    assert rc == 0, err
+    for path in ("link/seed.log", "sub/../../in/sub/seed.log", "..", "/etc/passwd"):
+        rc, _, err = run_plain("report", *base, os.path.join(inside, path), fallback=True)
+        assert rc == 2 and "refusing to access" in err, (path, err)
+    rc, _, err = run_plain("save", *base, "-o", os.path.join(inside, "link", "x.json"),
+                           os.path.join(inside, "sub", "seed.log"), fallback=True)
+    assert rc == 2 and "symbolic link" in err, err
+    assert not os.path.exists(os.path.join(inside, "sub", "x.json"))
+
+
+def test_output_keeps_mode():
+    root = os.path.join(TMP, "modes")
+    os.makedirs(root)
+    for mode in (0o640, 0o600, 0o604):
+        for cmd in (["save", "-o"], ["report", "-o"]):
+            out = os.path.join(root, f"{cmd[0]}-{mode:o}.out")
+            with open(out, "w") as f:
+                f.write("old\n")
+            os.chmod(out, mode)
+            expect_rc(0, *cmd, out, data("seed.log"))
+            st = os.stat(out)
+            assert stat.S_IMODE(st.st_mode) == mode, (cmd, oct(st.st_mode))
+            with open(out) as f:
+                assert f.read() != "old\n"
+    # Confined too, and with --append.
+    shutil.copy(data("seed.log"), os.path.join(root, "seed.log"))
+    out = os.path.join(root, "base.json")
+    expect_rc(0, "save", "-o", out, os.path.join(root, "seed.log"))
+    os.chmod(out, 0o640)
+    expect_rc(0, "save", "--append", "--base-dir", root, "-o", out,
+              os.path.join(root, "seed.log"))
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o640
+    # A new file gets 0666 minus the umask.
+    new = os.path.join(root, "new.json")
+    old_mask = os.umask(0o027)
+    try:
+        p = subprocess.run([KSFT, "save", "-o", new, data("seed.log")],
+                           capture_output=True, timeout=60)
+    finally:
+        os.umask(old_mask)
+    assert p.returncode == 0, p.stderr
+    assert stat.S_IMODE(os.stat(new).st_mode) == 0o640
+    assert not [n for n in os.listdir(root) if n.startswith(".ksft-metric-")]
+
+
+def test_concurrent_appends():
+    root = os.path.join(TMP, "appends")
+    os.makedirs(root)
+    logs = []
+    for i in range(8):
+        logs.append(os.path.join(root, f"run{i}.log"))
+        shutil.copy(data("seed.log"), logs[-1])
+    for rnd in range(3):
+        out = os.path.join(root, f"base{rnd}.json")
+        procs = [subprocess.Popen([KSFT, "save", "--append", "--base-dir", root,
+                                   "-o", out, log], stderr=subprocess.PIPE)
+                 for log in logs]
+        for p in procs:
+            _, err = p.communicate(timeout=300)
+            assert p.returncode == 0, err
+        with open(out) as f:
+            runs = json.load(f)["runs"]
+        assert sorted(r["sources"][0] for r in runs) == sorted(logs), \
+            f"round {rnd}: {len(runs)} of {len(logs)} runs kept"
 
 
 def main():

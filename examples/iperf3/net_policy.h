@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The metric policies of the network benchmark runners (iperf3 and kperf),
+ * defined once so that both always register the same ones: a second,
+ * different registration of a name in one case would be rejected.
+ */
+#ifndef KSFTM_EXAMPLE_NET_POLICY_H
+#define KSFTM_EXAMPLE_NET_POLICY_H
+
+/** Policy names, as the kernel's runners use them. */
+#define EX_POLICY_THROUGHPUT "throughput"
+#define EX_POLICY_RETRANSMITS "tcp.retransmits"
+
+/**
+ * ex_net_policies_register() - register "throughput" (distribution,
+ * regression p50 higher, 5% relative tolerance) and "tcp.retransmits"
+ * (max) in the open case.
+ * @return 0, or a negative errno with *@err (if @err) = a malloc'd message.
+ */
+int ex_net_policies_register(char **err);
+
+#endif
