@@ -189,7 +189,7 @@ int cmd_save(int argc, char **argv)
 			got = ksft_metric_report_baseline_load(b, data, dlen, out);
 			free(data);
 			if (got < 0) {
-				cli_error("%s", ksft_metric_errmsg());
+				cli_error("%s", ksft_metric_report_errmsg());
 				goto out;
 			}
 		}
@@ -203,7 +203,7 @@ int cmd_save(int argc, char **argv)
 	}
 	if (t.name) {
 		ret = confine_target_write(&t, text, len) ? EXIT_USAGE : EXIT_OK;
-		ksft_metric_free(text);
+		ksft_metric_report_text_free(text);
 	} else {
 		ret = emit(&c, "-", text, len);
 	}
