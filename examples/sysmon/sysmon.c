@@ -18,6 +18,7 @@
 #include "local_sampler.h"
 #include "remote_sampler.h"
 #include "sm_error.h"
+#include "sm_schedule.h"
 #include "sysmon.h"
 
 #define DEFAULT_TIMEOUT_MS 10000
@@ -150,11 +151,7 @@ static void *sampler_main(void *arg)
 			continue;
 		}
 		sample_locked(mon);
-		/* Drift-free: the next slot of the original grid, skipping missed ones. */
-		next += mon->interval_ns;
-		now = mono_ns();
-		while (next <= now)
-			next += mon->interval_ns;
+		next = sm_next_slot(next, mon->interval_ns, mono_ns());
 	}
 	pthread_mutex_unlock(&mon->lock);
 	return NULL;
