@@ -140,8 +140,9 @@ ksft_metric_report_series_count(const struct ksft_metric_report *r);
  */
 struct ksft_metric_report_series {
 	size_t sz;			/**< sizeof(struct ksft_metric_report_series) */
-	const char *case_name;		/**< result line description, or
-					     "incomplete" (no result line) */
+	const char *case_name;		/**< result line description, else its
+					     test number ("3"); "incomplete"
+					     (no result line) */
 	const char *const *path;	/**< enclosing tests, outermost first */
 	size_t path_len;
 	const char *name;		/**< metric name */
@@ -168,6 +169,9 @@ struct ksft_metric_report_series {
 	 *  of a ktap-metric-abort-json line; status is then "incomplete"),
 	 *  else NULL. */
 	const char *abort_reason;
+	/** The result line's directive text ("ok 1 # SKIP no devmem": "no
+	 *  devmem"), else NULL. */
+	const char *status_reason;
 };
 
 /**

@@ -200,13 +200,16 @@ static void json_series(struct strbuf *sb, const struct srow *row)
 	rp_json_str(sb, s->shape);
 	strbuf_adds(sb, ",\"status\":\"");
 	strbuf_adds(sb, rp_status_name(s->status));
-	if (s->abort) {
-		strbuf_adds(sb, "\",\"abort\":");
-		rp_json_str(sb, s->abort);
-		strbuf_adds(sb, ",\"source\":\"");
-	} else {
-		strbuf_adds(sb, "\",\"source\":\"");
+	strbuf_addc(sb, '"');
+	if (s->reason) {
+		strbuf_adds(sb, ",\"reason\":");
+		rp_json_str(sb, s->reason);
 	}
+	if (s->abort) {
+		strbuf_adds(sb, ",\"abort\":");
+		rp_json_str(sb, s->abort);
+	}
+	strbuf_adds(sb, ",\"source\":\"");
 	strbuf_adds(sb, rp_source_name(s->source));
 	snprintf(buf, sizeof(buf), "\",\"points\":%zu", s->raw.n);
 	strbuf_adds(sb, buf);

@@ -139,6 +139,7 @@ struct rp_node {
 	size_t children;
 	size_t metric_lines;	/* ktap-metric-json lines read for it */
 	const char *abort;	/* ktap-metric-abort-json reason (report's) */
+	const char *reason;	/* directive text ("# SKIP why"; report's) */
 };
 
 /* A series. */
@@ -163,6 +164,7 @@ struct rp_series {
 	int status;
 	char *key;
 	const char *abort;	/* case ended abnormally: reason, else NULL */
+	const char *reason;	/* the status directive's text, else NULL */
 	int has_policy;
 	struct rp_policy policy;
 };
