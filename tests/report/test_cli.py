@@ -140,6 +140,88 @@ def test_openmetrics_syntax():
     assert 'case="case \\"quoted\\""' in out, out
 
 
+# Strict OpenMetrics parsing: prometheus_client's parser, from whichever
+# python has it (Debian's python3-prometheus-client), plus the rules it
+# does not enforce (a label set once per family, a family name once).
+OM_CHECK = r"""
+import json, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fams = [(f.name, f.type, [(s.name, sorted(s.labels.items())) for s in f.samples])
+        for f in text_string_to_metric_families(sys.stdin.read())]
+print(json.dumps(fams))
+"""
+
+
+def om_parse_strict(text):
+    for py in (sys.executable, "/usr/bin/python3"):
+        if not os.path.exists(py):
+            continue
+        p = subprocess.run([py, "-c", "import prometheus_client"],
+                           capture_output=True)
+        if p.returncode:
+            continue
+        p = subprocess.run([py, "-c", OM_CHECK], input=text.encode(),
+                           capture_output=True, timeout=300)
+        assert p.returncode == 0, \
+            f"OpenMetrics parser rejected the output:\n{p.stderr.decode()}\n{text}"
+        fams = json.loads(p.stdout)
+        names = [f[0] for f in fams]
+        assert len(names) == len(set(names)), names
+        for name, _, samples in fams:
+            sets = [(n, tuple(map(tuple, lab))) for n, lab in samples]
+            assert len(sets) == len(set(sets)), f"repeated label set in {name}"
+        # The parser turns a repeated label name into an error, but check
+        # the raw text too: it is what other parsers see.
+        for line in text.splitlines():
+            if line.startswith("#"):
+                continue
+            keys = re.findall(r'[{,]([a-zA-Z_][a-zA-Z0-9_]*)="', line)
+            assert len(keys) == len(set(keys)), line
+        return fams
+    print("note: no python with prometheus_client; strict parse skipped")
+    return None
+
+
+def test_openmetrics_unique_names():
+    """Sanitized label names, families and label sets never repeat."""
+    log = os.path.join(TMP, "om-clash.log")
+    m = ('# ktap-metric-json: {%s"name":"%s","shape":"scalar","time":1,'
+         '"value":%d}\n')
+    with open(log, "w") as f:
+        f.write(m % ('"a.b":"dot","a_b":"under","a-b":"dash",', "m", 1))
+        f.write(m % ('"case":"x","label_case":"y","series":"s",', "m", 2))
+        f.write(m % ('"":"empty","_":"under","__x":"r",', "m", 3))
+        f.write(m % ('"v":1,', "m", 4))
+        f.write(m % ('"v":"1",', "m", 5))
+        f.write(m % ('', "m.x", 6))
+        f.write(m % ('', "m_x", 7))
+        f.write("ok 1 c\n")
+        # Path ["a / b"] and path ["a", "b"] join to the same text.
+        f.write("# # ktap-metric-json: " + json.dumps(
+            {"name": "p", "shape": "scalar", "time": 1, "value": 8}) + "\n")
+        f.write("# ok 1 c\nok 2 a / b\n")
+        f.write("# # # ktap-metric-json: " + json.dumps(
+            {"name": "p", "shape": "scalar", "time": 1, "value": 9}) + "\n")
+        f.write("# # ok 1 c\n# ok 1 b\nok 3 a\n")
+    out, _ = expect_rc(0, "report", "-f", "openmetrics", log)
+    assert out.count("# TYPE ksft_metric_m_x gauge") == 1, out
+    # Valid keys keep their names; the others, in key order, get a suffix.
+    assert 'metric="m",a_b_2="dash",a_b_3="dot",a_b="under",summary=' in out, out
+    assert 'label_case_2="x",label_case="y",label_series="s",' in out, out
+    assert 'label_="empty",_="under",label___x="r",' in out, out
+    # Label values 1 and "1" print alike: the second set is told apart.
+    assert 'v="1",summary=' in out and 'v="1",series="2",summary=' in out, out
+    fams = om_parse_strict(out)
+    if fams is not None:
+        total = sum(len(f[2]) for f in fams)
+        assert total == 9, (total, out)
+    assert 'case="c",path="a / b",metric="p",summary=' in out, out
+    assert 'case="c",path="a / b",metric="p",series="2",summary=' in out, out
+    # The same output twice: deterministic.
+    again, _ = expect_rc(0, "report", "-f", "openmetrics", log)
+    assert again == out
+
+
 def test_stdin_and_several_files():
     with open(data("seed.log"), "rb") as f:
         text = f.read()
