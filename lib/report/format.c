@@ -51,6 +51,7 @@ static void srow_free(struct srow *row)
 
 static int srow_init(struct srow *row, const struct rp_series *s)
 {
+	struct rp_cols c;
 	size_t e, n;
 
 	memset(row, 0, sizeof(*row));
@@ -65,8 +66,11 @@ static int srow_init(struct srow *row, const struct rp_series *s)
 	if (!row->sums)
 		goto oom;
 	for (e = 0; e < n; e++)
-		if (rp_summarize(&row->pv, e, &row->sums[e]))
-			goto oom;
+		rp_summarize_values(NULL, 0, &row->sums[e]);	/* no values */
+	if (rp_cols_build(&row->pv, &c))
+		goto oom;
+	rp_cols_summarize(&c, row->sums);	/* c.width <= n */
+	rp_cols_free(&c);
 	return 0;
 oom:
 	srow_free(row);

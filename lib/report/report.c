@@ -492,14 +492,21 @@ ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
 		       KSFT_METRIC_REPORT_PROCESSED, &pv))
 		return ksftm_fail(ENOMEM, "out of memory");
 	w = pv.off ? pv.width : 1;
-	for (j = 0; j < w && j < n_out; j++) {
-		struct rp_summary sum;
+	if (n_out) {
+		struct rp_cols c;
 
-		if (rp_summarize(&pv, j, &sum)) {
+		if (rp_cols_build(&pv, &c)) {
 			rp_vals_free(&pv);
 			return ksftm_fail(ENOMEM, "out of memory");
 		}
-		out[j] = rp_summary_op(&sum, code);
+		for (j = 0; j < w && j < n_out; j++) {
+			struct rp_summary sum;
+			double *x;
+
+			rp_summarize_values(x, rp_cols_get(&c, j, &x), &sum);
+			out[j] = rp_summary_op(&sum, code);
+		}
+		rp_cols_free(&c);
 	}
 	rp_vals_free(&pv);
 	return w > 0x7fffffff ? 0x7fffffff : (int)w;

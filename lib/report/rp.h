@@ -113,6 +113,17 @@ struct rp_summary {
 	double last, total, max, p50, p90, p99;
 };
 int rp_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s);
+void rp_summarize_values(double *x, size_t n, struct rp_summary *s);
+/* Finite values by element: element e is x[start[e] .. start[e + 1]). */
+struct rp_cols {
+	size_t width;	/* 1 for scalars */
+	size_t *start;
+	double *x;
+};
+int rp_cols_build(const struct rp_vals *pv, struct rp_cols *c);
+void rp_cols_free(struct rp_cols *c);
+size_t rp_cols_get(const struct rp_cols *c, size_t e, double **x);
+void rp_cols_summarize(struct rp_cols *c, struct rp_summary *s);
 double rp_summary_op(const struct rp_summary *s, int op);
 /* Linear-interpolation quantile of sorted @x[0..n) at fraction @q. */
 double rp_quantile_sorted(const double *x, size_t n, double q);
