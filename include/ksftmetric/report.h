@@ -219,6 +219,37 @@ KSFT_METRIC_API void
 ksft_metric_report_values_release(struct ksft_metric_report_values *v);
 
 /**
+ * struct ksft_metric_report_points - a series' points at one stage, as
+ * stored: point i has time @t[i] (NaN if the input had none) and the
+ * values @v[@off[i] .. @off[i + 1]) (one for a scalar series; arrays keep
+ * their own lengths, so memory is the number of values, never @n times
+ * the widest array). @width is the longest. Release with
+ * ksft_metric_report_points_release().
+ */
+struct ksft_metric_report_points {
+	size_t n;
+	size_t width;
+	double *t;
+	double *v;
+	size_t *off;
+};
+
+/**
+ * ksft_metric_report_series_points() - the points of series @i at @stage,
+ * unpadded (see ksft_metric_report_series_values() for the padded form)
+ *
+ * @return 0; -ERANGE (bad @i), -EINVAL, -ENOMEM. Query.
+ */
+KSFT_METRIC_API int
+ksft_metric_report_series_points(const struct ksft_metric_report *r, size_t i,
+				 int stage,
+				 struct ksft_metric_report_points *out);
+
+/** ksft_metric_report_points_release() - free the arrays (NULL is fine). */
+KSFT_METRIC_API void
+ksft_metric_report_points_release(struct ksft_metric_report_points *p);
+
+/**
  * ksft_metric_report_series_summary() - one summary of a processed series
  * @op:  "last", "total", "max", "p50", "p90" or "p99" (percentiles by
  *       linear interpolation between closest ranks, h = (n - 1) * p)

@@ -463,6 +463,53 @@ ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
 	return 0;
 }
 
+KSFT_METRIC_API int
+ksft_metric_report_series_points(const struct ksft_metric_report *r, size_t i,
+				 int stage,
+				 struct ksft_metric_report_points *out)
+{
+	const struct rp_series *s = NULL;
+	struct rp_policy scratch;
+	struct rp_vals pv;
+	size_t k;
+	int ret = get_series(r, i, &s);
+
+	if (ret)
+		return ret;
+	if (!out || stage < KSFT_METRIC_REPORT_RAW || stage > KSFT_METRIC_REPORT_PROCESSED)
+		return ksftm_fail(EINVAL, "bad stage or NULL output");
+	memset(out, 0, sizeof(*out));
+	if (rp_process(&s->raw, rp_series_policy(s, &scratch), stage, &pv))
+		return ksftm_fail(ENOMEM, "out of memory");
+	if (!pv.off) {
+		pv.off = malloc((pv.n + 1) * sizeof(size_t));
+		if (!pv.off) {
+			rp_vals_free(&pv);
+			return ksftm_fail(ENOMEM, "out of memory");
+		}
+		for (k = 0; k <= pv.n; k++)
+			pv.off[k] = k;
+		pv.width = 1;
+	}
+	out->n = pv.n;
+	out->width = pv.width;
+	out->t = pv.t;
+	out->v = pv.v;
+	out->off = pv.off;
+	return 0;
+}
+
+KSFT_METRIC_API void
+ksft_metric_report_points_release(struct ksft_metric_report_points *p)
+{
+	if (!p)
+		return;
+	free(p->t);
+	free(p->v);
+	free(p->off);
+	memset(p, 0, sizeof(*p));
+}
+
 KSFT_METRIC_API void
 ksft_metric_report_values_release(struct ksft_metric_report_values *v)
 {
