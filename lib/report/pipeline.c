@@ -11,6 +11,8 @@
 
 #include "rp.h"
 
+_Thread_local unsigned long long rp_work;
+
 void rp_vals_free(struct rp_vals *pv)
 {
 	free(pv->t);
@@ -227,6 +229,8 @@ size_t rp_element_values(const struct rp_vals *pv, size_t elem, double *out)
 {
 	size_t i, n = 0;
 
+	rp_work += pv->n;
+
 	for (i = 0; i < pv->n; i++) {
 		double x = pv->off ? rp_vals_at(pv, i, elem) : pv->v[i];
 
@@ -311,6 +315,7 @@ int rp_cols_build(const struct rp_vals *pv, struct rp_cols *c)
 	size_t *fill;
 
 	memset(c, 0, sizeof(*c));
+	rp_work += w + 2 * (pv->off ? pv->off[pv->n] : pv->n);
 	c->width = w;
 	c->start = calloc(w + 2, sizeof(size_t));
 	if (!c->start)

@@ -112,6 +112,11 @@ struct rp_summary {
 	size_t n;	/* finite values */
 	double last, total, max, p50, p90, p99;
 };
+/*
+ * Values visited by the per-element passes (this thread): lets a test
+ * check that summaries cost the entries, not points x widest array.
+ */
+extern _Thread_local unsigned long long rp_work;
 int rp_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s);
 void rp_summarize_values(double *x, size_t n, struct rp_summary *s);
 /* Finite values by element: element e is x[start[e] .. start[e + 1]). */

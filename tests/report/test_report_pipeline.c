@@ -272,6 +272,73 @@ END_TEST
 
 /* ---- Mann-Whitney U --------------------------------------------------- */
 
+/*
+ * A series where one point is much wider than the rest: every consumer
+ * of per-element values (report formats, summaries, baseline, compare)
+ * must visit each stored value a bounded number of times, not every
+ * point once per element (points x widest array; a 2 MB log used to
+ * take seconds here and 3 GB in plot). Counted, not timed.
+ */
+START_TEST(test_wide_point_linear)
+{
+	enum { POINTS = 2000, WIDE = 2000 };
+	size_t cap = (size_t)WIDE * 8 + (size_t)POINTS * 120, len = 0, i, j;
+	char *log = malloc(cap);
+	struct ksft_metric_report *r;
+	struct ksft_metric_report_baseline *b;
+	struct ksft_metric_report_comparison *cmp;
+	unsigned long long entries = 0, bound;
+	double *out = malloc(WIDE * sizeof(double));
+	int fmt;
+
+	ck_assert_ptr_nonnull(log);
+	ck_assert_ptr_nonnull(out);
+	for (i = 0; i < POINTS; i++) {
+		size_t w = i == 0 ? WIDE : 2;
+
+		len += (size_t)snprintf(log + len, cap - len,
+			"# ktap-metric-json: {\"name\":\"u\",\"shape\":\"per-cpu\",\"time\":%zu,\"value\":[", i);
+		for (j = 0; j < w; j++)
+			len += (size_t)snprintf(log + len, cap - len, "%s%zu",
+						j ? "," : "", j);
+		len += (size_t)snprintf(log + len, cap - len, "]}\n");
+		entries += w;
+		ck_assert_uint_lt(len, cap - 64);
+	}
+	len += (size_t)snprintf(log + len, cap - len, "ok 1 wide\n");
+	r = ru_read_opts("wide.log", log, len, 0);
+	/* Generous: a few passes over the entries and the width each. */
+	bound = 16 * (entries + WIDE);
+	for (fmt = KSFT_METRIC_REPORT_TEXT; fmt <= KSFT_METRIC_REPORT_OPENMETRICS; fmt++) {
+		char *text;
+
+		rp_work = 0;
+		text = ru_format(r, fmt);
+		free(text);
+		ck_assert_msg(rp_work <= bound, "format %d: %llu values visited for %llu entries",
+			      fmt, rp_work, entries);
+	}
+	rp_work = 0;
+	ck_assert_int_eq(ksft_metric_report_series_summary(r, 0, "max", out, WIDE), WIDE);
+	ck_assert_msg(rp_work <= bound, "summary: %llu visited", rp_work);
+	ru_assert_num(out[0], 0);	/* element j of every point is j */
+	ru_assert_num(out[1], 1);
+	ru_assert_num(out[WIDE - 1], WIDE - 1);	/* only in the wide point */
+	b = ksft_metric_report_baseline_new();
+	ck_assert_ptr_nonnull(b);
+	rp_work = 0;
+	ck_assert_int_ge(ksft_metric_report_baseline_add_report(b, r, NULL, 0), 0);
+	ck_assert_int_ge(ksft_metric_report_compare(r, b, NULL, &cmp), 0);
+	ck_assert_msg(rp_work <= bound, "baseline + compare: %llu visited", rp_work);
+	ck_assert_uint_eq(ksft_metric_report_comparison_rows(cmp), WIDE);
+	ksft_metric_report_comparison_free(cmp);
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_free(r);
+	free(out);
+	free(log);
+}
+END_TEST
+
 START_TEST(test_mann_whitney)
 {
 	double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
@@ -323,6 +390,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_distribution);
 	tcase_add_test(tc, test_per_element_json);
 	tcase_add_test(tc, test_quantile_helpers);
+	tcase_add_test(tc, test_wide_point_linear);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("numbers");
 	tcase_add_test(tc, test_number_fast_path);
