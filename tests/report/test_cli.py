@@ -438,6 +438,107 @@ def check_svg(path):
         print("note: rsvg-convert not found, SVG only parsed", file=sys.stderr)
 
 
+def run_counted(*args):
+    """Run ksft-metric under the counting shim: (rc, stderr, counts, maxrss KB)."""
+    shim = os.environ.get("KSFT_COUNT_SHIM", "")
+    counts_path = os.path.join(TMP, "counts.txt")
+    env = dict(os.environ, KSFT_COUNT_OUT=counts_path)
+    if os.path.exists(counts_path):
+        os.unlink(counts_path)
+    if shim:
+        env["LD_PRELOAD"] = shim
+        # Sanitizer builds: their runtime need not come first for this.
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + \
+            ":verify_asan_link_order=0"
+    p = subprocess.Popen([KSFT, *args], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, env=env)
+    err = p.stderr.read().decode("utf-8", "replace")
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    counts = {}
+    if os.path.exists(counts_path):
+        with open(counts_path) as f:
+            counts = {k: int(v) for k, v in (line.split() for line in f)}
+    return p.returncode, err, counts, usage.ru_maxrss
+
+
+def test_plot_scales_linearly():
+    """Plot work and memory follow the input, not points x width or
+    series x series; crowded plots say what they left out. Counted (calls,
+    values fetched, peak RSS), never timed."""
+    shim = os.environ.get("KSFT_COUNT_SHIM", "")
+    # 3000 cases, one series each (3000 charts wanted), a group of 25
+    # series and a 10,000-point series.
+    log = os.path.join(TMP, "many.log")
+    n_cases, values = 3000, 0
+    line = ('# ktap-metric-json: {%s"name":"%s","shape":"scalar",'
+            '"time":%d,"value":%d}\n')
+    with open(log, "w") as f:
+        f.write("TAP version 13\n")
+        for i in range(n_cases):
+            f.write(line % ("", "tput", i, i) + f"ok {i + 1} case_{i}\n")
+        values += n_cases
+        for h in range(25):
+            f.write(line % (f'"host":"h{h}",', "crowd", 0, h))
+        for t in range(10000):
+            f.write(line % ("", "long", t, t % 97))
+        values += 25 + 10000
+        f.write(f"ok {n_cases + 1} crowded\n")
+    n_series = n_cases + 25 + 1
+    svg = os.path.join(TMP, "many.svg")
+    rc, err, counts, _ = run_counted("plot", "-o", svg, log)
+    assert rc == 0, err
+    wanted = n_cases + 2
+    msg = f"drew 100 of {wanted} charts (at most 100 per plot)"
+    assert msg in err, err
+    with open(svg, encoding="utf-8") as f:
+        text = f.read()
+    ET.fromstring(text)
+    assert msg in text
+    assert len(text) < 4 << 20, len(text)
+    print(f"many-case plot: {counts}, {n_series} series, {values} values")
+    if counts:
+        assert counts["series_get"] <= 8 * n_series + 100, (counts, n_series)
+        assert counts["values"] <= 4 * values, (counts, values)
+    # The crowded group comes after the 100 charts drawn: plot it alone
+    # to see the per-chart caps.
+    crowd = os.path.join(TMP, "crowd.log")
+    with open(log) as f, open(crowd, "w") as g:
+        g.write("".join(l for l in f if "case_" not in l and '"tput"' not in l))
+    rc, err, _, _ = run_counted("plot", "-o", svg, crowd)
+    assert rc == 0, err
+    with open(svg, encoding="utf-8") as f:
+        text = f.read()
+    assert "drew 20 of 25 series" in text, text[:2000]
+    assert "5 series left out" in err, err
+    polylines = re.findall(r'<polyline[^>]*points="([^"]*)"', text)
+    assert polylines and max(len(p.split()) for p in polylines) <= 2000, \
+        max(len(p.split()) for p in polylines)
+    # One 20,000-wide point among 20,000 narrow ones: 2 MB of log.
+    wide = os.path.join(TMP, "wide.log")
+    entries = 0
+    with open(wide, "w") as f:
+        f.write("TAP version 13\n")
+        for t in range(20000):
+            w = 20000 if t == 0 else 4
+            entries += w
+            f.write('# ktap-metric-json: {"name":"cpu","shape":"per-cpu",'
+                    f'"time":{t},"value":[' + ",".join(["1.5"] * w) + "]}\n")
+        f.write("ok 1 wide\n")
+    size = os.path.getsize(wide)
+    rc, err, counts, rss_kb = run_counted("plot", "-o", svg, wide)
+    assert rc == 0, err
+    print(f"wide plot: {counts}, {entries} entries, peak RSS {rss_kb} KB "
+          f"for {size} bytes of log")
+    if counts:
+        assert counts["values"] <= 4 * entries, (counts, entries)
+    # Peak RSS: the padded matrix alone would be 3.2 GB. Sanitizer builds
+    # add their shadow memory, hence the slack.
+    assert rss_kb * 1024 <= 256 * 2**20 + 20 * size, (rss_kb, size)
+    if not shim:
+        print("note: no counting shim; counts not checked")
+
+
 def test_plot_escaping():
     log = os.path.join(TMP, "nasty.log")
     with open(log, "w") as f:
