@@ -549,8 +549,9 @@ ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
 		for (j = 0; j < w && j < n_out; j++) {
 			struct rp_summary sum;
 			double *x;
+			size_t n = rp_cols_get(&c, j, &x);
 
-			rp_summarize_values(x, rp_cols_get(&c, j, &x), &sum);
+			rp_summarize_values(x, n, &sum);
 			out[j] = rp_summary_op(&sum, code);
 		}
 		rp_cols_free(&c);
