@@ -497,7 +497,8 @@ static int om_labels(struct strbuf *sb, const struct rp_series *s)
 				struct strbuf renamed = STRBUF_INIT;
 
 				strbuf_adds(&renamed, "label_");
-				strbuf_add(&renamed, name.data, name.len);
+				if (name.len)
+					strbuf_add(&renamed, name.data, name.len);
 				strbuf_free(&name);
 				name = renamed;
 			}
