@@ -528,13 +528,17 @@ def test_plot_scales_linearly():
     size = os.path.getsize(wide)
     rc, err, counts, rss_kb = run_counted("plot", "-o", svg, wide)
     assert rc == 0, err
-    print(f"wide plot: {counts}, {entries} entries, peak RSS {rss_kb} KB "
-          f"for {size} bytes of log")
+    print(f"wide plot: {counts}, {entries} entries, {size} bytes of log")
     if counts:
         assert counts["values"] <= 4 * entries, (counts, entries)
-    # Peak RSS: the padded matrix alone would be 3.2 GB. Sanitizer builds
-    # add their shadow memory, hence the slack.
-    assert rss_kb * 1024 <= 256 * 2**20 + 20 * size, (rss_kb, size)
+    # Peak RSS: the padded matrix alone would be 3.2 GB. A child forked
+    # from this Python inherits its RSS high-water mark (kept across exec),
+    # so the baseline is the same measurement of a command that reads
+    # nothing; sanitizer builds add their shadow memory, hence the slack.
+    _, _, _, idle_kb = run_counted("report", "--help")
+    grown = max(0, rss_kb - idle_kb) * 1024
+    print(f"wide plot: peak RSS {rss_kb} KB, {idle_kb} KB for --help")
+    assert grown <= 128 * 2**20 + 20 * size, (rss_kb, idle_kb, size)
     if not shim:
         print("note: no counting shim; counts not checked")
 
