@@ -10,7 +10,10 @@ report itself is read, and every line of it must be one we know is
 harmless. After a deliberate change: tools/abi-update.sh, and commit the
 new record in the same commit.
 
-Usage: abi-check.py LIBRARY.so RECORDED.abi [SIZE-RULE-STRUCTS]
+Opaque handles (abi/opaque.ini, a libabigail suppression file) may change
+in any way: callers never see inside them.
+
+Usage: abi-check.py LIBRARY.so RECORDED.abi [SIZE-RULE-STRUCTS [OPAQUE.ini]]
 """
 import os
 import re
@@ -29,7 +32,7 @@ STRUCTURE = [re.compile(p) for p in (
     r"return type changed:",
     r"in (pointed to|referenced|unqualified underlying) type '.*':",
 )]
-IN_STRUCT = re.compile(r"in unqualified underlying type 'struct (\w+)':")
+IN_STRUCT = re.compile(r"in (?:pointed to|unqualified underlying|referenced) type 'struct (\w+)':")
 SIZE = re.compile(r"type size changed from (\d+) to (\d+) \(in bits\)")
 INSERTIONS = re.compile(r"\d+ data member insertions?:")
 INSERTED = re.compile(r"'.*', at offset (\d+) \(in bits\)")
@@ -62,12 +65,14 @@ def judge(report, size_rule):
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
+    if len(sys.argv) not in (3, 4, 5):
         sys.exit(__doc__.strip().splitlines()[-1])
     lib, recorded = sys.argv[1], sys.argv[2]
     here = os.path.dirname(os.path.abspath(__file__))
-    rules = sys.argv[3] if len(sys.argv) == 4 else \
+    rules = sys.argv[3] if len(sys.argv) >= 4 else \
         os.path.join(here, "..", "abi", "size-rule-structs.txt")
+    opaque = sys.argv[4] if len(sys.argv) == 5 else \
+        os.path.join(here, "..", "abi", "opaque.ini")
     if not shutil.which("abidiff"):
         print("abidiff not found (Debian: abigail-tools)")
         sys.exit(77)
@@ -77,7 +82,8 @@ def main():
         size_rule = {l.strip() for l in f if l.strip() and not l.startswith("#")}
 
     def abidiff(*extra):
-        return subprocess.run(["abidiff", "--no-show-locs", *extra, recorded, lib],
+        return subprocess.run(["abidiff", "--no-show-locs", "--suppressions", opaque,
+                               *extra, recorded, lib],
                               capture_output=True, text=True)
 
     changed = abidiff("--no-added-syms")

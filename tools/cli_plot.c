@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,18 @@
 #define PLOT_W 860.0
 #define CHART_H 180.0
 #define MAX_COLUMNS 300
+#define MAX_ROWS 256		/* heatmap rows: wider arrays are binned */
 #define LEVELS 16
 #define MAX_BARS 200
+/*
+ * Caps that keep a plot's cost and size linear in its input, whatever
+ * the log: charts per document, lines per chart, vertices per line
+ * (bucketed by index, each bucket's min and max kept so peaks show).
+ * What is left out is said in the picture and on stderr.
+ */
+#define MAX_CHARTS 100
+#define MAX_LINES 20
+#define MAX_VERTICES 2000
 
 static const char plot_usage[] =
 	"usage: ksft-metric plot -o OUT.svg [--baseline B.json ...] [--tolerance PCT]\n"
@@ -45,6 +56,8 @@ struct plot {
 	struct svg s;
 	double y;		/* next free pixel row */
 	const struct ksft_metric_report *r;
+	size_t charts, charts_wanted;
+	size_t lines_left_out;	/* series not drawn in charts that were */
 };
 
 /* What to put in a title. */
@@ -111,38 +124,23 @@ oom:
 	return NULL;
 }
 
-/* Same case (path + description) and metric name. */
-static int same_group(const struct ksft_metric_report_series *a,
-		      const struct ksft_metric_report_series *b)
-{
-	size_t i;
-
-	if (strcmp(a->name, b->name) || strcmp(a->case_name, b->case_name) ||
-	    a->path_len != b->path_len || a->is_array != b->is_array)
-		return 0;
-	for (i = 0; i < a->path_len; i++)
-		if (strcmp(a->path[i], b->path[i]))
-			return 0;
-	return 1;
-}
-
 static double scale_of(const struct ksft_metric_report_series *si)
 {
 	return isfinite(si->display_scale) ? si->display_scale : 1.0;
 }
 
-/* Time of point i, or its index when the input had no times. */
-static const double *times(const struct ksft_metric_report_values *v,
+/* Times of @p's points, or their indices when the input had none. */
+static const double *times(const struct ksft_metric_report_points *p,
 			   double *scratch)
 {
 	size_t i;
 
-	for (i = 0; i < v->n; i++)
-		if (!isfinite(v->t[i]))
+	for (i = 0; i < p->n; i++)
+		if (!isfinite(p->t[i]))
 			break;
-	if (i == v->n)
-		return v->t;
-	for (i = 0; i < v->n; i++)
+	if (i == p->n)
+		return p->t;
+	for (i = 0; i < p->n; i++)
 		scratch[i] = (double)i;
 	return scratch;
 }
@@ -161,58 +159,72 @@ static void heat_color(double f, char *buf, size_t n)
 	snprintf(buf, n, "#%02x%02x%02x", (int)rgb[0], (int)rgb[1], (int)rgb[2]);
 }
 
-/* CPU x time, columns binned to at most MAX_COLUMNS, runs merged. */
+static int heat_level(double x, double lo, double hi)
+{
+	double f;
+
+	if (!isfinite(x))
+		return -1;
+	f = hi > lo ? (x - lo) / (hi - lo) : 0;
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	return (int)(f * (LEVELS - 1) + 0.5);
+}
+
+/*
+ * CPU x time: columns bin the points (at most MAX_COLUMNS), rows bin the
+ * elements (at most MAX_ROWS); a cell is the mean of its finite values.
+ * One pass over the stored values, so a log with one very wide array
+ * costs its size, not points x width. Runs of one colour are merged.
+ */
 static int heatmap(struct plot *p, size_t idx,
 		   const struct ksft_metric_report_series *si)
 {
-	struct ksft_metric_report_values v;
+	struct ksft_metric_report_points v;
 	double lo = INFINITY, hi = -INFINITY, scale = scale_of(si), *tx = NULL;
 	double *cell = NULL, rowh, tmin = INFINITY, tmax = -INFINITY;
-	size_t cols, c, j, i, w;
+	size_t *cnt = NULL, cols, rows, c, j, i, w;
 	struct chart ch;
 	char *title = NULL, color[16];
 	const double *t;
 
-	if (ksft_metric_report_series_values(p->r, idx, KSFT_METRIC_REPORT_TRANSFORMED, &v))
+	if (ksft_metric_report_series_points(p->r, idx, KSFT_METRIC_REPORT_TRANSFORMED, &v))
 		return -1;
 	if (!v.n || !v.width) {
-		ksft_metric_report_values_release(&v);
+		ksft_metric_report_points_release(&v);
 		return 0;
 	}
 	w = v.width;
 	cols = v.n < MAX_COLUMNS ? v.n : MAX_COLUMNS;
+	rows = w < MAX_ROWS ? w : MAX_ROWS;
 	tx = malloc(v.n * sizeof(double));
-	cell = malloc(cols * w * sizeof(double));
-	if (!tx || !cell)
+	cell = calloc(cols * rows, sizeof(double));
+	cnt = calloc(cols * rows, sizeof(size_t));
+	if (!tx || !cell || !cnt)
 		goto fail;
 	t = times(&v, tx);
 	for (i = 0; i < v.n; i++) {
+		size_t col = i * cols / v.n;
+
 		if (t[i] < tmin)
 			tmin = t[i];
 		if (t[i] > tmax)
 			tmax = t[i];
-	}
-	for (c = 0; c < cols; c++) {
-		size_t from = c * v.n / cols, to = (c + 1) * v.n / cols;
+		for (j = 0; j < v.off[i + 1] - v.off[i]; j++) {
+			double x = v.v[v.off[i] + j];
+			size_t k = col * rows + j * rows / w;
 
-		for (j = 0; j < w; j++) {
-			double sum = 0;
-			size_t cnt = 0;
-
-			for (i = from; i < to; i++) {
-				double x = v.v[i * w + j];
-
-				if (isfinite(x)) {
-					sum += x * scale;
-					cnt++;
-				}
+			if (isfinite(x)) {
+				cell[k] += x * scale;
+				cnt[k]++;
 			}
-			cell[c * w + j] = cnt ? sum / (double)cnt : NAN;
-			if (cnt && cell[c * w + j] < lo)
-				lo = cell[c * w + j];
-			if (cnt && cell[c * w + j] > hi)
-				hi = cell[c * w + j];
 		}
+	}
+	for (i = 0; i < cols * rows; i++) {
+		cell[i] = cnt[i] ? cell[i] / (double)cnt[i] : NAN;
+		if (cnt[i] && cell[i] < lo)
+			lo = cell[i];
+		if (cnt[i] && cell[i] > hi)
+			hi = cell[i];
 	}
 	if (isfinite(si->display_min))
 		lo = si->display_min;
@@ -222,39 +234,20 @@ static int heatmap(struct plot *p, size_t idx,
 		lo = 0;
 		hi = 1;
 	}
-	rowh = w <= 64 ? 4 : w <= 256 ? 2 : 1;
-	ch = (struct chart){ LEFT, p->y + 30, PLOT_W - 60, rowh * (double)w,
+	rowh = rows <= 64 ? 4 : rows <= 128 ? 2 : 1.5;
+	ch = (struct chart){ LEFT, p->y + 30, PLOT_W - 60, rowh * (double)rows,
 			     tmin, tmax > tmin ? tmax : tmin + 1, 0, (double)w };
 	title = series_title(si, T_FULL);
-	chart_axes(&p->s, &ch, title, "time (s)", "CPU");
-	for (j = 0; j < w; j++) {
+	chart_axes(&p->s, &ch, title, "time (s)", rows < w ? "CPU (binned)" : "CPU");
+	for (j = 0; j < rows; j++) {
 		double y = ch.y + ch.h - rowh * (double)(j + 1);
 
 		for (c = 0; c < cols;) {
-			double x = cell[c * w + j];
-			int level = -1;
+			int level = heat_level(cell[c * rows + j], lo, hi);
 			size_t run = c + 1;
 
-			if (isfinite(x)) {
-				double f = hi > lo ? (x - lo) / (hi - lo) : 0;
-
-				f = f < 0 ? 0 : f > 1 ? 1 : f;
-				level = (int)(f * (LEVELS - 1) + 0.5);
-			}
-			while (run < cols) {
-				double y2 = cell[run * w + j];
-				int l2 = -1;
-
-				if (isfinite(y2)) {
-					double f = hi > lo ? (y2 - lo) / (hi - lo) : 0;
-
-					f = f < 0 ? 0 : f > 1 ? 1 : f;
-					l2 = (int)(f * (LEVELS - 1) + 0.5);
-				}
-				if (l2 != level)
-					break;
+			while (run < cols && heat_level(cell[run * rows + j], lo, hi) == level)
 				run++;
-			}
 			if (level < 0)
 				snprintf(color, sizeof(color), "#dddddd");
 			else
@@ -285,58 +278,122 @@ static int heatmap(struct plot *p, size_t idx,
 	free(title);
 	free(tx);
 	free(cell);
-	ksft_metric_report_values_release(&v);
+	free(cnt);
+	ksft_metric_report_points_release(&v);
 	return 0;
 fail:
 	free(tx);
 	free(cell);
-	ksft_metric_report_values_release(&v);
+	free(cnt);
+	ksft_metric_report_points_release(&v);
 	return -1;
 }
 
 /*
+ * At most MAX_VERTICES of a series' finite points (x, first value):
+ * every point when there are few, else per index bucket its min and max
+ * in point order. Returns the count written to @x / @y.
+ */
+static size_t decimate(const double *t, const struct ksft_metric_report_points *v,
+		       double scale, double *x, double *y)
+{
+	size_t i, n = 0, buckets = MAX_VERTICES / 2;
+
+	if (v->n <= MAX_VERTICES) {
+		for (i = 0; i < v->n; i++) {
+			if (v->off[i + 1] == v->off[i])
+				continue;
+			x[n] = t[i];
+			y[n++] = v->v[v->off[i]] * scale;
+		}
+		return n;
+	}
+	for (i = 0; i < buckets; i++) {
+		size_t from = i * v->n / buckets, to = (i + 1) * v->n / buckets, k;
+		size_t lo = (size_t)-1, hi = (size_t)-1;
+
+		for (k = from; k < to; k++) {
+			double val;
+
+			if (v->off[k + 1] == v->off[k])
+				continue;
+			val = v->v[v->off[k]];
+			if (!isfinite(val) || !isfinite(t[k]))
+				continue;
+			if (lo == (size_t)-1 || val < v->v[v->off[lo]])
+				lo = k;
+			if (hi == (size_t)-1 || val > v->v[v->off[hi]])
+				hi = k;
+		}
+		if (lo == (size_t)-1)
+			continue;
+		if (hi < lo) {
+			size_t tmp = lo;
+
+			lo = hi;
+			hi = tmp;
+		}
+		x[n] = t[lo];
+		y[n++] = v->v[v->off[lo]] * scale;
+		if (hi != lo) {
+			x[n] = t[hi];
+			y[n++] = v->v[v->off[hi]] * scale;
+		}
+	}
+	return n;
+}
+
+/*
  * A line chart of the group's series at @stage: individual series (scaled,
- * within display_range) or aggregated totals (unscaled, uncapped).
+ * within display_range) or aggregated totals (unscaled, uncapped). At
+ * most MAX_LINES series, each at most MAX_VERTICES vertices.
  */
 static int lines(struct plot *p, const size_t *members, size_t n, int stage,
 		 const char *title, const char *ylabel, int individual)
 {
-	struct ksft_metric_report_values *v = calloc(n, sizeof(*v));
-	double **tx = calloc(n, sizeof(double *));
+	size_t drawn = n < MAX_LINES ? n : MAX_LINES;
+	double **xs = calloc(drawn, sizeof(double *));
+	double **ys = calloc(drawn, sizeof(double *));
+	size_t *cnt = calloc(drawn, sizeof(size_t));
 	double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
 	struct ksft_metric_report_series si = { .sz = sizeof(si) };
 	struct chart ch;
 	size_t i, k, shown = 0;
 	int ret = -1;
 
-	if (!v || !tx)
+	if (!xs || !ys || !cnt)
 		goto out;
 	ksft_metric_report_series_get(p->r, members[0], &si);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < drawn; i++) {
 		struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
-		const double *t;
-		double scale;
+		struct ksft_metric_report_points v;
+		double *scratch;
+		size_t room;
 
 		if (ksft_metric_report_series_get(p->r, members[i], &sj) ||
-		    ksft_metric_report_series_values(p->r, members[i], stage, &v[i]))
+		    ksft_metric_report_series_points(p->r, members[i], stage, &v))
 			goto out;
-		scale = individual ? scale_of(&sj) : 1.0;
-		tx[i] = malloc((v[i].n ? v[i].n : 1) * sizeof(double));
-		if (!tx[i])
+		room = v.n < MAX_VERTICES ? v.n : MAX_VERTICES;
+		scratch = malloc((v.n ? v.n : 1) * sizeof(double));
+		xs[i] = malloc((room ? room : 1) * sizeof(double));
+		ys[i] = malloc((room ? room : 1) * sizeof(double));
+		if (!scratch || !xs[i] || !ys[i]) {
+			free(scratch);
+			ksft_metric_report_points_release(&v);
 			goto out;
-		t = times(&v[i], tx[i]);
-		if (t == v[i].t)
-			memcpy(tx[i], t, v[i].n * sizeof(double));
-		for (k = 0; k < v[i].n * v[i].width; k++)
-			v[i].v[k] *= scale;
-		for (k = 0; k < v[i].n; k++) {
-			double y = v[i].v[k * v[i].width];
+		}
+		cnt[i] = decimate(times(&v, scratch), &v,
+				  individual ? scale_of(&sj) : 1.0, xs[i], ys[i]);
+		free(scratch);
+		ksft_metric_report_points_release(&v);
+		for (k = 0; k < cnt[i]; k++) {
+			double x = xs[i][k], y = ys[i][k];
 
-			if (!isfinite(y))
+			if (!isfinite(y) || !isfinite(x))
 				continue;
 			shown++;
-			xmin = tx[i][k] < xmin ? tx[i][k] : xmin;
-			xmax = tx[i][k] > xmax ? tx[i][k] : xmax;
+			xmin = x < xmin ? x : xmin;
+			xmax = x > xmax ? x : xmax;
 			ymin = y < ymin ? y : ymin;
 			ymax = y > ymax ? y : ymax;
 		}
@@ -359,11 +416,10 @@ static int lines(struct plot *p, const size_t *members, size_t n, int stage,
 	}
 	ch = (struct chart){ LEFT, p->y + 30, PLOT_W, CHART_H, xmin, xmax, ymin, ymax };
 	chart_axes(&p->s, &ch, title, "time (s)", ylabel);
-	for (i = 0; i < n; i++)
-		chart_series(&p->s, &ch, tx[i], v[i].v, v[i].n, v[i].width,
-			     palette(i));
+	for (i = 0; i < drawn; i++)
+		chart_series(&p->s, &ch, xs[i], ys[i], cnt[i], 1, palette(i));
 	p->y = ch.y + ch.h + 40;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < drawn; i++) {
 		struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
 		char *label;
 
@@ -374,48 +430,148 @@ static int lines(struct plot *p, const size_t *members, size_t n, int stage,
 		svg_text(&p->s, LEFT + (double)(i % 4) * 215 + 14, p->y, "start", 10,
 			 "#333333", label ? label : "?");
 		free(label);
-		if (i % 4 == 3 || i == n - 1)
+		if (i % 4 == 3 || i == drawn - 1)
 			p->y += 16;
+	}
+	if (drawn < n) {
+		char buf[96];
+
+		snprintf(buf, sizeof(buf), "drew %zu of %zu series", drawn, n);
+		svg_text(&p->s, LEFT, p->y, "start", 10, "#555555", buf);
+		p->y += 16;
+		p->lines_left_out += n - drawn;
 	}
 	p->y += 10;
 	ret = 0;
 out:
-	for (i = 0; v && i < n; i++)
-		ksft_metric_report_values_release(&v[i]);
-	for (i = 0; tx && i < n; i++)
-		free(tx[i]);
-	free(v);
-	free(tx);
+	for (i = 0; i < drawn; i++) {
+		free(xs ? xs[i] : NULL);
+		free(ys ? ys[i] : NULL);
+	}
+	free(xs);
+	free(ys);
+	free(cnt);
+	return ret;
+}
+
+/* Group key: same case (path + description), metric name and kind. */
+static char *group_key(const struct ksft_metric_report_series *si)
+{
+	size_t len = strlen(si->case_name) + strlen(si->name) + 8, i;
+	char *k, *q;
+
+	for (i = 0; i < si->path_len; i++)
+		len += strlen(si->path[i]) + 1;
+	k = malloc(len);
+	if (!k)
+		return NULL;
+	q = k;
+	/* \x01 cannot occur: names are kept without control characters. */
+	for (i = 0; i < si->path_len; i++)
+		q += sprintf(q, "%s\x01", si->path[i]);
+	sprintf(q, "%s\x02%s\x02%d", si->case_name, si->name, si->is_array);
+	return k;
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/*
+ * Series grouped by group_key() through a hash table, groups in order of
+ * first appearance and members in report order (a counting sort): linear
+ * in the series, where comparing every pair was quadratic.
+ */
+static int group_series(const struct ksft_metric_report *r, size_t n,
+			size_t *order, size_t *gstart, size_t *ngroups)
+{
+	size_t cap = 16, i, ng = 0;
+	char **keys = NULL;
+	size_t *slot_gid = NULL, *gid = calloc(n + 1, sizeof(size_t));
+	int ret = -1;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	keys = calloc(cap, sizeof(char *));
+	slot_gid = calloc(cap, sizeof(size_t));
+	if (!keys || !slot_gid || !gid)
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct ksft_metric_report_series si = { .sz = sizeof(si) };
+		char *k;
+		size_t h;
+
+		if (ksft_metric_report_series_get(r, i, &si))
+			goto out;
+		k = group_key(&si);
+		if (!k)
+			goto out;
+		for (h = hash_str(k) & (cap - 1); keys[h]; h = (h + 1) & (cap - 1))
+			if (!strcmp(keys[h], k))
+				break;
+		if (keys[h]) {
+			free(k);
+		} else {
+			keys[h] = k;
+			slot_gid[h] = ng++;
+		}
+		gid[i] = slot_gid[h];
+	}
+	memset(gstart, 0, (ng + 1) * sizeof(size_t));
+	for (i = 0; i < n; i++)
+		gstart[gid[i] + 1]++;
+	for (i = 0; i < ng; i++)
+		gstart[i + 1] += gstart[i];
+	{
+		size_t *fill = calloc(ng + 1, sizeof(size_t));
+
+		if (!fill)
+			goto out;
+		memcpy(fill, gstart, (ng + 1) * sizeof(size_t));
+		for (i = 0; i < n; i++)
+			order[fill[gid[i]]++] = i;
+		free(fill);
+	}
+	*ngroups = ng;
+	ret = 0;
+out:
+	for (i = 0; keys && i < cap; i++)
+		free(keys[i]);
+	free(keys);
+	free(slot_gid);
+	free(gid);
 	return ret;
 }
 
 static int draw_groups(struct plot *p)
 {
-	size_t n = ksft_metric_report_series_count(p->r), i, j, m;
-	size_t *members = calloc(n + 1, sizeof(size_t));
-	char *done = calloc(n + 1, 1);
+	size_t n = ksft_metric_report_series_count(p->r), g, j, ng = 0;
+	size_t *order = calloc(n + 1, sizeof(size_t));
+	size_t *gstart = calloc(n + 2, sizeof(size_t));
 	int ret = 0;
 
-	if (!members || !done) {
+	if (!order || !gstart || group_series(p->r, n, order, gstart, &ng)) {
 		ret = -1;
 		goto out;
 	}
-	for (i = 0; !ret && i < n; i++) {
+	for (g = 0; !ret && g < ng; g++) {
 		struct ksft_metric_report_series si = { .sz = sizeof(si) };
+		const size_t *members = order + gstart[g];
+		size_t m = gstart[g + 1] - gstart[g];
 		char *title, ylabel[256];
 
-		if (done[i] || ksft_metric_report_series_get(p->r, i, &si))
+		if (ksft_metric_report_series_get(p->r, members[0], &si))
 			continue;
-		m = 0;
-		for (j = i; j < n; j++) {
-			struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
-
-			if (!done[j] && !ksft_metric_report_series_get(p->r, j, &sj) &&
-			    same_group(&si, &sj)) {
-				done[j] = 1;
-				members[m++] = j;
-			}
-		}
+		p->charts_wanted += (si.is_array ? m : 1) + (si.aggregation ? 1 : 0);
+		if (p->charts >= MAX_CHARTS)
+			continue;	/* only counted */
 		title = series_title(&si, T_SERIES);	/* the legend has labels */
 		if (!title) {
 			ret = -1;
@@ -424,28 +580,40 @@ static int draw_groups(struct plot *p)
 		snprintf(ylabel, sizeof(ylabel), "%s", si.display_label ?
 			 si.display_label : si.name);
 		if (si.is_array) {
-			for (j = 0; !ret && j < m; j++) {
+			for (j = 0; !ret && j < m && p->charts < MAX_CHARTS; j++) {
 				struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
 
-				if (!ksft_metric_report_series_get(p->r, members[j], &sj))
+				if (!ksft_metric_report_series_get(p->r, members[j], &sj)) {
 					ret = heatmap(p, members[j], &sj);
+					p->charts++;
+				}
 			}
 		} else {
 			ret = lines(p, members, m, KSFT_METRIC_REPORT_TRANSFORMED,
 				    title, ylabel, 1);
+			p->charts++;
 		}
-		if (!ret && si.aggregation) {
+		if (!ret && si.aggregation && p->charts < MAX_CHARTS) {
 			char t2[512];
 
 			snprintf(t2, sizeof(t2), "%s (%s, total)", title, si.aggregation);
 			ret = lines(p, members, m, KSFT_METRIC_REPORT_PROCESSED, t2,
 				    "busy cores", 0);
+			p->charts++;
 		}
 		free(title);
 	}
+	if (!ret && p->charts < p->charts_wanted) {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "drew %zu of %zu charts (at most %d per plot)",
+			 p->charts, p->charts_wanted, MAX_CHARTS);
+		svg_text(&p->s, 10, p->y + 12, "start", 12, "#555555", buf);
+		p->y += 24;
+	}
 out:
-	free(members);
-	free(done);
+	free(order);
+	free(gstart);
 	return ret;
 }
 
@@ -622,6 +790,12 @@ int cmd_plot(int argc, char **argv)
 		cli_error("cannot draw: %s", ksft_metric_report_errmsg());
 		goto out;
 	}
+	if (p.charts < p.charts_wanted)
+		fprintf(stderr, "ksft-metric: plot: drew %zu of %zu charts (at most %d per plot)\n",
+			p.charts, p.charts_wanted, MAX_CHARTS);
+	if (p.lines_left_out)
+		fprintf(stderr, "ksft-metric: plot: %zu series left out of crowded charts (at most %d lines per chart)\n",
+			p.lines_left_out, MAX_LINES);
 	doc = svg_document(&p.s, WIDTH, p.y + 10, title, &len);
 	if (!doc) {
 		cli_error("out of memory");

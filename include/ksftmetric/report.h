@@ -155,8 +155,9 @@ ksft_metric_report_series_count(const struct ksft_metric_report *r);
  */
 struct ksft_metric_report_series {
 	size_t sz;			/**< sizeof(struct ksft_metric_report_series) */
-	const char *case_name;		/**< result line description, or
-					     "incomplete" (no result line) */
+	const char *case_name;		/**< result line description, else its
+					     test number ("3"); "incomplete"
+					     (no result line) */
 	const char *const *path;	/**< enclosing tests, outermost first */
 	size_t path_len;
 	const char *name;		/**< metric name */
@@ -183,6 +184,9 @@ struct ksft_metric_report_series {
 	 *  of a ktap-metric-abort-json line; status is then "incomplete"),
 	 *  else NULL. */
 	const char *abort_reason;
+	/** The result line's directive text ("ok 1 # SKIP no devmem": "no
+	 *  devmem"), else NULL. */
+	const char *status_reason;
 };
 
 /**
@@ -228,6 +232,37 @@ ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
 /** ksft_metric_report_values_release() - free the arrays (NULL is fine). */
 KSFT_METRIC_REPORT_API void
 ksft_metric_report_values_release(struct ksft_metric_report_values *v);
+
+/**
+ * struct ksft_metric_report_points - a series' points at one stage, as
+ * stored: point i has time @t[i] (NaN if the input had none) and the
+ * values @v[@off[i] .. @off[i + 1]) (one for a scalar series; arrays keep
+ * their own lengths, so memory is the number of values, never @n times
+ * the widest array). @width is the longest. Release with
+ * ksft_metric_report_points_release().
+ */
+struct ksft_metric_report_points {
+	size_t n;
+	size_t width;
+	double *t;
+	double *v;
+	size_t *off;
+};
+
+/**
+ * ksft_metric_report_series_points() - the points of series @i at @stage,
+ * unpadded (see ksft_metric_report_series_values() for the padded form)
+ *
+ * @return 0; -ERANGE (bad @i), -EINVAL, -ENOMEM. Query.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_series_points(const struct ksft_metric_report *r, size_t i,
+				 int stage,
+				 struct ksft_metric_report_points *out);
+
+/** ksft_metric_report_points_release() - free the arrays (NULL is fine). */
+KSFT_METRIC_REPORT_API void
+ksft_metric_report_points_release(struct ksft_metric_report_points *p);
 
 /**
  * ksft_metric_report_series_summary() - one summary of a processed series

@@ -275,6 +275,53 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	return 0;
 }
 
+/*
+ * measure() for element @e of an array series, from values grouped by
+ * element once per series (@cur_c, and @run_c per baseline run, NULL for
+ * a run that is not an array): the cost of all elements together is
+ * linear in the entries, not points x width.
+ */
+static int measure_elem(struct cmp_row *row, const struct rp_cols *cur_c,
+			struct rp_cols *const *run_c, size_t nrun, size_t e,
+			int op, struct scratch *sc)
+{
+	size_t r, nruns = 0, npool = 0, n;
+	struct rp_summary sum;
+	double *x;
+
+	for (r = 0; r < nrun; r++)
+		if (run_c[r])
+			npool += rp_cols_get(run_c[r], e, &x);
+	if (reserve(&sc->pool, &sc->cap_pool, npool + 1) ||
+	    reserve(&sc->runvals, &sc->cap_runs, nrun + 1) ||
+	    reserve(&sc->cur, &sc->cap_cur, rp_cols_get(cur_c, e, &x) + 1))
+		return -ENOMEM;
+	npool = 0;
+	for (r = 0; r < nrun; r++) {
+		if (!run_c[r])
+			continue;
+		n = rp_cols_get(run_c[r], e, &x);
+		memcpy(sc->pool + npool, x, n * sizeof(double));
+		/* Sorts that part of the pool: order does not matter there. */
+		rp_summarize_values(sc->pool + npool, n, &sum);
+		if (n)
+			sc->runvals[nruns++] = rp_summary_op(&sum, op);
+		npool += n;
+	}
+	row->baseline_runs = nruns;
+	row->n_baseline = npool;
+	row->baseline = nruns ? rp_median(sc->runvals, nruns) : NAN;
+	n = rp_cols_get(cur_c, e, &x);
+	memcpy(sc->cur, x, n * sizeof(double));
+	rp_summarize_values(sc->cur, n, &sum);
+	row->current = n ? rp_summary_op(&sum, op) : NAN;
+	row->n_current = n;
+	if (row->n_current >= 2 && row->n_baseline >= 2)
+		row->p_value = rp_mann_whitney(sc->cur, row->n_current, sc->pool,
+					       row->n_baseline);
+	return 0;
+}
+
 static int compare_series(struct ksft_metric_report_comparison *c,
 			  const struct rp_series *s, struct bkey *k,
 			  const struct ksft_metric_report_compare_opts *o,
@@ -283,6 +330,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 	struct rp_policy scratch;
 	const struct rp_policy *p = rp_series_policy(s, &scratch);
 	struct rp_vals pv;
+	struct rp_cols cur_c = { 0, NULL, NULL }, **run_c = NULL;
 	struct gate g;
 	struct cmp_row *row;
 	size_t width, e, r;
@@ -324,10 +372,26 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		}
 		goto out;
 	}
+	run_c = calloc(k->n + 1, sizeof(*run_c));
+	if (!run_c || rp_cols_build(&pv, &cur_c)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (r = 0; r < k->n; r++) {
+		if (!rp_vals_is_array(&k->v[r]->samples))
+			continue;
+		run_c[r] = malloc(sizeof(**run_c));
+		if (!run_c[r] || rp_cols_build(&k->v[r]->samples, run_c[r])) {
+			free(run_c[r]);
+			run_c[r] = NULL;
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	for (e = 0; e < width; e++) {
 		row = new_row(c, s->path, s->path_len, s->case_name, s->name,
 			      s->labels, (long)e);
-		if (!row || measure(row, &pv, k, e, g.op, sc)) {
+		if (!row || measure_elem(row, &cur_c, run_c, k->n, e, g.op, sc)) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -335,6 +399,13 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		verdict(row, &g, o);
 	}
 out:
+	for (r = 0; run_c && r < k->n; r++)
+		if (run_c[r]) {
+			rp_cols_free(run_c[r]);
+			free(run_c[r]);
+		}
+	free(run_c);
+	rp_cols_free(&cur_c);
 	rp_vals_free(&pv);
 	return ret;
 }

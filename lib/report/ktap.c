@@ -176,7 +176,12 @@ static void close_below(struct rp_input *in, int d)
 	}
 }
 
-static int status_of(const char *p, const char *end, int ok)
+/*
+ * Status from the text after '#'; a directive's own text ("# SKIP no
+ * devmem") is its reason, returned in @reason/@rlen (length 0: none).
+ */
+static int status_of(const char *p, const char *end, int ok,
+		     const char **reason, size_t *rlen)
 {
 	static const struct { const char *word; int st; } dirs[] = {
 		{ "SKIP", RP_ST_SKIP }, { "XFAIL", RP_ST_XFAIL },
@@ -185,22 +190,56 @@ static int status_of(const char *p, const char *end, int ok)
 	};
 	size_t i;
 
+	*rlen = 0;
 	p = rp_skip_ws(p, end);
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		size_t n = strlen(dirs[i].word);
 
 		if ((size_t)(end - p) >= n && !strncasecmp(p, dirs[i].word, n) &&
-		    ((size_t)(end - p) == n || p[n] == ' ' || p[n] == '\t'))
+		    ((size_t)(end - p) == n || p[n] == ' ' || p[n] == '\t')) {
+			p = rp_skip_ws(p + n, end);
+			while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+				end--;
+			*reason = p;
+			*rlen = (size_t)(end - p);
 			return dirs[i].st;
+		}
 	}
 	return ok ? RP_ST_PASS : RP_ST_FAIL;
 }
 
-/* "ok N desc # DIRECTIVE" / "not ok N desc" at depth @d. */
+/*
+ * A result line names a case: by its description, else (kselftest's
+ * "ok 1 # SKIP reason" has none) by its test number, KTAP's identity of
+ * a test within its parent. Either way the directive's text is the
+ * status reason, never the name.
+ */
+static int name_by_result(struct rp_input *in, struct rp_node *n,
+			  const char *desc, size_t len, const char *num,
+			  size_t num_len, int st, const char *reason,
+			  size_t rlen)
+{
+	if (rp_name_node(in, n, len ? desc : num, len ? len : num_len, st))
+		return -ENOMEM;
+	if (rlen) {
+		char *r = rp_text_dup(reason, rlen);
+
+		n->reason = r ? rp_keep_string(in->r, r) : NULL;
+		free(r);
+		if (!n->reason) {
+			in->oom = 1;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* "ok N desc # DIRECTIVE reason" / "not ok N desc" at depth @d. */
 static int result_line(struct rp_input *in, int d, const char *p,
 		       const char *end, int ok)
 {
-	const char *desc, *dend, *hash;
+	const char *desc, *dend, *hash, *num, *reason = NULL;
+	size_t num_len, rlen = 0;
 	int st;
 
 	if (p >= end || *p != ' ')
@@ -208,17 +247,22 @@ static int result_line(struct rp_input *in, int d, const char *p,
 	p++;
 	if (p >= end || *p < '0' || *p > '9')
 		return 0;	/* not a result line: KTAP numbers every test */
+	num = p;
 	while (p < end && *p >= '0' && *p <= '9')
 		p++;
+	num_len = (size_t)(p - num);
 	if (p < end && *p != ' ')
 		return 0;
 	desc = rp_skip_ws(p, end);
 	if (STARTS(desc, end, "- "))
 		desc += 2;	/* TAP 13 "ok 1 - desc" */
+	else if (end - desc == 1 && *desc == '-')
+		desc++;		/* "ok 1 -": no description */
 	for (hash = desc; hash < end; hash++)
 		if (*hash == '#' && (hash == desc || hash[-1] != '\\'))
 			break;
-	st = hash < end ? status_of(hash + 1, end, ok) : (ok ? RP_ST_PASS : RP_ST_FAIL);
+	st = hash < end ? status_of(hash + 1, end, ok, &reason, &rlen) :
+			  (ok ? RP_ST_PASS : RP_ST_FAIL);
 	dend = hash;
 	while (dend > desc && (dend[-1] == ' ' || dend[-1] == '\t'))
 		dend--;
@@ -229,14 +273,16 @@ static int result_line(struct rp_input *in, int d, const char *p,
 		in->group[d + 1] = NULL;
 		free(in->hint[d + 1]);
 		in->hint[d + 1] = NULL;
-		if (rp_name_node(in, g, desc, (size_t)(dend - desc), st))
+		if (name_by_result(in, g, desc, (size_t)(dend - desc), num,
+				   num_len, st, reason, rlen))
 			return -ENOMEM;
 	}
 	if (in->pending[d]) {
 		struct rp_node *n = in->pending[d];
 
 		in->pending[d] = NULL;
-		if (rp_name_node(in, n, desc, (size_t)(dend - desc), st))
+		if (name_by_result(in, n, desc, (size_t)(dend - desc), num,
+				   num_len, st, reason, rlen))
 			return -ENOMEM;
 	}
 	return 0;
@@ -487,6 +533,7 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 	}
 	s->status = n->status;
 	s->abort = n->abort;
+	s->reason = n->reason;
 	clean = rp_text_dup(s->name, strlen(s->name));	/* no controls in tables */
 	if (!clean)
 		return -ENOMEM;

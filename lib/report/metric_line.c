@@ -337,6 +337,18 @@ fail:
 	return -1;
 }
 
+int rp_metric_parse_fast(struct rp_input *in, const char *p, const char *end,
+			 struct mline *m)
+{
+	return fast_metric(in, p, end, m);
+}
+
+int rp_metric_parse_slow(struct rp_input *in, const char *p, const char *end,
+			 struct mline *m)
+{
+	return slow_metric(in, p, end, m);
+}
+
 void rp_metric_line(struct rp_input *in, int d, const char *p,
 			const char *end)
 {

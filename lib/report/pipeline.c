@@ -11,6 +11,8 @@
 
 #include "rp.h"
 
+_Thread_local unsigned long long rp_work;
+
 void rp_vals_free(struct rp_vals *pv)
 {
 	free(pv->t);
@@ -227,6 +229,8 @@ size_t rp_element_values(const struct rp_vals *pv, size_t elem, double *out)
 {
 	size_t i, n = 0;
 
+	rp_work += pv->n;
+
 	for (i = 0; i < pv->n; i++) {
 		double x = pv->off ? rp_vals_at(pv, i, elem) : pv->v[i];
 
@@ -267,14 +271,11 @@ double rp_median(double *x, size_t n)
 	return rp_quantile_sorted(x, n, 0.5);
 }
 
-int rp_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s)
+/* Summaries of @n finite values in point order; @x is sorted on return. */
+void rp_summarize_values(double *x, size_t n, struct rp_summary *s)
 {
-	double *x = malloc((pv->n ? pv->n : 1) * sizeof(double));
-	size_t i, n;
+	size_t i;
 
-	if (!x)
-		return -ENOMEM;
-	n = rp_element_values(pv, elem, x);
 	s->n = n;
 	s->last = n ? x[n - 1] : NAN;
 	s->total = n ? 0 : NAN;
@@ -284,12 +285,93 @@ int rp_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s)
 		if (isnan(s->max) || x[i] > s->max)
 			s->max = x[i];
 	}
-	qsort(x, n, sizeof(*x), cmp_double);
+	if (n)
+		qsort(x, n, sizeof(*x), cmp_double);
 	s->p50 = rp_quantile_sorted(x, n, 0.5);
 	s->p90 = rp_quantile_sorted(x, n, 0.9);
 	s->p99 = rp_quantile_sorted(x, n, 0.99);
+}
+
+int rp_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s)
+{
+	double *x = malloc((pv->n ? pv->n : 1) * sizeof(double));
+
+	if (!x)
+		return -ENOMEM;
+	rp_summarize_values(x, rp_element_values(pv, elem, x), s);
 	free(x);
 	return 0;
+}
+
+/*
+ * The finite values of every element at once, grouped by element (a
+ * counting sort over the stored entries): O(entries + width). Going
+ * element by element over all points would cost points x widest array,
+ * quadratic when one point is much wider than the rest.
+ */
+int rp_cols_build(const struct rp_vals *pv, struct rp_cols *c)
+{
+	size_t w = pv->off ? pv->width : 1, i, j, n = 0;
+	size_t *fill;
+
+	memset(c, 0, sizeof(*c));
+	rp_work += w + 2 * (pv->off ? pv->off[pv->n] : pv->n);
+	c->width = w;
+	c->start = calloc(w + 2, sizeof(size_t));
+	if (!c->start)
+		return -ENOMEM;
+	for (i = 0; i < pv->n; i++)
+		for (j = 0; j < rp_vals_len(pv, i); j++)
+			if (!isnan(pv->v[pv->off ? pv->off[i] + j : i])) {
+				c->start[j + 2]++;
+				n++;
+			}
+	for (j = 0; j < w; j++)
+		c->start[j + 2] += c->start[j + 1];
+	c->x = malloc((n ? n : 1) * sizeof(double));
+	if (!c->x) {
+		rp_cols_free(c);
+		return -ENOMEM;
+	}
+	fill = c->start + 1;	/* ends as the start of the next element */
+	for (i = 0; i < pv->n; i++)
+		for (j = 0; j < rp_vals_len(pv, i); j++) {
+			double x = pv->v[pv->off ? pv->off[i] + j : i];
+
+			if (!isnan(x))
+				c->x[fill[j]++] = x;
+		}
+	return 0;
+}
+
+void rp_cols_free(struct rp_cols *c)
+{
+	free(c->start);
+	free(c->x);
+	memset(c, 0, sizeof(*c));
+}
+
+size_t rp_cols_get(const struct rp_cols *c, size_t e, double **x)
+{
+	if (e >= c->width) {
+		*x = c->x;
+		return 0;
+	}
+	*x = c->x + c->start[e];
+	return c->start[e + 1] - c->start[e];
+}
+
+/* Summaries of every element; @s has room for c->width. Sorts @c's values. */
+void rp_cols_summarize(struct rp_cols *c, struct rp_summary *s)
+{
+	size_t e;
+
+	for (e = 0; e < c->width; e++) {
+		double *x;
+		size_t n = rp_cols_get(c, e, &x);
+
+		rp_summarize_values(x, n, &s[e]);
+	}
 }
 
 double rp_summary_op(const struct rp_summary *s, int op)

@@ -429,6 +429,7 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	out->display_scale = p->disp_scale;
 	out->display_label = p->disp_label;
 	out->abort_reason = s->abort;
+	out->status_reason = s->reason;
 	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
 	       sz - sizeof(size_t));
 	return 0;
@@ -472,6 +473,53 @@ ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
 	return 0;
 }
 
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_series_points(const struct ksft_metric_report *r, size_t i,
+				 int stage,
+				 struct ksft_metric_report_points *out)
+{
+	const struct rp_series *s = NULL;
+	struct rp_policy scratch;
+	struct rp_vals pv;
+	size_t k;
+	int ret = get_series(r, i, &s);
+
+	if (ret)
+		return ret;
+	if (!out || stage < KSFT_METRIC_REPORT_RAW || stage > KSFT_METRIC_REPORT_PROCESSED)
+		return ksftm_fail(EINVAL, "bad stage or NULL output");
+	memset(out, 0, sizeof(*out));
+	if (rp_process(&s->raw, rp_series_policy(s, &scratch), stage, &pv))
+		return ksftm_fail(ENOMEM, "out of memory");
+	if (!pv.off) {
+		pv.off = malloc((pv.n + 1) * sizeof(size_t));
+		if (!pv.off) {
+			rp_vals_free(&pv);
+			return ksftm_fail(ENOMEM, "out of memory");
+		}
+		for (k = 0; k <= pv.n; k++)
+			pv.off[k] = k;
+		pv.width = 1;
+	}
+	out->n = pv.n;
+	out->width = pv.width;
+	out->t = pv.t;
+	out->v = pv.v;
+	out->off = pv.off;
+	return 0;
+}
+
+KSFT_METRIC_REPORT_API void
+ksft_metric_report_points_release(struct ksft_metric_report_points *p)
+{
+	if (!p)
+		return;
+	free(p->t);
+	free(p->v);
+	free(p->off);
+	memset(p, 0, sizeof(*p));
+}
+
 KSFT_METRIC_REPORT_API void
 ksft_metric_report_values_release(struct ksft_metric_report_values *v)
 {
@@ -501,14 +549,22 @@ ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
 		       KSFT_METRIC_REPORT_PROCESSED, &pv))
 		return ksftm_fail(ENOMEM, "out of memory");
 	w = pv.off ? pv.width : 1;
-	for (j = 0; j < w && j < n_out; j++) {
-		struct rp_summary sum;
+	if (n_out) {
+		struct rp_cols c;
 
-		if (rp_summarize(&pv, j, &sum)) {
+		if (rp_cols_build(&pv, &c)) {
 			rp_vals_free(&pv);
 			return ksftm_fail(ENOMEM, "out of memory");
 		}
-		out[j] = rp_summary_op(&sum, code);
+		for (j = 0; j < w && j < n_out; j++) {
+			struct rp_summary sum;
+			double *x;
+			size_t n = rp_cols_get(&c, j, &x);
+
+			rp_summarize_values(x, n, &sum);
+			out[j] = rp_summary_op(&sum, code);
+		}
+		rp_cols_free(&c);
 	}
 	rp_vals_free(&pv);
 	return w > 0x7fffffff ? 0x7fffffff : (int)w;

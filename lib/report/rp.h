@@ -112,7 +112,23 @@ struct rp_summary {
 	size_t n;	/* finite values */
 	double last, total, max, p50, p90, p99;
 };
+/*
+ * Values visited by the per-element passes (this thread): lets a test
+ * check that summaries cost the entries, not points x widest array.
+ */
+extern _Thread_local unsigned long long rp_work;
 int rp_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s);
+void rp_summarize_values(double *x, size_t n, struct rp_summary *s);
+/* Finite values by element: element e is x[start[e] .. start[e + 1]). */
+struct rp_cols {
+	size_t width;	/* 1 for scalars */
+	size_t *start;
+	double *x;
+};
+int rp_cols_build(const struct rp_vals *pv, struct rp_cols *c);
+void rp_cols_free(struct rp_cols *c);
+size_t rp_cols_get(const struct rp_cols *c, size_t e, double **x);
+void rp_cols_summarize(struct rp_cols *c, struct rp_summary *s);
 double rp_summary_op(const struct rp_summary *s, int op);
 /* Linear-interpolation quantile of sorted @x[0..n) at fraction @q. */
 double rp_quantile_sorted(const double *x, size_t n, double q);
@@ -139,6 +155,7 @@ struct rp_node {
 	size_t children;
 	size_t metric_lines;	/* ktap-metric-json lines read for it */
 	const char *abort;	/* ktap-metric-abort-json reason (report's) */
+	const char *reason;	/* directive text ("# SKIP why"; report's) */
 };
 
 /* A series. */
@@ -163,6 +180,7 @@ struct rp_series {
 	int status;
 	char *key;
 	const char *abort;	/* case ended abnormally: reason, else NULL */
+	const char *reason;	/* the status directive's text, else NULL */
 	int has_policy;
 	struct rp_policy policy;
 };

@@ -62,6 +62,15 @@ int rp_push_val(struct rp_input *in, double v);
 
 /* metric_line.c */
 void rp_metric_line(struct rp_input *in, int d, const char *p, const char *end);
+/*
+ * The two metric payload parsers on their own (the differential fuzzer):
+ * the in-place fast path (-1: not its spelling) and jansson (-1: bad,
+ * after a warning). Results in @m, in->vals / n_vals and in->labels.
+ */
+int rp_metric_parse_fast(struct rp_input *in, const char *p, const char *end,
+			 struct mline *m);
+int rp_metric_parse_slow(struct rp_input *in, const char *p, const char *end,
+			 struct mline *m);
 void rp_policy_line(struct rp_input *in, int d, const char *p, const char *end);
 
 /* zperf.c */

@@ -264,6 +264,7 @@ int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
 	}
 	e->status = s->status;
 	e->abort = s->abort;
+	e->reason = s->reason;
 	if (rp_series_append(e, s))
 		goto oom;
 	trim(e);

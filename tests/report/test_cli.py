@@ -143,6 +143,88 @@ def test_openmetrics_syntax():
     assert 'case="case \\"quoted\\""' in out, out
 
 
+# Strict OpenMetrics parsing: prometheus_client's parser, from whichever
+# python has it (Debian's python3-prometheus-client), plus the rules it
+# does not enforce (a label set once per family, a family name once).
+OM_CHECK = r"""
+import json, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fams = [(f.name, f.type, [(s.name, sorted(s.labels.items())) for s in f.samples])
+        for f in text_string_to_metric_families(sys.stdin.read())]
+print(json.dumps(fams))
+"""
+
+
+def om_parse_strict(text):
+    for py in (sys.executable, "/usr/bin/python3"):
+        if not os.path.exists(py):
+            continue
+        p = subprocess.run([py, "-c", "import prometheus_client"],
+                           capture_output=True)
+        if p.returncode:
+            continue
+        p = subprocess.run([py, "-c", OM_CHECK], input=text.encode(),
+                           capture_output=True, timeout=300)
+        assert p.returncode == 0, \
+            f"OpenMetrics parser rejected the output:\n{p.stderr.decode()}\n{text}"
+        fams = json.loads(p.stdout)
+        names = [f[0] for f in fams]
+        assert len(names) == len(set(names)), names
+        for name, _, samples in fams:
+            sets = [(n, tuple(map(tuple, lab))) for n, lab in samples]
+            assert len(sets) == len(set(sets)), f"repeated label set in {name}"
+        # The parser turns a repeated label name into an error, but check
+        # the raw text too: it is what other parsers see.
+        for line in text.splitlines():
+            if line.startswith("#"):
+                continue
+            keys = re.findall(r'[{,]([a-zA-Z_][a-zA-Z0-9_]*)="', line)
+            assert len(keys) == len(set(keys)), line
+        return fams
+    print("note: no python with prometheus_client; strict parse skipped")
+    return None
+
+
+def test_openmetrics_unique_names():
+    """Sanitized label names, families and label sets never repeat."""
+    log = os.path.join(TMP, "om-clash.log")
+    m = ('# ktap-metric-json: {%s"name":"%s","shape":"scalar","time":1,'
+         '"value":%d}\n')
+    with open(log, "w") as f:
+        f.write(m % ('"a.b":"dot","a_b":"under","a-b":"dash",', "m", 1))
+        f.write(m % ('"case":"x","label_case":"y","series":"s",', "m", 2))
+        f.write(m % ('"":"empty","_":"under","__x":"r",', "m", 3))
+        f.write(m % ('"v":1,', "m", 4))
+        f.write(m % ('"v":"1",', "m", 5))
+        f.write(m % ('', "m.x", 6))
+        f.write(m % ('', "m_x", 7))
+        f.write("ok 1 c\n")
+        # Path ["a / b"] and path ["a", "b"] join to the same text.
+        f.write("# # ktap-metric-json: " + json.dumps(
+            {"name": "p", "shape": "scalar", "time": 1, "value": 8}) + "\n")
+        f.write("# ok 1 c\nok 2 a / b\n")
+        f.write("# # # ktap-metric-json: " + json.dumps(
+            {"name": "p", "shape": "scalar", "time": 1, "value": 9}) + "\n")
+        f.write("# # ok 1 c\n# ok 1 b\nok 3 a\n")
+    out, _ = expect_rc(0, "report", "-f", "openmetrics", log)
+    assert out.count("# TYPE ksft_metric_m_x gauge") == 1, out
+    # Valid keys keep their names; the others, in key order, get a suffix.
+    assert 'metric="m",a_b_2="dash",a_b_3="dot",a_b="under",summary=' in out, out
+    assert 'label_case_2="x",label_case="y",label_series="s",' in out, out
+    assert 'label_="empty",_="under",label___x="r",' in out, out
+    # Label values 1 and "1" print alike: the second set is told apart.
+    assert 'v="1",summary=' in out and 'v="1",series="2",summary=' in out, out
+    fams = om_parse_strict(out)
+    if fams is not None:
+        total = sum(len(f[2]) for f in fams)
+        assert total == 9, (total, out)
+    assert 'case="c",path="a / b",metric="p",summary=' in out, out
+    assert 'case="c",path="a / b",metric="p",series="2",summary=' in out, out
+    # The same output twice: deterministic.
+    again, _ = expect_rc(0, "report", "-f", "openmetrics", log)
+    assert again == out
+
+
 def test_stdin_and_several_files():
     with open(data("seed.log"), "rb") as f:
         text = f.read()
@@ -357,6 +439,111 @@ def check_svg(path):
         assert head == b"\x89PNG\r\n\x1a\n" and os.path.getsize(png) > 1000
     else:
         print("note: rsvg-convert not found, SVG only parsed", file=sys.stderr)
+
+
+def run_counted(*args):
+    """Run ksft-metric under the counting shim: (rc, stderr, counts, maxrss KB)."""
+    shim = os.environ.get("KSFT_COUNT_SHIM", "")
+    counts_path = os.path.join(TMP, "counts.txt")
+    env = dict(os.environ, KSFT_COUNT_OUT=counts_path)
+    if os.path.exists(counts_path):
+        os.unlink(counts_path)
+    if shim:
+        env["LD_PRELOAD"] = shim
+        # Sanitizer builds: their runtime need not come first for this.
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + \
+            ":verify_asan_link_order=0"
+    p = subprocess.Popen([KSFT, *args], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, env=env)
+    err = p.stderr.read().decode("utf-8", "replace")
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    counts = {}
+    if os.path.exists(counts_path):
+        with open(counts_path) as f:
+            counts = {k: int(v) for k, v in (line.split() for line in f)}
+    return p.returncode, err, counts, usage.ru_maxrss
+
+
+def test_plot_scales_linearly():
+    """Plot work and memory follow the input, not points x width or
+    series x series; crowded plots say what they left out. Counted (calls,
+    values fetched, peak RSS), never timed."""
+    shim = os.environ.get("KSFT_COUNT_SHIM", "")
+    # 3000 cases, one series each (3000 charts wanted), a group of 25
+    # series and a 10,000-point series.
+    log = os.path.join(TMP, "many.log")
+    n_cases, values = 3000, 0
+    line = ('# ktap-metric-json: {%s"name":"%s","shape":"scalar",'
+            '"time":%d,"value":%d}\n')
+    with open(log, "w") as f:
+        f.write("TAP version 13\n")
+        for i in range(n_cases):
+            f.write(line % ("", "tput", i, i) + f"ok {i + 1} case_{i}\n")
+        values += n_cases
+        for h in range(25):
+            f.write(line % (f'"host":"h{h}",', "crowd", 0, h))
+        for t in range(10000):
+            f.write(line % ("", "long", t, t % 97))
+        values += 25 + 10000
+        f.write(f"ok {n_cases + 1} crowded\n")
+    n_series = n_cases + 25 + 1
+    svg = os.path.join(TMP, "many.svg")
+    rc, err, counts, _ = run_counted("plot", "-o", svg, log)
+    assert rc == 0, err
+    wanted = n_cases + 2
+    msg = f"drew 100 of {wanted} charts (at most 100 per plot)"
+    assert msg in err, err
+    with open(svg, encoding="utf-8") as f:
+        text = f.read()
+    ET.fromstring(text)
+    assert msg in text
+    assert len(text) < 4 << 20, len(text)
+    print(f"many-case plot: {counts}, {n_series} series, {values} values")
+    if counts:
+        assert counts["series_get"] <= 8 * n_series + 100, (counts, n_series)
+        assert counts["values"] <= 4 * values, (counts, values)
+    # The crowded group comes after the 100 charts drawn: plot it alone
+    # to see the per-chart caps.
+    crowd = os.path.join(TMP, "crowd.log")
+    with open(log) as f, open(crowd, "w") as g:
+        g.write("".join(l for l in f if "case_" not in l and '"tput"' not in l))
+    rc, err, _, _ = run_counted("plot", "-o", svg, crowd)
+    assert rc == 0, err
+    with open(svg, encoding="utf-8") as f:
+        text = f.read()
+    assert "drew 20 of 25 series" in text, text[:2000]
+    assert "5 series left out" in err, err
+    polylines = re.findall(r'<polyline[^>]*points="([^"]*)"', text)
+    assert polylines and max(len(p.split()) for p in polylines) <= 2000, \
+        max(len(p.split()) for p in polylines)
+    # One 20,000-wide point among 20,000 narrow ones: 2 MB of log.
+    wide = os.path.join(TMP, "wide.log")
+    entries = 0
+    with open(wide, "w") as f:
+        f.write("TAP version 13\n")
+        for t in range(20000):
+            w = 20000 if t == 0 else 4
+            entries += w
+            f.write('# ktap-metric-json: {"name":"cpu","shape":"per-cpu",'
+                    f'"time":{t},"value":[' + ",".join(["1.5"] * w) + "]}\n")
+        f.write("ok 1 wide\n")
+    size = os.path.getsize(wide)
+    rc, err, counts, rss_kb = run_counted("plot", "-o", svg, wide)
+    assert rc == 0, err
+    print(f"wide plot: {counts}, {entries} entries, {size} bytes of log")
+    if counts:
+        assert counts["values"] <= 4 * entries, (counts, entries)
+    # Peak RSS: the padded matrix alone would be 3.2 GB. A child forked
+    # from this Python inherits its RSS high-water mark (kept across exec),
+    # so the baseline is the same measurement of a command that reads
+    # nothing; sanitizer builds add their shadow memory, hence the slack.
+    _, _, _, idle_kb = run_counted("report", "--help")
+    grown = max(0, rss_kb - idle_kb) * 1024
+    print(f"wide plot: peak RSS {rss_kb} KB, {idle_kb} KB for --help")
+    assert grown <= 128 * 2**20 + 20 * size, (rss_kb, idle_kb, size)
+    if not shim:
+        print("note: no counting shim; counts not checked")
 
 
 def test_plot_escaping():

@@ -346,6 +346,64 @@ START_TEST(test_abort_join)
 }
 END_TEST
 
+/*
+ * kselftest.h's "ok N # SKIP msg" has no description: the case is its test
+ * number, the directive's text its status reason, and distinct cases stay
+ * distinct series.
+ */
+START_TEST(test_case_name_without_description)
+{
+	static const char log[] =
+		"TAP version 13\n"
+		"1..4\n"
+		"# ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":1}\n"
+		"ok 1 # SKIP tcp_v4\n"
+		"# ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":2}\n"
+		"ok 2 # SKIP tcp_v6\n"
+		"# ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":3}\n"
+		"not ok 3 - # XFAIL  known bug \n"
+		"# ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":4}\n"
+		"ok 4 named # SKIP no devmem\n";
+	struct ksft_metric_report *r = ru_read("skip.log", log);
+	struct ksft_metric_report_series s;
+	size_t i;
+	char *json;
+
+	ck_assert_uint_eq(ksft_metric_report_series_count(r), 4);
+	ck_assert_int_eq(ru_lookup(r, "", "m", "{}"), -1);
+	i = ru_find(r, "1", "m", "{}");
+	get(r, i, &s);
+	ck_assert_str_eq(s.status, "skip");
+	ck_assert_str_eq(s.status_reason, "tcp_v4");
+	ck_assert_uint_eq(s.points, 1);
+	ru_assert_num(ru_summary(r, i, "last"), 1);
+	i = ru_find(r, "2", "m", "{}");
+	get(r, i, &s);
+	ck_assert_str_eq(s.status_reason, "tcp_v6");
+	ru_assert_num(ru_summary(r, i, "last"), 2);
+	get(r, ru_find(r, "3", "m", "{}"), &s);
+	ck_assert_str_eq(s.status, "xfail");
+	ck_assert_str_eq(s.status_reason, "known bug");
+	get(r, ru_find(r, "named", "m", "{}"), &s);
+	ck_assert_str_eq(s.status_reason, "no devmem");
+	json = ru_format(r, KSFT_METRIC_REPORT_JSON);
+	ck_assert_ptr_nonnull(strstr(json,
+		"\"case\":\"1\",\"path\":[],\"name\":\"m\""));
+	ck_assert_ptr_nonnull(strstr(json,
+		"\"status\":\"skip\",\"reason\":\"tcp_v4\",\"source\":\"ktap\""));
+	free(json);
+	ksft_metric_report_free(r);
+	/* A plain pass has no reason. */
+	r = ru_read("pass.log",
+		"# ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":1}\n"
+		"ok 7\n");
+	get(r, ru_find(r, "7", "m", "{}"), &s);
+	ck_assert_str_eq(s.status, "pass");
+	ck_assert_ptr_null(s.status_reason);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 /* A new document at the same depth closes what the previous one left open. */
 START_TEST(test_concatenated_logs)
 {
@@ -720,6 +778,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_ktap_v1_indent);
 	tcase_add_test(tc, test_depth_three);
 	tcase_add_test(tc, test_incomplete);
+	tcase_add_test(tc, test_case_name_without_description);
 	tcase_add_test(tc, test_concatenated_logs);
 	tcase_add_test(tc, test_series_identity_and_join);
 	tcase_add_test(tc, test_label_spellings);

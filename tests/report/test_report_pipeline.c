@@ -10,7 +10,7 @@
 
 #include "check_main.h"
 #include "report_util.h"
-#include "report/rp.h"
+#include "report/rp_input.h"
 
 #define M(name, t, v) "# ktap-metric-json: {\"name\":\"" name "\",\"shape\":\"scalar\",\"time\":" #t ",\"value\":" #v "}\n"
 #define A(name, t, v) "# ktap-metric-json: {\"name\":\"" name "\",\"shape\":\"per-cpu\",\"time\":" #t ",\"value\":" v "}\n"
@@ -272,6 +272,140 @@ END_TEST
 
 /* ---- Mann-Whitney U --------------------------------------------------- */
 
+/*
+ * A series where one point is much wider than the rest: every consumer
+ * of per-element values (report formats, summaries, baseline, compare)
+ * must visit each stored value a bounded number of times, not every
+ * point once per element (points x widest array; a 2 MB log used to
+ * take seconds here and 3 GB in plot). Counted, not timed.
+ */
+START_TEST(test_wide_point_linear)
+{
+	enum { POINTS = 2000, WIDE = 2000 };
+	size_t cap = (size_t)WIDE * 8 + (size_t)POINTS * 120, len = 0, i, j;
+	char *log = malloc(cap);
+	struct ksft_metric_report *r;
+	struct ksft_metric_report_baseline *b;
+	struct ksft_metric_report_comparison *cmp;
+	unsigned long long entries = 0, bound;
+	double *out = malloc(WIDE * sizeof(double));
+	int fmt;
+
+	ck_assert_ptr_nonnull(log);
+	ck_assert_ptr_nonnull(out);
+	for (i = 0; i < POINTS; i++) {
+		size_t w = i == 0 ? WIDE : 2;
+
+		len += (size_t)snprintf(log + len, cap - len,
+			"# ktap-metric-json: {\"name\":\"u\",\"shape\":\"per-cpu\",\"time\":%zu,\"value\":[", i);
+		for (j = 0; j < w; j++)
+			len += (size_t)snprintf(log + len, cap - len, "%s%zu",
+						j ? "," : "", j);
+		len += (size_t)snprintf(log + len, cap - len, "]}\n");
+		entries += w;
+		ck_assert_uint_lt(len, cap - 64);
+	}
+	len += (size_t)snprintf(log + len, cap - len, "ok 1 wide\n");
+	r = ru_read_opts("wide.log", log, len, 0);
+	/* Generous: a few passes over the entries and the width each. */
+	bound = 16 * (entries + WIDE);
+	for (fmt = KSFT_METRIC_REPORT_TEXT; fmt <= KSFT_METRIC_REPORT_OPENMETRICS; fmt++) {
+		char *text;
+
+		rp_work = 0;
+		text = ru_format(r, fmt);
+		free(text);
+		ck_assert_msg(rp_work <= bound, "format %d: %llu values visited for %llu entries",
+			      fmt, rp_work, entries);
+	}
+	rp_work = 0;
+	ck_assert_int_eq(ksft_metric_report_series_summary(r, 0, "max", out, WIDE), WIDE);
+	ck_assert_msg(rp_work <= bound, "summary: %llu visited", rp_work);
+	ru_assert_num(out[0], 0);	/* element j of every point is j */
+	ru_assert_num(out[1], 1);
+	ru_assert_num(out[WIDE - 1], WIDE - 1);	/* only in the wide point */
+	b = ksft_metric_report_baseline_new();
+	ck_assert_ptr_nonnull(b);
+	rp_work = 0;
+	ck_assert_int_ge(ksft_metric_report_baseline_add_report(b, r, NULL, 0), 0);
+	ck_assert_int_ge(ksft_metric_report_compare(r, b, NULL, &cmp), 0);
+	ck_assert_msg(rp_work <= bound, "baseline + compare: %llu visited", rp_work);
+	ck_assert_uint_eq(ksft_metric_report_comparison_rows(cmp), WIDE);
+	ksft_metric_report_comparison_free(cmp);
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_free(r);
+	free(out);
+	free(log);
+}
+END_TEST
+
+/*
+ * The fast metric-line parser against jansson on the spellings where they
+ * could part (the metric_line fuzzer's seeds, kept here as a plain test):
+ * whenever the fast path takes a line, the result must be jansson's.
+ */
+START_TEST(test_metric_line_fast_equals_jansson)
+{
+	static const char *const lines[] = {
+		"{\"host\":\"local\",\"name\":\"t\",\"shape\":\"scalar\",\"time\":11.42686,\"value\":32.62285180182741}",
+		"{\"name\":\"c\",\"shape\":\"per-cpu\",\"time\":2.000397,\"value\":[30.0,2.0202,null,99.5]}",
+		"{\"name\":\"a\",\"shape\":\"per-cpu\",\"time\":0,\"value\":[]}",
+		"{\"cpu\":3,\"flag\":true,\"n\":null,\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":-0}",
+		"{\"name\":\"m\",\"ratio\":1.50,\"shape\":\"scalar\",\"time\":1e-3,\"value\":1E+16}",
+		"{\"value\":1,\"z\":\"1\",\"a\":\"2\",\"shape\":\"scalar\",\"name\":\"m\",\"time\":0.5}",
+		" { \"name\" : \"m\" , \"shape\" : \"scalar\" , \"time\" : 1 , \"value\" : [ 1 , 2 ] } ",
+		"{\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":123456789012345678}",
+		"{\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":1.7976931348623157e308}",
+		"{\"name\":\"m\",\"shape\":\"scalar\",\"time\":-0.0,\"value\":4.9e-324}",
+		"{\"name\":\"m\",\"off\":-0,\"neg\":-0.0,\"e\":1e2,\"shape\":\"scalar\",\"time\":1,\"value\":0.1}",
+		"{\"name\":\"m\",\"shape\":\"\",\"value\":1e-400}",
+	};
+	struct ksft_metric_report *r = ksft_metric_report_new(NULL);
+	size_t i, k;
+
+	ck_assert_ptr_nonnull(r);
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		const char *p = lines[i], *end = p + strlen(p);
+		struct rp_input *in = rp_input_new(r, "t");
+		struct mline f, j;
+		char name[64], shape[64], labels[256];
+		double vals[8], t;
+		size_t nv;
+		int arr;
+
+		ck_assert_ptr_nonnull(in);
+		ck_assert_msg(!rp_metric_parse_fast(in, p, end, &f), "fast path declined %s", p);
+		ck_assert_uint_lt(in->labels.len, sizeof(labels));
+		ck_assert_uint_le(in->n_vals, 8);
+		snprintf(name, sizeof(name), "%.*s", (int)f.name_len, f.name);
+		snprintf(shape, sizeof(shape), "%.*s", (int)f.shape_len, f.shape);
+		snprintf(labels, sizeof(labels), "%.*s", (int)in->labels.len, in->labels.data);
+		nv = in->n_vals;
+		for (k = 0; k < nv; k++)
+			vals[k] = in->vals[k];
+		t = f.t;
+		arr = f.is_array;
+		ck_assert_msg(!rp_metric_parse_slow(in, p, end, &j), "jansson rejects %s", p);
+		ck_assert_msg(j.name_len == strlen(name) && !memcmp(j.name, name, j.name_len), "%s", p);
+		ck_assert_msg(j.shape_len == strlen(shape) &&
+			      (!j.shape_len || !memcmp(j.shape, shape, j.shape_len)), "%s", p);
+		ck_assert_msg(!memcmp(&j.t, &t, sizeof(t)) || (isnan(j.t) && isnan(t)), "%s", p);
+		ck_assert_int_eq(j.is_array, arr);
+		ck_assert_uint_eq(in->n_vals, nv);
+		for (k = 0; k < nv; k++)
+			ck_assert_msg(!memcmp(&in->vals[k], &vals[k], sizeof(double)) ||
+				      (isnan(in->vals[k]) && isnan(vals[k])),
+				      "%s: value %zu", p, k);
+		ck_assert_msg(in->labels.len == strlen(labels) &&
+			      !memcmp(in->labels.data, labels, in->labels.len),
+			      "%s: labels %s vs %.*s", p, labels, (int)in->labels.len,
+			      in->labels.data);
+		rp_input_abort(in);
+	}
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 START_TEST(test_mann_whitney)
 {
 	double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
@@ -323,9 +457,11 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_distribution);
 	tcase_add_test(tc, test_per_element_json);
 	tcase_add_test(tc, test_quantile_helpers);
+	tcase_add_test(tc, test_wide_point_linear);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("numbers");
 	tcase_add_test(tc, test_number_fast_path);
+	tcase_add_test(tc, test_metric_line_fast_equals_jansson);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("stats");
 	tcase_add_test(tc, test_mann_whitney);
