@@ -215,7 +215,9 @@ KSFT_METRIC_API int ksft_metric_json(const char *name, const char *shape,
  * Processing order: transform, then aggregation, then summarize. NULL
  * strings and KSFT_METRIC_UNSET numbers are left out of the emitted policy.
  * Initialise with KSFT_METRIC_POLICY_INIT so that @sz is set: new fields
- * will only ever be appended.
+ * will only ever be appended. A program built against an older, smaller
+ * struct works (the fields it lacks are unset); a larger one is accepted
+ * only if the fields this library does not know are zero (else -EINVAL).
  */
 struct ksft_metric_policy {
 	size_t sz;			/**< sizeof(struct ksft_metric_policy) */
