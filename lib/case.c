@@ -12,6 +12,7 @@
 #include "case_flush.h"
 #include "case_state.h"
 #include "errmsg.h"
+#include "json_text.h"
 #include "observation.h"
 #include "sink.h"
 
@@ -255,6 +256,9 @@ static int check_policy_name(const char *name)
 		return ksftm_fail(EINVAL, "metric name is NULL");
 	if (!name[0])
 		return ksftm_fail(EINVAL, "metric name is empty");
+	/* It goes into the policy line's JSON, as observations' names do. */
+	if (!utf8_valid(name, strlen(name)))
+		return ksftm_fail(EINVAL, "policy metric name is not valid UTF-8");
 	return 0;
 }
 

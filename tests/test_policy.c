@@ -438,6 +438,19 @@ START_TEST(test_invalid_names)
 	REJECT(ksft_metric_aggregate(NULL, NULL), "metric name is NULL");
 	REJECT(ksft_metric_aggregate_json("", "{}"), "metric name is empty");
 	REJECT(ksft_metric_aggregate_json(NULL, "{}"), "metric name is NULL");
+	/* Invalid UTF-8 names (lone continuation, truncated sequence, overlong
+	 * '/', surrogate) never reach a policy line. */
+	REJECT(ksft_metric_aggregate("m\x80", NULL), "policy metric name is not valid UTF-8");
+	REJECT(ksft_metric_aggregate("ab\xc3", NULL), "policy metric name is not valid UTF-8");
+	REJECT(ksft_metric_aggregate("\xc0\xaf", NULL), "policy metric name is not valid UTF-8");
+	REJECT(ksft_metric_aggregate_json("\xed\xa0\x80", "{}"),
+	       "policy metric name is not valid UTF-8");
+	/* Valid multi-byte names are fine. */
+	pu_begin();
+	pu_assert_ok(ksft_metric_aggregate("d\xc3\xa9" "bit", NULL));
+	pu_assert_ok(ksft_metric_int("d\xc3\xa9" "bit", "scalar", 1, NULL, 0));
+	pu_expect_end(POL("{\"name\":\"d\\u00e9bit\",\"summarize\":\"total\"}")
+		      OBS("{\"name\":\"d\\u00e9bit\",\"shape\":\"scalar\",\"time\":T,\"value\":1}"));
 }
 END_TEST
 
