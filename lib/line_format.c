@@ -61,16 +61,28 @@ double round6(double x)
 	return x < 0 ? -r : r;
 }
 
+/*
+ * time.monotonic() as CPython computes it from the CLOCK_MONOTONIC
+ * nanosecond count ((Py|_Py)Time_AsSecondsDouble in current CPython,
+ * 3.11 here): whole seconds are converted as an integer, anything else as
+ * the count converted to double, then divided by 1e9. The two differ once
+ * the count passes 2^53 ns (104 days of uptime).
+ */
+static double monotonic_seconds(uint64_t ns)
+{
+	if (ns % 1000000000u == 0)
+		return (double)(ns / 1000000000u);
+	return (double)ns / 1e9;
+}
+
 double obs_time_seconds(uint64_t t_ns, uint64_t start_ns)
 {
 	/*
-	 * Exactly the reference's round(time.monotonic() - start, 6): CPython's
-	 * monotonic() is the nanosecond count converted to double, divided by
-	 * 1e9 (_PyTime_AsSecondsDouble), and the seconds are subtracted as
-	 * doubles. Rounding the exact nanosecond difference instead differs
-	 * at half-microsecond ties.
+	 * Exactly the reference's round(time.monotonic() - start, 6): two
+	 * doubles subtracted, then rounded. Rounding the exact nanosecond
+	 * difference instead differs at half-microsecond ties.
 	 */
-	double now = (double)t_ns / 1e9, start = (double)start_ns / 1e9;
+	double now = monotonic_seconds(t_ns), start = monotonic_seconds(start_ns);
 
 	return round6(now > start ? now - start : 0.0);
 }

@@ -3,7 +3,8 @@
 the reference's round(time.monotonic() - start, 6), computed by Python itself.
 
 CPython's monotonic() is the CLOCK_MONOTONIC nanosecond count as a double
-divided by 1e9 (_PyTime_AsSecondsDouble), i.e. float(ns) / 1e9 here.
+divided by 1e9, or the whole seconds as an integer when the count is a
+multiple of 1e9 (_PyTime_AsSecondsDouble); monotonic() below does the same.
 Pairs are random, plus the cases where rounding is decided by a hair:
 nanosecond offsets at and next to half-microsecond ties, and seconds
 offsets that are exact binary ties (odd multiples of 1/128 s).
@@ -18,6 +19,9 @@ import sys
 
 
 def monotonic(ns):
+    # CPython's (Py|_Py)Time_AsSecondsDouble(): whole seconds as an integer.
+    if ns % 10 ** 9 == 0:
+        return float(ns // 10 ** 9)
     return float(ns) / 1e9
 
 
@@ -39,10 +43,15 @@ def pairs(rng, n):
         elif kind == 2:
             off = (2 * rng.randrange(10 ** rng.randint(0, 6)) + 1) * 7812500
             off += rng.randint(-4, 4)
-        else:
+        elif i % 8 == 3:
             # Start exactly on a representable value so ties stay exact.
             start = rng.randrange(1 << 20) * 10 ** 9
             off = (2 * rng.randrange(10 ** 5) + 1) * 7812500
+        else:
+            # Whole seconds past 2^53 ns, where float(ns) / 1e9 rounds twice.
+            start = rng.randrange(10 ** 7, 10 ** 9) * 10 ** 9
+            off = rng.choice((rng.randrange(10 ** 4) * 10 ** 9,
+                              rng.randrange(10 ** 12)))
         out.append((start, start + max(off, 0)))
     return out
 
