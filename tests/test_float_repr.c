@@ -11,6 +11,7 @@
 
 #include "check_main.h"
 #include "float_repr.h"
+#include "line_format.h"
 
 struct fcase {
 	double v;
@@ -375,6 +376,51 @@ START_TEST(test_int64)
 }
 END_TEST
 
+/*
+ * The "time" field as the reference computes round(monotonic() - start, 6)
+ * (expected strings printed by Python). Most pairs are nanosecond
+ * half-microsecond ties that the double arithmetic decides one way or the
+ * other; rounding the nanosecond count gave the other answer for them.
+ */
+START_TEST(test_time_ties)
+{
+	static const struct {
+		uint64_t start, now;
+		const char *repr;
+	} c[] = {
+		{ 130846961964211u, 131135329151711u, "288.367187" },
+		{ 8180852911374u, 8300329473874u, "119.476563" },
+		{ 841329320777414u, 841417567813914u, "88.247037" },
+		{ 979491616093387u, 979500334017887u, "8.717925" },
+		{ 83472860u, 87665587360u, "87.582115" },
+		{ 65707874180482u, 66532014227982u, "824.140047" },
+		/* Exact binary ties (odd multiples of 1/128 s): half to even. */
+		{ 0, 7812500u, "0.007812" },
+		{ 0, 23437500u, "0.023438" },
+		{ 5000000000u, 13601562500u, "8.601562" },
+		{ 0, 2500u, "3e-06" },
+		{ 0, 500u, "0.0" },
+		{ 7, 7, "0.0" },
+	};
+	char buf[FLOAT_REPR_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		float_repr(obs_time_seconds(c[i].now, c[i].start), buf);
+		ck_assert_msg(!strcmp(buf, c[i].repr), "start %" PRIu64 " now %" PRIu64
+			      ": got %s, want %s", c[i].start, c[i].now, buf, c[i].repr);
+	}
+	/* round(x, 6) itself on exact ties and across the 2^64 split. */
+	ck_assert(round6(0.0078125) == 0.007812);
+	ck_assert(round6(0.0234375) == 0.023438);
+	ck_assert(round6(-0.0078125) == -0.007812);
+	ck_assert(round6(1e-300) == 0.0);
+	ck_assert(round6(4503599627370497.0) == 4503599627370497.0);
+	ck_assert(round6(0x1p-20) == 1e-06);	/* 0.95367431640625e-6 */
+	ck_assert(round6(0x1p-21) == 0.0);	/* 0.476837158203125e-6 */
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("float_repr");
@@ -394,6 +440,7 @@ Suite *make_suite(void)
 		{ "shortest_sample", test_shortest_sample },
 		{ "short_decimal_verbatim", test_short_decimal_verbatim },
 		{ "int64", test_int64 },
+		{ "time_ties", test_time_ties },
 	};
 	size_t i;
 

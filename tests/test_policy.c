@@ -438,6 +438,19 @@ START_TEST(test_invalid_names)
 	REJECT(ksft_metric_aggregate(NULL, NULL), "metric name is NULL");
 	REJECT(ksft_metric_aggregate_json("", "{}"), "metric name is empty");
 	REJECT(ksft_metric_aggregate_json(NULL, "{}"), "metric name is NULL");
+	/* Invalid UTF-8 names (lone continuation, truncated sequence, overlong
+	 * '/', surrogate) never reach a policy line. */
+	REJECT(ksft_metric_aggregate("m\x80", NULL), "policy metric name is not valid UTF-8");
+	REJECT(ksft_metric_aggregate("ab\xc3", NULL), "policy metric name is not valid UTF-8");
+	REJECT(ksft_metric_aggregate("\xc0\xaf", NULL), "policy metric name is not valid UTF-8");
+	REJECT(ksft_metric_aggregate_json("\xed\xa0\x80", "{}"),
+	       "policy metric name is not valid UTF-8");
+	/* Valid multi-byte names are fine. */
+	pu_begin();
+	pu_assert_ok(ksft_metric_aggregate("d\xc3\xa9" "bit", NULL));
+	pu_assert_ok(ksft_metric_int("d\xc3\xa9" "bit", "scalar", 1, NULL, 0));
+	pu_expect_end(POL("{\"name\":\"d\\u00e9bit\",\"summarize\":\"total\"}")
+		      OBS("{\"name\":\"d\\u00e9bit\",\"shape\":\"scalar\",\"time\":T,\"value\":1}"));
 }
 END_TEST
 
@@ -559,10 +572,11 @@ START_TEST(test_invalid_size)
 
 	ck_assert_uint_eq(p.sz, sizeof(p));
 	p.summarize = "max";
+	/* Sizes no version of the struct can have (it would cut a pointer). */
 	p.sz = sizeof(p) - 1;
-	REJECT_PREFIX(ksft_metric_aggregate("bad", &p), "metric bad: policy size ");
+	REJECT_PREFIX(ksft_metric_aggregate("bad", &p), "metric bad: policy sz ");
 	p.sz = 0;
-	REJECT_PREFIX(ksft_metric_aggregate("bad", &p), "metric bad: policy size 0 ");
+	REJECT_PREFIX(ksft_metric_aggregate("bad", &p), "metric bad: policy sz 0 ");
 	/* Larger (a newer caller's struct) is fine. */
 	{
 		struct {

@@ -16,6 +16,7 @@
 
 #include "host_metrics.h"
 #include "local_sampler.h"
+#include "opts_size.h"
 #include "remote_sampler.h"
 #include "sm_error.h"
 #include "sm_schedule.h"
@@ -171,20 +172,21 @@ static const char *fixture_root(const char *root)
 static int check_opts(const struct ksft_sysmon_opts *in, struct opts_copy *c)
 {
 	const struct ksft_sysmon_opts defaults = KSFT_SYSMON_OPTS_INIT;
-	size_t i;
+	size_t user_sz;
 	int err;
 
 	c->o = defaults;
 	if (in) {
-		if (in->sz < sizeof(in->sz))
-			return sm_fail(-EINVAL, "opts.sz is %zu: initialise with KSFT_SYSMON_OPTS_INIT",
-				       in->sz);
-		for (i = sizeof(c->o); i < in->sz; i++)
-			if (((const unsigned char *)in)[i])
-				return sm_fail(-EINVAL, "opts has unknown non-zero fields (sz %zu > %zu)",
-					       in->sz, sizeof(c->o));
-		memcpy(&c->o, in, in->sz < sizeof(c->o) ? in->sz : sizeof(c->o));
-		c->o.sz = sizeof(c->o);
+		switch (ksftm_opts_copy(&c->o, sizeof(c->o), in, &user_sz)) {
+		case KSFTM_OPTS_BAD_SIZE:
+			return sm_fail(-EINVAL, "opts.sz is %zu, not a struct size: initialise with KSFT_SYSMON_OPTS_INIT",
+				       user_sz);
+		case KSFTM_OPTS_UNKNOWN:
+			return sm_fail(-EINVAL, "opts has unknown non-zero fields (sz %zu > %zu)",
+				       user_sz, sizeof(c->o));
+		default:
+			break;
+		}
 	}
 	if (c->o.interval == 0)
 		c->o.interval = 1.0;

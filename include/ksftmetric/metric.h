@@ -125,8 +125,10 @@ KSFT_METRIC_API int ksft_metric_case_end_buffer(char **out, size_t *len);
 /**
  * ksft_metric_set_buffer_limit() - cap the memory one case may buffer
  *
- * Past the cap, recording calls fail with -ENOBUFS and a message; what was
- * kept is still emitted at case end. Default KSFT_METRIC_DEFAULT_BUFFER_LIMIT
+ * The cap counts records and the strings the case keeps (metric names,
+ * shapes, label keys and values, policies). Past it, recording and
+ * registering calls fail with -ENOBUFS and a message; what was kept is
+ * still emitted at case end. Default KSFT_METRIC_DEFAULT_BUFFER_LIMIT
  * (64 MiB). Takes effect for the next allocation, from any thread.
  *
  * @return 0, or -EINVAL below 4096 bytes.
@@ -138,7 +140,9 @@ KSFT_METRIC_API int ksft_metric_set_buffer_limit(size_t bytes);
  *
  * When enabled, each observation (and each policy, at registration) is
  * written as soon as it is recorded instead of at case end, so even a
- * SIGKILL loses at most the line in flight. The environment variable
+ * SIGKILL loses at most the line in flight. A call whose line fails to
+ * be written returns the sink's negative errno and changes nothing (the
+ * metric does not count as observed, the policy is not registered). The environment variable
  * KSFTMETRIC_STREAM=1 enables it too (whatever the program chose), so it
  * can be switched on for programs that never call this.
  * Without it, a case still open at exit() or on SIGTERM/SIGINT/SIGHUP/
@@ -306,7 +310,9 @@ KSFT_METRIC_API int ksft_metric_perf_check(char *reason, size_t size);
  * Processing order: transform, then aggregation, then summarize. NULL
  * strings and KSFT_METRIC_UNSET numbers are left out of the emitted policy.
  * Initialise with KSFT_METRIC_POLICY_INIT so that @sz is set: new fields
- * will only ever be appended.
+ * will only ever be appended. A program built against an older, smaller
+ * struct works (the fields it lacks are unset); a larger one is accepted
+ * only if the fields this library does not know are zero (else -EINVAL).
  */
 struct ksft_metric_policy {
 	size_t sz;			/**< sizeof(struct ksft_metric_policy) */
@@ -338,9 +344,11 @@ struct ksft_metric_policy {
  * Register before the metric's first observation. Registering an equal
  * policy again is fine (numbers compare by value, 0 == 0.0).
  *
- * @return 0; -EPERM outside a case; -EINVAL for an invalid policy;
- * -EEXIST if a different policy is already registered for @name;
- * -EALREADY if @name was observed before this first registration.
+ * @return 0; -EPERM outside a case; -EINVAL for an invalid policy or a
+ * name that is not valid UTF-8; -EEXIST if a different policy is already
+ * registered for @name; -EALREADY if @name was observed before this first
+ * registration; -ENOBUFS past the case's buffer limit; in write-through
+ * mode a negative errno from the sink (the policy is then not registered).
  */
 KSFT_METRIC_API int ksft_metric_aggregate(const char *name,
 				const struct ksft_metric_policy *policy);

@@ -7,17 +7,6 @@
 #define CHUNK_MIN (64 * 1024)
 #define CHUNK_MAX (8 * 1024 * 1024)
 
-/* Charge @bytes to @budget unless that passes @limit. */
-static int charge(atomic_size_t *budget, size_t limit, size_t bytes)
-{
-	size_t old = atomic_fetch_add(budget, bytes);
-
-	if (old <= limit && bytes <= limit - old)
-		return 0;
-	atomic_fetch_sub(budget, bytes);
-	return -1;
-}
-
 void *arena_alloc(struct arena *a, size_t size, atomic_size_t *budget,
 		  size_t limit, int *err)
 {
@@ -41,9 +30,9 @@ void *arena_alloc(struct arena *a, size_t size, atomic_size_t *budget,
 		return NULL;
 	}
 	/* Near the limit, fall back to a chunk of just this record. */
-	if (charge(budget, limit, sizeof(*c) + cap)) {
+	if (budget_charge(budget, limit, sizeof(*c) + cap)) {
 		cap = size;
-		if (charge(budget, limit, sizeof(*c) + cap)) {
+		if (budget_charge(budget, limit, sizeof(*c) + cap)) {
 			*err = ENOBUFS;
 			return NULL;
 		}

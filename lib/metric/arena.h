@@ -18,6 +18,20 @@ struct arena {
 };
 
 /*
+ * Charge @bytes to @budget (the case's memory, shared by all its threads)
+ * unless that passes @limit: 0, or -1 with nothing charged.
+ */
+static inline int budget_charge(atomic_size_t *budget, size_t limit, size_t bytes)
+{
+	size_t old = atomic_fetch_add(budget, bytes);
+
+	if (old <= limit && bytes <= limit - old)
+		return 0;
+	atomic_fetch_sub(budget, bytes);
+	return -1;
+}
+
+/*
  * @size bytes (a multiple of 8) at the end of the arena, or NULL with *@err
  * set: ENOBUFS when a new chunk would take @budget past @limit (chunk bytes
  * are charged to @budget, shared by all threads of a case), else ENOMEM.

@@ -12,6 +12,7 @@
 #include "case_flush.h"
 #include "case_state.h"
 #include "errmsg.h"
+#include "json_text.h"
 #include "observation.h"
 #include "sink.h"
 
@@ -196,7 +197,7 @@ KSFT_METRIC_API void ksft_metric_free(void *p)
 
 static int register_policy(const char *name, struct policy *p)
 {
-	size_t i;
+	size_t i, bytes;
 	int ret = 0;
 
 	pthread_mutex_lock(&ksftm_case_lock);
@@ -222,6 +223,13 @@ static int register_policy(const char *name, struct policy *p)
 				 name);
 		goto out;
 	}
+	/* The policy's strings count against the case's memory cap. */
+	bytes = sizeof(*policies) + strlen(name) + 1 + (p->label ? strlen(p->label) + 1 : 0);
+	if (budget_charge(&ksftm_case_bytes, atomic_load(&ksftm_buffer_limit), bytes)) {
+		ret = ksftm_fail(ENOBUFS, "metric buffer limit of %zu bytes per case reached; policy of metric %s dropped",
+				 atomic_load(&ksftm_buffer_limit), name);
+		goto out;
+	}
 	if (n_policies == cap_policies) {
 		size_t cap = cap_policies ? cap_policies * 2 : 16;
 		struct policy_entry *v = realloc(policies, cap * sizeof(*v));
@@ -238,10 +246,19 @@ static int register_policy(const char *name, struct policy *p)
 	p->label = NULL;
 	n_policies++;
 	/* Write-through: the line goes out now, before any observation of it. */
-	if (atomic_load(&ksftm_case_stream))
+	if (atomic_load(&ksftm_case_stream)) {
 		ret = case_stream_policy(name, &policies[n_policies - 1].policy);
+		if (ret) {
+			/* Its line failed: not registered (a retry may succeed). */
+			n_policies--;
+			free(policies[n_policies].name);
+			policy_release(&policies[n_policies].policy);
+			atomic_fetch_sub(&ksftm_case_bytes, bytes);
+		}
+	}
 	goto out;
 oom:
+	atomic_fetch_sub(&ksftm_case_bytes, bytes);
 	ret = ksftm_fail(ENOMEM, "out of memory registering metric %s", name);
 out:
 	pthread_mutex_unlock(&ksftm_case_lock);
@@ -255,6 +272,9 @@ static int check_policy_name(const char *name)
 		return ksftm_fail(EINVAL, "metric name is NULL");
 	if (!name[0])
 		return ksftm_fail(EINVAL, "metric name is empty");
+	/* It goes into the policy line's JSON, as observations' names do. */
+	if (!utf8_valid(name, strlen(name)))
+		return ksftm_fail(EINVAL, "policy metric name is not valid UTF-8");
 	return 0;
 }
 

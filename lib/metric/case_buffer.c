@@ -312,6 +312,12 @@ enum role { ROLE_NAME, ROLE_SHAPE, ROLE_KEY, ROLE_VALUE };
 
 static const char *const reserved_keys[] = { "name", "shape", "value", "time" };
 
+static int limit_reached(const char *metric)
+{
+	return ksftm_fail(ENOBUFS, "metric buffer limit of %zu bytes per case reached; metric %s dropped (what was kept is still emitted)",
+			  atomic_load(&ksftm_buffer_limit), metric);
+}
+
 /* Intern @s for @role, validating it the first time it is seen. */
 static int64_t intern_checked(struct intern *t, const char *s, enum role role,
 			      const char *metric, const char *key)
@@ -332,7 +338,11 @@ static int64_t intern_checked(struct intern *t, const char *s, enum role role,
 			return ksftm_fail(EINVAL, "metric %s: label %s value is not valid UTF-8",
 					  metric, key);
 		}
-		id = intern_add(t, s, len, h);
+		/* Strings count against the case's memory cap like records. */
+		id = intern_add(t, s, len, h, &ksftm_case_bytes,
+				atomic_load_explicit(&ksftm_buffer_limit, memory_order_relaxed));
+		if (id == -ENOBUFS)
+			return limit_reached(metric);
 		if (id < 0)
 			return ksftm_fail(ENOMEM, "out of memory recording metric %s", metric);
 	}
@@ -425,8 +435,9 @@ static int record_locked(struct tbuf *tb, const struct obs_draft *d, int elem_ki
 	struct obs_label *labels;
 	size_t i, size = record_size(d, elem_kinds);
 	int64_t name, shape;
+	uint32_t n_strings;
 	struct obs *o;
-	int err = 0;
+	int err = 0, ret;
 
 	if (!cd) {
 		cd = calloc(1, sizeof(*cd));
@@ -435,21 +446,31 @@ static int record_locked(struct tbuf *tb, const struct obs_draft *d, int elem_ki
 		cd->thread_idx = tb->idx;
 		tb->data = cd;
 	}
+	/* A rejected record leaves no strings behind (nor their memory charge
+	 * in the way of the next record: the table's capacity is reused). */
+	n_strings = cd->strings.n;
 	name = intern_checked(&cd->strings, d->name, ROLE_NAME, d->name, NULL);
 	if (name < 0)
 		return (int)name;
 	shape = intern_checked(&cd->strings, d->shape, ROLE_SHAPE, d->name, NULL);
-	if (shape < 0)
-		return (int)shape;
-	if (size > UINT32_MAX)
-		return ksftm_fail(EINVAL, "metric %s: observation too large", d->name);
+	if (shape < 0) {
+		ret = (int)shape;
+		goto fail;
+	}
+	if (size > UINT32_MAX) {
+		ret = ksftm_fail(EINVAL, "metric %s: observation too large", d->name);
+		goto fail;
+	}
 	o = arena_alloc(&cd->records, size, &ksftm_case_bytes,
 			atomic_load_explicit(&ksftm_buffer_limit, memory_order_relaxed), &err);
-	if (!o && err == ENOBUFS)
-		return ksftm_fail(ENOBUFS, "metric buffer limit of %zu bytes per case reached; metric %s dropped (what was kept is still emitted)",
-				  atomic_load(&ksftm_buffer_limit), d->name);
-	if (!o)
-		return ksftm_fail(ENOMEM, "out of memory recording metric %s", d->name);
+	if (!o && err == ENOBUFS) {
+		ret = limit_reached(d->name);
+		goto fail;
+	}
+	if (!o) {
+		ret = ksftm_fail(ENOMEM, "out of memory recording metric %s", d->name);
+		goto fail;
+	}
 	labels = obs_labels(o);
 	for (i = 0; i < d->n_labels; i++) {
 		const struct ksft_metric_label *l = &d->labels[i];
@@ -470,7 +491,8 @@ static int record_locked(struct tbuf *tb, const struct obs_draft *d, int elem_ki
 		}
 		if (id < 0) {
 			arena_unalloc(&cd->records, size);
-			return (int)id;
+			ret = (int)id;
+			goto fail;
 		}
 		labels[i].key = (uint32_t)id;
 		labels[i].type = (uint32_t)l->value.type;
@@ -488,11 +510,19 @@ static int record_locked(struct tbuf *tb, const struct obs_draft *d, int elem_ki
 		fill_values(o, d);
 	/* Stamped last and under the lock: per-thread times never go backwards. */
 	o->t_ns = ksftm_now_ns();
+	/* Write-through: a line that failed to go out leaves no trace. */
+	if (atomic_load_explicit(&ksftm_case_stream, memory_order_relaxed)) {
+		ret = stream_record(cd, o);
+		if (ret)
+			goto fail;
+	} else {
+		cd->n_records++;
+	}
 	cd->strings.entries[name].flags |= INTERN_NAME_USED;
-	if (atomic_load_explicit(&ksftm_case_stream, memory_order_relaxed))
-		return stream_record(cd, o);
-	cd->n_records++;
 	return 0;
+fail:
+	intern_truncate(&cd->strings, n_strings);
+	return ret;
 }
 
 int case_buffer_record(const struct obs_draft *d)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "intern.h"
 
 /*
@@ -73,41 +74,60 @@ static int rehash(struct intern *t, uint32_t nslots)
 	return 0;
 }
 
-int64_t intern_add(struct intern *t, const char *s, size_t len, uint64_t h)
+int64_t intern_add(struct intern *t, const char *s, size_t len, uint64_t h,
+		   atomic_size_t *budget, size_t limit)
 {
 	struct intern_entry *e;
 	uint32_t i;
 
-	if (len > UINT32_MAX / 2 || t->n >= UINT32_MAX / 4)
+	if (len > UINT32_MAX / 2 || t->n >= UINT32_MAX / 4 ||
+	    t->pool_len > UINT32_MAX - len - 1)
 		return -ENOMEM;
 	/* Keep the load factor under 1/2 so probes stay short. */
 	if (!t->slots || (t->n + 1) * 2 > t->mask + 1) {
-		if (rehash(t, t->slots ? (t->mask + 1) * 2 : 64))
+		uint32_t nslots = t->slots ? (t->mask + 1) * 2 : 64;
+		size_t more = (nslots - (t->slots ? t->mask + 1 : 0)) * sizeof(*t->slots);
+
+		if (budget_charge(budget, limit, more))
+			return -ENOBUFS;
+		if (rehash(t, nslots)) {
+			atomic_fetch_sub(budget, more);
 			return -ENOMEM;
+		}
 	}
 	if (t->n == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 32;
 
+		if (budget_charge(budget, limit, (cap - t->cap) * sizeof(*e)))
+			return -ENOBUFS;
 		e = realloc(t->entries, cap * sizeof(*e));
-		if (!e)
+		if (!e) {
+			atomic_fetch_sub(budget, (cap - t->cap) * sizeof(*e));
 			return -ENOMEM;
+		}
 		t->entries = e;
 		t->cap = cap;
 	}
 	if (t->pool_cap - t->pool_len < len + 1) {
-		size_t cap = t->pool_cap ? t->pool_cap : 1024;
+		size_t need = t->pool_len + len + 1, cap = t->pool_cap ? t->pool_cap : 1024;
 		char *p;
 
-		while (cap - t->pool_len < len + 1)
+		while (cap < need)
 			cap *= 2;
+		/* Near the cap, grow by just this string. */
+		if (budget_charge(budget, limit, cap - t->pool_cap)) {
+			cap = need;
+			if (budget_charge(budget, limit, cap - t->pool_cap))
+				return -ENOBUFS;
+		}
 		p = realloc(t->pool, cap);
-		if (!p)
+		if (!p) {
+			atomic_fetch_sub(budget, cap - t->pool_cap);
 			return -ENOMEM;
+		}
 		t->pool = p;
 		t->pool_cap = cap;
 	}
-	if (t->pool_len > UINT32_MAX - len - 1)
-		return -ENOMEM;
 	memcpy(t->pool + t->pool_len, s, len);
 	t->pool[t->pool_len + len] = '\0';
 	e = &t->entries[t->n];
@@ -120,6 +140,26 @@ int64_t intern_add(struct intern *t, const char *s, size_t len, uint64_t h)
 		;
 	t->slots[i] = ++t->n;
 	return t->n - 1;
+}
+
+void intern_truncate(struct intern *t, uint32_t n)
+{
+	uint32_t i;
+
+	/*
+	 * Newest first: every remaining entry was placed while the removed
+	 * one's slot was empty (a rehash re-inserts in id order too), so no
+	 * linear-probe chain passes through it and it can simply be emptied.
+	 */
+	while (t->n > n) {
+		const struct intern_entry *e = &t->entries[t->n - 1];
+
+		for (i = (uint32_t)e->hash & t->mask; t->slots[i] != t->n; i = (i + 1) & t->mask)
+			;
+		t->slots[i] = 0;
+		t->pool_len = e->off;
+		t->n--;
+	}
 }
 
 void intern_free(struct intern *t)

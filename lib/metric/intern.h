@@ -6,6 +6,7 @@
 #ifndef KSFTM_INTERN_H
 #define KSFTM_INTERN_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,8 +31,15 @@ struct intern {
 uint64_t intern_hash(const char *s, size_t *len);
 /* Id of @s, or -1 if absent. */
 int64_t intern_find(const struct intern *t, const char *s, size_t len, uint64_t h);
-/* Id of @s, inserting it (caller validated it); -ENOMEM on failure. */
-int64_t intern_add(struct intern *t, const char *s, size_t len, uint64_t h);
+/*
+ * Id of @s, inserting it (caller validated it). The table's growth is
+ * charged to @budget (the case's memory cap, like its records): -ENOBUFS
+ * when that would pass @limit, -ENOMEM on allocation failure.
+ */
+int64_t intern_add(struct intern *t, const char *s, size_t len, uint64_t h,
+		   atomic_size_t *budget, size_t limit);
+/* Forget the strings added after the first @n (a rejected record's). */
+void intern_truncate(struct intern *t, uint32_t n);
 void intern_free(struct intern *t);
 
 static inline const char *intern_str(const struct intern *t, uint32_t id)

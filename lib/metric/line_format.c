@@ -1,20 +1,90 @@
 /* Observation JSON: the exact bytes Python's json.dumps would print. */
+#include <math.h>
 #include <string.h>
 
 #include "float_repr.h"
 #include "json_text.h"
 #include "line_format.h"
 
+/*
+ * CPython's round(x, 6): the exact binary value of @x rounded half to even
+ * at the sixth decimal, then the double nearest to that decimal. Integer
+ * arithmetic only (this also runs in the fatal-signal flush). Exact for
+ * |x| < 2^53 microseconds; the library's times are far below that.
+ */
+double round6(double x)
+{
+	uint64_t bits, m, a, b, hi, lo, q, rh, halfh;
+	int exp, s, above, tie;
+	double r;
+
+	if (x == 0 || !isfinite(x))
+		return x;
+	memcpy(&bits, &x, sizeof(bits));
+	exp = (int)(bits >> 52 & 0x7ff);
+	m = bits & ((UINT64_C(1) << 52) - 1);
+	if (exp)
+		m |= UINT64_C(1) << 52;
+	s = exp ? 1075 - exp : 1074;	/* |x| = m * 2^-s */
+	if (s <= 0)
+		return x;	/* an integer already */
+	/* P = m * 10^6 (< 2^73) as hi:lo, then q = P >> s and its remainder. */
+	a = (m >> 32) * 1000000u;
+	b = (m & 0xffffffffu) * 1000000u;
+	lo = (a << 32) + b;
+	hi = (a >> 32) + (lo < b);
+	if (s < 64) {
+		uint64_t rem = lo & ((UINT64_C(1) << s) - 1), half = UINT64_C(1) << (s - 1);
+
+		q = (hi << (64 - s)) | (lo >> s);
+		above = rem > half;
+		tie = rem == half;
+	} else if (s < 128) {
+		q = s == 64 ? hi : hi >> (s - 64);
+		rh = s == 64 ? 0 : hi & ((UINT64_C(1) << (s - 64)) - 1);
+		halfh = s == 64 ? 0 : UINT64_C(1) << (s - 65);
+		if (s == 64) {
+			above = lo > UINT64_C(1) << 63;
+			tie = lo == UINT64_C(1) << 63;
+		} else {
+			above = rh > halfh || (rh == halfh && lo);
+			tie = rh == halfh && !lo;
+		}
+	} else {
+		q = 0;
+		above = tie = 0;	/* P < 2^73 <= 2^(s-1) */
+	}
+	if (above || (tie && (q & 1)))
+		q++;
+	/* Both operands exact: IEEE division gives the nearest double. */
+	r = (double)q / 1e6;
+	return x < 0 ? -r : r;
+}
+
+/*
+ * time.monotonic() as CPython computes it from the CLOCK_MONOTONIC
+ * nanosecond count ((Py|_Py)Time_AsSecondsDouble in current CPython,
+ * 3.11 here): whole seconds are converted as an integer, anything else as
+ * the count converted to double, then divided by 1e9. The two differ once
+ * the count passes 2^53 ns (104 days of uptime).
+ */
+static double monotonic_seconds(uint64_t ns)
+{
+	if (ns % 1000000000u == 0)
+		return (double)(ns / 1000000000u);
+	return (double)ns / 1e9;
+}
+
 double obs_time_seconds(uint64_t t_ns, uint64_t start_ns)
 {
-	uint64_t ns = t_ns > start_ns ? t_ns - start_ns : 0;
-	uint64_t us = ns / 1000, rem = ns % 1000;
+	/*
+	 * Exactly the reference's round(time.monotonic() - start, 6): two
+	 * doubles subtracted, then rounded. Rounding the exact nanosecond
+	 * difference instead differs at half-microsecond ties.
+	 */
+	double now = monotonic_seconds(t_ns), start = monotonic_seconds(start_ns);
 
-	/* Python's round(x, 6) rounds the exact value half to even. */
-	if (rem > 500 || (rem == 500 && (us & 1)))
-		us++;
-	/* A correctly rounded division: the double nearest to us * 1e-6. */
-	return (double)us / 1e6;
+	return round6(now > start ? now - start : 0.0);
 }
 
 static void add_int(struct strbuf *sb, int64_t v)

@@ -12,7 +12,12 @@
 void obs_format(struct strbuf *sb, const struct case_data *cd,
 		const struct obs *o, uint64_t start_ns);
 
-/* Seconds since @start_ns rounded to 6 decimals (half to even), as a double. */
+/*
+ * Seconds since @start_ns rounded to 6 decimals, bit for bit as the
+ * reference's round(time.monotonic() - start, 6) computes it.
+ */
 double obs_time_seconds(uint64_t t_ns, uint64_t start_ns);
+/* Python's round(@x, 6) (exact value, half to even; nearest double). */
+double round6(double x);
 
 #endif

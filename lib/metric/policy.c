@@ -10,6 +10,7 @@
 #include "errmsg.h"
 #include "float_repr.h"
 #include "json_text.h"
+#include "opts_size.h"
 #include "policy.h"
 
 static const char *const summaries[] = {
@@ -174,15 +175,25 @@ static int check_display(const char *name, const struct ksft_metric_policy *in,
 int policy_from_struct(const char *name, const struct ksft_metric_policy *in,
 		       struct policy *out)
 {
-	struct ksft_metric_policy defaults = KSFT_METRIC_POLICY_INIT;
+	struct ksft_metric_policy copy = KSFT_METRIC_POLICY_INIT;
+	size_t user_sz;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (!in)
-		in = &defaults;
-	if (in->sz < sizeof(*in))
-		return ksftm_fail(EINVAL, "metric %s: policy size %zu is smaller than this library's %zu; initialise it with KSFT_METRIC_POLICY_INIT",
-				  name, in->sz, sizeof(*in));
+	/* From here on only the copy is read: the caller's may be shorter. */
+	if (in) {
+		switch (ksftm_opts_copy(&copy, sizeof(copy), in, &user_sz)) {
+		case KSFTM_OPTS_BAD_SIZE:
+			return ksftm_fail(EINVAL, "metric %s: policy sz %zu is not a struct size; initialise it with KSFT_METRIC_POLICY_INIT",
+					  name, user_sz);
+		case KSFTM_OPTS_UNKNOWN:
+			return ksftm_fail(EINVAL, "metric %s: policy has non-zero fields this library does not know (sz %zu > %zu)",
+					  name, user_sz, sizeof(copy));
+		default:
+			break;
+		}
+	}
+	in = &copy;
 	ret = pick(name, "summarize", in->summarize ? in->summarize : "total",
 		   summaries, &out->summarize);
 	if (!ret && in->transform)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "opts_size.h"
 #include "rp_baseline.h"
 #include "rp_compare.h"
 
@@ -473,6 +474,7 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 			   struct ksft_metric_report_comparison **out)
 {
 	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
+	size_t user_sz;
 	struct ksft_metric_report_comparison *c;
 	struct scratch sc;
 	struct bindex ix;
@@ -481,11 +483,15 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 
 	if (!cur || !base || !out)
 		return ksftm_fail(EINVAL, "ksft_metric_report_compare: NULL argument");
-	if (opts) {
-		if (opts->sz < sizeof(size_t))
-			return ksftm_fail(EINVAL, "ksft_metric_report_compare_opts.sz is not set");
-		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
-		o.sz = sizeof(o);
+	switch (opts ? ksftm_opts_copy(&o, sizeof(o), opts, &user_sz) : KSFTM_OPTS_OK) {
+	case KSFTM_OPTS_BAD_SIZE:
+		return ksftm_fail(EINVAL, "ksft_metric_report_compare_opts.sz %zu is not set or not a struct size",
+				  user_sz);
+	case KSFTM_OPTS_UNKNOWN:
+		return ksftm_fail(EINVAL, "ksft_metric_report_compare_opts has non-zero fields this library does not know (sz %zu > %zu)",
+				  user_sz, sizeof(o));
+	default:
+		break;
 	}
 	if (isnan(o.tolerance_pct) || isnan(o.alpha) || o.alpha < 0 || o.alpha > 1)
 		return ksftm_fail(EINVAL, "tolerance must be a number; alpha within [0, 1]");

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "opts_size.h"
 #include "rp.h"
 
 #define CHUNK (256u << 10)
@@ -29,12 +30,23 @@ KSFT_METRIC_REPORT_API void ksft_metric_report_text_free(char *text)
 KSFT_METRIC_REPORT_API struct ksft_metric_report *
 ksft_metric_report_new(const struct ksft_metric_report_opts *opts)
 {
+	struct ksft_metric_report_opts o = KSFT_METRIC_REPORT_OPTS_INIT;
 	struct ksft_metric_report *r;
+	size_t user_sz;
 
-	if (opts && opts->sz < sizeof(size_t)) {
-		ksftm_fail(EINVAL, "ksft_metric_report_opts.sz is not set");
+	switch (opts ? ksftm_opts_copy(&o, sizeof(o), opts, &user_sz) : KSFTM_OPTS_OK) {
+	case KSFTM_OPTS_BAD_SIZE:
+		ksftm_fail(EINVAL, "ksft_metric_report_opts.sz %zu is not set or not a struct size",
+			   user_sz);
 		errno = EINVAL;
 		return NULL;
+	case KSFTM_OPTS_UNKNOWN:
+		ksftm_fail(EINVAL, "ksft_metric_report_opts has non-zero fields this library does not know (sz %zu > %zu)",
+			   user_sz, sizeof(o));
+		errno = EINVAL;
+		return NULL;
+	default:
+		break;
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r || rp_htab_init(&r->final_tab)) {
@@ -45,12 +57,10 @@ ksft_metric_report_new(const struct ksft_metric_report_opts *opts)
 	}
 	r->max_line = RP_DEFAULT_MAX_LINE;
 	r->max_warnings = RP_DEFAULT_MAX_WARNINGS;
-	if (opts && opts->sz >= offsetof(struct ksft_metric_report_opts, max_line) +
-	    sizeof(size_t) && opts->max_line)
-		r->max_line = opts->max_line;
-	if (opts && opts->sz >= offsetof(struct ksft_metric_report_opts, max_warnings) +
-	    sizeof(size_t) && opts->max_warnings)
-		r->max_warnings = opts->max_warnings;
+	if (o.max_line)
+		r->max_line = o.max_line;
+	if (o.max_warnings)
+		r->max_warnings = o.max_warnings;
 	return r;
 }
 

@@ -24,6 +24,14 @@ expect_re='^# ktap-metric-json: \{"host":"local","name":"throughput","shape":"sc
 # The program must really use the installed shared library.
 LD_LIBRARY_PATH="$libdir" ldd "$prefix/consumer" | grep -q "$libdir/libksftmetric.so.0" ||
 	{ echo "consumer did not link the installed libksftmetric.so.0"; exit 1; }
+# Static linking with what `pkg-config --static` says (Libs.private and
+# Requires.private must name everything the archive needs).
+archive=$(find "$prefix" -name libksftmetric.a | head -n1)
+[ -n "$archive" ] || { echo "libksftmetric.a was not installed"; exit 1; }
+static_libs=$(pkg-config --static --libs ksftmetric | sed 's/-lksftmetric\b//')
+cc $cflags -o "$prefix/consumer-static" "$consumer" "$archive" $static_libs
+out=$("$prefix/consumer-static")
+[ "$(echo "$out" | head -n1 | grep -cE "$expect_re")" = 1 ] || { echo "static: unexpected metric line"; exit 1; }
 echo "pkgconfig consumer: ok"
 
 # The report engine, through its own pkg-config file and library only.

@@ -393,6 +393,16 @@ START_TEST(test_bad_options)
 	ck_assert_int_eq(ksft_sysmon_stop(start_ok(&big[0])), 0);	/* zero tail: fine */
 	((unsigned char *)big)[sizeof(big) - 1] = 1;
 	assert_start_fails(&big[0], EINVAL, "opts has unknown non-zero fields");
+	/* An older caller's struct without remote_timeout_ms: the garbage past
+	 * its sz is never read. */
+	big[0] = (struct ksft_sysmon_opts)KSFT_SYSMON_OPTS_INIT;
+	big[0].sz = offsetof(struct ksft_sysmon_opts, remote_timeout_ms);
+	big[0].root = root;
+	big[0].interval = 3600;
+	big[0].remote_timeout_ms = -5;
+	ck_assert_int_eq(ksft_sysmon_stop(start_ok(&big[0])), 0);
+	big[0].sz = 5;
+	assert_start_fails(&big[0], EINVAL, "not a struct size");
 	sm_root_stat(root, "bad_nonnumeric");
 	o.sz = sizeof(o);
 	o.root = root;
