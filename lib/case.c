@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ksftmetric/metric.h>
 
@@ -22,6 +23,8 @@ _Atomic uint64_t ksftm_case_start;
 atomic_int ksftm_case_stream;
 static atomic_int stream_setting;	/* ksft_metric_set_stream() */
 atomic_size_t ksftm_buffer_limit = KSFT_METRIC_DEFAULT_BUFFER_LIMIT;
+/* The process that opened the case: only it may flush or mark it. */
+atomic_int ksftm_case_owner;
 
 /* All under ksftm_case_lock. */
 static uint64_t case_start_ns;
@@ -82,6 +85,9 @@ KSFT_METRIC_API int ksft_metric_case_begin(void)
 
 	case_abort_install();
 	pthread_mutex_lock(&ksftm_case_lock);
+	/* A case inherited without our fork handlers (raw clone) is not ours. */
+	if (atomic_load(&ksftm_case_open) && atomic_load(&ksftm_case_owner) != getpid())
+		atomic_store(&ksftm_case_open, 0);
 	if (atomic_load(&ksftm_case_open)) {
 		pthread_mutex_unlock(&ksftm_case_lock);
 		return ksftm_fail(EBUSY, "a test case is already open; end it first");
@@ -98,6 +104,7 @@ KSFT_METRIC_API int ksft_metric_case_begin(void)
 	atomic_store(&ksftm_case_stream, stream_wanted());
 	case_start_ns = ksftm_now_ns();
 	atomic_store(&ksftm_case_start, case_start_ns);
+	atomic_store(&ksftm_case_owner, getpid());
 	atomic_store_explicit(&ksftm_case_open, 1, memory_order_release);
 	pthread_mutex_unlock(&ksftm_case_lock);
 	return 0;
@@ -115,7 +122,7 @@ int case_close_into(struct closed_case *cc, struct case_data **emergency, size_t
 	memset(cc, 0, sizeof(*cc));
 	if (ksftm_lock(&ksftm_case_lock))
 		return ksftm_fail(EDEADLK, "the test case is busy in another thread");
-	if (!atomic_load(&ksftm_case_open)) {
+	if (!atomic_load(&ksftm_case_open) || atomic_load(&ksftm_case_owner) != getpid()) {
 		pthread_mutex_unlock(&ksftm_case_lock);
 		return ksftm_fail(EPERM, "no test case is open");
 	}
@@ -140,6 +147,38 @@ int case_close_into(struct closed_case *cc, struct case_data **emergency, size_t
 		return ksftm_fail(ENOMEM, "out of memory ending the test case; its metrics are lost");
 	}
 	return 0;
+}
+
+/*
+ * fork(): every library lock is taken, in lock order (case, thread
+ * buffers, sink), so the child never inherits one held by a thread it
+ * does not have. The child does not inherit the open case either: it
+ * belongs to the parent, which flushes it; the child may open its own.
+ */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&ksftm_case_lock);
+	case_buffer_lock_all();
+	sink_lock_for_fork();
+}
+
+static void fork_parent(void)
+{
+	sink_unlock_after_fork();
+	case_buffer_unlock_all();
+	pthread_mutex_unlock(&ksftm_case_lock);
+}
+
+static void fork_child(void)
+{
+	atomic_store(&ksftm_case_open, 0);
+	fork_parent();
+}
+
+/* At load, not at first use: a lock can be taken before any case begins. */
+__attribute__((constructor)) static void fork_handlers_install(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 KSFT_METRIC_API int ksft_metric_case_end(void)

@@ -4,6 +4,7 @@
 
 #include <ksftmetric/metric.h>
 
+#include "case_state.h"
 #include "errmsg.h"
 
 static __thread char errmsg[512];
@@ -12,6 +13,9 @@ int ksftm_fail(int err, const char *fmt, ...)
 {
 	va_list ap;
 
+	/* vsnprintf() is not async-signal-safe: the signal path keeps only -err. */
+	if (ksftm_emergency)
+		return -err;
 	va_start(ap, fmt);
 	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
 	va_end(ap);

@@ -11,4 +11,8 @@ size_t sink_prefix_copy(char *buf, size_t size);
 /* Write @len bytes of whole '\n'-terminated lines; 0 or -errno (message set). */
 int sink_write(const char *buf, size_t len);
 
+/* fork handlers: hold the sink lock across fork(). */
+void sink_lock_for_fork(void);
+void sink_unlock_after_fork(void);
+
 #endif
