@@ -243,9 +243,12 @@ static void body_fork_under_churn(int fd)
 			must(ksft_metric_case_begin() == 0, 12);
 			must(ksft_metric_int("child", "scalar", i, NULL, 0) == 0, 13);
 			must(ksft_metric_case_end() == 1, 14);
-			must(ksft_metric_case_begin() == 0, 15);
-			must(ksft_metric_int("child", "scalar", i, NULL, 0) == 0, 16);
-			exit(0);	/* the exit hook flushes the second case */
+			/*
+			 * _exit(): what the churning thread had in hand at
+			 * fork() is, in the child, memory of a thread that
+			 * does not exist (LeakSanitizer would say so at exit).
+			 */
+			_exit(0);
 		}
 		must(waitpid(pid, &status, 0) == pid, 4);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
