@@ -172,6 +172,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	atomic_store(&ksftm_case_open, 0);
+	atomic_store(&reporting, 0);
 	fork_parent();
 }
 
