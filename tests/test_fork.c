@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -323,6 +324,53 @@ static void body_stream_busy(int fd)
 	_exit(7);
 }
 
+/* Set just before the producer raises its fatal signal. */
+static volatile sig_atomic_t in_signal_path;
+
+/*
+ * Interposed over libc's for this binary (the library is linked in
+ * statically): strerror() is not async-signal-safe, so the signal path
+ * must never call it, not even when its write fails.
+ */
+char *strerror(int err)
+{
+	static char *(*real)(int);
+
+	if (in_signal_path)
+		_exit(42);
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "strerror");
+	return real(err);
+}
+
+static void body_sink_fails(int fd)
+{
+	int p[2];
+
+	(void)fd;
+	must(pipe(p) == 0, 1);
+	close(p[0]);		/* every write is EPIPE */
+	must(ksft_metric_set_output_fd(p[1]) == 0, 2);
+	open_case_x();
+	in_signal_path = 1;
+	raise(SIGTERM);
+	_exit(7);
+}
+
+START_TEST(test_signal_write_error_stays_safe)
+{
+	int status;
+	char *out = run_producer(body_sink_fails, &status);
+
+	/* 42: strerror() ran in the handler. Dies of SIGTERM, not SIGPIPE. */
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+		      "exit %d, signal %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		      WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+}
+END_TEST
+
 START_TEST(test_signal_skips_busy_stream)
 {
 	int status;
@@ -350,6 +398,7 @@ Suite *make_suite(void)
 	tc = tcase_create("signal_path");
 	tcase_add_test(tc, test_signal_drops_long_line_whole);
 	tcase_add_test(tc, test_signal_skips_busy_stream);
+	tcase_add_test(tc, test_signal_write_error_stays_safe);
 	suite_add_tcase(s, tc);
 	return s;
 }
