@@ -45,6 +45,13 @@ def check_synthetic(ksft_metric):
     s = by_name(report(ksft_metric, log)[0])
     assert s["a"]["case"] == "first" and s["a"]["status"] == "pass", s["a"]
     assert s["b"]["status"] == "skip" and "abort" not in s["b"], s["b"]
+    # Nested by run_kselftest.sh: one more "# " on each line.
+    nested = ("TAP version 13\n1..1\n# selftests: dev: dev_test\n" +
+              "".join("# " + line + "\n" for line in log.splitlines()) +
+              "ok 1 selftests: dev: dev_test # SKIP\n")
+    s = by_name(report(ksft_metric, nested)[0])
+    assert s["b"]["status"] == "skip" and "abort" not in s["b"], s["b"]
+    assert s["b"]["path"] == ["selftests: dev: dev_test"], s["b"]
     # Any other exit: no result line of its own, so incomplete, as before.
     for status in ("0", "1"):
         s = by_name(report(ksft_metric, log.replace('"status":4', '"status":' + status))[0])
