@@ -4,7 +4,7 @@
  * the buffered lines are written, followed by
  *   <prefix>ktap-metric-abort-json: {"reason":"SIGTERM"}
  * which consumers read as "this case ended abnormally" (at exit() the
- * line also carries the exit status, see on_exit_flush()). Only the process
+ * line also carries the exit status, see exit_flush()). Only the process
  * that opened the case does this: a forked child never flushes or marks
  * its parent's case. Handlers are only installed where the disposition is
  * still the default: a test's own handler is never replaced. The signal

@@ -62,6 +62,10 @@ def check_synthetic(ksft_metric):
     # A SKIP in an earlier document does not take them either.
     s = by_name(report(ksft_metric, log.replace("# Totals", "TAP version 13\n# Totals"))[0])
     assert s["b"]["status"] == "incomplete", s["b"]
+    # Lines the signal path had to leave out are reported.
+    _, warnings = report(ksft_metric, log.replace('"reason":"exit","status":4',
+                                                  '"dropped":2,"reason":"SIGTERM"'))
+    assert "2 metric lines were too long" in warnings, warnings
     print("synthetic logs: ok")
 
 
