@@ -155,8 +155,20 @@ int case_close_into(struct closed_case *cc, struct case_data **emergency, size_t
  * does not have. The child does not inherit the open case either: it
  * belongs to the parent, which flushes it; the child may open its own.
  */
+static __thread int fork_in_callback;
+
 static void fork_prepare(void)
 {
+	/*
+	 * fork() from the user's output callback: this thread already holds
+	 * the sink lock (and maybe the case lock and its own buffer's), so
+	 * taking them would hang. It continues in the child and releases
+	 * them there; another thread's buffer may stay locked in that child,
+	 * which should only exec or _exit (README, Threads).
+	 */
+	fork_in_callback = sink_in_callback();
+	if (fork_in_callback)
+		return;
 	pthread_mutex_lock(&ksftm_case_lock);
 	case_buffer_lock_all();
 	sink_lock_for_fork();
@@ -164,6 +176,8 @@ static void fork_prepare(void)
 
 static void fork_parent(void)
 {
+	if (fork_in_callback)
+		return;
 	sink_unlock_after_fork();
 	case_buffer_unlock_all();
 	pthread_mutex_unlock(&ksftm_case_lock);

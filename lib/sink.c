@@ -31,6 +31,7 @@ static int sink_fd = -1;
 static ksft_metric_sink_fn sink_fn;
 static void *sink_ctx;
 static char *prefix;		/* NULL: "# " */
+static __thread int in_callback;	/* this thread runs the user's callback */
 
 char *sink_prefix_dup(size_t *len)
 {
@@ -182,7 +183,11 @@ static int write_callback(const char *buf, size_t len)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		int ret = sink_fn(p, n, sink_ctx);
+		int ret;
+
+		in_callback = 1;
+		ret = sink_fn(p, n, sink_ctx);
+		in_callback = 0;
 
 		if (ret)
 			return ret < 0 ? -ret : EIO;
@@ -277,6 +282,11 @@ KSFT_METRIC_API int ksft_metric_set_prefix(const char *p)
 	prefix = copy;
 	pthread_mutex_unlock(&sink_lock);
 	return 0;
+}
+
+int sink_in_callback(void)
+{
+	return in_callback;
 }
 
 void sink_lock_for_fork(void)
