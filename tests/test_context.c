@@ -215,6 +215,28 @@ START_TEST(test_off_by_default)
 }
 END_TEST
 
+START_TEST(test_env_emits_once)
+{
+	struct pu_lines l = { 0 };
+	size_t i;
+
+	use_kconfig("");
+	setenv("KSFTMETRIC_CONTEXT", "1", 1);
+	pu_assert_ok(ksft_metric_set_output_callback(pu_collect_cb, &l));
+	for (i = 0; i < 3; i++) {
+		pu_begin();
+		pu_assert_ok(ksft_metric_int("m", "scalar", 1, NULL, 0));
+		ck_assert_int_eq(ksft_metric_case_end(), 1);
+	}
+	unsetenv("KSFTMETRIC_CONTEXT");
+	ck_assert_uint_eq(l.n, 4);
+	ck_assert_msg(strstr(l.v[0], "ktap-metric-context-json: {"), "%s", l.v[0]);
+	for (i = 1; i < l.n; i++)
+		ck_assert_msg(strstr(l.v[i], "ktap-metric-json: "), "%s", l.v[i]);
+	pu_lines_free(&l);
+}
+END_TEST
+
 START_TEST(test_perf_check)
 {
 	char reason[256];
@@ -265,6 +287,7 @@ Suite *make_suite(void)
 	suite_add_tcase(s, tc("rejects", test_rejects));
 	suite_add_tcase(s, tc("emit_through_sink", test_emit_through_sink));
 	suite_add_tcase(s, tc("off_by_default", test_off_by_default));
+	suite_add_tcase(s, tc("env_emits_once", test_env_emits_once));
 	suite_add_tcase(s, tc("perf_check", test_perf_check));
 	return s;
 }

@@ -106,7 +106,7 @@ START_TEST(test_exit_flushes)
 	char *out = run_child(DIE_EXIT, 0, &status);
 
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	expect_output(out, "# ktap-metric-abort-json: {\"reason\":\"exit\"}\n");
+	expect_output(out, "# ktap-metric-abort-json: {\"reason\":\"exit\",\"status\":0}\n");
 }
 END_TEST
 

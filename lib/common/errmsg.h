@@ -6,6 +6,12 @@
 int ksftm_fail(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Nonzero while this thread runs the producer's fatal-signal flush: no
+ * vsnprintf() then (not async-signal-safe), ksftm_fail() keeps only -err.
+ */
+extern __thread int ksftm_emergency;
+
 /* The calling thread's last message ("" if none). */
 const char *ksftm_errmsg(void);
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ksftmetric/metric.h>
 
@@ -14,6 +15,7 @@
 #include "errmsg.h"
 #include "json_text.h"
 #include "observation.h"
+#include "run_context.h"
 #include "sink.h"
 
 pthread_mutex_t ksftm_case_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -23,6 +25,8 @@ _Atomic uint64_t ksftm_case_start;
 atomic_int ksftm_case_stream;
 static atomic_int stream_setting;	/* ksft_metric_set_stream() */
 atomic_size_t ksftm_buffer_limit = KSFT_METRIC_DEFAULT_BUFFER_LIMIT;
+/* The process that opened the case: only it may flush or mark it. */
+atomic_int ksftm_case_owner;
 
 /* All under ksftm_case_lock. */
 static uint64_t case_start_ns;
@@ -82,7 +86,14 @@ KSFT_METRIC_API int ksft_metric_case_begin(void)
 	size_t n, i;
 
 	case_abort_install();
+	/* KSFTMETRIC_CONTEXT=1: the run's context line, once, before the
+	 * first case's lines (outside every case). Best effort: a sink that
+	 * cannot be written fails the case's own lines at its end anyway. */
+	(void)run_context_emit_from_env();
 	pthread_mutex_lock(&ksftm_case_lock);
+	/* A case inherited without our fork handlers (raw clone) is not ours. */
+	if (atomic_load(&ksftm_case_open) && atomic_load(&ksftm_case_owner) != getpid())
+		atomic_store(&ksftm_case_open, 0);
 	if (atomic_load(&ksftm_case_open)) {
 		pthread_mutex_unlock(&ksftm_case_lock);
 		return ksftm_fail(EBUSY, "a test case is already open; end it first");
@@ -99,6 +110,7 @@ KSFT_METRIC_API int ksft_metric_case_begin(void)
 	atomic_store(&ksftm_case_stream, stream_wanted());
 	case_start_ns = ksftm_now_ns();
 	atomic_store(&ksftm_case_start, case_start_ns);
+	atomic_store(&ksftm_case_owner, getpid());
 	atomic_store_explicit(&ksftm_case_open, 1, memory_order_release);
 	pthread_mutex_unlock(&ksftm_case_lock);
 	return 0;
@@ -116,7 +128,7 @@ int case_close_into(struct closed_case *cc, struct case_data **emergency, size_t
 	memset(cc, 0, sizeof(*cc));
 	if (ksftm_lock(&ksftm_case_lock))
 		return ksftm_fail(EDEADLK, "the test case is busy in another thread");
-	if (!atomic_load(&ksftm_case_open)) {
+	if (!atomic_load(&ksftm_case_open) || atomic_load(&ksftm_case_owner) != getpid()) {
 		pthread_mutex_unlock(&ksftm_case_lock);
 		return ksftm_fail(EPERM, "no test case is open");
 	}
@@ -141,6 +153,55 @@ int case_close_into(struct closed_case *cc, struct case_data **emergency, size_t
 		return ksftm_fail(ENOMEM, "out of memory ending the test case; its metrics are lost");
 	}
 	return 0;
+}
+
+/*
+ * fork(): every library lock is taken, in lock order (run context, case,
+ * thread buffers, sink), so the child never inherits one held by a thread it
+ * does not have. The child does not inherit the open case either: it
+ * belongs to the parent, which flushes it; the child may open its own.
+ */
+static __thread int fork_in_callback;
+
+static void fork_prepare(void)
+{
+	/*
+	 * fork() from the user's output callback: this thread already holds
+	 * the sink lock (and maybe the case lock and its own buffer's), so
+	 * taking them would hang. It continues in the child and releases
+	 * them there; another thread's buffer may stay locked in that child,
+	 * which should only exec or _exit (README, Threads).
+	 */
+	fork_in_callback = sink_in_callback();
+	if (fork_in_callback)
+		return;
+	run_context_atfork_prepare();	/* never held with another lock */
+	pthread_mutex_lock(&ksftm_case_lock);
+	case_buffer_lock_all();
+	sink_lock_for_fork();
+}
+
+static void fork_parent(void)
+{
+	if (fork_in_callback)
+		return;
+	sink_unlock_after_fork();
+	case_buffer_unlock_all();
+	pthread_mutex_unlock(&ksftm_case_lock);
+	run_context_atfork_release();
+}
+
+static void fork_child(void)
+{
+	atomic_store(&ksftm_case_open, 0);
+	atomic_store(&reporting, 0);
+	fork_parent();
+}
+
+/* At load, not at first use: a lock can be taken before any case begins. */
+__attribute__((constructor)) static void fork_handlers_install(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 KSFT_METRIC_API int ksft_metric_case_end(void)

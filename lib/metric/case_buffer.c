@@ -33,7 +33,6 @@ static pthread_once_t tbuf_once = PTHREAD_ONCE_INIT;
 static struct tbuf *tbuf_list;
 static unsigned tbuf_next_idx;
 
-__thread int ksftm_emergency;
 
 int ksftm_lock(pthread_mutex_t *m)
 {
@@ -69,29 +68,26 @@ static void tbuf_thread_exit(void *p)
 	pthread_mutex_unlock(&tb->lock);
 }
 
-/* fork() while another thread holds a buffer lock must not deadlock the child. */
-static void atfork_prepare(void)
+/* fork handlers (case.c), under ksftm_case_lock. */
+void case_buffer_lock_all(void)
 {
 	struct tbuf *tb;
 
-	pthread_mutex_lock(&ksftm_case_lock);
 	for (tb = tbuf_list; tb; tb = tb->next)
 		pthread_mutex_lock(&tb->lock);
 }
 
-static void atfork_release(void)
+void case_buffer_unlock_all(void)
 {
 	struct tbuf *tb;
 
 	for (tb = tbuf_list; tb; tb = tb->next)
 		pthread_mutex_unlock(&tb->lock);
-	pthread_mutex_unlock(&ksftm_case_lock);
 }
 
 static void tbuf_init_once(void)
 {
 	pthread_key_create(&tbuf_key, tbuf_thread_exit);
-	pthread_atfork(atfork_prepare, atfork_release, atfork_release);
 }
 
 static struct tbuf *tbuf_get(void)

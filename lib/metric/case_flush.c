@@ -22,10 +22,13 @@ struct emitter {
 	int err;
 	const char *prefix;
 	size_t prefix_len;
+	size_t line_start;	/* offset of the line being formatted */
+	size_t dropped;		/* lines too long for fixed storage */
 };
 
 static void line_begin(struct emitter *e, const char *tag, size_t tag_len)
 {
+	e->line_start = e->sb.len;
 	strbuf_add(&e->sb, e->prefix, e->prefix_len);
 	strbuf_add(&e->sb, tag, tag_len);
 }
@@ -45,6 +48,13 @@ static void flush_batch(struct emitter *e)
 static void line_end(struct emitter *e)
 {
 	strbuf_addc(&e->sb, '\n');
+	if (e->sb.oom && e->sb.fixed) {
+		/* Fixed storage (signal path): a line that does not fit is dropped whole. */
+		e->sb.len = e->line_start;
+		e->sb.oom = 0;
+		e->dropped++;
+		return;
+	}
 	e->lines++;
 	if (e->to_sink && e->sb.len >= BATCH_BYTES)
 		flush_batch(e);
@@ -150,7 +160,7 @@ static int observed(const struct closed_case *cc, const char *name)
 int case_stream_policy(const char *name, const void *policy)
 {
 	static const char tag[] = "ktap-metric-policy-json: ";
-	struct emitter e = { STRBUF_INIT, 1, 0, 0, NULL, 0 };
+	struct emitter e = { STRBUF_INIT, 1, 0, 0, NULL, 0, 0, 0 };
 	char *prefix = sink_prefix_dup(&e.prefix_len);
 
 	if (!prefix)
@@ -182,21 +192,22 @@ static void emit_policies(struct emitter *e, const struct closed_case *cc)
 }
 
 int case_flush_emergency(const struct closed_case *cc, char *buf, size_t size,
-			 void *cursors)
+			 void *cursors, size_t *dropped)
 {
 	static char prefix[256];
-	struct emitter e = { STRBUF_FIXED(buf, size), 1, 0, 0, prefix, 0 };
+	struct emitter e = { STRBUF_FIXED(buf, size), 1, 0, 0, prefix, 0, 0, 0 };
 
 	e.prefix_len = sink_prefix_copy(prefix, sizeof(prefix));
 	emit_policies(&e, cc);
 	emit_observations(&e, cc, cursors);
 	flush_batch(&e);
+	*dropped = e.dropped;
 	return e.err ? e.err : e.lines;
 }
 
 int case_flush(const struct closed_case *cc, char **out, size_t *out_len)
 {
-	struct emitter e = { STRBUF_INIT, !out, 0, 0, NULL, 0 };
+	struct emitter e = { STRBUF_INIT, !out, 0, 0, NULL, 0, 0, 0 };
 	char *prefix = sink_prefix_dup(&e.prefix_len);
 
 	if (!prefix)

@@ -35,9 +35,10 @@ int case_close_into(struct closed_case *cc, struct case_data **emergency, size_t
 /*
  * case_flush() for a signal handler: no allocation, lines staged in
  * @buf (@size bytes), thread cursors in @cursors (one per cc->n_data).
+ * A line too long for @buf is left out whole, counted in *@dropped.
  */
 int case_flush_emergency(const struct closed_case *cc, char *buf, size_t size,
-			 void *cursors);
+			 void *cursors, size_t *dropped);
 /* Size of one cursor for case_flush_emergency(). */
 size_t case_flush_cursor_size(void);
 void closed_case_free(struct closed_case *cc);

@@ -17,6 +17,8 @@
 extern pthread_mutex_t ksftm_case_lock;
 /* Nonzero while a case is open; read by recorders under their own lock. */
 extern atomic_int ksftm_case_open;
+/* getpid() of the process that opened the case (fork: a child's is not). */
+extern atomic_int ksftm_case_owner;
 /* Record bytes buffered by the open case, and the cap on them. */
 extern atomic_size_t ksftm_case_bytes;
 extern atomic_size_t ksftm_buffer_limit;
@@ -35,10 +37,11 @@ extern _Atomic uint64_t ksftm_case_start;
 extern atomic_int ksftm_case_stream;
 
 /*
- * Set while this thread runs the fatal-signal flush: locks are then only
- * tried (for about a second), since the interrupted code may hold them.
+ * ksftm_emergency (errmsg.h, common: ksftm_fail() checks it too) is set
+ * while this thread runs the fatal-signal flush: locks are then only tried
+ * (for about a second), since the interrupted code may hold them.
  */
-extern __thread int ksftm_emergency;
+#include "errmsg.h"
 
 /* Lock @m; 0, or -1 if in an emergency and it stayed held. */
 int ksftm_lock(pthread_mutex_t *m);
@@ -59,6 +62,9 @@ int case_buffer_steal(struct case_data ***out, size_t *n);
  */
 size_t case_buffer_take_emergency(struct case_data **v, size_t max);
 void case_data_free(struct case_data *cd);
+/* fork handlers: lock / unlock every thread buffer (case lock held). */
+void case_buffer_lock_all(void);
+void case_buffer_unlock_all(void);
 /* Write one policy line now (write-through mode). */
 int case_stream_policy(const char *name, const void *policy);
 /* Does @cd hold observations of metric @name? */

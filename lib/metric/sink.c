@@ -26,10 +26,12 @@ enum sink_kind { SINK_FILE, SINK_FD, SINK_CALLBACK };
 static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
 static enum sink_kind kind = SINK_FILE;
 static FILE *sink_file;		/* NULL: stdout */
+static int sink_file_fd = -1;	/* its descriptor, for the signal path */
 static int sink_fd = -1;
 static ksft_metric_sink_fn sink_fn;
 static void *sink_ctx;
 static char *prefix;		/* NULL: "# " */
+static __thread int in_callback;	/* this thread runs the user's callback */
 
 char *sink_prefix_dup(size_t *len)
 {
@@ -82,8 +84,19 @@ static void pipe_guard_end(struct pipe_guard *g, int err)
 	static const struct timespec zero;
 
 	/* Swallow the SIGPIPE our own write raised, and only that one. */
-	if (err == EPIPE && !g->was_pending)
-		sigtimedwait(&g->set, NULL, &zero);
+	if (err == EPIPE && !g->was_pending) {
+		if (ksftm_emergency) {
+			/* sigtimedwait() is not async-signal-safe; ignoring discards it. */
+			struct sigaction ign, old;
+
+			memset(&ign, 0, sizeof(ign));
+			ign.sa_handler = SIG_IGN;
+			if (!sigaction(SIGPIPE, &ign, &old))
+				sigaction(SIGPIPE, &old, NULL);
+		} else {
+			sigtimedwait(&g->set, NULL, &zero);
+		}
+	}
 	pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
 
@@ -130,23 +143,32 @@ static int write_fd_lines(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The fatal-signal path never touches stdio: the interrupted code may be
+ * inside this very stream (its lock is recursive, so even a try-lock
+ * would succeed), so its buffered bytes cannot be trusted and are left
+ * alone (the signal's default action drops them anyway). Our lines go
+ * to the stream's descriptor, remembered from the last ordinary write.
+ */
+static int write_file_emergency(FILE *f, const char *buf, size_t len)
+{
+	int fd = sink_file_fd;
+
+	if (fd < 0 && f == stdout)
+		fd = STDOUT_FILENO;
+	if (fd < 0)
+		return EBADF;
+	return write_fd_lines(fd, buf, len);
+}
+
 static int write_file(FILE *f, const char *buf, size_t len)
 {
 	int err = 0;
 
-	/*
-	 * In an emergency: write(2) only (stdio may allocate), after flushing
-	 * what the test itself printed, unless the interrupted code holds the
-	 * stream.
-	 */
-	if (ksftm_emergency) {
-		if (!ftrylockfile(f)) {
-			fflush_unlocked(f);
-			funlockfile(f);
-		}
-		return write_fd_lines(fileno(f), buf, len);
-	}
+	if (ksftm_emergency)
+		return write_file_emergency(f, buf, len);
 	flockfile(f);
+	sink_file_fd = fileno_unlocked(f);
 	clearerr_unlocked(f);
 	if (fwrite_unlocked(buf, 1, len, f) != len || fflush_unlocked(f))
 		err = errno ? errno : EIO;
@@ -161,7 +183,11 @@ static int write_callback(const char *buf, size_t len)
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		int ret = sink_fn(p, n, sink_ctx);
+		int ret;
+
+		in_callback = 1;
+		ret = sink_fn(p, n, sink_ctx);
+		in_callback = 0;
 
 		if (ret)
 			return ret < 0 ? -ret : EIO;
@@ -195,6 +221,8 @@ int sink_write(const char *buf, size_t len)
 		pipe_guard_end(&g, err);
 	}
 	pthread_mutex_unlock(&sink_lock);
+	if (err && ksftm_emergency)
+		return -err;	/* no strerror()/vsnprintf() in a signal handler */
 	if (err)
 		return ksftm_fail(err, "writing metric lines to the %s failed: %s",
 				  where, strerror(err));
@@ -208,6 +236,7 @@ KSFT_METRIC_API int ksft_metric_set_output_file(FILE *f)
 	pthread_mutex_lock(&sink_lock);
 	kind = SINK_FILE;
 	sink_file = f;
+	sink_file_fd = fileno(f);
 	pthread_mutex_unlock(&sink_lock);
 	return 0;
 }
@@ -253,4 +282,19 @@ KSFT_METRIC_API int ksft_metric_set_prefix(const char *p)
 	prefix = copy;
 	pthread_mutex_unlock(&sink_lock);
 	return 0;
+}
+
+int sink_in_callback(void)
+{
+	return in_callback;
+}
+
+void sink_lock_for_fork(void)
+{
+	pthread_mutex_lock(&sink_lock);
+}
+
+void sink_unlock_after_fork(void)
+{
+	pthread_mutex_unlock(&sink_lock);
 }

@@ -11,4 +11,10 @@ size_t sink_prefix_copy(char *buf, size_t size);
 /* Write @len bytes of whole '\n'-terminated lines; 0 or -errno (message set). */
 int sink_write(const char *buf, size_t len);
 
+/* Is this thread inside the user's output callback (holding the sink lock)? */
+int sink_in_callback(void);
+/* fork handlers: hold the sink lock across fork(). */
+void sink_lock_for_fork(void);
+void sink_unlock_after_fork(void);
+
 #endif

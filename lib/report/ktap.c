@@ -110,7 +110,10 @@ static void case_incomplete(struct rp_input *in, int d)
  * "ktap-metric-abort-json: {"reason":"SIGTERM"}": the producer's process
  * exited or died with the case at depth @d still open; the metric lines
  * it flushed just before belong to that case, kept as incomplete with
- * the reason.
+ * the reason. One exception: {"reason":"exit","status":4} is kselftest.h's
+ * ksft_exit_skip(), which prints the case's "ok N # SKIP" line and then
+ * exits with KSFT_SKIP: lines flushed at that exit, right after a SKIP
+ * result at their depth, are that case's.
  */
 static void abort_line(struct rp_input *in, int d, const char *p,
 		       const char *end)
@@ -118,6 +121,11 @@ static void abort_line(struct rp_input *in, int d, const char *p,
 	struct rp_node *n = in->pending[d];
 	json_t *j = json_loadb(p, (size_t)(end - p), 0, NULL);
 	json_t *why = json_object_get(j, "reason");
+	json_t *status = json_object_get(j, "status");
+	json_t *dropped = json_object_get(j, "dropped");
+	long long n_dropped = json_is_integer(dropped) ? json_integer_value(dropped) : 0;
+	int skip_exit = json_is_string(why) && !strcmp(json_string_value(why), "exit") &&
+			json_is_integer(status) && json_integer_value(status) == 4;
 	const char *reason;
 
 	/* Kept as text (controls and bad UTF-8 replaced); "unknown" if absent. */
@@ -129,9 +137,23 @@ static void abort_line(struct rp_input *in, int d, const char *p,
 		in->oom = 1;
 		return;
 	}
+	if (n_dropped > 0)
+		rp_warn(in->r, in->file, in->lineno,
+			"%lld metric lines were too long to write when the test case ended abnormally (%s)",
+			n_dropped, reason);
 	if (!n) {
 		rp_warn(in->r, in->file, in->lineno,
 			"test case ended abnormally (%s) with no metric lines", reason);
+		return;
+	}
+	if (skip_exit && in->last_skip[d]) {
+		/* ksft_exit_skip(): the case's lines, after its own result line. */
+		if (rp_name_node(in, n, in->last_skip[d], strlen(in->last_skip[d]),
+				 RP_ST_SKIP))
+			return;
+		free(in->last_skip[d]);
+		in->last_skip[d] = NULL;
+		in->pending[d] = NULL;
 		return;
 	}
 	rp_warn(in->r, in->file, in->lineno,
@@ -140,6 +162,19 @@ static void abort_line(struct rp_input *in, int d, const char *p,
 	rp_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
 	n->abort = reason;
 	in->pending[d] = NULL;
+}
+
+/* Remember a SKIP result at depth @d (see abort_line()). */
+static void note_result(struct rp_input *in, int d, const char *desc,
+			size_t len, int st)
+{
+	free(in->last_skip[d]);
+	in->last_skip[d] = NULL;
+	if (st != RP_ST_SKIP)
+		return;
+	in->last_skip[d] = rp_text_dup(desc, len);
+	if (!in->last_skip[d])
+		in->oom = 1;
 }
 
 static void group_unfinished(struct rp_input *in, int d)
@@ -170,6 +205,8 @@ static void close_below(struct rp_input *in, int d)
 	int k;
 
 	for (k = RP_MAX_DEPTH - 1; k > d; k--) {
+		free(in->last_skip[k]);
+		in->last_skip[k] = NULL;
 		case_incomplete(in, k);
 		if (k > d + 1)
 			group_unfinished(in, k);
@@ -267,6 +304,7 @@ static int result_line(struct rp_input *in, int d, const char *p,
 	while (dend > desc && (dend[-1] == ' ' || dend[-1] == '\t'))
 		dend--;
 	close_below(in, d);
+	note_result(in, d, desc, (size_t)(dend - desc), st);
 	if (d + 1 < RP_MAX_DEPTH && in->group[d + 1]) {
 		struct rp_node *g = in->group[d + 1];
 
@@ -416,6 +454,8 @@ static void version_line(struct rp_input *in, int d)
 
 	/* A new document at depth d: cases left open at d or deeper died. */
 	for (k = RP_MAX_DEPTH - 1; k >= d; k--) {
+		free(in->last_skip[k]);
+		in->last_skip[k] = NULL;
 		case_incomplete(in, k);
 		if (k > d)
 			group_unfinished(in, k);
@@ -583,8 +623,10 @@ static void input_free(struct rp_input *in, size_t from)
 	free(in->list);
 	rp_htab_free(&in->tab);
 	free_nodes(in);
-	for (d = 0; d < RP_MAX_DEPTH; d++)
+	for (d = 0; d < RP_MAX_DEPTH; d++) {
 		free(in->hint[d]);
+		free(in->last_skip[d]);
+	}
 	strbuf_free(&in->labels);
 	strbuf_free(&in->name_buf);
 	strbuf_free(&in->shape_buf);

@@ -17,6 +17,8 @@ struct rp_input {
 	unsigned long pending_line[RP_MAX_DEPTH];
 	struct rp_node *group[RP_MAX_DEPTH];
 	char *hint[RP_MAX_DEPTH];
+	/* Name of the last result at each depth if it was a SKIP, else NULL. */
+	char *last_skip[RP_MAX_DEPTH];
 	struct rp_node *zperf;
 	struct rp_htab tab;
 	struct rp_series **list;
