@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""The README's examples, as written: its C selftest is compiled against the
+real kselftest.h and the built library and run; its ksft-metric commands
+run on that program's log; its Python example runs through the binding.
+
+Usage: readme_examples.py README KSELFTEST_H INCLUDE_DIR LIB_DIR KSFT_METRIC PYTHON_DIR CC...
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+
+def literal_block(text, first_line):
+    """The indented literal block whose first line is @first_line."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.strip() == first_line and line.startswith("    "):
+            block = []
+            for l in lines[i:]:
+                if l and not l.startswith("    "):
+                    break
+                block.append(l)
+            return textwrap.dedent("\n".join(block)).strip() + "\n"
+    sys.exit(f"README: no literal block starting with {first_line!r}")
+
+
+def metric_lines(out):
+    got = [l for l in out.splitlines() if "ktap-metric-" in l]
+    return [(l.split(": ", 1)[0].lstrip("# "), json.loads(l.split(": ", 1)[1])) for l in got]
+
+
+def main():
+    readme, kselftest_h, include, libdir, tool, pydir = map(os.path.abspath, sys.argv[1:7])
+    cc = sys.argv[7:]
+    text = open(readme, encoding="utf-8").read()
+    with tempfile.TemporaryDirectory() as tmp:
+        # C: "../kselftest.h" as a selftest directory has it.
+        os.mkdir(os.path.join(tmp, "net"))
+        with open(kselftest_h, "rb") as f, open(os.path.join(tmp, "kselftest.h"), "wb") as g:
+            g.write(f.read())
+        src = os.path.join(tmp, "net", "example.c")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(literal_block(text, "#include <ksftmetric/ksftmetric.h>"))
+        exe = os.path.join(tmp, "example")
+        subprocess.run(cc + ["-std=gnu11", "-Wall", "-Werror", "-I", include, "-o", exe, src,
+                             "-L", libdir, "-lksftmetric", "-Wl,-rpath," + libdir], check=True)
+        out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+        print(out)
+        lines = metric_lines(out)
+        assert [k for k, _ in lines] == ["ktap-metric-policy-json"] + ["ktap-metric-json"] * 5, lines
+        assert [v["value"] for _, v in lines[1:]] == [32.5, 33.5, 32.5, 33.5, 32.5], lines
+        result = out.splitlines().index("ok 1 tcp_throughput")
+        assert all(out.splitlines().index(l) < result for l in out.splitlines() if "ktap-metric" in l)
+        log = os.path.join(tmp, "ktap.log")
+        with open(log, "w", encoding="utf-8") as f:
+            f.write(out)
+
+        # ksft-metric: every command of the block, in order, in the log's directory.
+        block = literal_block(text, "ksft-metric report ktap.log                   # one row per series, with summaries")
+        for cmd in block.splitlines():
+            argv = cmd.split("#", 1)[0].split()
+            assert argv[0] == "ksft-metric", cmd
+            r = subprocess.run([tool] + argv[1:], cwd=tmp, capture_output=True, text=True)
+            print("$", cmd, "->", r.returncode)
+            print(r.stdout[-2000:], r.stderr[-2000:])
+            assert r.returncode == 0, cmd
+        assert os.path.getsize(os.path.join(tmp, "metrics.svg")) > 0
+        assert json.load(open(os.path.join(tmp, "base.json")))
+
+        # Python.
+        code = literal_block(text, "from ksftmetric import (ksft_metric, ksft_metric_aggregate,")
+        env = dict(os.environ, PYTHONPATH=pydir,
+                   KSFTMETRIC_LIBRARY=os.path.join(libdir, "libksftmetric.so.0"))
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True).stdout
+        print(out)
+        lines = metric_lines(out)
+        assert [k for k, _ in lines] == ["ktap-metric-policy-json"] + ["ktap-metric-json"] * 3, lines
+        assert lines[0][1]["regression"]["compare"] == "p50"
+    print("README examples: ok")
+
+
+if __name__ == "__main__":
+    main()
