@@ -312,7 +312,7 @@ static void body_fork_in_callback(int fd)
 	must(ksft_metric_case_begin() == 0, 4);
 	must(ksft_metric_aggregate("x", NULL) == 0, 5);
 	must(ksft_metric_int("x", "scalar", 5, NULL, 0) == 0, 6);
-	must(ksft_metric_case_end() == 0, 7);
+	must(ksft_metric_case_end() == 1, 7);	/* the "end" frame */
 	exit(0);
 }
 
@@ -323,7 +323,9 @@ START_TEST(test_fork_in_output_callback)
 
 	/* 60 + 14 (SIGALRM): fork() hung on a lock its own thread held. */
 	expect_exit0(status, "producer");
-	expect_text(out, POLICY_X LINE_X(0) LINE_X(1) LINE_X(2) POLICY_X LINE_X(5));
+	expect_text(out, POLICY_X LINE_X(0) LINE_X(1) LINE_X(2)
+		    "# ktap-metric-stream-json: {\"state\":\"begin\"}\n" POLICY_X LINE_X(5)
+		    "# ktap-metric-stream-json: {\"state\":\"end\"}\n");
 	free(out);
 }
 END_TEST

@@ -90,14 +90,22 @@ static const char three[] =
 	"# ktap-metric-json: {\"name\":\"x\",\"shape\":\"scalar\",\"time\":T,\"value\":1}\n"
 	"# ktap-metric-json: {\"name\":\"x\",\"shape\":\"scalar\",\"time\":T,\"value\":2}\n";
 
-static void expect_output(const char *out, const char *tail)
+#define STREAM_BEGIN "# ktap-metric-stream-json: {\"state\":\"begin\"}\n"
+#define STREAM_END "# ktap-metric-stream-json: {\"state\":\"end\"}\n"
+
+static void expect_framed(const char *out, const char *head, const char *tail)
 {
 	char want[1024];
 	char *masked = pu_mask_time(out);
 
-	snprintf(want, sizeof(want), "%s%s", three, tail);
+	snprintf(want, sizeof(want), "%s%s%s", head, three, tail);
 	pu_assert_text_eq(masked, want);
 	free(masked);
+}
+
+static void expect_output(const char *out, const char *tail)
+{
+	expect_framed(out, "", tail);
 }
 
 START_TEST(test_exit_flushes)
@@ -159,7 +167,8 @@ START_TEST(test_sigkill_stream_keeps_lines)
 	char *out = run_child(DIE_SIGKILL, 1, &status);
 
 	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	expect_output(out, "");
+	/* Framed, with no "end": a reader can tell the case was cut short. */
+	expect_framed(out, STREAM_BEGIN, "");
 }
 END_TEST
 
@@ -169,7 +178,7 @@ START_TEST(test_stream_not_repeated_at_end)
 	char *out = run_child(DIE_END, 1, &status);
 
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	expect_output(out, "");
+	expect_framed(out, STREAM_BEGIN, STREAM_END);
 }
 END_TEST
 
@@ -187,7 +196,8 @@ START_TEST(test_stream_env)
 	ck_assert_int_eq(ksft_metric_set_output_fd(devnull), 0);
 	ck_assert_int_eq(ksft_metric_int("x", "scalar", 1, NULL, 0), 0);
 	out = pu_end_text(&n);
-	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(out, STREAM_END);	/* only the frame is left */
 	free(out);
 	/* The next case, without the variable, buffers again. */
 	pu_begin();

@@ -32,6 +32,7 @@
  *    nothing of the test runs any more, so the case is written through
  *    (ksft_metric_set_stream()): each line goes out when it is recorded
  *    and everything recorded before the kill precedes the "not ok" line;
+ *    the case's "begin" frame without its "end" marks it incomplete;
  *  - abort() or a failed assert() in the body: the library's SIGABRT hook
  *    writes the lines followed by a ktap-metric-abort-json line, and
  *    consumers keep them as incomplete.

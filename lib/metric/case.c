@@ -113,6 +113,10 @@ KSFT_METRIC_API int ksft_metric_case_begin(void)
 	atomic_store(&ksftm_case_owner, getpid());
 	atomic_store_explicit(&ksftm_case_open, 1, memory_order_release);
 	pthread_mutex_unlock(&ksftm_case_lock);
+	/* Best effort, as the context line: a sink that fails here fails the
+	 * case's own lines too, where the caller sees it. */
+	if (atomic_load(&ksftm_case_stream))
+		(void)case_stream_begin();
 	return 0;
 }
 

@@ -177,6 +177,40 @@ int case_stream_policy(const char *name, const void *policy)
 	return e.err;
 }
 
+/*
+ * Write-through cases are framed: "begin" when the case opens, "end" when
+ * it ends normally. A process killed in between (SIGKILL: a harness
+ * timeout) can write nothing more, and the missing "end" before the
+ * result line is how a consumer tells its lines were cut short.
+ */
+static const char stream_tag[] = "ktap-metric-stream-json: ";
+
+static void emit_stream_marker(struct emitter *e, const char *state)
+{
+	line_begin(e, stream_tag, sizeof(stream_tag) - 1);
+	strbuf_adds(&e->sb, "{\"state\":\"");
+	strbuf_adds(&e->sb, state);
+	strbuf_adds(&e->sb, "\"}");
+	line_end(e);
+}
+
+int case_stream_begin(void)
+{
+	struct emitter e = { STRBUF_INIT, 1, 0, 0, NULL, 0, 0, 0 };
+	char *prefix = sink_prefix_dup(&e.prefix_len);
+
+	if (!prefix)
+		return ksftm_fail(ENOMEM, "out of memory writing metric lines");
+	e.prefix = prefix;
+	emit_stream_marker(&e, "begin");
+	if (e.sb.oom)
+		e.err = ksftm_fail(ENOMEM, "out of memory writing metric lines");
+	flush_batch(&e);
+	strbuf_free(&e.sb);
+	free(prefix);
+	return e.err;
+}
+
 static void emit_policies(struct emitter *e, const struct closed_case *cc)
 {
 	static const char tag[] = "ktap-metric-policy-json: ";
@@ -214,6 +248,8 @@ int case_flush(const struct closed_case *cc, char **out, size_t *out_len)
 		return ksftm_fail(ENOMEM, "out of memory writing metric lines");
 	e.prefix = prefix;
 	emit_policies(&e, cc);
+	if (cc->streamed)
+		emit_stream_marker(&e, "end");
 	if (emit_observations(&e, cc, NULL) || e.sb.oom) {
 		e.err = ksftm_fail(ENOMEM, "out of memory writing metric lines");
 	} else if (!out) {

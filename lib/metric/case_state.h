@@ -67,6 +67,8 @@ void case_buffer_lock_all(void);
 void case_buffer_unlock_all(void);
 /* Write one policy line now (write-through mode). */
 int case_stream_policy(const char *name, const void *policy);
+/* Write-through: the "begin" frame of the case just opened (case_flush.c). */
+int case_stream_begin(void);
 /* Does @cd hold observations of metric @name? */
 int case_data_has_name(const struct case_data *cd, const char *name);
 

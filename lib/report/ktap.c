@@ -164,6 +164,48 @@ static void abort_line(struct rp_input *in, int d, const char *p,
 	in->pending[d] = NULL;
 }
 
+/*
+ * "ktap-metric-stream-json: {"state":"begin"|"end"}": a write-through case
+ * is framed. A result line after "begin" but with no "end" means the
+ * process was killed mid-case (a harness timeout's SIGKILL): its lines are
+ * kept under its name, marked incomplete ("killed").
+ */
+static void stream_line(struct rp_input *in, int d, const char *p, const char *end)
+{
+	json_t *j = json_loadb(p, (size_t)(end - p), 0, NULL);
+	const char *state = json_string_value(json_object_get(j, "state"));
+	struct rp_node *n = rp_case_at(in, d);
+
+	if (!n) {
+		in->oom = 1;
+	} else if (state && !strcmp(state, "begin")) {
+		n->stream = 1;
+	} else if (state && !strcmp(state, "end")) {
+		if (n->stream == 1)
+			n->stream = 2;
+	} else {
+		rp_warn(in->r, in->file, in->lineno, "ktap-metric-stream-json line without "
+			"a known \"state\" (begin, end) is ignored");
+	}
+	json_decref(j);
+}
+
+/* A framed case that never reached its "end" frame: cut short. */
+static void stream_cut_short(struct rp_input *in, struct rp_node *n)
+{
+	if (n->stream != 1)
+		return;
+	n->abort = rp_keep_string(in->r, "killed");
+	if (!n->abort) {
+		in->oom = 1;
+		return;
+	}
+	rp_warn(in->r, in->file, in->lineno,
+		"test case \"%s\" was killed before its metrics ended (write-through); its %zu "
+		"metric lines are kept as incomplete", n->name ? n->name : "?", n->metric_lines);
+	n->status = RP_ST_INCOMPLETE;
+}
+
 /* Remember a SKIP result at depth @d (see abort_line()). */
 static void note_result(struct rp_input *in, int d, const char *desc,
 			size_t len, int st)
@@ -322,8 +364,9 @@ static int result_line(struct rp_input *in, int d, const char *p,
 		if (name_by_result(in, n, desc, (size_t)(dend - desc), num,
 				   num_len, st, reason, rlen))
 			return -ENOMEM;
+		stream_cut_short(in, n);
 	}
-	return 0;
+	return in->oom ? -ENOMEM : 0;
 }
 
 static void hint_line(struct rp_input *in, int d, const char *p, const char *end)
@@ -502,6 +545,10 @@ int rp_input_line(struct rp_input *in, const char *s, size_t n)
 		}
 		if (STARTS(p, end, "ktap-metric-abort-json:")) {
 			abort_line(in, d, p + 23, end);
+			return in->oom ? -ENOMEM : 0;
+		}
+		if (STARTS(p, end, "ktap-metric-stream-json:")) {
+			stream_line(in, d, p + 24, end);
 			return in->oom ? -ENOMEM : 0;
 		}
 		break;

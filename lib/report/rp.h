@@ -156,6 +156,7 @@ struct rp_node {
 	size_t metric_lines;	/* ktap-metric-json lines read for it */
 	const char *abort;	/* ktap-metric-abort-json reason (report's) */
 	const char *reason;	/* directive text ("# SKIP why"; report's) */
+	int stream;		/* write-through frames seen: 1 begin, 2 end too */
 };
 
 /* A series. */

@@ -351,6 +351,43 @@ END_TEST
  * number, the directive's text its status reason, and distinct cases stay
  * distinct series.
  */
+/* Write-through frames: a case killed mid-way (no "end") is marked. */
+START_TEST(test_stream_frames)
+{
+	static const char log[] =
+		"TAP version 13\n"
+		"1..3\n"
+		"# ktap-metric-stream-json: {\"state\":\"begin\"}\n"
+		"# ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":1}\n"
+		"# ktap-metric-stream-json: {\"state\":\"end\"}\n"
+		"ok 1 whole\n"
+		"# ktap-metric-stream-json: {\"state\":\"begin\"}\n"
+		"# ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":2}\n"
+		"# ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":2,\"value\":3}\n"
+		"# timeout: Test terminated by timeout\n"
+		"not ok 2 cut\n"
+		"# ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":4}\n"
+		"ok 3 buffered\n";
+	struct ksft_metric_report *r = ru_read("frames.log", log);
+	struct ksft_metric_report_series s;
+
+	ck_assert_uint_eq(ksft_metric_report_series_count(r), 3);
+	get(r, ru_find(r, "whole", "m", "{}"), &s);
+	ck_assert_str_eq(s.status, "pass");
+	ck_assert_ptr_null(s.abort_reason);
+	get(r, ru_find(r, "cut", "m", "{}"), &s);
+	ck_assert_str_eq(s.status, "incomplete");
+	ck_assert_str_eq(s.abort_reason, "killed");
+	ck_assert_uint_eq(s.points, 2);
+	ck_assert_uint_eq(ru_warnings_with(r, 11, "was killed before its metrics ended"), 1);
+	/* An unframed (buffered) case is as before. */
+	get(r, ru_find(r, "buffered", "m", "{}"), &s);
+	ck_assert_str_eq(s.status, "pass");
+	ck_assert_ptr_null(s.abort_reason);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 START_TEST(test_case_name_without_description)
 {
 	static const char log[] =
@@ -779,6 +816,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_depth_three);
 	tcase_add_test(tc, test_incomplete);
 	tcase_add_test(tc, test_case_name_without_description);
+	tcase_add_test(tc, test_stream_frames);
 	tcase_add_test(tc, test_concatenated_logs);
 	tcase_add_test(tc, test_series_identity_and_join);
 	tcase_add_test(tc, test_label_spellings);

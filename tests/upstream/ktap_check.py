@@ -13,9 +13,9 @@ import tempfile
 from collections import defaultdict
 
 RESULT = re.compile(r"(not )?ok (\d+)(?: - | |$)(.*)$")
-METRIC = re.compile(r"ktap-metric(-policy|-abort)?-json: (.*)$")
+METRIC = re.compile(r"ktap-metric(-policy|-abort|-stream)?-json: (.*)$")
 HEADER = re.compile(r"K?TAP version \d+$")
-METRIC_LINE = re.compile(r"^(# )*# ktap-metric(-policy|-abort)?-json: ")
+METRIC_LINE = re.compile(r"^(# )*# ktap-metric(-policy|-abort|-stream)?-json: ")
 
 
 class Case:
@@ -38,6 +38,7 @@ class Case:
             self.status = "pass"
         self.observations, self.policies = [], []
         self.abort = None           # reason of a ktap-metric-abort-json line
+        self.frames = []            # write-through frames: "begin", "end"
         self.lines = []             # (lineno, text) of everything in between
 
     def __repr__(self):
@@ -78,7 +79,8 @@ def parse(text):
                 continue
             if m.group(2) != json.dumps(obj, sort_keys=True, separators=(",", ":")):
                 problems.append(f"line {lineno}: not canonical JSON: {line}")
-            kind = {"-policy": "policy", "-abort": "abort"}.get(m.group(1), "obs")
+            kind = {"-policy": "policy", "-abort": "abort",
+                    "-stream": "stream"}.get(m.group(1), "obs")
             if pending[depth - 1] and pending[depth - 1][-1][1] == "abort":
                 problems.append(f"line {lineno}: metric line after an abort line")
             pending[depth - 1].append((lineno, kind, obj))
@@ -100,6 +102,8 @@ def parse(text):
                 case.observations.append(obj)
             elif kind == "policy":
                 case.policies.append(obj)
+            elif kind == "stream":
+                case.frames.append(obj.get("state"))
             else:
                 case.abort = obj.get("reason")
         case.lines, between[depth] = between[depth], []
