@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "opts_size.h"
 #include "proc.h"
 
 /**
@@ -18,11 +19,12 @@
  * bytes, a size_t size first)
  * @what: the struct's name, for the message
  *
- * A smaller struct (an older caller) is fine: the fields it lacks read as
- * zero. A larger one (a newer caller) is fine only if every byte this code
- * does not know is zero; a set unknown field is an error naming its offset.
- * @return 0 with @out filled and its size field set to @out_size, or
- * -EINVAL with *@err (if @err) = a malloc'd message.
+ * The rule is the libraries' own (lib/common/opts_size.h): a smaller struct
+ * (an older caller) is fine and the fields it lacks read as zero, the
+ * runners' defaults; a larger one (a newer caller) is fine only if every
+ * byte this code does not know is zero. @return 0 with @out filled and its
+ * size field set to @out_size, or -EINVAL with *@err (if @err) = a
+ * malloc'd message naming the first unknown byte that is set.
  */
 static inline int ex_opts_copy(void *out, size_t out_size, const void *in,
 			       const char *what, char **err)
@@ -32,19 +34,20 @@ static inline int ex_opts_copy(void *out, size_t out_size, const void *in,
 
 	if (!in)
 		return ex_errf(err, -EINVAL, "%s: NULL options", what);
-	memcpy(&sz, in, sizeof(sz));
-	if (sz < sizeof(sz))
-		return ex_errf(err, -EINVAL, "%s: options size %zu is too small to be "
-			       "initialised (use the _OPTS_INIT macro)", what, sz);
-	for (i = out_size; i < sz; i++)
-		if (bytes[i])
-			return ex_errf(err, -EINVAL, "%s: options set a field unknown to this "
-				       "build (byte %zu of %zu, known size %zu)", what, i, sz,
-				       out_size);
 	memset(out, 0, out_size);
-	memcpy(out, in, sz < out_size ? sz : out_size);
-	memcpy(out, &out_size, sizeof(out_size));
-	return 0;
+	switch (ksftm_opts_copy(out, out_size, in, &sz)) {
+	case KSFTM_OPTS_OK:
+		return 0;
+	case KSFTM_OPTS_BAD_SIZE:
+		return ex_errf(err, -EINVAL, "%s: options size %zu is not the size of any "
+			       "version of the struct (use the _OPTS_INIT macro)", what, sz);
+	default:
+		for (i = out_size; i < sz && !bytes[i]; i++)
+			;
+		return ex_errf(err, -EINVAL, "%s: options set a field unknown to this "
+			       "build (byte %zu of %zu, known size %zu)", what, i, sz,
+			       out_size);
+	}
 }
 
 #endif
