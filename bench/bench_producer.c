@@ -16,31 +16,11 @@
 
 #include <ksftmetric/ksftmetric.h>
 
+#include "bench_util.h"
 #include "float_repr.h"
 
 #define REPS 15
 #define NCPU 256
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
 
 static void row(const char *what, double ours, const char *base_what, double base)
 {
@@ -71,7 +51,7 @@ static void base_append(const char *name, double v, int with_clock)
 {
 	pthread_mutex_lock(&base_lock);
 	if (with_clock)
-		base_recs[base_n].t = (uint64_t)now_ns();
+		base_recs[base_n].t = (uint64_t)bench_mono_ns();
 	else
 		base_recs[base_n].t = base_n;
 	base_recs[base_n].name = name;
@@ -110,7 +90,7 @@ static void *record_job(void *arg)
 		cpu[i] = i * 0.01;
 	if (j->start)
 		pthread_barrier_wait(j->start);
-	t0 = now_ns();
+	t0 = bench_mono_ns();
 	for (i = 0; i < j->n; i++) {
 		if (j->baseline && j->array)
 			base_append_array(cpu);
@@ -121,7 +101,7 @@ static void *record_job(void *arg)
 			 : ksft_metric_double("throughput", "scalar", i, host, 1))
 			die("record");
 	}
-	j->ns = (now_ns() - t0) / j->n;
+	j->ns = (bench_mono_ns() - t0) / j->n;
 	return NULL;
 }
 
@@ -165,7 +145,7 @@ static double bench_record(int threads, int baseline, int array, int n)
 		base_arrays = NULL;
 		base_recs = NULL;
 	}
-	return median(v, REPS);
+	return bench_median(v, REPS);
 }
 
 /* ---- emitting ---------------------------------------------------------- */
@@ -200,13 +180,13 @@ static void bench_emit(int array, int n, double *ours, double *base)
 				continue;
 			}
 			ksft_metric_set_output_fd(fd);
-			t0 = now_ns();
+			t0 = bench_mono_ns();
 			if (ksft_metric_case_end() != n)
 				die("end");
-			v[r] = (now_ns() - t0) / n;
+			v[r] = (bench_mono_ns() - t0) / n;
 			ksft_metric_set_output_file(stdout);
 		}
-		t0 = now_ns();
+		t0 = bench_mono_ns();
 		for (p = text; *p;) {
 			char *nl = strchr(p, '\n');
 
@@ -214,12 +194,12 @@ static void bench_emit(int array, int n, double *ours, double *base)
 				die("write");
 			p = nl + 1;
 		}
-		b[r] = (now_ns() - t0) / n;
+		b[r] = (bench_mono_ns() - t0) / n;
 		ksft_metric_free(text);
 	}
 	close(fd);
-	*ours = median(v, REPS);
-	*base = median(b, REPS);
+	*ours = bench_median(v, REPS);
+	*base = bench_median(b, REPS);
 }
 
 /* ---- number formatting ------------------------------------------------- */
@@ -232,15 +212,15 @@ static double bench_format(const double *vals, int n, int ours)
 	int r, i;
 
 	for (r = 0; r < REPS; r++) {
-		double t0 = now_ns();
+		double t0 = bench_mono_ns();
 
 		for (i = 0; i < n; i++)
 			sink += ours ? float_repr(vals[i], buf)
 				     : (size_t)snprintf(buf, sizeof(buf), "%.17g", vals[i]);
-		v[r] = (now_ns() - t0) / n;
+		v[r] = (bench_mono_ns() - t0) / n;
 	}
 	(void)sink;
-	return median(v, REPS);
+	return bench_median(v, REPS);
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;

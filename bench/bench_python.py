@@ -18,100 +18,53 @@ the ratio binding/baseline (goal: <= 1.0).
 import argparse
 import contextlib
 import io
-import json
 import os
 import statistics
 import sys
-import threading
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "python"))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(_HERE, "..", "python"))
+sys.path.insert(0, os.path.join(_HERE, "..", "tests", "python"))
 
 import ksftmetric  # noqa: E402
+from test_support import SeedMetrics  # noqa: E402
 
 
-class Baseline:
-    """The reference's ksft_metric() and flush, as the bench baseline."""
+def ksft_pr(line):
+    """The reference's ksft_pr() for one line: "# " + line to sys.stdout."""
+    sys.stdout.write(f"# {line}\n")
 
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.metrics = None
-        self.start = None
 
-    def begin(self):
-        with self.lock:
-            self.metrics = []
-            self.start = time.monotonic()
-
-    def metric(self, name, value, *, shape, **labels):
-        with self.lock:
-            if self.metrics is None or self.start is None:
-                raise RuntimeError("ksft_metric() called outside of a test case")
-            metric = {
-                "name": name,
-                "shape": shape,
-                "value": value,
-                "time": round(time.monotonic() - self.start, 6),
-            }
-            for key, label_value in sorted(labels.items()):
-                if key in metric:
-                    raise ValueError(f"Metric label uses reserved name: {key}")
-                metric[key] = label_value
-            self.metrics.append(metric)
-
-    def end(self):
-        with self.lock:
-            metrics = self.metrics
-            self.metrics = None
-            self.start = None
-        out = sys.stdout
-        for metric in metrics or []:
-            payload = json.dumps(metric, allow_nan=False,
-                                 separators=(",", ":"), sort_keys=True)
-            out.write(f"# ktap-metric-json: {payload}\n")
+def run_case(n, kind, begin, metric, end):
+    """Record @n observations of @kind between @begin() and @end() (the
+    flush); returns the ns taken after @begin()."""
+    begin()
+    t0 = time.perf_counter_ns()
+    if kind == "plain float":
+        for i in range(n):
+            metric("bench.metric", i + 0.25, shape="scalar")
+    elif kind == "plain int":
+        for i in range(n):
+            metric("bench.metric", i, shape="scalar")
+    elif kind == "labelled float":
+        for i in range(n):
+            metric("bench.metric", i + 0.25, shape="scalar", host="local")
+    else:
+        cpus = [float(c) for c in range(8)]
+        for i in range(n):
+            metric("bench.metric", cpus, shape="per-cpu", host="local")
+    end()
+    return time.perf_counter_ns() - t0
 
 
 def run_binding(n, kind):
-    metric = ksftmetric.ksft_metric
-    ksftmetric.ksft_metric_case_begin()
-    t0 = time.perf_counter_ns()
-    if kind == "plain float":
-        for i in range(n):
-            metric("bench.metric", i + 0.25, shape="scalar")
-    elif kind == "plain int":
-        for i in range(n):
-            metric("bench.metric", i, shape="scalar")
-    elif kind == "labelled float":
-        for i in range(n):
-            metric("bench.metric", i + 0.25, shape="scalar", host="local")
-    else:
-        cpus = [float(c) for c in range(8)]
-        for i in range(n):
-            metric("bench.metric", cpus, shape="per-cpu", host="local")
-    ksftmetric.ksft_metric_case_end()
-    return time.perf_counter_ns() - t0
+    return run_case(n, kind, ksftmetric.ksft_metric_case_begin,
+                    ksftmetric.ksft_metric, ksftmetric.ksft_metric_case_end)
 
 
 def run_baseline(n, kind, base):
-    metric = base.metric
-    base.begin()
-    t0 = time.perf_counter_ns()
-    if kind == "plain float":
-        for i in range(n):
-            metric("bench.metric", i + 0.25, shape="scalar")
-    elif kind == "plain int":
-        for i in range(n):
-            metric("bench.metric", i, shape="scalar")
-    elif kind == "labelled float":
-        for i in range(n):
-            metric("bench.metric", i + 0.25, shape="scalar", host="local")
-    else:
-        cpus = [float(c) for c in range(8)]
-        for i in range(n):
-            metric("bench.metric", cpus, shape="per-cpu", host="local")
-    base.end()
-    return time.perf_counter_ns() - t0
+    return run_case(n, kind, base.case_begin, base.ksft_metric, base.case_end)
 
 
 KINDS = ("plain float", "plain int", "labelled float", "per-cpu[8] labelled")
@@ -125,7 +78,7 @@ def main():
                     help="repetitions per kind; the median is shown (default 9)")
     args = ap.parse_args()
 
-    base = Baseline()
+    base = SeedMetrics(ksft_pr)   # the reference producer (tests/python)
     rows = []
     for kind in KINDS:
         b_ns, p_ns = [], []

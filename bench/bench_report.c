@@ -19,6 +19,8 @@
 
 #include <ksftmetric/report.h>
 
+#include "bench_util.h"
+
 #define NCPU 256
 
 static const char *const cpu_metrics[] = {
@@ -27,23 +29,7 @@ static const char *const cpu_metrics[] = {
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
+	return bench_mono_ns() / 1e9;
 }
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ull;
@@ -212,7 +198,7 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	{
-		double o = median(ours, reps), ob = median(ours_buf, reps), b = median(bare, reps);
+		double o = bench_median(ours, reps), ob = bench_median(ours_buf, reps), b = bench_median(bare, reps);
 		/* What the points themselves take: a time and the values each. */
 		double kept = ((double)points + (double)(points - (size_t)samples * 2) * NCPU +
 			       (double)samples * 2) * sizeof(double);
@@ -263,8 +249,8 @@ int main(int argc, char **argv)
 			ksft_metric_report_free(r);
 		}
 		printf("jansson path (an escaped label on every array line): read_buffer %.1f ms, %.1f MB/s; bare parse %.1f ms; ratio %.2f\n",
-		       median(slow, reps) * 1e3, glen / median(slow, reps) / 1e6,
-		       median(gbare, reps) * 1e3, median(slow, reps) / median(gbare, reps));
+		       bench_median(slow, reps) * 1e3, glen / bench_median(slow, reps) / 1e6,
+		       bench_median(gbare, reps) * 1e3, bench_median(slow, reps) / bench_median(gbare, reps));
 		free(gpl);
 		free(gbuf);
 		free(slow);

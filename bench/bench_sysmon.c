@@ -27,6 +27,7 @@
 
 #include <ksftmetric/ksftmetric.h>
 
+#include "bench_util.h"
 #include "host_metrics.h"
 #include "local_sampler.h"
 #include "sm_error.h"
@@ -42,43 +43,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "bench-sysmon: %s: %s\n", what, sm_errmsg());
 	exit(1);
-}
-
-static double thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static double mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static double proc_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
 }
 
 static void gap(void)
@@ -280,39 +244,39 @@ static struct result measure(int fixture)
 		const char *path = fixture ? rot_path[(i + 1) % ROTATION] : live_path;
 
 		gap();
-		t0 = thread_ns();
+		t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		raw_read_file(path);
 		sink += raw_netlink_stats();
-		t1 = thread_ns();
+		t1 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		raw[i] = t1 - t0;
 
 		gap();
 		ls.stat_path = (char *)path;
-		t0 = thread_ns();
+		t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		if (local_sampler_read(&ls, &cpu, nic) || host_metrics_record(&hm, &cpu, nic))
 			die("sample");
-		t1 = thread_ns();
+		t1 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		mon[i] = t1 - t0;
 
 		gap();
-		t0 = thread_ns();
+		t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		record_alone(&hm);
-		t1 = thread_ns();
+		t1 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		lib[i] = t1 - t0;
 	}
 	/* Formatting happens once, at case end, after the benchmark ran. */
-	t0 = thread_ns();
+	t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (ksft_metric_case_end_buffer(&text, NULL) < 0)
 		die("case end");
-	r.fmt = (thread_ns() - t0) / (2 * SAMPLES + 1);
+	r.fmt = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / (2 * SAMPLES + 1);
 	ksft_metric_free(text);
 	ls.stat_path = live_path;
 	local_sampler_fini(&ls);
 	host_metrics_free(&hm);
 	cpu_snapshot_free(&cpu);
-	r.raw = median(raw, SAMPLES);
-	r.monitor = median(mon, SAMPLES);
-	r.lib = median(lib, SAMPLES);
+	r.raw = bench_median(raw, SAMPLES);
+	r.monitor = bench_median(mon, SAMPLES);
+	r.lib = bench_median(lib, SAMPLES);
 	(void)sink;
 	return r;
 }
@@ -346,15 +310,15 @@ static void end_to_end(int with_remote)
 	}
 	if (ksft_metric_case_begin() < 0)
 		die("case");
-	c0 = proc_ns();
-	w0 = mono_ns();
+	c0 = bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	w0 = bench_mono_ns();
 	mon = ksft_sysmon_start(&o);
 	if (!mon)
 		die("start");
 	nanosleep(&run, NULL);
 	if (ksft_sysmon_stop(mon))
 		die("stop");
-	c1 = proc_ns();
+	c1 = bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	getrusage(RUSAGE_CHILDREN, &ru);
 	children = ru.ru_utime.tv_sec * 1e9 + ru.ru_utime.tv_usec * 1e3 +
 		   ru.ru_stime.tv_sec * 1e9 + ru.ru_stime.tv_usec * 1e3;
@@ -367,7 +331,7 @@ static void end_to_end(int with_remote)
 		n /= 2;
 	printf("%-30s %4d samples in %.1f s: %6.1f us CPU per sample in this process",
 	       with_remote ? "end-to-end local+remote(sh)" : "end-to-end local (2 CPUs)",
-	       n, (mono_ns() - w0) / 1e9, (c1 - c0) / n / 1e3);
+	       n, (bench_mono_ns() - w0) / 1e9, (c1 - c0) / n / 1e3);
 	if (with_remote)
 		printf("; remote sh+cat: %.0f us per sample", children / n / 1e3);
 	printf("\n");
@@ -380,14 +344,14 @@ static void rounding_cost(void)
 	uint64_t b;
 	int i;
 
-	t0 = thread_ns();
+	t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (i = 0; i < 1000000; i++)
 		sink += util_percent((uint64_t)i % 97, 100 + (uint64_t)i % 13);
-	fast = (thread_ns() - t0) / 1e6;
-	t0 = thread_ns();
+	fast = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / 1e6;
+	t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (i = 0; i < 1000000; i++)
 		sink += util_percent_slow((uint64_t)i % 97, 100 + (uint64_t)i % 13);
-	slow = (thread_ns() - t0) / 1e6;
+	slow = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / 1e6;
 	b = 256;
 	printf("utilization rounding: integer %.1f ns, snprintf+strtod %.1f ns per CPU "
 	       "(x%llu CPUs: %.1f vs %.1f us per sample)\n", fast, slow, (unsigned long long)b,

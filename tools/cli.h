@@ -60,6 +60,71 @@ int cli_read_baselines(const struct confine *c,
 		       struct ksft_metric_report_baseline *b,
 		       char *const *files, size_t n);
 int cli_parse_format(const char *s, int allow_openmetrics, int *fmt);
+/*
+ * What the subcommands share: the common options and the sequence
+ * confine (--base-dir), check the output, create the report and the
+ * baseline, read the --baseline files, read the inputs.
+ *
+ * A subcommand fills name, usage and allow_openmetrics through
+ * cli_common_init(), handles its own option letters first and passes
+ * every other one to cli_common_option(), then calls cli_load() and in
+ * the end cli_common_free().
+ */
+struct cli_common {
+	const char *name;	/* "compare", for "compare needs ..." */
+	const char *usage;	/* printed by --help and on a usage error */
+	int allow_openmetrics;	/* --format openmetrics accepted */
+
+	/* The common options. */
+	const char *out;	/* -o, NULL: not given (stdout) */
+	const char *base;	/* -C, NULL: not confined */
+	int fmt;		/* -f, KSFT_METRIC_REPORT_TEXT by default */
+	int quiet;		/* -q */
+	char **baselines;	/* -b, in the order given */
+	size_t n_baselines;
+	struct ksft_metric_report_compare_opts copts;	/* -t, -a */
+
+	/* Made by cli_load(), released by cli_common_free(). */
+	struct confine c;
+	struct ksft_metric_report *r;
+	struct ksft_metric_report_baseline *b;
+};
+
+/* Long options of the common letters (cli_common_option() handles them). */
+#define CLI_OPTION_BASELINE	{ "baseline", required_argument, NULL, 'b' }
+#define CLI_OPTION_TOLERANCE	{ "tolerance", required_argument, NULL, 't' }
+#define CLI_OPTION_ALPHA	{ "alpha", required_argument, NULL, 'a' }
+#define CLI_OPTION_FORMAT	{ "format", required_argument, NULL, 'f' }
+#define CLI_OPTION_OUTPUT	{ "output", required_argument, NULL, 'o' }
+#define CLI_OPTION_BASE_DIR	{ "base-dir", required_argument, NULL, 'C' }
+#define CLI_OPTION_QUIET	{ "quiet", no_argument, NULL, 'q' }
+#define CLI_OPTION_HELP		{ "help", no_argument, NULL, 'h' }
+
+/* cli_common_option(): the option was taken, go on parsing. */
+#define CLI_OPT_NEXT (-1)
+
+/* Set up @cc for a command of @argc arguments; an exit code. */
+int cli_common_init(struct cli_common *cc, const char *name,
+		    const char *cmd_usage, int allow_openmetrics, int argc);
+/*
+ * Handle getopt's @ch (with @arg) for a common option, --help ('h') or a
+ * bad option (anything else: the usage on stderr). Returns CLI_OPT_NEXT,
+ * or the exit code to return now (EXIT_OK after --help, EXIT_USAGE).
+ */
+int cli_common_option(struct cli_common *cc, int ch, char *arg);
+/* "NAME needs @what" and the usage on stderr; returns EXIT_USAGE. */
+int cli_needs(const struct cli_common *cc, const char *what);
+/*
+ * Confine to --base-dir and check that -o (when given) may be written -
+ * or with @t, open it as @t (not for "-"), its directory held from here
+ * on; create the report and the baseline; read the --baseline files and
+ * the @n inputs @files. Returns an exit code.
+ */
+int cli_load(struct cli_common *cc, char *const *files, int n,
+	     struct confine_target *t);
+void cli_common_free(struct cli_common *cc);
+/* Write @text to @out (NULL or "-": stdout) and free it; an exit code. */
+int cli_emit(const struct confine *c, const char *out, char *text, size_t len);
 int cli_parse_double(const char *opt, const char *s, double min, double max,
 		     double *out);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -34,107 +34,54 @@ static const char compare_usage[] =
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "alpha", required_argument, NULL, 'a' },
+		CLI_OPTION_BASELINE,
+		CLI_OPTION_TOLERANCE,
+		CLI_OPTION_ALPHA,
 		{ "allow-missing", no_argument, NULL, 'm' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "base-dir", required_argument, NULL, 'C' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_FORMAT,
+		CLI_OPTION_OUTPUT,
+		CLI_OPTION_BASE_DIR,
+		CLI_OPTION_QUIET,
+		CLI_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ksft_metric_report_compare_opts copts = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
 	struct ksft_metric_report_comparison *cmp = NULL;
-	struct ksft_metric_report_baseline *b = NULL;
-	struct ksft_metric_report *r = NULL;
-	char **baselines = NULL;
-	size_t n_baselines = 0, len;
-	const char *out = NULL, *base = NULL;
-	int fmt = KSFT_METRIC_REPORT_TEXT, quiet = 0, ch, ret = EXIT_USAGE, failing;
-	struct confine c = { NULL };
+	struct cli_common cc;
+	int ch, ret, failing;
 	char *text;
+	size_t len;
 
-	baselines = calloc((size_t)argc + 1, sizeof(char *));
-	if (!baselines)
-		return EXIT_USAGE;
-	while ((ch = getopt_long(argc, argv, "b:t:a:mf:o:C:qh", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'b':
-			baselines[n_baselines++] = optarg;
-			break;
-		case 't':
-			if (cli_parse_double("--tolerance", optarg, 0, 1e9,
-					     &copts.tolerance_pct))
-				goto out;
-			break;
-		case 'a':
-			if (cli_parse_double("--alpha", optarg, 0, 1, &copts.alpha))
-				goto out;
-			break;
-		case 'm':
-			copts.allow_missing = 1;
-			break;
-		case 'f':
-			if (cli_parse_format(optarg, 0, &fmt))
-				goto out;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'C':
-			base = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			fputs(compare_usage, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			fputs(compare_usage, stderr);
-			goto out;
-		}
-	}
-	if (!n_baselines) {
-		cli_error("compare needs at least one --baseline");
-		fputs(compare_usage, stderr);
-		goto out;
-	}
-	if (confine_init(&c, base) || (out && confine_check_write(&c, out)))
-		goto out;
-	r = ksft_metric_report_new(NULL);
-	b = ksft_metric_report_baseline_new();
-	if (!r || !b) {
-		cli_error("%s", ksft_metric_report_errmsg());
-		goto out;
-	}
-	ret = cli_read_baselines(&c, b, baselines, n_baselines);
+	ret = cli_common_init(&cc, "compare", compare_usage, 0, argc);
 	if (ret != EXIT_OK)
+		return ret;
+	while ((ch = getopt_long(argc, argv, "b:t:a:mf:o:C:qh", opts, NULL)) != -1) {
+		if (ch == 'm') {
+			cc.copts.allow_missing = 1;
+			continue;
+		}
+		ret = cli_common_option(&cc, ch, optarg);
+		if (ret != CLI_OPT_NEXT)
+			goto out;
+	}
+	if (!cc.n_baselines) {
+		ret = cli_needs(&cc, "at least one --baseline");
 		goto out;
-	ret = cli_read_inputs(&c, r, argv + optind, argc - optind, quiet);
+	}
+	ret = cli_load(&cc, argv + optind, argc - optind, NULL);
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_USAGE;
-	failing = ksft_metric_report_compare(r, b, &copts, &cmp);
+	failing = ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp);
 	if (failing < 0 ||
-	    ksft_metric_report_comparison_format(cmp, fmt, &text, &len)) {
+	    ksft_metric_report_comparison_format(cmp, cc.fmt, &text, &len)) {
 		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}
-	if (confine_write(&c, out ? out : "-", text, len)) {
-		ksft_metric_report_text_free(text);
-		goto out;
-	}
-	ksft_metric_report_text_free(text);
-	ret = failing ? EXIT_REGRESSION : EXIT_OK;
+	ret = cli_emit(&cc.c, cc.out, text, len);
+	if (ret == EXIT_OK && failing)
+		ret = EXIT_REGRESSION;
 out:
 	ksft_metric_report_comparison_free(cmp);
-	ksft_metric_report_baseline_free(b);
-	ksft_metric_report_free(r);
-	confine_free(&c);
-	free(baselines);
+	cli_common_free(&cc);
 	return ret;
 }

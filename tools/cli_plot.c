@@ -697,90 +697,52 @@ static int draw_bars(struct plot *p, const struct ksft_metric_report_comparison 
 int cmd_plot(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "alpha", required_argument, NULL, 'a' },
+		CLI_OPTION_OUTPUT,
+		CLI_OPTION_BASELINE,
+		CLI_OPTION_TOLERANCE,
+		CLI_OPTION_ALPHA,
 		{ "title", required_argument, NULL, 'T' },
-		{ "base-dir", required_argument, NULL, 'C' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_BASE_DIR,
+		CLI_OPTION_QUIET,
+		CLI_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ksft_metric_report_compare_opts copts = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
 	struct ksft_metric_report_comparison *cmp = NULL;
-	struct ksft_metric_report_baseline *b = NULL;
+	struct cli_common cc;
 	struct plot p;
-	struct confine c = { NULL };
-	const char *out = NULL, *base = NULL, *title = NULL;
-	char **baselines = calloc((size_t)argc + 1, sizeof(char *)), *doc;
-	size_t n_baselines = 0, len;
-	int quiet = 0, ch, ret = EXIT_USAGE;
+	const char *title = NULL;
+	char *doc;
+	size_t len;
+	int ch, ret;
 
 	memset(&p, 0, sizeof(p));
-	if (!baselines)
-		return EXIT_USAGE;
+	ret = cli_common_init(&cc, "plot", plot_usage, 0, argc);
+	if (ret != EXIT_OK)
+		return ret;
 	while ((ch = getopt_long(argc, argv, "o:b:t:a:T:C:qh", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'b':
-			baselines[n_baselines++] = optarg;
-			break;
-		case 't':
-			if (cli_parse_double("--tolerance", optarg, 0, 1e9,
-					     &copts.tolerance_pct))
-				goto out;
-			break;
-		case 'a':
-			if (cli_parse_double("--alpha", optarg, 0, 1, &copts.alpha))
-				goto out;
-			break;
-		case 'T':
+		if (ch == 'T') {
 			title = optarg;
-			break;
-		case 'C':
-			base = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			fputs(plot_usage, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			fputs(plot_usage, stderr);
-			goto out;
+			continue;
 		}
+		ret = cli_common_option(&cc, ch, optarg);
+		if (ret != CLI_OPT_NEXT)
+			goto out;
 	}
-	if (!out) {
-		cli_error("plot needs -o OUT.svg");
-		fputs(plot_usage, stderr);
+	if (!cc.out) {
+		ret = cli_needs(&cc, "-o OUT.svg");
 		goto out;
 	}
-	if (confine_init(&c, base) || confine_check_write(&c, out))
-		goto out;
-	p.r = ksft_metric_report_new(NULL);
-	b = ksft_metric_report_baseline_new();
-	if (!p.r || !b) {
-		cli_error("%s", ksft_metric_report_errmsg());
-		goto out;
-	}
-	ret = cli_read_baselines(&c, b, baselines, n_baselines);
-	if (ret == EXIT_OK)
-		ret = cli_read_inputs(&c, (struct ksft_metric_report *)p.r,
-				      argv + optind, argc - optind, quiet);
+	ret = cli_load(&cc, argv + optind, argc - optind, NULL);
 	if (ret != EXIT_OK)
 		goto out;
+	p.r = cc.r;
 	ret = EXIT_USAGE;
 	if (!title)
 		title = argv[optind];
 	svg_text(&p.s, 10, 24, "start", 16, "#000000", title);
 	p.y = 40;
-	if (n_baselines) {
-		if (ksft_metric_report_compare(p.r, b, &copts, &cmp) < 0 ||
+	if (cc.n_baselines) {
+		if (ksft_metric_report_compare(p.r, cc.b, &cc.copts, &cmp) < 0 ||
 		    draw_bars(&p, cmp)) {
 			cli_error("%s", ksft_metric_report_errmsg());
 			goto out;
@@ -801,15 +763,12 @@ int cmd_plot(int argc, char **argv)
 		cli_error("out of memory");
 		goto out;
 	}
-	if (!confine_write(&c, out, doc, len))
+	if (!confine_write(&cc.c, cc.out, doc, len))
 		ret = EXIT_OK;
 	free(doc);
 out:
 	svg_free(&p.s);
 	ksft_metric_report_comparison_free(cmp);
-	ksft_metric_report_baseline_free(b);
-	ksft_metric_report_free((struct ksft_metric_report *)p.r);
-	confine_free(&c);
-	free(baselines);
+	cli_common_free(&cc);
 	return ret;
 }

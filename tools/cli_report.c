@@ -34,143 +34,84 @@ static const char save_usage[] =
 	"  -q, --quiet        do not print input warnings\n"
 	"  -h, --help         this help\n";
 
-static int emit(const struct confine *c, const char *out, char *text, size_t len)
-{
-	int ret = confine_write(c, out ? out : "-", text, len);
-
-	ksft_metric_report_text_free(text);
-	return ret ? EXIT_USAGE : EXIT_OK;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "base-dir", required_argument, NULL, 'C' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_FORMAT,
+		CLI_OPTION_OUTPUT,
+		CLI_OPTION_BASE_DIR,
+		CLI_OPTION_QUIET,
+		CLI_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ksft_metric_report *r;
-	struct confine c;
-	const char *out = NULL, *base = NULL;
-	int fmt = KSFT_METRIC_REPORT_TEXT, quiet = 0, ch, ret;
+	struct cli_common cc;
+	int ch, ret;
 	char *text;
 	size_t len;
 
+	ret = cli_common_init(&cc, "report", report_usage, 1, argc);
+	if (ret != EXIT_OK)
+		return ret;
 	while ((ch = getopt_long(argc, argv, "f:o:C:qh", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'f':
-			if (cli_parse_format(optarg, 1, &fmt))
-				return EXIT_USAGE;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'C':
-			base = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			fputs(report_usage, stdout);
-			return EXIT_OK;
-		default:
-			fputs(report_usage, stderr);
-			return EXIT_USAGE;
-		}
+		ret = cli_common_option(&cc, ch, optarg);
+		if (ret != CLI_OPT_NEXT)
+			goto out;
 	}
-	if (confine_init(&c, base))
-		return EXIT_USAGE;
-	if (out && confine_check_write(&c, out)) {
-		confine_free(&c);
-		return EXIT_USAGE;
-	}
-	r = ksft_metric_report_new(NULL);
-	if (!r) {
+	ret = cli_load(&cc, argv + optind, argc - optind, NULL);
+	if (ret != EXIT_OK)
+		goto out;
+	if (ksft_metric_report_format(cc.r, cc.fmt, &text, &len)) {
 		cli_error("%s", ksft_metric_report_errmsg());
-		confine_free(&c);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+	} else {
+		ret = cli_emit(&cc.c, cc.out, text, len);
 	}
-	ret = cli_read_inputs(&c, r, argv + optind, argc - optind, quiet);
-	if (ret == EXIT_OK) {
-		if (ksft_metric_report_format(r, fmt, &text, &len)) {
-			cli_error("%s", ksft_metric_report_errmsg());
-			ret = EXIT_USAGE;
-		} else {
-			ret = emit(&c, out, text, len);
-		}
-	}
-	ksft_metric_report_free(r);
-	confine_free(&c);
+out:
+	cli_common_free(&cc);
 	return ret;
 }
 
 int cmd_save(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
+		CLI_OPTION_OUTPUT,
 		{ "append", no_argument, NULL, 'a' },
-		{ "base-dir", required_argument, NULL, 'C' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
+		CLI_OPTION_BASE_DIR,
+		CLI_OPTION_QUIET,
+		CLI_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ksft_metric_report_baseline *b = NULL;
-	struct ksft_metric_report *r = NULL;
 	struct confine_target t = { -1, NULL, NULL, NULL };
-	struct confine c;
-	const char *out = NULL, *base = NULL;
-	int append = 0, quiet = 0, ch, ret;
+	struct cli_common cc;
+	const char *out;
+	int append = 0, ch, ret;
 	char *text;
 	size_t len;
 
+	ret = cli_common_init(&cc, "save", save_usage, 0, argc);
+	if (ret != EXIT_OK)
+		return ret;
 	while ((ch = getopt_long(argc, argv, "o:aC:qh", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'a':
+		if (ch == 'a') {	/* --append here, not --alpha */
 			append = 1;
-			break;
-		case 'C':
-			base = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			fputs(save_usage, stdout);
-			return EXIT_OK;
-		default:
-			fputs(save_usage, stderr);
-			return EXIT_USAGE;
+			continue;
 		}
+		ret = cli_common_option(&cc, ch, optarg);
+		if (ret != CLI_OPT_NEXT)
+			goto out;
 	}
+	out = cc.out;
 	if (!out) {
-		cli_error("save needs -o BASELINE.json");
-		fputs(save_usage, stderr);
-		return EXIT_USAGE;
+		ret = cli_needs(&cc, "-o BASELINE.json");
+		goto out;
 	}
+	ret = EXIT_USAGE;
 	if (append && !strcmp(out, "-")) {
 		cli_error("--append needs a file, not stdout");
-		return EXIT_USAGE;
+		goto out;
 	}
-	if (confine_init(&c, base))
-		return EXIT_USAGE;
-	ret = EXIT_USAGE;
 	/* Its directory is held from here on: checked, read and replaced there. */
-	if (strcmp(out, "-") && confine_target_open(&c, out, &t))
-		goto out;
-	r = ksft_metric_report_new(NULL);
-	b = ksft_metric_report_baseline_new();
-	if (!r || !b) {
-		cli_error("%s", ksft_metric_report_errmsg());
-		goto out;
-	}
-	ret = cli_read_inputs(&c, r, argv + optind, argc - optind, quiet);
+	ret = cli_load(&cc, argv + optind, argc - optind, &t);
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_USAGE;
@@ -186,7 +127,7 @@ int cmd_save(int argc, char **argv)
 		if (got < 0)
 			goto out;
 		if (!got) {
-			got = ksft_metric_report_baseline_load(b, data, dlen, out);
+			got = ksft_metric_report_baseline_load(cc.b, data, dlen, out);
 			free(data);
 			if (got < 0) {
 				cli_error("%s", ksft_metric_report_errmsg());
@@ -194,10 +135,10 @@ int cmd_save(int argc, char **argv)
 			}
 		}
 	}
-	if (ksft_metric_report_baseline_add_report(b, r,
+	if (ksft_metric_report_baseline_add_report(cc.b, cc.r,
 			(const char *const *)(argv + optind),
 			(size_t)(argc - optind)) < 0 ||
-	    ksft_metric_report_baseline_format(b, &text, &len)) {
+	    ksft_metric_report_baseline_format(cc.b, &text, &len)) {
 		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}
@@ -205,16 +146,14 @@ int cmd_save(int argc, char **argv)
 		ret = confine_target_write(&t, text, len) ? EXIT_USAGE : EXIT_OK;
 		ksft_metric_report_text_free(text);
 	} else {
-		ret = emit(&c, "-", text, len);
+		ret = cli_emit(&cc.c, "-", text, len);
 	}
 	if (ret == EXIT_OK && strcmp(out, "-"))
 		fprintf(stderr, "ksft-metric: saved %zu series as run %zu of %s\n",
-			ksft_metric_report_series_count(r),
-			ksft_metric_report_baseline_runs(b), out);
+			ksft_metric_report_series_count(cc.r),
+			ksft_metric_report_baseline_runs(cc.b), out);
 out:
 	confine_target_close(&t);
-	ksft_metric_report_baseline_free(b);
-	ksft_metric_report_free(r);
-	confine_free(&c);
+	cli_common_free(&cc);
 	return ret;
 }

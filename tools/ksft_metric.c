@@ -141,6 +141,114 @@ int cli_read_baselines(const struct confine *c,
 	return EXIT_OK;
 }
 
+int cli_common_init(struct cli_common *cc, const char *name,
+		    const char *cmd_usage, int allow_openmetrics, int argc)
+{
+	static const struct ksft_metric_report_compare_opts copts =
+		KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
+
+	memset(cc, 0, sizeof(*cc));
+	cc->name = name;
+	cc->usage = cmd_usage;
+	cc->allow_openmetrics = allow_openmetrics;
+	cc->fmt = KSFT_METRIC_REPORT_TEXT;
+	cc->copts = copts;
+	cc->c.fd = -1;
+	/* Room for every argument: each --baseline is at most one. */
+	cc->baselines = calloc((size_t)argc + 1, sizeof(char *));
+	return cc->baselines ? EXIT_OK : EXIT_USAGE;
+}
+
+int cli_common_option(struct cli_common *cc, int ch, char *arg)
+{
+	switch (ch) {
+	case 'b':
+		cc->baselines[cc->n_baselines++] = arg;
+		return CLI_OPT_NEXT;
+	case 't':
+		if (cli_parse_double("--tolerance", arg, 0, 1e9,
+				     &cc->copts.tolerance_pct))
+			return EXIT_USAGE;
+		return CLI_OPT_NEXT;
+	case 'a':
+		if (cli_parse_double("--alpha", arg, 0, 1, &cc->copts.alpha))
+			return EXIT_USAGE;
+		return CLI_OPT_NEXT;
+	case 'f':
+		if (cli_parse_format(arg, cc->allow_openmetrics, &cc->fmt))
+			return EXIT_USAGE;
+		return CLI_OPT_NEXT;
+	case 'o':
+		cc->out = arg;
+		return CLI_OPT_NEXT;
+	case 'C':
+		cc->base = arg;
+		return CLI_OPT_NEXT;
+	case 'q':
+		cc->quiet = 1;
+		return CLI_OPT_NEXT;
+	case 'h':
+		fputs(cc->usage, stdout);
+		return EXIT_OK;
+	default:
+		fputs(cc->usage, stderr);
+		return EXIT_USAGE;
+	}
+}
+
+int cli_needs(const struct cli_common *cc, const char *what)
+{
+	cli_error("%s needs %s", cc->name, what);
+	fputs(cc->usage, stderr);
+	return EXIT_USAGE;
+}
+
+int cli_load(struct cli_common *cc, char *const *files, int n,
+	     struct confine_target *t)
+{
+	int ret;
+
+	if (confine_init(&cc->c, cc->base))
+		return EXIT_USAGE;
+	if (cc->out) {
+		if (t && strcmp(cc->out, "-"))
+			ret = confine_target_open(&cc->c, cc->out, t);
+		else
+			ret = confine_check_write(&cc->c, cc->out);
+		if (ret)
+			return EXIT_USAGE;
+	}
+	cc->r = ksft_metric_report_new(NULL);
+	cc->b = ksft_metric_report_baseline_new();
+	if (!cc->r || !cc->b) {
+		cli_error("%s", ksft_metric_report_errmsg());
+		return EXIT_USAGE;
+	}
+	ret = cli_read_baselines(&cc->c, cc->b, cc->baselines, cc->n_baselines);
+	if (ret != EXIT_OK)
+		return ret;
+	return cli_read_inputs(&cc->c, cc->r, files, n, cc->quiet);
+}
+
+void cli_common_free(struct cli_common *cc)
+{
+	ksft_metric_report_baseline_free(cc->b);
+	ksft_metric_report_free(cc->r);
+	confine_free(&cc->c);
+	free(cc->baselines);
+	cc->b = NULL;
+	cc->r = NULL;
+	cc->baselines = NULL;
+}
+
+int cli_emit(const struct confine *c, const char *out, char *text, size_t len)
+{
+	int ret = confine_write(c, out ? out : "-", text, len);
+
+	ksft_metric_report_text_free(text);
+	return ret ? EXIT_USAGE : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {

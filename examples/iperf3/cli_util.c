@@ -2,6 +2,7 @@
 /* Helpers shared by the example command lines (see cli_util.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,4 +134,54 @@ int ex_parse_int(const char *prog, const char *s, const char *what, int min,
 	}
 	*out = (int)v;
 	return 0;
+}
+
+int ex_opt_remote(const char *prog, int argc, char **argv,
+		  const char ***remote, char **store)
+{
+	free(*remote);
+	free(*store);
+	if (optarg == argv[optind - 1])
+		optind = ex_take_words(argc, argv, optind - 1, remote, store);
+	else	/* --remote="ip netns exec NS" */
+		optind = ex_take_words(1, &optarg, 0, remote, store) < 0 ? -1 : optind;
+	if (optind < 0) {
+		fprintf(stderr, "%s: --remote needs a command\n", prog);
+		return -1;
+	}
+	return 0;
+}
+
+int ex_parse_file(const char *path,
+		  int (*parse)(const char *text, size_t len, const char *name,
+			       void *res, char **err),
+		  void *res, size_t res_size, char **err)
+{
+	char *text;
+	size_t len;
+	int ret;
+
+	memset(res, 0, res_size);
+	ret = ex_read_file(path, &text, &len, err);
+	if (ret)
+		return ret;
+	ret = parse(text, len, path, res, err);
+	free(text);
+	return ret;
+}
+
+int ex_cli_main(int argc, char **argv, void (*usage)(FILE *f),
+		int (*cmd_parse)(int argc, char **argv),
+		int (*cmd_run)(int argc, char **argv))
+{
+	if (argc >= 2 && !strcmp(argv[1], "parse"))
+		return cmd_parse(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	usage(stderr);
+	return 2;
 }

@@ -4,6 +4,7 @@
 #define KSFTM_EXAMPLE_CLI_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /**
  * ex_fmt_double() - the shortest "%.Ng" that reads back as @v, with ".0"
@@ -38,5 +39,35 @@ int ex_take_words(int argc, char **argv, int i, const char ***out, char **store)
  */
 int ex_parse_int(const char *prog, const char *s, const char *what, int min,
 		 int max, int *out);
+
+/**
+ * ex_opt_remote() - handle a "--remote" option just returned by getopt_long()
+ * @prog: for the message ("PROG: --remote needs a command" on stderr)
+ * @remote, @store: as for ex_take_words(); their previous values are freed
+ *
+ * Takes the words after "--remote" (or of "--remote=CMD") and moves optind
+ * past them. @return 0, or -1 after the message.
+ */
+int ex_opt_remote(const char *prog, int argc, char **argv,
+		  const char ***remote, char **store);
+
+/**
+ * ex_parse_file() - read @path whole and parse it with @parse
+ * @res, @res_size: the result, zeroed first
+ * @return what ex_read_file() or @parse returns.
+ */
+int ex_parse_file(const char *path,
+		  int (*parse)(const char *text, size_t len, const char *name,
+			       void *res, char **err),
+		  void *res, size_t res_size, char **err);
+
+/**
+ * ex_cli_main() - dispatch "PROG parse ...", "PROG run ..." and "PROG --help"
+ * @cmd_parse gets the arguments after "parse", @cmd_run those from "run" on
+ * (for getopt). @return the exit code.
+ */
+int ex_cli_main(int argc, char **argv, void (*usage)(FILE *f),
+		int (*cmd_parse)(int argc, char **argv),
+		int (*cmd_run)(int argc, char **argv));
 
 #endif

@@ -124,19 +124,15 @@ int iperf3_parse_json(const char *text, size_t len, const char *name,
 	return ret;
 }
 
+static int parse_text(const char *text, size_t len, const char *name,
+		      void *res, char **err)
+{
+	return iperf3_parse_json(text, len, name, res, err);
+}
+
 int iperf3_parse_file(const char *path, struct iperf3_result *res, char **err)
 {
-	char *text;
-	size_t len;
-	int ret;
-
-	memset(res, 0, sizeof(*res));
-	ret = ex_read_file(path, &text, &len, err);
-	if (ret)
-		return ret;
-	ret = iperf3_parse_json(text, len, path, res, err);
-	free(text);
-	return ret;
+	return ex_parse_file(path, parse_text, res, sizeof(*res), err);
 }
 
 int iperf3_require_retransmits(const struct iperf3_result *res, const char *name,

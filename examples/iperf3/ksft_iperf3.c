@@ -76,19 +76,8 @@ static int cmd_run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			free(remote);
-			free(store);
-			if (optarg == argv[optind - 1])
-				optind = ex_take_words(argc, argv, optind - 1,
-						       (const char ***)&remote, &store);
-			else	/* --remote="ip netns exec NS" */
-				optind = ex_take_words(1, &optarg, 0,
-						       (const char ***)&remote,
-						       &store) < 0 ? -1 : optind;
-			if (optind < 0) {
-				fprintf(stderr, "ksft-iperf3: --remote needs a command\n");
+			if (ex_opt_remote("ksft-iperf3", argc, argv, &remote, &store))
 				return 2;
-			}
 			break;
 		case 'a':
 			o.server_addr = optarg;
@@ -138,13 +127,8 @@ static int cmd_run(int argc, char **argv)
 	o.remote = remote;
 
 	ex_ktap_header(1);
-	if (ksft_metric_case_begin() < 0) {
-		ex_ktap_diag(ksft_metric_errmsg());
+	if (ex_metric_case_begin(metrics))
 		return 1;
-	}
-	/* The main job will open this scope with its system monitor. */
-	if (metrics && ksft_metric_reporting(1) < 0)
-		ex_ktap_diag(ksft_metric_errmsg());
 	ret = iperf3_run(&o, &res, &err);
 	if (metrics)
 		ksft_metric_reporting(0);
@@ -163,14 +147,8 @@ static int cmd_run(int argc, char **argv)
 		if (result == EX_KTAP_FAIL)
 			ex_ktap_diag(err ? err : "iperf3: out of memory");
 	}
-	if (ksft_metric_case_end() < 0) {
-		ex_ktap_diag(ksft_metric_errmsg());
-		result = EX_KTAP_FAIL;
-	}
-	ex_ktap_result(1, "iperf3.throughput", result, err);
-	ex_ktap_totals(result == EX_KTAP_PASS, result == EX_KTAP_FAIL,
-		       result == EX_KTAP_SKIP);
-	rc = result == EX_KTAP_PASS ? 0 : result == EX_KTAP_SKIP ? EX_KSFT_SKIP : 1;
+	result = ex_metric_case_end(result);
+	rc = ex_ktap_finish("iperf3.throughput", result, err);
 	free(err);
 	free(remote);
 	free(store);
@@ -179,14 +157,5 @@ static int cmd_run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "parse"))
-		return cmd_parse(argc - 2, argv + 2);
-	if (argc >= 2 && !strcmp(argv[1], "run"))
-		return cmd_run(argc - 1, argv + 1);
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	usage(stderr);
-	return 2;
+	return ex_cli_main(argc, argv, usage, cmd_parse, cmd_run);
 }

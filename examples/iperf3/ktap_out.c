@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <ksftmetric/metric.h>
+
 #include "ktap_out.h"
 
 void ex_ktap_header(int plan)
@@ -37,4 +39,34 @@ void ex_ktap_totals(int pass, int fail, int skip)
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       pass, fail, skip);
 	fflush(stdout);
+}
+
+int ex_metric_case_begin(int metrics)
+{
+	if (ksft_metric_case_begin() < 0) {
+		ex_ktap_diag(ksft_metric_errmsg());
+		return -1;
+	}
+	/* The main job will open this scope with its system monitor. */
+	if (metrics && ksft_metric_reporting(1) < 0)
+		ex_ktap_diag(ksft_metric_errmsg());
+	return 0;
+}
+
+enum ex_ktap_result ex_metric_case_end(enum ex_ktap_result result)
+{
+	if (ksft_metric_case_end() < 0) {
+		ex_ktap_diag(ksft_metric_errmsg());
+		return EX_KTAP_FAIL;
+	}
+	return result;
+}
+
+int ex_ktap_finish(const char *name, enum ex_ktap_result result,
+		   const char *skip_reason)
+{
+	ex_ktap_result(1, name, result, skip_reason);
+	ex_ktap_totals(result == EX_KTAP_PASS, result == EX_KTAP_FAIL,
+		       result == EX_KTAP_SKIP);
+	return result == EX_KTAP_PASS ? 0 : result == EX_KTAP_SKIP ? EX_KSFT_SKIP : 1;
 }

@@ -20,4 +20,22 @@ void ex_ktap_result(int n, const char *name, enum ex_ktap_result res,
 		    const char *skip_reason);
 void ex_ktap_totals(int pass, int fail, int skip);
 
+/**
+ * ex_metric_case_begin() - ksft_metric_case_begin(), then with @metrics
+ * ksft_metric_reporting(1) (a failure there is only a diagnostic).
+ * @return 0, or -1 after a diagnostic when the case could not begin.
+ */
+int ex_metric_case_begin(int metrics);
+/**
+ * ex_metric_case_end() - ksft_metric_case_end()
+ * @return @result, or EX_KTAP_FAIL after a diagnostic when it failed.
+ */
+enum ex_ktap_result ex_metric_case_end(enum ex_ktap_result result);
+/**
+ * ex_ktap_finish() - the result line of the single case @name and the totals
+ * @return the exit code: 0 pass, 1 fail, EX_KSFT_SKIP skip.
+ */
+int ex_ktap_finish(const char *name, enum ex_ktap_result result,
+		   const char *skip_reason);
+
 #endif

@@ -354,19 +354,15 @@ int kperf_parse(const char *text, size_t len, const char *name,
 	return ret;
 }
 
+static int parse_text(const char *text, size_t len, const char *name,
+		      void *res, char **err)
+{
+	return kperf_parse(text, len, name, res, err);
+}
+
 int kperf_parse_file(const char *path, struct kperf_result *res, char **err)
 {
-	char *text;
-	size_t len;
-	int ret;
-
-	memset(res, 0, sizeof(*res));
-	ret = ex_read_file(path, &text, &len, err);
-	if (ret)
-		return ret;
-	ret = kperf_parse(text, len, path, res, err);
-	free(text);
-	return ret;
+	return ex_parse_file(path, parse_text, res, sizeof(*res), err);
 }
 
 void kperf_result_free(struct kperf_result *res)

@@ -109,19 +109,8 @@ static int cmd_run(int argc, char **argv)
 			o.remote_addr = optarg;
 			break;
 		case 'r':
-			free(remote);
-			free(store);
-			if (optarg == argv[optind - 1])
-				optind = ex_take_words(argc, argv, optind - 1,
-						       (const char ***)&remote, &store);
-			else
-				optind = ex_take_words(1, &optarg, 0,
-						       (const char ***)&remote,
-						       &store) < 0 ? -1 : optind;
-			if (optind < 0) {
-				fprintf(stderr, "ksft-kperf: --remote needs a command\n");
+			if (ex_opt_remote("ksft-kperf", argc, argv, &remote, &store))
 				return 2;
-			}
 			break;
 		case 's':
 			o.server = optarg;
@@ -164,18 +153,13 @@ static int cmd_run(int argc, char **argv)
 	missing = kperf_missing(&o);
 	if (missing) {
 		snprintf(line, sizeof(line), "%s not found", missing);
-		ex_ktap_result(1, "kperf.throughput", EX_KTAP_SKIP, line);
-		ex_ktap_totals(0, 0, 1);
-		rc = EX_KSFT_SKIP;
+		rc = ex_ktap_finish("kperf.throughput", EX_KTAP_SKIP, line);
 		goto out;
 	}
-	if (ksft_metric_case_begin() < 0) {
-		ex_ktap_diag(ksft_metric_errmsg());
+	if (ex_metric_case_begin(metrics)) {
 		rc = 1;
 		goto out;
 	}
-	if (metrics && ksft_metric_reporting(1) < 0)
-		ex_ktap_diag(ksft_metric_errmsg());
 	ret = kperf_run(&o, (const char *const *)argv + optind, &res, &err);
 	if (metrics)
 		ksft_metric_reporting(0);
@@ -196,13 +180,8 @@ static int cmd_run(int argc, char **argv)
 		ex_ktap_diag(err ? err : "kperf: out of memory");
 		result = EX_KTAP_FAIL;
 	}
-	if (ksft_metric_case_end() < 0) {
-		ex_ktap_diag(ksft_metric_errmsg());
-		result = EX_KTAP_FAIL;
-	}
-	ex_ktap_result(1, "kperf.throughput", result, NULL);
-	ex_ktap_totals(result == EX_KTAP_PASS, result == EX_KTAP_FAIL, 0);
-	rc = result == EX_KTAP_PASS ? 0 : 1;
+	result = ex_metric_case_end(result);
+	rc = ex_ktap_finish("kperf.throughput", result, NULL);
 out:
 	free(err);
 	free(remote);
@@ -212,14 +191,5 @@ out:
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "parse"))
-		return cmd_parse(argc - 2, argv + 2);
-	if (argc >= 2 && !strcmp(argv[1], "run"))
-		return cmd_run(argc - 1, argv + 1);
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	usage(stderr);
-	return 2;
+	return ex_cli_main(argc, argv, usage, cmd_parse, cmd_run);
 }

@@ -283,7 +283,8 @@ int changepoints_find(const double *x, size_t n, const struct cp_opts *opts,
 		free(l.v);
 		return ksftm_fail(ENOMEM, "out of memory finding change points");
 	}
-	qsort(l.v, l.n, sizeof(*l.v), cmp_cp);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_cp);
 	/* Judge each candidate between its neighbours: windows can find the
 	 * same shift one point apart, and a shift may only look significant
 	 * against a window's arbitrary edge. Drop the weakest until all pass. */

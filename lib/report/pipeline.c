@@ -46,30 +46,13 @@ struct builder {
 	int oom;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t cap2 = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (cap2 < need)
-		cap2 *= 2;
-	q = realloc(*p, cap2 * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = cap2;
-	return 0;
-}
-
 static int b_init(struct builder *b, int is_array)
 {
 	memset(b, 0, sizeof(*b));
 	b->is_array = is_array;
 	b->out.width = is_array ? 0 : 1;
 	if (is_array) {
-		if (grow((void **)&b->out.off, &b->cap_off, 1, sizeof(size_t)))
+		if (rp_grow((void **)&b->out.off, &b->cap_off, 1, sizeof(size_t), 16))
 			return -1;
 		b->out.off[0] = 0;
 	}
@@ -88,10 +71,10 @@ static double *b_point(struct builder *b, double t, size_t n)
 
 	if (b->oom)
 		return NULL;
-	if (grow((void **)&o->t, &b->cap_pts, o->n + 1, sizeof(double)) ||
-	    grow((void **)&o->v, &b->cap_v, nv ? nv : 1, sizeof(double)) ||
+	if (rp_grow((void **)&o->t, &b->cap_pts, o->n + 1, sizeof(double), 16) ||
+	    rp_grow((void **)&o->v, &b->cap_v, nv ? nv : 1, sizeof(double), 16) ||
 	    (b->is_array &&
-	     grow((void **)&o->off, &b->cap_off, o->n + 2, sizeof(size_t)))) {
+	     rp_grow((void **)&o->off, &b->cap_off, o->n + 2, sizeof(size_t), 16))) {
 		b->oom = 1;
 		return NULL;
 	}

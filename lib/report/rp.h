@@ -102,6 +102,12 @@ void rp_vals_free(struct rp_vals *pv);
 int rp_vals_is_array(const struct rp_vals *pv);
 size_t rp_vals_len(const struct rp_vals *pv, size_t i);
 double rp_vals_at(const struct rp_vals *pv, size_t i, size_t j);
+/*
+ * Make room for @need elements of @elem bytes in the array *@p of *@cap:
+ * the capacity doubles from @first (when 0). @return 0, or -1 (ENOMEM,
+ * *@p and *@cap unchanged).
+ */
+int rp_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
 
 /* Transform (stage >= 1) then aggregation (stage 2) into a fresh @out. */
 int rp_process(const struct rp_vals *raw, const struct rp_policy *pol,

@@ -87,9 +87,9 @@ void rp_series_free(struct rp_series *s)
 	free(s);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
+int rp_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
 {
-	size_t cap2 = *cap ? *cap : 8;
+	size_t cap2 = *cap ? *cap : first;
 	void *q;
 
 	if (need <= *cap)
@@ -111,7 +111,7 @@ int rp_series_add_point(struct rp_series *s, double t, const double *v,
 	size_t old_cap = s->cap_pts;
 	size_t nv = is_array ? (r->n ? r->off[r->n] : 0) + n : r->n + 1;
 
-	if (grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double)))
+	if (rp_grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double), 8))
 		return -ENOMEM;
 	if (is_array && (s->cap_pts != old_cap || !r->off)) {
 		size_t *off = realloc(r->off, (s->cap_pts + 1) * sizeof(size_t));
@@ -122,7 +122,7 @@ int rp_series_add_point(struct rp_series *s, double t, const double *v,
 			off[0] = 0;
 		r->off = off;
 	}
-	if (grow((void **)&r->v, &s->cap_v, nv ? nv : 1, sizeof(double)))
+	if (rp_grow((void **)&r->v, &s->cap_v, nv ? nv : 1, sizeof(double), 8))
 		return -ENOMEM;
 	r->t[r->n] = t;
 	if (is_array) {

@@ -55,7 +55,7 @@ static void cycle_case(void)
 
 	if (ksft_metric_case_end_buffer(&out, &len) < 0)
 		abort();
-	ksft_metric_report_text_free(out);
+	ksft_metric_free(out);
 	if (ksft_metric_case_begin())
 		abort();
 }

@@ -1,0 +1,23 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Importing the binding for recording loads the producer library only:
+a selftest process never maps the report engine."""
+
+import subprocess
+import sys
+import unittest
+
+
+class ImportTest(unittest.TestCase):
+    def test_producer_only(self):
+        code = ("import ksftmetric\n"
+                "maps = open('/proc/self/maps').read()\n"
+                "print('producer' if 'libksftmetric.so' in maps else '-')\n"
+                "print('report' if 'libksftmetric-report' in maps else '-')\n")
+        out = subprocess.run([sys.executable, "-c", code], check=True,
+                             capture_output=True, text=True).stdout.split()
+        self.assertEqual(out, ["producer", "-"])
+
+
+if __name__ == "__main__":
+    unittest.main()
