@@ -140,6 +140,17 @@ ksft_metric_report_warnings(const struct ksft_metric_report *r,
 			    const struct ksft_metric_report_warning **list,
 			    size_t *total);
 
+/**
+ * ksft_metric_report_context_json() - the run's context, from the logs
+ *
+ * The ktap-metric-context-json lines read so far (kernel, hostname, CPU,
+ * debug kernel, the caller's keys; doc/line-format.rst), merged into one
+ * canonical JSON object ("{}" when there were none). Valid until @r
+ * changes. Query.
+ */
+KSFT_METRIC_REPORT_API const char *
+ksft_metric_report_context_json(const struct ksft_metric_report *r);
+
 /** ksft_metric_report_series_count() - @return the number of series. Query. */
 KSFT_METRIC_REPORT_API size_t
 ksft_metric_report_series_count(const struct ksft_metric_report *r);

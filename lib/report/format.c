@@ -120,6 +120,38 @@ static void case_text(struct strbuf *sb, const struct rp_series *s)
 	strbuf_adds(sb, s->case_name);
 }
 
+/* Text for people: control characters shown as '?', never a line break. */
+static void add_printable(struct strbuf *out, const char *s)
+{
+	for (; *s; s++)
+		strbuf_addc(out, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+/* "run context: arch=x86_64 cpu_count=2 ...", a line above the table when
+ * the logs carried a context line (strings bare, other values as JSON). */
+static void context_text(struct strbuf *out, const struct ksft_metric_report *r)
+{
+	const char *key;
+	json_t *v, *ctx;
+
+	if (!r->context_json || !strcmp(r->context_json, "{}"))
+		return;
+	/* The canonical text, parsed again: its keys in sorted order. */
+	ctx = json_loads(r->context_json, 0, NULL);
+	strbuf_adds(out, "run context:");
+	json_object_foreach(ctx, key, v) {
+		char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		strbuf_addc(out, ' ');
+		add_printable(out, key);
+		strbuf_addc(out, '=');
+		add_printable(out, json_is_string(v) ? json_string_value(v) : text ? text : "?");
+		free(text);
+	}
+	json_decref(ctx);
+	strbuf_adds(out, "\n\n");
+}
+
 static int format_text(const struct ksft_metric_report *r, struct strbuf *out)
 {
 	static const char *const head[] = {
@@ -161,8 +193,10 @@ static int format_text(const struct ksft_metric_report *r, struct strbuf *out)
 		if (sb.oom)
 			ret = -1;
 	}
-	if (!ret)
+	if (!ret) {
+		context_text(out, r);
 		table_render(&t, out, right);
+	}
 	table_free(&t);
 	strbuf_free(&sb);
 	return ret ? -ENOMEM : 0;
@@ -246,7 +280,13 @@ static int format_json(const struct ksft_metric_report *r, struct strbuf *sb)
 	size_t i;
 	char buf[64];
 
-	strbuf_adds(sb, "{\"series\":[");
+	strbuf_addc(sb, '{');
+	if (r->context_json) {	/* only when the logs had a context line */
+		strbuf_adds(sb, "\"context\":");
+		strbuf_adds(sb, r->context_json);
+		strbuf_adds(sb, ",\n");
+	}
+	strbuf_adds(sb, "\"series\":[");
 	for (i = 0; i < r->n_series; i++) {
 		struct srow row;
 

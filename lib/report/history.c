@@ -180,12 +180,18 @@ static json_t *num(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* The run's context: the CI's KEY=VALUE items. */
-static int build_context(const struct history_run *run, json_t **out)
+/* The run's context: the logs' context lines, then the CI's KEY=VALUE
+ * items over them (the collector knows the commit and runner best). */
+static int build_context(const struct ksft_metric_report *r, const struct history_run *run,
+			 json_t **out)
 {
-	json_t *ctx = json_object();
+	json_t *ctx = json_loads(ksft_metric_report_context_json(r), 0, NULL);
 	size_t i;
 
+	if (!json_is_object(ctx)) {
+		json_decref(ctx);
+		ctx = json_object();
+	}
 	if (!ctx)
 		return ksftm_fail(ENOMEM, "out of memory");
 	for (i = 0; i < run->n_context; i++) {
@@ -358,7 +364,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 
 	if (run_key_out)
 		*run_key_out = NULL;
-	if ((ret = build_context(run, &ctx_json)))
+	if ((ret = build_context(r, run, &ctx_json)))
 		return ret;
 	ctx = dump(ctx_json);
 	if (!ctx)

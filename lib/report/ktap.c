@@ -547,6 +547,17 @@ int rp_input_line(struct rp_input *in, const char *s, size_t n)
 			abort_line(in, d, p + 23, end);
 			return in->oom ? -ENOMEM : 0;
 		}
+		if (STARTS(p, end, "ktap-metric-context-json:")) {
+			json_t *obj = json_loadb(p + 25, (size_t)(end - p - 25), 0, NULL);
+
+			if (json_is_object(obj))
+				rp_context_merge(in->r, in->file, in->lineno, obj);
+			else
+				rp_warn(in->r, in->file, in->lineno,
+					"ktap-metric-context-json is not a JSON object; ignored");
+			json_decref(obj);
+			return 0;
+		}
 		if (STARTS(p, end, "ktap-metric-stream-json:")) {
 			stream_line(in, d, p + 24, end);
 			return in->oom ? -ENOMEM : 0;

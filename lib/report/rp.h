@@ -211,7 +211,13 @@ struct ksft_metric_report {
 	struct rp_series **series;	/* final, report order */
 	size_t n_series, cap_series;
 	struct rp_htab final_tab;	/* by key */
+	json_t *context;	/* the logs' ktap-metric-context-json, merged */
+	char *context_json;	/* its canonical text, "{}" when none */
 };
+
+/* Merge one context line's object into the report's run context (ktap.c). */
+void rp_context_merge(struct ksft_metric_report *r, const char *file,
+		      unsigned long line, json_t *obj);
 
 void rp_warn(struct ksft_metric_report *r, const char *file,
 	     unsigned long line, const char *fmt, ...)

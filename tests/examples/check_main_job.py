@@ -34,6 +34,16 @@ want = "loopback" if mode == "loopback" else "ip netns exec"
 check(any(l.startswith("# endpoints:") and want in l for l in lines),
       f"endpoints line does not say {want}")
 
+# The run's context line, once, before the first case.
+ctx = [l for l in lines if l.startswith("# ktap-metric-context-json: ")]
+check(len(ctx) == 1, f"{len(ctx)} context lines")
+if ctx:
+    c = json.loads(ctx[0].split(": ", 1)[1])
+    check(c.get("kernel") == os.uname().release and c.get("cpu_count") == os.cpu_count()
+          and "debug_kernel" in c, f"context {c}")
+    check(lines.index(ctx[0]) < min(i for i, l in enumerate(lines)
+                                    if l.startswith("# ktap-metric-json")), "context after metrics")
+
 # Group metric lines by the result line that follows them.
 cases, pending = {}, []
 for line in lines:

@@ -20,6 +20,8 @@ static char sqlite_path[] = "/tmp/ksftm-history-XXXXXX";
 
 static const char run_log[] =
 	"KTAP version 1\n1..2\n"
+	"# ktap-metric-context-json: {\"arch\":\"x86_64\",\"commit\":\"from-log\","
+	"\"hostname\":\"logged\",\"kernel\":\"6.12.9\"}\n"
 	"# ktap-metric-policy-json: {\"name\":\"throughput\",\"regression\":{\"better\":\"higher\","
 	"\"compare\":\"p50\",\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}\n"
 	"# ktap-metric-json: {\"host\":\"local\",\"name\":\"throughput\",\"shape\":\"scalar\",\"time\":1.0,\"value\":30.0}\n"
@@ -146,13 +148,22 @@ START_TEST(test_ingest)
 	ck_assert_str_eq(db_rows_get(rows, 0, 7), "p50");
 	ck_assert_str_eq(db_rows_get(rows, 0, 8), "higher");
 	ck_assert_str_eq(db_rows_get(rows, 0, 9), "2026-11-30T10:00:00Z");
-	/* Comparable by the machine and runner keys, not the commit. */
-	ck_assert_str_eq(db_rows_get(rows, 0, 10), "{\"hostname\":\"box\",\"runner\":\"ci-7\"}");
+	/* Comparable by the machine and runner keys, not the commit; the
+	 * CI's items win over the log's context line. */
+	ck_assert_str_eq(db_rows_get(rows, 0, 10),
+			 "{\"arch\":\"x86_64\",\"hostname\":\"box\",\"runner\":\"ci-7\"}");
 	/* udp failed: kept, never a baseline. */
 	ck_assert_str_eq(db_rows_get(rows, 1, 0), "udp");
 	ck_assert_str_eq(db_rows_get(rows, 1, 3), "fail");
 	ck_assert_str_eq(db_rows_get(rows, 1, 4), "0");
 	db_rows_free(rows);
+	{
+		char *stored = scalar(h, "SELECT context FROM ksftm_runs");
+
+		ck_assert_str_eq(stored, "{\"arch\":\"x86_64\",\"commit\":\"abc123\",\"hostname\":\"box\","
+				 "\"kernel\":\"6.12.9\",\"runner\":\"ci-7\"}");
+		free(stored);
+	}
 	history_close(h);
 	ksft_metric_report_free(r);
 }

@@ -351,6 +351,50 @@ END_TEST
  * number, the directive's text its status reason, and distinct cases stay
  * distinct series.
  */
+/* Context lines, nested or not, merge into the run's context. */
+START_TEST(test_context_lines)
+{
+	static const char log[] =
+		"TAP version 13\n1..2\n"
+		"# selftests: net: a\n"
+		"# # ktap-metric-context-json: {\"cpu_count\":2,\"debug_kernel\":false,\"kernel\":\"6.12\"}\n"
+		"# # ktap-metric-json: {\"name\":\"m\",\"shape\":\"scalar\",\"time\":1,\"value\":1}\n"
+		"# ok 1 x\n"
+		"ok 1 selftests: net: a\n"
+		"# ktap-metric-context-json: {\"commit\":\"abc\",\"kernel\":\"6.13\"}\n"
+		"# ktap-metric-context-json: [1]\n"
+		"ok 2 b\n";
+	struct ksft_metric_report *r = ru_read("ctx.log", log);
+	char *json;
+
+	ck_assert_str_eq(ksft_metric_report_context_json(r),
+			 "{\"commit\":\"abc\",\"cpu_count\":2,\"debug_kernel\":false,\"kernel\":\"6.12\"}");
+	ck_assert_uint_eq(ru_warnings_with(r, 8, "run context \"kernel\" differs"), 1);
+	ck_assert_uint_eq(ru_warnings_with(r, 9, "not a JSON object"), 1);
+	/* Not a metric line: no series from it, and the case still counts. */
+	ck_assert_uint_eq(ksft_metric_report_series_count(r), 1);
+	json = ru_format(r, KSFT_METRIC_REPORT_JSON);
+	ck_assert_ptr_nonnull(strstr(json, "{\"context\":{\"commit\":\"abc\","));
+	free(json);
+	json = ru_format(r, KSFT_METRIC_REPORT_TEXT);
+	{
+		static const char head[] = "run context: commit=abc cpu_count=2 "
+					   "debug_kernel=false kernel=6.12\n\nCASE";
+
+		ck_assert_msg(!strncmp(json, head, sizeof(head) - 1), "%s", json);
+	}
+	free(json);
+	ksft_metric_report_free(r);
+	/* Without one: "{}" and no context in the outputs. */
+	r = ru_read("none.log", "KTAP version 1\n1..1\nok 1 x\n");
+	ck_assert_str_eq(ksft_metric_report_context_json(r), "{}");
+	json = ru_format(r, KSFT_METRIC_REPORT_JSON);
+	ck_assert_ptr_null(strstr(json, "context"));
+	free(json);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 /* Write-through frames: a case killed mid-way (no "end") is marked. */
 START_TEST(test_stream_frames)
 {
@@ -817,6 +861,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_incomplete);
 	tcase_add_test(tc, test_case_name_without_description);
 	tcase_add_test(tc, test_stream_frames);
+	tcase_add_test(tc, test_context_lines);
 	tcase_add_test(tc, test_concatenated_logs);
 	tcase_add_test(tc, test_series_identity_and_join);
 	tcase_add_test(tc, test_label_spellings);
