@@ -127,6 +127,11 @@ static int cmd_run(int argc, char **argv)
 	o.remote = remote;
 
 	ex_ktap_header(1);
+	if (ex_perf_skip("iperf3.throughput", &rc)) {
+		free(remote);
+		free(store);
+		return rc;
+	}
 	if (ex_metric_case_begin(metrics))
 		return 1;
 	ret = iperf3_run(&o, &res, &err);

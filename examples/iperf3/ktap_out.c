@@ -70,3 +70,13 @@ int ex_ktap_finish(const char *name, enum ex_ktap_result result,
 		       result == EX_KTAP_SKIP);
 	return result == EX_KTAP_PASS ? 0 : result == EX_KTAP_SKIP ? EX_KSFT_SKIP : 1;
 }
+
+int ex_perf_skip(const char *name, int *rc)
+{
+	char why[512];
+
+	if (ksft_metric_perf_check(why, sizeof(why)) != 0)
+		return 0;	/* run (an error checking is no reason to skip) */
+	*rc = ex_ktap_finish(name, EX_KTAP_SKIP, why);
+	return 1;
+}

@@ -35,6 +35,14 @@ enum ex_ktap_result ex_metric_case_end(enum ex_ktap_result result);
  * ex_ktap_finish() - the result line of the single case @name and the totals
  * @return the exit code: 0 pass, 1 fail, EX_KSFT_SKIP skip.
  */
+/*
+ * Performance tests run only where their numbers mean something: not on a
+ * debug kernel or with KSFT_MACHINE_SLOW=yes, unless KSFTMETRIC_PERF_FORCE=1
+ * (ksft_metric_perf_check()). Returns 1 after printing test @name as
+ * skipped with the reason and the totals (*@rc = the skip exit code), else 0.
+ */
+int ex_perf_skip(const char *name, int *rc);
+
 int ex_ktap_finish(const char *name, enum ex_ktap_result result,
 		   const char *skip_reason);
 

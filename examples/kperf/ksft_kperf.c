@@ -150,6 +150,8 @@ static int cmd_run(int argc, char **argv)
 	o.remote = remote;
 
 	ex_ktap_header(1);
+	if (ex_perf_skip("kperf.throughput", &rc))
+		goto out;
 	missing = kperf_missing(&o);
 	if (missing) {
 		snprintf(line, sizeof(line), "%s not found", missing);

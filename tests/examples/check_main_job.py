@@ -79,6 +79,15 @@ for case, recs in cases.items():
     times = [o["time"] for o in obs]
     check(times == sorted(times), f"{case}: times not in order")
 
+# Kept apart: with KSFT_MACHINE_SLOW=yes (and not forced) every case skips,
+# saying why, and the program exits with kselftest's skip code.
+env = {k: v for k, v in os.environ.items() if k != "KSFTMETRIC_PERF_FORCE"}
+env["KSFT_MACHINE_SLOW"] = "yes"
+slow = subprocess.run(args, capture_output=True, text=True, timeout=200, env=env)
+skips = [l for l in slow.stdout.splitlines() if re.match(r"^ok \d+ iperf\.\w+ # SKIP KSFT_MACHINE_SLOW=yes", l)]
+check(slow.returncode == 4 and len(skips) == 2 and "ktap-metric-json" not in slow.stdout,
+      f"KSFT_MACHINE_SLOW run: exit {slow.returncode}\n{slow.stdout}")
+
 with tempfile.TemporaryDirectory() as tmp:
     log = os.path.join(tmp, "ktap.log")
     with open(log, "w", encoding="utf-8") as f:
