@@ -92,8 +92,11 @@ static int parse_root(json_t *root, const char *name, struct iperf3_result *res,
 		ret = interval_gbps(intervals, i, name, &gbps, err);
 		if (ret)
 			return ret;
-		if (i >= IPERF3_EDGE_INTERVALS && i < n - IPERF3_EDGE_INTERVALS)
+		if (i >= IPERF3_EDGE_INTERVALS && i < n - IPERF3_EDGE_INTERVALS) {
 			total += gbps;
+			if (res->n_kept < IPERF3_MAX_KEPT_INTERVALS)
+				res->interval_gbps[res->n_kept++] = gbps;
+		}
 	}
 	res->n_stable = n - 2 * IPERF3_EDGE_INTERVALS;
 	res->throughput_gbps = total / (double)res->n_stable;

@@ -14,6 +14,10 @@
 
 /** Intervals dropped at each end of the run (ramp-up and tail). */
 #define IPERF3_EDGE_INTERVALS 3
+/* Stable intervals kept one by one (the mean uses all of them). */
+#define IPERF3_MAX_KEPT_INTERVALS 256
+/* Repeats one iperf3_run() may make. */
+#define IPERF3_MAX_REPEATS 100
 
 /**
  * struct iperf3_result - one measurement
@@ -25,6 +29,10 @@ struct iperf3_result {
 	size_t n_intervals;	/* all intervals in the output */
 	size_t n_stable;	/* intervals averaged */
 	int reverse;		/* start.test_start.reverse, 0 if absent */
+	size_t n_kept;		/* stable intervals in interval_gbps (at most 256) */
+	double interval_gbps[IPERF3_MAX_KEPT_INTERVALS];
+	size_t repeats;		/* iperf3_run(): measurements made; throughput_gbps
+				   is then their median, retransmits their sum */
 };
 
 /**

@@ -38,6 +38,8 @@ static void apply_defaults(struct run_ctx *c)
 		c->o.interval_s = 1;
 	if (c->o.streams <= 0)
 		c->o.streams = 1;
+	if (c->o.repeat <= 0)
+		c->o.repeat = 1;
 	if (c->o.client_timeout_ms <= 0)
 		c->o.client_timeout_ms = (c->o.duration_s + 30) * 1000;
 	if (c->o.listen_timeout_ms <= 0)
@@ -90,6 +92,7 @@ int iperf3_record_metrics(const struct iperf3_result *res, int reverse,
 	struct ksft_metric_label sender[] = {
 		KSFT_METRIC_LABEL_STR("host", reverse ? "local" : "remote"),
 	};
+	size_t i;
 	int ret = ex_net_policies_register(err);
 
 	if (ret)
@@ -102,9 +105,26 @@ int iperf3_record_metrics(const struct iperf3_result *res, int reverse,
 	if (!ret)
 		ret = ksft_metric_int(EX_POLICY_RETRANSMITS, "scalar", res->retransmits,
 				      sender, 1);
+	for (i = 0; !ret && i < res->n_kept; i++)
+		ret = ksft_metric_double(EX_POLICY_INTERVAL, "scalar", res->interval_gbps[i],
+					 receiver, 1);
 	if (ret)
 		return ex_errf(err, ret, "metric: %s", ksft_metric_errmsg());
 	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of @n repeats (sorts @v). */
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static int start_server(struct run_ctx *c, struct exproc *srv, char **err)
@@ -216,10 +236,12 @@ static int run_client(struct run_ctx *c, struct iperf3_result *res, char **err)
 int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 	       char **err)
 {
-	struct iperf3_result tmp;
+	struct iperf3_result tmp, one;
+	double gbps[IPERF3_MAX_REPEATS];
+	int64_t retransmits = 0;
 	struct run_ctx c;
 	struct exproc srv;
-	int ret;
+	int ret = 0, r;
 
 	if (!res)
 		res = &tmp;
@@ -244,18 +266,36 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 	snprintf(c.streams, sizeof(c.streams), "%d", c.o.streams);
 	snprintf(c.ctimeout, sizeof(c.ctimeout), "%d", c.o.connect_timeout_ms);
 
-	ret = start_server(&c, &srv, err);
-	if (ret) {
+	if (c.o.repeat > IPERF3_MAX_REPEATS)
+		return ex_errf(err, -EINVAL, "repeat %d out of range (1 to %d)", c.o.repeat,
+			       IPERF3_MAX_REPEATS);
+	/* Each repeat is one measurement with a server of its own, one point
+	 * of the throughput distribution the policy compares by its p50. */
+	ret = 0;
+	for (r = 0; !ret && r < c.o.repeat; r++) {
+		ret = start_server(&c, &srv, err);
+		if (ret) {
+			exproc_close(&srv);
+			break;
+		}
+		ret = run_client(&c, &one, err);
+		/* A one-off server ends with its test; after a failure it would not. */
+		if (ret || exproc_wait(&srv, 2000))
+			exproc_kill(&srv);
 		exproc_close(&srv);
-		return ret;
+		if (!ret && ksft_metric_reporting_enabled())
+			ret = iperf3_record_metrics(&one, c.o.reverse, "iperf3 client output", err);
+		if (!ret) {
+			gbps[r] = one.throughput_gbps;
+			retransmits += one.retransmits;
+		}
 	}
-	ret = run_client(&c, res, err);
-	/* A one-off server ends with its test; after a failure it would not. */
-	if (ret || exproc_wait(&srv, 2000))
-		exproc_kill(&srv);
-	exproc_close(&srv);
-	if (!ret && ksft_metric_reporting_enabled())
-		ret = iperf3_record_metrics(res, c.o.reverse, "iperf3 client output", err);
+	if (!ret) {
+		*res = one;
+		res->repeats = (size_t)c.o.repeat;
+		res->throughput_gbps = median(gbps, (size_t)c.o.repeat);
+		res->retransmits = retransmits;
+	}
 	if (ret)
 		memset(res, 0, sizeof(*res));
 	return ret;

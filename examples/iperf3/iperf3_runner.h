@@ -39,10 +39,13 @@ struct iperf3_opts {
 	int client_timeout_ms;		/* default (duration + 30) s; killed after */
 	int listen_timeout_ms;		/* server start, default 5000 */
 	int connect_timeout_ms;		/* --connect-timeout, default 5000 */
+	int repeat;			/* measurements, default 1 (at most
+					   IPERF3_MAX_REPEATS): one throughput
+					   point each */
 };
 
 #define IPERF3_OPTS_INIT { sizeof(struct iperf3_opts), NULL, NULL, NULL, 0, \
-	NULL, 0, 0, 0, 0, 0, 0, 0 }
+	NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 /**
  * iperf3_run() - one measurement

@@ -20,9 +20,11 @@ static void usage(FILE *f)
 	fputs("usage: ksft-iperf3 parse FILE\n"
 	      "       ksft-iperf3 run [--remote CMD ...] [--server-addr A] [--bind A]\n"
 	      "                       [--port P] [--time S] [--interval S] [--parallel N]\n"
-	      "                       [--reverse] [--metrics] [--iperf3 PATH]\n"
+	      "                       [--reverse] [--repeat N] [--metrics] [--iperf3 PATH]\n"
 	      "parse prints {\"throughput_gbps\": X, \"retransmits\": N} (null without\n"
 	      "retransmits); run prints KTAP and exits 0 pass, 1 fail, 4 skip.\n"
+	      "--repeat N measures N times in the one case (each a throughput point;\n"
+	      "the printed throughput is their median).\n"
 	      "--remote takes the words up to the next --option (or one quoted string):\n"
 	      "the client runs behind them, e.g. --remote ip netns exec NS.\n", f);
 }
@@ -61,6 +63,7 @@ static int cmd_run(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "parallel", required_argument, NULL, 'P' },
 		{ "reverse", no_argument, NULL, 'R' },
+		{ "repeat", required_argument, NULL, 'n' },
 		{ "metrics", no_argument, NULL, 'm' },
 		{ "iperf3", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
@@ -107,6 +110,11 @@ static int cmd_run(int argc, char **argv)
 		case 'R':
 			o.reverse = 1;
 			break;
+		case 'n':
+			if (ex_parse_int("ksft-iperf3", optarg, "repeat", 1, IPERF3_MAX_REPEATS,
+					 &o.repeat))
+				return 2;
+			break;
 		case 'm':
 			metrics = 1;
 			break;
@@ -141,9 +149,9 @@ static int cmd_run(int argc, char **argv)
 		char line[160];
 
 		snprintf(line, sizeof(line),
-			 "iperf3: %s Gbps over %zu of %zu intervals, %s retransmits %lld",
-			 ex_fmt_double(res.throughput_gbps, num), res.n_stable,
-			 res.n_intervals, o.reverse ? "local" : "remote",
+			 "iperf3: %s Gbps (median of %zu) over %zu of %zu intervals, %s "
+			 "retransmits %lld", ex_fmt_double(res.throughput_gbps, num), res.repeats,
+			 res.n_stable, res.n_intervals, o.reverse ? "local" : "remote",
 			 (long long)res.retransmits);
 		ex_ktap_diag(line);
 		result = EX_KTAP_PASS;

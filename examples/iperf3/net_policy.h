@@ -10,6 +10,7 @@
 /** Policy names, as the kernel's runners use them. */
 #define EX_POLICY_THROUGHPUT "throughput"
 #define EX_POLICY_RETRANSMITS "tcp.retransmits"
+#define EX_POLICY_INTERVAL "throughput.interval"
 
 /**
  * ex_net_policies_register() - register "throughput" (distribution,

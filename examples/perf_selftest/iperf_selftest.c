@@ -32,6 +32,7 @@ struct endpoints {
 
 struct settings {
 	int duration_s;
+	int repeat;		/* measurements per case (throughput points) */
 	double interval_s;	/* iperf3 report interval */
 	double sample_s;	/* system monitor interval */
 };
@@ -61,6 +62,7 @@ static int measure(const struct endpoints *ep, const struct settings *set,
 	io.remote = ep->iperf_remote;
 	io.duration_s = set->duration_s;
 	io.interval_s = set->interval_s;
+	io.repeat = set->repeat;
 	io.reverse = reverse;
 	ret = iperf3_run(&io, &res, &err);
 	/* Stop first either way: its final sample belongs to this case. */
@@ -74,8 +76,8 @@ static int measure(const struct endpoints *ep, const struct settings *set,
 		snprintf(why, size, "system monitor: %s", ksft_sysmon_errmsg());
 		return stop;
 	}
-	printf("# iperf3%s: %.3f Gbps (%zu of %zu intervals), %lld retransmits\n",
-	       reverse ? " reverse" : "", res.throughput_gbps, res.n_stable,
+	printf("# iperf3%s: %.3f Gbps (median of %zu; %zu of %zu intervals), %lld retransmits\n",
+	       reverse ? " reverse" : "", res.throughput_gbps, res.repeats, res.n_stable,
 	       res.n_intervals, (long long)res.retransmits);
 	return 0;
 }
@@ -130,9 +132,10 @@ static int run_tests(const struct endpoints *ep, const struct settings *set)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--time S] [--interval S] [--sample S] [--loopback]\n"
+		"usage: %s [--time S] [--repeat N] [--interval S] [--sample S] [--loopback]\n"
 		"  iperf3 forward and reverse under the system monitor, as KTAP.\n"
-		"  --time S      iperf3 run time (default 5)\n"
+		"  --time S      iperf3 run time (default 4)\n"
+		"  --repeat N    measurements per case, each a throughput point (default 3)\n"
 		"  --interval S  iperf3 report interval (default 0.5; 3+3 are dropped)\n"
 		"  --sample S    system monitor interval (default 0.5)\n"
 		"  --loopback    both endpoints on this host, even as root\n", prog);
@@ -142,6 +145,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "time", required_argument, NULL, 't' },
+		{ "repeat", required_argument, NULL, 'n' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "sample", required_argument, NULL, 's' },
 		{ "loopback", no_argument, NULL, 'l' },
@@ -149,14 +153,18 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const here[] = { "env", NULL };
-	struct settings set = { 5, 0.5, 0.5 };
+	/* 2 cases x 3 repeats x 4 s: under a minute with the monitor. */
+	struct settings set = { 4, 3, 0.5, 0.5 };
 	struct endpoints ep;
 	int c, loopback = 0;
 
-	while ((c = getopt_long(argc, argv, "t:i:s:lh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:n:i:s:lh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			set.duration_s = atoi(optarg);
+			break;
+		case 'n':
+			set.repeat = atoi(optarg);
 			break;
 		case 'i':
 			set.interval_s = atof(optarg);
@@ -173,9 +181,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (set.duration_s < 2 || set.interval_s <= 0 || set.sample_s < 0.01 ||
-	    set.duration_s / set.interval_s < 7) {
-		fprintf(stderr, "%s: need --time >= 2, --sample >= 0.01 and at least 7 iperf3 intervals\n",
-			argv[0]);
+	    set.duration_s / set.interval_s < 7 || set.repeat < 1 || set.repeat > IPERF3_MAX_REPEATS) {
+		fprintf(stderr, "%s: need --time >= 2, --sample >= 0.01, at least 7 iperf3 "
+			"intervals and --repeat from 1 to %d\n", argv[0], IPERF3_MAX_REPEATS);
 		return 2;
 	}
 

@@ -21,7 +21,9 @@ def check(cond, what):
         errors.append(what)
 
 
-args = [selftest, "--time", "3", "--interval", "0.25", "--sample", "0.5"]
+REPEATS = 2
+args = [selftest, "--time", "3", "--repeat", str(REPEATS), "--interval", "0.25",
+        "--sample", "0.5"]
 if mode == "loopback":
     args.append("--loopback")
 proc = subprocess.run(args, capture_output=True, text=True, timeout=200)
@@ -63,12 +65,17 @@ for case, recs in cases.items():
     pols = {o["name"] for is_pol, o in recs if is_pol}
     check({"throughput", "tcp.retransmits", "cpu.utilization", "nic.tx.dropped"} <= pols,
           f"{case}: policies {sorted(pols)}")
+    # One throughput point per repeat, the per-interval series beside them.
     tput = [o for o in obs if o["name"] == "throughput"]
-    check(len(tput) == 1 and tput[0]["host"] == ("remote" if reverse else "local")
-          and tput[0]["value"] > 0.01, f"{case}: throughput {tput}")
+    check(len(tput) == REPEATS and all(t["host"] == ("remote" if reverse else "local")
+                                       and t["value"] > 0.01 for t in tput),
+          f"{case}: throughput {tput}")
+    ival = [o for o in obs if o["name"] == "throughput.interval"]
+    check(len(ival) >= REPEATS * 6 and {o["host"] for o in ival} == {tput[0]["host"]},
+          f"{case}: {len(ival)} throughput.interval points")
     retr = [o for o in obs if o["name"] == "tcp.retransmits"]
-    check(len(retr) == 1 and retr[0]["host"] == ("local" if reverse else "remote"),
-          f"{case}: retransmits {retr}")
+    check(len(retr) == REPEATS and all(r["host"] == ("local" if reverse else "remote")
+                                       for r in retr), f"{case}: retransmits {retr}")
     for host in ("local", "remote"):
         util = [o for o in obs if o["name"] == "cpu.utilization" and o["host"] == host]
         check(len(util) >= 4, f"{case}: {len(util)} cpu.utilization samples for {host}")
@@ -98,7 +105,8 @@ with tempfile.TemporaryDirectory() as tmp:
     series = json.loads(rep.stdout or "{}").get("series", [])
     for case in ("iperf.forward", "iperf.reverse"):
         t = [s for s in series if s["case"] == case and s["name"] == "throughput"]
-        check(len(t) == 1 and t[0]["points"] == 1, f"report: {case} throughput {t}")
+        check(len(t) == 1 and t[0]["points"] == REPEATS and "p50" in (t[0]["summary"] or {}),
+              f"report: {case} throughput {t}")
         busy = [s for s in series if s["case"] == case and s["name"] == "cpu.time.sys"
                 and s["labels"] == {"host": "local"}]
         check(len(busy) == 1 and busy[0]["summary"] and busy[0]["summary"]["p90"] > 0,

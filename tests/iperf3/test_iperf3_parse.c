@@ -301,8 +301,20 @@ START_TEST(test_metrics)
 		"{\"better\":\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05},"
 		"\"summarize\":\"distribution\"}\n"
 		"# ktap-metric-policy-json: {\"name\":\"tcp.retransmits\",\"summarize\":\"max\"}\n"
+		"# ktap-metric-policy-json: {\"name\":\"throughput.interval\","
+		"\"summarize\":\"distribution\"}\n"
 		"# ktap-metric-json: {\"host\":\"local\",\"name\":\"throughput\","
 		"\"shape\":\"scalar\",\"time\":"), "%s", text);
+	/* Each stable interval as its own point, on the receiving host. */
+	ck_assert_uint_eq(r.n_kept, r.n_stable);
+	{
+		size_t n = 0;
+		const char *p = text;
+
+		while ((p = strstr(p, "{\"host\":\"local\",\"name\":\"throughput.interval\"")))
+			n++, p++;
+		ck_assert_uint_eq(n, r.n_kept);
+	}
 	ck_assert_msg(strstr(text, ",\"value\":19.13361434998926}\n"
 			     "# ktap-metric-json: {\"host\":\"remote\",\"name\":\"tcp.retransmits\","
 			     "\"shape\":\"scalar\",\"time\":"), "%s", text);
