@@ -316,14 +316,27 @@ done:
 int kperf_run(const struct kperf_opts *opts, const char *const *client_args,
 	      struct kperf_result *res, char **err)
 {
+	struct kperf_opts o;
 	struct kperf_runner *r;
-	int ret, stop;
+	int ret, stop, i;
 
 	memset(res, 0, sizeof(*res));
+	ret = ex_opts_copy(&o, sizeof(o), opts, "kperf", err);
+	if (ret)
+		return ret;
+	if (o.repeat > KPERF_MAX_REPEATS || o.repeat < 0)
+		return ex_errf(err, -EINVAL, "kperf: repeat %d out of range (1 to %d)",
+			       o.repeat, KPERF_MAX_REPEATS);
 	ret = kperf_runner_start(opts, &r, err);
 	if (ret)
 		return ret;
-	ret = kperf_runner_run(r, client_args, res, err);
+	/* Repeats share the servers; each client run is one recorded point
+	 * per host of the throughput distribution. @res is the last run's. */
+	for (i = 0; !ret && i < (o.repeat ? o.repeat : 1); i++) {
+		if (i)
+			kperf_result_free(res);
+		ret = kperf_runner_run(r, client_args, res, err);
+	}
 	stop = kperf_runner_stop(r, ret ? NULL : err);
 	if (!ret && stop) {
 		kperf_result_free(res);

@@ -39,10 +39,14 @@ struct kperf_opts {
 	int server_timeout_ms;		/* server start/--kill commands, default 10000 */
 	int listen_timeout_ms;		/* servers' port, default 5000 */
 	const char *pid_dir;		/* directory of the pid files, default "/tmp" */
+	int repeat;			/* kperf_run(): client runs, default 1 (at
+					   most KPERF_MAX_REPEATS), each recorded */
 };
 
+#define KPERF_MAX_REPEATS 100
+
 #define KPERF_OPTS_INIT { sizeof(struct kperf_opts), NULL, NULL, NULL, NULL, \
-	NULL, 0, 0, 0, 0, NULL }
+	NULL, 0, 0, 0, 0, NULL, 0 }
 
 struct kperf_runner;
 

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 	fputs("usage: ksft-kperf parse [--cpus] FILE\n"
 	      "       ksft-kperf run --local-addr A --remote-addr B [--remote CMD ...]\n"
 	      "                      [--server PATH] [--client PATH] [--port P]\n"
-	      "                      [--timeout S] [--pid-dir DIR] [--metrics]\n"
+	      "                      [--timeout S] [--pid-dir DIR] [--repeat N] [--metrics]\n"
 	      "                      [-- CLIENT-ARGS...]\n"
 	      "parse prints {\"source_throughput\": X, \"target_throughput\": Y,\n"
 	      "\"source_retransmits\": N, \"target_retransmits\": M} (--cpus adds the\n"
@@ -88,6 +88,7 @@ static int cmd_run(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "pid-dir", required_argument, NULL, 'd' },
+		{ "repeat", required_argument, NULL, 'n' },
 		{ "metrics", no_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -132,6 +133,11 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'm':
 			metrics = 1;
+			break;
+		case 'n':
+			if (ex_parse_int("ksft-kperf", optarg, "repeat", 1, KPERF_MAX_REPEATS,
+					 &o.repeat))
+				goto out;
 			break;
 		default:
 			usage(stderr);

@@ -452,6 +452,25 @@ static void run_cli(const char *const *extra, int timeout_s, struct exproc_resul
 	ck_assert_int_eq(r->timed_out, 0);
 }
 
+/* --repeat N: N client runs against the same servers, each recorded. */
+START_TEST(test_cli_repeat)
+{
+	const char *const repeat[] = { "--server", server, "--repeat", "3", NULL };
+	struct exproc_result r;
+	const char *p;
+	size_t n = 0;
+
+	setenv("KSFTM_STANDIN_REPORT", report("client-n1.txt"), 1);
+	run_cli(repeat, 0, &r);
+	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
+	for (p = r.out; (p = strstr(p, "{\"host\":\"local\",\"name\":\"throughput\"")); p++)
+		n++;
+	ck_assert_msg(n == 3, "%zu local throughput points:\n%s", n, r.out);
+	ck_assert_msg(strstr(r.out, "\nok 1 kperf.throughput\n"), "%s", r.out);
+	exproc_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_cli_run)
 {
 	const char *const with_server[] = { "--server", server, NULL };
@@ -571,6 +590,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_server_never_listens);
 	tcase_add_test(tc, test_missing_programs);
 	tcase_add_test(tc, test_cli_run);
+	tcase_add_test(tc, test_cli_repeat);
 	tcase_add_test(tc, test_cli_skip);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("remote_quoting");
