@@ -396,7 +396,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 			ret = ksftm_fail(EEXIST, "run %s is already in the history", key);
 		if (ret)
 			goto fail;
-		run_id = strdup(db_rows_get(rows, 0, 0));
+		run_id = db_rows_get(rows, 0, 0) ? strdup(db_rows_get(rows, 0, 0)) : NULL;
 		db_rows_free(rows);
 		rows = NULL;
 		if (!run_id) {
