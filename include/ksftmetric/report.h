@@ -440,6 +440,11 @@ struct ksft_metric_report_row {
 	const char *verdict;		/**< ok, regression, improvement, noise,
 					     new, missing, untracked, incomparable */
 	int fails;			/**< 1 if this row fails the gate */
+	double display_scale;		/**< the policy's display_scale (multiply
+					     baseline, current and allowance by
+					     it to show them), NaN if none */
+	const char *display_label;	/**< the policy's display_label (the
+					     unit), NULL if none */
 };
 
 /**

@@ -135,9 +135,19 @@ static struct cmp_row *new_row(struct ksft_metric_report_comparison *c,
 	if (!row->case_name || !row->name || !row->labels)
 		return NULL;
 	row->element = element;
+	row->disp_scale = NAN;
 	row->baseline = row->current = row->change_pct = NAN;
 	row->allowance = row->p_value = NAN;
 	return row;
+}
+
+/* The row's values are shown in the policy's display units. */
+static int row_display(struct cmp_row *row, const struct rp_policy *p)
+{
+	row->disp_scale = p->disp_scale;
+	if (p->disp_label && !(row->disp_label = strdup(p->disp_label)))
+		return -1;
+	return 0;
 }
 
 static int single_op(int summarize)
@@ -357,6 +367,10 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 			goto out;
 		}
 		row->has_current = 1;
+		if (row_display(row, p)) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		if (!rp_vals_is_array(&pv) &&
 		    measure(row, &pv, shape_change ? NULL : k, (size_t)-1, g.op, sc)) {
 			ret = -ENOMEM;
@@ -392,7 +406,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 	for (e = 0; e < width; e++) {
 		row = new_row(c, s->path, s->path_len, s->case_name, s->name,
 			      s->labels, (long)e);
-		if (!row || measure_elem(row, &cur_c, run_c, k->n, e, g.op, sc)) {
+		if (!row || row_display(row, p) ||
+		    measure_elem(row, &cur_c, run_c, k->n, e, g.op, sc)) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -435,7 +450,7 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 		}
 	gate_for(p, s->source, o, &g);
 	row = new_row(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
-	if (!row)
+	if (!row || row_display(row, p))
 		return -ENOMEM;
 	if (!s->is_array && measure(row, NULL, k, (size_t)-1, g.op, sc))
 		return -ENOMEM;
@@ -462,6 +477,7 @@ ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
 		free(row->case_name);
 		free(row->name);
 		free(row->labels);
+		free(row->disp_label);
 	}
 	free(c->rows);
 	free(c);
@@ -568,6 +584,8 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 	out->baseline_runs = row->baseline_runs;
 	out->verdict = row->verdict;
 	out->fails = row->fails;
+	out->display_scale = row->disp_scale;
+	out->display_label = row->disp_label;
 	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
 	       sz - sizeof(size_t));
 	return 0;

@@ -104,7 +104,8 @@ static void text_summary(struct strbuf *sb, const struct srow *row)
 				strbuf_addc(sb, ' ');
 			strbuf_adds(sb, rp_op_name(row->ops[k]));
 			strbuf_addc(sb, '=');
-			rp_text_number(sb, rp_summary_op(&row->sums[e], row->ops[k]));
+			rp_text_display(sb, rp_summary_op(&row->sums[e], row->ops[k]),
+					row->p->disp_scale, row->p->disp_label);
 		}
 	}
 }

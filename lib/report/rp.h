@@ -256,5 +256,8 @@ void rp_series_title(struct strbuf *sb, char *const *path, size_t path_len,
 		     const char *labels, long elem);
 void rp_labels_text(struct strbuf *sb, const char *labels_json);
 void rp_text_number(struct strbuf *sb, double v);
+/* @v times @scale (NaN: 1) and " @label" (NULL: none), for tables. */
+void rp_text_display(struct strbuf *sb, double v, double scale,
+		     const char *label);
 
 #endif

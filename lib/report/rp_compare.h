@@ -16,6 +16,8 @@ struct cmp_row {
 	const char *verdict;
 	int fails;
 	int has_current;
+	double disp_scale;	/* the policy's display_scale, NaN: none */
+	char *disp_label;	/* its display_label, NULL: none */
 };
 
 struct ksft_metric_report_comparison {

@@ -125,6 +125,41 @@ def test_pipeline_golden():
                                       "max": 10.0}
 
 
+UNITS_LOG = """KTAP version 1
+1..1
+# ktap-metric-policy-json: {"display_label":"Gbit/s","display_scale":1e-9,"name":"tput","regression":{"better":"higher","compare":"p50","relative_tolerance":0.05},"summarize":"p50"}
+# ktap-metric-policy-json: {"name":"bare","summarize":"last"}
+# ktap-metric-json: {"name":"tput","shape":"scalar","time":0,"value":%s}
+# ktap-metric-json: {"name":"bare","shape":"scalar","time":0,"value":7}
+ok 1 units
+"""
+
+
+def test_units():
+    """Tables show values times display_scale with display_label as the
+    unit; a metric without display_* gets a bare number, no invented unit."""
+    fast = os.path.join(TMP, "units-fast.log")
+    slow = os.path.join(TMP, "units-slow.log")
+    with open(fast, "w") as f:
+        f.write(UNITS_LOG % "32500000000")
+    with open(slow, "w") as f:
+        f.write(UNITS_LOG % "20000000000")
+    out, _ = expect_rc(0, "report", fast)
+    assert re.search(r"\btput .* p50=32\.5 Gbit/s$", out, re.M), out
+    assert re.search(r"\bbare .* last=7$", out, re.M), out
+    base = os.path.join(TMP, "units-base.json")
+    expect_rc(0, "save", "-o", base, fast)
+    out, _ = expect_rc(1, "compare", "--baseline", base, slow)
+    row = [line for line in out.splitlines() if "tput" in line][0]
+    assert re.search(r"32\.5 Gbit/s\s+20 Gbit/s\s+-38\.46%\s+1\.625 Gbit/s", row), row
+    row = [line for line in out.splitlines() if "bare" in line][0]
+    assert "Gbit" not in row and re.search(r"\s7\s+7\s", row), row
+    cmp = json.loads(expect_rc(1, "compare", "-f", "json", "--baseline", base,
+                               slow)[0])
+    # Machine formats keep the metric's own units.
+    assert [r["current"] for r in cmp["rows"] if r["name"] == "tput"] == [2e10]
+
+
 def test_openmetrics_syntax():
     log = os.path.join(TMP, "om.log")
     with open(log, "w") as f:
