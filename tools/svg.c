@@ -169,6 +169,24 @@ void nice_range(double *lo, double *hi)
 	*hi = ceil(*hi / step) * step;
 }
 
+void chart_xaxis(struct svg *s, const struct chart *c, const char *xlabel)
+{
+	double step, v;
+	char buf[48];
+
+	step = nice_step(c->xmax - c->xmin);
+	for (v = ceil(c->xmin / step) * step; v <= c->xmax + step * 1e-9; v += step) {
+		double px = chart_px(c, v);
+
+		svg_line(s, px, c->y + c->h, px, c->y + c->h + 4, "#888888", 1);
+		snprintf(buf, sizeof(buf), "%g", fabs(v) < step * 1e-9 ? 0.0 : v);
+		svg_text(s, px, c->y + c->h + 15, "middle", 10, "#333333", buf);
+	}
+	if (xlabel)
+		svg_text(s, c->x + c->w / 2, c->y + c->h + 30, "middle", 11,
+			 "#333333", xlabel);
+}
+
 void chart_axes(struct svg *s, const struct chart *c, const char *title,
 		const char *xlabel, const char *ylabel)
 {
@@ -183,24 +201,14 @@ void chart_axes(struct svg *s, const struct chart *c, const char *title,
 
 		svg_line(s, c->x, py, c->x + c->w, py, "#e0e0e0", 1);
 		snprintf(buf, sizeof(buf), "%g", fabs(v) < step * 1e-9 ? 0.0 : v);
-		svg_text(s, c->x - 4, py + 4, "end", 10, "#333333", buf);
+		svg_text(s, c->x - 6, py + 4, "end", 10, "#333333", buf);
 	}
-	step = nice_step(c->xmax - c->xmin);
-	for (v = ceil(c->xmin / step) * step; v <= c->xmax + step * 1e-9; v += step) {
-		double px = chart_px(c, v);
-
-		svg_line(s, px, c->y + c->h, px, c->y + c->h + 4, "#888888", 1);
-		snprintf(buf, sizeof(buf), "%g", fabs(v) < step * 1e-9 ? 0.0 : v);
-		svg_text(s, px, c->y + c->h + 15, "middle", 10, "#333333", buf);
-	}
+	chart_xaxis(s, c, xlabel);
 	if (title)
 		svg_text(s, c->x, c->y - 8, "start", 13, "#000000", title);
-	if (xlabel)
-		svg_text(s, c->x + c->w / 2, c->y + c->h + 30, "middle", 11,
-			 "#333333", xlabel);
 	if (ylabel) {
 		svg_printf(s, "<g transform=\"translate(%.1f %.1f) rotate(-90)\">",
-			   c->x - 48, c->y + c->h / 2);
+			   c->x - 60, c->y + c->h / 2);
 		svg_text(s, 0, 0, "middle", 11, "#333333", ylabel);
 		svg_printf(s, "</g>\n");
 	}

@@ -34,6 +34,8 @@ struct chart {
 
 double chart_px(const struct chart *c, double x);
 double chart_py(const struct chart *c, double y);
+/* The x axis alone: ticks, their numbers, @xlabel (may be NULL). */
+void chart_xaxis(struct svg *s, const struct chart *c, const char *xlabel);
 /* Frame, ticks and labels. */
 void chart_axes(struct svg *s, const struct chart *c, const char *title,
 		const char *xlabel, const char *ylabel);

@@ -513,14 +513,17 @@ def test_plot_scales_linearly():
             '"time":%d,"value":%d}\n')
     with open(log, "w") as f:
         f.write("TAP version 13\n")
+        # Two points each: a single point is shown as a number, not a chart.
         for i in range(n_cases):
-            f.write(line % ("", "tput", i, i) + f"ok {i + 1} case_{i}\n")
-        values += n_cases
+            f.write(line % ("", "tput", i, i) + line % ("", "tput", i + 1, i + 1)
+                    + f"ok {i + 1} case_{i}\n")
+        values += 2 * n_cases
         for h in range(25):
-            f.write(line % (f'"host":"h{h}",', "crowd", 0, h))
+            f.write(line % (f'"host":"h{h}",', "crowd", 0, h) +
+                    line % (f'"host":"h{h}",', "crowd", 1, h + 1))
         for t in range(10000):
             f.write(line % ("", "long", t, t % 97))
-        values += 25 + 10000
+        values += 50 + 10000
         f.write(f"ok {n_cases + 1} crowded\n")
     n_series = n_cases + 25 + 1
     svg = os.path.join(TMP, "many.svg")
