@@ -133,5 +133,6 @@ int cmd_report(int argc, char **argv);
 int cmd_save(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const char usage[] =
 	"  save     write a baseline file from the inputs\n"
 	"  compare  compare the inputs with baseline files; exit 1 on a regression\n"
 	"  plot     draw a self-contained SVG\n"
+	"  html     write a self-contained HTML report (verdicts, numbers, charts)\n"
 	"\n"
 	"FILE is a KTAP log, zperf console output or a twister JSON report; '-' is stdin.\n"
 	"Run 'ksft-metric <command> --help' for its options.\n"
@@ -259,6 +260,7 @@ int main(int argc, char **argv)
 		{ "save", cmd_save },
 		{ "compare", cmd_compare },
 		{ "plot", cmd_plot },
+		{ "html", cmd_html },
 	};
 	size_t i;
 

@@ -442,9 +442,11 @@ struct ksft_metric_report_row {
 	int fails;			/**< 1 if this row fails the gate */
 	double display_scale;		/**< the policy's display_scale (multiply
 					     baseline, current and allowance by
-					     it to show them), NaN if none */
+					     it to show them), NaN if none or
+					     if the policy aggregates */
 	const char *display_label;	/**< the policy's display_label (the
-					     unit), NULL if none */
+					     unit), NULL if none or if the
+					     policy aggregates */
 };
 
 /**

@@ -144,6 +144,8 @@ static struct cmp_row *new_row(struct ksft_metric_report_comparison *c,
 /* The row's values are shown in the policy's display units. */
 static int row_display(struct cmp_row *row, const struct rp_policy *p)
 {
+	if (p->aggregation != RP_AGG_NONE)
+		return 0;	/* compared in busy cores, not display units */
 	row->disp_scale = p->disp_scale;
 	if (p->disp_label && !(row->disp_label = strdup(p->disp_label)))
 		return -1;

@@ -104,8 +104,12 @@ static void text_summary(struct strbuf *sb, const struct srow *row)
 				strbuf_addc(sb, ' ');
 			strbuf_adds(sb, rp_op_name(row->ops[k]));
 			strbuf_addc(sb, '=');
-			rp_text_display(sb, rp_summary_op(&row->sums[e], row->ops[k]),
-					row->p->disp_scale, row->p->disp_label);
+			/* Aggregated summaries are busy cores, not display units. */
+			if (row->p->aggregation != RP_AGG_NONE)
+				rp_text_number(sb, rp_summary_op(&row->sums[e], row->ops[k]));
+			else
+				rp_text_display(sb, rp_summary_op(&row->sums[e], row->ops[k]),
+						row->p->disp_scale, row->p->disp_label);
 		}
 	}
 }

@@ -1,0 +1,65 @@
+/*
+ * ksft-metric html: one self-contained page (inline CSS and SVG, no
+ * script, nothing fetched) built in parts: verdicts first, then a section
+ * per case with its numbers and charts.
+ */
+#ifndef KSFT_METRIC_HTML_H
+#define KSFT_METRIC_HTML_H
+
+#include <stddef.h>
+
+#include <ksftmetric/report.h>
+
+#include "chart.h"
+
+/*
+ * What a page shows at most, so that its cost and size stay bounded
+ * whatever the log: the rest is counted and the page says so.
+ */
+#define HTML_MAX_CHARTS 120	/* the most important first */
+#define HTML_MAX_CASES 400	/* case sections */
+#define HTML_MAX_ROWS 60	/* numbers rows per case */
+#define HTML_MAX_VERDICTS 5000	/* regressions and improvements listed */
+#define HTML_CHART_W 470.0	/* one small multiple */
+#define HTML_CHART_H 130.0
+
+/* A set of anchor ids with a rank: how much a series matters. */
+struct rank_map {
+	char **keys;
+	int *rank;
+	size_t cap, n;
+};
+
+int rank_map_put(struct rank_map *m, const char *key, int rank);
+int rank_map_get(const struct rank_map *m, const char *key);	/* 0: absent */
+void rank_map_free(struct rank_map *m);
+
+/*
+ * The id of a series' anchor: readable ("s-" and the case, metric and
+ * labels squeezed to [a-z0-9-]) and unique (a hash of the identity
+ * behind it), the same in every page made from the same series.
+ */
+char *series_anchor(const char *const *path, size_t path_len,
+		    const char *case_name, const char *name,
+		    const char *labels_json);
+
+struct html_page {
+	struct svg out;
+	const struct ksft_metric_report *r;
+	const struct ksft_metric_report_comparison *cmp;	/* NULL: no baseline */
+	struct rank_map ranks;	/* anchors of series with a verdict worth a look */
+	/* What was left out, for the summary at the top. */
+	size_t charts, charts_wanted, cases, cases_shown, rows_left_out;
+	size_t verdicts_left_out, lines_left_out;
+};
+
+/* Append @text escaped for HTML (same rules as SVG text). */
+#define html_escape svg_escape
+#define html_printf svg_printf
+
+/* The verdict table and counts; fills ranks. Returns -1 on failure. */
+int html_verdicts(struct html_page *pg);
+/* The case sections; returns -1 on failure. */
+int html_cases(struct html_page *pg);
+
+#endif

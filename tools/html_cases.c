@@ -1,0 +1,374 @@
+/*
+ * A section per case: its headline numbers (with units), its charts as
+ * small multiples (inline SVG), series that stay at 0 in one line of text.
+ * Cases with a verdict worth a look come first, so that when the page
+ * draws only the most important charts, those are the ones.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html.h"
+
+/* A case: a run of consecutive groups of one (path, case). */
+struct hcase {
+	size_t g0, g1;		/* its groups [g0, g1) */
+	int rank;
+};
+
+/* The summary a series is best known by: its gate's, else its own. */
+static const char *headline_op(const struct ksft_metric_report_series *si)
+{
+	static const char *const ops[] = { "last", "total", "max", "p50", "p90", "p99" };
+	const char *want = si->compare ? si->compare : si->summarize;
+	size_t i;
+
+	for (i = 0; want && i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(want, ops[i]))
+			return ops[i];
+	return "p50";
+}
+
+static int number_row(struct html_page *pg, size_t idx,
+		      const struct ksft_metric_report_series *si, const char *anchor,
+		      const char *chart)
+{
+	const char *op = headline_op(si);
+	char buf[160], *labels = series_title(si, T_LABELS);
+	double v[1];
+	int n = ksft_metric_report_series_summary(pg->r, idx, op, v, 1);
+	/* Aggregated summaries are busy cores, not the display unit. */
+	int plain = si->aggregation != NULL;
+
+	if (!labels)
+		return -1;
+	html_printf(&pg->out, "<tr id=\"%s\"><td class=\"metric\">", anchor);
+	html_escape(&pg->out, si->name);
+	html_printf(&pg->out, "</td><td class=\"labels\">");
+	html_escape(&pg->out, strcmp(si->labels_json, "{}") ? labels : "");
+	free(labels);
+	html_printf(&pg->out, "</td><td class=\"op\">%s%s</td><td class=\"num\">",
+		    op, n > 1 ? " (max of elements)" : "");
+	if (n > 1) {
+		double *all = malloc((size_t)n * sizeof(double)), best = NAN;
+		int k;
+
+		if (!all)
+			return -1;
+		ksft_metric_report_series_summary(pg->r, idx, op, all, (size_t)n);
+		for (k = 0; k < n; k++)
+			if (isfinite(all[k]) && !(best >= all[k]))
+				best = all[k];
+		free(all);
+		v[0] = best;
+	}
+	value_text(buf, sizeof(buf), n >= 1 ? v[0] : NAN,
+		   plain ? NAN : si->display_scale, NULL);
+	html_printf(&pg->out, "%s</td><td class=\"unit\">", buf);
+	html_escape(&pg->out, plain ? (si->aggregation ? "busy cores" : "") :
+		    si->display_label ? si->display_label : "");
+	html_printf(&pg->out, "</td><td class=\"num\">%zu</td><td class=\"status %s\">%s</td><td>",
+		    si->points, si->status, si->status);
+	if (chart)
+		html_printf(&pg->out, "<a href=\"#%s\">chart</a>", chart);
+	html_printf(&pg->out, "</td></tr>\n");
+	return 0;
+}
+
+/* A chart drawn by @draw into its own <svg>, inside a <figure>. */
+static int figure(struct html_page *pg, const char *id, const char *caption,
+		  struct svg *body, double h)
+{
+	if (h < 0 || body->oom)
+		return -1;
+	if (h == 0)
+		return 0;
+	html_printf(&pg->out, "<figure class=\"chart\" id=\"%s\">"
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+		    "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" role=\"img\"><title>",
+		    id, HTML_CHART_W, h, HTML_CHART_W, h);
+	html_escape(&pg->out, caption);
+	html_printf(&pg->out, "</title>\n");
+	html_printf(&pg->out, "%.*s</svg></figure>\n", (int)body->len, body->data ? body->data : "");
+	pg->charts++;
+	return 0;
+}
+
+static char *metric_with_labels(const struct ksft_metric_report_series *si)
+{
+	char *labels = series_title(si, T_LABELS), *out;
+
+	if (!labels)
+		return NULL;
+	if (asprintf(&out, "%s%s%s", si->name, strcmp(si->labels_json, "{}") ? " " : "",
+		     strcmp(si->labels_json, "{}") ? labels : "") < 0)
+		out = NULL;
+	free(labels);
+	return out;
+}
+
+/* The charts of one group (a metric of the case), zero series to @zero. */
+static int group_charts(struct html_page *pg, const size_t *members, size_t m,
+			struct svg *zero, size_t *nzero)
+{
+	struct ksft_metric_report_series si = { .sz = sizeof(si) };
+	size_t *line = malloc((m ? m : 1) * sizeof(size_t)), nl = 0, j;
+	int stage, ret = -1;
+
+	if (!line || ksft_metric_report_series_get(pg->r, members[0], &si))
+		goto out;
+	for (stage = KSFT_METRIC_REPORT_TRANSFORMED; stage <= KSFT_METRIC_REPORT_PROCESSED; stage++) {
+		int individual = stage == KSFT_METRIC_REPORT_TRANSFORMED;
+		char title[512];
+
+		if (!individual && !si.aggregation)
+			break;
+		nl = 0;
+		for (j = 0; j < m; j++) {
+			struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
+			int kind = series_kind(pg->r, members[j], stage, NULL);
+			struct svg body = { 0 };
+			char *name, *anchor;
+			double h;
+
+			if (kind < 0 || ksft_metric_report_series_get(pg->r, members[j], &sj))
+				goto out;
+			if (kind == KIND_ZERO && individual) {
+				name = metric_with_labels(&sj);
+				if (!name)
+					goto out;
+				html_printf(zero, "%s", (*nzero)++ ? ", " : "");
+				html_escape(zero, name);
+				free(name);
+			}
+			if (kind == KIND_LINES)
+				line[nl++] = members[j];
+			if (kind != KIND_HEATMAP)
+				continue;
+			if (pg->charts >= HTML_MAX_CHARTS) {
+				pg->charts_wanted++;
+				continue;
+			}
+			pg->charts_wanted++;
+			name = metric_with_labels(&sj);
+			anchor = series_anchor(sj.path, sj.path_len, sj.case_name, sj.name,
+					       sj.labels_json);
+			if (!name || !anchor) {
+				free(name);
+				free(anchor);
+				goto out;
+			}
+			h = chart_heatmap(&body, pg->r, members[j], 0, 0, HTML_CHART_W, name);
+			anchor[0] = 'h';	/* the heatmap beside its row's "s-..." */
+			ret = figure(pg, anchor, name, &body, h);
+			svg_free(&body);
+			free(name);
+			free(anchor);
+			if (ret)
+				goto out;
+			ret = -1;
+		}
+		if (!nl)
+			continue;
+		pg->charts_wanted++;
+		if (pg->charts >= HTML_MAX_CHARTS)
+			continue;
+		{
+			struct svg body = { 0 };
+			double h;
+			char *anchor = series_anchor(si.path, si.path_len, si.case_name,
+						     si.name, individual ? "" : "{total}");
+
+			if (!anchor)
+				goto out;
+			snprintf(title, sizeof(title), individual ? "%s" : "%s (%s, total)",
+				 si.name, si.aggregation ? si.aggregation : "");
+			h = chart_lines(&body, pg->r, line, nl, stage, individual, 0, 0,
+					HTML_CHART_W - CHART_LEFT - CHART_RIGHT, HTML_CHART_H,
+					title, individual ? (si.display_label ? si.display_label :
+					si.name) : "busy cores", &pg->lines_left_out);
+			/* "g-...": the chart of a group, beside its series' "s-..." rows. */
+			anchor[0] = 'g';
+			ret = figure(pg, anchor, title, &body, h);
+			svg_free(&body);
+			free(anchor);
+			if (ret)
+				goto out;
+			ret = -1;
+		}
+	}
+	ret = 0;
+out:
+	free(line);
+	return ret;
+}
+
+static char *case_heading(const struct ksft_metric_report_series *si)
+{
+	struct ksft_metric_report_series c = *si;
+	char *t;
+
+	c.name = "";
+	t = series_title(&c, T_SERIES);
+	if (t && strlen(t) >= 2)
+		t[strlen(t) - 2] = '\0';	/* the ": " before the empty name */
+	return t;
+}
+
+static int case_section(struct html_page *pg, const struct groups *gr,
+			const struct hcase *c)
+{
+	struct ksft_metric_report_series si = { .sz = sizeof(si) };
+	struct svg zero = { 0 };
+	size_t g, j, rows = 0, nzero = 0;
+	char *heading, *anchor;
+	int ret = -1;
+
+	if (ksft_metric_report_series_get(pg->r, gr->order[gr->start[c->g0]], &si))
+		return -1;
+	heading = case_heading(&si);
+	anchor = series_anchor(si.path, si.path_len, si.case_name, "", "{}");
+	if (!heading || !anchor)
+		goto out;
+	anchor[0] = 'c';
+	html_printf(&pg->out, "<section class=\"case\" id=\"%s\">\n<h3><a href=\"#%s\">",
+		    anchor, anchor);
+	html_escape(&pg->out, heading);
+	html_printf(&pg->out, "</a></h3>\n<table class=\"numbers\"><thead><tr><th>Metric</th>"
+		    "<th>Labels</th><th>Summary</th><th>Value</th><th>Unit</th><th>Points</th>"
+		    "<th>Status</th><th></th></tr></thead><tbody>\n");
+	for (g = c->g0; g < c->g1; g++) {
+		const size_t *members = gr->order + gr->start[g];
+		size_t m = gr->start[g + 1] - gr->start[g];
+
+		for (j = 0; j < m; j++) {
+			struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
+			char *a, *chart = NULL;
+
+			if (rows == HTML_MAX_ROWS) {
+				pg->rows_left_out++;
+				continue;
+			}
+			if (ksft_metric_report_series_get(pg->r, members[j], &sj))
+				goto out;
+			a = series_anchor(sj.path, sj.path_len, sj.case_name, sj.name,
+					  sj.labels_json);
+			if (!a)
+				goto out;
+			chart = series_anchor(sj.path, sj.path_len, sj.case_name, sj.name,
+					      sj.is_array ? sj.labels_json : "");
+			if (!chart) {
+				free(a);
+				goto out;
+			}
+			chart[0] = sj.is_array ? 'h' : 'g';
+			ret = number_row(pg, members[j], &sj, a, sj.points > 1 ? chart : NULL);
+			free(chart);
+			free(a);
+			if (ret)
+				goto out;
+			ret = -1;
+			rows++;
+		}
+	}
+	html_printf(&pg->out, "</tbody></table>\n<div class=\"grid\">\n");
+	for (g = c->g0; g < c->g1; g++)
+		if (group_charts(pg, gr->order + gr->start[g], gr->start[g + 1] - gr->start[g],
+				 &zero, &nzero))
+			goto out;
+	html_printf(&pg->out, "</div>\n");
+	if (nzero)
+		html_printf(&pg->out, "<p class=\"zero\">Always 0: %.*s</p>\n",
+			    (int)zero.len, zero.data);
+	html_printf(&pg->out, "</section>\n");
+	ret = zero.oom ? -1 : 0;
+out:
+	svg_free(&zero);
+	free(heading);
+	free(anchor);
+	return ret;
+}
+
+int html_cases(struct html_page *pg)
+{
+	struct groups gr;
+	struct hcase *cases = NULL;
+	size_t nc = 0, g, i, *order = NULL, fill[5] = { 0 };
+	char *prev = NULL;
+	int ret = -1, rank;
+
+	if (groups_build(pg->r, &gr))
+		return -1;
+	cases = calloc(gr.n + 1, sizeof(*cases));
+	order = calloc(gr.n + 1, sizeof(size_t));
+	if (!cases || !order)
+		goto out;
+	for (g = 0; g < gr.n; g++) {
+		struct ksft_metric_report_series si = { .sz = sizeof(si) };
+		const size_t *members = gr.order + gr.start[g];
+		size_t m = gr.start[g + 1] - gr.start[g], j;
+		char *h;
+
+		if (ksft_metric_report_series_get(pg->r, members[0], &si) ||
+		    !(h = case_heading(&si)))
+			goto out;
+		if (!prev || strcmp(prev, h)) {
+			cases[nc].g0 = g;
+			cases[nc++].rank = 0;
+			free(prev);
+			prev = h;
+		} else {
+			free(h);
+		}
+		cases[nc - 1].g1 = g + 1;
+		for (j = 0; j < m; j++) {
+			struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
+			char *a;
+
+			if (ksft_metric_report_series_get(pg->r, members[j], &sj))
+				goto out;
+			rank = sj.compare ? 1 : 0;
+			if (pg->ranks.n) {
+				if (!(a = series_anchor(sj.path, sj.path_len, sj.case_name,
+							sj.name, sj.labels_json)))
+					goto out;
+				if (rank_map_get(&pg->ranks, a) > rank)
+					rank = rank_map_get(&pg->ranks, a);
+				free(a);
+			}
+			if (rank > cases[nc - 1].rank)
+				cases[nc - 1].rank = rank;
+		}
+	}
+	/* Most important cases first, log order within a rank (counting sort). */
+	for (i = 0; i < nc; i++)
+		fill[4 - cases[i].rank]++;
+	for (i = 4; i > 0; i--)
+		fill[i] = fill[i - 1];
+	fill[0] = 0;
+	for (i = 1; i < 5; i++)
+		fill[i] += fill[i - 1];
+	for (i = 0; i < nc; i++)
+		order[fill[4 - cases[i].rank]++] = i;
+	pg->cases = nc;
+	html_printf(&pg->out, "<section id=\"cases\">\n<h2>Cases</h2>\n");
+	for (i = 0; i < nc && i < HTML_MAX_CASES; i++) {
+		if (case_section(pg, &gr, &cases[order[i]]))
+			goto out;
+		pg->cases_shown++;
+	}
+	if (nc > pg->cases_shown)
+		html_printf(&pg->out, "<p class=\"note\" id=\"more-cases\">%zu more cases not shown "
+			    "(at most %d; most important first): <code>ksft-metric report</code> "
+			    "lists them all.</p>\n", nc - pg->cases_shown, HTML_MAX_CASES);
+	html_printf(&pg->out, "</section>\n");
+	ret = 0;
+out:
+	free(prev);
+	free(cases);
+	free(order);
+	groups_free(&gr);
+	return ret;
+}

@@ -1,0 +1,138 @@
+/*
+ * The page's first screen: regressions and improvements, each with its
+ * value, baseline, change and unit, linked to its series; then how many
+ * rows had each other verdict.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html.h"
+
+static const char *const kinds[] = {
+	"regression", "improvement", "noise", "ok", "new", "missing",
+	"untracked", "incomparable",
+};
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+static void row_cells(struct html_page *pg, const struct ksft_metric_report_row *row,
+		      const char *anchor)
+{
+	struct ksft_metric_report_series fake = { .sz = sizeof(fake) };
+	char buf[128], *title;
+
+	fake.case_name = row->case_name;
+	fake.path = row->path;
+	fake.path_len = row->path_len;
+	fake.name = row->name;
+	fake.labels_json = row->labels_json;
+	title = series_title(&fake, T_FULL);
+	html_printf(&pg->out, "<tr class=\"%s\" id=\"v-%s", row->verdict, anchor);
+	if (row->element >= 0)
+		html_printf(&pg->out, "-e%ld", row->element);
+	html_printf(&pg->out, "\"><td class=\"series\"><a href=\"#%s\">", anchor);
+	html_escape(&pg->out, title ? title : row->name);
+	if (row->element >= 0)
+		html_printf(&pg->out, " [%ld]", row->element);
+	free(title);
+	html_printf(&pg->out, "</a></td><td class=\"verdict\">%s</td>", row->verdict);
+	value_text(buf, sizeof(buf), row->current, row->display_scale, NULL);
+	html_printf(&pg->out, "<td class=\"num\">%s</td>", buf);
+	value_text(buf, sizeof(buf), row->baseline, row->display_scale, NULL);
+	html_printf(&pg->out, "<td class=\"num\">%s</td>", buf);
+	if (isfinite(row->change_pct))
+		html_printf(&pg->out, "<td class=\"num\">%+.2f%%</td>", row->change_pct);
+	else
+		html_printf(&pg->out, "<td class=\"num\">-</td>");
+	html_printf(&pg->out, "<td class=\"unit\">");
+	html_escape(&pg->out, row->display_label ? row->display_label : "");
+	html_printf(&pg->out, "</td><td class=\"op\">%s%s</td></tr>\n",
+		    row->compare ? row->compare : "-",
+		    !row->better ? "" : !strcmp(row->better, "higher") ?
+		    " (higher is better)" : " (lower is better)");
+}
+
+static int rank_of(const char *verdict)
+{
+	if (!strcmp(verdict, "regression") || !strcmp(verdict, "improvement"))
+		return 3;
+	if (!strcmp(verdict, "noise") || !strcmp(verdict, "missing"))
+		return 2;
+	return !strcmp(verdict, "ok") ? 1 : 0;
+}
+
+int html_verdicts(struct html_page *pg)
+{
+	size_t n, i, k, counts[N_KINDS] = { 0 }, listed = 0;
+	int pass;
+
+	html_printf(&pg->out, "<section id=\"verdicts\">\n<h2>Verdicts</h2>\n");
+	if (!pg->cmp) {
+		html_printf(&pg->out, "<p class=\"note\">No baseline given (--baseline): "
+			    "no verdicts, the numbers and charts of this run only.</p>\n</section>\n");
+		return 0;
+	}
+	n = ksft_metric_report_comparison_rows(pg->cmp);
+	html_printf(&pg->out, "<table class=\"verdicts\">\n<thead><tr><th>Series</th>"
+		    "<th>Verdict</th><th>Value</th><th>Baseline</th><th>Change</th>"
+		    "<th>Unit</th><th>Compared</th></tr></thead>\n<tbody>\n");
+	/* Regressions first, then improvements, each in report order. */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			struct ksft_metric_report_row row = { .sz = sizeof(row) };
+			char *anchor;
+
+			if (ksft_metric_report_comparison_row(pg->cmp, i, &row))
+				return -1;
+			if (strcmp(row.verdict, kinds[pass]))
+				continue;
+			if (listed == HTML_MAX_VERDICTS) {
+				pg->verdicts_left_out++;
+				continue;
+			}
+			anchor = series_anchor(row.path, row.path_len, row.case_name,
+					       row.name, row.labels_json);
+			if (!anchor)
+				return -1;
+			row_cells(pg, &row, anchor);
+			free(anchor);
+			listed++;
+		}
+	}
+	html_printf(&pg->out, "</tbody>\n</table>\n");
+	for (i = 0; i < n; i++) {
+		struct ksft_metric_report_row row = { .sz = sizeof(row) };
+		char *anchor;
+		int rank;
+
+		if (ksft_metric_report_comparison_row(pg->cmp, i, &row))
+			return -1;
+		for (k = 0; k < N_KINDS; k++)
+			counts[k] += !strcmp(row.verdict, kinds[k]);
+		rank = rank_of(row.verdict);
+		if (!rank)
+			continue;
+		anchor = series_anchor(row.path, row.path_len, row.case_name,
+				       row.name, row.labels_json);
+		if (!anchor || rank_map_put(&pg->ranks, anchor, rank)) {
+			free(anchor);
+			return -1;
+		}
+		free(anchor);
+	}
+	if (!listed)
+		html_printf(&pg->out, "<p class=\"good\">No regression and no improvement.</p>\n");
+	if (pg->verdicts_left_out)
+		html_printf(&pg->out, "<p class=\"note\">%zu more not listed (at most %d); "
+			    "<code>ksft-metric compare</code> lists every row.</p>\n",
+			    pg->verdicts_left_out, HTML_MAX_VERDICTS);
+	html_printf(&pg->out, "<p class=\"counts\">%zu rows:", n);
+	for (k = 0; k < N_KINDS; k++)
+		if (counts[k])
+			html_printf(&pg->out, " <span class=\"%s\">%zu %s</span>",
+				    kinds[k], counts[k], kinds[k]);
+	html_printf(&pg->out, "</p>\n</section>\n");
+	return 0;
+}
