@@ -7,7 +7,8 @@ set -eu
 packages="meson ninja-build pkg-config gcc g++ clang llvm libclang-rt-14-dev
 python3 libjansson-dev libnl-3-dev libnl-route-3-dev check iperf3
 iproute2 librsvg2-bin procps python3-venv abigail-tools linux-source-6.12
-python3-yaml libsqlite3-dev libpq-dev postgresql python3-prometheus-client"
+python3-yaml libsqlite3-dev libpq-dev postgresql python3-prometheus-client
+chromium chromium-driver python3-selenium"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""ksft-metric html and plot in a real browser (headless Chromium through
+Selenium): the page's structure (one verdict row per regression and
+improvement, one chart per drawn series, zero series as text, single
+values as numbers), no two text labels of a chart overlapping (bounding
+boxes from the live page), no console errors, a screenshot that is not
+blank; plot's SVG gets the same label check and must render with
+rsvg-convert. Heatmaps are checked at 2 and 256 CPUs.
+
+usage: test_browser.py KSFT_METRIC GEN_CPUS_PY [RSVG_CONVERT]
+Exits 77 (skipped) when chromium, chromedriver or selenium is missing.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+SKIP = 77
+
+
+def find_selenium():
+    try:
+        import selenium  # noqa: F401
+        return True
+    except ImportError:
+        pass
+    # Debian's python3-selenium belongs to the system interpreter.
+    if os.path.exists("/usr/bin/python3") and \
+            os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3") and \
+            not os.environ.get("KSFTM_BROWSER_REEXEC"):
+        os.environ["KSFTM_BROWSER_REEXEC"] = "1"
+        os.execv("/usr/bin/python3", ["/usr/bin/python3", *sys.argv])
+    return False
+
+
+KSFT, GEN = sys.argv[1], sys.argv[2]
+RSVG = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else shutil.which("rsvg-convert")
+TMP = tempfile.mkdtemp(prefix="ksft-metric-browser-")
+
+# Text boxes of one chart (an <svg> of the page, a g.chart of plot's SVG)
+# that intersect by more than a hair.
+OVERLAPS_JS = """
+const groups = arguments[0] === 'html'
+    ? Array.from(document.querySelectorAll('figure.chart svg'))
+    : Array.from(document.querySelectorAll('g.chart')).concat([document.documentElement]);
+const bad = [];
+for (const g of groups) {
+  let texts = Array.from(g.querySelectorAll('text'));
+  if (g === document.documentElement)   // texts outside every chart
+    texts = texts.filter(t => !t.closest('g.chart'));
+  const boxes = texts.map(t => [t.textContent, t.getBoundingClientRect()]);
+  for (let i = 0; i < boxes.length; i++)
+    for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i][1], b = boxes[j][1];
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (w > 0.5 && h > 0.5)
+        bad.push([boxes[i][0], boxes[j][0], w, h]);
+    }
+}
+return [groups.length, bad];
+"""
+
+
+def run(*args):
+    p = subprocess.run([KSFT, *args], capture_output=True, timeout=300)
+    assert p.returncode == 0, f"ksft-metric {args}: {p.returncode}\n{p.stderr.decode()}"
+    return p.stdout.decode()
+
+
+def gen(path, *args):
+    with open(path, "w") as f:
+        subprocess.run([sys.executable, GEN, *args], stdout=f, check=True, timeout=120)
+    return path
+
+
+def png_pixels(data):
+    """Decode an 8-bit RGB(A) PNG: (width, height, bytes per pixel, rows)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype in (2, 6), (depth, ctype)
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, rows, prev = zlib.decompress(idat), [], bytearray(w * bpp)
+    stride = w * bpp + 1
+    for y in range(h):
+        f, line = raw[y * stride], bytearray(raw[y * stride + 1:(y + 1) * stride])
+        for i in range(len(line)):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
+
+
+def assert_not_blank(png, what):
+    w, h, bpp, rows = png_pixels(png)
+    colours, inked = set(), 0
+    for row in rows[::4]:
+        for x in range(0, w * bpp, bpp * 4):
+            px = row[x:x + 3]
+            colours.add(px)
+            inked += px != b"\xff\xff\xff"
+    samples = len(rows[::4]) * len(range(0, w * bpp, bpp * 4))
+    assert len(colours) >= 8 and inked > samples * 0.01, \
+        f"{what}: looks blank ({len(colours)} colours, {inked}/{samples} inked)"
+
+
+def driver():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    opts = webdriver.ChromeOptions()
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu",
+              "--disable-dev-shm-usage", "--window-size=1100,1400",
+              "--hide-scrollbars"):
+        opts.add_argument(a)
+    opts.binary_location = shutil.which("chromium")
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
+
+
+def check_no_overlap(d, kind, what):
+    groups, bad = d.execute_script(OVERLAPS_JS, kind)
+    assert groups > 0, f"{what}: no chart found"
+    assert not bad, f"{what}: overlapping labels: {bad[:10]}"
+    return groups
+
+
+def console_errors(d):
+    return [e for e in d.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def check_page(d, cpus):
+    base_log = gen(os.path.join(TMP, f"base{cpus}.log"), "--cpus", str(cpus))
+    cur_log = gen(os.path.join(TMP, f"cur{cpus}.log"), "--cpus", str(cpus),
+                  "--gbps", "20", "--latency-us", "50", "--seed", "2")
+    base = os.path.join(TMP, f"base{cpus}.json")
+    run("save", "-q", "-o", base, base_log)
+    cmp = json.loads(subprocess.run([KSFT, "compare", "-f", "json", "--baseline", base,
+                                     cur_log], capture_output=True).stdout)
+    want_verdicts = [r for r in cmp["rows"] if r["verdict"] in ("regression", "improvement")]
+    assert len(want_verdicts) == 2, cmp   # the fixture's design
+    page = os.path.join(TMP, f"report{cpus}.html")
+    run("html", "-o", page, "--baseline", base, cur_log)
+    text = open(page, encoding="utf-8").read()
+    for bad in ("<script", "http://", "https://", "@import", "src="):
+        if bad == "http://":   # the SVG namespace is a name, not a fetch
+            text_wo_ns = text.replace('xmlns="http://www.w3.org/2000/svg"', "")
+            assert bad not in text_wo_ns, bad
+        else:
+            assert bad not in text, bad
+    d.get("file://" + page)
+    what = f"html, {cpus} CPUs"
+    # Verdicts: regressions first, each with value, baseline, change, unit.
+    rows = d.execute_script("""return Array.from(document.querySelectorAll(
+        'table.verdicts tbody tr')).map(r => [r.className,
+        Array.from(r.cells).map(c => c.textContent)]);""")
+    assert [r[0] for r in rows] == ["regression", "improvement"], (what, rows)
+    assert rows[0][1][1:6] == [rows[0][1][1], rows[0][1][2], rows[0][1][3],
+                               rows[0][1][4], "Gbit/s"], rows
+    assert abs(float(rows[0][1][2]) - 20.1) < 0.3 and rows[0][1][4].startswith("-"), rows
+    assert rows[1][1][5] == "us", rows
+    # Every verdict links to a row of the series' case section.
+    for href in d.execute_script("""return Array.from(document.querySelectorAll(
+            'table.verdicts a')).map(a => a.getAttribute('href'));"""):
+        assert d.execute_script("return !!document.getElementById(arguments[0]);",
+                                href[1:]), href
+    # One chart per drawn series: 2 heatmaps, the busy-core total, the
+    # throughput and the latency; each figure holds one SVG.
+    figs = d.execute_script("""return Array.from(document.querySelectorAll(
+        'figure.chart')).map(f => [f.id, f.querySelectorAll('svg').length,
+        f.querySelector('svg').getBoundingClientRect().height]);""")
+    summary = d.find_element("id", "summary")
+    assert len(figs) == 5 == int(summary.get_attribute("data-charts")), (what, figs)
+    assert all(n == 1 for _, n, _ in figs), figs
+    assert sum(f[0].startswith("h-") for f in figs) == 2, figs
+    # Never leaves 0: one line of text, no chart; one point: a number.
+    zero = d.find_element("css selector", "p.zero").text
+    assert "nic.tx.dropped" in zero, zero
+    assert not any("dropped" in f[0] or "connect" in f[0] for f in figs), figs
+    single = d.execute_script("""return Array.from(document.querySelectorAll(
+        'table.numbers tr')).filter(r => r.cells[0].textContent == 'connect_time')
+        .map(r => [r.cells[3].textContent, r.cells[4].textContent]);""")
+    assert single == [["1.2345", "ms"]], single
+    # Heatmaps legible: whole-pixel rows of at least 1 px, at least 28 px
+    # for the whole map, CPU 0 and the last labelled row inside it.
+    cells = d.execute_script("""return Array.from(document.querySelectorAll(
+        'figure.chart[id^="h-"] svg g[shape-rendering] rect')).map(
+        r => r.getBBox().height);""")
+    assert cells and min(cells) >= 1, (what, min(cells) if cells else None)
+    labels = d.execute_script("""const f = document.querySelector('figure.chart[id^="h-"] svg');
+        return Array.from(f.querySelectorAll('text')).map(t => t.textContent);""")
+    assert "0" in labels and "CPU" in labels, labels
+    if cpus >= 256:
+        assert "128" in labels and "CPU" in labels, labels
+    if cpus == 2:
+        assert "1" in labels, labels
+    check_no_overlap(d, "html", what)
+    errors = console_errors(d)
+    assert not errors, (what, errors)
+    assert_not_blank(d.get_screenshot_as_png(), what)
+    # A link straight to one series (what a CI comment would use).
+    d.get("file://" + page + "#" + figs[0][0])
+    assert d.execute_script("return document.querySelector(':target').id") == figs[0][0]
+    print(f"ok html {cpus} CPUs: {len(figs)} charts, {len(rows)} verdicts")
+    # The plot of the same: labels apart in the browser, rendered by rsvg.
+    svg = os.path.join(TMP, f"plot{cpus}.svg")
+    run("plot", "-o", svg, "--baseline", base, cur_log)
+    d.get("file://" + svg)
+    check_no_overlap(d, "svg", f"plot, {cpus} CPUs")
+    charts = d.execute_script("return document.querySelectorAll('g.chart:not(.text-list)').length")
+    lists = d.execute_script("""return Array.from(document.querySelectorAll(
+        'g.text-list')).map(g => g.textContent);""")
+    assert charts == 5, charts
+    assert any("always 0:" in t and "nic.tx.dropped" in t for t in lists), lists
+    assert any("connect_time = 1.2345 ms" in t for t in lists), lists
+    assert not console_errors(d)
+    if RSVG:
+        png = svg + ".png"
+        subprocess.run([RSVG, "-o", png, svg], check=True, timeout=120)
+        with open(png, "rb") as f:
+            assert_not_blank(f.read(), f"rsvg plot, {cpus} CPUs")
+    print(f"ok plot {cpus} CPUs")
+
+
+def check_main_like(d):
+    """Many cases and wide arrays: the page says what it left out."""
+    log = gen(os.path.join(TMP, "many.log"), "--cpus", "512", "--cases", "600")
+    page = os.path.join(TMP, "many.html")
+    run("html", "-o", page, log)
+    d.get("file://" + page)
+    summary = d.find_element("id", "summary").text
+    assert "of 602 cases shown" in summary, summary
+    assert d.find_element("id", "more-cases").text.startswith("202 more cases"), \
+        d.find_element("id", "more-cases").text
+    check_no_overlap(d, "html", "html, 512 CPUs, 602 cases")
+    assert not console_errors(d)
+    print("ok html 512 CPUs, 602 cases")
+
+
+def main():
+    if not shutil.which("chromium") or not shutil.which("chromedriver"):
+        print("SKIP: chromium or chromedriver not installed")
+        return SKIP
+    if not find_selenium():
+        print("SKIP: python3-selenium not installed")
+        return SKIP
+    d = driver()
+    try:
+        for cpus in (2, 256):
+            check_page(d, cpus)
+        check_main_like(d)
+    finally:
+        d.quit()
+        shutil.rmtree(TMP, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
