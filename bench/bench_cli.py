@@ -113,6 +113,7 @@ def main():
                 ("compare", ["compare", "-q", "--baseline", base, "-o",
                              "/dev/null", path]),
                 ("plot", ["plot", "-q", "-o", os.path.join(tmp, "p.svg"), path]),
+                ("html", ["html", "-q", "-o", os.path.join(tmp, "p.html"), path]),
             ]
             for name, args in cmds:
                 t, rss, rcs = measure([a.ksft, *args], a.reps)
