@@ -14,7 +14,7 @@
 
 #define LEVELS 16
 #define LEGEND_W 96.0		/* bar, gap and its numbers */
-#define LEGEND_MIN_H 64.0	/* room for three numbers one above another */
+#define LEGEND_MIN_H 48.0	/* room for three numbers one above another */
 #define LABEL_GAP 13.0		/* pixels between CPU labels (10 px font) */
 
 static void heat_color(double f, char *buf, size_t n)
@@ -144,7 +144,7 @@ double chart_heatmap(struct svg *s, const struct ksft_metric_report *r,
 	/* Whole pixels per row (no seams), 200 px for most widths, and never
 	 * so thin that two CPUs share a pixel below 256 rows. */
 	rowh = floor(200.0 / (double)rows);
-	rowh = rowh < 1 ? 1 : rowh > 14 ? 14 : rowh;
+	rowh = rowh < 1 ? 1 : rowh > 24 ? 24 : rowh;
 	ch = (struct chart){ x + CHART_LEFT, y + CHART_TOP, w - CHART_LEFT - LEGEND_W,
 			     rowh * (double)rows, tmin, tmax > tmin ? tmax : tmin + 1,
 			     0, (double)width };

@@ -109,9 +109,8 @@ static char *metric_with_labels(const struct ksft_metric_report_series *si)
 	return out;
 }
 
-/* The charts of one group (a metric of the case), zero series to @zero. */
-static int group_charts(struct html_page *pg, const size_t *members, size_t m,
-			struct svg *zero, size_t *nzero)
+/* The charts of one group (a metric of the case). */
+static int group_charts(struct html_page *pg, const size_t *members, size_t m)
 {
 	struct ksft_metric_report_series si = { .sz = sizeof(si) };
 	size_t *line = malloc((m ? m : 1) * sizeof(size_t)), nl = 0, j;
@@ -135,14 +134,6 @@ static int group_charts(struct html_page *pg, const size_t *members, size_t m,
 
 			if (kind < 0 || ksft_metric_report_series_get(pg->r, members[j], &sj))
 				goto out;
-			if (kind == KIND_ZERO && individual) {
-				name = metric_with_labels(&sj);
-				if (!name)
-					goto out;
-				html_printf(zero, "%s", (*nzero)++ ? ", " : "");
-				html_escape(zero, name);
-				free(name);
-			}
 			if (kind == KIND_LINES)
 				line[nl++] = members[j];
 			if (kind != KIND_HEATMAP)
@@ -224,7 +215,7 @@ static int case_section(struct html_page *pg, const struct groups *gr,
 	struct svg zero = { 0 };
 	size_t g, j, rows = 0, nzero = 0;
 	char *heading, *anchor;
-	int ret = -1;
+	int ret = -1, pass;
 
 	if (ksft_metric_report_series_get(pg->r, gr->order[gr->start[c->g0]], &si))
 		return -1;
@@ -239,45 +230,74 @@ static int case_section(struct html_page *pg, const struct groups *gr,
 	html_printf(&pg->out, "</a></h3>\n<table class=\"numbers\"><thead><tr><th>Metric</th>"
 		    "<th>Labels</th><th>Summary</th><th>Value</th><th>Unit</th><th>Points</th>"
 		    "<th>Status</th><th></th></tr></thead><tbody>\n");
-	for (g = c->g0; g < c->g1; g++) {
-		const size_t *members = gr->order + gr->start[g];
-		size_t m = gr->start[g + 1] - gr->start[g];
+	/* Gated series (the headline) first, then the rest; series that
+	 * stay at 0 only in the line of text below, with their anchors. */
+	for (pass = 0; pass < 2; pass++)
+		for (g = c->g0; g < c->g1; g++) {
+			const size_t *members = gr->order + gr->start[g];
+			size_t m = gr->start[g + 1] - gr->start[g];
 
-		for (j = 0; j < m; j++) {
-			struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
-			char *a, *chart = NULL;
+			for (j = 0; j < m; j++) {
+				struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
+				char *a, *chart = NULL;
+				int kind;
 
-			if (rows == HTML_MAX_ROWS) {
-				pg->rows_left_out++;
-				continue;
-			}
-			if (ksft_metric_report_series_get(pg->r, members[j], &sj))
-				goto out;
-			a = series_anchor(sj.path, sj.path_len, sj.case_name, sj.name,
-					  sj.labels_json);
-			if (!a)
-				goto out;
-			chart = series_anchor(sj.path, sj.path_len, sj.case_name, sj.name,
-					      sj.is_array ? sj.labels_json : "");
-			if (!chart) {
+				if (ksft_metric_report_series_get(pg->r, members[j], &sj))
+					goto out;
+				if (!!sj.compare != !pass)
+					continue;
+				kind = series_kind(pg->r, members[j],
+						   KSFT_METRIC_REPORT_TRANSFORMED, NULL);
+				if (kind < 0)
+					goto out;
+				if (kind != KIND_ZERO && rows == HTML_MAX_ROWS) {
+					pg->rows_left_out++;
+					continue;
+				}
+				a = series_anchor(sj.path, sj.path_len, sj.case_name, sj.name,
+						  sj.labels_json);
+				chart = series_anchor(sj.path, sj.path_len, sj.case_name, sj.name,
+						      sj.is_array ? sj.labels_json : "");
+				if (!a || !chart) {
+					free(a);
+					free(chart);
+					goto out;
+				}
+				chart[0] = sj.is_array ? 'h' : 'g';
+				if (kind == KIND_ZERO) {
+					char *name = metric_with_labels(&sj);
+
+					html_printf(&zero, "%s<span id=\"%s\">", nzero++ ? ", " : "", a);
+					html_escape(&zero, name ? name : sj.name);
+					html_printf(&zero, "</span>");
+					free(name);
+					ret = 0;
+				} else {
+					ret = number_row(pg, members[j], &sj, a,
+							 kind == KIND_LINES || kind == KIND_HEATMAP ?
+							 chart : NULL);
+					rows++;
+				}
+				free(chart);
 				free(a);
-				goto out;
+				if (ret)
+					goto out;
+				ret = -1;
 			}
-			chart[0] = sj.is_array ? 'h' : 'g';
-			ret = number_row(pg, members[j], &sj, a, sj.points > 1 ? chart : NULL);
-			free(chart);
-			free(a);
-			if (ret)
-				goto out;
-			ret = -1;
-			rows++;
 		}
-	}
 	html_printf(&pg->out, "</tbody></table>\n<div class=\"grid\">\n");
-	for (g = c->g0; g < c->g1; g++)
-		if (group_charts(pg, gr->order + gr->start[g], gr->start[g + 1] - gr->start[g],
-				 &zero, &nzero))
-			goto out;
+	/* Charts in the same order: the gated metrics' first. */
+	for (pass = 0; pass < 2; pass++)
+		for (g = c->g0; g < c->g1; g++) {
+			struct ksft_metric_report_series sg = { .sz = sizeof(sg) };
+
+			if (ksft_metric_report_series_get(pg->r, gr->order[gr->start[g]], &sg))
+				goto out;
+			if (!!sg.compare == !pass &&
+			    group_charts(pg, gr->order + gr->start[g],
+					 gr->start[g + 1] - gr->start[g]))
+				goto out;
+		}
 	html_printf(&pg->out, "</div>\n");
 	if (nzero)
 		html_printf(&pg->out, "<p class=\"zero\">Always 0: %.*s</p>\n",

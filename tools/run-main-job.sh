@@ -2,7 +2,8 @@
 # The main job: install packages, build everything, run the iperf3 selftest
 # (two network namespaces joined by veth as root, loopback otherwise) under
 # the system monitor into a KTAP log, then summarize and draw it with
-# ksft-metric. Prints the summary table and the path of the SVG.
+# ksft-metric. Prints the summary table and the paths of the SVG and of
+# the HTML report (report.html beside the log).
 set -eu
 cd "$(dirname "$0")/.."
 build=${KSFTM_BUILD:-build}
@@ -23,4 +24,6 @@ echo "### ksft-metric report $out/ktap.log"
 echo
 "$build/tools/ksft-metric" plot -o "$out/metrics.svg" --title "iperf3 between two namespaces, system monitor on both endpoints" "$out/ktap.log"
 echo "SVG: $out/metrics.svg"
+"$build/tools/ksft-metric" html -o "$out/report.html" --title "iperf3 between two namespaces, system monitor on both endpoints" "$out/ktap.log"
+echo "HTML: $out/report.html"
 exit $status
