@@ -15,6 +15,7 @@ command -v chromium >/dev/null || {
 	echo "screenshot: chromium is not installed (tools/install-deps.sh)" >&2
 	exit 1
 }
+rm -f "$png"
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 # --no-sandbox: CI runs this as root, where Chromium's sandbox refuses.
