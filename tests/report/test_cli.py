@@ -79,7 +79,7 @@ def make_log(path, *args):
 # ---- tests ---------------------------------------------------------------
 
 def test_help_and_usage():
-    for cmd in ("report", "save", "compare", "plot"):
+    for cmd in ("report", "save", "compare", "plot", "html"):
         out, _ = expect_rc(0, cmd, "--help")
         assert out.startswith(f"usage: ksft-metric {cmd}"), out
     out, _ = expect_rc(0, "--help")
@@ -96,6 +96,11 @@ def test_help_and_usage():
     expect_rc(2, "compare", "--baseline", data("seed.log"), "--tolerance", "x",
               data("seed.log"))
     expect_rc(2, "plot", data("seed.log"))
+    _, err = expect_rc(2, "html", data("seed.log"))
+    assert "html needs -o OUT.html" in err, err
+    _, err = expect_rc(2, "html", "-o", os.path.join(TMP, "x.html"), "--baseline",
+                       data("seed.log"), data("seed.log"))
+    assert "seed.log" in err, err
 
 
 def test_seed_goldens():
@@ -584,6 +589,43 @@ def test_plot_scales_linearly():
         print("note: no counting shim; counts not checked")
 
 
+def test_html_page():
+    """Without a browser: the page is one document, escapes what it shows,
+    fetches nothing, lists regressions with units and anchors every series."""
+    fast = os.path.join(TMP, "html-fast.log")
+    slow = os.path.join(TMP, "html-slow.log")
+    with open(fast, "w") as f:
+        f.write((UNITS_LOG % "32500000000").replace("ok 1 units", "ok 1 <b>&units"))
+    with open(slow, "w") as f:
+        f.write((UNITS_LOG % "20000000000").replace("ok 1 units", "ok 1 <b>&units"))
+    base = os.path.join(TMP, "html-base.json")
+    expect_rc(0, "save", "-o", base, fast)
+    page = os.path.join(TMP, "page.html")
+    _, err = expect_rc(0, "html", "-o", page, "--title", "</title><script>",
+                       "--baseline", base, slow)
+    assert err == "", err
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    assert "<script" not in text and "&lt;/title&gt;&lt;script&gt;" in text
+    assert "&lt;b&gt;&amp;units" in text and "<b>&units" not in text
+    assert "default-src 'none'" in text
+    rows = re.findall(r'<tr class="(regression|improvement)" id="v-(s-[^"]+)">(.*?)</tr>',
+                      text)
+    assert len(rows) == 1 and rows[0][0] == "regression", rows
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", rows[0][2])
+    assert cells[1:6] == ["regression", "20", "32.5", "-38.46%", "Gbit/s"], cells
+    assert f'<tr id="{rows[0][1]}">' in text, rows[0][1]     # the link's target
+    ids = re.findall(r' id="([^"]+)"', text)
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    # The same series gets the same anchor in another page.
+    page2 = os.path.join(TMP, "page2.html")
+    expect_rc(0, "html", "-o", page2, fast)
+    with open(page2, encoding="utf-8") as f:
+        text2 = f.read()
+    assert f'<tr id="{rows[0][1]}">' in text2, rows[0][1]
+    assert "No baseline given" in text2
+
+
 def test_plot_escaping():
     log = os.path.join(TMP, "nasty.log")
     with open(log, "w") as f:
@@ -651,6 +693,8 @@ def test_base_dir():
         ("compare", "--baseline", "sub/b.json", "-o", "evil.json", "sub/seed.log"),
         ("plot", "-o", "dirlink/x.svg", "sub/seed.log"),
         ("plot", "--baseline", "../out/secret.log", "-o", "x.svg", "sub/seed.log"),
+        ("html", "-o", "dirlink/x.html", "sub/seed.log"),
+        ("html", "-o", "x.html", "../out/secret.log"),
     ]
     for args in attacks:
         _, err = expect_rc(2, args[0], *base, *args[1:], cwd=inside)
