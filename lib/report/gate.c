@@ -155,11 +155,11 @@ int gate_judge(struct gate_series *s, size_t n, const struct gate_opts *o)
 		worse = g->better > 0 ? d < 0 : d > 0;
 		if (!beyond)
 			continue;	/* within tolerance: does not matter */
-		if (isnan(g->q_value))	/* too few runs to know the noise */
-			g->verdict = worse ? GATE_TOO_NOISY : GATE_NO_CHANGE;
-		else if (g->q_value <= o->fdr)
+		/* A change that would matter, which the noise (or too short a
+		 * history to know the noise) leaves unproven either way. */
+		if (!isnan(g->q_value) && g->q_value <= o->fdr)
 			g->verdict = worse ? GATE_REGRESSION : GATE_IMPROVEMENT;
-		else if (worse)
+		else
 			g->verdict = GATE_TOO_NOISY;
 	}
 	return 0;

@@ -41,8 +41,8 @@ enum gate_verdict {
 	GATE_NO_CHANGE,
 	GATE_REGRESSION,
 	GATE_IMPROVEMENT,
-	GATE_TOO_NOISY,		/* a change beyond tolerance the noise hides,
-				   or too few runs to know the noise */
+	GATE_TOO_NOISY,		/* a change beyond tolerance that the noise
+				   (or too few runs to know it) leaves unproven */
 	GATE_UNTRACKED,		/* no direction (better) or no value */
 };
 
