@@ -18,7 +18,14 @@ struct cmp_row {
 	int has_current;
 	double disp_scale;	/* the policy's display_scale, NaN: none */
 	char *disp_label;	/* its display_label, NULL: none */
+	long series;		/* index in the current report; -1: none */
 };
+
+/* Append a row (identity copied; numbers NaN); NULL: out of memory. */
+struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
+			    char *const *path, size_t path_len,
+			    const char *case_name, const char *name,
+			    const char *labels, long element);
 
 struct ksft_metric_report_comparison {
 	struct cmp_row *rows;
