@@ -15,16 +15,21 @@
 #include "html.h"
 
 static const char html_usage[] =
-	"usage: ksft-metric html -o OUT.html [--baseline B.json ...] [--tolerance PCT]\n"
-	"                        [--alpha A] [--title TEXT] [--base-dir DIR] FILE...\n"
+	"usage: ksft-metric html -o OUT.html [--baseline B.json ... | --db DB [--context K=V ...]]\n"
+	"                        [--tolerance PCT] [--alpha A] [--title TEXT]\n"
+	"                        [--base-dir DIR] FILE...\n"
 	"\n"
 	"One self-contained page (inline CSS and SVG, no network): regressions and\n"
 	"improvements first (with --baseline), each with value, baseline, change\n"
 	"and unit; then per case its headline numbers and its charts, series that\n"
-	"stay 0 as one line of text. Every series has an anchor (#s-...).\n"
+	"stay 0 as one line of text. Every series has an anchor (#s-...). With\n"
+	"--db: each verdict's sparkline and per series its trend over the runs,\n"
+	"change points marked (verdicts from the history gate without --baseline).\n"
 	"\n"
 	"  -o, --output OUT     the HTML file (required; '-' for stdout)\n"
 	"  -b, --baseline FILE  baseline file(s) for the verdicts\n"
+	"  -D, --db DB          run history (SQLite file or postgresql://...)\n"
+	"  -x, --context K=V    the current run's context, for the history gate\n"
 	"  -t, --tolerance PCT  as for compare\n"
 	"  -a, --alpha A        as for compare\n"
 	"  -T, --title TEXT     title (default: the first input's name)\n"
@@ -48,6 +53,7 @@ static const char css[] =
 	"figure.chart{margin:0;border:1px solid #ddd;background:#fff}\n"
 	"figure.chart svg{display:block}\n"
 	".note,.zero,.meta{color:#555}.good{color:#1b7f2a}\n"
+	"td.spark{padding:0 4px}h4{font-size:14px;margin:10px 0 2px}\n"
 	":target{outline:2px solid #f0a000}\n"
 	"@media print{body{max-width:none}figure.chart,tr,section.case h3{break-inside:avoid}"
 	"a{color:inherit;text-decoration:none}}\n";
@@ -118,6 +124,12 @@ static char *page(struct html_page *pg, const char *title, char *const *files,
 	if (pg->lines_left_out)
 		html_printf(&doc, "; %zu series left out of crowded charts (at most %d lines)",
 			    pg->lines_left_out, CHART_MAX_LINES);
+	if (pg->history)
+		html_printf(&doc, "; %zu history charts%s", pg->trends,
+			    pg->trends_left_out ? "" : " (every series with history)");
+	if (pg->trends_left_out)
+		html_printf(&doc, ", %zu more series with history not drawn (at most %d)",
+			    pg->trends_left_out, HTML_MAX_TRENDS);
 	html_printf(&doc, ".</p>\n</header>\n");
 	/* The body as is (it may be larger than one printf). */
 	{
@@ -149,6 +161,8 @@ int cmd_html(int argc, char **argv)
 	static const struct option opts[] = {
 		CLI_OPTION_OUTPUT,
 		CLI_OPTION_BASELINE,
+		CLI_OPTION_DB,
+		CLI_OPTION_CONTEXT,
 		CLI_OPTION_TOLERANCE,
 		CLI_OPTION_ALPHA,
 		{ "title", required_argument, NULL, 'T' },
@@ -157,7 +171,9 @@ int cmd_html(int argc, char **argv)
 		CLI_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
+	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
 	struct ksft_metric_report_comparison *cmp = NULL;
+	struct ksft_metric_report_history *h = NULL;
 	struct html_page pg;
 	struct cli_common cc;
 	const char *title = NULL;
@@ -169,7 +185,7 @@ int cmd_html(int argc, char **argv)
 	ret = cli_common_init(&cc, "html", html_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "o:b:t:a:T:C:qh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:b:D:x:t:a:T:C:qh", opts, NULL)) != -1) {
 		if (ch == 'T') {
 			title = optarg;
 			continue;
@@ -187,9 +203,26 @@ int cmd_html(int argc, char **argv)
 		goto out;
 	ret = EXIT_USAGE;
 	pg.r = cc.r;
+	if (cc.db) {
+		h = cli_open_history(&cc);
+		if (!h)
+			goto out;
+		if (html_history_load(&pg, h)) {
+			cli_error("%s: %s", cc.db, ksft_metric_report_errmsg());
+			goto out;
+		}
+	}
 	if (cc.n_baselines) {
 		if (ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp) < 0) {
 			cli_error("%s", ksft_metric_report_errmsg());
+			goto out;
+		}
+		pg.cmp = cmp;
+	} else if (h) {
+		go.context = cc.context;
+		go.n_context = cc.n_context;
+		if (ksft_metric_report_history_compare(h, cc.r, &go, &cmp) < 0) {
+			cli_error("%s: %s", cc.db, ksft_metric_report_errmsg());
 			goto out;
 		}
 		pg.cmp = cmp;
@@ -216,6 +249,9 @@ int cmd_html(int argc, char **argv)
 out:
 	svg_free(&pg.out);
 	rank_map_free(&pg.ranks);
+	rank_map_free(&pg.hist_idx);
+	json_decref(pg.history);
+	ksft_metric_report_history_close(h);
 	ksft_metric_report_comparison_free(cmp);
 	cli_common_free(&cc);
 	return ret;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
 #include <ksftmetric/report.h>
 
 #include "chart.h"
@@ -20,6 +21,7 @@
 #define HTML_MAX_CASES 400	/* case sections */
 #define HTML_MAX_ROWS 60	/* numbers rows per case */
 #define HTML_MAX_VERDICTS 5000	/* regressions and improvements listed */
+#define HTML_MAX_TRENDS 120	/* history charts (--db) */
 #define HTML_CHART_W 470.0	/* one small multiple */
 #define HTML_CHART_H 130.0
 
@@ -51,6 +53,10 @@ struct html_page {
 	/* What was left out, for the summary at the top. */
 	size_t charts, charts_wanted, cases, cases_shown, rows_left_out;
 	size_t verdicts_left_out, lines_left_out;
+	/* --db: the history document and its series by anchor (index + 1). */
+	json_t *history;
+	struct rank_map hist_idx;
+	size_t trends, trends_left_out;
 };
 
 /* Append @text escaped for HTML (same rules as SVG text). */
@@ -61,5 +67,13 @@ struct html_page {
 int html_verdicts(struct html_page *pg);
 /* The case sections; returns -1 on failure. */
 int html_cases(struct html_page *pg);
+/* Read the history of @h (--db) into @pg; -1 on failure (errmsg says). */
+int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h);
+/* A <td> with the sparkline of the series at @anchor (empty without). */
+void html_sparkline(struct html_page *pg, const char *anchor, double scale,
+		    const char *unit);
+/* A <figure> with its trend over the runs (nothing without history). */
+int html_trend(struct html_page *pg, const char *anchor, const char *title,
+	       double scale, const char *unit);
 
 #endif

@@ -48,10 +48,52 @@ static void row_cells(struct html_page *pg, const struct ksft_metric_report_row 
 		html_printf(&pg->out, "<td class=\"num\">-</td>");
 	html_printf(&pg->out, "<td class=\"unit\">");
 	html_escape(&pg->out, row->display_label ? row->display_label : "");
-	html_printf(&pg->out, "</td><td class=\"op\">%s%s</td></tr>\n",
+	html_printf(&pg->out, "</td><td class=\"op\">%s%s</td>",
 		    row->compare ? row->compare : "-",
 		    !row->better ? "" : !strcmp(row->better, "higher") ?
 		    " (higher is better)" : " (lower is better)");
+	if (pg->history)
+		html_sparkline(pg, anchor, row->display_scale, row->display_label);
+	html_printf(&pg->out, "</tr>\n");
+}
+
+/*
+ * Rows of the history gate carry no display settings: take them from the
+ * current series (by anchor), unless it aggregates (busy cores).
+ */
+static int series_index(struct html_page *pg, struct rank_map *idx)
+{
+	size_t n = ksft_metric_report_series_count(pg->r), i;
+
+	for (i = 0; i < n; i++) {
+		struct ksft_metric_report_series si = { .sz = sizeof(si) };
+		char *a;
+		int ret;
+
+		if (ksft_metric_report_series_get(pg->r, i, &si))
+			return -1;
+		if (!si.display_label || si.aggregation)
+			continue;
+		a = series_anchor(si.path, si.path_len, si.case_name, si.name, si.labels_json);
+		ret = a ? rank_map_put(idx, a, (int)i + 1) : -1;
+		free(a);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+static void fill_display(struct html_page *pg, const struct rank_map *idx,
+			 struct ksft_metric_report_row *row, const char *anchor)
+{
+	struct ksft_metric_report_series si = { .sz = sizeof(si) };
+	int i;
+
+	if (row->display_label || !(i = rank_map_get(idx, anchor)) ||
+	    ksft_metric_report_series_get(pg->r, (size_t)i - 1, &si))
+		return;
+	row->display_label = si.display_label;
+	row->display_scale = si.display_scale;
 }
 
 static int rank_of(const char *verdict)
@@ -66,26 +108,34 @@ static int rank_of(const char *verdict)
 int html_verdicts(struct html_page *pg)
 {
 	size_t n, i, k, counts[N_KINDS] = { 0 }, listed = 0;
+	struct rank_map display = { 0 };
 	int pass;
 
 	html_printf(&pg->out, "<section id=\"verdicts\">\n<h2>Verdicts</h2>\n");
 	if (!pg->cmp) {
-		html_printf(&pg->out, "<p class=\"note\">No baseline given (--baseline): "
-			    "no verdicts, the numbers and charts of this run only.</p>\n</section>\n");
+		html_printf(&pg->out, "<p class=\"note\">No baseline given (--baseline or "
+			    "--db): no verdicts, the numbers and charts of this run only.</p>\n</section>\n");
 		return 0;
 	}
 	n = ksft_metric_report_comparison_rows(pg->cmp);
+	if (series_index(pg, &display)) {
+		rank_map_free(&display);
+		return -1;
+	}
 	html_printf(&pg->out, "<table class=\"verdicts\">\n<thead><tr><th>Series</th>"
 		    "<th>Verdict</th><th>Value</th><th>Baseline</th><th>Change</th>"
-		    "<th>Unit</th><th>Compared</th></tr></thead>\n<tbody>\n");
+		    "<th>Unit</th><th>Compared</th>%s</tr></thead>\n<tbody>\n",
+		    pg->history ? "<th>History</th>" : "");
 	/* Regressions first, then improvements, each in report order. */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < n; i++) {
 			struct ksft_metric_report_row row = { .sz = sizeof(row) };
 			char *anchor;
 
-			if (ksft_metric_report_comparison_row(pg->cmp, i, &row))
+			if (ksft_metric_report_comparison_row(pg->cmp, i, &row)) {
+				rank_map_free(&display);
 				return -1;
+			}
 			if (strcmp(row.verdict, kinds[pass]))
 				continue;
 			if (listed == HTML_MAX_VERDICTS) {
@@ -94,13 +144,17 @@ int html_verdicts(struct html_page *pg)
 			}
 			anchor = series_anchor(row.path, row.path_len, row.case_name,
 					       row.name, row.labels_json);
-			if (!anchor)
+			if (!anchor) {
+				rank_map_free(&display);
 				return -1;
+			}
+			fill_display(pg, &display, &row, anchor);
 			row_cells(pg, &row, anchor);
 			free(anchor);
 			listed++;
 		}
 	}
+	rank_map_free(&display);
 	html_printf(&pg->out, "</tbody>\n</table>\n");
 	for (i = 0; i < n; i++) {
 		struct ksft_metric_report_row row = { .sz = sizeof(row) };

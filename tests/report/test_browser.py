@@ -244,6 +244,44 @@ def check_page(d, cpus):
     print(f"ok plot {cpus} CPUs")
 
 
+def check_history(d):
+    """--db: verdicts from the history gate, each with a sparkline whose
+    change point is marked; per series a trend over the runs with the
+    change point and hover text naming run, context and value."""
+    db = os.path.join(TMP, "history.db")
+    for i in range(1, 17):
+        log = gen(os.path.join(TMP, f"run{i}.log"), "--cpus", "4", "--seed", str(i),
+                  "--gbps", "30" if i <= 10 else "20")
+        run("ingest", "-q", "--db", db, "--order", "%03d" % i, "--context",
+            f"ci=build{i}", log)
+    cur = gen(os.path.join(TMP, "cur.log"), "--cpus", "4", "--seed", "99", "--gbps", "20")
+    page = os.path.join(TMP, "history.html")
+    run("html", "-o", page, "--db", db, cur)
+    d.get("file://" + page)
+    what = "html --db"
+    rows = d.execute_script("""return Array.from(document.querySelectorAll(
+        'table.verdicts tbody tr')).map(r => [r.className, r.cells[5].textContent,
+        r.querySelectorAll('td.spark circle.change').length]);""")
+    assert rows == [["regression", "Gbit/s", 1]], (what, rows)
+    trend = d.execute_script("""const f = document.querySelector(
+        'figure.trend[id^="t-cpus-throughput"]');
+        return f && [f.querySelectorAll('line.change').length,
+                     f.querySelectorAll('circle.point').length,
+                     f.querySelector('line.change title').textContent,
+                     Array.from(f.querySelectorAll('circle.point title')).map(
+                         t => t.textContent)];""")
+    assert trend and trend[0] == 1 and trend[1] == 16, (what, trend)
+    assert "30" in trend[2] and "20" in trend[2] and "Gbit/s" in trend[2], trend[2]
+    assert trend[3][0].startswith("run ") and "ci=build1:" in trend[3][0] and \
+        "Gbit/s" in trend[3][0], trend[3][0]
+    # A series that never left 0 gets no trend either.
+    assert not d.execute_script(
+        "return document.querySelector('figure.trend[id*=\"dropped\"]')")
+    check_no_overlap(d, "html", what)
+    assert not console_errors(d)
+    print("ok html --db")
+
+
 def check_main_like(d):
     """Many cases and wide arrays: the page says what it left out."""
     log = gen(os.path.join(TMP, "many.log"), "--cpus", "512", "--cases", "600")
@@ -271,6 +309,7 @@ def main():
         for cpus in (2, 256):
             check_page(d, cpus)
         check_main_like(d)
+        check_history(d)
     finally:
         d.quit()
         shutil.rmtree(TMP, ignore_errors=True)
