@@ -47,7 +47,7 @@ char *series_title(const struct ksft_metric_report_series *si, int what)
 		APPEND(si->case_name);
 		APPEND(": ");
 		APPEND(si->name);
-		if (what == T_SERIES)
+		if (what == T_SERIES || !strcmp(si->labels_json, "{}"))
 			goto done;
 		APPEND(" ");
 	}

@@ -611,6 +611,32 @@ def test_html_page():
     assert "No baseline given" in text2
 
 
+def test_html_history():
+    """html --db: the history gate's verdict with a sparkline, trends with
+    the change point; an unreadable --db is an error naming it."""
+    db = os.path.join(TMP, "html-history.db")
+    for i in range(1, 15):
+        log = os.path.join(TMP, f"hist{i}.log")
+        with open(log, "w") as f:
+            noise = ((i * 7) % 5 - 2) * 10**8      # +-0.2 Gbit/s
+            f.write(UNITS_LOG % ("%d" % ((32 if i <= 8 else 20) * 10**9 + noise)))
+        expect_rc(0, "ingest", "-q", "--db", db, "--run", f"r{i}", "--order", "%03d" % i, log)
+    cur = os.path.join(TMP, "hist-cur.log")
+    with open(cur, "w") as f:
+        f.write(UNITS_LOG % "20000000000")
+    page = os.path.join(TMP, "hist.html")
+    expect_rc(0, "html", "-o", page, "--db", db, cur)
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    row = re.search(r'<tr class="regression"[^>]*>.*?</tr>', text).group(0)
+    assert "Gbit/s" in row and 'circle class="change"' in row, row
+    trends = re.findall(r'<figure class="chart trend" id="(t-[^"]+)">', text)
+    assert any("tput" in t for t in trends) and any("bare" in t for t in trends), trends
+    assert text.count('line class="change"') == 1, text.count('line class="change"')
+    _, err = expect_rc(2, "html", "-o", page, "--db", os.path.join(TMP, "no/such/dir/x.db"), cur)
+    assert "no/such/dir" in err, err
+
+
 def test_plot_escaping():
     log = os.path.join(TMP, "nasty.log")
     with open(log, "w") as f:
