@@ -250,18 +250,76 @@ static char *case_heading(const struct ksft_metric_report_series *si)
 	return t;
 }
 
+/*
+ * The groups in drawing order: case by case as in the log, within a case
+ * the gated metrics (a regression policy: the headline) first.
+ */
+static size_t *gated_first(const struct ksft_metric_report *r, const struct groups *gr)
+{
+	size_t *out = malloc((gr->n + 1) * sizeof(size_t)), g0 = 0, g, k = 0;
+	char *h0 = NULL;
+	int pass;
+
+	if (!out)
+		return NULL;
+	for (g = 0; g <= gr->n; g++) {
+		struct ksft_metric_report_series si = { .sz = sizeof(si) };
+		char *h = NULL;
+
+		if (g < gr->n) {
+			if (ksft_metric_report_series_get(r, gr->order[gr->start[g]], &si) ||
+			    !(h = case_heading(&si)))
+				goto fail;
+			if (h0 && !strcmp(h, h0)) {
+				free(h);
+				continue;
+			}
+		}
+		/* A case ends at g: its groups [g0, g), gated ones first. */
+		for (pass = 0; h0 && pass < 2; pass++) {
+			size_t j;
+
+			for (j = g0; j < g; j++) {
+				struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
+
+				if (ksft_metric_report_series_get(r, gr->order[gr->start[j]], &sj)) {
+					free(h);
+					goto fail;
+				}
+				if (!!sj.compare == !pass)
+					out[k++] = j;
+			}
+		}
+		free(h0);
+		h0 = h;
+		g0 = g;
+	}
+	free(h0);
+	return out;
+fail:
+	free(h0);
+	free(out);
+	return NULL;
+}
+
 static int draw_groups(struct plot *p)
 {
 	struct text_list zero = { 0 }, single = { 0 };
 	struct groups gr;
 	char *heading = NULL;
-	size_t g, j = 0, c0;
+	size_t k, j = 0, c0, *gorder;
 	int ret = 0;
 
 	if (groups_build(p->r, &gr))
 		return -1;
-	for (g = 0; !ret && g < gr.n; g++) {
+	gorder = gated_first(p->r, &gr);
+	if (!gorder) {
+		groups_free(&gr);
+		return -1;
+	}
+	for (k = 0; !ret && k < gr.n; k++) {
 		struct ksft_metric_report_series si = { .sz = sizeof(si) };
+		size_t g = gorder[k];
 		const size_t *members = gr.order + gr.start[g];
 		size_t m = gr.start[g + 1] - gr.start[g];
 		char *h, title[512];
@@ -341,6 +399,7 @@ static int draw_groups(struct plot *p)
 	list_draw(p, &zero, "always 0:");
 	row_flush(p);
 	free(heading);
+	free(gorder);
 	groups_free(&gr);
 	if (!ret && p->charts < p->charts_wanted) {
 		char buf[128];
