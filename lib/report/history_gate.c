@@ -264,7 +264,8 @@ static int missing_series(struct judge *j)
 	snprintf(sql, sizeof(sql), missing_sql, j->o->window ? j->o->window : DEFAULT_WINDOW);
 	if ((ret = db_query(j->db, sql, p, 3, &rows)))
 		return ret;
-	qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
+	if (j->n_seen)
+		qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
 	for (k = 0; k < db_rows_count(rows) && !ret; k++) {
 		long long id = strtoll(db_rows_get(rows, k, 0), NULL, 10);
 		json_t *path;
@@ -272,7 +273,7 @@ static int missing_series(struct judge *j)
 		struct cmp_row *row = NULL;
 		size_t m, q;
 
-		if (bsearch(&id, j->seen, j->n_seen, sizeof(*j->seen), cmp_ll))
+		if (j->n_seen && bsearch(&id, j->seen, j->n_seen, sizeof(*j->seen), cmp_ll))
 			continue;	/* in this run (or listed already) */
 		path = json_loads(db_rows_get(rows, k, 1), 0, NULL);
 		m = json_array_size(path);
