@@ -19,8 +19,9 @@
  * is skewed to the left, and logarithms skew it further. A run fails on
  * a tail event, so the wrong scale multiplies the false alarms: on
  * recorded iperf3 runs (bench/gate_accuracy, doc/regression-gate.rst)
- * always-logarithms failed 11% of unchanged 40-series runs at q = 1%,
- * the more symmetric scale 1%.
+ * always-logarithms failed 12% of unchanged 40-series runs at q = 1%,
+ * the more symmetric scale 0.8% (with medians of 3 or 5 repeats, 5-7%:
+ * doc/regression-gate.rst says where the gate still loses).
  *
  * Across the run's series the p-values go through Benjamini-Hochberg at
  * level q. When nothing changed (every null hypothesis true) the false
