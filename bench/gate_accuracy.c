@@ -13,7 +13,8 @@
  *
  * Options: --runs N (run-level decisions per half, default 4000),
  * --det N (per slowdown, 2000), --trials N (latency histories per
- * slowdown, 100), --seed S, --repeats LIST (e.g. 1,3,5). See
+ * slowdown, 100), --window N (runs in the history, 30), --seed S,
+ * --repeats LIST (e.g. 1,3,5). See
  * bench/gate_replay.h for how runs are built and what that leaves out.
  */
 #include <math.h>
@@ -25,7 +26,8 @@
 #include "gate_replay.h"
 
 #define SERIES 40
-#define WINDOW 30
+static size_t window_runs = 30;
+#define WINDOW window_runs
 
 static void print_corpus(const char *path, const struct replay_corpus *c)
 {
@@ -118,7 +120,8 @@ static int run_corpus(const char *path, const unsigned *reps, size_t n_reps, siz
 	}
 	for (ri = 0; ri < n_reps; ri++) {
 		struct replay_opts o = { reps[ri], SERIES, WINDOW, runs, det, seed + reps[ri] };
-		struct replay_latency_opts lo = { reps[ri], SERIES, WINDOW, 60, 30, trials,
+		struct replay_latency_opts lo = { reps[ri], SERIES, WINDOW,
+						  WINDOW > 60 ? WINDOW : 60, 30, trials,
 						  trials * 2, NULL, seed + 100 + reps[ri] };
 		struct replay_latency lat;
 		struct replay_rates r;
@@ -130,7 +133,7 @@ static int run_corpus(const char *path, const unsigned *reps, size_t n_reps, siz
 			return 1;
 		}
 		printf("\n-- r = %u repeat%s per run (run value: median), %d series per CI run, "
-		       "window %d runs --\n", reps[ri], reps[ri] > 1 ? "s" : "", SERIES, WINDOW);
+		       "window %zu runs --\n", reps[ri], reps[ri] > 1 ? "s" : "", SERIES, WINDOW);
 		printf("  run-level false alarms: %zu runs per row; detection: %zu runs per "
 		       "slowdown, the slowed series flagged\n", r.fa_runs, r.det_runs);
 		printf("  %-22s %-8s %-22s", "method", "thresh", "run-level FA [95% CI]");
@@ -164,16 +167,24 @@ static int run_corpus(const char *path, const unsigned *reps, size_t n_reps, siz
 			replay_corpus_free(&c);
 			return 1;
 		}
-		printf("  latency: %zu histories of 60 unchanged runs, then 30 slowed; runs after "
-		       "the shift to the first alert\n", lat.trials);
+		printf("  latency: %zu histories of %zu unchanged runs, then 30 slowed; runs after "
+		       "the shift to the first alert\n", lat.trials, lo.before);
 		printf("  (median, and share found within 30); per-run methods at their tuned "
 		       "(FA<=1%%) threshold\n");
-		printf("  %-26s", "method");
+		printf("  %-38s", "method (run-level FA)");
 		for (lv = 1; lv < c.n_lv; lv++)
 			printf("  @%4.1f%%: median found", 100 * c.lv[lv].drop);
 		printf("\n");
 		for (m = 0; m < RL_COUNT; m++) {
-			printf("  %-26s", replay_method_name(m));
+			size_t fa = m == RL_GATE_DEFAULT ? r.fa[RM_GATE] :
+				m >= RM_COUNT ? 0 : isnan(r.tuned[m]) ? r.fa[m] : r.fa_tuned[m];
+
+			if (m < RM_COUNT || m == RL_GATE_DEFAULT)
+				snprintf(buf, sizeof(buf), "%s (FA %.1f%%)", replay_method_name(m),
+					 100.0 * (double)fa / (double)r.fa_runs);
+			else
+				snprintf(buf, sizeof(buf), "%s", replay_method_name(m));
+			printf("  %-38s", buf);
 			for (lv = 1; lv < c.n_lv; lv++) {
 				size_t k, found = 0;
 				double med;
@@ -190,8 +201,9 @@ static int run_corpus(const char *path, const unsigned *reps, size_t n_reps, siz
 		}
 		pct_ci(lat.fa_cp, lat.fa_histories, buf, sizeof(buf));
 		pct_ci(lat.fa_perfherder, lat.fa_histories, buf2, sizeof(buf2));
-		printf("  false alerts on %zu unchanged 40-series histories of 90 runs: "
-		       "changepoints_find %s, Perfherder %s\n", lat.fa_histories, buf, buf2);
+		printf("  false alerts on %zu unchanged 40-series histories of %zu runs: "
+		       "changepoints_find %s, Perfherder %s\n", lat.fa_histories, lo.before + 30,
+		       buf, buf2);
 		replay_latency_free(&lat);
 	}
 	replay_corpus_free(&c);
@@ -205,6 +217,7 @@ int main(int argc, char **argv)
 	uint64_t seed = 20261201;
 	int i, rc = 0, files = 0;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
 			runs = strtoul(argv[++i], NULL, 10);
@@ -212,6 +225,8 @@ int main(int argc, char **argv)
 			det = strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--trials") && i + 1 < argc) {
 			trials = strtoul(argv[++i], NULL, 10);
+		} else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
+			window_runs = strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			seed = strtoull(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
@@ -230,15 +245,15 @@ int main(int argc, char **argv)
 			}
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "usage: gate_accuracy [--runs N] [--det N] [--trials N] "
-				"[--seed S] [--repeats 1,3,5] CORPUS.jsonl...\n");
+				"[--window N] [--seed S] [--repeats 1,3,5] CORPUS.jsonl...\n");
 			return 2;
 		} else {
 			files++;
 		}
 	}
-	if (!files || runs < 100 || !det) {
+	if (!files || runs < 100 || !det || window_runs < 5) {
 		fprintf(stderr, "usage: gate_accuracy [--runs N>=100] [--det N] [--trials N] "
-			"[--seed S] [--repeats 1,3,5] CORPUS.jsonl...\n");
+			"[--window N>=5] [--seed S] [--repeats 1,3,5] CORPUS.jsonl...\n");
 		return 2;
 	}
 	for (i = 1; i < argc; i++) {

@@ -539,6 +539,15 @@ static double threshold_of(int m, size_t window)
 	return m == RM_TTEST ? t_quantile(0.99, (double)window - 1) : replay_default_threshold(m);
 }
 
+/* Default thresholds of every method for one window size. */
+static void thresholds(size_t window, double *thr)
+{
+	int m;
+
+	for (m = 0; m < RM_COUNT; m++)
+		thr[m] = threshold_of(m, window);
+}
+
 /* ---- one CI run of many series ---- */
 
 struct sim_run {
@@ -547,6 +556,7 @@ struct sim_run {
 	double *raw, *val, *cur_raw, *cur;	/* per series: n * r, n, r, 1 */
 	struct sim_series *s;
 	struct gate_series *g;
+	double thr[RM_COUNT];			/* default thresholds */
 	double (*score)[RM_COUNT];		/* per series */
 	int (*alarm)[RM_COUNT];			/* at default thresholds */
 };
@@ -585,6 +595,7 @@ static int sim_run_alloc(struct sim_run *R, size_t m, size_t n, unsigned r)
 		sim_run_free(R);
 		return -ENOMEM;
 	}
+	thresholds(n, R->thr);
 	for (k = 0; k < m; k++) {
 		R->s[k].raw = R->raw + k * n * r;
 		R->s[k].val = R->val + k * n;
@@ -642,7 +653,7 @@ static int sim_judge(struct sim_run *R, size_t upto)
 		sc[RM_TTEST] = score_ttest(s, R->n);
 		for (mth = 0; mth < RM_COUNT; mth++)
 			R->alarm[k][mth] = mth == RM_GATE ? gs->verdict == GATE_REGRESSION :
-				sc[mth] >= threshold_of(mth, R->n);
+				sc[mth] >= R->thr[mth];
 	}
 	return 0;
 }
