@@ -121,11 +121,13 @@ static int run_corpus(const char *path, const unsigned *reps, size_t n_reps, siz
 	for (ri = 0; ri < n_reps; ri++) {
 		struct replay_opts o = { reps[ri], SERIES, WINDOW, runs, det, seed + reps[ri] };
 		struct replay_latency_opts lo = { reps[ri], SERIES, WINDOW,
-						  WINDOW > 60 ? WINDOW : 60, 30, trials,
-						  trials * 2, NULL, seed + 100 + reps[ri] };
+						  WINDOW >= 60 ? WINDOW + 1 : 60, 30, trials,
+						  trials * 2, NULL, seed + 100 + reps[ri], 0 };
 		struct replay_latency lat;
 		struct replay_rates r;
 		char buf[64], buf2[64];
+		double p_thr = 0;
+		size_t p_fa = 0, p_runs = 0;
 
 		if (replay_rates(&c, &o, &r)) {
 			fprintf(stderr, "out of memory\n");
@@ -162,6 +164,16 @@ static int run_corpus(const char *path, const unsigned *reps, size_t n_reps, siz
 		if (!trials)
 			continue;
 		lo.tuned = r.tuned;
+		if (replay_persistence(&c, &lo, 100, 40, &p_thr, &p_fa, &p_runs)) {
+			fprintf(stderr, "out of memory\n");
+			replay_corpus_free(&c);
+			return 1;
+		}
+		lo.persist = p_thr;
+		pct_ci(p_fa, p_runs, buf2, sizeof(buf2));
+		printf("  ours, 2 runs in a row (a series flagged at q2 in this run and the previous): "
+		       "q2=%.3g\n  tuned on %zu unchanged runs, false alarms on %zu fresh ones: %s\n",
+		       -p_thr, p_runs, p_runs, buf2);
 		if (replay_latency_run(&c, &lo, &lat)) {
 			fprintf(stderr, "out of memory\n");
 			replay_corpus_free(&c);
@@ -179,7 +191,10 @@ static int run_corpus(const char *path, const unsigned *reps, size_t n_reps, siz
 			size_t fa = m == RL_GATE_DEFAULT ? r.fa[RM_GATE] :
 				m >= RM_COUNT ? 0 : isnan(r.tuned[m]) ? r.fa[m] : r.fa_tuned[m];
 
-			if (m < RM_COUNT || m == RL_GATE_DEFAULT)
+			if (m == RL_GATE_2ROW)
+				snprintf(buf, sizeof(buf), "%s (FA %.1f%%)", replay_method_name(m),
+					 100.0 * (double)p_fa / (double)p_runs);
+			else if (m < RM_COUNT || m == RL_GATE_DEFAULT)
 				snprintf(buf, sizeof(buf), "%s (FA %.1f%%)", replay_method_name(m),
 					 100.0 * (double)fa / (double)r.fa_runs);
 			else

@@ -492,6 +492,7 @@ const char *replay_method_name(int m)
 		[RL_CHANGEPOINTS] = "ours (changepoints_find)",
 		[RL_PERFHERDER] = "Perfherder t > 7",
 		[RL_GATE_DEFAULT] = "ours (gate_judge, q=0.01)",
+		[RL_GATE_2ROW] = "ours, 2 runs in a row",
 	};
 
 	return m >= 0 && m < RL_COUNT ? names[m] : "?";
@@ -618,7 +619,7 @@ static void sim_fill(struct sim_run *R, struct rng *g, size_t k, const struct re
 
 /* Scores and default alarms of every method on series [0, upto) (all
  * series always go through the gate together: BH needs them all). */
-static int sim_judge(struct sim_run *R, size_t upto)
+static int sim_judge_gate(struct sim_run *R, size_t upto, int gate_only)
 {
 	static const struct gate_opts go = GATE_OPTS_DEFAULT;
 	size_t k;
@@ -646,16 +647,23 @@ static int sim_judge(struct sim_run *R, size_t upto)
 		 * verdicts would call a regression at some q. */
 		sc[RM_GATE] = (gs->current < gs->baseline && fabs(gs->current - gs->baseline) >
 			       gs->allowance && !isnan(gs->q_value)) ? -gs->q_value : -INFINITY;
+		R->alarm[k][RM_GATE] = gs->verdict == GATE_REGRESSION;
+		if (gate_only)
+			continue;
 		sc[RM_FIXED5] = score_fixed5(s, R->n);
 		sc[RM_LKP] = score_lkp(s, R->n, R->r);
 		sc[RM_CONBENCH] = score_conbench(s, R->n);
 		sc[RM_ASV] = score_asv(s, R->n, R->r);
 		sc[RM_TTEST] = score_ttest(s, R->n);
-		for (mth = 0; mth < RM_COUNT; mth++)
-			R->alarm[k][mth] = mth == RM_GATE ? gs->verdict == GATE_REGRESSION :
-				sc[mth] >= R->thr[mth];
+		for (mth = 1; mth < RM_COUNT; mth++)
+			R->alarm[k][mth] = sc[mth] >= R->thr[mth];
 	}
 	return 0;
+}
+
+static int sim_judge(struct sim_run *R, size_t upto)
+{
+	return sim_judge_gate(R, upto, 0);
 }
 
 /* The smallest threshold at which at most 1% of @runs (run scores, the
@@ -823,6 +831,67 @@ static void perfherder_detect(const double *x, size_t n, double *t, double *delt
 	}
 }
 
+int replay_persistence(const struct replay_corpus *c, const struct replay_latency_opts *o,
+		       size_t histories, size_t judged, double *thr, size_t *fa, size_t *runs)
+{
+	size_t len = o->window + judged, m = o->series, r = o->repeats, half, h, k, j, nrun = 0;
+	double *raw = malloc(m * len * r * sizeof(double)), *val = malloc(m * len * sizeof(double));
+	double *prev = malloc(m * sizeof(double)), *rs = malloc(histories * judged * sizeof(double));
+	struct sim_run R;
+	struct rng g;
+	int rc = -ENOMEM;
+
+	memset(&R, 0, sizeof(R));
+	*fa = *runs = 0;
+	if (!raw || !val || !prev || !rs || !judged || sim_run_alloc(&R, m, o->window, o->repeats))
+		goto out;
+	rng_seed(&g, o->seed ^ 0x2e0f);
+	for (half = 0; half < 2; half++) {
+		for (h = 0; h < histories; h++) {
+			for (k = 0; k < m; k++)
+				for (j = 0; j < len; j++)
+					val[k * len + j] = draw_run(&g, &c->lv[0], (unsigned)r,
+								    raw + (k * len + j) * r);
+			for (k = 0; k < m; k++)
+				prev[k] = -INFINITY;
+			for (j = o->window; j < len; j++) {
+				double worst = -INFINITY;
+
+				for (k = 0; k < m; k++) {
+					R.s[k].raw = raw + (k * len + j - o->window) * r;
+					R.s[k].val = val + k * len + j - o->window;
+					R.s[k].cur_raw = raw + (k * len + j) * r;
+					R.s[k].cur = val[k * len + j];
+				}
+				if (sim_judge_gate(&R, m, 1))
+					goto out;
+				for (k = 0; k < m; k++) {
+					worst = fmax(worst, fmin(prev[k], R.score[k][RM_GATE]));
+					prev[k] = R.score[k][RM_GATE];
+				}
+				if (j == o->window)
+					continue;	/* no previous judged run yet */
+				if (!half)
+					rs[nrun++] = worst;
+				else {
+					*fa += worst >= *thr;
+					(*runs)++;
+				}
+			}
+		}
+		if (!half)
+			*thr = tune(rs, nrun);
+	}
+	rc = 0;
+out:
+	free(raw);
+	free(val);
+	free(prev);
+	free(rs);
+	sim_run_free(&R);
+	return rc;
+}
+
 void replay_latency_free(struct replay_latency *l)
 {
 	size_t i, m;
@@ -862,11 +931,12 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 	int *pal = malloc(len * sizeof(int));
 	struct sim_run R;
 	struct rng g;
+	double prev0 = -INFINITY;
 	int mth, rc = -ENOMEM, oom = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(&R, 0, sizeof(R));
-	if (o->before < o->window || !o->trials)
+	if (o->before <= o->window || !o->trials)
 		goto bad;
 	if (sim_run_alloc(&R, o->series, o->window, o->repeats) || !hraw || !hval || !pt || !pd ||
 	    !pnb || !pnf || !pal)
@@ -888,8 +958,8 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 			for (j = 0; j < len; j++)
 				hval[j] = draw_run(&g, j < o->before ? &c->lv[0] : &c->lv[lv], o->repeats,
 						   hraw + j * o->repeats);
-			for (j = o->before; j < len; j++) {
-				size_t after = j - o->before + 1;
+			for (j = o->before - 1; j < len; j++) {
+				size_t after = j + 1 - o->before;
 
 				/* Per-run methods on series 0 = this history's
 				 * run j; the run's 39 other series unchanged. */
@@ -899,8 +969,20 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 				R.s[0].cur = hval[j];
 				for (k = 1; k < R.m; k++)
 					sim_fill(&R, &g, k, &c->lv[0], &c->lv[0]);
+				if (j + 1 == o->before) {
+					/* The last unchanged run: only the gate's
+					 * score, the "previous" of 2 in a row. */
+					if (sim_judge_gate(&R, 1, 1))
+						goto out;
+					prev0 = R.score[0][RM_GATE];
+					continue;
+				}
 				if (sim_judge(&R, 1))
 					goto out;
+				if (o->persist < 0 && fmin(prev0, R.score[0][RM_GATE]) >= o->persist &&
+				    *first[RL_GATE_2ROW] == SIZE_MAX)
+					*first[RL_GATE_2ROW] = after;
+				prev0 = R.score[0][RM_GATE];
 				for (mth = 0; mth < RM_COUNT; mth++) {
 					int alarm = o->tuned && !isnan(o->tuned[mth]) ?
 						R.score[0][mth] >= o->tuned[mth] : R.alarm[0][mth];

@@ -88,7 +88,7 @@ int replay_rates(const struct replay_corpus *c, const struct replay_opts *o,
 		 struct replay_rates *out);
 
 /* Change points: RM_COUNT per-run methods, then these. */
-enum { RL_CHANGEPOINTS = RM_COUNT, RL_PERFHERDER, RL_GATE_DEFAULT, RL_COUNT };
+enum { RL_CHANGEPOINTS = RM_COUNT, RL_PERFHERDER, RL_GATE_DEFAULT, RL_GATE_2ROW, RL_COUNT };
 
 struct replay_latency_opts {
 	unsigned repeats;
@@ -100,6 +100,8 @@ struct replay_latency_opts {
 	const double *tuned;	/* RM_COUNT thresholds (NaN or NULL: the
 				   default); RL_GATE_DEFAULT is always q 0.01 */
 	uint64_t seed;
+	double persist;		/* RL_GATE_2ROW: -q flagged in two runs in a
+				   row (replay_persistence); >= 0: not run */
 };
 
 struct replay_latency {
@@ -115,6 +117,17 @@ struct replay_latency {
 int replay_latency_run(const struct replay_corpus *c, const struct replay_latency_opts *o,
 		       struct replay_latency *out);
 void replay_latency_free(struct replay_latency *l);
+
+/*
+ * A persistence rule on top of our gate: a series fails when gate_judge()
+ * flags it (q_value <= q2) in the current run and the one before. Tunes
+ * q2 (returned as the score threshold -q2) so that at most 1% of runs of
+ * unchanged 40-series histories fail, on @histories histories of
+ * @judged runs each, and counts the failing runs on as many fresh ones.
+ * 0 or -ENOMEM.
+ */
+int replay_persistence(const struct replay_corpus *c, const struct replay_latency_opts *o,
+		       size_t histories, size_t judged, double *thr, size_t *fa, size_t *runs);
 
 /* Wilson score interval (95%) of k successes in n. */
 void replay_wilson(size_t k, size_t n, double *lo, double *hi);

@@ -98,7 +98,7 @@ END_TEST
  * shift in most histories, and none in unchanged ones. */
 START_TEST(test_change_point_latency)
 {
-	struct replay_latency_opts o = { 1, 40, 30, 60, 30, 12, 3, NULL, 5 };
+	struct replay_latency_opts o = { 1, 40, 30, 60, 30, 12, 3, NULL, 5, 0 };
 	struct replay_latency l;
 	size_t k, found = 0;
 
