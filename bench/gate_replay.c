@@ -300,12 +300,13 @@ static double score_lkp(const struct sim_series *s, size_t n, unsigned r)
 }
 
 /*
- * conbench, the "lookback z-score" (docs/pages/lookback_zscore.md and
- * conbench/history.py): z = (x - mean) / stdev of the comparable results
- * of the baseline's history; a regression when z is beyond the threshold
- * on the worse side. Here the history is the same 30-run window our gate
- * gets (conbench's default lookback, DISTRIBUTION_COMMITS, is 100
- * commits). Score: -z.
+ * conbench, the "lookback z-score" (docs/pages/lookback_zscore.md; we
+ * could not read its code): z = (x - mean) / stdev of the comparable
+ * results of the baseline's history; a regression when z is beyond the
+ * threshold on the worse side (5: the value we were given as conbench's
+ * default). Here the history is the same 30-run window our gate gets
+ * (conbench's default lookback, DISTRIBUTION_COMMITS, is 100 commits).
+ * Score: -z.
  */
 static double score_conbench(const struct sim_series *s, size_t n)
 {
@@ -319,9 +320,10 @@ static double score_conbench(const struct sim_series *s, size_t n)
 
 /*
  * Bencher's t_test threshold with a lower boundary of 0.99 (bencher.dev
- * "Thresholds & Alerts"): the limit is the 0.99 quantile of a Student t
- * with the history's mean and standard deviation and n - 1 degrees of
- * freedom, mean - t(0.99, n - 1) * sd; a new value below it alerts.
+ * "Thresholds & Alerts", the documentation's description, not its code):
+ * the limit is the 0.99 quantile of a Student t with the history's mean
+ * and standard deviation and n - 1 degrees of freedom,
+ * mean - t(0.99, n - 1) * sd; a new value below it alerts.
  * (Perfherder's t-test is a two-window change detector; it is in the
  * latency table.) Score: (mean - x) / sd, threshold t(0.99, n - 1).
  */
