@@ -219,6 +219,9 @@ static int run_corpus(const char *path, const unsigned *reps, size_t n_reps, siz
 		printf("  false alerts on %zu unchanged 40-series histories of %zu runs: "
 		       "changepoints_find %s, Perfherder %s\n", lat.fa_histories, lo.before + 30,
 		       buf, buf2);
+		pct_ci(lat.fa_shift, lat.shift_runs, buf, sizeof(buf));
+		printf("  CI runs (the last 30 of each) failed by the level-shift rule of compare --db "
+		       "(gate_level_shift): %s of %zu\n", buf, lat.shift_runs);
 		replay_latency_free(&lat);
 	}
 	replay_corpus_free(&c);

@@ -495,6 +495,7 @@ const char *replay_method_name(int m)
 		[RL_PERFHERDER] = "Perfherder t > 7",
 		[RL_GATE_DEFAULT] = "ours (gate_judge, q=0.01)",
 		[RL_GATE_2ROW] = "ours, 2 runs in a row",
+		[RL_GATE_FULL] = "ours (compare --db: + level shift)",
 	};
 
 	return m >= 0 && m < RL_COUNT ? names[m] : "?";
@@ -904,6 +905,19 @@ void replay_latency_free(struct replay_latency *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* gate_level_shift() on run @j of the history (the last 64 runs, higher
+ * is better, no tolerance: the benchmark sets none). */
+static int shift_flags(const double *hval, size_t j, int *oom)
+{
+	size_t from = j + 1 > 64 ? j + 1 - 64 : 0;
+	double before, p;
+	int ret = gate_level_shift(hval + from, j + 1 - from, 1, NAN, NAN, &before, &p);
+
+	if (ret < 0)
+		*oom = 1;
+	return ret > 0;
+}
+
 /* A change point within 3 runs of the shift at @at (any, when at is SIZE_MAX). */
 static int cp_found(const double *x, size_t n, size_t at, int *oom)
 {
@@ -930,7 +944,7 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 	double *hval = malloc(len * sizeof(double));
 	double *pt = malloc(len * sizeof(double)), *pd = malloc(len * sizeof(double));
 	size_t *pnb = malloc(len * sizeof(size_t)), *pnf = malloc(len * sizeof(size_t));
-	int *pal = malloc(len * sizeof(int));
+	int *pal = malloc(len * sizeof(int)), *sfail = malloc(len * sizeof(int));
 	struct sim_run R;
 	struct rng g;
 	double prev0 = -INFINITY;
@@ -941,7 +955,7 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 	if (o->before <= o->window || !o->trials)
 		goto bad;
 	if (sim_run_alloc(&R, o->series, o->window, o->repeats) || !hraw || !hval || !pt || !pd ||
-	    !pnb || !pnf || !pal)
+	    !pnb || !pnf || !pal || !sfail)
 		goto out;
 	for (lv = 1; lv < c->n_lv; lv++)
 		for (mth = 0; mth < RL_COUNT; mth++)
@@ -994,6 +1008,9 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 				}
 				if (R.alarm[0][RM_GATE] && *first[RL_GATE_DEFAULT] == SIZE_MAX)
 					*first[RL_GATE_DEFAULT] = after;
+				if (*first[RL_GATE_FULL] == SIZE_MAX &&
+				    (R.alarm[0][RM_GATE] || shift_flags(hval, j, &oom)))
+					*first[RL_GATE_FULL] = after;
 				if (*first[RL_CHANGEPOINTS] == SIZE_MAX &&
 				    cp_found(hval, j + 1, o->before, &oom))
 					*first[RL_CHANGEPOINTS] = after;
@@ -1014,9 +1031,13 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 	for (tr = 0; tr < o->fa_histories; tr++) {
 		int any_cp = 0, any_ph = 0;
 
+		memset(sfail, 0, len * sizeof(*sfail));	/* runs failed by a level shift */
 		for (k = 0; k < o->series; k++) {
 			for (j = 0; j < len; j++)
 				hval[j] = draw_run(&g, &c->lv[0], o->repeats, hraw + j * o->repeats);
+			for (j = o->before; j < len; j++)
+				if (!sfail[j] && shift_flags(hval, j, &oom))
+					sfail[j] = 1;
 			if (!any_cp && cp_found(hval, len, SIZE_MAX, &oom))
 				any_cp = 1;
 			if (oom)
@@ -1029,6 +1050,9 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 		}
 		out->fa_cp += any_cp;
 		out->fa_perfherder += any_ph;
+		for (j = o->before; j < len; j++)
+			out->fa_shift += sfail[j] != 0;
+		out->shift_runs += o->after;
 	}
 	rc = 0;
 	goto out;
@@ -1042,6 +1066,7 @@ out:
 	free(pnb);
 	free(pnf);
 	free(pal);
+	free(sfail);
 	/* R.s[0] points into the history; sim_run_free frees the arrays only. */
 	sim_run_free(&R);
 	if (rc)

@@ -88,7 +88,12 @@ int replay_rates(const struct replay_corpus *c, const struct replay_opts *o,
 		 struct replay_rates *out);
 
 /* Change points: RM_COUNT per-run methods, then these. */
-enum { RL_CHANGEPOINTS = RM_COUNT, RL_PERFHERDER, RL_GATE_DEFAULT, RL_GATE_2ROW, RL_COUNT };
+enum {
+	RL_CHANGEPOINTS = RM_COUNT, RL_PERFHERDER, RL_GATE_DEFAULT, RL_GATE_2ROW,
+	RL_GATE_FULL,	/* compare --db: gate_judge() at q 0.01, or gate_level_shift()
+			   on the last 64 runs */
+	RL_COUNT
+};
 
 struct replay_latency_opts {
 	unsigned repeats;
@@ -111,6 +116,9 @@ struct replay_latency {
 	size_t *first[REPLAY_MAX_LEVELS][RL_COUNT];
 	size_t fa_histories;
 	size_t fa_cp, fa_perfherder;	/* histories with any false alert */
+	/* CI runs (the last opts.after of each unchanged history) that
+	 * gate_level_shift() fails in any of the 40 series. */
+	size_t fa_shift, shift_runs;
 };
 
 /* Latency after a shift. 0 or -ENOMEM; free with replay_latency_free(). */

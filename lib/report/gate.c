@@ -108,11 +108,20 @@ static double median_of(const double *w, size_t n, double *scratch)
 	return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
 }
 
-/* One series' statistics, before the run-wide correction. */
-static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch)
+static double allowance_of(double base, double rel_tol, double abs_tol)
 {
 	double allow = 0;
 
+	if (!isnan(rel_tol))
+		allow = rel_tol * fabs(base);
+	if (!isnan(abs_tol) && abs_tol > allow)
+		allow = abs_tol;
+	return allow;
+}
+
+/* One series' statistics, before the run-wide correction. */
+static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch)
+{
 	s->baseline = s->change = s->p_value = s->q_value = NAN;
 	s->allowance = 0;
 	s->verdict = GATE_UNTRACKED;
@@ -123,11 +132,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 		s->change = s->current / s->baseline - 1;
 	if (!s->better)
 		return;
-	if (!isnan(s->rel_tol))
-		allow = s->rel_tol * fabs(s->baseline);
-	if (!isnan(s->abs_tol) && s->abs_tol > allow)
-		allow = s->abs_tol;
-	s->allowance = allow;
+	s->allowance = allowance_of(s->baseline, s->rel_tol, s->abs_tol);
 	s->verdict = GATE_NO_CHANGE;
 	if (s->n_window >= o->min_runs && s->n_window >= 2)
 		s->p_value = gate_prediction_p(s->window, s->n_window, s->current);
@@ -210,6 +215,29 @@ int gate_judge(struct gate_series *s, size_t n, const struct gate_opts *o)
 			g->verdict = GATE_TOO_NOISY;
 	}
 	return 0;
+}
+
+int gate_level_shift(const double *x, size_t n, int better, double rel_tol, double abs_tol,
+		     double *before, double *p_value)
+{
+	struct changepoint *cp = NULL;
+	double b, a, cur = n ? x[n - 1] : NAN, allow;
+	int found = changepoints_find(x, n, NULL, &cp), worse;
+
+	if (found < 0)
+		return -ENOMEM;
+	if (!found || !better)
+		return 0;
+	b = cp[found - 1].before;
+	a = cp[found - 1].after;
+	allow = allowance_of(b, rel_tol, abs_tol);
+	worse = better > 0 ? a < b - allow && cur < b - allow : a > b + allow && cur > b + allow;
+	if (worse) {
+		*before = b;
+		*p_value = cp[found - 1].p_value;
+	}
+	free(cp);
+	return worse;
 }
 
 const char *gate_verdict_name(enum gate_verdict v)

@@ -82,6 +82,18 @@ int gate_judge(struct gate_series *s, size_t n, const struct gate_opts *o);
  * undefined. */
 double gate_prediction_p(const double *w, size_t n, double x);
 
+/*
+ * A level shift: a run judged alone cannot see a drop of one or two
+ * standard deviations at a 1 % false-alarm rate, but a few runs at the
+ * new level can. @x[0..n) is the series' recent history, oldest first,
+ * with the current value last. The latest change point in it
+ * (changepoint.h) going the wrong way by more than the tolerance, with the
+ * current value still beyond it, is a regression: @return 1 and fill
+ * @before (the old level) and @p_value; 0 when not; -ENOMEM.
+ */
+int gate_level_shift(const double *x, size_t n, int better, double rel_tol, double abs_tol,
+		     double *before, double *p_value);
+
 /* Name of a verdict as the comparison rows spell it. */
 const char *gate_verdict_name(enum gate_verdict v);
 
