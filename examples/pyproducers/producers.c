@@ -9,6 +9,7 @@
 #include "cpu_cost.h"
 #include "iperf3_cost.h"
 #include "iperf3_runner.h"
+#include "kperf_cost.h"
 #include "kperf_runner.h"
 #include "producers.h"
 #include "sysmon.h"
@@ -141,8 +142,10 @@ int ksftmetric_prod_iperf3_run(const char *iperf3, const char *server_addr,
 
 void *ksftmetric_prod_kperf_start(const char *server, const char *client,
 				  const char *local_addr, const char *remote_addr,
-				  const char *const *remote, int port, const char *pid_dir)
+				  const char *const *remote, int port, const char *pid_dir,
+				  void *mon)
 {
+	struct prod_monitor *m = mon;
 	struct kperf_opts o = KPERF_OPTS_INIT;
 	struct kperf_runner *r = NULL;
 	char *err = NULL;
@@ -155,6 +158,8 @@ void *ksftmetric_prod_kperf_start(const char *server, const char *client,
 	o.remote = remote;
 	o.port = port;
 	o.pid_dir = pid_dir;
+	if (m)
+		kperf_opts_cpu_cost(&o, m->meter);
 	ret = kperf_runner_start(&o, &r, &err);
 	if (ret) {
 		errno = -fail_runner(ret, err);

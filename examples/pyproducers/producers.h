@@ -46,12 +46,13 @@ KSFTP_API int ksftmetric_prod_iperf3_run(const char *iperf3, const char *server_
 
 /**
  * ksftmetric_prod_kperf_start() - kperf_runner_start() (see kperf_runner.h):
- * both servers running. @return a handle or NULL (errno, message).
+ * both servers running; with @mon each client run is priced (cpu.cost per
+ * endpoint). @return a handle or NULL (errno, message).
  */
 KSFTP_API void *ksftmetric_prod_kperf_start(const char *server, const char *client,
 					    const char *local_addr, const char *remote_addr,
 					    const char *const *remote, int port,
-					    const char *pid_dir);
+					    const char *pid_dir, void *mon);
 
 /**
  * ksftmetric_prod_kperf_client() - kperf_runner_run(): one client run

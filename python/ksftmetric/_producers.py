@@ -53,7 +53,7 @@ def _declare(lib):
                                                c_double, c_int, c_int, c_int, c_void_p,
                                                out4]),
         "ksftmetric_prod_kperf_start": (c_void_p, [c_char_p, c_char_p, c_char_p, c_char_p,
-                                                   argv, c_int, c_char_p]),
+                                                   argv, c_int, c_char_p, c_void_p]),
         "ksftmetric_prod_kperf_client": (c_int, [c_void_p, argv, out4]),
         "ksftmetric_prod_kperf_stop": (c_int, [c_void_p]),
     }

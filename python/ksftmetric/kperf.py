@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """KperfRunner: the C kperf runner (kperf-server on both endpoints, the
-client here), recording throughput and tcp.retransmits for both hosts."""
+client here), recording throughput and tcp.retransmits for both hosts and,
+under a SystemMonitor, cpu.cost per endpoint for every client run."""
 
 import ctypes
 
 from . import _producers
+from .sysmon import active_monitor
 
 
 class KperfRunner:
@@ -34,9 +36,11 @@ class KperfRunner:
     def __enter__(self):
         if self._handle:
             raise RuntimeError("this KperfRunner is already running")
+        # Under a SystemMonitor every client run is priced (cpu.cost).
+        mon = active_monitor()
         handle = _producers.lib().ksftmetric_prod_kperf_start(
             self._server, self._client, self._addr, self._remote_addr, self._remote,
-            self._port, self._pid_dir)
+            self._port, self._pid_dir, mon.handle if mon else None)
         if not handle:
             _producers.raise_last_errno("kperf servers")
         self._handle = handle

@@ -16,7 +16,7 @@ import unittest
 
 from ksftmetric import ksft_metric_case_begin, ksft_metric_case_end, \
     ksft_metric_reporting
-from ksftmetric.producers import KperfRunner
+from ksftmetric.producers import KperfRunner, SystemMonitor
 
 STANDIN, FIXTURES = sys.argv.pop(1), sys.argv.pop(1)
 
@@ -64,6 +64,19 @@ class KperfRunnerTest(unittest.TestCase):
         tput = [l for l in lines if '"name":"throughput"' in l and "policy" not in l]
         self.assertEqual(len(tput), 4, lines)  # two hosts, two runs
         self.assertEqual(sum('"host":"remote"' in l for l in tput), 2)
+
+    def test_priced_under_a_monitor(self):
+        ksft_metric_case_begin()
+        with SystemMonitor(self.cfg, interval=0.5), KperfRunner(self.cfg, **self.kw) as runner:
+            runner.run()
+            runner.run()
+        lines = self.lines()
+        # Target Rx bytes of the report; both endpoints (the remote prefix
+        # reaches this host), one point per client run.
+        for host in ("local", "remote"):
+            cost = [l for l in lines if f'{{"host":"{host}","name":"cpu.cost"' in l]
+            self.assertEqual(len(cost), 2, lines)
+        self.assertIn('"display_label":"CPU ms/GB"', "".join(lines))
 
     def test_not_reporting_records_nothing(self):
         ksft_metric_case_begin()
