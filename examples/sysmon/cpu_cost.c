@@ -180,8 +180,11 @@ int ksft_cpu_cost_end(struct ksft_cpu_cost *c, uint64_t bytes,
 		err = cpu_counters_read(c->counters, count);
 		if (err)
 			return err;
-		r.cycles_per_byte = (double)(count[0] - c->count[0]) / (double)bytes;
-		r.instructions_per_byte = (double)(count[1] - c->count[1]) / (double)bytes;
+		/* Extrapolated (multiplexed) counts can step back: count 0. */
+		r.cycles_per_byte = (double)(count[0] > c->count[0] ? count[0] - c->count[0] : 0) /
+				    (double)bytes;
+		r.instructions_per_byte = (double)(count[1] > c->count[1] ?
+						   count[1] - c->count[1] : 0) / (double)bytes;
 	}
 	if (out)
 		*out = r;
