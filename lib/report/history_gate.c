@@ -399,7 +399,8 @@ static int shift_of(struct judge *j, const struct pending *pd)
 		x[n - 1 - k] = strtod(db_rows_get(rows, k, 0), NULL);
 	db_rows_free(rows);
 	x[n++] = row->current;
-	ret = gate_level_shift(x, n, row->better, pd->rel_tol, pd->abs_tol, &before, &pv);
+	ret = gate_level_shift(x, n, row->better, pd->rel_tol, pd->abs_tol, GATE_SHIFT_P,
+			       &before, &pv);
 	if (ret < 0)
 		return ksftm_fail(ENOMEM, "out of memory");
 	if (ret) {
