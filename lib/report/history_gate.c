@@ -14,29 +14,20 @@
 #include "errmsg.h"
 #include "gate.h"
 #include "history.h"
+#include "history_sql.h"
 #include "rp_compare.h"
 
 #define DEFAULT_WINDOW 30
 #define DEFAULT_FDR 0.01
 
-/* Windows end at the current run's order and at the latest pinned run,
- * and start where the series' accepted level does. */
-static const char window_sql[] =
-	"SELECT res.value, res.summary FROM ksftm_results res"
-	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.usable = 1"
-	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)"
-	" AND (CAST($4 AS TEXT) IS NULL OR res.run_order <= $4)"
-	" AND res.run_order >= COALESCE((SELECT l.run_order FROM ksftm_levels l"
-	"  WHERE l.series_id = $1 AND l.comparable = $2), '')"
-	" ORDER BY res.run_order DESC LIMIT %zu";
+static const char window_sql[] = HISTORY_WINDOW_SQL;
+static const char missing_sql[] = HISTORY_MISSING_SQL;
 
-static const char missing_sql[] =
-	"SELECT DISTINCT res.series_id, s.path, s.case_name, s.metric, s.labels, res.better"
-	" FROM ksftm_results res JOIN ksftm_series s ON s.id = res.series_id"
-	" WHERE res.usable = 1 AND res.run_id IN (SELECT id FROM ksftm_runs"
-	"  WHERE comparable = $1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)"
-	"  AND (CAST($3 AS TEXT) IS NULL OR run_order <= $3)"
-	"  ORDER BY run_order DESC LIMIT %zu)";
+/* Where a series' accepted level starts. */
+struct level {
+	long long id;
+	const char *order;
+};
 
 /* What the gate needs of one row beyond cmp_row. */
 struct pending {
@@ -51,6 +42,9 @@ struct judge {
 	const struct hgate_opts *o;
 	struct ksft_metric_report_comparison *c;
 	const char *pinned;	/* latest pinned run's order, or NULL */
+	struct level *levels;	/* accepted levels on these machines, by id */
+	size_t n_levels;
+	struct db_rows *level_rows;	/* their storage */
 	char window_q[sizeof(window_sql) + 24];
 	struct pending *p;
 	size_t n_p, cap_p;
@@ -98,6 +92,13 @@ static int cmp_ll(const void *a, const void *b)
 	long long x = *(const long long *)a, y = *(const long long *)b;
 
 	return (x > y) - (x < y);
+}
+
+static int cmp_level(const void *a, const void *b)
+{
+	const struct level *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
 }
 
 /* The window's values of element @e (-1: the scalar value column). */
@@ -153,8 +154,7 @@ static int has_any(struct db *db, const char *sid, const char *cmp, int *any)
 {
 	const char *p[2] = { sid, cmp };
 	struct db_rows *rows;
-	int ret = db_query(db, "SELECT 1 FROM ksftm_results WHERE series_id = $1 AND"
-			   " comparable = $2 LIMIT 1", p, 2, &rows);
+	int ret = db_query(db, HISTORY_HAS_ANY_SQL, p, 2, &rows);
 
 	if (!ret) {
 		*any = db_rows_count(rows) > 0;
@@ -205,9 +205,12 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		goto out;
 	snprintf(sid, sizeof(sid), "%lld", id);
 	if (id && !j->o->incomparable) {
-		const char *p[4] = { sid, j->o->comparable, j->o->order, j->pinned };
+		struct level key = { id, NULL }, *lv = bsearch(&key, j->levels, j->n_levels,
+							      sizeof(*lv), cmp_level);
+		const char *p[5] = { sid, j->o->comparable, j->o->order, j->pinned,
+				     lv ? lv->order : NULL };
 
-		if ((ret = db_query(j->db, j->window_q, p, 4, &rows)))
+		if ((ret = db_query(j->db, j->window_q, p, 5, &rows)))
 			goto out;
 		if (!db_rows_count(rows) && (ret = has_any(j->db, sid, j->o->comparable, &any)))
 			goto out;
@@ -300,13 +303,33 @@ static int missing_series(struct judge *j)
 	return ret;
 }
 
+/* The accepted levels on the run's machines, once (not once per series). */
+static int load_levels(struct judge *j)
+{
+	const char *p[1] = { j->o->comparable };
+	size_t k, n;
+	int ret = db_query(j->db, HISTORY_LEVELS_SQL, p, 1, &j->level_rows);
+
+	if (ret)
+		return ret;
+	n = db_rows_count(j->level_rows);
+	j->levels = calloc(n ? n : 1, sizeof(*j->levels));
+	if (!j->levels)
+		return ksftm_fail(ENOMEM, "out of memory");
+	for (k = 0; k < n; k++) {
+		j->levels[k].id = strtoll(db_rows_get(j->level_rows, k, 0), NULL, 10);
+		j->levels[k].order = db_rows_get(j->level_rows, k, 1);
+	}
+	j->n_levels = n;
+	qsort(j->levels, n, sizeof(*j->levels), cmp_level);
+	return 0;
+}
+
 static int latest_pinned(struct judge *j, char **out)
 {
 	const char *p[2] = { j->o->comparable, j->o->order };
 	struct db_rows *rows;
-	int ret = db_query(j->db, "SELECT MAX(run_order) FROM ksftm_runs WHERE comparable = $1"
-			   " AND pinned = 1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)",
-			   p, 2, &rows);
+	int ret = db_query(j->db, HISTORY_LATEST_PINNED_SQL, p, 2, &rows);
 
 	*out = NULL;
 	if (ret)
@@ -370,7 +393,7 @@ int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 	if (!j.c)
 		return ksftm_fail(ENOMEM, "out of memory");
 	snprintf(j.window_q, sizeof(j.window_q), window_sql, o->window ? o->window : DEFAULT_WINDOW);
-	if ((ret = latest_pinned(&j, &pinned)))
+	if ((ret = latest_pinned(&j, &pinned)) || (ret = load_levels(&j)))
 		goto out;
 	j.pinned = pinned;
 	for (i = 0; i < n && !ret; i++)
@@ -392,6 +415,8 @@ out:
 	free(j.p);
 	free(j.seen);
 	free(pinned);
+	free(j.levels);
+	db_rows_free(j.level_rows);
 	ksft_metric_report_comparison_free(j.c);
 	return ret;
 }
