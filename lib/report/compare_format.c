@@ -41,13 +41,6 @@ static void upper(struct strbuf *sb, const char *s)
 		strbuf_addc(sb, *s >= 'a' && *s <= 'z' ? (char)(*s - 32) : *s);
 }
 
-/* A verdict as people read it (JSON and CSV keep the API's names). */
-static const char *verdict_words(const char *v)
-{
-	return !strcmp(v, "ok") ? "no change" : !strcmp(v, "noise") ? "too noisy to tell" :
-	       !strcmp(v, "incomparable") ? "not comparable" : v;
-}
-
 static int format_text(const struct ksft_metric_report_comparison *c,
 		       struct strbuf *out)
 {
@@ -103,7 +96,7 @@ static int format_text(const struct ksft_metric_report_comparison *c,
 		p_text(&sb, row->p_value);
 		ret |= table_cell(&t, sb.data);
 		sb.len = 0;
-		upper(&sb, verdict_words(row->verdict));
+		upper(&sb, rp_verdict_words(row->verdict));
 		ret |= table_cell(&t, sb.data);
 		if (sb.oom)
 			ret = -1;
@@ -115,7 +108,7 @@ static int format_text(const struct ksft_metric_report_comparison *c,
 		for (k = 0; k < 8; k++) {
 			if (!counts[k])
 				continue;
-			snprintf(buf, sizeof(buf), " %zu %s", counts[k], verdict_words(kinds[k]));
+			snprintf(buf, sizeof(buf), " %zu %s", counts[k], rp_verdict_words(kinds[k]));
 			strbuf_adds(out, buf);
 		}
 		strbuf_adds(out, c->failing ? "\nRESULT: REGRESSION\n" :

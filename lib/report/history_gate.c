@@ -35,6 +35,7 @@ struct pending {
 	double *window;		/* its window's values */
 	size_t n_window;
 	double rel_tol, abs_tol;
+	long long id;		/* the series' id */
 };
 
 struct judge {
@@ -57,34 +58,39 @@ static int better_of(const char *b)
 	return !b ? 0 : !strcmp(b, "higher") ? 1 : !strcmp(b, "lower") ? -1 : 0;
 }
 
+/* Room for one more element in *@v (of @size bytes, @n held, @cap room). */
+static int grow(void *v, size_t size, size_t n, size_t *cap)
+{
+	void **p = v, *q;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 64;
+	q = realloc(*p, c * size);
+	if (!q)
+		return ksftm_fail(ENOMEM, "out of memory");
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
 static int push_pending(struct judge *j, const struct pending *p)
 {
-	if (j->n_p == j->cap_p) {
-		size_t cap = j->cap_p ? 2 * j->cap_p : 64;
-		struct pending *v = realloc(j->p, cap * sizeof(*v));
+	int ret = grow(&j->p, sizeof(*j->p), j->n_p, &j->cap_p);
 
-		if (!v)
-			return ksftm_fail(ENOMEM, "out of memory");
-		j->p = v;
-		j->cap_p = cap;
-	}
-	j->p[j->n_p++] = *p;
-	return 0;
+	if (!ret)
+		j->p[j->n_p++] = *p;
+	return ret;
 }
 
 static int push_seen(struct judge *j, long long id)
 {
-	if (j->n_seen == j->cap_seen) {
-		size_t cap = j->cap_seen ? 2 * j->cap_seen : 64;
-		long long *v = realloc(j->seen, cap * sizeof(*v));
+	int ret = grow(&j->seen, sizeof(*j->seen), j->n_seen, &j->cap_seen);
 
-		if (!v)
-			return ksftm_fail(ENOMEM, "out of memory");
-		j->seen = v;
-		j->cap_seen = cap;
-	}
-	j->seen[j->n_seen++] = id;
-	return 0;
+	if (!ret)
+		j->seen[j->n_seen++] = id;
+	return ret;
 }
 
 static int cmp_ll(const void *a, const void *b)
@@ -99,6 +105,17 @@ static int cmp_level(const void *a, const void *b)
 	const struct level *x = a, *y = b;
 
 	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The order where series @id's accepted level starts, or NULL. */
+static const char *level_of(const struct judge *j, long long id)
+{
+	struct level key = { id, NULL }, *lv;
+
+	if (!j->n_levels)
+		return NULL;
+	lv = bsearch(&key, j->levels, j->n_levels, sizeof(*lv), cmp_level);
+	return lv ? lv->order : NULL;
 }
 
 /* The window's values of element @e (-1: the scalar value column). */
@@ -205,10 +222,8 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		goto out;
 	snprintf(sid, sizeof(sid), "%lld", id);
 	if (id && !j->o->incomparable) {
-		struct level key = { id, NULL }, *lv = bsearch(&key, j->levels, j->n_levels,
-							      sizeof(*lv), cmp_level);
 		const char *p[5] = { sid, j->o->comparable, j->o->order, j->pinned,
-				     lv ? lv->order : NULL };
+				     level_of(j, id) };
 
 		if ((ret = db_query(j->db, j->window_q, p, 5, &rows)))
 			goto out;
@@ -218,7 +233,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {
 		struct cmp_row *row = cmp_row_new(j->c, (char *const *)s.path, s.path_len,
 						  s.case_name, s.name, s.labels_json, e);
-		struct pending pd = { 0, NULL, 0, s.relative_tolerance, s.absolute_tolerance };
+		struct pending pd = { 0, NULL, 0, s.relative_tolerance, s.absolute_tolerance, id };
 
 		if (!row) {
 			ret = ksftm_fail(ENOMEM, "out of memory");
@@ -267,7 +282,8 @@ static int missing_series(struct judge *j)
 	snprintf(sql, sizeof(sql), missing_sql, j->o->window ? j->o->window : DEFAULT_WINDOW);
 	if ((ret = db_query(j->db, sql, p, 3, &rows)))
 		return ret;
-	qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
+	if (j->n_seen)
+		qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
 	for (k = 0; k < db_rows_count(rows) && !ret; k++) {
 		long long id = strtoll(db_rows_get(rows, k, 0), NULL, 10);
 		json_t *path;
@@ -275,7 +291,7 @@ static int missing_series(struct judge *j)
 		struct cmp_row *row = NULL;
 		size_t m, q;
 
-		if (bsearch(&id, j->seen, j->n_seen, sizeof(*j->seen), cmp_ll))
+		if (j->n_seen && bsearch(&id, j->seen, j->n_seen, sizeof(*j->seen), cmp_ll))
 			continue;	/* in this run (or listed already) */
 		path = json_loads(db_rows_get(rows, k, 1), 0, NULL);
 		m = json_array_size(path);
@@ -321,7 +337,8 @@ static int load_levels(struct judge *j)
 		j->levels[k].order = db_rows_get(j->level_rows, k, 1);
 	}
 	j->n_levels = n;
-	qsort(j->levels, n, sizeof(*j->levels), cmp_level);
+	if (n)
+		qsort(j->levels, n, sizeof(*j->levels), cmp_level);
 	return 0;
 }
 
@@ -380,6 +397,61 @@ static int judge_all(struct judge *j)
 	return 0;
 }
 
+/*
+ * The series' recent values (cases that passed, on comparable machines),
+ * whatever the gate said of each: a level shift shows only with the runs
+ * that make it up, which the window leaves out. From the series' accepted
+ * level on, newest first.
+ */
+static const char shift_sql[] = HISTORY_SHIFT_SQL;
+
+/* The level-shift rule (gate_level_shift()) on the series' recent runs. */
+static int shift_of(struct judge *j, const struct pending *pd)
+{
+	struct cmp_row *row = &j->c->rows[pd->row];
+	const char *p[4] = { NULL, j->o->comparable, j->o->order, level_of(j, pd->id) };
+	struct db_rows *rows;
+	double x[64], before, pv;
+	char sid[32];
+	size_t n, k;
+	int ret;
+
+	snprintf(sid, sizeof(sid), "%lld", pd->id);
+	p[0] = sid;
+	if ((ret = db_query(j->db, shift_sql, p, 4, &rows)))
+		return ret;
+	n = db_rows_count(rows);
+	for (k = 0; k < n; k++)
+		x[n - 1 - k] = strtod(db_rows_get(rows, k, 0), NULL);
+	db_rows_free(rows);
+	x[n++] = row->current;
+	ret = gate_level_shift(x, n, row->better, pd->rel_tol, pd->abs_tol, &before, &pv);
+	if (ret < 0)
+		return ksftm_fail(ENOMEM, "out of memory");
+	if (ret) {
+		row->verdict = "regression";
+		row->fails = 1;
+		row->baseline = before;
+		row->change_pct = before != 0 ? (row->current / before - 1) * 100.0 : NAN;
+		row->p_value = pv;
+	}
+	return 0;
+}
+
+static int judge_shifts(struct judge *j)
+{
+	size_t k;
+	int ret = 0;
+
+	for (k = 0; k < j->n_p && !ret; k++) {
+		const struct cmp_row *row = &j->c->rows[j->p[k].row];
+
+		if (row->element < 0 && row->better && !row->fails && isfinite(row->current))
+			ret = shift_of(j, &j->p[k]);
+	}
+	return ret;
+}
+
 int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 		  const struct hgate_opts *o, struct ksft_metric_report_comparison **out)
 {
@@ -402,6 +474,8 @@ int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 		ret = missing_series(&j);
 	if (!ret)
 		ret = judge_all(&j);
+	if (!ret && !pinned)
+		ret = judge_shifts(&j);
 	if (!ret) {
 		for (i = 0; i < j.c->n; i++)
 			j.c->failing += j.c->rows[i].fails != 0;

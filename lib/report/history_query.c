@@ -264,7 +264,8 @@ static int render_text(json_t *doc, struct strbuf *sb)
 			ret |= table_cell(&t, json_string_value(json_object_get(p, "order")));
 			ret |= table_cell(&t, num.data ? num.data : "-");
 			ret |= table_cell(&t, json_string_value(json_object_get(p, "status")));
-			ret |= table_cell(&t, json_string_value(json_object_get(p, "state")));
+			ret |= table_cell(&t, rp_verdict_words(json_string_value(json_object_get(p,
+										"state"))));
 			ret |= num.oom;
 			strbuf_free(&num);
 		}

@@ -28,6 +28,18 @@
 #define HISTORY_LEVELS_SQL \
 	"SELECT series_id, run_order FROM ksftm_levels WHERE comparable = $1"
 
+/* The level-shift rule's recent values of series $1 on machines $2 (cases
+ * that passed, whatever the gate said of each) before order $3 (or all),
+ * from its accepted level $4 (HISTORY_LEVELS_SQL, or NULL) on, newest
+ * first; a parameter for the level, as in the window. */
+#define HISTORY_SHIFT_SQL \
+	"SELECT res.value FROM ksftm_results res" \
+	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.status = 'pass'" \
+	" AND COALESCE(res.verdict, '') <> 'incomparable' AND res.value IS NOT NULL" \
+	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)" \
+	" AND res.run_order >= COALESCE(CAST($4 AS TEXT), '')" \
+	" ORDER BY res.run_order DESC LIMIT 63"
+
 /* Series of the last %zu comparable runs ($1 comparability key, $2 order,
  * $3 pinned order, as above). */
 #define HISTORY_MISSING_SQL \

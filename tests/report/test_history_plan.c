@@ -1,7 +1,7 @@
 /*
  * The history's read queries (lib/report/history_sql.h: the gate's window,
- * missing series, pinned run; `history`'s points) are index range scans,
- * not scans that grow with the whole history. SQLite: EXPLAIN QUERY PLAN
+ * level-shift values, missing series, pinned run; `history`'s points) are
+ * index range scans, not scans that grow with the whole history. SQLite: EXPLAIN QUERY PLAN
  * of each, as the code runs it (its parameters bound, with and without a
  * current order and a pinned run), has no SCAN and searches the named
  * tables through an index. PostgreSQL ($KSFTM_HISTORY_URL, history_pg.sh):
@@ -168,6 +168,15 @@ START_TEST(test_window_plan)
 	/* compare --db (no order, no pin) and ingest (its order, a pin). */
 	assert_indexed(h, "window", sql, p0, 5, res, 1);
 	assert_indexed(h, "window at an order, a pin and a level", sql, p1, 5, res, 1);
+	{
+		/* The level-shift rule's recent values. */
+		const char *q0[4] = { sid, cmp, NULL, NULL };
+		const char *q1[4] = { sid, cmp, "2026-12-01T23", "2026-12-01T10" };
+
+		assert_indexed(h, "level shift", HISTORY_SHIFT_SQL, q0, 4, res, 1);
+		assert_indexed(h, "level shift at an order and a level", HISTORY_SHIFT_SQL, q1, 4,
+			       res, 1);
+	}
 	{
 		const char *p[2] = { sid, cmp };
 
