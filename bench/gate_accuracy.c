@@ -245,6 +245,8 @@ int main(int argc, char **argv)
 			trials = strtoul(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
 			window_runs = strtoul(argv[++i], NULL, 10);
+		} else if (!strcmp(argv[i], "--shift-p") && i + 1 < argc) {
+			replay_shift_p = strtod(argv[++i], NULL);
 		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			seed = strtoull(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {

@@ -907,11 +907,14 @@ void replay_latency_free(struct replay_latency *l)
 
 /* gate_level_shift() on run @j of the history (the last 64 runs, higher
  * is better, no tolerance: the benchmark sets none). */
+double replay_shift_p = GATE_SHIFT_P;
+
 static int shift_flags(const double *hval, size_t j, int *oom)
 {
 	size_t from = j + 1 > 64 ? j + 1 - 64 : 0;
 	double before, p;
-	int ret = gate_level_shift(hval + from, j + 1 - from, 1, NAN, NAN, &before, &p);
+	int ret = gate_level_shift(hval + from, j + 1 - from, 1, NAN, NAN, replay_shift_p,
+				   &before, &p);
 
 	if (ret < 0)
 		*oom = 1;

@@ -95,6 +95,9 @@ enum {
 	RL_COUNT
 };
 
+/* RL_GATE_FULL's gate_level_shift() max_p (default GATE_SHIFT_P). */
+extern double replay_shift_p;
+
 struct replay_latency_opts {
 	unsigned repeats;
 	size_t series, window;

@@ -218,7 +218,7 @@ int gate_judge(struct gate_series *s, size_t n, const struct gate_opts *o)
 }
 
 int gate_level_shift(const double *x, size_t n, int better, double rel_tol, double abs_tol,
-		     double *before, double *p_value)
+		     double max_p, double *before, double *p_value)
 {
 	struct changepoint *cp = NULL;
 	double b, a, cur = n ? x[n - 1] : NAN, allow;
@@ -232,6 +232,7 @@ int gate_level_shift(const double *x, size_t n, int better, double rel_tol, doub
 	a = cp[found - 1].after;
 	allow = allowance_of(b, rel_tol, abs_tol);
 	worse = better > 0 ? a < b - allow && cur < b - allow : a > b + allow && cur > b + allow;
+	worse = worse && cp[found - 1].welch_p <= max_p;
 	if (worse) {
 		*before = b;
 		*p_value = cp[found - 1].p_value;

@@ -88,11 +88,16 @@ double gate_prediction_p(const double *w, size_t n, double x);
  * new level can. @x[0..n) is the series' recent history, oldest first,
  * with the current value last. The latest change point in it
  * (changepoint.h) going the wrong way by more than the tolerance, with the
- * current value still beyond it, is a regression: @return 1 and fill
+ * current value still beyond it, and its Welch p-value at most @max_p,
+ * is a regression: @return 1 and fill
  * @before (the old level) and @p_value; 0 when not; -ENOMEM.
  */
 int gate_level_shift(const double *x, size_t n, int better, double rel_tol, double abs_tol,
-		     double *before, double *p_value);
+		     double max_p, double *before, double *p_value);
+
+/* gate_level_shift()'s max_p in compare --db: the Welch p-value the
+ * latest change point needs (bench/gate_accuracy tunes it). */
+#define GATE_SHIFT_P 1e-3
 
 /* Name of a verdict as the comparison rows spell it. */
 const char *gate_verdict_name(enum gate_verdict v);

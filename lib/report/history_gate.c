@@ -14,29 +14,20 @@
 #include "errmsg.h"
 #include "gate.h"
 #include "history.h"
+#include "history_sql.h"
 #include "rp_compare.h"
 
 #define DEFAULT_WINDOW 30
 #define DEFAULT_FDR 0.01
 
-/* Windows end at the current run's order and at the latest pinned run,
- * and start where the series' accepted level does. */
-static const char window_sql[] =
-	"SELECT res.value, res.summary FROM ksftm_results res"
-	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.usable = 1"
-	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)"
-	" AND (CAST($4 AS TEXT) IS NULL OR res.run_order <= $4)"
-	" AND res.run_order >= COALESCE((SELECT l.run_order FROM ksftm_levels l"
-	"  WHERE l.series_id = $1 AND l.comparable = $2), '')"
-	" ORDER BY res.run_order DESC LIMIT %zu";
+static const char window_sql[] = HISTORY_WINDOW_SQL;
+static const char missing_sql[] = HISTORY_MISSING_SQL;
 
-static const char missing_sql[] =
-	"SELECT DISTINCT res.series_id, s.path, s.case_name, s.metric, s.labels, res.better"
-	" FROM ksftm_results res JOIN ksftm_series s ON s.id = res.series_id"
-	" WHERE res.usable = 1 AND res.run_id IN (SELECT id FROM ksftm_runs"
-	"  WHERE comparable = $1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)"
-	"  AND (CAST($3 AS TEXT) IS NULL OR run_order <= $3)"
-	"  ORDER BY run_order DESC LIMIT %zu)";
+/* Where a series' accepted level starts. */
+struct level {
+	long long id;
+	const char *order;
+};
 
 /* What the gate needs of one row beyond cmp_row. */
 struct pending {
@@ -52,6 +43,9 @@ struct judge {
 	const struct hgate_opts *o;
 	struct ksft_metric_report_comparison *c;
 	const char *pinned;	/* latest pinned run's order, or NULL */
+	struct level *levels;	/* accepted levels on these machines, by id */
+	size_t n_levels;
+	struct db_rows *level_rows;	/* their storage */
 	char window_q[sizeof(window_sql) + 24];
 	struct pending *p;
 	size_t n_p, cap_p;
@@ -104,6 +98,24 @@ static int cmp_ll(const void *a, const void *b)
 	long long x = *(const long long *)a, y = *(const long long *)b;
 
 	return (x > y) - (x < y);
+}
+
+static int cmp_level(const void *a, const void *b)
+{
+	const struct level *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The order where series @id's accepted level starts, or NULL. */
+static const char *level_of(const struct judge *j, long long id)
+{
+	struct level key = { id, NULL }, *lv;
+
+	if (!j->n_levels)
+		return NULL;
+	lv = bsearch(&key, j->levels, j->n_levels, sizeof(*lv), cmp_level);
+	return lv ? lv->order : NULL;
 }
 
 /* The window's values of element @e (-1: the scalar value column). */
@@ -159,8 +171,7 @@ static int has_any(struct db *db, const char *sid, const char *cmp, int *any)
 {
 	const char *p[2] = { sid, cmp };
 	struct db_rows *rows;
-	int ret = db_query(db, "SELECT 1 FROM ksftm_results WHERE series_id = $1 AND"
-			   " comparable = $2 LIMIT 1", p, 2, &rows);
+	int ret = db_query(db, HISTORY_HAS_ANY_SQL, p, 2, &rows);
 
 	if (!ret) {
 		*any = db_rows_count(rows) > 0;
@@ -211,9 +222,10 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		goto out;
 	snprintf(sid, sizeof(sid), "%lld", id);
 	if (id && !j->o->incomparable) {
-		const char *p[4] = { sid, j->o->comparable, j->o->order, j->pinned };
+		const char *p[5] = { sid, j->o->comparable, j->o->order, j->pinned,
+				     level_of(j, id) };
 
-		if ((ret = db_query(j->db, j->window_q, p, 4, &rows)))
+		if ((ret = db_query(j->db, j->window_q, p, 5, &rows)))
 			goto out;
 		if (!db_rows_count(rows) && (ret = has_any(j->db, sid, j->o->comparable, &any)))
 			goto out;
@@ -307,13 +319,34 @@ static int missing_series(struct judge *j)
 	return ret;
 }
 
+/* The accepted levels on the run's machines, once (not once per series). */
+static int load_levels(struct judge *j)
+{
+	const char *p[1] = { j->o->comparable };
+	size_t k, n;
+	int ret = db_query(j->db, HISTORY_LEVELS_SQL, p, 1, &j->level_rows);
+
+	if (ret)
+		return ret;
+	n = db_rows_count(j->level_rows);
+	j->levels = calloc(n ? n : 1, sizeof(*j->levels));
+	if (!j->levels)
+		return ksftm_fail(ENOMEM, "out of memory");
+	for (k = 0; k < n; k++) {
+		j->levels[k].id = strtoll(db_rows_get(j->level_rows, k, 0), NULL, 10);
+		j->levels[k].order = db_rows_get(j->level_rows, k, 1);
+	}
+	j->n_levels = n;
+	if (n)
+		qsort(j->levels, n, sizeof(*j->levels), cmp_level);
+	return 0;
+}
+
 static int latest_pinned(struct judge *j, char **out)
 {
 	const char *p[2] = { j->o->comparable, j->o->order };
 	struct db_rows *rows;
-	int ret = db_query(j->db, "SELECT MAX(run_order) FROM ksftm_runs WHERE comparable = $1"
-			   " AND pinned = 1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)",
-			   p, 2, &rows);
+	int ret = db_query(j->db, HISTORY_LATEST_PINNED_SQL, p, 2, &rows);
 
 	*out = NULL;
 	if (ret)
@@ -370,20 +403,13 @@ static int judge_all(struct judge *j)
  * that make it up, which the window leaves out. From the series' accepted
  * level on, newest first.
  */
-static const char shift_sql[] =
-	"SELECT res.value FROM ksftm_results res"
-	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.status = 'pass'"
-	" AND COALESCE(res.verdict, '') <> 'incomparable' AND res.value IS NOT NULL"
-	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)"
-	" AND res.run_order >= COALESCE((SELECT l.run_order FROM ksftm_levels l"
-	"  WHERE l.series_id = $1 AND l.comparable = $2), '')"
-	" ORDER BY res.run_order DESC LIMIT 63";
+static const char shift_sql[] = HISTORY_SHIFT_SQL;
 
 /* The level-shift rule (gate_level_shift()) on the series' recent runs. */
 static int shift_of(struct judge *j, const struct pending *pd)
 {
 	struct cmp_row *row = &j->c->rows[pd->row];
-	const char *p[3] = { NULL, j->o->comparable, j->o->order };
+	const char *p[4] = { NULL, j->o->comparable, j->o->order, level_of(j, pd->id) };
 	struct db_rows *rows;
 	double x[64], before, pv;
 	char sid[32];
@@ -392,14 +418,15 @@ static int shift_of(struct judge *j, const struct pending *pd)
 
 	snprintf(sid, sizeof(sid), "%lld", pd->id);
 	p[0] = sid;
-	if ((ret = db_query(j->db, shift_sql, p, 3, &rows)))
+	if ((ret = db_query(j->db, shift_sql, p, 4, &rows)))
 		return ret;
 	n = db_rows_count(rows);
 	for (k = 0; k < n; k++)
 		x[n - 1 - k] = strtod(db_rows_get(rows, k, 0), NULL);
 	db_rows_free(rows);
 	x[n++] = row->current;
-	ret = gate_level_shift(x, n, row->better, pd->rel_tol, pd->abs_tol, &before, &pv);
+	ret = gate_level_shift(x, n, row->better, pd->rel_tol, pd->abs_tol, GATE_SHIFT_P,
+			       &before, &pv);
 	if (ret < 0)
 		return ksftm_fail(ENOMEM, "out of memory");
 	if (ret) {
@@ -439,7 +466,7 @@ int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 	if (!j.c)
 		return ksftm_fail(ENOMEM, "out of memory");
 	snprintf(j.window_q, sizeof(j.window_q), window_sql, o->window ? o->window : DEFAULT_WINDOW);
-	if ((ret = latest_pinned(&j, &pinned)))
+	if ((ret = latest_pinned(&j, &pinned)) || (ret = load_levels(&j)))
 		goto out;
 	j.pinned = pinned;
 	for (i = 0; i < n && !ret; i++)
@@ -463,6 +490,8 @@ out:
 	free(j.p);
 	free(j.seen);
 	free(pinned);
+	free(j.levels);
+	db_rows_free(j.level_rows);
 	ksft_metric_report_comparison_free(j.c);
 	return ret;
 }

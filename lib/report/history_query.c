@@ -14,17 +14,13 @@
 #include "changepoint.h"
 #include "errmsg.h"
 #include "history.h"
+#include "history_sql.h"
 #include "rp.h"
 #include "rp_table.h"
 
 #define DEFAULT_LAST 1000
 
-static const char points_sql[] =
-	"SELECT r.run_key, res.run_order, r.context, res.value, res.status, res.verdict,"
-	" res.accepted, res.compare_op, res.better FROM ksftm_results res"
-	" JOIN ksftm_runs r ON r.id = res.run_id WHERE res.series_id = $1"
-	" AND (CAST($2 AS TEXT) IS NULL OR res.status = $2)"
-	" ORDER BY res.run_order DESC LIMIT %zu";
+static const char points_sql[] = HISTORY_POINTS_SQL;
 
 /* A context value as text: strings as they are, others as JSON. */
 static int value_is(json_t *v, const char *want)

@@ -1,0 +1,71 @@
+/*
+ * The run history's read queries whose plans matter at scale (history_gate.c,
+ * history_query.c), here so that tests/report/test_history_plan.c can check
+ * that each is an index range scan (EXPLAIN), never a scan that grows with
+ * the whole history. "%zu" is the window/--last, filled in by snprintf.
+ */
+#ifndef KSFTM_HISTORY_SQL_H
+#define KSFTM_HISTORY_SQL_H
+
+/* One series' window ($1 series id, $2 comparability key, $3 the current
+ * run's order or NULL, $4 the latest pinned run's order or NULL, $5 the
+ * order where the series' accepted level starts or NULL): windows end at
+ * the current run's order and at the latest pinned run, and start where
+ * the level does. The level is a parameter (HISTORY_LEVELS_SQL, read once
+ * per run), not a subquery: PostgreSQL plans with the parameters' values,
+ * and an unknown lower bound beside the upper one made it estimate two
+ * rows and sort all of the series' results instead of reading the last N
+ * backwards through an index (a window that grew with the history). */
+#define HISTORY_WINDOW_SQL \
+	"SELECT res.value, res.summary FROM ksftm_results res" \
+	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.usable = 1" \
+	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)" \
+	" AND (CAST($4 AS TEXT) IS NULL OR res.run_order <= $4)" \
+	" AND res.run_order >= COALESCE(CAST($5 AS TEXT), '')" \
+	" ORDER BY res.run_order DESC LIMIT %zu"
+
+/* The accepted levels on machines $1: series id, the order it starts at. */
+#define HISTORY_LEVELS_SQL \
+	"SELECT series_id, run_order FROM ksftm_levels WHERE comparable = $1"
+
+/* The level-shift rule's recent values of series $1 on machines $2 (cases
+ * that passed, whatever the gate said of each) before order $3 (or all),
+ * from its accepted level $4 (HISTORY_LEVELS_SQL, or NULL) on, newest
+ * first; a parameter for the level, as in the window. */
+#define HISTORY_SHIFT_SQL \
+	"SELECT res.value FROM ksftm_results res" \
+	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.status = 'pass'" \
+	" AND COALESCE(res.verdict, '') <> 'incomparable' AND res.value IS NOT NULL" \
+	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)" \
+	" AND res.run_order >= COALESCE(CAST($4 AS TEXT), '')" \
+	" ORDER BY res.run_order DESC LIMIT 63"
+
+/* Series of the last %zu comparable runs ($1 comparability key, $2 order,
+ * $3 pinned order, as above). */
+#define HISTORY_MISSING_SQL \
+	"SELECT DISTINCT res.series_id, s.path, s.case_name, s.metric, s.labels, res.better" \
+	" FROM ksftm_results res JOIN ksftm_series s ON s.id = res.series_id" \
+	" WHERE res.usable = 1 AND res.run_id IN (SELECT id FROM ksftm_runs" \
+	"  WHERE comparable = $1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)" \
+	"  AND (CAST($3 AS TEXT) IS NULL OR run_order <= $3)" \
+	"  ORDER BY run_order DESC LIMIT %zu)"
+
+/* Has the history any result of series $1 on machines $2? */
+#define HISTORY_HAS_ANY_SQL \
+	"SELECT 1 FROM ksftm_results WHERE series_id = $1 AND comparable = $2 LIMIT 1"
+
+/* The latest pinned run's order ($1 comparability key, $2 order). */
+#define HISTORY_LATEST_PINNED_SQL \
+	"SELECT MAX(run_order) FROM ksftm_runs WHERE comparable = $1" \
+	" AND pinned = 1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)"
+
+/* `history`: one series' last %zu results, newest first ($1 series id,
+ * $2 the status wanted or NULL). */
+#define HISTORY_POINTS_SQL \
+	"SELECT r.run_key, res.run_order, r.context, res.value, res.status, res.verdict," \
+	" res.accepted, res.compare_op, res.better FROM ksftm_results res" \
+	" JOIN ksftm_runs r ON r.id = res.run_id WHERE res.series_id = $1" \
+	" AND (CAST($2 AS TEXT) IS NULL OR res.status = $2)" \
+	" ORDER BY res.run_order DESC LIMIT %zu"
+
+#endif
