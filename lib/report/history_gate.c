@@ -241,6 +241,15 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		}
 		row->series = (long)i;
 		row->has_current = 1;
+		/* Shown in the policy's display units (aggregated series are
+		 * compared in busy cores: none). */
+		if (!s.aggregation) {
+			row->disp_scale = s.display_scale;
+			if (s.display_label && !(row->disp_label = strdup(s.display_label))) {
+				ret = ksftm_fail(ENOMEM, "out of memory");
+				goto out;
+			}
+		}
 		row->compare = rp_op_parse(op, 0);
 		row->better = better;
 		row->current = cur[e < 0 ? 0 : e];
