@@ -23,26 +23,20 @@ static int is_alnum(char c)
 void rp_namify(struct strbuf *sb, const char *s)
 {
 	size_t start = sb->len;
-	int dash = 0;
+	int in_run = 0;
 
+	/* re.sub('[^0-9a-zA-Z]+', '-', s): one "-" per run. */
 	for (; *s; s++) {
 		if (is_alnum(*s)) {
-			if (dash)
-				strbuf_addc(sb, '-');
-			dash = 0;
 			strbuf_addc(sb, *s);
-		} else {
-			/* A leading run gives a leading "-", as re.sub does. */
-			dash = 1;
-			if (sb->len == start) {
-				strbuf_addc(sb, '-');
-				dash = 0;
-			}
+			in_run = 0;
+		} else if (!in_run) {
+			strbuf_addc(sb, '-');
+			in_run = 1;
 		}
 	}
-	/* The trailing run is dropped: namify() removes a final "-". */
-	if (sb->len == start + 1 && sb->data[start] == '-')
-		sb->len = start;
+	if (sb->len > start && sb->data[sb->len - 1] == '-')
+		sb->len--;	/* namify() drops a trailing "-" */
 	if (sb->len == start)
 		strbuf_adds(sb, "no-name");
 	if (sb->data)

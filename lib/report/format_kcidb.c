@@ -228,6 +228,41 @@ static void kcidb_number(struct strbuf *sb, const struct rp_sums *m)
 	strbuf_addc(sb, '}');
 }
 
+/* Object members that are null, at any depth: KCIDB allows none. */
+static void drop_nulls(json_t *j)
+{
+	const char *k;
+	json_t *v;
+	void *tmp;
+	size_t i;
+
+	if (json_is_object(j)) {
+		json_object_foreach_safe(j, tmp, k, v) {
+			if (json_is_null(v))
+				json_object_del(j, k);
+			else
+				drop_nulls(v);
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			drop_nulls(v);
+	}
+}
+
+/* The JSON text from @at to the end of @sb again, without null members. */
+static int drop_nulls_from(struct strbuf *sb, size_t at)
+{
+	json_t *j = json_loadb(sb->data + at, sb->len - at, 0, NULL);
+
+	if (!j)
+		return -ENOMEM;	/* our own JSON: only memory fails */
+	drop_nulls(j);
+	sb->len = at;
+	rp_json_emit(sb, j);
+	json_decref(j);
+	return sb->oom ? -ENOMEM : 0;
+}
+
 static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 		      const struct ksft_metric_report_format_opts *o,
 		      const struct hash128 *run, const char *context,
@@ -236,7 +271,7 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	struct hash128 h = *run;
 	struct rp_sums m;
 	char buf[96];
-	size_t first, n, k;
+	size_t first, n, k, misc_at;
 
 	if (rp_sums_init(&m, s))
 		return -ENOMEM;
@@ -263,7 +298,9 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 		strbuf_adds(sb, ",\"start_time\":");
 		rp_json_str(sb, o->start_time);
 	}
-	strbuf_adds(sb, ",\"misc\":{\"context\":");
+	strbuf_adds(sb, ",\"misc\":");
+	misc_at = sb->len;
+	strbuf_adds(sb, "{\"context\":");
 	strbuf_adds(sb, context);
 	strbuf_adds(sb, ",\"ksft_metric\":{");
 	rp_emit_identity(sb, s->path, s->path_len, s->case_name, s->name, s->labels);
@@ -289,8 +326,11 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 		}
 		strbuf_addc(sb, ']');
 	}
-	strbuf_adds(sb, "}}}");
+	strbuf_adds(sb, "}}");
 	rp_sums_free(&m);
+	if (sb->oom || drop_nulls_from(sb, misc_at))
+		return -ENOMEM;
+	strbuf_addc(sb, '}');
 	return sb->oom ? -ENOMEM : 0;
 }
 
