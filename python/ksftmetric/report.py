@@ -34,7 +34,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 from . import LIBRARY_PATH as _PRODUCER_PATH
 from . import _library
 
-__all__ = ["Report", "Series", "Policy", "Points", "Warning", "Comparison",
+__all__ = ["Report", "Series", "Policy", "Points", "InputWarning", "Comparison",
            "Row", "ReportError", "InputError", "BaselineError", "read",
            "LIBRARY_PATH"]
 
@@ -221,7 +221,7 @@ def _name_arg(name) -> bytes:
 # --- values -----------------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
-class Warning:  # noqa: A001 - the library's word for it
+class InputWarning:
     """Something wrong in an input, which was skipped: where and why."""
     file: str
     line: int
@@ -373,8 +373,6 @@ class Comparison:
 
 # --- the report -------------------------------------------------------------
 
-_Source = Union[str, os.PathLike, bytes, "object"]
-
 
 class Report:
     """Series read from one or more inputs (all inputs are one run)."""
@@ -439,11 +437,11 @@ class Report:
         return total.value
 
     @property
-    def warnings(self) -> List[Warning]:
+    def warnings(self) -> List[InputWarning]:
         """What was wrong in the inputs and skipped (the first 1000 kept)."""
         lst = ctypes.POINTER(_Warning)()
         n = _c["ksft_metric_report_warnings"](self._h, ctypes.byref(lst), None)
-        return [Warning(_s(lst[i].file), lst[i].line, _s(lst[i].reason))
+        return [InputWarning(_s(lst[i].file), lst[i].line, _s(lst[i].reason))
                 for i in range(n)]
 
     @property

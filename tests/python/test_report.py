@@ -88,6 +88,7 @@ class ReadTest(unittest.TestCase):
         r = kr.Report.read(bad, name="bad.log")
         self.assertEqual(len(r), 1)
         self.assertEqual([(w.file, w.line) for w in r.warnings], [("bad.log", 2)])
+        self.assertIsInstance(r.warnings[0], kr.InputWarning)
         self.assertTrue(str(r.warnings[0]).startswith("bad.log:2: "))
         self.assertEqual(r.warnings_total, 1)
         with self.assertRaises(kr.InputError) as cm:
