@@ -83,6 +83,9 @@ struct cli_common {
 	char **baselines;	/* -b, in the order given */
 	size_t n_baselines;
 	struct ksft_metric_report_compare_opts copts;	/* -t, -a */
+	const char *db;		/* -D, the run history (NULL: none) */
+	const char **context;	/* -x KEY=VALUE, in the order given */
+	size_t n_context;
 
 	/* Made by cli_load(), released by cli_common_free(). */
 	struct confine c;
@@ -99,6 +102,8 @@ struct cli_common {
 #define CLI_OPTION_BASE_DIR	{ "base-dir", required_argument, NULL, 'C' }
 #define CLI_OPTION_QUIET	{ "quiet", no_argument, NULL, 'q' }
 #define CLI_OPTION_HELP		{ "help", no_argument, NULL, 'h' }
+#define CLI_OPTION_DB		{ "db", required_argument, NULL, 'D' }
+#define CLI_OPTION_CONTEXT	{ "context", required_argument, NULL, 'x' }
 
 /* cli_common_option(): the option was taken, go on parsing. */
 #define CLI_OPT_NEXT (-1)
@@ -133,5 +138,17 @@ int cmd_report(int argc, char **argv);
 int cmd_save(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+int cmd_accept(int argc, char **argv);
+int cmd_pin(int argc, char **argv);
+
+/*
+ * Open --db (confined to --base-dir when it is a file); prints why and
+ * returns NULL on failure. Call after cli_load() or confine_init().
+ */
+struct ksft_metric_report_history *cli_open_history(const struct cli_common *cc);
+/* Parse a count option in [1, @max]; -1 after printing why. */
+int cli_parse_size(const char *opt, const char *s, size_t max, size_t *out);
 
 #endif

@@ -20,8 +20,13 @@ static const char usage[] =
 	"Commands:\n"
 	"  report   one row per series with its summary (text, json, csv, openmetrics)\n"
 	"  save     write a baseline file from the inputs\n"
-	"  compare  compare the inputs with baseline files; exit 1 on a regression\n"
+	"  compare  compare the inputs with baseline files or a run history (--db);\n"
+	"           exit 1 on a regression\n"
 	"  plot     draw a self-contained SVG\n"
+	"  ingest   store the inputs as one run in a run history (SQLite or PostgreSQL)\n"
+	"  history  each series' values run by run, with their change points\n"
+	"  accept   accept a run's regressions as the new level\n"
+	"  pin      freeze (or thaw) the baseline at a run\n"
 	"\n"
 	"FILE is a KTAP log, zperf console output or a twister JSON report; '-' is stdin.\n"
 	"Run 'ksft-metric <command> --help' for its options.\n"
@@ -46,6 +51,21 @@ int cli_parse_format(const char *s, int allow_openmetrics, int *fmt)
 			  allow_openmetrics ? ", openmetrics, kcidb, nipa" : "");
 		return -1;
 	}
+	return 0;
+}
+
+int cli_parse_size(const char *opt, const char *s, size_t max, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v < 1 || v > max) {
+		cli_error("%s: '%s' is not a count in [1, %zu]", opt, s, max);
+		return -1;
+	}
+	*out = (size_t)v;
 	return 0;
 }
 
@@ -158,9 +178,10 @@ int cli_common_init(struct cli_common *cc, const char *name,
 	cc->fmt = KSFT_METRIC_REPORT_TEXT;
 	cc->copts = copts;
 	cc->c.fd = -1;
-	/* Room for every argument: each --baseline is at most one. */
+	/* Room for every argument: each --baseline or --context is at most one. */
 	cc->baselines = calloc((size_t)argc + 1, sizeof(char *));
-	return cc->baselines ? EXIT_OK : EXIT_USAGE;
+	cc->context = calloc((size_t)argc + 1, sizeof(char *));
+	return cc->baselines && cc->context ? EXIT_OK : EXIT_USAGE;
 }
 
 int cli_common_option(struct cli_common *cc, int ch, char *arg)
@@ -190,6 +211,16 @@ int cli_common_option(struct cli_common *cc, int ch, char *arg)
 		return CLI_OPT_NEXT;
 	case 'q':
 		cc->quiet = 1;
+		return CLI_OPT_NEXT;
+	case 'D':
+		cc->db = arg;
+		return CLI_OPT_NEXT;
+	case 'x':
+		if (!strchr(arg, '=') || arg[0] == '=') {
+			cli_error("--context '%s' is not KEY=VALUE", arg);
+			return EXIT_USAGE;
+		}
+		cc->context[cc->n_context++] = arg;
 		return CLI_OPT_NEXT;
 	case 'h':
 		fputs(cc->usage, stdout);
@@ -240,6 +271,8 @@ void cli_common_free(struct cli_common *cc)
 	ksft_metric_report_free(cc->r);
 	confine_free(&cc->c);
 	free(cc->baselines);
+	free(cc->context);
+	cc->context = NULL;
 	cc->b = NULL;
 	cc->r = NULL;
 	cc->baselines = NULL;
@@ -263,6 +296,10 @@ int main(int argc, char **argv)
 		{ "save", cmd_save },
 		{ "compare", cmd_compare },
 		{ "plot", cmd_plot },
+		{ "ingest", cmd_ingest },
+		{ "history", cmd_history },
+		{ "accept", cmd_accept },
+		{ "pin", cmd_pin },
 	};
 	size_t i;
 

@@ -521,6 +521,175 @@ KSFT_METRIC_REPORT_API int
 ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison *c,
 				     int fmt, char **out, size_t *len);
 
+/* ------------------------------------------------------------------ */
+/* Run history and the history gate                                   */
+
+/** A run history database (SQLite file or PostgreSQL); opaque. */
+struct ksft_metric_report_history;
+
+/**
+ * ksft_metric_report_history_open() - open a run history, creating or
+ * migrating its schema
+ * @url: "postgresql://..." / "postgres://..." (a libpq connection URI) or
+ *       a SQLite file path (created when missing)
+ * @out: receives the handle; close with ksft_metric_report_history_close()
+ *
+ * @return 0; -ENOTSUP (backend not built in), -EIO (cannot open/connect),
+ * -EPROTO (the database has a newer schema), -EINVAL, -ENOMEM. A handle
+ * is one connection: use it from one thread at a time; many processes may
+ * use one history at once.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_history_open(const char *url,
+				struct ksft_metric_report_history **out);
+
+/** ksft_metric_report_history_close() - close it (NULL is fine). */
+KSFT_METRIC_REPORT_API void
+ksft_metric_report_history_close(struct ksft_metric_report_history *h);
+
+/**
+ * struct ksft_metric_report_ingest_opts - one run to store
+ *
+ * Initialise with KSFT_METRIC_REPORT_INGEST_OPTS_INIT.
+ */
+struct ksft_metric_report_ingest_opts {
+	size_t sz;		/**< sizeof(struct ksft_metric_report_ingest_opts) */
+	const char *run_id;	/**< unique run id; NULL: derived from the content */
+	const char *order;	/**< CI order (commit date, build number...),
+				     compared as text; NULL: ingest time (UTC) */
+	const char *const *context;	/**< "KEY=VALUE" items, over the logs'
+					     context lines */
+	size_t n_context;
+	size_t window;		/**< runs judged against (0: 30) */
+	double fdr;		/**< run-level false-alarm rate (0: 0.01) */
+};
+
+#define KSFT_METRIC_REPORT_INGEST_OPTS_INIT \
+	{ sizeof(struct ksft_metric_report_ingest_opts), NULL, NULL, NULL, 0, 0, 0.0 }
+
+/**
+ * ksft_metric_report_history_ingest() - store @r as one run
+ * @run_id_out: receives the run id used (malloc'd, free with
+ *              ksft_metric_report_text_free()); may be NULL
+ *
+ * Every series (identity, policy, processed samples, summaries, case
+ * status) in one transaction: nothing is written when anything fails.
+ * Each series is judged against the runs before it as
+ * ksft_metric_report_history_compare() would; a regression is stored but
+ * kept out of later windows until accepted.
+ *
+ * @return the number of series stored; -EEXIST (the run id is there),
+ * -EINVAL (bad context item), -EIO, -ENOMEM.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_history_ingest(struct ksft_metric_report_history *h,
+				  const struct ksft_metric_report *r,
+				  const struct ksft_metric_report_ingest_opts *opts,
+				  char **run_id_out);
+
+/**
+ * struct ksft_metric_report_history_opts - which part of the history
+ *
+ * Initialise with KSFT_METRIC_REPORT_HISTORY_OPTS_INIT.
+ */
+struct ksft_metric_report_history_opts {
+	size_t sz;		/**< sizeof(struct ksft_metric_report_history_opts) */
+	const char *const *context;	/**< "KEY=VALUE": only runs whose
+					     context has these values */
+	size_t n_context;
+	const char *series;	/**< only series whose title ("path/case
+				     metric{labels}") contains this; NULL: all */
+	size_t last;		/**< the last runs only (0: 1000) */
+	int all_status;		/**< also cases that did not pass */
+};
+
+#define KSFT_METRIC_REPORT_HISTORY_OPTS_INIT \
+	{ sizeof(struct ksft_metric_report_history_opts), NULL, 0, NULL, 0, 0 }
+
+/**
+ * ksft_metric_report_history_format() - each series' compare value run
+ * by run, with the change points found in it
+ * @fmt: KSFT_METRIC_REPORT_TEXT, _JSON or _CSV (doc/regression-gate.rst)
+ * @out: malloc'd NUL-terminated text; free with ksft_metric_report_text_free()
+ *
+ * @return 0, -EINVAL, -EIO, -ENOMEM.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_history_format(struct ksft_metric_report_history *h,
+				  const struct ksft_metric_report_history_opts *opts,
+				  int fmt, char **out, size_t *len);
+
+/**
+ * struct ksft_metric_report_gate_opts - the history gate's settings
+ *
+ * Initialise with KSFT_METRIC_REPORT_GATE_OPTS_INIT.
+ */
+struct ksft_metric_report_gate_opts {
+	size_t sz;		/**< sizeof(struct ksft_metric_report_gate_opts) */
+	size_t window;		/**< last N usable, comparable runs (0: 30) */
+	const char *const *context;	/**< "KEY=VALUE" items describing the
+					     current run, over its logs' */
+	size_t n_context;
+	double fdr;		/**< run-level false-alarm rate (0: 0.01) */
+	int allow_missing;	/**< a series missing from the current run
+				     does not fail the gate */
+	const char *order;	/**< the current run's CI order: windows hold
+				     runs before it (NULL: all runs) */
+};
+
+#define KSFT_METRIC_REPORT_GATE_OPTS_INIT \
+	{ sizeof(struct ksft_metric_report_gate_opts), 0, NULL, 0, 0.0, 0, NULL }
+
+/**
+ * ksft_metric_report_history_compare() - judge @cur against its history
+ * @out: receives the comparison (rows as for ksft_metric_report_compare();
+ *       p_value is the Benjamini-Hochberg adjusted one); free with
+ *       ksft_metric_report_comparison_free()
+ *
+ * Each series against the last @window runs with the same comparable
+ * context that passed and are not unaccepted regressions (or the window
+ * ending at a pinned run). Verdicts: regression, improvement, ok (no
+ * change), noise (too noisy to tell), new, missing, incomparable (a debug
+ * kernel or KSFT_MACHINE_SLOW on either side), untracked (no direction).
+ * Read-only.
+ *
+ * @return the number of rows that fail the gate (>= 0); -EINVAL, -EIO,
+ * -ENOMEM.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_history_compare(struct ksft_metric_report_history *h,
+				   const struct ksft_metric_report *cur,
+				   const struct ksft_metric_report_gate_opts *opts,
+				   struct ksft_metric_report_comparison **out);
+
+/**
+ * ksft_metric_report_history_accept() - accept the regressions of a run
+ * @run_id: the run
+ * @series: only series whose title contains this (NULL: all)
+ *
+ * The new level is intended: the run's regressions (and those of later
+ * runs of the same series) count as baseline again, and each accepted
+ * series' window starts at @run_id, leaving the old level behind.
+ *
+ * @return the number of results accepted; -ENOENT (no such run), -EIO.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_history_accept(struct ksft_metric_report_history *h,
+				  const char *run_id, const char *series);
+
+/**
+ * ksft_metric_report_history_pin() - freeze (or thaw) the baseline
+ * @pinned: 1 to pin, 0 to unpin
+ *
+ * While a run is pinned, windows of its comparable runs end at it (the
+ * latest pinned one) instead of following the newest runs.
+ *
+ * @return 0; -ENOENT (no such run), -EIO.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_history_pin(struct ksft_metric_report_history *h,
+			       const char *run_id, int pinned);
+
 #ifdef __cplusplus
 }
 #endif

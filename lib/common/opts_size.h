@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "errmsg.h"
+
 enum ksftm_opts_verdict {
 	KSFTM_OPTS_OK = 0,
 	/*
@@ -47,6 +49,26 @@ ksftm_opts_copy(void *dst, size_t known, const void *opts, size_t *user_sz)
 	memcpy(dst, opts, sz < known ? sz : known);
 	memcpy(dst, &known, sizeof(known));
 	return KSFTM_OPTS_OK;
+}
+
+/*
+ * ksftm_opts_copy() for a public call: @opts NULL keeps @dst's defaults;
+ * a bad one fails with -EINVAL and a message naming @type (the struct).
+ */
+static inline int ksftm_opts_take(void *dst, size_t known, const void *opts, const char *type)
+{
+	size_t user_sz;
+
+	switch (opts ? ksftm_opts_copy(dst, known, opts, &user_sz) : KSFTM_OPTS_OK) {
+	case KSFTM_OPTS_BAD_SIZE:
+		return ksftm_fail(EINVAL, "%s.sz %zu is not set or not a struct size", type,
+				  user_sz);
+	case KSFTM_OPTS_UNKNOWN:
+		return ksftm_fail(EINVAL, "%s has non-zero fields this library does not know"
+				  " (sz %zu > %zu)", type, user_sz, known);
+	default:
+		return 0;
+	}
 }
 
 #endif

@@ -102,10 +102,10 @@ static int bindex_build(struct bindex *ix, const struct ksft_metric_report_basel
 
 /* ---- rows ----------------------------------------------------------- */
 
-static struct cmp_row *new_row(struct ksft_metric_report_comparison *c,
-			       char *const *path, size_t path_len,
-			       const char *case_name, const char *name,
-			       const char *labels, long element)
+struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
+			    char *const *path, size_t path_len,
+			    const char *case_name, const char *name,
+			    const char *labels, long element)
 {
 	struct cmp_row *row;
 	size_t i;
@@ -135,6 +135,7 @@ static struct cmp_row *new_row(struct ksft_metric_report_comparison *c,
 	if (!row->case_name || !row->name || !row->labels)
 		return NULL;
 	row->element = element;
+	row->series = -1;
 	row->baseline = row->current = row->change_pct = NAN;
 	row->allowance = row->p_value = NAN;
 	return row;
@@ -350,7 +351,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 			width = b->width;
 	}
 	if (!k || shape_change || !rp_vals_is_array(&pv)) {
-		row = new_row(c, s->path, s->path_len, s->case_name, s->name,
+		row = cmp_row_new(c, s->path, s->path_len, s->case_name, s->name,
 			      s->labels, -1);
 		if (!row) {
 			ret = -ENOMEM;
@@ -390,7 +391,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		}
 	}
 	for (e = 0; e < width; e++) {
-		row = new_row(c, s->path, s->path_len, s->case_name, s->name,
+		row = cmp_row_new(c, s->path, s->path_len, s->case_name, s->name,
 			      s->labels, (long)e);
 		if (!row || measure_elem(row, &cur_c, run_c, k->n, e, g.op, sc)) {
 			ret = -ENOMEM;
@@ -434,7 +435,7 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 			break;
 		}
 	gate_for(p, s->source, o, &g);
-	row = new_row(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
+	row = cmp_row_new(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
 	if (!row)
 		return -ENOMEM;
 	if (!s->is_array && measure(row, NULL, k, (size_t)-1, g.op, sc))
@@ -474,7 +475,6 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 			   struct ksft_metric_report_comparison **out)
 {
 	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
-	size_t user_sz;
 	struct ksft_metric_report_comparison *c;
 	struct scratch sc;
 	struct bindex ix;
@@ -483,16 +483,8 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 
 	if (!cur || !base || !out)
 		return ksftm_fail(EINVAL, "ksft_metric_report_compare: NULL argument");
-	switch (opts ? ksftm_opts_copy(&o, sizeof(o), opts, &user_sz) : KSFTM_OPTS_OK) {
-	case KSFTM_OPTS_BAD_SIZE:
-		return ksftm_fail(EINVAL, "ksft_metric_report_compare_opts.sz %zu is not set or not a struct size",
-				  user_sz);
-	case KSFTM_OPTS_UNKNOWN:
-		return ksftm_fail(EINVAL, "ksft_metric_report_compare_opts has non-zero fields this library does not know (sz %zu > %zu)",
-				  user_sz, sizeof(o));
-	default:
-		break;
-	}
+	if (ksftm_opts_take(&o, sizeof(o), opts, "ksft_metric_report_compare_opts"))
+		return -EINVAL;
 	if (isnan(o.tolerance_pct) || isnan(o.alpha) || o.alpha < 0 || o.alpha > 1)
 		return ksftm_fail(EINVAL, "tolerance must be a number; alpha within [0, 1]");
 	*out = NULL;

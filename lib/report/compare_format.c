@@ -96,7 +96,7 @@ static int format_text(const struct ksft_metric_report_comparison *c,
 		p_text(&sb, row->p_value);
 		ret |= table_cell(&t, sb.data);
 		sb.len = 0;
-		upper(&sb, row->verdict);
+		upper(&sb, rp_verdict_words(row->verdict));
 		ret |= table_cell(&t, sb.data);
 		if (sb.oom)
 			ret = -1;
@@ -108,7 +108,7 @@ static int format_text(const struct ksft_metric_report_comparison *c,
 		for (k = 0; k < 8; k++) {
 			if (!counts[k])
 				continue;
-			snprintf(buf, sizeof(buf), " %zu %s", counts[k], kinds[k]);
+			snprintf(buf, sizeof(buf), " %zu %s", counts[k], rp_verdict_words(kinds[k]));
 			strbuf_adds(out, buf);
 		}
 		strbuf_adds(out, c->failing ? "\nRESULT: REGRESSION\n" :

@@ -9,6 +9,8 @@
 
 #include "errmsg.h"
 #include "history.h"
+#include "rp.h"
+#include "rp_compare.h"
 
 struct history {
 	struct db *db;
@@ -66,6 +68,7 @@ static const char schema_v1_common[] =
 static const char default_comparable[] = "[\"arch\",\"cpu_count\",\"cpu_model\","
 					 "\"device\",\"hostname\",\"runner\"]";
 
+
 struct db *history_db(struct history *h)
 {
 	return h->db;
@@ -86,12 +89,62 @@ static int meta_get(struct db *db, const char *key, char **value)
 	return 0;
 }
 
-static int create_schema(struct db *db)
+/*
+ * Version 2: the gate's verdict at ingest and its acceptance per result,
+ * the level each accepted change starts (ksftm_levels), an index for one
+ * series' whole history, and comparability keys whose values are all
+ * text (a collector's --context cpu_count=2 and a log's 2 are one machine).
+ */
+static const char schema_v2_steps[] =
+	"ALTER TABLE ksftm_results ADD COLUMN verdict TEXT;"
+	"ALTER TABLE ksftm_results ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE ksftm_levels ("
+	" series_id BIGINT NOT NULL REFERENCES ksftm_series(id),"
+	" comparable TEXT NOT NULL,"
+	" run_order TEXT NOT NULL,"
+	" PRIMARY KEY (series_id, comparable));"
+	"CREATE INDEX ksftm_results_series ON ksftm_results (series_id, run_order);"
+	"CREATE INDEX ksftm_runs_pinned ON ksftm_runs (comparable, pinned, run_order);";
+
+static int recompute_comparable(struct db *db)
+{
+	struct db_rows *rows;
+	char *keys = NULL;
+	size_t i;
+	int ret = meta_get(db, "comparable_keys", &keys);
+
+	if (ret)
+		return ret;
+	ret = db_query(db, "SELECT id, context FROM ksftm_runs", NULL, 0, &rows);
+	for (i = 0; !ret && i < db_rows_count(rows); i++) {
+		json_t *ctx = json_loads(db_rows_get(rows, i, 1), 0, NULL);
+		char *cmp = history_comparable(ctx, keys ? keys : default_comparable);
+		const char *p[2] = { cmp, db_rows_get(rows, i, 0) };
+
+		json_decref(ctx);
+		if (!cmp) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			break;
+		}
+		ret = db_query(db, "UPDATE ksftm_runs SET comparable = $1 WHERE id = $2", p, 2, NULL);
+		if (!ret)
+			ret = db_query(db, "UPDATE ksftm_results SET comparable = $1 WHERE run_id = $2",
+				       p, 2, NULL);
+		free(cmp);
+	}
+	if (!ret)
+		db_rows_free(rows);
+	free(keys);
+	return ret;
+}
+
+static int create_schema(struct db *db, long target)
 {
 	int pg = db_dialect(db) == DB_POSTGRESQL;
 	const char *autoinc = pg ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY";
 	char sql[sizeof(schema_v1_common) + 64];
 	char *version = NULL;
+	long v = 0;
 	int ret;
 
 	if ((ret = db_begin_write(db)))
@@ -106,8 +159,7 @@ static int create_schema(struct db *db)
 	if ((ret = meta_get(db, "schema_version", &version)))
 		goto fail;
 	if (version) {
-		long v = strtol(version, NULL, 10);
-
+		v = strtol(version, NULL, 10);
 		free(version);
 		if (v > HISTORY_SCHEMA_VERSION) {
 			ret = ksftm_fail(EPROTO, "history database has schema version %ld; this "
@@ -115,20 +167,26 @@ static int create_schema(struct db *db)
 					 HISTORY_SCHEMA_VERSION);
 			goto fail;
 		}
-		/* Version 1 is the first: nothing to migrate yet. A later
-		 * version adds its steps here, each in this transaction. */
-		db_rollback(db);
-		return 0;
-	}
-	snprintf(sql, sizeof(sql), schema_v1_common, autoinc, autoinc);
-	if ((ret = db_exec(db, sql)))
-		goto fail;
-	{
+		if (v >= target) {
+			db_rollback(db);
+			return 0;
+		}
+	} else {
 		const char *p[2] = { "schema_version", "1" };
 		const char *q[2] = { "comparable_keys", default_comparable };
 		static const char ins[] = "INSERT INTO ksftm_meta (key, value) VALUES ($1, $2)";
 
-		if ((ret = db_query(db, ins, p, 2, NULL)) || (ret = db_query(db, ins, q, 2, NULL)))
+		snprintf(sql, sizeof(sql), schema_v1_common, autoinc, autoinc);
+		if ((ret = db_exec(db, sql)) || (ret = db_query(db, ins, p, 2, NULL)) ||
+		    (ret = db_query(db, ins, q, 2, NULL)))
+			goto fail;
+		v = 1;
+	}
+	/* Each step from the database's version up, in this transaction: a
+	 * history is migrated whole or not at all. */
+	if (v < 2 && target >= 2) {
+		if ((ret = db_exec(db, schema_v2_steps)) || (ret = recompute_comparable(db)) ||
+		    (ret = db_exec(db, "UPDATE ksftm_meta SET value = '2' WHERE key = 'schema_version'")))
 			goto fail;
 	}
 	return db_commit(db);
@@ -139,6 +197,11 @@ fail:
 
 int history_open(const char *url, struct history **out)
 {
+	return history_open_version(url, HISTORY_SCHEMA_VERSION, out);
+}
+
+int history_open_version(const char *url, long version, struct history **out)
+{
 	struct history *h;
 	int ret;
 
@@ -148,7 +211,7 @@ int history_open(const char *url, struct history **out)
 		return ksftm_fail(ENOMEM, "out of memory");
 	ret = db_open(url, &h->db);
 	if (!ret)
-		ret = create_schema(h->db);
+		ret = create_schema(h->db, version);
 	if (ret) {
 		history_close(h);
 		return ret;
@@ -182,8 +245,8 @@ static json_t *num(double v)
 
 /* The run's context: the logs' context lines, then the CI's KEY=VALUE
  * items over them (the collector knows the commit and runner best). */
-static int build_context(const struct ksft_metric_report *r, const struct history_run *run,
-			 json_t **out)
+int history_run_context(const struct ksft_metric_report *r, const struct history_run *run,
+			json_t **out)
 {
 	json_t *ctx = json_loads(ksft_metric_report_context_json(r), 0, NULL);
 	size_t i;
@@ -219,7 +282,7 @@ static int build_context(const struct ksft_metric_report *r, const struct histor
 }
 
 /* The comparability key: the values of the comparable keys present. */
-static char *comparable_of(json_t *ctx, const char *keys_json)
+char *history_comparable(json_t *ctx, const char *keys_json)
 {
 	json_t *keys = json_loads(keys_json, 0, NULL), *cmp = json_object(), *k;
 	size_t i;
@@ -227,11 +290,52 @@ static char *comparable_of(json_t *ctx, const char *keys_json)
 	json_array_foreach(keys, i, k) {
 		json_t *v = json_object_get(ctx, json_string_value(k));
 
-		if (json_is_string(k) && v)
+		if (!json_is_string(k) || !v || json_is_null(v))
+			continue;
+		if (json_is_string(v)) {
 			json_object_set(cmp, json_string_value(k), v);
+		} else {	/* 2 and "2" are one machine */
+			char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+			json_object_set_new(cmp, json_string_value(k), json_string(text ? text : ""));
+			free(text);
+		}
 	}
 	json_decref(keys);
 	return dump(cmp);
+}
+
+int history_comparable_keys(struct history *h, char **keys_json)
+{
+	int ret = meta_get(h->db, "comparable_keys", keys_json);
+
+	if (!ret && !*keys_json && !(*keys_json = strdup(default_comparable)))
+		ret = ksftm_fail(ENOMEM, "out of memory");
+	return ret;
+}
+
+static int truthy(json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return json_is_true(v) || (json_is_integer(v) && json_integer_value(v)) ||
+	       (s && (!strcmp(s, "true") || !strcmp(s, "1") || !strcmp(s, "yes")));
+}
+
+int history_context_incomparable(json_t *ctx)
+{
+	return truthy(json_object_get(ctx, "debug_kernel")) ||
+	       truthy(json_object_get(ctx, "ksft_machine_slow"));
+}
+
+char *history_path_json(const char *const *path, size_t n)
+{
+	json_t *a = json_array();
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		json_array_append_new(a, json_string(path[k]));
+	return dump(a);
 }
 
 /* Everything of one series the history keeps, as JSON/text columns. */
@@ -246,14 +350,12 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 {
 	static const char *const ops[] = { "last", "total", "max", "p50", "p90", "p99" };
 	struct ksft_metric_report_values v = { 0 };
-	json_t *path = json_array(), *samples = json_array(), *summary = json_object();
+	json_t *samples = json_array(), *summary = json_object();
 	const char *cmp = s->compare ? s->compare : "p50";
 	size_t k, e;
 	int ret, n;
 
 	memset(row, 0, sizeof(*row));
-	for (k = 0; k < s->path_len; k++)
-		json_array_append_new(path, json_string(s->path[k]));
 	ret = ksft_metric_report_series_values(r, i, KSFT_METRIC_REPORT_PROCESSED, &v);
 	if (ret)
 		goto out;
@@ -299,14 +401,13 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 			}
 		}
 	}
-	row->path = dump(path);
+	row->path = history_path_json(s->path, s->path_len);
 	row->samples = dump(samples);
 	row->summary = dump(summary);
-	path = samples = summary = NULL;
+	samples = summary = NULL;
 	if (!row->path || !row->samples || !row->summary)
 		ret = ksftm_fail(ENOMEM, "out of memory");
 out:
-	json_decref(path);
 	json_decref(samples);
 	json_decref(summary);
 	ksft_metric_report_values_release(&v);
@@ -351,6 +452,24 @@ static void utc_now(char *buf, size_t size)
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* One series' verdict from its rows (the worst of an array's elements). */
+static const char *series_verdict(const struct ksft_metric_report_comparison *c, size_t i)
+{
+	static const char *const worst_first[] = {
+		"regression", "noise", "improvement", "incomparable", "new", "untracked", "ok",
+	};
+	size_t k, j, best = sizeof(worst_first) / sizeof(worst_first[0]) - 1;
+
+	for (k = 0; k < c->n; k++) {
+		if (c->rows[k].series != (long)i)
+			continue;
+		for (j = 0; j < best; j++)
+			if (!strcmp(c->rows[k].verdict, worst_first[j]))
+				best = j;
+	}
+	return worst_first[best];
+}
+
 int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		   const struct history_run *run, char **run_key_out)
 {
@@ -358,13 +477,14 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	struct db *db = h->db;
 	struct db_rows *rows = NULL;
 	json_t *ctx_json = NULL;
+	struct ksft_metric_report_comparison *judged = NULL;
 	char now[32], *ctx = NULL, *keys = NULL, *cmp = NULL, *key = NULL, *run_id = NULL;
 	size_t i, n = ksft_metric_report_series_count(r);
-	int ret;
+	int ret, incomparable;
 
 	if (run_key_out)
 		*run_key_out = NULL;
-	if ((ret = build_context(r, run, &ctx_json)))
+	if ((ret = history_run_context(r, run, &ctx_json)))
 		return ret;
 	ctx = dump(ctx_json);
 	if (!ctx)
@@ -381,11 +501,23 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	if ((ret = meta_get(db, "comparable_keys", &keys)))
 		goto fail;
 	ctx_json = json_loads(ctx, 0, NULL);
-	cmp = comparable_of(ctx_json, keys ? keys : default_comparable);
+	cmp = history_comparable(ctx_json, keys ? keys : default_comparable);
+	incomparable = history_context_incomparable(ctx_json);
 	json_decref(ctx_json);
 	if (!cmp) {
 		ret = ksftm_fail(ENOMEM, "out of memory");
 		goto fail;
+	}
+	/* Judge the run against the runs before it, as compare would: a
+	 * regression is kept but stays out of later windows until accepted. */
+	{
+		struct hgate_opts o = { cmp, run->order ? run->order : now, incomparable,
+					run->window, run->fdr, 1 };
+
+		ret = hgate_compare(db, r, &o, &judged);
+		if (ret < 0)
+			goto fail;
+		ret = 0;
 	}
 	{
 		const char *p[5] = { key, run->order ? run->order : now, ctx, cmp, now };
@@ -407,7 +539,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	for (i = 0; i < n; i++) {
 		struct series_row row;
 		char value[40], usable[2];
-		const char *sid;
+		const char *sid, *verdict;
 
 		memset(&s, 0, sizeof(s));
 		s.sz = sizeof(s);
@@ -430,18 +562,21 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 			goto fail;
 		}
 		snprintf(value, sizeof(value), "%.17g", row.value);
-		/* Only cases that passed feed baselines. */
-		snprintf(usable, sizeof(usable), "%d", !strcmp(s.status, "pass"));
+		verdict = series_verdict(judged, i);
+		/* Only cases that passed, on a comparable machine and not judged
+		 * a regression, feed baselines. */
+		snprintf(usable, sizeof(usable), "%d", !strcmp(s.status, "pass") && !incomparable &&
+			 strcmp(verdict, "regression"));
 		{
-			const char *p[13] = { run_id, sid, cmp, run->order ? run->order : now,
+			const char *p[14] = { run_id, sid, cmp, run->order ? run->order : now,
 					      usable, s.status, s.shape, s.policy_json, s.compare,
 					      s.better, row.has_value ? value : NULL, row.samples,
-					      row.summary };
+					      row.summary, verdict };
 
 			ret = db_query(db, "INSERT INTO ksftm_results (run_id, series_id, comparable,"
 				       " run_order, usable, status, shape, policy, compare_op, better,"
-				       " value, samples, summary) VALUES ($1, $2, $3, $4, $5, $6, $7,"
-				       " $8, $9, $10, $11, $12, $13)", p, 13, NULL);
+				       " value, samples, summary, verdict) VALUES ($1, $2, $3, $4, $5,"
+				       " $6, $7, $8, $9, $10, $11, $12, $13, $14)", p, 14, NULL);
 		}
 		db_rows_free(rows);
 		rows = NULL;
@@ -463,11 +598,144 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 fail:
 	db_rollback(db);
 out:
+	ksft_metric_report_comparison_free(judged);
 	db_rows_free(rows);
 	free(run_id);
 	free(keys);
 	free(cmp);
 	free(ctx);
 	free(key);
+	return ret;
+}
+
+static int run_row(struct db *db, const char *run_key, char **id, char **order, char **cmp)
+{
+	const char *p[1] = { run_key };
+	struct db_rows *rows;
+	int ret = db_query(db, "SELECT id, run_order, comparable FROM ksftm_runs WHERE run_key = $1",
+			   p, 1, &rows);
+
+	if (ret)
+		return ret;
+	if (!db_rows_count(rows)) {
+		db_rows_free(rows);
+		return ksftm_fail(ENOENT, "run %s is not in the history", run_key);
+	}
+	*id = strdup(db_rows_get(rows, 0, 0));
+	*order = strdup(db_rows_get(rows, 0, 1));
+	*cmp = strdup(db_rows_get(rows, 0, 2));
+	db_rows_free(rows);
+	return *id && *order && *cmp ? 0 : ksftm_fail(ENOMEM, "out of memory");
+}
+
+/* Does series @path/@case_name/@metric/@labels match a title filter? */
+static int title_matches(const char *path_json, const char *case_name, const char *metric,
+			 const char *labels, const char *filter)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *path;
+	char **parts;
+	size_t m, k;
+	int match;
+
+	if (!filter)
+		return 1;
+	path = json_loads(path_json, 0, NULL);
+	m = json_array_size(path);
+	parts = calloc(m ? m : 1, sizeof(*parts));
+	if (!parts) {
+		json_decref(path);
+		return -ENOMEM;
+	}
+	for (k = 0; k < m; k++)
+		parts[k] = (char *)json_string_value(json_array_get(path, k));
+	rp_series_title(&sb, parts, m, case_name, metric, labels, -1);
+	match = sb.oom ? -ENOMEM : strstr(sb.data, filter) != NULL;
+	strbuf_free(&sb);
+	free(parts);
+	json_decref(path);
+	return match;
+}
+
+/*
+ * Accepting a regression accepts the level it started: the run's
+ * regressions, and those later runs of the same series were judged to have
+ * against the old level, feed baselines again, and the series' window
+ * starts at this run. A series named by @series is re-levelled even
+ * without a regression verdict (accepting a change point history found).
+ */
+int history_accept(struct history *h, const char *run_key, const char *series)
+{
+	struct db *db = h->db;
+	struct db_rows *rows = NULL, *upd = NULL;
+	char *id = NULL, *order = NULL, *cmp = NULL;
+	size_t k;
+	int ret, accepted = 0;
+
+	if ((ret = db_begin_write(db)))
+		return ret;
+	if ((ret = run_row(db, run_key, &id, &order, &cmp)))
+		goto fail;
+	{
+		const char *p[1] = { id };
+
+		ret = db_query(db, "SELECT res.series_id, s.path, s.case_name, s.metric, s.labels,"
+			       " res.verdict FROM ksftm_results res JOIN ksftm_series s ON"
+			       " s.id = res.series_id WHERE res.run_id = $1", p, 1, &rows);
+	}
+	for (k = 0; !ret && k < db_rows_count(rows); k++) {
+		const char *verdict = db_rows_get(rows, k, 5);
+		int m = title_matches(db_rows_get(rows, k, 1), db_rows_get(rows, k, 2),
+				      db_rows_get(rows, k, 3), db_rows_get(rows, k, 4), series);
+		const char *p[3] = { db_rows_get(rows, k, 0), cmp, order };
+
+		if (m < 0) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			break;
+		}
+		if (!m || (!series && (!verdict || strcmp(verdict, "regression"))))
+			continue;
+		ret = db_query(db, "UPDATE ksftm_results SET accepted = 1, usable ="
+			       " CASE WHEN status = 'pass' THEN 1 ELSE 0 END WHERE series_id = $1"
+			       " AND comparable = $2 AND run_order >= $3 AND verdict = 'regression'"
+			       " AND accepted = 0 RETURNING run_id", p, 3, &upd);
+		if (!ret) {
+			accepted += (int)db_rows_count(upd);
+			db_rows_free(upd);
+			upd = NULL;
+			ret = db_query(db, "INSERT INTO ksftm_levels (series_id, comparable, run_order)"
+				       " VALUES ($1, $2, $3) ON CONFLICT (series_id, comparable)"
+				       " DO UPDATE SET run_order = excluded.run_order", p, 3, NULL);
+		}
+	}
+	if (ret)
+		goto fail;
+	db_rows_free(rows);
+	rows = NULL;
+	if ((ret = db_commit(db)))
+		goto fail;
+	ret = accepted;
+	goto out;
+fail:
+	db_rollback(db);
+out:
+	db_rows_free(rows);
+	free(id);
+	free(order);
+	free(cmp);
+	return ret;
+}
+
+int history_pin(struct history *h, const char *run_key, int pinned)
+{
+	const char *p[2] = { pinned ? "1" : "0", run_key };
+	struct db_rows *rows;
+	int ret = db_query(h->db, "UPDATE ksftm_runs SET pinned = $1 WHERE run_key = $2"
+			   " RETURNING id", p, 2, &rows);
+
+	if (ret)
+		return ret;
+	ret = db_rows_count(rows) ? 0 : ksftm_fail(ENOENT, "run %s is not in the history", run_key);
+	db_rows_free(rows);
 	return ret;
 }

@@ -14,7 +14,7 @@
 #include "db.h"
 
 /* Schema version this code writes; older ones are migrated at open. */
-#define HISTORY_SCHEMA_VERSION 1
+#define HISTORY_SCHEMA_VERSION 2
 
 struct history;
 
@@ -23,6 +23,9 @@ struct history;
  * -EPROTO (a schema newer than this code), -ENOMEM.
  */
 int history_open(const char *url, struct history **out);
+/* The same, creating or migrating up to @version only (the migration
+ * tests make old histories with it). */
+int history_open_version(const char *url, long version, struct history **out);
 void history_close(struct history *h);
 struct db *history_db(struct history *h);
 
@@ -33,6 +36,8 @@ struct history_run {
 	/* Context keys: "KEY=VALUE" items, over the logs' context lines. */
 	const char *const *context;
 	size_t n_context;
+	size_t window;		/* the gate's window at ingest (0: 30) */
+	double fdr;		/* and its false-alarm rate (0: 0.01) */
 };
 
 /*
@@ -43,5 +48,57 @@ struct history_run {
  */
 int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		   const struct history_run *run, char **run_key_out);
+
+/* History text (history_query.c); see ksft_metric_report_history_format(). */
+int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
+		   int fmt, char **out, size_t *len);
+
+/* Accept @run_key's regressions (series title containing @series, NULL:
+ * all): see ksft_metric_report_history_accept(). */
+int history_accept(struct history *h, const char *run_key, const char *series);
+int history_pin(struct history *h, const char *run_key, int pinned);
+
+/*
+ * The comparability key of a run context: its values of the keys named by
+ * the JSON array @keys_json, all as text, as canonical JSON (malloc'd;
+ * NULL: out of memory).
+ */
+struct json_t;
+char *history_comparable(struct json_t *ctx, const char *keys_json);
+
+/* A run's context: its logs' context lines, @run's KEY=VALUE items over
+ * them. @return 0, -EINVAL (a bad item), -ENOMEM. */
+int history_run_context(const struct ksft_metric_report *r, const struct history_run *run,
+			struct json_t **out);
+
+/* The comparable keys this history uses (malloc'd JSON array). */
+int history_comparable_keys(struct history *h, char **keys_json);
+
+/* Does this context rule the run out of comparisons (a debug kernel,
+ * KSFT_MACHINE_SLOW)? */
+int history_context_incomparable(struct json_t *ctx);
+
+/* A series' identity as the history stores it: the path as JSON text. */
+char *history_path_json(const char *const *path, size_t n);
+
+/* How the gate judges one run against the history (history_gate.c). */
+struct hgate_opts {
+	const char *comparable;	/* the run's comparability key */
+	const char *order;	/* windows hold runs before it; NULL: all */
+	int incomparable;	/* the run itself is ruled out */
+	size_t window;
+	double fdr;
+	int allow_missing;
+};
+
+/*
+ * Judge @r against the history: one row per series (per element of an
+ * array series; cmp_row.series is the series' index in @r), then one per
+ * series the window has and @r lacks. @return the failing rows, or a
+ * negative errno.
+ */
+struct ksft_metric_report_comparison;
+int hgate_compare(struct db *db, const struct ksft_metric_report *r,
+		  const struct hgate_opts *o, struct ksft_metric_report_comparison **out);
 
 #endif

@@ -32,21 +32,10 @@ ksft_metric_report_new(const struct ksft_metric_report_opts *opts)
 {
 	struct ksft_metric_report_opts o = KSFT_METRIC_REPORT_OPTS_INIT;
 	struct ksft_metric_report *r;
-	size_t user_sz;
 
-	switch (opts ? ksftm_opts_copy(&o, sizeof(o), opts, &user_sz) : KSFTM_OPTS_OK) {
-	case KSFTM_OPTS_BAD_SIZE:
-		ksftm_fail(EINVAL, "ksft_metric_report_opts.sz %zu is not set or not a struct size",
-			   user_sz);
+	if (ksftm_opts_take(&o, sizeof(o), opts, "ksft_metric_report_opts")) {
 		errno = EINVAL;
 		return NULL;
-	case KSFTM_OPTS_UNKNOWN:
-		ksftm_fail(EINVAL, "ksft_metric_report_opts has non-zero fields this library does not know (sz %zu > %zu)",
-			   user_sz, sizeof(o));
-		errno = EINVAL;
-		return NULL;
-	default:
-		break;
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r || rp_htab_init(&r->final_tab)) {

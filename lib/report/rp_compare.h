@@ -16,7 +16,14 @@ struct cmp_row {
 	const char *verdict;
 	int fails;
 	int has_current;
+	long series;		/* index in the current report; -1: none */
 };
+
+/* Append a row (identity copied; numbers NaN); NULL: out of memory. */
+struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
+			    char *const *path, size_t path_len,
+			    const char *case_name, const char *name,
+			    const char *labels, long element);
 
 struct ksft_metric_report_comparison {
 	struct cmp_row *rows;

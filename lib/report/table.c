@@ -90,3 +90,9 @@ void csv_field(struct strbuf *sb, const char *s)
 	}
 	strbuf_addc(sb, '"');
 }
+
+const char *rp_verdict_words(const char *v)
+{
+	return !strcmp(v, "ok") ? "no change" : !strcmp(v, "noise") ? "too noisy to tell" :
+	       !strcmp(v, "incomparable") ? "not comparable" : v;
+}

@@ -9,33 +9,7 @@
 
 #include "check_main.h"
 #include "report/changepoint.h"
-
-/* xorshift64* and Box-Muller: the same numbers on every machine. */
-static uint64_t rng_state;
-
-static double uniform(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return ((rng_state * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double gauss(void)
-{
-	double u = uniform(), v = uniform();
-
-	return sqrt(-2.0 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
-}
-
-/* n points around @level with coefficient of variation @cv. */
-static void noise(double *x, size_t n, double level, double cv)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		x[i] = level * (1.0 + cv * gauss());
-}
+#include "sim_rng.h"
 
 START_TEST(test_student_t)
 {

@@ -21,8 +21,10 @@ import stat
 import subprocess
 import sys
 import tempfile
-import traceback
 import xml.etree.ElementTree as ET
+
+import cli_util
+from cli_util import expect_rc, run
 
 KSFT, MAKE_LOG, SRC = (os.path.abspath(a) for a in sys.argv[1:4])
 RSVG = sys.argv[4] if len(sys.argv) > 4 else ""
@@ -31,24 +33,7 @@ DATA = os.path.join(SRC, "data")
 GOLDEN = os.path.join(SRC, "golden")
 UPDATE = os.environ.get("KSFT_METRIC_UPDATE_GOLDEN") == "1"
 TMP = tempfile.mkdtemp(prefix="ksft-metric-test-")
-
-
-def run(*args, stdin=None, cwd=None):
-    p = subprocess.run([KSFT, *args], input=stdin, capture_output=True,
-                       cwd=cwd, timeout=300)
-    err = p.stderr.decode("utf-8", "replace")
-    # Under the sanitizer builds an error may hide behind an expected rc 1.
-    for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
-                   "runtime error:", "WARNING: ThreadSanitizer"):
-        assert marker not in err, f"ksft-metric {' '.join(args)}:\n{err}"
-    return p.returncode, p.stdout.decode("utf-8", "replace"), err
-
-
-def expect_rc(want, *args, **kw):
-    rc, out, err = run(*args, **kw)
-    assert rc == want, f"ksft-metric {' '.join(args)}: rc {rc}, want {want}\n" \
-                       f"stdout:\n{out}\nstderr:\n{err}"
-    return out, err
+cli_util.KSFT = KSFT
 
 
 def golden(name, text):
@@ -1071,20 +1056,10 @@ def test_concurrent_appends():
 
 
 def main():
-    tests = [(name, fn) for name, fn in sorted(globals().items())
-             if name.startswith("test_") and callable(fn)]
-    failed = 0
-    for name, fn in tests:
-        try:
-            fn()
-            print(f"ok {name}")
-        except Exception:  # report every failure, then fail
-            failed += 1
-            print(f"FAIL {name}")
-            traceback.print_exc()
-    shutil.rmtree(TMP, ignore_errors=True)
-    print(f"{len(tests) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    try:
+        return cli_util.run_tests(globals())
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -13,10 +13,8 @@
 
 #include "check_main.h"
 #include "report/history.h"
+#include "history_fixture.h"
 #include "report_util.h"
-
-static char url[512];
-static char sqlite_path[] = "/tmp/ksftm-history-XXXXXX";
 
 static const char run_log[] =
 	"KTAP version 1\n1..2\n"
@@ -30,43 +28,6 @@ static const char run_log[] =
 	"ok 1 tcp\n"
 	"# ktap-metric-json: {\"name\":\"latency\",\"shape\":\"scalar\",\"time\":1.0,\"value\":7}\n"
 	"not ok 2 udp\n";
-
-/* Each test gets an empty database. */
-static void fresh_db(void)
-{
-	const char *env = getenv("KSFTM_HISTORY_URL");
-
-	if (env && *env) {
-		struct db *db;
-
-		snprintf(url, sizeof(url), "%s", env);
-		ck_assert_int_eq(db_open(url, &db), 0);
-		db_exec(db, "DROP TABLE IF EXISTS ksftm_results; DROP TABLE IF EXISTS ksftm_runs;"
-			    " DROP TABLE IF EXISTS ksftm_series; DROP TABLE IF EXISTS ksftm_meta");
-		db_close(db);
-	} else {
-		int fd;
-
-		strcpy(sqlite_path + strlen(sqlite_path) - 6, "XXXXXX");
-		fd = mkstemp(sqlite_path);
-		ck_assert_int_ge(fd, 0);
-		close(fd);
-		snprintf(url, sizeof(url), "%s", sqlite_path);
-	}
-}
-
-static void drop_db(void)
-{
-	char side[600];
-
-	if (!getenv("KSFTM_HISTORY_URL")) {
-		unlink(sqlite_path);
-		snprintf(side, sizeof(side), "%s-wal", sqlite_path);
-		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", sqlite_path);
-		unlink(side);
-	}
-}
 
 /* The single value of a one-row, one-column query. */
 static char *scalar(struct history *h, const char *sql)
@@ -98,21 +59,53 @@ START_TEST(test_schema)
 	struct history *h;
 	char *v;
 
-	ck_assert_int_eq(history_open(url, &h), 0);
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
 	v = scalar(h, "SELECT value FROM ksftm_meta WHERE key = 'schema_version'");
-	ck_assert_str_eq(v, "1");
+	ck_assert_str_eq(v, "2");
 	free(v);
 	history_close(h);
 	/* Opening again finds the schema and changes nothing. */
-	ck_assert_int_eq(history_open(url, &h), 0);
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
 	ck_assert_int_eq(count(h, "ksftm_meta"), 2);
 	/* A newer schema is refused, not scribbled on. */
 	ck_assert_int_eq(db_exec(history_db(h), "UPDATE ksftm_meta SET value = '99'"
 				 " WHERE key = 'schema_version'"), 0);
 	history_close(h);
-	ck_assert_int_eq(history_open(url, &h), -EPROTO);
+	ck_assert_int_eq(history_open(hist_url, &h), -EPROTO);
 	ck_assert_msg(strstr(ksft_metric_report_errmsg(), "schema version 99"), "%s",
 		      ksft_metric_report_errmsg());
+}
+END_TEST
+
+/* A version 1 history is migrated whole when opened: new columns and
+ * tables, and comparability keys whose values are all text. */
+START_TEST(test_migrate_v1)
+{
+	struct history *h;
+	char *v;
+
+	ck_assert_int_eq(history_open_version(hist_url, 1, &h), 0);
+	ck_assert_int_eq(db_exec(history_db(h), "INSERT INTO ksftm_runs (run_key, run_order, context,"
+				 " comparable, ingested) VALUES ('old', '1', '{\"cpu_count\":2,"
+				 "\"hostname\":\"box\",\"kernel\":\"6.1\"}', '{\"cpu_count\":2,"
+				 "\"hostname\":\"box\"}', 'then')"), 0);
+	v = scalar(h, "SELECT value FROM ksftm_meta WHERE key = 'schema_version'");
+	ck_assert_str_eq(v, "1");
+	free(v);
+	/* Version 1 has no verdicts yet. */
+	ck_assert_int_ne(db_exec(history_db(h), "SELECT verdict FROM ksftm_results"), 0);
+	history_close(h);
+
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	v = scalar(h, "SELECT value FROM ksftm_meta WHERE key = 'schema_version'");
+	ck_assert_str_eq(v, "2");
+	free(v);
+	v = scalar(h, "SELECT comparable FROM ksftm_runs WHERE run_key = 'old'");
+	ck_assert_str_eq(v, "{\"cpu_count\":\"2\",\"hostname\":\"box\"}");
+	free(v);
+	ck_assert_int_eq(db_exec(history_db(h), "SELECT verdict, accepted FROM ksftm_results"), 0);
+	ck_assert_int_eq(count(h, "ksftm_levels"), 0);
+	history_close(h);
 }
 END_TEST
 
@@ -120,12 +113,12 @@ START_TEST(test_ingest)
 {
 	struct ksft_metric_report *r = ru_read("run.log", run_log);
 	const char *ctx[] = { "commit=abc123", "runner=ci-7", "hostname=box" };
-	struct history_run run = { "run-1", "2026-11-30T10:00:00Z", ctx, 3 };
+	struct history_run run = { "run-1", "2026-11-30T10:00:00Z", ctx, 3, 0, 0 };
 	struct history *h;
 	struct db_rows *rows;
 	char *key;
 
-	ck_assert_int_eq(history_open(url, &h), 0);
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
 	ck_assert_int_eq(history_ingest(h, r, &run, &key), 2);
 	ck_assert_str_eq(key, "run-1");
 	free(key);
@@ -173,12 +166,12 @@ START_TEST(test_refusals_write_nothing)
 {
 	struct ksft_metric_report *r = ru_read("run.log", run_log);
 	const char *bad[] = { "commit=abc", "no-equals-sign" };
-	struct history_run run = { "run-1", "1", NULL, 0 };
-	struct history_run badrun = { "run-2", "2", bad, 2 };
+	struct history_run run = { "run-1", "1", NULL, 0, 0, 0 };
+	struct history_run badrun = { "run-2", "2", bad, 2, 0, 0 };
 	struct history *h;
 	char *first = NULL;
 
-	ck_assert_int_eq(history_open(url, &h), 0);
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
 	ck_assert_int_eq(history_ingest(h, r, &run, NULL), 2);
 	/* The same run key again. */
 	ck_assert_int_eq(history_ingest(h, r, &run, NULL), -EEXIST);
@@ -222,12 +215,12 @@ START_TEST(test_concurrent_writers)
 			char key[32];
 			int j, bad = 0;
 
-			if (history_open(url, &hc)) {
+			if (history_open(hist_url, &hc)) {
 				fprintf(stderr, "writer %d: open: %s\n", i, ksft_metric_report_errmsg());
 				_exit(1);
 			}
 			for (j = 0; j < RUNS_EACH; j++) {
-				struct history_run run = { key, key, NULL, 0 };
+				struct history_run run = { key, key, NULL, 0, 0, 0 };
 
 				snprintf(key, sizeof(key), "w%d-r%d", i, j);
 				if (history_ingest(hc, r, &run, NULL) != 2) {
@@ -245,7 +238,7 @@ START_TEST(test_concurrent_writers)
 		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 			      "writer %d failed (status %d)", i, status);
 	}
-	ck_assert_int_eq(history_open(url, &h), 0);
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
 	ck_assert_int_eq(count(h, "ksftm_runs"), WRITERS * RUNS_EACH);
 	ck_assert_int_eq(count(h, "ksftm_results"), WRITERS * RUNS_EACH * 2);
 	ck_assert_int_eq(count(h, "ksftm_series"), 2);
@@ -257,7 +250,7 @@ static TCase *tc(const char *name, const TTest *t)
 {
 	TCase *c = tcase_create(name);
 
-	tcase_add_checked_fixture(c, fresh_db, drop_db);
+	tcase_add_checked_fixture(c, hist_fresh_db, hist_drop_db);
 	tcase_add_test(c, t);
 	return c;
 }
@@ -267,6 +260,7 @@ Suite *make_suite(void)
 	Suite *s = suite_create("history");
 
 	suite_add_tcase(s, tc("schema", test_schema));
+	suite_add_tcase(s, tc("migrate_v1", test_migrate_v1));
 	suite_add_tcase(s, tc("ingest", test_ingest));
 	suite_add_tcase(s, tc("refusals_write_nothing", test_refusals_write_nothing));
 	suite_add_tcase(s, tc("concurrent_writers", test_concurrent_writers));

@@ -1,0 +1,79 @@
+/*
+ * The history gate's statistics: is one run's value of a series outside
+ * what the series' own history says its noise is, judged for all series of
+ * the run together so that the run, not each series, keeps its false-alarm
+ * rate.
+ *
+ * Per series, the window is the compare values of the last N usable,
+ * comparable runs (each the same summary of its own repeats as the current
+ * run's value). Under "nothing changed" the current value is one more draw
+ * from the same distribution, so the test is a prediction interval
+ * (Student t with N - 1 degrees of freedom on the window's mean and
+ * standard deviation, scaled by sqrt(1 + 1/N)), not a two-sample test:
+ * the window's spread already holds every source of run-to-run noise
+ * (between boots, between repeats), whatever its structure. Throughput
+ * and costs are ratio quantities whose noise grows with their level, so
+ * the test runs on logarithms when every value is positive.
+ *
+ * Across the run's series the p-values go through Benjamini-Hochberg at
+ * level q. When nothing changed (every null hypothesis true) the false
+ * discovery rate equals the probability that the run reports any false
+ * regression, so q is the run-level false-alarm rate CI sees, for any
+ * number of series, while a real change in a few series is still found.
+ *
+ * A change must also be larger than the policy's tolerance to be a
+ * regression or an improvement: statistics say whether it is real, the
+ * policy says whether it matters.
+ */
+#ifndef KSFTM_GATE_H
+#define KSFTM_GATE_H
+
+#include <stddef.h>
+
+struct gate_opts {
+	double fdr;		/* run-level false-alarm rate q (0.01) */
+	size_t min_runs;	/* fewer window runs: too noisy to tell (5) */
+};
+
+#define GATE_OPTS_DEFAULT { 0.01, 5 }
+
+enum gate_verdict {
+	GATE_NO_CHANGE,
+	GATE_REGRESSION,
+	GATE_IMPROVEMENT,
+	GATE_TOO_NOISY,		/* a change beyond tolerance that the noise
+				   (or too few runs to know it) leaves unproven */
+	GATE_UNTRACKED,		/* no direction (better) or no value */
+};
+
+struct gate_series {
+	/* In. */
+	const double *window;	/* compare values of the window's runs */
+	size_t n_window;
+	double current;		/* the current run's compare value */
+	int better;		/* +1 higher is better, -1 lower, 0 none */
+	double rel_tol;		/* the policy's tolerances, NaN: none */
+	double abs_tol;
+	/* Out. */
+	double baseline;	/* the window's median */
+	double change;		/* current / baseline - 1 (NaN: baseline 0) */
+	double allowance;	/* tolerance in the metric's units */
+	double p_value;		/* prediction-interval p, NaN: not tested */
+	double q_value;		/* Benjamini-Hochberg adjusted p */
+	enum gate_verdict verdict;
+};
+
+/*
+ * Judge the @n series of one run together (fills each one's outputs).
+ * @return 0 or -ENOMEM.
+ */
+int gate_judge(struct gate_series *s, size_t n, const struct gate_opts *o);
+
+/* The prediction-interval p-value of @x against @w[0..n) (n >= 2), on
+ * logarithms when every value is positive; NaN when undefined. */
+double gate_prediction_p(const double *w, size_t n, double x);
+
+/* Name of a verdict as the comparison rows spell it. */
+const char *gate_verdict_name(enum gate_verdict v);
+
+#endif

@@ -1,0 +1,397 @@
+/*
+ * The history gate (history.h): each series of a run against the last N
+ * usable, comparable runs of the same series, judged together by gate.c.
+ * Every window is one index range scan (ksftm_results_window), so the cost
+ * follows the run's size and N, not the history's length.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "gate.h"
+#include "history.h"
+#include "rp_compare.h"
+
+#define DEFAULT_WINDOW 30
+#define DEFAULT_FDR 0.01
+
+/* Windows end at the current run's order and at the latest pinned run,
+ * and start where the series' accepted level does. */
+static const char window_sql[] =
+	"SELECT res.value, res.summary FROM ksftm_results res"
+	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.usable = 1"
+	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)"
+	" AND (CAST($4 AS TEXT) IS NULL OR res.run_order <= $4)"
+	" AND res.run_order >= COALESCE((SELECT l.run_order FROM ksftm_levels l"
+	"  WHERE l.series_id = $1 AND l.comparable = $2), '')"
+	" ORDER BY res.run_order DESC LIMIT %zu";
+
+static const char missing_sql[] =
+	"SELECT DISTINCT res.series_id, s.path, s.case_name, s.metric, s.labels, res.better"
+	" FROM ksftm_results res JOIN ksftm_series s ON s.id = res.series_id"
+	" WHERE res.usable = 1 AND res.run_id IN (SELECT id FROM ksftm_runs"
+	"  WHERE comparable = $1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)"
+	"  AND (CAST($3 AS TEXT) IS NULL OR run_order <= $3)"
+	"  ORDER BY run_order DESC LIMIT %zu)";
+
+/* What the gate needs of one row beyond cmp_row. */
+struct pending {
+	size_t row;		/* index in the comparison */
+	double *window;		/* its window's values */
+	size_t n_window;
+	double rel_tol, abs_tol;
+};
+
+struct judge {
+	struct db *db;
+	const struct hgate_opts *o;
+	struct ksft_metric_report_comparison *c;
+	const char *pinned;	/* latest pinned run's order, or NULL */
+	char window_q[sizeof(window_sql) + 24];
+	struct pending *p;
+	size_t n_p, cap_p;
+	long long *seen;	/* series ids of the current run */
+	size_t n_seen, cap_seen;
+};
+
+static int better_of(const char *b)
+{
+	return !b ? 0 : !strcmp(b, "higher") ? 1 : !strcmp(b, "lower") ? -1 : 0;
+}
+
+static int push_pending(struct judge *j, const struct pending *p)
+{
+	if (j->n_p == j->cap_p) {
+		size_t cap = j->cap_p ? 2 * j->cap_p : 64;
+		struct pending *v = realloc(j->p, cap * sizeof(*v));
+
+		if (!v)
+			return ksftm_fail(ENOMEM, "out of memory");
+		j->p = v;
+		j->cap_p = cap;
+	}
+	j->p[j->n_p++] = *p;
+	return 0;
+}
+
+static int push_seen(struct judge *j, long long id)
+{
+	if (j->n_seen == j->cap_seen) {
+		size_t cap = j->cap_seen ? 2 * j->cap_seen : 64;
+		long long *v = realloc(j->seen, cap * sizeof(*v));
+
+		if (!v)
+			return ksftm_fail(ENOMEM, "out of memory");
+		j->seen = v;
+		j->cap_seen = cap;
+	}
+	j->seen[j->n_seen++] = id;
+	return 0;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The window's values of element @e (-1: the scalar value column). */
+static double *window_values(struct db_rows *rows, const char *op, long e, size_t *n)
+{
+	size_t k, m = db_rows_count(rows);
+	double *v = malloc((m ? m : 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (k = 0; k < m; k++) {
+		const char *val = db_rows_get(rows, k, 0);
+
+		if (e < 0) {
+			if (val)
+				v[(*n)++] = strtod(val, NULL);
+		} else {
+			json_t *sum = json_loads(db_rows_get(rows, k, 1), 0, NULL);
+			json_t *all = json_object_get(sum, op);
+			/* A one-element array is stored as its single value. */
+			json_t *x = json_is_array(all) ? json_array_get(all, (size_t)e) :
+				    e == 0 ? all : NULL;
+
+			if (json_is_number(x))
+				v[(*n)++] = json_number_value(x);
+			json_decref(sum);
+		}
+	}
+	return v;
+}
+
+/* The series id of an identity, or 0 when the history never saw it. */
+static int series_id(struct db *db, const char *path, const struct ksft_metric_report_series *s,
+		     long long *id)
+{
+	const char *p[4] = { path, s->case_name, s->name, s->labels_json };
+	struct db_rows *rows;
+	int ret = db_query(db, "SELECT id FROM ksftm_series WHERE path = $1 AND case_name = $2"
+			   " AND metric = $3 AND labels = $4", p, 4, &rows);
+
+	*id = 0;
+	if (ret)
+		return ret;
+	if (db_rows_count(rows) && db_rows_get(rows, 0, 0))
+		*id = strtoll(db_rows_get(rows, 0, 0), NULL, 10);
+	db_rows_free(rows);
+	return 0;
+}
+
+/* Has the history any result of the series on such machines at all? */
+static int has_any(struct db *db, const char *sid, const char *cmp, int *any)
+{
+	const char *p[2] = { sid, cmp };
+	struct db_rows *rows;
+	int ret = db_query(db, "SELECT 1 FROM ksftm_results WHERE series_id = $1 AND"
+			   " comparable = $2 LIMIT 1", p, 2, &rows);
+
+	if (!ret) {
+		*any = db_rows_count(rows) > 0;
+		db_rows_free(rows);
+	}
+	return ret;
+}
+
+static int judge_series(struct judge *j, const struct ksft_metric_report *r, size_t i)
+{
+	struct ksft_metric_report_series s = { .sz = sizeof(s) };
+	struct ksft_metric_report_values vals = { 0 };
+	struct db_rows *rows = NULL;
+	double one, *cur = &one;
+	char *path = NULL, sid[32];
+	const char *op;
+	long long id;
+	int ret, n, better, any = 0;
+	long e;
+
+	if ((ret = ksft_metric_report_series_get(r, i, &s)))
+		return ret;
+	op = s.compare ? s.compare : "p50";
+	better = better_of(s.better);
+	if (!s.compare && strcmp(s.source, "ktap"))	/* zperf/twister: as compare does */
+		better = 1;
+	path = history_path_json(s.path, s.path_len);
+	if (!path)
+		return ksftm_fail(ENOMEM, "out of memory");
+	if ((ret = series_id(j->db, path, &s, &id)))
+		goto out;
+	if (id && (ret = push_seen(j, id)))
+		goto out;
+	n = ksft_metric_report_series_summary(r, i, op, &one, 1);
+	if (n < 0) {
+		ret = n;
+		goto out;
+	}
+	if (n > 1) {
+		cur = malloc((size_t)n * sizeof(*cur));
+		if (!cur) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			goto out;
+		}
+		ksft_metric_report_series_summary(r, i, op, cur, (size_t)n);
+	}
+	if ((ret = ksft_metric_report_series_values(r, i, KSFT_METRIC_REPORT_PROCESSED, &vals)))
+		goto out;
+	snprintf(sid, sizeof(sid), "%lld", id);
+	if (id && !j->o->incomparable) {
+		const char *p[4] = { sid, j->o->comparable, j->o->order, j->pinned };
+
+		if ((ret = db_query(j->db, j->window_q, p, 4, &rows)))
+			goto out;
+		if (!db_rows_count(rows) && (ret = has_any(j->db, sid, j->o->comparable, &any)))
+			goto out;
+	}
+	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {
+		struct cmp_row *row = cmp_row_new(j->c, (char *const *)s.path, s.path_len,
+						  s.case_name, s.name, s.labels_json, e);
+		struct pending pd = { 0, NULL, 0, s.relative_tolerance, s.absolute_tolerance };
+
+		if (!row) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			goto out;
+		}
+		row->series = (long)i;
+		row->has_current = 1;
+		row->compare = rp_op_parse(op, 0);
+		row->better = better;
+		row->current = cur[e < 0 ? 0 : e];
+		row->n_current = vals.n;
+		if (j->o->incomparable || (!db_rows_count(rows) && any)) {
+			row->verdict = "incomparable";
+			continue;
+		}
+		if (!rows || !db_rows_count(rows)) {
+			row->verdict = "new";
+			continue;
+		}
+		pd.row = j->c->n - 1;
+		pd.window = window_values(rows, op, e, &pd.n_window);
+		if (!pd.window || push_pending(j, &pd)) {
+			free(pd.window);
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+out:
+	ksft_metric_report_values_release(&vals);
+	db_rows_free(rows);
+	if (cur != &one)
+		free(cur);
+	free(path);
+	return ret;
+}
+
+/* Series the recent comparable runs have and this run lacks. */
+static int missing_series(struct judge *j)
+{
+	char sql[sizeof(missing_sql) + 24];
+	const char *p[3] = { j->o->comparable, j->o->order, j->pinned };
+	struct db_rows *rows;
+	size_t k;
+	int ret;
+
+	snprintf(sql, sizeof(sql), missing_sql, j->o->window ? j->o->window : DEFAULT_WINDOW);
+	if ((ret = db_query(j->db, sql, p, 3, &rows)))
+		return ret;
+	qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
+	for (k = 0; k < db_rows_count(rows) && !ret; k++) {
+		long long id = strtoll(db_rows_get(rows, k, 0), NULL, 10);
+		json_t *path;
+		const char **parts;
+		struct cmp_row *row = NULL;
+		size_t m, q;
+
+		if (bsearch(&id, j->seen, j->n_seen, sizeof(*j->seen), cmp_ll))
+			continue;	/* in this run (or listed already) */
+		path = json_loads(db_rows_get(rows, k, 1), 0, NULL);
+		m = json_array_size(path);
+		parts = calloc(m ? m : 1, sizeof(*parts));
+		if (parts) {
+			for (q = 0; q < m; q++)
+				parts[q] = json_string_value(json_array_get(path, q));
+			row = cmp_row_new(j->c, (char *const *)parts, m, db_rows_get(rows, k, 2),
+					  db_rows_get(rows, k, 3), db_rows_get(rows, k, 4), -1);
+		}
+		free(parts);
+		json_decref(path);
+		if (!row) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			break;
+		}
+		row->verdict = "missing";
+		row->better = better_of(db_rows_get(rows, k, 5));
+		row->fails = row->better && !j->o->allow_missing;
+		/* The same series twice (its direction changed): one row. */
+		ret = push_seen(j, id);
+		qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
+	}
+	db_rows_free(rows);
+	return ret;
+}
+
+static int latest_pinned(struct judge *j, char **out)
+{
+	const char *p[2] = { j->o->comparable, j->o->order };
+	struct db_rows *rows;
+	int ret = db_query(j->db, "SELECT MAX(run_order) FROM ksftm_runs WHERE comparable = $1"
+			   " AND pinned = 1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)",
+			   p, 2, &rows);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	if (db_rows_count(rows) && db_rows_get(rows, 0, 0) &&
+	    !(*out = strdup(db_rows_get(rows, 0, 0))))
+		ret = ksftm_fail(ENOMEM, "out of memory");
+	db_rows_free(rows);
+	return ret;
+}
+
+/* All pending rows of the run through gate_judge() at once. */
+static int judge_all(struct judge *j)
+{
+	struct gate_opts go = GATE_OPTS_DEFAULT;
+	struct gate_series *g = calloc(j->n_p ? j->n_p : 1, sizeof(*g));
+	size_t k;
+
+	if (!g)
+		return ksftm_fail(ENOMEM, "out of memory");
+	go.fdr = j->o->fdr > 0 ? j->o->fdr : DEFAULT_FDR;
+	for (k = 0; k < j->n_p; k++) {
+		const struct cmp_row *row = &j->c->rows[j->p[k].row];
+
+		g[k].window = j->p[k].window;
+		g[k].n_window = j->p[k].n_window;
+		g[k].current = row->current;
+		g[k].better = row->better;
+		g[k].rel_tol = j->p[k].rel_tol;
+		g[k].abs_tol = j->p[k].abs_tol;
+	}
+	if (gate_judge(g, j->n_p, &go)) {
+		free(g);
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	for (k = 0; k < j->n_p; k++) {
+		struct cmp_row *row = &j->c->rows[j->p[k].row];
+
+		row->baseline = g[k].baseline;
+		row->change_pct = g[k].change * 100.0;
+		row->allowance = g[k].allowance;
+		row->p_value = g[k].q_value;
+		row->n_baseline = row->baseline_runs = g[k].n_window;
+		row->verdict = gate_verdict_name(g[k].verdict);
+		row->fails = g[k].verdict == GATE_REGRESSION;
+	}
+	free(g);
+	return 0;
+}
+
+int hgate_compare(struct db *db, const struct ksft_metric_report *r,
+		  const struct hgate_opts *o, struct ksft_metric_report_comparison **out)
+{
+	struct judge j = { .db = db, .o = o };
+	char *pinned = NULL;
+	size_t i, n = ksft_metric_report_series_count(r);
+	int ret;
+
+	*out = NULL;
+	j.c = calloc(1, sizeof(*j.c));
+	if (!j.c)
+		return ksftm_fail(ENOMEM, "out of memory");
+	snprintf(j.window_q, sizeof(j.window_q), window_sql, o->window ? o->window : DEFAULT_WINDOW);
+	if ((ret = latest_pinned(&j, &pinned)))
+		goto out;
+	j.pinned = pinned;
+	for (i = 0; i < n && !ret; i++)
+		ret = judge_series(&j, r, i);
+	if (!ret && !o->incomparable)
+		ret = missing_series(&j);
+	if (!ret)
+		ret = judge_all(&j);
+	if (!ret) {
+		for (i = 0; i < j.c->n; i++)
+			j.c->failing += j.c->rows[i].fails != 0;
+		ret = (int)j.c->failing;
+		*out = j.c;
+		j.c = NULL;
+	}
+out:
+	for (i = 0; i < j.n_p; i++)
+		free(j.p[i].window);
+	free(j.p);
+	free(j.seen);
+	free(pinned);
+	ksft_metric_report_comparison_free(j.c);
+	return ret;
+}

@@ -1,0 +1,365 @@
+/*
+ * `ksft-metric history`: each series' compare value run by run, with the
+ * change points found in it (changepoint.h: E-divisive means, each judged
+ * by a Welch t-test), as text, JSON or CSV. One series' history is one
+ * index range scan (ksftm_results_series), newest first, limited.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "changepoint.h"
+#include "errmsg.h"
+#include "history.h"
+#include "rp.h"
+#include "rp_table.h"
+
+#define DEFAULT_LAST 1000
+
+static const char points_sql[] =
+	"SELECT r.run_key, res.run_order, r.context, res.value, res.status, res.verdict,"
+	" res.accepted, res.compare_op, res.better FROM ksftm_results res"
+	" JOIN ksftm_runs r ON r.id = res.run_id WHERE res.series_id = $1"
+	" AND (CAST($2 AS TEXT) IS NULL OR res.status = $2)"
+	" ORDER BY res.run_order DESC LIMIT %zu";
+
+/* A context value as text: strings as they are, others as JSON. */
+static int value_is(json_t *v, const char *want)
+{
+	char *text;
+	int same;
+
+	if (!v)
+		return 0;
+	if (json_is_string(v))
+		return !strcmp(json_string_value(v), want);
+	text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	same = text && !strcmp(text, want);
+	free(text);
+	return same;
+}
+
+static int context_matches(json_t *ctx, const struct ksft_metric_report_history_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n_context; i++) {
+		const char *item = o->context[i], *eq = strchr(item, '=');
+		char key[256];
+
+		if ((size_t)(eq - item) >= sizeof(key))
+			return 0;
+		memcpy(key, item, (size_t)(eq - item));
+		key[eq - item] = '\0';
+		if (!value_is(json_object_get(ctx, key), eq + 1))
+			return 0;
+	}
+	return 1;
+}
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* The state of a result: its verdict at ingest, or accepted. */
+static const char *state_of(const char *verdict, const char *accepted)
+{
+	if (accepted && strcmp(accepted, "0"))
+		return "accepted";
+	return verdict ? verdict : "ok";
+}
+
+/* Change points of the points' values (points without one are skipped). */
+static int add_changes(json_t *series, json_t *points)
+{
+	size_t n = json_array_size(points), m = 0, k;
+	double *x = malloc((n ? n : 1) * sizeof(*x));
+	size_t *at = malloc((n ? n : 1) * sizeof(*at));
+	json_t *changes = json_array(), *p;
+	struct changepoint *cp = NULL;
+	int found;
+
+	if (!x || !at || !changes) {
+		free(x);
+		free(at);
+		json_decref(changes);
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	json_array_foreach(points, k, p) {
+		json_t *v = json_object_get(p, "value");
+
+		if (json_is_number(v)) {
+			x[m] = json_number_value(v);
+			at[m++] = k;
+		}
+	}
+	found = changepoints_find(x, m, NULL, &cp);
+	for (k = 0; found > 0 && k < (size_t)found; k++) {
+		json_t *pt = json_array_get(points, at[cp[k].index]);
+
+		json_array_append_new(changes, json_pack("{s:I,s:O,s:O,s:o,s:o,s:o,s:o}",
+			"index", (json_int_t)at[cp[k].index],
+			"run", json_object_get(pt, "run"), "order", json_object_get(pt, "order"),
+			"before", num_or_null(cp[k].before), "after", num_or_null(cp[k].after),
+			"change_pct", num_or_null(cp[k].change * 100.0),
+			"p_value", num_or_null(cp[k].p_value)));
+	}
+	free(cp);
+	free(x);
+	free(at);
+	json_object_set_new(series, "changes", changes);
+	return found < 0 ? ksftm_fail(ENOMEM, "out of memory") : 0;
+}
+
+/* One series' points, oldest first; NULL points when none match. */
+static int series_points(struct db *db, const char *sql, const char *sid,
+			 const struct ksft_metric_report_history_opts *o, json_t *series)
+{
+	const char *p[2] = { sid, o->all_status ? NULL : "pass" };
+	json_t *points = json_array();
+	struct db_rows *rows;
+	size_t k, n;
+	int ret = db_query(db, sql, p, 2, &rows);
+
+	if (ret) {
+		json_decref(points);
+		return ret;
+	}
+	n = db_rows_count(rows);
+	for (k = n; k-- > 0;) {
+		json_t *ctx = json_loads(db_rows_get(rows, k, 2), 0, NULL);
+		const char *v = db_rows_get(rows, k, 3);
+
+		if (!ctx || !context_matches(ctx, o)) {
+			json_decref(ctx);
+			continue;
+		}
+		json_array_append_new(points, json_pack("{s:s,s:s,s:o,s:s,s:s,s:o}",
+			"run", db_rows_get(rows, k, 0), "order", db_rows_get(rows, k, 1),
+			"value", v ? json_real(strtod(v, NULL)) : json_null(),
+			"status", db_rows_get(rows, k, 4),
+			"state", state_of(db_rows_get(rows, k, 5), db_rows_get(rows, k, 6)),
+			"context", ctx));
+		/* The newest result names the series' policy. */
+		if (k == 0) {
+			const char *op = db_rows_get(rows, k, 7), *b = db_rows_get(rows, k, 8);
+
+			json_object_set_new(series, "compare", json_string(op ? op : "p50"));
+			json_object_set_new(series, "better", b ? json_string(b) : json_null());
+		}
+	}
+	db_rows_free(rows);
+	json_object_set_new(series, "points", points);
+	return add_changes(series, points);
+}
+
+static int build(struct history *h, const struct ksft_metric_report_history_opts *o,
+		 json_t **out)
+{
+	struct db *db = history_db(h);
+	char sql[sizeof(points_sql) + 24];
+	struct strbuf title = STRBUF_INIT;
+	json_t *doc, *all = json_array();
+	struct db_rows *rows;
+	size_t k, q;
+	int ret;
+
+	snprintf(sql, sizeof(sql), points_sql, o->last ? o->last : DEFAULT_LAST);
+	if ((ret = db_query(db, "SELECT id, path, case_name, metric, labels FROM ksftm_series"
+			    " ORDER BY id", NULL, 0, &rows))) {
+		json_decref(all);
+		return ret;
+	}
+	for (k = 0; k < db_rows_count(rows) && !ret; k++) {
+		json_t *path = json_loads(db_rows_get(rows, k, 1), 0, NULL);
+		json_t *labels = json_loads(db_rows_get(rows, k, 4), 0, NULL), *series;
+		size_t m = json_array_size(path);
+		char **parts = calloc(m ? m : 1, sizeof(*parts));
+
+		if (!parts || !path || !labels) {
+			free(parts);
+			json_decref(path);
+			json_decref(labels);
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			break;
+		}
+		for (q = 0; q < m; q++)
+			parts[q] = (char *)json_string_value(json_array_get(path, q));
+		title.len = 0;
+		rp_series_title(&title, parts, m, db_rows_get(rows, k, 2), db_rows_get(rows, k, 3),
+				db_rows_get(rows, k, 4), -1);
+		free(parts);
+		if (title.oom) {
+			json_decref(path);
+			json_decref(labels);
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			break;
+		}
+		if (o->series && !strstr(title.data, o->series)) {
+			json_decref(path);
+			json_decref(labels);
+			continue;
+		}
+		series = json_pack("{s:s,s:s,s:o,s:s,s:o}", "series", title.data,
+				   "case", db_rows_get(rows, k, 2), "path", path,
+				   "metric", db_rows_get(rows, k, 3), "labels", labels);
+		ret = series ? series_points(db, sql, db_rows_get(rows, k, 0), o, series)
+			     : ksftm_fail(ENOMEM, "out of memory");
+		if (!ret && json_array_size(json_object_get(series, "points")))
+			json_array_append(all, series);
+		json_decref(series);
+	}
+	db_rows_free(rows);
+	strbuf_free(&title);
+	if (ret) {
+		json_decref(all);
+		return ret;
+	}
+	doc = json_pack("{s:s,s:i,s:o}", "format", "ksft-metric-history", "version", 1,
+			"series", all);
+	if (!doc)
+		return ksftm_fail(ENOMEM, "out of memory");
+	*out = doc;
+	return 0;
+}
+
+static void number_text(struct strbuf *sb, json_t *v)
+{
+	if (json_is_number(v))
+		rp_text_number(sb, json_number_value(v));
+	else
+		strbuf_addc(sb, '-');
+}
+
+static int render_text(json_t *doc, struct strbuf *sb)
+{
+	static const int right[] = { 0, 0, 1, 0, 0 };
+	json_t *series, *p, *c;
+	size_t i, k;
+	char buf[160];
+
+	json_array_foreach(json_object_get(doc, "series"), i, series) {
+		json_t *points = json_object_get(series, "points");
+		const char *b = json_string_value(json_object_get(series, "better"));
+		struct table t;
+		int ret = 0;
+
+		if (i)
+			strbuf_addc(sb, '\n');
+		strbuf_adds(sb, json_string_value(json_object_get(series, "series")));
+		snprintf(buf, sizeof(buf), " (%s%s, %zu runs)\n",
+			 json_string_value(json_object_get(series, "compare")),
+			 b ? (!strcmp(b, "higher") ? ", higher is better" : ", lower is better") : "",
+			 json_array_size(points));
+		strbuf_adds(sb, buf);
+		if (table_init(&t, 5))
+			return -ENOMEM;
+		ret |= table_cell(&t, "RUN") | table_cell(&t, "ORDER") | table_cell(&t, "VALUE") |
+		       table_cell(&t, "STATUS") | table_cell(&t, "STATE");
+		json_array_foreach(points, k, p) {
+			struct strbuf num = STRBUF_INIT;
+
+			number_text(&num, json_object_get(p, "value"));
+			ret |= table_cell(&t, json_string_value(json_object_get(p, "run")));
+			ret |= table_cell(&t, json_string_value(json_object_get(p, "order")));
+			ret |= table_cell(&t, num.data ? num.data : "-");
+			ret |= table_cell(&t, json_string_value(json_object_get(p, "status")));
+			ret |= table_cell(&t, rp_verdict_words(json_string_value(json_object_get(p,
+										"state"))));
+			ret |= num.oom;
+			strbuf_free(&num);
+		}
+		if (!ret)
+			table_render(&t, sb, right);
+		table_free(&t);
+		if (ret)
+			return -ENOMEM;
+		json_array_foreach(json_object_get(series, "changes"), k, c) {
+			strbuf_adds(sb, "  change point at run ");
+			strbuf_adds(sb, json_string_value(json_object_get(c, "run")));
+			strbuf_adds(sb, ": ");
+			number_text(sb, json_object_get(c, "before"));
+			strbuf_adds(sb, " -> ");
+			number_text(sb, json_object_get(c, "after"));
+			snprintf(buf, sizeof(buf), " (%+.1f%%, p=%.2g)\n",
+				 json_number_value(json_object_get(c, "change_pct")),
+				 json_number_value(json_object_get(c, "p_value")));
+			strbuf_adds(sb, buf);
+		}
+	}
+	if (!json_array_size(json_object_get(doc, "series")))
+		strbuf_adds(sb, "no series in the history match\n");
+	return sb->oom ? -ENOMEM : 0;
+}
+
+static int render_csv(json_t *doc, struct strbuf *sb)
+{
+	json_t *series, *p, *c;
+	size_t i, k, q;
+
+	strbuf_adds(sb, "series,run,order,value,status,state,change_point\r\n");
+	json_array_foreach(json_object_get(doc, "series"), i, series) {
+		json_t *changes = json_object_get(series, "changes");
+
+		json_array_foreach(json_object_get(series, "points"), k, p) {
+			int starts = 0;
+
+			json_array_foreach(changes, q, c)
+				starts |= (size_t)json_integer_value(json_object_get(c, "index")) == k;
+			csv_field(sb, json_string_value(json_object_get(series, "series")));
+			strbuf_addc(sb, ',');
+			csv_field(sb, json_string_value(json_object_get(p, "run")));
+			strbuf_addc(sb, ',');
+			csv_field(sb, json_string_value(json_object_get(p, "order")));
+			strbuf_addc(sb, ',');
+			if (json_is_number(json_object_get(p, "value")))
+				rp_json_double(sb, json_number_value(json_object_get(p, "value")));
+			strbuf_addc(sb, ',');
+			csv_field(sb, json_string_value(json_object_get(p, "status")));
+			strbuf_addc(sb, ',');
+			csv_field(sb, json_string_value(json_object_get(p, "state")));
+			strbuf_adds(sb, starts ? ",1\r\n" : ",0\r\n");
+		}
+	}
+	return sb->oom ? -ENOMEM : 0;
+}
+
+int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
+		   int fmt, char **out, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *doc = NULL;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < o->n_context; i++)
+		if (!o->context[i] || !strchr(o->context[i], '=') || o->context[i][0] == '=')
+			return ksftm_fail(EINVAL, "context filter \"%s\" is not KEY=VALUE",
+					  o->context[i] ? o->context[i] : "(null)");
+	if (fmt != KSFT_METRIC_REPORT_TEXT && fmt != KSFT_METRIC_REPORT_JSON &&
+	    fmt != KSFT_METRIC_REPORT_CSV)
+		return ksftm_fail(EINVAL, "history format %d is not supported", fmt);
+	if ((ret = build(h, o, &doc)))
+		return ret;
+	if (fmt == KSFT_METRIC_REPORT_JSON) {
+		char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+
+		strbuf_adds(&sb, text ? text : "");
+		strbuf_addc(&sb, '\n');
+		ret = text ? 0 : -ENOMEM;
+		free(text);
+	} else {
+		ret = fmt == KSFT_METRIC_REPORT_TEXT ? render_text(doc, &sb) : render_csv(doc, &sb);
+	}
+	json_decref(doc);
+	if (ret || sb.oom) {
+		strbuf_free(&sb);
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	*out = strbuf_detach(&sb, len);
+	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
+}

@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""ksft-metric ingest / history / compare --db / accept / pin end to end,
+against a SQLite file, or the PostgreSQL server in $KSFTM_HISTORY_URL
+(history_pg.sh starts one): the loop a CI runs, exit statuses, the
+history's change points, refusals that write nothing, --host-context and
+--base-dir. Each test keeps to its own runner=... context, so the tests
+share one database without seeing each other's runs.
+
+usage: test_cli_history.py KSFT_METRIC MAKE_LOG
+"""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import cli_util
+from cli_util import expect_rc
+
+KSFT, MAKE_LOG = (os.path.abspath(a) for a in sys.argv[1:3])
+cli_util.KSFT = KSFT
+TMP = tempfile.mkdtemp(prefix="ksft-metric-history-")
+DB = os.environ.get("KSFTM_HISTORY_URL") or os.path.join(TMP, "history.sqlite")
+
+POLICY = ('# ktap-metric-policy-json: {"name":"throughput","regression":{"better":'
+          '"higher","compare":"p50","relative_tolerance":0.05},'
+          '"summarize":"distribution"}\n')
+
+
+def write_log(name, level, rng, repeats=3, status="ok"):
+    """A KTAP log with @repeats throughput points around @level (3% noise)."""
+    lines = ["KTAP version 1", "1..1", POLICY.rstrip("\n")]
+    for k in range(repeats):
+        v = level * (1 + 0.03 * rng.gauss(0, 1))
+        lines.append('# ktap-metric-json: {"name":"throughput","shape":"scalar",'
+                     f'"time":{k + 1},"value":{v:.6f}}}')
+    lines.append(f"{status} 1 tcp")
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def ingest(runner, run_id, path, *extra):
+    out, _ = expect_rc(0, "ingest", "--db", DB, "--run", f"{runner}-{run_id}",
+                       "--order", run_id, "--context", f"runner={runner}", *extra, path)
+    return out
+
+
+def history_json(runner, series="throughput"):
+    out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={runner}",
+                       "--format", "json", series)
+    return json.loads(out)
+
+
+def test_help():
+    for cmd in ("ingest", "history", "accept", "pin"):
+        out, _ = expect_rc(0, cmd, "--help")
+        assert out.startswith(f"usage: ksft-metric {cmd}"), out
+    expect_rc(2, "ingest", write_log("h.log", 100, random.Random(1)))     # no --db
+    expect_rc(2, "history")
+    expect_rc(2, "accept", "--db", DB)
+    expect_rc(2, "pin", "--db", DB, "a", "b")
+    # --baseline and --db are either-or
+    log = write_log("h.log", 100, random.Random(1))
+    expect_rc(2, "compare", "--db", DB, "--baseline", log, log)
+    _, err = expect_rc(2, "compare", "--db", DB, "--window", "0", log)
+    assert "--window" in err, err
+    _, err = expect_rc(2, "compare", "--db", DB, "--fdr", "0.9", log)
+    assert "--fdr" in err, err
+
+
+def test_ci_loop():
+    """Unchanged runs say no change; a 20% drop is a regression (exit 1)
+    that stays out of the baseline until accepted."""
+    rng = random.Random(7)
+    r = "loop"
+    for i in range(12):
+        out = ingest(r, f"{i:03d}", write_log(f"loop{i}.log", 100, rng))
+        assert f"ingested run {r}-{i:03d}: 1 series" in out, out
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}",
+                       write_log("cur.log", 100, rng))
+    assert "NO CHANGE" in out and "RESULT: OK" in out, out
+    slow = write_log("slow.log", 80, rng)
+    out, _ = expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}", slow)
+    assert "REGRESSION" in out, out
+    out, _ = expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}",
+                       "--format", "json", slow)
+    row = json.loads(out)["rows"][0]
+    assert row["verdict"] == "regression" and row["baseline_runs"] == 12, row
+    assert -25 < row["change_pct"] < -15, row
+    # Stored: judged a regression, and not a baseline for the next run.
+    ingest(r, "012", slow)
+    ingest(r, "013", write_log("slow2.log", 80, rng))
+    doc = history_json(r)
+    states = [p["state"] for p in doc["series"][0]["points"]]
+    assert states[-2:] == ["regression", "regression"], states
+    expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}",
+              write_log("slow3.log", 80, rng))
+    out, _ = expect_rc(0, "accept", "--db", DB, f"{r}-012")
+    assert "accepted 2 regression results" in out, out
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}",
+                       write_log("slow4.log", 80, rng))
+    # two runs at the new level: too few to know its noise, never a failure
+    assert "REGRESSION" not in out and "RESULT: OK" in out, out
+    _, err = expect_rc(2, "accept", "--db", DB, "no-such-run")
+    assert "no-such-run is not in the history" in err, err
+
+
+def test_history_change_points():
+    rng = random.Random(11)
+    r = "cp"
+    for i in range(30):
+        ingest(r, f"{i:03d}", write_log(f"cp{i}.log", 100 if i < 20 else 70, rng))
+    doc = history_json(r)
+    assert doc["format"] == "ksft-metric-history", doc
+    s = doc["series"][0]
+    assert s["better"] == "higher" and s["compare"] == "p50", s
+    assert len(s["points"]) == 30, len(s["points"])
+    assert [c["run"] for c in s["changes"]] == [f"{r}-020"], s["changes"]
+    assert -35 < s["changes"][0]["change_pct"] < -25, s["changes"]
+    out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={r}", "throughput")
+    assert f"change point at run {r}-020" in out, out
+    out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={r}", "--format",
+                       "csv", "--last", "5", "throughput")
+    rows = out.strip().split("\r\n")
+    assert rows[0] == "series,run,order,value,status,state,change_point", rows[0]
+    assert len(rows) == 6, rows
+    out, _ = expect_rc(0, "history", "--db", DB, "--context", "runner=nobody")
+    assert "no series in the history match" in out, out
+
+
+def test_refusals_write_nothing():
+    rng = random.Random(3)
+    r = "refuse"
+    ingest(r, "000", write_log("ok.log", 100, rng))
+    _, err = expect_rc(2, "ingest", "--db", DB, "--run", f"{r}-000", "--context",
+                       f"runner={r}", write_log("again.log", 100, rng))
+    assert f"run {r}-000 is already in the history" in err, err
+    _, err = expect_rc(2, "ingest", "--db", DB, "--run", f"{r}-001", "--context",
+                       "=novalue", write_log("x.log", 100, rng))
+    assert "--context '=novalue' is not KEY=VALUE" in err, err
+    _, err = expect_rc(2, "ingest", "--db", DB, "--run", f"{r}-001", "--context",
+                       f"runner={r}", os.path.join(TMP, "missing.log"))
+    assert "missing.log" in err, err
+    doc = history_json(r)
+    assert len(doc["series"][0]["points"]) == 1, doc
+
+
+def test_failed_cases_do_not_feed_baselines():
+    rng = random.Random(5)
+    r = "failing"
+    for i in range(8):
+        ingest(r, f"{i:03d}", write_log(f"f{i}.log", 100, rng))
+    for i in range(8, 12):     # failing cases at a broken level
+        ingest(r, f"{i:03d}", write_log(f"f{i}.log", 10, rng, status="not ok"))
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", "--format",
+                       "json", write_log("fcur.log", 100, rng))
+    row = json.loads(out)["rows"][0]
+    assert row["verdict"] == "ok" and row["baseline_runs"] == 8, row
+    doc = history_json(r)
+    assert len(doc["series"][0]["points"]) == 8      # passed ones only by default
+    out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={r}",
+                       "--all-status", "--format", "json")
+    assert len(json.loads(out)["series"][0]["points"]) == 12
+
+
+def test_pin():
+    rng = random.Random(9)
+    r = "pin"
+    for i in range(8):
+        ingest(r, f"{i:03d}", write_log(f"p{i}.log", 100, rng))
+    out, _ = expect_rc(0, "pin", "--db", DB, f"{r}-007")
+    assert out.strip() == f"pinned run {r}-007", out
+    for i in range(8, 40):
+        ingest(r, f"{i:03d}", write_log(f"p{i}.log", 130, rng))
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}",
+                       write_log("pcur.log", 130, rng))
+    assert "IMPROVEMENT" in out, out
+    expect_rc(0, "pin", "--db", DB, "--unpin", f"{r}-007")
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}",
+                       write_log("pcur2.log", 130, rng))
+    assert "NO CHANGE" in out, out
+
+
+def test_not_comparable():
+    rng = random.Random(13)
+    r = "debug"
+    for i in range(8):
+        ingest(r, f"{i:03d}", write_log(f"d{i}.log", 100, rng))
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", "--context",
+                       "debug_kernel=true", write_log("dcur.log", 50, rng))
+    assert "NOT COMPARABLE" in out and "RESULT: OK" in out, out
+
+
+def test_real_producer_log_twice():
+    """The issue's new user: the same realistic log (our producer's) judged
+    against its own history says no change, never a regression."""
+    log = os.path.join(TMP, "make.log")
+    with open(log, "wb") as f:
+        subprocess.run([MAKE_LOG], stdout=f, check=True, timeout=120)
+    r = "producer"
+    ingest(r, "000", log)
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", log)
+    assert "REGRESSION" not in out and "RESULT: OK" in out, out
+
+
+def test_host_context():
+    rng = random.Random(17)
+    r = "host"
+    ingest(r, "000", write_log("host.log", 100, rng), "--host-context")
+    p = history_json(r)["series"][0]["points"][0]
+    assert p["context"]["hostname"] == os.uname().nodename, p
+    assert p["context"]["runner"] == r, p
+    # the default reads nothing of the ingesting host
+    ingest(r, "001", write_log("host2.log", 100, rng))
+    p = history_json(r)["series"][0]["points"][1]
+    assert "hostname" not in p["context"], p
+
+
+def test_base_dir():
+    if "://" in DB:
+        return      # a server, not a path
+    base = os.path.join(TMP, "confined")
+    os.mkdir(base)
+    log = write_log("confined/c.log", 100, random.Random(1))
+    _, err = expect_rc(2, "ingest", "--base-dir", base, "--db", os.path.join(TMP, "out.sqlite"),
+                       log)
+    assert "out.sqlite" in err, err
+    assert not os.path.exists(os.path.join(TMP, "out.sqlite"))
+    expect_rc(0, "ingest", "--base-dir", base, "--db", os.path.join(base, "in.sqlite"), log)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(cli_util.run_tests(globals()))
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)

@@ -1,0 +1,318 @@
+/*
+ * The history gate through the public API, against SQLite and (by
+ * history_pg.sh) a real PostgreSQL server: verdicts against the window of
+ * comparable runs, regressions kept out of baselines until accepted, a
+ * pinned baseline, missing and new series, runs that are not comparable,
+ * and the history with its change points.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "history_fixture.h"
+#include "report_util.h"
+#include "sim_rng.h"
+
+/* One run: three repeats of throughput (and of latency unless @no_lat),
+ * around the levels given with 3% noise. */
+static struct ksft_metric_report *make_run(double tput, double lat, int no_lat)
+{
+	static char buf[4096];
+	size_t len = 0;
+	int k;
+
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+		"KTAP version 1\n1..1\n"
+		"# ktap-metric-policy-json: {\"name\":\"throughput\",\"regression\":{\"better\":"
+		"\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}\n"
+		"# ktap-metric-policy-json: {\"name\":\"latency\",\"regression\":{\"better\":"
+		"\"lower\",\"compare\":\"p50\",\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}\n");
+	for (k = 0; k < 3; k++) {
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+			"# ktap-metric-json: {\"name\":\"throughput\",\"shape\":\"scalar\",\"time\":%d,"
+			"\"value\":%.6f}\n", k + 1, tput * (1 + 0.03 * gauss()));
+		if (!no_lat)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+				"# ktap-metric-json: {\"name\":\"latency\",\"shape\":\"scalar\","
+				"\"time\":%d,\"value\":%.6f}\n", k + 1, lat * (1 + 0.03 * gauss()));
+	}
+	snprintf(buf + len, sizeof(buf) - len, "ok 1 tcp\n");
+	return ru_read("run.log", buf);
+}
+
+static struct ksft_metric_report_history *open_h(void)
+{
+	struct ksft_metric_report_history *h;
+
+	ck_assert_msg(ksft_metric_report_history_open(hist_url, &h) == 0, "%s",
+		      ksft_metric_report_errmsg());
+	return h;
+}
+
+static void ingest(struct ksft_metric_report_history *h, const char *id, double tput,
+		   double lat, const char *const *ctx, size_t n_ctx)
+{
+	struct ksft_metric_report_ingest_opts o = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
+	struct ksft_metric_report *r = make_run(tput, lat, 0);
+
+	o.run_id = id;
+	o.order = id;	/* ids sort as the CI's order */
+	o.context = ctx;
+	o.n_context = n_ctx;
+	ck_assert_msg(ksft_metric_report_history_ingest(h, r, &o, NULL) == 2, "%s",
+		      ksft_metric_report_errmsg());
+	ksft_metric_report_free(r);
+}
+
+static const char *const vm1[] = { "runner=vm1" };
+
+/* Ingest runs r00..r(n-1) at the given levels. */
+static void ingest_n(struct ksft_metric_report_history *h, int from, int n, double tput)
+{
+	char id[16];
+	int i;
+
+	for (i = from; i < from + n; i++) {
+		snprintf(id, sizeof(id), "r%02d", i);
+		ingest(h, id, tput, 10.0, vm1, 1);
+	}
+}
+
+/* Judge a run; returns the failing count and each series' verdict. */
+static int judge(struct ksft_metric_report_history *h, struct ksft_metric_report *r,
+		 const char *const *ctx, size_t n_ctx, int allow_missing,
+		 char *tput_verdict, char *lat_verdict)
+{
+	struct ksft_metric_report_gate_opts o = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
+	struct ksft_metric_report_comparison *c;
+	size_t i;
+	int failing;
+
+	o.context = ctx;
+	o.n_context = n_ctx;
+	o.allow_missing = allow_missing;
+	failing = ksft_metric_report_history_compare(h, r, &o, &c);
+	ck_assert_msg(failing >= 0, "%s", ksft_metric_report_errmsg());
+	*tput_verdict = *lat_verdict = '\0';
+	for (i = 0; i < ksft_metric_report_comparison_rows(c); i++) {
+		struct ksft_metric_report_row row = { .sz = sizeof(row) };
+
+		ck_assert_int_eq(ksft_metric_report_comparison_row(c, i, &row), 0);
+		strcpy(!strcmp(row.name, "throughput") ? tput_verdict : lat_verdict, row.verdict);
+	}
+	ksft_metric_report_comparison_free(c);
+	ksft_metric_report_free(r);
+	return failing;
+}
+
+START_TEST(test_verdicts)
+{
+	struct ksft_metric_report_history *h = open_h();
+	char t[32], l[32];
+
+	rng_state = 21;
+	/* No history yet: new. */
+	ck_assert_int_eq(judge(h, make_run(100, 10, 0), vm1, 1, 0, t, l), 0);
+	ck_assert_str_eq(t, "new");
+	/* Three runs: too few to know the noise of a 20% drop. */
+	ingest_n(h, 0, 3, 100);
+	ck_assert_int_eq(judge(h, make_run(80, 10, 0), vm1, 1, 0, t, l), 0);
+	ck_assert_str_eq(t, "noise");
+	ingest_n(h, 3, 17, 100);
+	/* Unchanged: no change. */
+	ck_assert_int_eq(judge(h, make_run(100, 10, 0), vm1, 1, 0, t, l), 0);
+	ck_assert_str_eq(t, "ok");
+	ck_assert_str_eq(l, "ok");
+	/* Throughput down 20%, latency up 20%: both regress, direction-aware. */
+	ck_assert_int_eq(judge(h, make_run(80, 12, 0), vm1, 1, 0, t, l), 2);
+	ck_assert_str_eq(t, "regression");
+	ck_assert_str_eq(l, "regression");
+	ck_assert_int_eq(judge(h, make_run(125, 8, 0), vm1, 1, 0, t, l), 0);
+	ck_assert_str_eq(t, "improvement");
+	ck_assert_str_eq(l, "improvement");
+	/* 3%: real maybe, but inside the 5% tolerance. */
+	ck_assert_int_eq(judge(h, make_run(97, 10, 0), vm1, 1, 0, t, l), 0);
+	ck_assert_str_eq(t, "ok");
+	/* Another runner's history is not this one's: new. */
+	{
+		const char *other[] = { "runner=vm2" };
+
+		ck_assert_int_eq(judge(h, make_run(50, 10, 0), other, 1, 0, t, l), 0);
+		ck_assert_str_eq(t, "new");
+	}
+	/* A debug kernel is compared with nothing. */
+	{
+		const char *dbg[] = { "runner=vm1", "debug_kernel=true" };
+
+		ck_assert_int_eq(judge(h, make_run(50, 10, 0), dbg, 2, 0, t, l), 0);
+		ck_assert_str_eq(t, "incomparable");
+	}
+	/* Latency gone: missing fails the gate unless allowed. */
+	ck_assert_int_eq(judge(h, make_run(100, 10, 1), vm1, 1, 0, t, l), 1);
+	ck_assert_str_eq(l, "missing");
+	ck_assert_int_eq(judge(h, make_run(100, 10, 1), vm1, 1, 1, t, l), 0);
+	ksft_metric_report_history_close(h);
+}
+END_TEST
+
+/* The JSON history of throughput: its points' states and change points. */
+static json_t *history_json(struct ksft_metric_report_history *h)
+{
+	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
+	char *text;
+	json_t *doc, *s;
+
+	o.series = "throughput";
+	ck_assert_int_eq(ksft_metric_report_history_format(h, &o, KSFT_METRIC_REPORT_JSON,
+							   &text, NULL), 0);
+	doc = json_loads(text, 0, NULL);
+	ksft_metric_report_text_free(text);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_uint_eq(json_array_size(json_object_get(doc, "series")), 1);
+	s = json_incref(json_array_get(json_object_get(doc, "series"), 0));
+	json_decref(doc);
+	return s;
+}
+
+static const char *state_at(json_t *s, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(json_object_get(s, "points"), i),
+						 "state"));
+}
+
+START_TEST(test_regression_kept_out_until_accepted)
+{
+	struct ksft_metric_report_history *h = open_h();
+	char t[32], l[32];
+	json_t *s, *cp;
+
+	rng_state = 33;
+	ingest_n(h, 0, 20, 100);
+	/* A 30% drop lands in r20..r25: each judged a regression at ingest,
+	 * none becomes the baseline of the next. */
+	ingest_n(h, 20, 6, 70);
+	ck_assert_int_eq(judge(h, make_run(70, 10, 0), vm1, 1, 0, t, l), 1);
+	ck_assert_str_eq(t, "regression");
+	s = history_json(h);
+	ck_assert_uint_eq(json_array_size(json_object_get(s, "points")), 26);
+	ck_assert_str_eq(state_at(s, 0), "new");
+	ck_assert_str_eq(state_at(s, 19), "ok");
+	ck_assert_str_eq(state_at(s, 20), "regression");
+	ck_assert_str_eq(state_at(s, 25), "regression");
+	/* History finds the shift at r20. */
+	ck_assert_uint_eq(json_array_size(json_object_get(s, "changes")), 1);
+	cp = json_array_get(json_object_get(s, "changes"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(cp, "run")), "r20");
+	ck_assert_double_lt(json_number_value(json_object_get(cp, "change_pct")), -25);
+	json_decref(s);
+
+	/* Accepting r20 accepts the new level from there on. */
+	ck_assert_int_eq(ksft_metric_report_history_accept(h, "r20", NULL), 6);
+	s = history_json(h);
+	ck_assert_str_eq(state_at(s, 20), "accepted");
+	ck_assert_str_eq(state_at(s, 25), "accepted");
+	json_decref(s);
+	ck_assert_int_eq(judge(h, make_run(70, 10, 0), vm1, 1, 0, t, l), 0);
+	ck_assert_str_eq(t, "ok");
+	/* ... and the old level is behind: back at 100 is an improvement. */
+	ck_assert_int_eq(judge(h, make_run(100, 10, 0), vm1, 1, 0, t, l), 0);
+	ck_assert_str_eq(t, "improvement");
+	ck_assert_int_eq(ksft_metric_report_history_accept(h, "nope", NULL), -ENOENT);
+	ksft_metric_report_history_close(h);
+}
+END_TEST
+
+START_TEST(test_pinned_baseline)
+{
+	struct ksft_metric_report_history *h = open_h();
+	char t[32], l[32];
+
+	rng_state = 44;
+	ingest_n(h, 0, 10, 100);
+	ck_assert_int_eq(ksft_metric_report_history_pin(h, "r09", 1), 0);
+	/* A slow creep of improvements later: against the pinned baseline a
+	 * run at 120 still reads as an improvement. */
+	ingest_n(h, 10, 30, 120);
+	ck_assert_int_eq(judge(h, make_run(120, 10, 0), vm1, 1, 0, t, l), 0);
+	ck_assert_str_eq(t, "improvement");
+	ck_assert_int_eq(ksft_metric_report_history_pin(h, "r09", 0), 0);
+	ck_assert_int_eq(judge(h, make_run(120, 10, 0), vm1, 1, 0, t, l), 0);
+	ck_assert_str_eq(t, "ok");
+	ck_assert_int_eq(ksft_metric_report_history_pin(h, "nope", 1), -ENOENT);
+	ksft_metric_report_history_close(h);
+}
+END_TEST
+
+/* Runs of a debug kernel are stored but never a baseline. */
+START_TEST(test_debug_runs_stay_out)
+{
+	struct ksft_metric_report_history *h = open_h();
+	const char *dbg[] = { "runner=vm1", "ksft_machine_slow=yes" };
+	char t[32], l[32];
+
+	rng_state = 55;
+	ingest_n(h, 0, 10, 100);
+	ingest(h, "r10", 40, 10, dbg, 2);
+	ingest(h, "r11", 40, 10, dbg, 2);
+	ck_assert_int_eq(judge(h, make_run(100, 10, 0), vm1, 1, 0, t, l), 0);
+	ck_assert_str_eq(t, "ok");
+	ksft_metric_report_history_close(h);
+}
+END_TEST
+
+START_TEST(test_bad_options)
+{
+	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_gate_opts o = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
+	struct ksft_metric_report_history_opts ho = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
+	struct ksft_metric_report_comparison *c;
+	struct ksft_metric_report *r = make_run(100, 10, 0);
+	const char *bad[] = { "no-equals" };
+	char *text;
+
+	o.fdr = 1.5;
+	ck_assert_int_eq(ksft_metric_report_history_compare(h, r, &o, &c), -EINVAL);
+	o.fdr = 0;
+	o.sz = 3;
+	ck_assert_int_eq(ksft_metric_report_history_compare(h, r, &o, &c), -EINVAL);
+	o.sz = sizeof(o);
+	o.context = bad;
+	o.n_context = 1;
+	ck_assert_int_eq(ksft_metric_report_history_compare(h, r, &o, &c), -EINVAL);
+	ck_assert_msg(strstr(ksft_metric_report_errmsg(), "no-equals"), "%s",
+		      ksft_metric_report_errmsg());
+	ho.context = bad;
+	ho.n_context = 1;
+	ck_assert_int_eq(ksft_metric_report_history_format(h, &ho, KSFT_METRIC_REPORT_TEXT,
+							   &text, NULL), -EINVAL);
+	ck_assert_int_eq(ksft_metric_report_history_format(h, NULL, KSFT_METRIC_REPORT_OPENMETRICS,
+							   &text, NULL), -EINVAL);
+	ksft_metric_report_free(r);
+	ksft_metric_report_history_close(h);
+	ck_assert_int_eq(ksft_metric_report_history_open("/nonexistent-dir/x/h.sqlite", &h), -EIO);
+}
+END_TEST
+
+static TCase *tc(const char *name, const TTest *t)
+{
+	TCase *c = tcase_create(name);
+
+	tcase_add_checked_fixture(c, hist_fresh_db, hist_drop_db);
+	tcase_add_test(c, t);
+	return c;
+}
+
+Suite *make_suite(void)
+{
+	Suite *s = suite_create("history_gate");
+
+	suite_add_tcase(s, tc("verdicts", test_verdicts));
+	suite_add_tcase(s, tc("regression_kept_out", test_regression_kept_out_until_accepted));
+	suite_add_tcase(s, tc("pinned_baseline", test_pinned_baseline));
+	suite_add_tcase(s, tc("debug_runs_stay_out", test_debug_runs_stay_out));
+	suite_add_tcase(s, tc("bad_options", test_bad_options));
+	return s;
+}
