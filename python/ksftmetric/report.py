@@ -35,7 +35,7 @@ from . import LIBRARY_PATH as _PRODUCER_PATH
 from . import _library
 
 __all__ = ["Report", "Series", "Policy", "Points", "InputWarning", "Comparison",
-           "Row", "ReportError", "InputError", "BaselineError", "read",
+           "Row", "History", "ReportError", "InputError", "BaselineError", "read",
            "LIBRARY_PATH"]
 
 _lib, LIBRARY_PATH = _library.load_report(_PRODUCER_PATH)
@@ -104,6 +104,23 @@ class _FormatOpts(ctypes.Structure):
                 ("name_style", c_int), ("comparison", c_void_p)]
 
 
+class _IngestOpts(ctypes.Structure):
+    _fields_ = [("sz", c_size_t), ("run_id", c_char_p), ("order", c_char_p),
+                ("context", _PP), ("n_context", c_size_t), ("window", c_size_t),
+                ("fdr", c_double)]
+
+
+class _GateOpts(ctypes.Structure):
+    _fields_ = [("sz", c_size_t), ("window", c_size_t), ("context", _PP),
+                ("n_context", c_size_t), ("fdr", c_double),
+                ("allow_missing", c_int), ("order", c_char_p)]
+
+
+class _HistoryOpts(ctypes.Structure):
+    _fields_ = [("sz", c_size_t), ("context", _PP), ("n_context", c_size_t),
+                ("series", c_char_p), ("last", c_size_t), ("all_status", c_int)]
+
+
 def _declare():
     P = ctypes.POINTER
     protos = {
@@ -138,6 +155,14 @@ def _declare():
         "ksft_metric_report_comparison_free": (None, [c_void_p]),
         "ksft_metric_report_comparison_rows": (c_size_t, [c_void_p]),
         "ksft_metric_report_comparison_row": (c_int, [c_void_p, c_size_t, P(_Row)]),
+        "ksft_metric_report_history_open": (c_int, [c_char_p, P(c_void_p)]),
+        "ksft_metric_report_history_close": (None, [c_void_p]),
+        "ksft_metric_report_history_ingest": (c_int, [c_void_p, c_void_p, P(_IngestOpts),
+                                                      P(c_void_p)]),
+        "ksft_metric_report_history_format": (c_int, [c_void_p, P(_HistoryOpts), c_int,
+                                                      P(c_void_p), P(c_size_t)]),
+        "ksft_metric_report_history_compare": (c_int, [c_void_p, c_void_p, P(_GateOpts),
+                                                       P(c_void_p)]),
     }
     fns = {}
     for name, (restype, argtypes) in protos.items():
@@ -192,6 +217,23 @@ def _check(ret: int, what: str) -> int:
     if ret == -errno.ERANGE:
         raise IndexError(msg)
     raise ValueError(msg)
+
+
+def _check_db(ret: int, what: str) -> int:
+    """History calls: database trouble is an OSError with its errno."""
+    if ret >= 0:
+        return ret
+    if -ret in (errno.ENOMEM, errno.EINVAL, errno.ERANGE):
+        return _check(ret, what)
+    raise OSError(-ret, f"{what}: {_errmsg() or os.strerror(-ret)}")
+
+
+def _strings(items) -> Tuple[ctypes.Array, int]:
+    """A "KEY=VALUE" C array from a dict (or a list of such strings)."""
+    if isinstance(items, dict):
+        items = [f"{k}={v}" for k, v in items.items()]
+    enc = [str(x).encode("utf-8") for x in (items or [])]
+    return (c_char_p * (len(enc) + 1))(*enc), len(enc)
 
 
 def _s(b: Optional[bytes]) -> Optional[str]:
@@ -557,11 +599,10 @@ class Report:
             raise ValueError(f"format must be one of {', '.join(_FORMATS)}, not {fmt!r}")
         if name_style not in _NAME_STYLES:
             raise ValueError(f"name_style must be ktap or nipa, not {name_style!r}")
-        kv = [f"{k}={v}".encode() for k, v in (context or {}).items()]
-        arr = (c_char_p * (len(kv) + 1))(*kv)
+        arr, n = _strings(context)
         enc = lambda x: None if x is None else str(x).encode()  # noqa: E731
         o = _FormatOpts(ctypes.sizeof(_FormatOpts), enc(origin), enc(build_id),
-                        enc(start_time), enc(run_id), arr, len(kv),
+                        enc(start_time), enc(run_id), arr, n,
                         _NAME_STYLES[name_style], comparison._h if comparison else None)
         out, n = c_void_p(), c_size_t()
         _check(_c["ksft_metric_report_format_ext"](self._h, _FORMATS[fmt], ctypes.byref(o),
@@ -583,10 +624,26 @@ class Report:
         finally:
             _c["ksft_metric_report_baseline_free"](b)
 
-    def compare(self, baselines: Sequence = (), *, tolerance: Optional[float] = None,
-                alpha: float = 0.0, allow_missing: bool = False) -> Comparison:
+    def compare(self, baselines: Sequence = (), *, db=None,
+                tolerance: Optional[float] = None, alpha: float = 0.0,
+                allow_missing: bool = False, window: int = 0, fdr: float = 0.0,
+                context: Optional[Dict[str, str]] = None,
+                order: Optional[str] = None) -> Comparison:
         """Compare with the pooled runs of @baselines (paths, binary file
-        objects, bytes or Reports), as ``ksft-metric compare`` does."""
+        objects, bytes or Reports), as ``ksft-metric compare`` does; or,
+        with @db (a History or its URL), with the run history as
+        ``ksft-metric compare --db`` does (@window, @fdr, @context,
+        @order are the history gate's; @tolerance and @alpha are the
+        baselines')."""
+        if db is not None:
+            if baselines:
+                raise ValueError("compare against baselines or a history db, not both")
+            if isinstance(db, History):
+                return db.compare(self, window=window, fdr=fdr, context=context,
+                                  order=order, allow_missing=allow_missing)
+            with History(db) as h:
+                return h.compare(self, window=window, fdr=fdr, context=context,
+                                 order=order, allow_missing=allow_missing)
         if isinstance(baselines, (str, bytes, os.PathLike, Report)):
             baselines = [baselines]
         b = _new_baseline()
@@ -607,6 +664,90 @@ class Report:
         h, self._h = getattr(self, "_h", None), None
         if h:
             _c["ksft_metric_report_free"](h)
+
+
+class History:
+    """A run history (a SQLite file path or a ``postgresql://`` URL), as
+    ``ksft-metric ingest`` / ``compare --db`` / ``history`` use it. One
+    connection: use it from one thread at a time. A context manager."""
+
+    def __init__(self, url: Union[str, os.PathLike]):
+        self.url = os.fspath(url)
+        h = c_void_p()
+        _check_db(_c["ksft_metric_report_history_open"](
+            self.url.encode("utf-8"), ctypes.byref(h)), f"opening {self.url}")
+        self._h = h.value
+
+    def _handle(self):
+        if not self._h:
+            raise ValueError(f"the history {self.url} is closed")
+        return self._h
+
+    def ingest(self, report: Report, *, run_id: Optional[str] = None,
+               order: Optional[str] = None,
+               context: Optional[Dict[str, str]] = None,
+               window: int = 0, fdr: float = 0.0) -> str:
+        """Store @report as one run; returns its run id (FileExistsError
+        when a run of that id is there already)."""
+        arr, n = _strings(context)
+        o = _IngestOpts(ctypes.sizeof(_IngestOpts),
+                        None if run_id is None else str(run_id).encode(),
+                        None if order is None else str(order).encode(), arr, n,
+                        window, fdr)
+        out = c_void_p()
+        _check_db(_c["ksft_metric_report_history_ingest"](
+            self._handle(), report._h, ctypes.byref(o), ctypes.byref(out)), "ingest")
+        try:
+            return ctypes.string_at(out).decode("utf-8")
+        finally:
+            _c["ksft_metric_report_text_free"](out)
+
+    def compare(self, report: Report, *, window: int = 0, fdr: float = 0.0,
+                context: Optional[Dict[str, str]] = None,
+                order: Optional[str] = None,
+                allow_missing: bool = False) -> Comparison:
+        """Judge @report against its history (read-only)."""
+        arr, n = _strings(context)
+        o = _GateOpts(ctypes.sizeof(_GateOpts), window, arr, n, fdr,
+                      int(bool(allow_missing)),
+                      None if order is None else str(order).encode())
+        h = c_void_p()
+        _check_db(_c["ksft_metric_report_history_compare"](
+            self._handle(), report._h, ctypes.byref(o), ctypes.byref(h)), "compare")
+        return Comparison(h.value, report)
+
+    def format(self, fmt: str = "text", *, series: Optional[str] = None,
+               context: Optional[Dict[str, str]] = None, last: int = 0,
+               all_status: bool = False) -> str:
+        """Each series' compare value run by run (``ksft-metric history``):
+        ``text``, ``json`` or ``csv``."""
+        if fmt not in ("text", "json", "csv"):
+            raise ValueError(f"format must be text, json or csv, not {fmt!r}")
+        arr, n = _strings(context)
+        o = _HistoryOpts(ctypes.sizeof(_HistoryOpts), arr, n,
+                         None if series is None else series.encode(), last,
+                         int(bool(all_status)))
+        out, ln = c_void_p(), c_size_t()
+        _check_db(_c["ksft_metric_report_history_format"](
+            self._handle(), ctypes.byref(o), _FORMATS[fmt], ctypes.byref(out),
+            ctypes.byref(ln)), "history")
+        try:
+            return ctypes.string_at(out, ln.value).decode("utf-8", "replace")
+        finally:
+            _c["ksft_metric_report_text_free"](out)
+
+    def close(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            _c["ksft_metric_report_history_close"](h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    __del__ = close
 
 
 def _new_baseline():

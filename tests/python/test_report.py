@@ -158,6 +158,60 @@ class CompareTest(unittest.TestCase):
                 kr.read(SEED).compare([3.5])
 
 
+POLICY = (b'# ktap-metric-policy-json: {"name":"throughput","regression":{"better":'
+          b'"higher","compare":"p50","relative_tolerance":0.05},"summarize":"distribution"}\n')
+
+
+def noisy_log(level, rng):
+    """Three throughput points around @level (3% noise), as one KTAP case."""
+    lines = [b"KTAP version 1", b"1..1", POLICY.rstrip()]
+    for k in range(3):
+        v = level * (1 + 0.03 * rng.gauss(0, 1))
+        lines.append(b'# ktap-metric-json: {"name":"throughput","shape":"scalar",'
+                     b'"time":%d,"value":%.6f}' % (k + 1, v))
+    lines.append(b"ok 1 tcp")
+    return b"\n".join(lines) + b"\n"
+
+
+class HistoryTest(unittest.TestCase):
+    def test_ingest_and_compare(self):
+        import random
+        rng = random.Random(7)
+        with tempfile.TemporaryDirectory() as tmp:
+            db = os.path.join(tmp, "history.sqlite")
+            ctx = {"runner": "py"}
+            with kr.History(db) as h:
+                for i in range(12):
+                    run = h.ingest(kr.read(noisy_log(100, rng)), run_id=f"py-{i:03d}",
+                                   order=f"{i:03d}", context=ctx)
+                    self.assertEqual(run, f"py-{i:03d}")
+                with self.assertRaises(FileExistsError):
+                    h.ingest(kr.read(noisy_log(100, rng)), run_id="py-000", context=ctx)
+                same = h.compare(kr.read(noisy_log(100, rng)), context=ctx)
+                self.assertEqual([r.verdict for r in same.failing], [])
+                hist = json.loads(h.format("json", context=ctx))
+                self.assertEqual(len(hist["series"][0]["points"]), 12)
+            # By URL, through Report.compare(db=...): a 20% drop regresses.
+            slow = kr.read(noisy_log(80, rng))
+            c = slow.compare(db=db, context=ctx)
+            self.assertEqual([r.verdict for r in c], ["regression"])
+            row = c.regressions[0]
+            self.assertEqual((row.name, row.baseline_runs, row.fails),
+                             ("throughput", 12, True))
+            self.assertTrue(-25 < row.change_pct < -15, row)
+            # Another runner's context has no history: new, nothing fails.
+            other = slow.compare(db=db, context={"runner": "elsewhere"})
+            self.assertEqual([r.verdict for r in other], ["new"])
+            with self.assertRaises(ValueError):
+                slow.compare([SEED], db=db)
+            with self.assertRaises(OSError):
+                kr.History(tmp)          # a directory is no database
+            h = kr.History(db)
+            h.close()
+            with self.assertRaises(ValueError):
+                h.compare(slow)
+
+
 class FormatTest(unittest.TestCase):
     def test_formats(self):
         r = kr.read(SEED)
