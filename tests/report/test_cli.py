@@ -354,7 +354,7 @@ def test_kcidb():
                        (("--origin", "o", "--build-id", "o:1", "--start-time", "yesterday"),
                         "KCIDB start time 'yesterday'"),
                        (("--origin", "o", "--build-id", "o:1", "--context", "=v"),
-                        "context entry 1 '=v'"),
+                        "--context '=v' is not KEY=VALUE"),
                        (("--origin", "o",), "needs --origin and --build-id")):
         _, err = expect_rc(2, "report", "-f", "kcidb", *args, log)
         assert want in err, err
@@ -469,6 +469,42 @@ def test_openmetrics_help_and_unit():
     if fams is not None:
         assert sorted(f[0] for f in fams) == ["ksft_metric_buf_bytes", "ksft_metric_odd",
                                               "ksft_metric_rtt", "ksft_metric_wait_seconds"]
+
+
+
+def test_nipa_history_verdicts():
+    """report --db: the verdicts of the history gate, as compare --db gives them."""
+    import random
+    rng = random.Random(3)
+    db = os.path.join(TMP, "nipa-history.sqlite")
+    pol = ('# ktap-metric-policy-json: {"name":"throughput","regression":{"better":'
+           '"higher","compare":"p50","relative_tolerance":0.05},"summarize":"distribution"}\n')
+
+    def log(name, level):
+        path = os.path.join(TMP, name)
+        with open(path, "w") as f:
+            f.write("KTAP version 1\n1..1\n" + pol)
+            for k in range(3):
+                f.write('# ktap-metric-json: {"name":"throughput","shape":"scalar",'
+                        '"time":%d,"value":%.6f}\n' % (k + 1, level * (1 + 0.03 * rng.gauss(0, 1))))
+            f.write("ok 1 tcp\n")
+        return path
+
+    for i in range(12):
+        expect_rc(0, "ingest", "--db", db, "--run", f"r{i:02d}", "--order", f"{i:02d}",
+                  "--context", "runner=nipa", log(f"nh{i}.log", 100))
+    slow = log("nh-slow.log", 80)
+    doc = json.loads(expect_rc(0, "report", "-f", "nipa", "--db", db, "--context",
+                               "runner=nipa", slow)[0])
+    v = doc["results"][0]["metrics"][0]["verdicts"]
+    assert [x["verdict"] for x in v] == ["regression"] and v[0]["baseline_runs"] == 12, v
+    assert doc["context"] == {"runner": "nipa"}, doc["context"]
+    kc = json.loads(expect_rc(0, "report", "-f", "kcidb", *KCIDB, "--db", db,
+                              "--context", "runner=nipa", slow)[0])
+    assert kc["tests"][0]["misc"]["ksft_metric"]["verdicts"][0]["verdict"] == "regression"
+    assert schema_errors(json.dumps(kc)) == []
+    _, err = expect_rc(2, "report", "-f", "nipa", "--db", db, "--baseline", slow, slow)
+    assert "not both" in err, err
 
 
 def test_stdin_and_several_files():
