@@ -63,34 +63,39 @@ static int better_of(const char *b)
 	return !b ? 0 : !strcmp(b, "higher") ? 1 : !strcmp(b, "lower") ? -1 : 0;
 }
 
+/* Room for one more element in *@v (of @size bytes, @n held, @cap room). */
+static int grow(void *v, size_t size, size_t n, size_t *cap)
+{
+	void **p = v, *q;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 64;
+	q = realloc(*p, c * size);
+	if (!q)
+		return ksftm_fail(ENOMEM, "out of memory");
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
 static int push_pending(struct judge *j, const struct pending *p)
 {
-	if (j->n_p == j->cap_p) {
-		size_t cap = j->cap_p ? 2 * j->cap_p : 64;
-		struct pending *v = realloc(j->p, cap * sizeof(*v));
+	int ret = grow(&j->p, sizeof(*j->p), j->n_p, &j->cap_p);
 
-		if (!v)
-			return ksftm_fail(ENOMEM, "out of memory");
-		j->p = v;
-		j->cap_p = cap;
-	}
-	j->p[j->n_p++] = *p;
-	return 0;
+	if (!ret)
+		j->p[j->n_p++] = *p;
+	return ret;
 }
 
 static int push_seen(struct judge *j, long long id)
 {
-	if (j->n_seen == j->cap_seen) {
-		size_t cap = j->cap_seen ? 2 * j->cap_seen : 64;
-		long long *v = realloc(j->seen, cap * sizeof(*v));
+	int ret = grow(&j->seen, sizeof(*j->seen), j->n_seen, &j->cap_seen);
 
-		if (!v)
-			return ksftm_fail(ENOMEM, "out of memory");
-		j->seen = v;
-		j->cap_seen = cap;
-	}
-	j->seen[j->n_seen++] = id;
-	return 0;
+	if (!ret)
+		j->seen[j->n_seen++] = id;
+	return ret;
 }
 
 static int cmp_ll(const void *a, const void *b)
@@ -264,7 +269,8 @@ static int missing_series(struct judge *j)
 	snprintf(sql, sizeof(sql), missing_sql, j->o->window ? j->o->window : DEFAULT_WINDOW);
 	if ((ret = db_query(j->db, sql, p, 3, &rows)))
 		return ret;
-	qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
+	if (j->n_seen)
+		qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
 	for (k = 0; k < db_rows_count(rows) && !ret; k++) {
 		long long id = strtoll(db_rows_get(rows, k, 0), NULL, 10);
 		json_t *path;
@@ -272,7 +278,7 @@ static int missing_series(struct judge *j)
 		struct cmp_row *row = NULL;
 		size_t m, q;
 
-		if (bsearch(&id, j->seen, j->n_seen, sizeof(*j->seen), cmp_ll))
+		if (j->n_seen && bsearch(&id, j->seen, j->n_seen, sizeof(*j->seen), cmp_ll))
 			continue;	/* in this run (or listed already) */
 		path = json_loads(db_rows_get(rows, k, 1), 0, NULL);
 		m = json_array_size(path);

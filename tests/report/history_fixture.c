@@ -50,3 +50,12 @@ void hist_drop_db(void)
 	}
 }
 
+
+TCase *hist_tcase(const char *name, const TTest *t)
+{
+	TCase *c = tcase_create(name);
+
+	tcase_add_checked_fixture(c, hist_fresh_db, hist_drop_db);
+	tcase_add_test(c, t);
+	return c;
+}

@@ -6,10 +6,15 @@
 #ifndef KSFTM_HISTORY_FIXTURE_H
 #define KSFTM_HISTORY_FIXTURE_H
 
+#include <check.h>
+
 extern char hist_url[512];
 
 /* Check fixtures: an empty database before, removed after. */
 void hist_fresh_db(void);
 void hist_drop_db(void);
+
+/* A test case running @t with those fixtures. */
+TCase *hist_tcase(const char *name, const TTest *t);
 
 #endif

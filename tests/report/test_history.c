@@ -246,23 +246,14 @@ START_TEST(test_concurrent_writers)
 }
 END_TEST
 
-static TCase *tc(const char *name, const TTest *t)
-{
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, hist_fresh_db, hist_drop_db);
-	tcase_add_test(c, t);
-	return c;
-}
-
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("history");
 
-	suite_add_tcase(s, tc("schema", test_schema));
-	suite_add_tcase(s, tc("migrate_v1", test_migrate_v1));
-	suite_add_tcase(s, tc("ingest", test_ingest));
-	suite_add_tcase(s, tc("refusals_write_nothing", test_refusals_write_nothing));
-	suite_add_tcase(s, tc("concurrent_writers", test_concurrent_writers));
+	suite_add_tcase(s, hist_tcase("schema", test_schema));
+	suite_add_tcase(s, hist_tcase("migrate_v1", test_migrate_v1));
+	suite_add_tcase(s, hist_tcase("ingest", test_ingest));
+	suite_add_tcase(s, hist_tcase("refusals_write_nothing", test_refusals_write_nothing));
+	suite_add_tcase(s, hist_tcase("concurrent_writers", test_concurrent_writers));
 	return s;
 }

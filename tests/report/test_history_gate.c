@@ -296,23 +296,14 @@ START_TEST(test_bad_options)
 }
 END_TEST
 
-static TCase *tc(const char *name, const TTest *t)
-{
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, hist_fresh_db, hist_drop_db);
-	tcase_add_test(c, t);
-	return c;
-}
-
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("history_gate");
 
-	suite_add_tcase(s, tc("verdicts", test_verdicts));
-	suite_add_tcase(s, tc("regression_kept_out", test_regression_kept_out_until_accepted));
-	suite_add_tcase(s, tc("pinned_baseline", test_pinned_baseline));
-	suite_add_tcase(s, tc("debug_runs_stay_out", test_debug_runs_stay_out));
-	suite_add_tcase(s, tc("bad_options", test_bad_options));
+	suite_add_tcase(s, hist_tcase("verdicts", test_verdicts));
+	suite_add_tcase(s, hist_tcase("regression_kept_out", test_regression_kept_out_until_accepted));
+	suite_add_tcase(s, hist_tcase("pinned_baseline", test_pinned_baseline));
+	suite_add_tcase(s, hist_tcase("debug_runs_stay_out", test_debug_runs_stay_out));
+	suite_add_tcase(s, hist_tcase("bad_options", test_bad_options));
 	return s;
 }
