@@ -71,6 +71,11 @@ def main():
             assert r.returncode == 0, cmd
         assert os.path.getsize(os.path.join(tmp, "metrics.svg")) > 0
         assert json.load(open(os.path.join(tmp, "base.json")))
+        kcidb = json.load(open(os.path.join(tmp, "kcidb.json")))
+        assert kcidb["tests"][0]["status"] == "DONE", kcidb
+        nipa = json.load(open(os.path.join(tmp, "nipa.json")))
+        assert nipa["results"][0]["subtest"] == "tcp-throughput", nipa
+        assert nipa["results"][0]["metrics"][0]["verdicts"], nipa
 
         # Python.
         code = literal_block(text, "from ksftmetric import (ksft_metric, ksft_metric_aggregate,")
