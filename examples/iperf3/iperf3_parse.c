@@ -56,6 +56,22 @@ static int read_retransmits(json_t *root, const char *name,
 	return 0;
 }
 
+/* Bytes the receiver got (the sender's count when it is missing). */
+static int read_bytes(json_t *root, const char *name, struct iperf3_result *res, char **err)
+{
+	json_t *end = json_object_get(root, "end");
+	json_t *v = json_object_get(json_object_get(end, "sum_received"), "bytes");
+
+	if (!v)
+		v = json_object_get(json_object_get(end, "sum_sent"), "bytes");
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return ex_errf(err, -EINVAL, "%s: end.sum_received.bytes: not a byte count", name);
+	res->bytes = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
 static int parse_root(json_t *root, const char *name, struct iperf3_result *res,
 		      char **err)
 {
@@ -103,7 +119,8 @@ static int parse_root(json_t *root, const char *name, struct iperf3_result *res,
 	ts = json_object_get(json_object_get(json_object_get(root, "start"),
 					     "test_start"), "reverse");
 	res->reverse = json_is_integer(ts) ? json_integer_value(ts) != 0 : json_is_true(ts);
-	return read_retransmits(root, name, res, err);
+	ret = read_bytes(root, name, res, err);
+	return ret ? ret : read_retransmits(root, name, res, err);
 }
 
 int iperf3_parse_json(const char *text, size_t len, const char *name,

@@ -31,6 +31,8 @@ struct iperf3_result {
 	int reverse;		/* start.test_start.reverse, 0 if absent */
 	size_t n_kept;		/* stable intervals in interval_gbps (at most 256) */
 	double interval_gbps[IPERF3_MAX_KEPT_INTERVALS];
+	uint64_t bytes;		/* end.sum_received.bytes (else sum_sent), 0 if
+				   absent; iperf3_run(): the repeats' sum */
 	size_t repeats;		/* iperf3_run(): measurements made; throughput_gbps
 				   is then their median, retransmits their sum */
 };

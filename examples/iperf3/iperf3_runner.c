@@ -239,6 +239,7 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 	struct iperf3_result tmp, one;
 	double gbps[IPERF3_MAX_REPEATS];
 	int64_t retransmits = 0;
+	uint64_t bytes = 0;
 	struct run_ctx c;
 	struct exproc srv;
 	int ret = 0, r;
@@ -278,7 +279,12 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 			exproc_close(&srv);
 			break;
 		}
-		ret = run_client(&c, &one, err);
+		if (c.o.repeat_begin)
+			ret = c.o.repeat_begin(c.o.hook_ctx, err);
+		if (!ret)
+			ret = run_client(&c, &one, err);
+		if (!ret && c.o.repeat_end)
+			ret = c.o.repeat_end(c.o.hook_ctx, &one, err);
 		/* A one-off server ends with its test; after a failure it would not. */
 		if (ret || exproc_wait(&srv, 2000))
 			exproc_kill(&srv);
@@ -288,6 +294,7 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 		if (!ret) {
 			gbps[r] = one.throughput_gbps;
 			retransmits += one.retransmits;
+			bytes += one.bytes;
 		}
 	}
 	if (!ret) {
@@ -295,6 +302,7 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 		res->repeats = (size_t)c.o.repeat;
 		res->throughput_gbps = median(gbps, (size_t)c.o.repeat);
 		res->retransmits = retransmits;
+		res->bytes = bytes;
 	}
 	if (ret)
 		memset(res, 0, sizeof(*res));

@@ -42,10 +42,19 @@ struct iperf3_opts {
 	int repeat;			/* measurements, default 1 (at most
 					   IPERF3_MAX_REPEATS): one throughput
 					   point each */
+	/*
+	 * Called right before and right after each repeat's client run
+	 * (e.g. to price it in CPU time: ksft_cpu_cost_begin/_end); NULL:
+	 * not called. A negative errno fails the run; *@err may then hold a
+	 * malloc'd message.
+	 */
+	int (*repeat_begin)(void *ctx, char **err);
+	int (*repeat_end)(void *ctx, const struct iperf3_result *one, char **err);
+	void *hook_ctx;
 };
 
 #define IPERF3_OPTS_INIT { sizeof(struct iperf3_opts), NULL, NULL, NULL, 0, \
-	NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
+	NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL }
 
 /**
  * iperf3_run() - one measurement

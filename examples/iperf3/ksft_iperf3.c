@@ -14,17 +14,24 @@
 #include "cli_util.h"
 #include "iperf3_runner.h"
 #include "ktap_out.h"
+#ifdef KSFTM_HAVE_SYSMON
+#include "iperf3_cost.h"
+#endif
 
 static void usage(FILE *f)
 {
 	fputs("usage: ksft-iperf3 parse FILE\n"
 	      "       ksft-iperf3 run [--remote CMD ...] [--server-addr A] [--bind A]\n"
 	      "                       [--port P] [--time S] [--interval S] [--parallel N]\n"
-	      "                       [--reverse] [--repeat N] [--metrics] [--iperf3 PATH]\n"
+	      "                       [--reverse] [--repeat N] [--metrics] [--sysmon]\n"
+	      "                       [--iperf3 PATH]\n"
 	      "parse prints {\"throughput_gbps\": X, \"retransmits\": N} (null without\n"
 	      "retransmits); run prints KTAP and exits 0 pass, 1 fail, 4 skip.\n"
 	      "--repeat N measures N times in the one case (each a throughput point;\n"
 	      "the printed throughput is their median).\n"
+	      "--sysmon runs the system monitor on both endpoints (CPU only) and\n"
+	      "records cpu.cost (busy CPU seconds per GB) of each, per repeat, and\n"
+	      "cycles/instructions per byte where hardware counters exist.\n"
 	      "--remote takes the words up to the next --option (or one quoted string):\n"
 	      "the client runs behind them, e.g. --remote ip netns exec NS.\n", f);
 }
@@ -52,6 +59,67 @@ static int cmd_parse(int argc, char **argv)
 	return 0;
 }
 
+/* --sysmon: the monitor on both endpoints and a CPU cost meter. */
+struct cost_run {
+	void *mon, *meter;
+};
+
+static int cost_start(struct cost_run *cr, struct iperf3_opts *o, const char **remote)
+{
+#ifdef KSFTM_HAVE_SYSMON
+	struct ksft_sysmon_opts mo = KSFT_SYSMON_OPTS_INIT;
+	struct ksft_cpu_cost_opts co = KSFT_CPU_COST_OPTS_INIT;
+	char line[600];
+
+	mo.remote_argv = remote;
+	cr->mon = ksft_sysmon_start(&mo);
+	if (!cr->mon)
+		goto fail;
+	co.mon = cr->mon;
+	co.counters = KSFT_CPU_COST_HW_COUNTERS;
+	cr->meter = ksft_cpu_cost_new(&co);
+	if (!cr->meter)
+		goto fail;
+	if (ksft_cpu_cost_counters_missing(cr->meter)) {
+		snprintf(line, sizeof(line), "cycles per byte: %s",
+			 ksft_cpu_cost_counters_missing(cr->meter));
+		ex_ktap_diag(line);
+	}
+	iperf3_opts_cpu_cost(o, cr->meter);
+	return 0;
+fail:
+	snprintf(line, sizeof(line), "system monitor: %s", ksft_sysmon_errmsg());
+	ex_ktap_diag(line);
+	ksft_sysmon_stop(cr->mon);
+	cr->mon = NULL;
+	return -1;
+#else
+	(void)cr;
+	(void)o;
+	(void)remote;
+	ex_ktap_diag("--sysmon: this ksft-iperf3 was built without the system monitor (libnl)");
+	return -1;
+#endif
+}
+
+/* @return 0, or -1 when the monitor failed (said as a diagnostic). */
+static int cost_stop(struct cost_run *cr)
+{
+#ifdef KSFTM_HAVE_SYSMON
+	char line[600];
+
+	ksft_cpu_cost_free(cr->meter);
+	if (cr->mon && ksft_sysmon_stop(cr->mon)) {
+		snprintf(line, sizeof(line), "system monitor: %s", ksft_sysmon_errmsg());
+		ex_ktap_diag(line);
+		return -1;
+	}
+#else
+	(void)cr;
+#endif
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -65,6 +133,7 @@ static int cmd_run(int argc, char **argv)
 		{ "reverse", no_argument, NULL, 'R' },
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "metrics", no_argument, NULL, 'm' },
+		{ "sysmon", no_argument, NULL, 'S' },
 		{ "iperf3", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -72,7 +141,8 @@ static int cmd_run(int argc, char **argv)
 	struct iperf3_result res;
 	const char **remote = NULL;
 	char *store = NULL, *err = NULL, *end, num[40];
-	int c, metrics = 0, ret, rc;
+	struct cost_run cr = { NULL, NULL };
+	int c, metrics = 0, sysmon = 0, ret, rc;
 	enum ex_ktap_result result;
 
 	optind = 0;
@@ -118,6 +188,9 @@ static int cmd_run(int argc, char **argv)
 		case 'm':
 			metrics = 1;
 			break;
+		case 'S':
+			sysmon = 1;
+			break;
 		case 'x':
 			o.iperf3 = optarg;
 			break;
@@ -142,9 +215,19 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (ex_metric_case_begin(metrics))
 		return 1;
-	ret = iperf3_run(&o, &res, &err);
+	if (sysmon && cost_start(&cr, &o, remote)) {
+		ret = -EINVAL;
+		err = strdup("the system monitor did not start");
+	} else {
+		ret = iperf3_run(&o, &res, &err);
+	}
 	if (metrics)
 		ksft_metric_reporting(0);
+	/* Stop first either way: its final sample belongs to this case. */
+	if (sysmon && cost_stop(&cr) && !ret) {
+		ret = -EPROTO;
+		err = strdup("the system monitor failed");
+	}
 	if (!ret) {
 		char line[160];
 

@@ -117,8 +117,26 @@ static int match_section(struct span l)
 	return -1;
 }
 
+/* After "Gbps": " (N bytes", the byte count kperf prints; 0 if absent. */
+static uint64_t match_bytes(struct span l, size_t i)
+{
+	size_t num, end;
+	uint64_t v = 0;
+
+	i = skip_ws(l, i);
+	if (i >= l.n || l.s[i] != '(')
+		return 0;
+	num = i + 1;
+	end = skip_digits(l, num);
+	if (end == num || end - num > 19 || !starts(l, skip_ws(l, end), "bytes"))
+		return 0;
+	for (i = num; i < end; i++)
+		v = v * 10 + (uint64_t)(l.s[i] - '0');
+	return v;
+}
+
 /* _RATE_RE.search: \b(Tx|Rx)\s*([0-9]+(?:\.[0-9]+)?)\s+Gbps\b */
-static int match_rate(struct span l, int *tx, double *gbps)
+static int match_rate(struct span l, int *tx, double *gbps, uint64_t *bytes)
 {
 	size_t p;
 
@@ -137,6 +155,7 @@ static int match_rate(struct span l, int *tx, double *gbps)
 			continue;
 		*tx = l.s[p] == 'T';
 		*gbps = span_double(l, num, end);
+		*bytes = match_bytes(l, j + 4);
 		return 1;
 	}
 	return 0;
@@ -256,6 +275,7 @@ static int parse_line(struct span l, size_t lineno, const char *name, int *secti
 	struct kperf_side *side;
 	struct kperf_cpu cpu;
 	size_t from, to;
+	uint64_t bytes;
 	double gbps;
 	int s, tx;
 
@@ -268,13 +288,14 @@ static int parse_line(struct span l, size_t lineno, const char *name, int *secti
 	if (*section < 0)
 		return 0;
 	side = sides[*section];
-	if (match_rate(l, &tx, &gbps)) {
+	if (match_rate(l, &tx, &gbps, &bytes)) {
 		/* What crossed the wire: Source Tx, Target Rx. */
 		if (tx == (*section == SOURCE)) {
 			if (!isfinite(gbps) || !isfinite(side->throughput + gbps))
 				return ex_errf(err, -ERANGE, "%s:%zu: %s rate out of range",
 					       name, lineno, side_name[*section]);
 			side->throughput += gbps;
+			side->bytes += bytes;
 			side->n_rates++;
 		}
 		return 0;

@@ -25,6 +25,7 @@ struct kperf_cpu {
 /** One side ("== Source" or "== Target") of the report. */
 struct kperf_side {
 	double throughput;	/* Gbps: sum of Source Tx / Target Rx lines */
+	uint64_t bytes;		/* their "(N bytes in ...)" counts, summed */
 	int64_t retransmits;	/* sum of the TCP table's first column */
 	size_t n_rates;		/* rate lines summed */
 	size_t n_tcp_rows;	/* TCP rows summed */

@@ -271,6 +271,9 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 	if (extra)
 		memcpy(argv + n, client_args, extra * sizeof(*argv));
 
+	memset(&out, 0, sizeof(out));
+	if (r->o.run_begin && (ret = r->o.run_begin(r->o.hook_ctx, err)))
+		goto done;
 	ret = exproc_run(NULL, argv, r->o.client_timeout_ms, &out, err);
 	if (ret)
 		goto done;
@@ -299,6 +302,10 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 			*err = NULL;
 		cmd_error(err, ret, msg ? msg : "kperf-client output", "", NULL, argv, &out);
 		free(msg);
+		goto done;
+	}
+	if (r->o.run_end && (ret = r->o.run_end(r->o.hook_ctx, res, err))) {
+		kperf_result_free(res);
 		goto done;
 	}
 	if (ksft_metric_reporting_enabled()) {

@@ -41,12 +41,20 @@ struct kperf_opts {
 	const char *pid_dir;		/* directory of the pid files, default "/tmp" */
 	int repeat;			/* kperf_run(): client runs, default 1 (at
 					   most KPERF_MAX_REPEATS), each recorded */
+	/*
+	 * Called right before and after each client run (e.g. to price it in
+	 * CPU time: ksft_cpu_cost_begin/_end); NULL: not called. A negative
+	 * errno fails the run; *@err may then hold a malloc'd message.
+	 */
+	int (*run_begin)(void *ctx, char **err);
+	int (*run_end)(void *ctx, const struct kperf_result *res, char **err);
+	void *hook_ctx;
 };
 
 #define KPERF_MAX_REPEATS 100
 
 #define KPERF_OPTS_INIT { sizeof(struct kperf_opts), NULL, NULL, NULL, NULL, \
-	NULL, 0, 0, 0, 0, NULL, 0 }
+	NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL }
 
 struct kperf_runner;
 

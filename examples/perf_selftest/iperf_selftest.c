@@ -19,6 +19,7 @@
 
 #include <ksftmetric/ksftmetric.h>
 
+#include "iperf3_cost.h"
 #include "iperf3_runner.h"
 #include "netns.h"
 #include "sysmon.h"
@@ -43,6 +44,8 @@ static int measure(const struct endpoints *ep, const struct settings *set,
 {
 	struct ksft_sysmon_opts mo = KSFT_SYSMON_OPTS_INIT;
 	struct iperf3_opts io = IPERF3_OPTS_INIT;
+	struct ksft_cpu_cost_opts co = KSFT_CPU_COST_OPTS_INIT;
+	struct ksft_cpu_cost *meter;
 	struct iperf3_result res;
 	struct ksft_sysmon *mon;
 	char *err = NULL;
@@ -64,7 +67,22 @@ static int measure(const struct endpoints *ep, const struct settings *set,
 	io.interval_s = set->interval_s;
 	io.repeat = set->repeat;
 	io.reverse = reverse;
+	/* Each repeat's CPU cost per GB on both endpoints, and per byte in
+	 * cycles and instructions where the machine has counters. */
+	co.mon = mon;
+	co.counters = KSFT_CPU_COST_HW_COUNTERS;
+	meter = ksft_cpu_cost_new(&co);
+	if (!meter) {
+		ret = -errno;
+		snprintf(why, size, "cpu cost: %s", ksft_sysmon_errmsg());
+		ksft_sysmon_stop(mon);
+		return ret;
+	}
+	if (ksft_cpu_cost_counters_missing(meter))
+		printf("# cycles per byte: %s\n", ksft_cpu_cost_counters_missing(meter));
+	iperf3_opts_cpu_cost(&io, meter);
 	ret = iperf3_run(&io, &res, &err);
+	ksft_cpu_cost_free(meter);
 	/* Stop first either way: its final sample belongs to this case. */
 	stop = ksft_sysmon_stop(mon);
 	if (ret) {

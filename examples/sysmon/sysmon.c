@@ -41,7 +41,28 @@ struct ksft_sysmon {
 	char errmsg[SM_ERRMSG_MAX];
 	int fatal;			/* a local error: sampling ends */
 	int remote_lost;		/* the remote failed: local sampling goes on */
+	uint64_t busy_base_local, busy_base_remote;	/* busy ticks at start */
+	long tck_local, tck_remote;
 };
+
+/* Work done on all CPUs of a snapshot: user, nice, system, irq, softirq. */
+static uint64_t busy_ticks(const struct cpu_snapshot *s)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->present[i])
+			sum += s->ticks[i][CPU_USER] + s->ticks[i][CPU_NICE] +
+			       s->ticks[i][CPU_SYSTEM] + s->ticks[i][CPU_IRQ] +
+			       s->ticks[i][CPU_SOFTIRQ];
+	return sum;
+}
+
+static double busy_since(uint64_t now, uint64_t base, long tck)
+{
+	return now > base ? (double)(now - base) / (double)tck : 0.0;
+}
 
 static int64_t mono_ns(void)
 {
@@ -243,8 +264,14 @@ static int start_sampling(struct ksft_sysmon *mon, const struct opts_copy *c)
 			return err;
 	}
 	err = snapshot(mon);
+	mon->tck_local = local_clk_tck();
+	mon->busy_base_local = busy_ticks(&mon->cpu_local);
+	if (mon->remote) {
+		mon->tck_remote = remote_sampler_clk_tck(mon->remote);
+		mon->busy_base_remote = busy_ticks(&mon->cpu_remote);
+	}
 	if (!err)
-		err = host_metrics_baseline(&mon->hm_local, "local", local_clk_tck(),
+		err = host_metrics_baseline(&mon->hm_local, "local", mon->tck_local,
 					    &mon->cpu_local,
 					    mon->local.nic ? mon->nic_local : NULL);
 	if (!err && mon->remote)
@@ -314,6 +341,44 @@ int ksft_sysmon_sample(struct ksft_sysmon *mon)
 		return sm_fail(-EINVAL, "no monitor");
 	pthread_mutex_lock(&mon->lock);
 	err = sample_locked(mon);
+	pthread_mutex_unlock(&mon->lock);
+	return err;
+}
+
+int ksft_sysmon_busy_seconds(struct ksft_sysmon *mon, double *local, double *remote)
+{
+	int use_remote, err;
+
+	if (local)
+		*local = NAN;
+	if (remote)
+		*remote = NAN;
+	if (!mon)
+		return sm_fail(-EINVAL, "no monitor");
+	pthread_mutex_lock(&mon->lock);
+	/* The scratch snapshots are free between samples: the lock keeps
+	 * the thread out, and recording swaps them out anyway. */
+	use_remote = mon->remote && !mon->remote_lost;
+	if (use_remote && (err = remote_sampler_request(mon->remote))) {
+		keep_error(mon, err);
+		mon->remote_lost = 1;
+		use_remote = 0;
+	}
+	err = local_sampler_read(&mon->local, &mon->cpu_local, mon->nic_local);
+	if (use_remote) {
+		int rerr = remote_sampler_collect(mon->remote, &mon->cpu_remote, mon->nic_remote);
+
+		if (rerr) {
+			keep_error(mon, rerr);
+			mon->remote_lost = 1;
+		} else if (remote) {
+			*remote = busy_since(busy_ticks(&mon->cpu_remote), mon->busy_base_remote,
+					     mon->tck_remote);
+		}
+	}
+	if (!err && local)
+		*local = busy_since(busy_ticks(&mon->cpu_local), mon->busy_base_local,
+				    mon->tck_local);
 	pthread_mutex_unlock(&mon->lock);
 	return err;
 }

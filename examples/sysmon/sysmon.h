@@ -112,6 +112,25 @@ int ksft_sysmon_sample(struct ksft_sysmon *mon);
 int ksft_sysmon_stop(struct ksft_sysmon *mon);
 
 /**
+ * ksft_sysmon_busy_seconds() - busy CPU time of each endpoint so far
+ * @local:  receives the local host's busy core-seconds since start
+ * @remote: receives the remote's, or NAN without a (working) remote;
+ *          either pointer may be NULL
+ *
+ * Reads both hosts now (at the same instant, as a sample does) without
+ * recording anything, and sums user + nice + system + irq + softirq over
+ * every CPU, since the monitor's baseline. Take it before and after a
+ * measurement: the difference is the work the measurement cost (the
+ * cpu.cost meter, cpu_cost.h, does this). Idle, iowait and steal are not
+ * work; a CPU that goes offline takes its ticks along (the difference
+ * never goes below 0).
+ *
+ * @return 0, or the local read's error (-EBADMSG, an open/read errno);
+ * a remote that fails now only makes *@remote NAN (stop reports it).
+ */
+int ksft_sysmon_busy_seconds(struct ksft_sysmon *mon, double *local, double *remote);
+
+/**
  * ksft_sysmon_errmsg() - describe the calling thread's last failure
  *
  * @return a message valid until the thread's next failing call, "" if none.

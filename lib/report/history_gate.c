@@ -44,6 +44,7 @@ struct pending {
 	double *window;		/* its window's values */
 	size_t n_window;
 	double rel_tol, abs_tol;
+	long long id;		/* the series' id */
 };
 
 struct judge {
@@ -220,7 +221,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {
 		struct cmp_row *row = cmp_row_new(j->c, (char *const *)s.path, s.path_len,
 						  s.case_name, s.name, s.labels_json, e);
-		struct pending pd = { 0, NULL, 0, s.relative_tolerance, s.absolute_tolerance };
+		struct pending pd = { 0, NULL, 0, s.relative_tolerance, s.absolute_tolerance, id };
 
 		if (!row) {
 			ret = ksftm_fail(ENOMEM, "out of memory");
@@ -363,6 +364,68 @@ static int judge_all(struct judge *j)
 	return 0;
 }
 
+/*
+ * The series' recent values (cases that passed, on comparable machines),
+ * whatever the gate said of each: a level shift shows only with the runs
+ * that make it up, which the window leaves out. From the series' accepted
+ * level on, newest first.
+ */
+static const char shift_sql[] =
+	"SELECT res.value FROM ksftm_results res"
+	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.status = 'pass'"
+	" AND COALESCE(res.verdict, '') <> 'incomparable' AND res.value IS NOT NULL"
+	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)"
+	" AND res.run_order >= COALESCE((SELECT l.run_order FROM ksftm_levels l"
+	"  WHERE l.series_id = $1 AND l.comparable = $2), '')"
+	" ORDER BY res.run_order DESC LIMIT 63";
+
+/* The level-shift rule (gate_level_shift()) on the series' recent runs. */
+static int shift_of(struct judge *j, const struct pending *pd)
+{
+	struct cmp_row *row = &j->c->rows[pd->row];
+	const char *p[3] = { NULL, j->o->comparable, j->o->order };
+	struct db_rows *rows;
+	double x[64], before, pv;
+	char sid[32];
+	size_t n, k;
+	int ret;
+
+	snprintf(sid, sizeof(sid), "%lld", pd->id);
+	p[0] = sid;
+	if ((ret = db_query(j->db, shift_sql, p, 3, &rows)))
+		return ret;
+	n = db_rows_count(rows);
+	for (k = 0; k < n; k++)
+		x[n - 1 - k] = strtod(db_rows_get(rows, k, 0), NULL);
+	db_rows_free(rows);
+	x[n++] = row->current;
+	ret = gate_level_shift(x, n, row->better, pd->rel_tol, pd->abs_tol, &before, &pv);
+	if (ret < 0)
+		return ksftm_fail(ENOMEM, "out of memory");
+	if (ret) {
+		row->verdict = "regression";
+		row->fails = 1;
+		row->baseline = before;
+		row->change_pct = before != 0 ? (row->current / before - 1) * 100.0 : NAN;
+		row->p_value = pv;
+	}
+	return 0;
+}
+
+static int judge_shifts(struct judge *j)
+{
+	size_t k;
+	int ret = 0;
+
+	for (k = 0; k < j->n_p && !ret; k++) {
+		const struct cmp_row *row = &j->c->rows[j->p[k].row];
+
+		if (row->element < 0 && row->better && !row->fails && isfinite(row->current))
+			ret = shift_of(j, &j->p[k]);
+	}
+	return ret;
+}
+
 int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 		  const struct hgate_opts *o, struct ksft_metric_report_comparison **out)
 {
@@ -385,6 +448,8 @@ int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 		ret = missing_series(&j);
 	if (!ret)
 		ret = judge_all(&j);
+	if (!ret && !pinned)
+		ret = judge_shifts(&j);
 	if (!ret) {
 		for (i = 0; i < j.c->n; i++)
 			j.c->failing += j.c->rows[i].fails != 0;

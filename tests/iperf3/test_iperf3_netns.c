@@ -215,7 +215,16 @@ START_TEST(test_missing_iperf3)
 }
 END_TEST
 
+static void run_cli_args(int reverse, int refused, const char *const *extra,
+			 struct exproc_result *r);
+
 static void run_cli(int reverse, int refused, struct exproc_result *r)
+{
+	run_cli_args(reverse, refused, NULL, r);
+}
+
+static void run_cli_args(int reverse, int refused, const char *const *extra,
+			 struct exproc_result *r)
 {
 	const char *exe = getenv("KSFTM_KSFT_IPERF3");
 	const char *const *remote = netns_remote_prefix();
@@ -239,6 +248,8 @@ static void run_cli(int reverse, int refused, struct exproc_result *r)
 	}
 	if (reverse)
 		argv[n++] = "--reverse";
+	while (extra && *extra)
+		argv[n++] = *extra++;
 	argv[n++] = "--remote";
 	while (*remote)
 		argv[n++] = *remote++;
@@ -265,6 +276,67 @@ START_TEST(test_cli_run)
 	run_cli(1, 0, &r);
 	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
 	ck_assert_msg(strstr(r.out, "{\"host\":\"remote\",\"name\":\"throughput\""), "%s", r.out);
+	exproc_result_free(&r);
+}
+END_TEST
+
+/* The values of every @name observation for @host in KTAP @out; @return how many. */
+static int values_of(const char *out, const char *name, const char *host, double *v, int max)
+{
+	char key[128];
+	const char *p = out;
+	int n = 0;
+
+	snprintf(key, sizeof(key), "{\"host\":\"%s\",\"name\":\"%s\",\"shape\":\"scalar\"",
+		 host, name);
+	while ((p = strstr(p, key))) {
+		const char *val = strstr(p, "\"value\":");
+
+		ck_assert_ptr_nonnull(val);
+		if (n < max)
+			v[n] = strtod(val + 8, NULL);
+		n++;
+		p += strlen(key);
+	}
+	return n;
+}
+
+/* --sysmon: cpu.cost of both endpoints for every repeat, real and plausible. */
+START_TEST(test_cli_cpu_cost)
+{
+	static const char *const extra[] = { "--sysmon", "--repeat", "2", NULL };
+	static const char *const hosts[] = { "local", "remote" };
+	struct exproc_result r;
+	double v[4];
+	int h, i, n;
+
+	run_cli_args(0, 0, extra, &r);
+	printf("%s", r.out);
+	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
+	ck_assert_msg(strstr(r.out, "\"name\":\"cpu.cost\",\"regression\":{\"better\":"
+			     "\"lower\",\"compare\":\"p50\""), "%s", r.out);
+	ck_assert_int_eq(values_of(r.out, "throughput", "local", v, 4), 2);
+	for (h = 0; h < 2; h++) {
+		n = values_of(r.out, "cpu.cost", hosts[h], v, 4);
+		ck_assert_msg(n == 2, "%d %s cpu.cost points\n%s", n, hosts[h], r.out);
+		for (i = 0; i < n; i++)	/* CPU seconds per GB: a real, bounded cost */
+			ck_assert_msg(v[i] > 0.001 && v[i] < 1000, "%s cpu.cost %g", hosts[h], v[i]);
+	}
+	/* The system monitor ran on both endpoints. */
+	ck_assert_msg(strstr(r.out, "{\"host\":\"remote\",\"name\":\"cpu.utilization\""),
+		      "%s", r.out);
+	if (strstr(r.out, "\n# cycles per byte: ")) {
+		ck_assert_msg(strstr(r.out, "\n# cycles per byte: no hardware counters "
+				     "(perf_event_open: ") ||
+			      strstr(r.out, "\n# cycles per byte: counters not permitted "
+				     "(perf_event_open: "), "%s", r.out);
+		ck_assert_int_eq(values_of(r.out, "cpu.cycles_per_byte", "local", v, 4), 0);
+	} else {
+		ck_assert_int_eq(values_of(r.out, "cpu.cycles_per_byte", "local", v, 4), 2);
+		ck_assert(v[0] > 0 && v[1] > 0);
+		ck_assert_int_eq(values_of(r.out, "cpu.instructions_per_byte", "local", v, 4), 2);
+		ck_assert(v[0] > 0 && v[1] > 0);
+	}
 	exproc_result_free(&r);
 }
 END_TEST
@@ -304,6 +376,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_cli_run);
 	tcase_add_test(tc, test_cli_refused);
+	tcase_add_test(tc, test_cli_cpu_cost);
 	suite_add_tcase(s, tc);
 	return s;
 }

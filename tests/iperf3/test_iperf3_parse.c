@@ -76,6 +76,7 @@ START_TEST(test_basic)
 	ck_assert_int_eq(r.n_stable, 4);
 	ck_assert_int_eq(r.has_retransmits, 1);
 	ck_assert_int_eq(r.retransmits, 16);
+	ck_assert_uint_eq(r.bytes, UINT64_C(23980933120));	/* end.sum_received.bytes */
 	ck_assert_int_eq(r.reverse, 0);
 	ck_assert_int_eq(iperf3_require_retransmits(&r, "basic.json", &err), 0);
 	ck_assert_ptr_null(err);
@@ -92,6 +93,8 @@ START_TEST(test_reverse)
 	 *  + 18.840415193518364) / 4 */
 	ck_assert_double_eq_tol(r.throughput_gbps, 18.106844707260798, 1e-12);
 	ck_assert_int_eq(r.retransmits, 35);
+	/* The receiver's count, not the sender's 22763274240. */
+	ck_assert_uint_eq(r.bytes, UINT64_C(22762291147));
 	ck_assert_int_eq(r.reverse, 1);
 }
 END_TEST

@@ -83,6 +83,9 @@ START_TEST(test_n2)
 	ck_assert_double_eq_tol(r.target.throughput, 29.822, 1e-12);
 	ck_assert_int_eq(r.source.retransmits, 88);
 	ck_assert_int_eq(r.target.retransmits, 0);
+	/* Bytes of the counted lines only: Source Tx, Target Rx. */
+	ck_assert_uint_eq(r.source.bytes, UINT64_C(5810421760) + UINT64_C(5426380800));
+	ck_assert_uint_eq(r.target.bytes, UINT64_C(5810421760) + UINT64_C(5404357047));
 	ck_assert_int_eq(r.source.n_rates, 2);
 	ck_assert_int_eq(r.target.n_tcp_rows, 2);
 	ck_assert_int_eq(r.source.n_cpus, 2);

@@ -18,9 +18,13 @@ START_TEST(test_prediction_p_values)
 {
 	const double w[] = { 10, 11, 9, 10, 10 };
 	const double flat[] = { 7, 7, 7, 7 };
+	const double ratio[] = { 1, 2, 4, 8, 16 };
 
-	ck_assert_double_eq_tol(gate_prediction_p(w, 5, exp((log(10) * 3 + log(11) + log(9)) / 5)),
-				1.0, 1e-9);
+	/* The more symmetric scale: w is symmetric as it is (its mean 10 is
+	 * the centre); ratio is symmetric on logarithms (geometric mean 4). */
+	ck_assert_double_eq_tol(gate_prediction_p(w, 5, 10), 1.0, 1e-9);
+	ck_assert_double_eq_tol(gate_prediction_p(ratio, 5, 4), 1.0, 1e-9);
+	ck_assert(gate_prediction_p(ratio, 5, 31) > 0.05);	/* within its log spread */
 	ck_assert(gate_prediction_p(w, 5, 20) < 0.001);
 	ck_assert(gate_prediction_p(w, 5, 10.5) > 0.5);
 	ck_assert_double_eq(gate_prediction_p(flat, 4, 7), 1.0);

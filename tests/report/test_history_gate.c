@@ -16,8 +16,11 @@
 #include "report_util.h"
 #include "sim_rng.h"
 
+/* Noise of one repeat (coefficient of variation). */
+static double cv = 0.03;
+
 /* One run: three repeats of throughput (and of latency unless @no_lat),
- * around the levels given with 3% noise. */
+ * around the levels given with @cv noise. */
 static struct ksft_metric_report *make_run(double tput, double lat, int no_lat)
 {
 	static char buf[4096];
@@ -33,11 +36,11 @@ static struct ksft_metric_report *make_run(double tput, double lat, int no_lat)
 	for (k = 0; k < 3; k++) {
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
 			"# ktap-metric-json: {\"name\":\"throughput\",\"shape\":\"scalar\",\"time\":%d,"
-			"\"value\":%.6f}\n", k + 1, tput * (1 + 0.03 * gauss()));
+			"\"value\":%.6f}\n", k + 1, tput * (1 + cv * gauss()));
 		if (!no_lat)
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
 				"# ktap-metric-json: {\"name\":\"latency\",\"shape\":\"scalar\","
-				"\"time\":%d,\"value\":%.6f}\n", k + 1, lat * (1 + 0.03 * gauss()));
+				"\"time\":%d,\"value\":%.6f}\n", k + 1, lat * (1 + cv * gauss()));
 	}
 	snprintf(buf + len, sizeof(buf) - len, "ok 1 tcp\n");
 	return ru_read("run.log", buf);
@@ -225,6 +228,39 @@ START_TEST(test_regression_kept_out_until_accepted)
 }
 END_TEST
 
+/*
+ * An 18 % drop in throughput whose run-to-run noise is about 11 %: no
+ * single run can show it at a 1 % false-alarm rate, but fifteen runs at
+ * the new level make a change point, and the gate says regression.
+ */
+START_TEST(test_level_shift_found_over_runs)
+{
+	struct ksft_metric_report_history *h = open_h();
+	char t[32], l[32];
+	json_t *s;
+	int i, per_run = 0;
+
+	rng_state = 77;
+	cv = 0.17;
+	ingest_n(h, 0, 30, 100);
+	for (i = 30; i < 45; i++) {
+		ingest_n(h, i, 1, 82);
+	}
+	s = history_json(h);
+	for (i = 30; i < 45; i++)
+		per_run += !strcmp(state_at(s, (size_t)i), "regression");
+	json_decref(s);
+	ck_assert_int_eq(judge(h, make_run(82, 10, 0), vm1, 1, 0, t, l), 1);
+	ck_assert_str_eq(t, "regression");
+	ck_assert_str_ne(l, "regression");
+	/* the shift showed run by run only once enough runs made it */
+	ck_assert_msg(per_run < 15, "%d of 15 runs flagged", per_run);
+	ck_assert_int_gt(per_run, 0);
+	cv = 0.03;
+	ksft_metric_report_history_close(h);
+}
+END_TEST
+
 START_TEST(test_pinned_baseline)
 {
 	struct ksft_metric_report_history *h = open_h();
@@ -302,6 +338,7 @@ Suite *make_suite(void)
 
 	suite_add_tcase(s, hist_tcase("verdicts", test_verdicts));
 	suite_add_tcase(s, hist_tcase("regression_kept_out", test_regression_kept_out_until_accepted));
+	suite_add_tcase(s, hist_tcase("level_shift", test_level_shift_found_over_runs));
 	suite_add_tcase(s, hist_tcase("pinned_baseline", test_pinned_baseline));
 	suite_add_tcase(s, hist_tcase("debug_runs_stay_out", test_debug_runs_stay_out));
 	suite_add_tcase(s, hist_tcase("bad_options", test_bad_options));
