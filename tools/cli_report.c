@@ -5,19 +5,39 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 static const char report_usage[] =
-	"usage: ksft-metric report [--format text|json|csv|openmetrics] [-o OUT]\n"
+	"usage: ksft-metric report [--format text|json|csv|openmetrics|kcidb|nipa]\n"
+	"                          [-o OUT] [--name-style ktap|nipa]\n"
+	"                          [--origin O --build-id B [--start-time T] [--run-id R]]\n"
+	"                          [--context KEY=VALUE ...]\n"
+	"                          [--baseline B.json ... [--tolerance PCT] [--alpha A]\n"
+	"                           | --db DB [--window N] [--fdr Q] [--order O]]\n"
 	"                          [--base-dir DIR] [--quiet] FILE...\n"
 	"\n"
 	"One row per series (case, metric, labels): status, point count and the\n"
 	"summary its policy asks for (distribution when it has none).\n"
 	"\n"
-	"  -f, --format FMT   text (default), json, csv or openmetrics\n"
+	"  -f, --format FMT   text (default), json, csv, openmetrics, kcidb (KCIDB\n"
+	"                     I/O v5, one test per series) or nipa (a metrics\n"
+	"                     sidecar for NIPA's results)\n"
 	"  -o, --output OUT   write there instead of stdout\n"
+	"      --name-style S ktap (default: as logged) or nipa (NIPA's names)\n"
+	"      --origin O     kcidb: the submitting CI system ([a-z0-9_]+)\n"
+	"      --build-id B   kcidb: the tested build's id (O:...)\n"
+	"      --start-time T kcidb: the run's start, RFC 3339 (default: now)\n"
+	"      --run-id R     kcidb: tells runs of one build apart in test ids\n"
+	"                     (default: a hash of the inputs' content)\n"
+	"      --context K=V  kcidb, nipa: add to the run context (repeatable)\n"
+	"  -b, --baseline B   kcidb, nipa: add verdicts against these baselines\n"
+	"  -t, --tolerance P, -a, --alpha A   as for compare\n"
+	"  -D, --db DB        kcidb, nipa: add verdicts against the run history\n"
+	"                     (--context describes this run, as for compare --db)\n"
+	"  -w, --window N, -F, --fdr Q, -O, --order O   as for compare --db\n"
 	"  -C, --base-dir DIR every file read or written must resolve under DIR\n"
 	"  -q, --quiet        do not print input warnings\n"
 	"  -h, --help         this help\n";
@@ -34,17 +54,53 @@ static const char save_usage[] =
 	"  -q, --quiet        do not print input warnings\n"
 	"  -h, --help         this help\n";
 
+enum {
+	OPT_NAME_STYLE = 256,
+	OPT_ORIGIN,
+	OPT_BUILD_ID,
+	OPT_START_TIME,
+	OPT_RUN_ID,
+};
+
+/* Now in UTC, as KCIDB's start_time: the run is being reported now. */
+static void now_rfc3339(char *buf, size_t size)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		CLI_OPTION_FORMAT,
 		CLI_OPTION_OUTPUT,
+		CLI_OPTION_BASELINE,
+		CLI_OPTION_TOLERANCE,
+		CLI_OPTION_ALPHA,
 		CLI_OPTION_BASE_DIR,
 		CLI_OPTION_QUIET,
 		CLI_OPTION_HELP,
+		CLI_OPTION_DB,
+		CLI_OPTION_CONTEXT,
+		{ "window", required_argument, NULL, 'w' },
+		{ "fdr", required_argument, NULL, 'F' },
+		{ "order", required_argument, NULL, 'O' },
+		{ "name-style", required_argument, NULL, OPT_NAME_STYLE },
+		{ "origin", required_argument, NULL, OPT_ORIGIN },
+		{ "build-id", required_argument, NULL, OPT_BUILD_ID },
+		{ "start-time", required_argument, NULL, OPT_START_TIME },
+		{ "run-id", required_argument, NULL, OPT_RUN_ID },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct ksft_metric_report_format_opts fo = KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
+	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
+	struct ksft_metric_report_comparison *cmp = NULL;
+	struct ksft_metric_report_history *h = NULL;
 	struct cli_common cc;
+	char now[32];
 	int ch, ret;
 	char *text;
 	size_t len;
@@ -52,21 +108,93 @@ int cmd_report(int argc, char **argv)
 	ret = cli_common_init(&cc, "report", report_usage, 1, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "f:o:C:qh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:o:b:t:a:C:qhD:x:w:F:O:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'w':
+			if (cli_parse_size("--window", optarg, 100000, &go.window)) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			continue;
+		case 'F':
+			if (cli_parse_double("--fdr", optarg, 1e-9, 0.5, &go.fdr)) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			continue;
+		case 'O':
+			go.order = optarg;
+			continue;
+		case OPT_NAME_STYLE:
+			if (!strcmp(optarg, "ktap")) {
+				fo.name_style = KSFT_METRIC_REPORT_NAMES_KTAP;
+			} else if (!strcmp(optarg, "nipa")) {
+				fo.name_style = KSFT_METRIC_REPORT_NAMES_NIPA;
+			} else {
+				cli_error("unknown --name-style '%s' (ktap, nipa)", optarg);
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			continue;
+		case OPT_ORIGIN:
+			fo.origin = optarg;
+			continue;
+		case OPT_BUILD_ID:
+			fo.build_id = optarg;
+			continue;
+		case OPT_START_TIME:
+			fo.start_time = optarg;
+			continue;
+		case OPT_RUN_ID:
+			fo.run_id = optarg;
+			continue;
+		}
 		ret = cli_common_option(&cc, ch, optarg);
 		if (ret != CLI_OPT_NEXT)
 			goto out;
 	}
+	if (cc.n_baselines && cc.db) {
+		ret = cli_needs(&cc, "--baseline files or --db, not both");
+		goto out;
+	}
+	/* The run's context: for the output, and for the history gate. */
+	fo.context = go.context = (const char *const *)cc.context;
+	fo.n_context = go.n_context = cc.n_context;
+	if (cc.fmt == KSFT_METRIC_REPORT_KCIDB && (!fo.origin || !fo.build_id)) {
+		ret = cli_needs(&cc, "--origin and --build-id for --format kcidb");
+		goto out;
+	}
+	if (cc.fmt == KSFT_METRIC_REPORT_KCIDB && !fo.start_time) {
+		now_rfc3339(now, sizeof(now));
+		fo.start_time = now;
+	}
 	ret = cli_load(&cc, argv + optind, argc - optind, NULL);
 	if (ret != EXIT_OK)
 		goto out;
-	if (ksft_metric_report_format(cc.r, cc.fmt, &text, &len)) {
+	if (cc.db) {
+		h = cli_open_history(&cc);
+		if (!h) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if ((cc.n_baselines &&
+	     ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp) < 0) ||
+	    (h && ksft_metric_report_history_compare(h, cc.r, &go, &cmp) < 0)) {
+		cli_error("%s", ksft_metric_report_errmsg());
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	fo.comparison = cmp;
+	if (ksft_metric_report_format_ext(cc.r, cc.fmt, &fo, &text, &len)) {
 		cli_error("%s", ksft_metric_report_errmsg());
 		ret = EXIT_USAGE;
 	} else {
 		ret = cli_emit(&cc.c, cc.out, text, len);
 	}
 out:
+	ksft_metric_report_history_close(h);
+	ksft_metric_report_comparison_free(cmp);
 	cli_common_free(&cc);
 	return ret;
 }

@@ -43,9 +43,13 @@ int cli_parse_format(const char *s, int allow_openmetrics, int *fmt)
 		*fmt = KSFT_METRIC_REPORT_CSV;
 	else if (allow_openmetrics && !strcmp(s, "openmetrics"))
 		*fmt = KSFT_METRIC_REPORT_OPENMETRICS;
+	else if (allow_openmetrics && !strcmp(s, "kcidb"))
+		*fmt = KSFT_METRIC_REPORT_KCIDB;
+	else if (allow_openmetrics && !strcmp(s, "nipa"))
+		*fmt = KSFT_METRIC_REPORT_NIPA;
 	else {
 		cli_error("unknown --format '%s' (text, json, csv%s)", s,
-			  allow_openmetrics ? ", openmetrics" : "");
+			  allow_openmetrics ? ", openmetrics, kcidb, nipa" : "");
 		return -1;
 	}
 	return 0;

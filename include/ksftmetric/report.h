@@ -57,7 +57,11 @@ enum ksft_metric_report_fmt {
 	KSFT_METRIC_REPORT_TEXT = 0,	/**< aligned table for people */
 	KSFT_METRIC_REPORT_JSON,	/**< one JSON document */
 	KSFT_METRIC_REPORT_CSV,		/**< RFC 4180, header row first */
-	KSFT_METRIC_REPORT_OPENMETRICS	/**< text exposition, ends "# EOF" */
+	KSFT_METRIC_REPORT_OPENMETRICS,	/**< text exposition, ends "# EOF" */
+	KSFT_METRIC_REPORT_KCIDB,	/**< KCIDB I/O JSON, schema v5: needs
+					     ksft_metric_report_format_ext()
+					     with an origin and a build id */
+	KSFT_METRIC_REPORT_NIPA		/**< a NIPA metrics sidecar (JSON) */
 };
 
 /**
@@ -301,6 +305,61 @@ ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
  */
 KSFT_METRIC_REPORT_API int ksft_metric_report_format(const struct ksft_metric_report *r,
 					      int fmt, char **out, size_t *len);
+
+/** How series are named in formatted output. */
+enum ksft_metric_report_name_style {
+	KSFT_METRIC_REPORT_NAMES_KTAP = 0,	/**< as the log spells them */
+	/** NIPA's: "selftests: T: P" becomes "selftests-" + namify(T) and
+	 *  namify(P); every other test name namify()'d ([^0-9a-zA-Z]+ -> "-",
+	 *  a trailing "-" dropped, "" -> "no-name") */
+	KSFT_METRIC_REPORT_NAMES_NIPA
+};
+
+/**
+ * struct ksft_metric_report_format_opts - what some formats need beyond
+ * the report
+ *
+ * Initialise with KSFT_METRIC_REPORT_FORMAT_OPTS_INIT so that @sz is set:
+ * new fields will only ever be appended; zero means "the default".
+ */
+struct ksft_metric_report_format_opts {
+	size_t sz;		/**< sizeof(struct ksft_metric_report_format_opts) */
+	const char *origin;	/**< KCIDB: the submitting CI system,
+				     [a-z0-9_]+ (required) */
+	const char *build_id;	/**< KCIDB: the tested build's id, "ORIGIN:..."
+				     (required) */
+	const char *start_time;	/**< KCIDB: the run's start, RFC 3339
+				     ("2026-12-01T07:55:00Z"); NULL: left out */
+	const char *run_id;	/**< KCIDB: what tells this run from others of
+				     the same build in test ids; NULL: a hash
+				     of the report's content, so the same logs
+				     give the same ids */
+	const char *const *context;	/**< KCIDB, NIPA: "KEY=VALUE" entries
+					     added to the logs' run context
+					     (they win over the logs' keys) */
+	size_t n_context;
+	int name_style;		/**< enum ksft_metric_report_name_style, every
+				     format */
+	/** KCIDB, NIPA: the verdicts of ksft_metric_report_compare() of this
+	 *  report, shown with each series; NULL: none */
+	const struct ksft_metric_report_comparison *comparison;
+};
+
+#define KSFT_METRIC_REPORT_FORMAT_OPTS_INIT \
+	{ sizeof(struct ksft_metric_report_format_opts), NULL, NULL, NULL, \
+	  NULL, NULL, 0, 0, NULL }
+
+/**
+ * ksft_metric_report_format_ext() - ksft_metric_report_format() with options
+ * @opts: may be NULL (the defaults; then KCIDB fails: it needs an origin)
+ *
+ * @return 0; -EINVAL (NULL argument, bad @opts: the message names the
+ * field and why), -ENOMEM. Query.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_format_ext(const struct ksft_metric_report *r, int fmt,
+			      const struct ksft_metric_report_format_opts *opts,
+			      char **out, size_t *len);
 
 /* ------------------------------------------------------------------ */
 /* Baselines                                                          */

@@ -11,6 +11,7 @@
 
 #include "errmsg.h"
 #include "rp_baseline.h"
+#include "rp_export.h"
 #include "rp_table.h"
 
 /* The summaries shown for a series, in display order. */
@@ -658,6 +659,51 @@ static void om_sample(struct strbuf *sb, const char *labels,
 }
 
 /*
+ * A family's # UNIT and # HELP. The unit only when every series of the
+ * family names the same one and the family name already ends in it, as
+ * the OpenMetrics text format requires (names are never changed to fit).
+ * HELP is the first display_label among the family's series.
+ */
+static void om_metadata(struct strbuf *sb, const struct ksft_metric_report *r,
+			const char *family, const size_t *order, size_t left,
+			const size_t *fid)
+{
+	const char *help = NULL, *unit = NULL;
+	size_t j, flen = strlen(family), ulen;
+	int same_unit = 1;
+
+	for (j = 0; j < left && fid[order[j]] == fid[order[0]]; j++) {
+		struct rp_policy scratch;
+		const struct rp_policy *p = rp_series_policy(r->series[order[j]], &scratch);
+		struct rp_units u;
+
+		if (!help && p->disp_label)
+			help = p->disp_label;
+		rp_units_of(p, &u);
+		if (!j)
+			unit = u.om_unit;
+		else if (!unit || !u.om_unit || strcmp(unit, u.om_unit))
+			same_unit = 0;
+	}
+	ulen = unit ? strlen(unit) : 0;
+	if (unit && same_unit && flen > ulen + 1 && family[flen - ulen - 1] == '_' &&
+	    !strcmp(family + flen - ulen, unit)) {
+		strbuf_adds(sb, "# UNIT ");
+		strbuf_adds(sb, family);
+		strbuf_addc(sb, ' ');
+		strbuf_adds(sb, unit);
+		strbuf_addc(sb, '\n');
+	}
+	if (help) {
+		strbuf_adds(sb, "# HELP ");
+		strbuf_adds(sb, family);
+		strbuf_addc(sb, ' ');
+		om_escape(sb, help);
+		strbuf_addc(sb, '\n');
+	}
+}
+
+/*
  * One gauge family per sanitized metric name. Names that sanitize alike
  * ("a.b", "a_b") share the family, told apart by the metric label: a
  * family name appears once. Families in order of first appearance,
@@ -707,6 +753,7 @@ static int format_openmetrics(const struct ksft_metric_report *r,
 		strbuf_adds(sb, "# TYPE ");
 		strbuf_adds(sb, family[first]);
 		strbuf_adds(sb, " gauge\n");
+		om_metadata(sb, r, family[first], order + i, ns - i, fid);
 		for (j = i; j < ns && fid[order[j]] == fid[first]; j++) {
 			const struct rp_series *s = r->series[order[j]];
 			struct srow row;
@@ -768,6 +815,9 @@ KSFT_METRIC_REPORT_API int ksft_metric_report_format(const struct ksft_metric_re
 	case KSFT_METRIC_REPORT_OPENMETRICS:
 		ret = format_openmetrics(r, &sb);
 		break;
+	case KSFT_METRIC_REPORT_KCIDB:
+	case KSFT_METRIC_REPORT_NIPA:
+		return ksft_metric_report_format_ext(r, fmt, NULL, out, len);
 	default:
 		return ksftm_fail(EINVAL, "unknown report format %d", fmt);
 	}

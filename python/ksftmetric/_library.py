@@ -47,7 +47,7 @@ def _installed_candidate():
     return _install_paths.LIBRARY
 
 
-def _build_tree_candidates():
+def _build_tree_candidates(soname=SONAME):
     """Libraries in meson build trees of our source checkout, newest first."""
     root = os.path.dirname(os.path.dirname(_PKG_DIR))
     try:
@@ -58,7 +58,7 @@ def _build_tree_candidates():
         return []
     found = []
     for priv in glob.glob(os.path.join(root, "*", "meson-private")):
-        lib = os.path.join(os.path.dirname(priv), "lib", SONAME)
+        lib = os.path.join(os.path.dirname(priv), "lib", soname)
         if os.path.exists(lib):
             found.append(lib)
     found.sort(key=os.path.getmtime, reverse=True)
@@ -149,3 +149,47 @@ def declare(lib, pylib):
             fn.argtypes = argtypes
             fns[name + suffix] = fn
     return fns
+
+
+REPORT_ENV_VAR = "KSFTMETRIC_REPORT_LIBRARY"
+REPORT_SONAME = "libksftmetric-report.so.0"
+
+
+def load_report(producer_path=None):
+    """Return (CDLL, path) for libksftmetric-report or raise OSError.
+
+    Search order: $KSFTMETRIC_REPORT_LIBRARY (authoritative when set), the
+    directory of the producer library already loaded (@producer_path: the
+    two are built and installed side by side), the installed location, a
+    build tree of this checkout, find_library(), the dynamic loader.
+    """
+    env = os.environ.get(REPORT_ENV_VAR)
+    if env:
+        try:
+            return ctypes.CDLL(env), env
+        except OSError as err:
+            raise OSError(f"cannot load libksftmetric-report from "
+                          f"${REPORT_ENV_VAR}={env}: {err}") from None
+    candidates = []
+    if producer_path and os.sep in producer_path:
+        candidates.append(("beside libksftmetric", os.path.join(
+            os.path.dirname(os.path.abspath(producer_path)), REPORT_SONAME)))
+    try:
+        from . import _install_paths
+        if getattr(_install_paths, "REPORT_LIBRARY", None):
+            candidates.append(("installed location", _install_paths.REPORT_LIBRARY))
+    except ImportError:
+        pass
+    candidates += [("build tree", p) for p in _build_tree_candidates(REPORT_SONAME)]
+    name = ctypes.util.find_library("ksftmetric-report")
+    if name:
+        candidates.append(('find_library("ksftmetric-report")', name))
+    candidates.append(("dynamic loader", REPORT_SONAME))
+    tried = [f"${REPORT_ENV_VAR} (unset)"]
+    for how, path in candidates:
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as err:
+            tried.append(f"{how}: {path} ({err})")
+    raise OSError("cannot find libksftmetric-report; tried: " + "; ".join(tried) +
+                  f". Set ${REPORT_ENV_VAR} to the path of {REPORT_SONAME}.")

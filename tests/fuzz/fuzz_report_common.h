@@ -69,10 +69,19 @@ static inline void fuzz_use_report(const struct ksft_metric_report *r)
 			(void)ksft_metric_report_series_summary(r, i, ops[j], sum,
 								sizeof(sum) / sizeof(sum[0]));
 	}
-	for (fmt = KSFT_METRIC_REPORT_TEXT; fmt <= KSFT_METRIC_REPORT_OPENMETRICS;
+	for (fmt = KSFT_METRIC_REPORT_TEXT; fmt <= KSFT_METRIC_REPORT_NIPA;
 	     fmt++) {
+		struct ksft_metric_report_format_opts o = KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
+
 		out = NULL;
 		if (!ksft_metric_report_format(r, fmt, &out, &len))
+			ksft_metric_report_text_free(out);
+		/* Every format with NIPA's names, KCIDB with what it needs. */
+		o.origin = "fuzz";
+		o.build_id = "fuzz:1";
+		o.name_style = KSFT_METRIC_REPORT_NAMES_NIPA;
+		out = NULL;
+		if (!ksft_metric_report_format_ext(r, fmt, &o, &out, &len))
 			ksft_metric_report_text_free(out);
 	}
 }

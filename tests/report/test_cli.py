@@ -250,6 +250,305 @@ def test_openmetrics_unique_names():
     assert again == out
 
 
+# ---- KCIDB ---------------------------------------------------------------
+
+SCHEMA_CHECK = r"""
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft7Validator.check_schema(schema)
+v = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+errs = sorted(v.iter_errors(json.load(sys.stdin)), key=lambda e: list(e.path))
+for e in errs:
+    print("/".join(map(str, e.path)) + ": " + e.message)
+sys.exit(1 if errs else 0)
+"""
+
+
+def schema_errors(text, schema="kcidb-v5.schema.json"):
+    """Errors of @text against our schema of the KCIDB v5 rules (python3-jsonschema)."""
+    for py in (sys.executable, "/usr/bin/python3"):
+        if not os.path.exists(py) or subprocess.run(
+                [py, "-c", "import jsonschema"], capture_output=True).returncode:
+            continue
+        p = subprocess.run([py, "-c", SCHEMA_CHECK, os.path.join(SRC, schema)],
+                           input=text.encode(), capture_output=True, timeout=300)
+        assert p.returncode in (0, 1), p.stderr.decode()
+        return p.stdout.decode().splitlines()
+    raise AssertionError("python3-jsonschema is needed (tools/install-deps.sh)")
+
+
+def kcidb_unhex(part, seps):
+    """A path part back to text: "_" + 2 hex digits is a byte; "_" alone is ""."""
+    if part == "_":
+        return ""
+    out, i = bytearray(), 0
+    while i < len(part):
+        if part[i] == "_":
+            out.append(int(part[i + 1:i + 3], 16))
+            i += 3
+        else:
+            assert part[i].isalnum() or (part[i] == "-" and seps), part
+            out.append(ord(part[i]))
+            i += 1
+    return out.decode()
+
+
+def kcidb_decode(path):
+    """(path, case, name, labels) from a KCIDB path (doc/consumer.rst)."""
+    parts = path.split(".")
+    names = [kcidb_unhex(p, True) for p in parts[:-1]]
+    words = parts[-1].split("-")
+    labels = {}
+    for k, v in zip(words[1::2], words[2::2]):
+        labels[kcidb_unhex(k, False)] = (json.loads(kcidb_unhex(v[2:], False))
+                                         if v.startswith("__") else kcidb_unhex(v, False))
+    return names[:-1], names[-1], kcidb_unhex(words[0], False), labels
+
+
+KCIDB = ("--origin", "ksftm_ci", "--build-id", "ksftm_ci:build-1",
+         "--start-time", "2026-12-01T07:55:00Z")
+
+
+def test_kcidb():
+    log = os.path.join(TMP, "kcidb.log")
+    with open(log, "w") as f:
+        f.write('# ktap-metric-context-json: {"hostname":"vm","kernel":"6.12.9"}\n')
+        f.write("# selftests: drivers/net/hw: devmem.py\n# TAP version 13\n# 1..1\n")
+        f.write('# # ktap-metric-policy-json: {"display_label":"Gbps","name":"throughput",'
+                '"regression":{"better":"higher","compare":"p50","relative_tolerance":0.05},'
+                '"summarize":"distribution"}\n')
+        f.write('# # ktap-metric-policy-json: {"aggregation":"busy-core-equivalents",'
+                '"display_label":"Percent of one CPU","display_scale":100,'
+                '"name":"cpu.time.usr","summarize":"p90","transform":"rate"}\n')
+        f.write('# # ktap-metric-policy-json: {"display_label":"Latency (us)",'
+                '"name":"rtt","summarize":"p50"}\n')
+        for t, v in ((1, 30.5), (2, 31.5), (3, 32.5)):
+            f.write('# # ktap-metric-json: {"host":"local","name":"throughput",'
+                    '"shape":"scalar","time":%d,"value":%s}\n' % (t, v))
+        for t in (1, 2, 3):
+            f.write('# # ktap-metric-json: {"host":"local","name":"cpu.time.usr",'
+                    '"shape":"per-cpu","time":%d,"value":[%d,%d]}\n' % (t, t, 2 * t))
+            f.write('# # ktap-metric-json: {"name":"rtt","shape":"scalar","time":%d,'
+                    '"value":%d,"a.b":"x-y_z","n":1,"":""}\n' % (t, 10 * t))
+        f.write('# # ktap-metric-json: {"name":"raw","shape":"per-cpu","time":1,"value":[1,2]}\n')
+        f.write("# ok 1 devmem.check_kperf\nok 1 selftests: drivers/net/hw: devmem.py\n")
+    out, _ = expect_rc(0, "report", "-f", "kcidb", *KCIDB, "--context", "commit=abc",
+                       "--context", "hostname=runner", log)
+    assert schema_errors(out) == [], schema_errors(out)
+    doc = json.loads(out)
+    assert doc["version"] == {"major": 5, "minor": 0}
+    tests = {t["misc"]["ksft_metric"]["name"]: t for t in doc["tests"]}
+    assert len(doc["tests"]) == 4, doc
+    for t in doc["tests"]:
+        assert t["status"] == "DONE" and t["origin"] == "ksftm_ci", t
+        assert t["build_id"] == "ksftm_ci:build-1" and t["start_time"] == KCIDB[-1]
+        # The caller's context wins over the log's; the log's is kept.
+        assert t["misc"]["context"] == {"commit": "abc", "hostname": "runner",
+                                        "kernel": "6.12.9"}, t["misc"]
+        m = t["misc"]["ksft_metric"]
+        assert kcidb_decode(t["path"]) == (m["path"], m["case"], m["name"],
+                                           m["labels"]), (t["path"], m)
+        assert t["id"].startswith("ksftm_ci:ksftm-"), t["id"]
+    th = tests["throughput"]
+    assert th["path"] == ("selftests_3a_20drivers_2fnet_2fhw_3a_20devmem_2epy."
+                          "devmem_2echeck_5fkperf.throughput-host-local"), th["path"]
+    # The gate's value: p50 of the three repeats, in the label's unit.
+    assert th["number"] == {"value": 31.5, "unit": "Gbit/s"}, th["number"]
+    # A label for scaled per-CPU values says nothing of the aggregate.
+    assert tests["cpu.time.usr"]["number"] == {"value": 3.0}, tests["cpu.time.usr"]
+    assert tests["rtt"]["number"] == {"value": 20.0, "unit": "us"}
+    assert tests["rtt"]["path"].endswith(".rtt-_-_-a_2eb-x_2dy_5fz-n-__1"), tests["rtt"]
+    assert "number" not in tests["raw"], tests["raw"]    # an array: misc only
+    assert tests["raw"]["misc"]["ksft_metric"]["summary"] == [{"last": 1.0}, {"last": 2.0}]
+    # Deterministic ids: the same logs again give the same document...
+    again, _ = expect_rc(0, "report", "-f", "kcidb", *KCIDB, "--context", "commit=abc",
+                         "--context", "hostname=runner", log)
+    assert again == out
+    # ... another build or another run of the same build, other ids.
+    ids = {t["id"] for t in doc["tests"]}
+    other = json.loads(expect_rc(0, "report", "-f", "kcidb", "--origin", "ksftm_ci",
+                                 "--build-id", "ksftm_ci:build-2", log)[0])
+    assert not ids & {t["id"] for t in other["tests"]}
+    run2 = json.loads(expect_rc(0, "report", "-f", "kcidb", *KCIDB, "--run-id", "2", log)[0])
+    assert not ids & {t["id"] for t in run2["tests"]}
+    assert len({t["id"] for t in run2["tests"]}) == 4
+    # NIPA's names make readable paths.
+    nipa = json.loads(expect_rc(0, "report", "-f", "kcidb", *KCIDB, "--name-style",
+                                "nipa", log)[0])
+    assert nipa["tests"][0]["path"] == \
+        "selftests-drivers-net-hw.devmem-py.devmem-check-kperf.throughput-host-local"
+    assert schema_errors(json.dumps(nipa)) == []
+    # Verdicts against a baseline, without a null anywhere.
+    base = os.path.join(TMP, "kcidb-base.json")
+    expect_rc(0, "save", "-o", base, log)
+    doc = json.loads(expect_rc(0, "report", "-f", "kcidb", *KCIDB, "--baseline", base,
+                               log)[0])
+    v = {t["misc"]["ksft_metric"]["name"]: t["misc"]["ksft_metric"]["verdicts"]
+         for t in doc["tests"]}
+    assert [r["verdict"] for r in v["throughput"]] == ["ok"], v
+    assert schema_errors(json.dumps(doc)) == []
+    # Bad options: exit 2, the field and why.
+    for args, want in ((("--origin", "Bad-Origin", "--build-id", "x:1"), "KCIDB origin 'Bad-Origin'"),
+                       (("--origin", "o", "--build-id", "nocolon"), "KCIDB build id 'nocolon'"),
+                       (("--origin", "o", "--build-id", "o:1", "--start-time", "yesterday"),
+                        "KCIDB start time 'yesterday'"),
+                       (("--origin", "o", "--build-id", "o:1", "--context", "=v"),
+                        "--context '=v' is not KEY=VALUE"),
+                       (("--origin", "o",), "needs --origin and --build-id")):
+        _, err = expect_rc(2, "report", "-f", "kcidb", *args, log)
+        assert want in err, err
+
+
+def test_kcidb_schema_rejects():
+    """The schema can fail: each broken rule is caught."""
+    good = {"version": {"major": 5, "minor": 0}, "tests": [
+        {"id": "o:1", "build_id": "o:b", "origin": "o", "path": "a.b-c_d",
+         "status": "DONE", "number": {"value": 1.5, "unit": "s", "prefix": "metric"},
+         "start_time": "2026-12-01T07:55:00Z", "misc": {"a": [None, {"b": 1}]}}]}
+    assert schema_errors(json.dumps(good)) == []
+    for field, value in (("status", "OK"), ("path", "a..b"), ("path", "a.b c"),
+                         ("id", "1"), ("origin", "O"), ("build_id", "b"),
+                         ("number", {"unit": "s"}), ("number", {"value": 1, "prefix": "si"}),
+                         ("misc", {"a": {"b": None}}), ("start_time", "today"),
+                         ("extra", 1)):
+        bad = json.loads(json.dumps(good))
+        bad["tests"][0][field] = value
+        assert schema_errors(json.dumps(bad)), (field, value)
+    bad = json.loads(json.dumps(good))
+    del bad["tests"][0]["build_id"]
+    assert schema_errors(json.dumps(bad))
+    assert schema_errors(json.dumps({"version": {"major": 4}, "tests": []}))
+
+
+# ---- NIPA ----------------------------------------------------------------
+
+def test_nipa():
+    log = os.path.join(TMP, "nipa.log")
+    with open(log, "w") as f:
+        f.write("# selftests: net/forwarding: a..b.sh\n# TAP version 13\n# 1..2\n")
+        f.write('# # ktap-metric-json: {"name":"x","shape":"scalar","time":1,"value":1}\n')
+        f.write("# ok 1 .under_score..\n")
+        f.write('# # ktap-metric-json: {"name":"x","shape":"scalar","time":1,"value":2}\n')
+        f.write("# ok 2 ...\n")
+        f.write("ok 1 selftests: net/forwarding: a..b.sh\n")
+        # A program run on its own: no group, no test known.
+        f.write('# ktap-metric-json: {"name":"y","shape":"scalar","time":1,"value":3}\n')
+        f.write("ok 2 plain_case\n")
+    doc = json.loads(expect_rc(0, "report", "-f", "nipa", "--context", "k=v", log)[0])
+    assert doc["format"] == "ksft-metric-nipa" and doc["context"] == {"k": "v"}
+    got = [(r["group"], r["test"], r["subtest"]) for r in doc["results"]]
+    # namify(): runs of other characters -> "-", a trailing one dropped.
+    assert got == [("selftests-net-forwarding", "a-b-sh", "-under-score"),
+                   ("selftests-net-forwarding", "a-b-sh", "no-name"),
+                   (None, None, "plain-case")], got
+    for r in doc["results"]:
+        assert set(r) == {"group", "test", "subtest", "case", "path", "ktap_status",
+                          "metrics"}, r
+    assert doc["results"][0]["metrics"][0]["value"] == 1.0
+    # --name-style nipa renames in every format.
+    out, _ = expect_rc(0, "report", "--name-style", "nipa", "-f", "csv", log)
+    assert out.splitlines()[1].startswith(
+        '-under-score,"[""selftests-net-forwarding"",""a-b-sh""]",x,'), out
+    expect_rc(2, "report", "--name-style", "kernelci", log)
+
+
+def test_nipa_verdicts():
+    base = os.path.join(TMP, "nipa-base.json")
+    expect_rc(0, "save", "-o", base, data("seed.log"))
+    cur = os.path.join(TMP, "nipa-cur.log")
+    with open(data("seed.log")) as f:
+        text = f.read()
+    # iperf's throughput drops by half; devmem's retransmit series vanishes.
+    text = text.replace('"value":32.62285180182741', '"value":16.0')
+    text = "\n".join(l for l in text.splitlines()
+                     if not ('"host":"local","name":"tcp.retransmits"' in l
+                             and "20.457998" in l)) + "\n"
+    with open(cur, "w") as f:
+        f.write(text)
+    doc = json.loads(expect_rc(0, "report", "-f", "nipa", "--baseline", base, cur)[0])
+    iperf = doc["results"][0]
+    assert (iperf["group"], iperf["test"], iperf["subtest"]) == \
+        ("selftests-drivers-net-hw", "iperf-py", "iperf-test-iperf"), iperf
+    tput = iperf["metrics"][0]
+    assert tput["name"] == "throughput" and tput["value"] == 16.0, tput
+    assert [v["verdict"] for v in tput["verdicts"]] == ["regression"], tput
+    assert tput["verdicts"][0]["baseline"] == 32.62285180182741
+    assert [(m["name"], m["labels"]["host"]) for m in doc["results"][1]["metrics"]] == \
+        [("throughput", "remote"), ("tcp.retransmits", "remote"), ("throughput", "local")]
+    assert [(m["subtest"], m["name"], m["verdict"]["verdict"]) for m in doc["missing"]] == \
+        [("devmem-check-kperf", "tcp.retransmits", "missing")], doc["missing"]
+
+
+def test_openmetrics_help_and_unit():
+    """# HELP from display_label; # UNIT only where the family name ends in it."""
+    log = os.path.join(TMP, "om-unit.log")
+    pol = '# ktap-metric-policy-json: {"display_label":%s,"name":"%s","summarize":"max"%s}\n'
+    pt = '# ktap-metric-json: {"name":"%s","shape":"scalar","time":1,"value":%s}\n'
+    with open(log, "w") as f:
+        f.write(pol % ('"s"', "wait_seconds", ""))
+        f.write(pol % ('"seconds"', "rtt", ""))
+        f.write(pol % ('"B"', "buf_bytes", ',"display_scale":8'))
+        f.write(pol % ('"Line \\\\ one\\nand \\"two\\""', "odd", ""))
+        for name in ("wait_seconds", "rtt", "buf_bytes", "odd"):
+            f.write(pt % (name, 1.5))
+        f.write("ok 1 c\n")
+    out, _ = expect_rc(0, "report", "-f", "openmetrics", log)
+    lines = out.splitlines()
+    i = lines.index("# TYPE ksft_metric_wait_seconds gauge")
+    assert lines[i + 1:i + 3] == ["# UNIT ksft_metric_wait_seconds seconds",
+                                  "# HELP ksft_metric_wait_seconds s"], lines
+    # rtt is in seconds too, but its family name does not say so: no UNIT.
+    assert "# HELP ksft_metric_rtt seconds" in lines and \
+        not any(l.startswith("# UNIT ksft_metric_rtt") for l in lines), lines
+    # A scaled label describes other numbers than the ones printed.
+    assert not any(l.startswith("# UNIT ksft_metric_buf_bytes") for l in lines), lines
+    # (the reader turned the newline into "?"; backslash and quote are escaped)
+    assert '# HELP ksft_metric_odd Line \\\\ one?and \\"two\\"' in lines, lines
+    # UNIT and HELP are where strict parsers are strictest: the parser is
+    # required here (python3-prometheus-client, tools/install-deps.sh).
+    fams = om_parse_strict(out)
+    assert fams is not None, "python3-prometheus-client is needed"
+    assert sorted(f[0] for f in fams) == ["ksft_metric_buf_bytes", "ksft_metric_odd",
+                                          "ksft_metric_rtt", "ksft_metric_wait_seconds"]
+
+
+
+def test_nipa_history_verdicts():
+    """report --db: the verdicts of the history gate, as compare --db gives them."""
+    import random
+    rng = random.Random(3)
+    db = os.path.join(TMP, "nipa-history.sqlite")
+    pol = ('# ktap-metric-policy-json: {"name":"throughput","regression":{"better":'
+           '"higher","compare":"p50","relative_tolerance":0.05},"summarize":"distribution"}\n')
+
+    def log(name, level):
+        path = os.path.join(TMP, name)
+        with open(path, "w") as f:
+            f.write("KTAP version 1\n1..1\n" + pol)
+            for k in range(3):
+                f.write('# ktap-metric-json: {"name":"throughput","shape":"scalar",'
+                        '"time":%d,"value":%.6f}\n' % (k + 1, level * (1 + 0.03 * rng.gauss(0, 1))))
+            f.write("ok 1 tcp\n")
+        return path
+
+    for i in range(12):
+        expect_rc(0, "ingest", "--db", db, "--run", f"r{i:02d}", "--order", f"{i:02d}",
+                  "--context", "runner=nipa", log(f"nh{i}.log", 100))
+    slow = log("nh-slow.log", 80)
+    doc = json.loads(expect_rc(0, "report", "-f", "nipa", "--db", db, "--context",
+                               "runner=nipa", slow)[0])
+    v = doc["results"][0]["metrics"][0]["verdicts"]
+    assert [x["verdict"] for x in v] == ["regression"] and v[0]["baseline_runs"] == 12, v
+    assert doc["context"] == {"runner": "nipa"}, doc["context"]
+    kc = json.loads(expect_rc(0, "report", "-f", "kcidb", *KCIDB, "--db", db,
+                              "--context", "runner=nipa", slow)[0])
+    assert kc["tests"][0]["misc"]["ksft_metric"]["verdicts"][0]["verdict"] == "regression"
+    assert schema_errors(json.dumps(kc)) == []
+    _, err = expect_rc(2, "report", "-f", "nipa", "--db", db, "--baseline", slow, slow)
+    assert "not both" in err, err
+
+
 def test_stdin_and_several_files():
     with open(data("seed.log"), "rb") as f:
         text = f.read()

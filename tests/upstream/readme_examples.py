@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The README's examples, as written: its C selftest is compiled against the
 real kselftest.h and the built library and run; its ksft-metric commands
-run on that program's log; its Python example runs through the binding.
+run on that program's log; its Python example runs through the binding;
+its ksftmetric.report script finds a regression in a slowed copy of the log.
 
 Usage: readme_examples.py README KSELFTEST_H INCLUDE_DIR LIB_DIR KSFT_METRIC PYTHON_DIR CC...
 """
@@ -70,6 +71,11 @@ def main():
             assert r.returncode == 0, cmd
         assert os.path.getsize(os.path.join(tmp, "metrics.svg")) > 0
         assert json.load(open(os.path.join(tmp, "base.json")))
+        kcidb = json.load(open(os.path.join(tmp, "kcidb.json")))
+        assert kcidb["tests"][0]["status"] == "DONE", kcidb
+        nipa = json.load(open(os.path.join(tmp, "nipa.json")))
+        assert nipa["results"][0]["subtest"] == "tcp-throughput", nipa
+        assert nipa["results"][0]["metrics"][0]["verdicts"], nipa
 
         # Python.
         code = literal_block(text, "from ksftmetric import (ksft_metric, ksft_metric_aggregate,")
@@ -81,6 +87,25 @@ def main():
         lines = metric_lines(out)
         assert [k for k, _ in lines] == ["ktap-metric-policy-json"] + ["ktap-metric-json"] * 3, lines
         assert lines[0][1]["regression"]["compare"] == "p50"
+
+        # Python, the consumer: regressions of a slower copy of the C example's
+        # log against base.json (saved above from the original).
+        code = literal_block(text, "# regressions.py BASELINE.json [LOG]: exit 1 when "
+                             "something regressed")
+        slow = os.path.join(tmp, "slow.log")
+        with open(log, encoding="utf-8") as f, open(slow, "w", encoding="utf-8") as g:
+            g.write(f.read().replace('"value":32.5', '"value":16.5')
+                    .replace('"value":33.5', '"value":17.5'))
+        base = os.path.join(tmp, "base.json")
+        r = subprocess.run([sys.executable, "-c", code, base, slow], env=env,
+                           capture_output=True, text=True)
+        print(r.stdout, r.stderr)
+        assert r.returncode == 1, r
+        assert r.stdout == ("tcp_throughput throughput{host=local}: p50 32.5 -> 16.5"
+                            " (-49.2 %, 1.625 allowed)\n"), r.stdout
+        r = subprocess.run([sys.executable, "-c", code, base, log], env=env,
+                           capture_output=True, text=True)
+        assert (r.returncode, r.stdout) == (0, ""), r
     print("README examples: ok")
 
 

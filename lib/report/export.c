@@ -1,0 +1,581 @@
+/*
+ * Shared by the KCIDB and NIPA writers and --name-style: NIPA's names, a
+ * renamed view of a report, units from display labels, the run context
+ * with the caller's keys, per-series summaries and comparison rows by
+ * series; and ksft_metric_report_format_ext(), which dispatches.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "opts_size.h"
+#include "rp_export.h"
+
+static int is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+void rp_namify(struct strbuf *sb, const char *s)
+{
+	size_t start = sb->len;
+	int in_run = 0;
+
+	/* re.sub('[^0-9a-zA-Z]+', '-', s): one "-" per run. */
+	for (; *s; s++) {
+		if (is_alnum(*s)) {
+			strbuf_addc(sb, *s);
+			in_run = 0;
+		} else if (!in_run) {
+			strbuf_addc(sb, '-');
+			in_run = 1;
+		}
+	}
+	if (sb->len > start && sb->data[sb->len - 1] == '-')
+		sb->len--;	/* namify() drops a trailing "-" */
+	if (sb->len == start)
+		strbuf_adds(sb, "no-name");
+	if (sb->data)
+		sb->data[sb->len] = '\0';
+}
+
+/* "selftests: T: P" (run_kselftest.sh's line): T and P, else 0. */
+static int split_selftests(const char *s, const char **t, size_t *tlen,
+			   const char **p)
+{
+	const char *sep;
+
+	if (strncmp(s, "selftests: ", 11))
+		return 0;
+	s += 11;
+	sep = strstr(s, ": ");
+	if (!sep)
+		return 0;
+	*t = s;
+	*tlen = (size_t)(sep - s);
+	*p = sep + 2;
+	return 1;
+}
+
+static char *namified(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	rp_namify(&sb, s);
+	return strbuf_detach(&sb, NULL);
+}
+
+int rp_nipa_names(const struct rp_series *s, struct rp_nipa_names *n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *t, *p;
+	size_t tlen, i, from = 0;
+
+	memset(n, 0, sizeof(*n));
+	if (s->path_len && split_selftests(s->path[0], &t, &tlen, &p)) {
+		char *target = strndup(t, tlen);
+
+		if (!target)
+			return -ENOMEM;
+		strbuf_adds(&sb, "selftests-");
+		rp_namify(&sb, target);
+		free(target);
+		n->group = strbuf_detach(&sb, NULL);
+		n->test = namified(p);
+		from = 1;
+		if (!n->group || !n->test)
+			goto oom;
+	} else if (s->path_len) {
+		n->test = namified(s->path[0]);
+		from = 1;
+		if (!n->test)
+			goto oom;
+	}
+	/* Joined by a space: namify() turns the joints into single dashes. */
+	for (i = from; i < s->path_len; i++) {
+		strbuf_adds(&sb, s->path[i]);
+		strbuf_addc(&sb, ' ');
+	}
+	strbuf_adds(&sb, s->case_name);
+	if (sb.oom)
+		goto oom;
+	n->subtest = namified(sb.data);
+	strbuf_free(&sb);
+	if (!n->subtest)
+		goto oom;
+	return 0;
+oom:
+	strbuf_free(&sb);
+	rp_nipa_names_free(n);
+	return -ENOMEM;
+}
+
+void rp_nipa_names_free(struct rp_nipa_names *n)
+{
+	free(n->group);
+	free(n->test);
+	free(n->subtest);
+	memset(n, 0, sizeof(*n));
+}
+
+/* ---- the renamed view ----------------------------------------------- */
+
+static char *view_keep(struct rp_view *v, char *s)
+{
+	if (s)
+		v->owned[v->n_owned++] = s;
+	return s;
+}
+
+int rp_view_nipa(const struct ksft_metric_report *r, struct rp_view *v)
+{
+	size_t i, j, room = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->rep = *r;
+	for (i = 0; i < r->n_series; i++)
+		room += r->series[i]->path_len + 3;	/* path array, names, case */
+	v->copies = calloc(r->n_series + 1, sizeof(*v->copies));
+	v->rep.series = calloc(r->n_series + 1, sizeof(*v->rep.series));
+	v->owned = calloc(room + 1, sizeof(*v->owned));
+	if (!v->copies || !v->rep.series || !v->owned)
+		goto oom;
+	for (i = 0; i < r->n_series; i++) {
+		const struct rp_series *s = r->series[i];
+		struct rp_series *c = &v->copies[i];
+		const char *t, *p;
+		size_t tlen, np = 0;
+		char **path;
+
+		*c = *s;
+		/* Everything allocated goes on the owned list at once: an
+		 * allocation failure half way frees what was made. */
+		path = calloc(s->path_len + 2, sizeof(*path));
+		if (!view_keep(v, (char *)path))
+			goto oom;
+		for (j = 0; j < s->path_len; j++) {
+			if (!j && split_selftests(s->path[0], &t, &tlen, &p)) {
+				struct rp_nipa_names n;
+
+				if (rp_nipa_names(s, &n))
+					goto oom;
+				free(n.subtest);
+				path[np++] = view_keep(v, n.group);
+				path[np++] = view_keep(v, n.test);
+				continue;
+			}
+			path[np++] = view_keep(v, namified(s->path[j]));
+			if (!path[np - 1])
+				goto oom;
+		}
+		c->path = path;
+		c->path_len = np;
+		c->case_name = view_keep(v, namified(s->case_name));
+		if (!c->case_name)
+			goto oom;
+		v->rep.series[i] = c;
+	}
+	return 0;
+oom:
+	rp_view_free(v);
+	return -ENOMEM;
+}
+
+void rp_view_free(struct rp_view *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n_owned; i++)
+		free(v->owned[i]);
+	free(v->owned);
+	free(v->copies);
+	free(v->rep.series);
+	memset(v, 0, sizeof(*v));
+}
+
+/* ---- units ----------------------------------------------------------- */
+
+/*
+ * Display labels that name a unit, spelled as a unit symbol or word, alone
+ * or at the end in parentheses ("Latency (us)"). KCIDB's prefix is set
+ * only for units without one, so that its display may scale them.
+ */
+static const struct unit_name {
+	const char *label, *kcidb, *prefix, *om;
+} unit_names[] = {
+	{ "s", "s", "metric", "seconds" },
+	{ "seconds", "s", "metric", "seconds" },
+	{ "ms", "ms", NULL, NULL },
+	{ "us", "us", NULL, NULL },
+	{ "ns", "ns", NULL, NULL },
+	{ "B", "B", "binary", "bytes" },
+	{ "bytes", "B", "binary", "bytes" },
+	{ "KiB", "KiB", NULL, NULL },
+	{ "MiB", "MiB", NULL, NULL },
+	{ "GiB", "GiB", NULL, NULL },
+	{ "KB", "KB", NULL, NULL },
+	{ "MB", "MB", NULL, NULL },
+	{ "GB", "GB", NULL, NULL },
+	{ "B/s", "B/s", "metric", NULL },
+	{ "bit/s", "bit/s", "metric", NULL },
+	{ "bps", "bit/s", "metric", NULL },
+	{ "Kbps", "Kbit/s", NULL, NULL },
+	{ "Mbps", "Mbit/s", NULL, NULL },
+	{ "Gbps", "Gbit/s", NULL, NULL },
+	{ "Mbit/s", "Mbit/s", NULL, NULL },
+	{ "Gbit/s", "Gbit/s", NULL, NULL },
+	{ "pps", "pps", "metric", NULL },
+	{ "IOPS", "IOPS", "metric", NULL },
+	{ "%", "%", NULL, NULL },
+};
+
+void rp_units_of(const struct rp_policy *p, struct rp_units *u)
+{
+	const char *label = p->disp_label, *word = label;
+	size_t i, len;
+
+	memset(u, 0, sizeof(*u));
+	if (!label || p->aggregation ||
+	    (!isnan(p->disp_scale) && p->disp_scale != 1.0))
+		return;
+	len = strlen(label);
+	if (len > 2 && label[len - 1] == ')') {
+		const char *open = strrchr(label, '(');
+
+		if (open && open > label && open[-1] == ' ') {
+			word = open + 1;
+			len = (size_t)(label + len - 1 - word);
+		}
+	}
+	for (i = 0; i < sizeof(unit_names) / sizeof(unit_names[0]); i++) {
+		if (strlen(unit_names[i].label) == len &&
+		    !strncmp(unit_names[i].label, word, len)) {
+			u->kcidb_unit = unit_names[i].kcidb;
+			u->kcidb_prefix = unit_names[i].prefix;
+			u->om_unit = unit_names[i].om;
+			return;
+		}
+	}
+}
+
+/* ---- summaries -------------------------------------------------------- */
+
+static size_t shown_ops(const struct rp_policy *p, size_t processed, int *ops)
+{
+	if (p->summarize != RP_OP_DISTRIBUTION) {
+		ops[0] = p->summarize;
+		return 1;
+	}
+	if (processed == 1) {
+		ops[0] = RP_OP_LAST;
+		return 1;
+	}
+	ops[0] = RP_OP_P50;
+	ops[1] = RP_OP_P90;
+	ops[2] = RP_OP_P99;
+	ops[3] = RP_OP_MAX;
+	return 4;
+}
+
+void rp_sums_free(struct rp_sums *m)
+{
+	rp_vals_free(&m->pv);
+	free(m->sums);
+	m->sums = NULL;
+}
+
+int rp_sums_init(struct rp_sums *m, const struct rp_series *s)
+{
+	struct rp_cols c;
+	size_t e, n;
+
+	memset(m, 0, sizeof(*m));
+	m->p = rp_series_policy(s, &m->scratch);
+	if (rp_process(&s->raw, m->p, KSFT_METRIC_REPORT_PROCESSED, &m->pv))
+		return -ENOMEM;
+	m->width = rp_vals_is_array(&m->pv) ? m->pv.width : 0;
+	m->nops = shown_ops(m->p, m->pv.n, m->ops);
+	/* The gate's choice (compare.c): its op, else one summary, else p50. */
+	if (m->p->compare)
+		m->compare = m->p->compare;
+	else if (m->p->summarize >= RP_OP_LAST && m->p->summarize <= RP_OP_P99)
+		m->compare = m->p->summarize;
+	else
+		m->compare = RP_OP_P50;
+	n = m->width ? m->width : 1;
+	m->sums = calloc(n, sizeof(*m->sums));
+	if (!m->sums)
+		goto oom;
+	for (e = 0; e < n; e++)
+		rp_summarize_values(NULL, 0, &m->sums[e]);
+	if (rp_cols_build(&m->pv, &c))
+		goto oom;
+	rp_cols_summarize(&c, m->sums);
+	rp_cols_free(&c);
+	return 0;
+oom:
+	rp_sums_free(m);
+	return -ENOMEM;
+}
+
+void rp_sums_json(struct strbuf *sb, const struct rp_sums *m, size_t e)
+{
+	size_t k;
+
+	if (!m->sums[e].n) {
+		strbuf_adds(sb, "null");
+		return;
+	}
+	strbuf_addc(sb, '{');
+	for (k = 0; k < m->nops; k++) {
+		if (k)
+			strbuf_addc(sb, ',');
+		strbuf_addc(sb, '"');
+		strbuf_adds(sb, rp_op_name(m->ops[k]));
+		strbuf_adds(sb, "\":");
+		rp_json_double(sb, rp_summary_op(&m->sums[e], m->ops[k]));
+	}
+	strbuf_addc(sb, '}');
+}
+
+void rp_sums_json_all(struct strbuf *sb, const struct rp_sums *m)
+{
+	size_t e;
+
+	if (!m->pv.n) {
+		strbuf_adds(sb, "null");
+	} else if (!m->width) {
+		rp_sums_json(sb, m, 0);
+	} else {
+		strbuf_addc(sb, '[');
+		for (e = 0; e < m->width; e++) {
+			if (e)
+				strbuf_addc(sb, ',');
+			rp_sums_json(sb, m, e);
+		}
+		strbuf_addc(sb, ']');
+	}
+}
+
+/* ---- context ---------------------------------------------------------- */
+
+json_t *rp_context_with(const struct ksft_metric_report *r,
+			const char *const *kv, size_t n, int *err)
+{
+	json_t *ctx = r->context_json ? json_loads(r->context_json, 0, NULL)
+				      : json_object();
+	size_t i;
+
+	*err = 0;
+	if (!ctx)
+		ctx = json_object();
+	for (i = 0; ctx && i < n; i++) {
+		const char *eq = kv[i] ? strchr(kv[i], '=') : NULL;
+		char *key;
+		json_t *v;
+
+		if (!eq || eq == kv[i]) {
+			*err = ksftm_fail(EINVAL, "context entry %zu '%s': not KEY=VALUE with a non-empty KEY",
+					  i + 1, kv[i] ? kv[i] : "(null)");
+			json_decref(ctx);
+			return NULL;
+		}
+		key = strndup(kv[i], (size_t)(eq - kv[i]));
+		v = json_string(eq + 1);
+		if (!v) {	/* jansson refuses invalid UTF-8 */
+			free(key);
+			*err = ksftm_fail(EINVAL, "context entry %zu '%s': the value is not UTF-8 text",
+					  i + 1, kv[i]);
+			json_decref(ctx);
+			return NULL;
+		}
+		if (!key || json_object_set_new(ctx, key, v)) {
+			free(key);
+			json_decref(ctx);
+			ctx = NULL;
+			break;
+		}
+		free(key);
+	}
+	if (!ctx)
+		*err = ksftm_fail(ENOMEM, "out of memory");
+	return ctx;
+}
+
+/* ---- comparison rows by series ---------------------------------------- */
+
+static const struct rp_rowix *sort_ix;
+
+static int by_key(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(sort_ix->keys[x], sort_ix->keys[y]);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+int rp_rowix_build(const struct ksft_metric_report_comparison *c,
+		   struct rp_rowix *ix)
+{
+	size_t i;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->c = c;
+	ix->keys = calloc(c->n + 1, sizeof(*ix->keys));
+	ix->order = calloc(c->n + 1, sizeof(*ix->order));
+	if (!ix->keys || !ix->order)
+		goto oom;
+	for (i = 0; i < c->n; i++) {
+		const struct cmp_row *row = &c->rows[i];
+
+		ix->keys[i] = rp_make_key(row->path, row->path_len, row->case_name,
+					  row->name, row->labels);
+		if (!ix->keys[i])
+			goto oom;
+		ix->order[i] = i;
+	}
+	/* Stable within a key (ties by index): elements stay in order. */
+	sort_ix = ix;
+	qsort(ix->order, c->n, sizeof(*ix->order), by_key);
+	sort_ix = NULL;
+	return 0;
+oom:
+	rp_rowix_free(ix);
+	return -ENOMEM;
+}
+
+void rp_rowix_free(struct rp_rowix *ix)
+{
+	size_t i;
+
+	for (i = 0; ix->keys && ix->c && i < ix->c->n; i++)
+		free(ix->keys[i]);
+	free(ix->keys);
+	free(ix->order);
+	memset(ix, 0, sizeof(*ix));
+}
+
+size_t rp_rowix_find(const struct rp_rowix *ix, const char *key, size_t *first)
+{
+	size_t lo = 0, hi = ix->c ? ix->c->n : 0, n = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->keys[ix->order[mid]], key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	while (lo + n < (ix->c ? ix->c->n : 0) &&
+	       !strcmp(ix->keys[ix->order[lo + n]], key))
+		n++;
+	return n;
+}
+
+void rp_row_json(struct strbuf *sb, const struct cmp_row *row)
+{
+	char buf[64];
+	const char *better = rp_better_name(row->better);
+
+	strbuf_adds(sb, "{\"element\":");
+	if (row->element >= 0) {
+		snprintf(buf, sizeof(buf), "%ld", row->element);
+		strbuf_adds(sb, buf);
+	} else {
+		strbuf_adds(sb, "null");
+	}
+	strbuf_adds(sb, ",\"compare\":\"");
+	strbuf_adds(sb, rp_op_name(row->compare));
+	strbuf_adds(sb, "\",\"better\":");
+	if (better) {
+		strbuf_addc(sb, '"');
+		strbuf_adds(sb, better);
+		strbuf_addc(sb, '"');
+	} else {
+		strbuf_adds(sb, "null");
+	}
+	strbuf_adds(sb, ",\"baseline\":");
+	rp_json_double(sb, row->baseline);
+	strbuf_adds(sb, ",\"current\":");
+	rp_json_double(sb, row->current);
+	strbuf_adds(sb, ",\"change_pct\":");
+	rp_json_double(sb, row->change_pct);
+	strbuf_adds(sb, ",\"p_value\":");
+	rp_json_double(sb, row->p_value);
+	snprintf(buf, sizeof(buf), ",\"baseline_runs\":%zu,\"verdict\":\"",
+		 row->baseline_runs);
+	strbuf_adds(sb, buf);
+	strbuf_adds(sb, row->verdict);
+	strbuf_adds(sb, row->fails ? "\",\"fails\":true}" : "\",\"fails\":false}");
+}
+
+/* ---- dispatch --------------------------------------------------------- */
+
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_format_ext(const struct ksft_metric_report *r, int fmt,
+			      const struct ksft_metric_report_format_opts *opts,
+			      char **out, size_t *len)
+{
+	struct ksft_metric_report_format_opts o = KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	struct rp_view view;
+	size_t user_sz = 0;
+	int ret, viewed = 0;
+
+	if (!r || !out)
+		return ksftm_fail(EINVAL, "ksft_metric_report_format_ext: NULL argument");
+	switch (opts ? ksftm_opts_copy(&o, sizeof(o), opts, &user_sz) : KSFTM_OPTS_OK) {
+	case KSFTM_OPTS_BAD_SIZE:
+		return ksftm_fail(EINVAL, "ksft_metric_report_format_opts.sz %zu is not set or not a struct size",
+				  user_sz);
+	case KSFTM_OPTS_UNKNOWN:
+		return ksftm_fail(EINVAL, "ksft_metric_report_format_opts has non-zero fields this library does not know (sz %zu > %zu)",
+				  user_sz, sizeof(o));
+	default:
+		break;
+	}
+	if (o.name_style != KSFT_METRIC_REPORT_NAMES_KTAP &&
+	    o.name_style != KSFT_METRIC_REPORT_NAMES_NIPA)
+		return ksftm_fail(EINVAL, "ksft_metric_report_format_opts.name_style %d is unknown",
+				  o.name_style);
+	if (o.n_context && !o.context)
+		return ksftm_fail(EINVAL, "ksft_metric_report_format_opts.context is NULL with n_context %zu",
+				  o.n_context);
+	/* NIPA's own writer names every result NIPA's way already. */
+	if (o.name_style == KSFT_METRIC_REPORT_NAMES_NIPA &&
+	    fmt != KSFT_METRIC_REPORT_NIPA) {
+		if (rp_view_nipa(r, &view))
+			return ksftm_fail(ENOMEM, "out of memory");
+		r = &view.rep;
+		viewed = 1;
+	}
+	switch (fmt) {
+	case KSFT_METRIC_REPORT_KCIDB:
+		ret = rp_format_kcidb(r, &o, &sb);
+		break;
+	case KSFT_METRIC_REPORT_NIPA:
+		ret = rp_format_nipa(r, &o, &sb);
+		break;
+	default:
+		strbuf_free(&sb);
+		ret = ksft_metric_report_format(r, fmt, out, len);
+		if (viewed)
+			rp_view_free(&view);
+		return ret;
+	}
+	if (viewed)
+		rp_view_free(&view);
+	if (ret || sb.oom) {
+		strbuf_free(&sb);
+		/* The writer set the message of its own errors. */
+		return ret && ret != -ENOMEM ? ret : ksftm_fail(ENOMEM, "out of memory");
+	}
+	*out = strbuf_detach(&sb, len);
+	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
+}

@@ -1,0 +1,389 @@
+/*
+ * KCIDB I/O JSON (schema v5): one test node per series, status DONE (a
+ * measurement, not a verdict), the value the gate compares in "number",
+ * the run context and the series' identity in "misc". The test path
+ * encoding (doc/consumer.rst) keeps every name reversible within the
+ * characters KCIDB allows in a path part, [a-zA-Z0-9_-].
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "rp_baseline.h"
+#include "rp_export.h"
+
+#define KCIDB_MAJOR 5
+#define KCIDB_MINOR 0	/* nothing newer is used: any v5 reader takes it */
+
+static void hex_byte(struct strbuf *sb, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	strbuf_addc(sb, '_');
+	strbuf_addc(sb, hex[c >> 4]);
+	strbuf_addc(sb, hex[c & 15]);
+}
+
+/*
+ * A test or case name as one path part: letters, digits and "-" stay,
+ * every other byte is "_" and two lowercase hex digits; "" is "_".
+ */
+static void part_name(struct strbuf *sb, const char *s)
+{
+	if (!*s) {
+		strbuf_addc(sb, '_');
+		return;
+	}
+	for (; *s; s++) {
+		char c = *s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '-')
+			strbuf_addc(sb, c);
+		else
+			hex_byte(sb, (unsigned char)c);
+	}
+}
+
+/* The same for the metric part, where "-" separates: "-" is escaped too. */
+static void part_word(struct strbuf *sb, const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n) {
+		strbuf_addc(sb, '_');
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9'))
+			strbuf_addc(sb, c);
+		else
+			hex_byte(sb, (unsigned char)c);
+	}
+}
+
+/*
+ * The last part: the metric name, then "-KEY-VALUE" per label in key
+ * order; a value that is not a string is "__" and its JSON text (an
+ * escaped string never starts with "__").
+ */
+static int part_metric(struct strbuf *sb, const char *name, const char *labels)
+{
+	struct strbuf val = STRBUF_INIT;
+	json_t *j = json_loads(labels, 0, NULL), *v;
+	const char *k;
+
+	if (!j)
+		return -ENOMEM;	/* canonical text we made: only memory fails */
+	part_word(sb, name, strlen(name));
+	json_object_foreach(j, k, v) {
+		strbuf_addc(sb, '-');
+		part_word(sb, k, strlen(k));
+		strbuf_addc(sb, '-');
+		if (json_is_string(v)) {
+			part_word(sb, json_string_value(v), json_string_length(v));
+		} else {
+			val.len = 0;
+			rp_json_emit(&val, v);
+			strbuf_adds(sb, "__");
+			part_word(sb, val.data ? val.data : "", val.len);
+		}
+	}
+	json_decref(j);
+	strbuf_free(&val);
+	return sb->oom ? -ENOMEM : 0;
+}
+
+static int kcidb_path(struct strbuf *sb, const struct rp_series *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->path_len; i++) {
+		part_name(sb, s->path[i]);
+		strbuf_addc(sb, '.');
+	}
+	part_name(sb, s->case_name);
+	strbuf_addc(sb, '.');
+	return part_metric(sb, s->name, s->labels);
+}
+
+/* 64-bit FNV-1a through a splitmix64 finaliser: two seeds make 128 bits. */
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}
+
+struct hash128 {
+	uint64_t a, b;
+};
+
+static void hash_add(struct hash128 *h, const void *p, size_t n)
+{
+	/* A length first, so ("ab", "c") and ("a", "bc") differ. */
+	uint64_t len = n;
+
+	h->a = rp_hash(&len, sizeof(len), h->a);
+	h->b = rp_hash(&len, sizeof(len), h->b);
+	h->a = rp_hash(p, n, h->a);
+	h->b = rp_hash(p, n, h->b);
+}
+
+/* The run's content: the same logs give the same test ids. */
+static void content_hash(const struct ksft_metric_report *r, struct hash128 *h)
+{
+	size_t i, nv;
+
+	h->a = 0xcbf29ce484222325ull;
+	h->b = 0x84222325cbf29ce4ull;
+	hash_add(h, r->context_json ? r->context_json : "", r->context_json ? strlen(r->context_json) : 0);
+	for (i = 0; i < r->n_series; i++) {
+		const struct rp_series *s = r->series[i];
+
+		hash_add(h, s->key, strlen(s->key));
+		nv = s->raw.off ? s->raw.off[s->raw.n] : s->raw.n;
+		hash_add(h, s->raw.t, s->raw.n * sizeof(double));
+		hash_add(h, s->raw.v, nv * sizeof(double));
+	}
+}
+
+static int valid_origin(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/* "ORIGIN:..." with an origin name before the colon. */
+static int valid_object_id(const char *s)
+{
+	const char *colon = s ? strchr(s, ':') : NULL;
+	char *origin;
+	int ok;
+
+	if (!colon || colon == s)
+		return 0;
+	origin = strndup(s, (size_t)(colon - s));
+	if (!origin)
+		return 0;
+	ok = valid_origin(origin);
+	free(origin);
+	return ok;
+}
+
+/* RFC 3339 as JSON Schema's date-time: 2026-12-01T07:55:00[.f](Z|+hh:mm). */
+static int valid_time(const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	size_t i;
+
+	for (i = 0; shape[i]; i++) {
+		if (shape[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != shape[i])
+			return 0;
+	}
+	s += i;
+	if (*s == '.') {
+		if (!(s[1] >= '0' && s[1] <= '9'))
+			return 0;
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			;
+	}
+	if (!strcmp(s, "Z"))
+		return 1;
+	return (s[0] == '+' || s[0] == '-') && s[1] >= '0' && s[1] <= '9' &&
+	       s[2] >= '0' && s[2] <= '9' && s[3] == ':' && s[4] >= '0' &&
+	       s[4] <= '9' && s[5] >= '0' && s[5] <= '9' && !s[6];
+}
+
+static void kcidb_number(struct strbuf *sb, const struct rp_sums *m)
+{
+	struct rp_units u;
+
+	strbuf_adds(sb, ",\"number\":{\"value\":");
+	rp_json_double(sb, rp_summary_op(&m->sums[0], m->compare));
+	rp_units_of(m->p, &u);
+	if (u.kcidb_unit) {
+		strbuf_adds(sb, ",\"unit\":");
+		rp_json_str(sb, u.kcidb_unit);
+	}
+	if (u.kcidb_prefix) {
+		strbuf_adds(sb, ",\"prefix\":\"");
+		strbuf_adds(sb, u.kcidb_prefix);
+		strbuf_addc(sb, '"');
+	}
+	strbuf_addc(sb, '}');
+}
+
+/* Object members that are null, at any depth: KCIDB allows none. */
+static void drop_nulls(json_t *j)
+{
+	const char *k;
+	json_t *v;
+	void *tmp;
+	size_t i;
+
+	if (json_is_object(j)) {
+		json_object_foreach_safe(j, tmp, k, v) {
+			if (json_is_null(v))
+				json_object_del(j, k);
+			else
+				drop_nulls(v);
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			drop_nulls(v);
+	}
+}
+
+/* The JSON text from @at to the end of @sb again, without null members. */
+static int drop_nulls_from(struct strbuf *sb, size_t at)
+{
+	json_t *j = json_loadb(sb->data + at, sb->len - at, 0, NULL);
+
+	if (!j)
+		return -ENOMEM;	/* our own JSON: only memory fails */
+	drop_nulls(j);
+	sb->len = at;
+	rp_json_emit(sb, j);
+	json_decref(j);
+	return sb->oom ? -ENOMEM : 0;
+}
+
+static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
+		      const struct ksft_metric_report_format_opts *o,
+		      const struct hash128 *run, const char *context,
+		      const struct rp_rowix *ix)
+{
+	struct hash128 h = *run;
+	struct rp_sums m;
+	char buf[96];
+	size_t first, n, k, misc_at;
+
+	if (rp_sums_init(&m, s))
+		return -ENOMEM;
+	hash_add(&h, o->build_id, strlen(o->build_id));
+	hash_add(&h, s->key, strlen(s->key));
+	strbuf_adds(sb, "{\"id\":");
+	snprintf(buf, sizeof(buf), "%s:ksftm-%016llx%016llx", o->origin,
+		 (unsigned long long)mix(h.a), (unsigned long long)mix(h.b));
+	rp_json_str(sb, buf);
+	strbuf_adds(sb, ",\"build_id\":");
+	rp_json_str(sb, o->build_id);
+	strbuf_adds(sb, ",\"origin\":");
+	rp_json_str(sb, o->origin);
+	strbuf_adds(sb, ",\"path\":\"");
+	if (kcidb_path(sb, s)) {
+		rp_sums_free(&m);
+		return -ENOMEM;
+	}
+	strbuf_adds(sb, "\",\"status\":\"DONE\"");
+	/* One number per test: arrays keep theirs in misc only. */
+	if (!m.width && m.sums[0].n)
+		kcidb_number(sb, &m);
+	if (o->start_time) {
+		strbuf_adds(sb, ",\"start_time\":");
+		rp_json_str(sb, o->start_time);
+	}
+	strbuf_adds(sb, ",\"misc\":");
+	misc_at = sb->len;
+	strbuf_adds(sb, "{\"context\":");
+	strbuf_adds(sb, context);
+	strbuf_adds(sb, ",\"ksft_metric\":{");
+	rp_emit_identity(sb, s->path, s->path_len, s->case_name, s->name, s->labels);
+	strbuf_adds(sb, ",\"status\":\"");
+	strbuf_adds(sb, rp_status_name(s->status));
+	strbuf_adds(sb, "\",\"source\":\"");
+	strbuf_adds(sb, rp_source_name(s->source));
+	snprintf(buf, sizeof(buf), "\",\"points\":%zu,\"processed\":%zu", s->raw.n, m.pv.n);
+	strbuf_adds(sb, buf);
+	strbuf_adds(sb, ",\"policy\":");
+	strbuf_adds(sb, s->has_policy ? s->policy.json : "null");
+	strbuf_adds(sb, ",\"compare\":\"");
+	strbuf_adds(sb, rp_op_name(m.compare));
+	strbuf_adds(sb, "\",\"summary\":");
+	rp_sums_json_all(sb, &m);
+	if (ix->c) {
+		n = rp_rowix_find(ix, s->key, &first);
+		strbuf_adds(sb, ",\"verdicts\":[");
+		for (k = 0; k < n; k++) {
+			if (k)
+				strbuf_addc(sb, ',');
+			rp_row_json(sb, &ix->c->rows[ix->order[first + k]]);
+		}
+		strbuf_addc(sb, ']');
+	}
+	strbuf_adds(sb, "}}");
+	rp_sums_free(&m);
+	if (sb->oom || drop_nulls_from(sb, misc_at))
+		return -ENOMEM;
+	strbuf_addc(sb, '}');
+	return sb->oom ? -ENOMEM : 0;
+}
+
+int rp_format_kcidb(const struct ksft_metric_report *r,
+		   const struct ksft_metric_report_format_opts *o,
+		   struct strbuf *sb)
+{
+	struct strbuf ctx_text = STRBUF_INIT;
+	struct rp_rowix ix;
+	struct hash128 run;
+	json_t *ctx;
+	char head[64];
+	size_t i;
+	int err = 0;
+
+	if (!valid_origin(o->origin))
+		return ksftm_fail(EINVAL, "KCIDB origin '%s': must be a non-empty [a-z0-9_]+ name",
+				  o->origin ? o->origin : "(none)");
+	if (!valid_object_id(o->build_id))
+		return ksftm_fail(EINVAL, "KCIDB build id '%s': must be ORIGIN:ID, ORIGIN a [a-z0-9_]+ name",
+				  o->build_id ? o->build_id : "(none)");
+	if (o->start_time && !valid_time(o->start_time))
+		return ksftm_fail(EINVAL, "KCIDB start time '%s': not an RFC 3339 date-time (2026-12-01T07:55:00Z)",
+				  o->start_time);
+	if (o->run_id && !*o->run_id)
+		return ksftm_fail(EINVAL, "KCIDB run id: empty");
+	ctx = rp_context_with(r, o->context, o->n_context, &err);
+	if (!ctx)
+		return err;
+	rp_json_emit(&ctx_text, ctx);
+	json_decref(ctx);
+	memset(&ix, 0, sizeof(ix));
+	if (o->comparison && rp_rowix_build(o->comparison, &ix)) {
+		strbuf_free(&ctx_text);
+		return -ENOMEM;
+	}
+	if (o->run_id) {
+		run.a = 0xcbf29ce484222325ull;
+		run.b = 0x84222325cbf29ce4ull;
+		hash_add(&run, o->run_id, strlen(o->run_id));
+	} else {
+		content_hash(r, &run);
+	}
+	snprintf(head, sizeof(head), "{\"version\":{\"major\":%d,\"minor\":%d},\n\"tests\":[",
+		 KCIDB_MAJOR, KCIDB_MINOR);
+	strbuf_adds(sb, head);
+	for (i = 0; !err && i < r->n_series; i++) {
+		strbuf_adds(sb, i ? ",\n" : "\n");
+		err = kcidb_test(sb, r->series[i], o, &run,
+				 ctx_text.data ? ctx_text.data : "{}", &ix);
+	}
+	strbuf_adds(sb, "]}\n");
+	rp_rowix_free(&ix);
+	strbuf_free(&ctx_text);
+	return err ? err : sb->oom ? -ENOMEM : 0;
+}

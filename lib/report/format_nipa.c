@@ -1,0 +1,262 @@
+/*
+ * A metrics sidecar for NIPA: one result per test case, named as NIPA's
+ * collector names its results (group "selftests-" + namify(target), test,
+ * subtest), with each metric's summaries, compare value and verdicts. Only
+ * what the logs and the comparison say: NIPA's own fields (executor,
+ * branch, link) and its pass/fail are the collector's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "rp_baseline.h"
+#include "rp_export.h"
+
+/* Cases by key, so that a case's series gather in one result: linear. */
+struct case_map {
+	const char **key;
+	size_t *id;
+	size_t mask;
+};
+
+static int case_map_init(struct case_map *m, size_t n)
+{
+	m->mask = 15;
+	while (m->mask < n * 2)
+		m->mask = m->mask * 2 + 1;
+	m->key = calloc(m->mask + 1, sizeof(*m->key));
+	m->id = calloc(m->mask + 1, sizeof(*m->id));
+	return m->key && m->id ? 0 : -ENOMEM;
+}
+
+static void case_map_free(struct case_map *m)
+{
+	free(m->key);
+	free(m->id);
+}
+
+/* The id of @key, adding it as @id when new. */
+static size_t case_map_get(struct case_map *m, const char *key, size_t id)
+{
+	size_t i = rp_hash(key, strlen(key), 0xcbf29ce484222325ull);
+
+	for (;; i++) {
+		if (!m->key[i & m->mask]) {
+			m->key[i & m->mask] = key;
+			m->id[i & m->mask] = id;
+			return id;
+		}
+		if (!strcmp(m->key[i & m->mask], key))
+			return m->id[i & m->mask];
+	}
+}
+
+static void json_str_or_null(struct strbuf *sb, const char *s)
+{
+	if (s)
+		rp_json_str(sb, s);
+	else
+		strbuf_adds(sb, "null");
+}
+
+static void names_json(struct strbuf *sb, const struct rp_nipa_names *n)
+{
+	strbuf_adds(sb, "\"group\":");
+	json_str_or_null(sb, n->group);
+	strbuf_adds(sb, ",\"test\":");
+	json_str_or_null(sb, n->test);
+	strbuf_adds(sb, ",\"subtest\":");
+	json_str_or_null(sb, n->subtest);
+}
+
+static void verdicts_json(struct strbuf *sb, const struct rp_rowix *ix,
+			  const char *key)
+{
+	size_t first, n, k;
+
+	if (!ix->c)
+		return;
+	n = rp_rowix_find(ix, key, &first);
+	strbuf_adds(sb, ",\"verdicts\":[");
+	for (k = 0; k < n; k++) {
+		if (k)
+			strbuf_addc(sb, ',');
+		rp_row_json(sb, &ix->c->rows[ix->order[first + k]]);
+	}
+	strbuf_addc(sb, ']');
+}
+
+static int metric_json(struct strbuf *sb, const struct rp_series *s,
+		       const struct rp_rowix *ix)
+{
+	const char *better;
+	struct rp_sums m;
+	char buf[64];
+
+	if (rp_sums_init(&m, s))
+		return -ENOMEM;
+	better = rp_better_name(m.p->better);
+	strbuf_adds(sb, "{\"name\":");
+	rp_json_str(sb, s->name);
+	strbuf_adds(sb, ",\"labels\":");
+	strbuf_adds(sb, s->labels);
+	strbuf_adds(sb, ",\"shape\":");
+	rp_json_str(sb, s->shape);
+	snprintf(buf, sizeof(buf), ",\"points\":%zu,\"processed\":%zu", s->raw.n, m.pv.n);
+	strbuf_adds(sb, buf);
+	strbuf_adds(sb, ",\"summarize\":\"");
+	strbuf_adds(sb, rp_op_name(m.p->summarize));
+	strbuf_adds(sb, "\",\"summary\":");
+	rp_sums_json_all(sb, &m);
+	strbuf_adds(sb, ",\"compare\":\"");
+	strbuf_adds(sb, rp_op_name(m.compare));
+	strbuf_adds(sb, "\",\"better\":");
+	json_str_or_null(sb, better);
+	/* The compare value of a scalar series: what a dashboard plots. */
+	strbuf_adds(sb, ",\"value\":");
+	if (!m.width && m.sums[0].n)
+		rp_json_double(sb, rp_summary_op(&m.sums[0], m.compare));
+	else
+		strbuf_adds(sb, "null");
+	verdicts_json(sb, ix, s->key);
+	strbuf_addc(sb, '}');
+	rp_sums_free(&m);
+	return sb->oom ? -ENOMEM : 0;
+}
+
+/* Case i's result: its names, identity, KTAP status and metrics. */
+static int result_json(struct strbuf *sb, const struct ksft_metric_report *r,
+		       const size_t *members, size_t n, const struct rp_rowix *ix)
+{
+	const struct rp_series *s = r->series[members[0]];
+	struct rp_nipa_names nm;
+	size_t i;
+
+	if (rp_nipa_names(s, &nm))
+		return -ENOMEM;
+	strbuf_addc(sb, '{');
+	names_json(sb, &nm);
+	rp_nipa_names_free(&nm);
+	strbuf_adds(sb, ",\"case\":");
+	rp_json_str(sb, s->case_name);
+	strbuf_adds(sb, ",\"path\":[");
+	for (i = 0; i < s->path_len; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		rp_json_str(sb, s->path[i]);
+	}
+	strbuf_adds(sb, "],\"ktap_status\":\"");
+	strbuf_adds(sb, rp_status_name(s->status));
+	strbuf_adds(sb, "\",\"metrics\":[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		if (metric_json(sb, r->series[members[i]], ix))
+			return -ENOMEM;
+	}
+	strbuf_adds(sb, "]}");
+	return sb->oom ? -ENOMEM : 0;
+}
+
+/* Rows of series the current run lacks ("missing"), named the same way. */
+static int missing_json(struct strbuf *sb, const struct ksft_metric_report_comparison *c)
+{
+	size_t i, n = 0;
+
+	strbuf_adds(sb, ",\n\"missing\":[");
+	for (i = 0; c && i < c->n; i++) {
+		const struct cmp_row *row = &c->rows[i];
+		struct rp_series fake;
+		struct rp_nipa_names nm;
+
+		if (row->has_current)
+			continue;
+		memset(&fake, 0, sizeof(fake));
+		fake.path = row->path;
+		fake.path_len = row->path_len;
+		fake.case_name = row->case_name;
+		if (rp_nipa_names(&fake, &nm))
+			return -ENOMEM;
+		strbuf_adds(sb, n++ ? ",\n{" : "\n{");
+		names_json(sb, &nm);
+		rp_nipa_names_free(&nm);
+		strbuf_addc(sb, ',');
+		rp_emit_identity(sb, row->path, row->path_len, row->case_name,
+				 row->name, row->labels);
+		strbuf_adds(sb, ",\"verdict\":");
+		rp_row_json(sb, row);
+		strbuf_addc(sb, '}');
+	}
+	strbuf_addc(sb, ']');
+	return sb->oom ? -ENOMEM : 0;
+}
+
+int rp_format_nipa(const struct ksft_metric_report *r,
+		   const struct ksft_metric_report_format_opts *o,
+		   struct strbuf *sb)
+{
+	size_t ns = r->n_series, i, ncases = 0;
+	size_t *cid = calloc(ns + 1, sizeof(size_t));
+	size_t *start = calloc(ns + 2, sizeof(size_t));
+	size_t *order = calloc(ns + 1, sizeof(size_t));
+	char **ckey = calloc(ns + 1, sizeof(char *));
+	struct case_map map = { NULL, NULL, 0 };
+	struct rp_rowix ix;
+	json_t *ctx;
+	int err = 0;
+
+	memset(&ix, 0, sizeof(ix));
+	if (!cid || !start || !order || !ckey || case_map_init(&map, ns) ||
+	    (o->comparison && rp_rowix_build(o->comparison, &ix)))
+		goto oom;
+	ctx = rp_context_with(r, o->context, o->n_context, &err);
+	if (!ctx)
+		goto out;
+	strbuf_adds(sb, "{\"format\":\"ksft-metric-nipa\",\"version\":1,\n\"context\":");
+	rp_json_emit(sb, ctx);
+	json_decref(ctx);
+	/* Cases in order of first appearance, their series in report order. */
+	for (i = 0; i < ns; i++) {
+		const struct rp_series *s = r->series[i];
+
+		ckey[i] = rp_make_key(s->path, s->path_len, s->case_name, "", "");
+		if (!ckey[i])
+			goto oom;
+		cid[i] = case_map_get(&map, ckey[i], ncases);
+		if (cid[i] == ncases)
+			ncases++;
+		start[cid[i] + 1]++;
+	}
+	for (i = 0; i < ncases; i++)
+		start[i + 1] += start[i];
+	for (i = 0; i < ns; i++)
+		order[start[cid[i]]++] = i;	/* start[c] ends as c + 1's start */
+	strbuf_adds(sb, ",\n\"results\":[");
+	for (i = 0; i < ncases; i++) {
+		size_t from = i ? start[i - 1] : 0;
+
+		strbuf_adds(sb, i ? ",\n" : "\n");
+		if (result_json(sb, r, order + from, start[i] - from, &ix))
+			goto oom;
+	}
+	strbuf_addc(sb, ']');
+	if (o->comparison && missing_json(sb, o->comparison))
+		goto oom;
+	strbuf_adds(sb, "}\n");
+	goto out;
+oom:
+	err = -ENOMEM;
+out:
+	for (i = 0; ckey && i < ns; i++)
+		free(ckey[i]);
+	free(ckey);
+	free(cid);
+	free(start);
+	free(order);
+	case_map_free(&map);
+	rp_rowix_free(&ix);
+	return err ? err : sb->oom ? -ENOMEM : 0;
+}

@@ -1,0 +1,800 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The consumer side from Python: libksftmetric-report through ctypes.
+
+Read KTAP logs (zperf console output, twister JSON), walk their series,
+compare them with baselines, get verdicts and warnings::
+
+    from ksftmetric.report import Report
+
+    report = Report.read("ktap.log")
+    for s in report:
+        print(s.title, s.summary)
+    for row in report.compare(baselines=["base.json"]).regressions:
+        print(row.title, row.baseline, "->", row.current)
+
+Importing ``ksftmetric`` (the producer binding a selftest uses) never loads
+this library; only ``import ksftmetric.report`` does.
+
+Exceptions: ``InputError`` (a ``ValueError``) for bad input when reading
+with ``strict=True`` and ``BaselineError`` for a malformed baseline file,
+both ``ReportError`` with ``file``, ``line`` (0: the whole file) and
+``reason``; ``OSError`` for files that cannot be read, ``TypeError`` /
+``ValueError`` for bad arguments, ``MemoryError``.
+"""
+
+import ctypes
+import dataclasses
+import errno
+import json
+import math
+import os
+import re
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from . import LIBRARY_PATH as _PRODUCER_PATH
+from . import _library
+
+__all__ = ["Report", "Series", "Policy", "Points", "InputWarning", "Comparison",
+           "Row", "History", "ReportError", "InputError", "BaselineError", "read",
+           "LIBRARY_PATH"]
+
+_lib, LIBRARY_PATH = _library.load_report(_PRODUCER_PATH)
+
+c_char_p, c_int, c_size_t, c_double = (ctypes.c_char_p, ctypes.c_int,
+                                       ctypes.c_size_t, ctypes.c_double)
+c_void_p = ctypes.c_void_p
+_PP = ctypes.POINTER(c_char_p)
+
+
+# --- C types (include/ksftmetric/report.h) ---------------------------------
+
+class _Opts(ctypes.Structure):
+    _fields_ = [("sz", c_size_t), ("max_line", c_size_t),
+                ("max_warnings", c_size_t)]
+
+
+class _Warning(ctypes.Structure):
+    _fields_ = [("file", c_char_p), ("line", ctypes.c_ulong),
+                ("reason", c_char_p)]
+
+
+class _Series(ctypes.Structure):
+    _fields_ = [("sz", c_size_t), ("case_name", c_char_p), ("path", _PP),
+                ("path_len", c_size_t), ("name", c_char_p),
+                ("labels_json", c_char_p), ("shape", c_char_p),
+                ("status", c_char_p), ("source", c_char_p),
+                ("points", c_size_t), ("is_array", c_int),
+                ("policy_json", c_char_p), ("summarize", c_char_p),
+                ("transform", c_char_p), ("aggregation", c_char_p),
+                ("compare", c_char_p), ("better", c_char_p),
+                ("relative_tolerance", c_double),
+                ("absolute_tolerance", c_double), ("display_min", c_double),
+                ("display_max", c_double), ("display_scale", c_double),
+                ("display_label", c_char_p), ("abort_reason", c_char_p),
+                ("status_reason", c_char_p)]
+
+
+class _Points(ctypes.Structure):
+    _fields_ = [("n", c_size_t), ("width", c_size_t),
+                ("t", ctypes.POINTER(c_double)), ("v", ctypes.POINTER(c_double)),
+                ("off", ctypes.POINTER(c_size_t))]
+
+
+class _CompareOpts(ctypes.Structure):
+    _fields_ = [("sz", c_size_t), ("tolerance_pct", c_double),
+                ("alpha", c_double), ("allow_missing", c_int)]
+
+
+class _Row(ctypes.Structure):
+    _fields_ = [("sz", c_size_t), ("case_name", c_char_p), ("path", _PP),
+                ("path_len", c_size_t), ("name", c_char_p),
+                ("labels_json", c_char_p), ("element", ctypes.c_long),
+                ("compare", c_char_p), ("better", c_char_p),
+                ("baseline", c_double), ("current", c_double),
+                ("change_pct", c_double), ("allowance", c_double),
+                ("p_value", c_double), ("n_baseline", c_size_t),
+                ("n_current", c_size_t), ("baseline_runs", c_size_t),
+                ("verdict", c_char_p), ("fails", c_int)]
+
+
+class _FormatOpts(ctypes.Structure):
+    _fields_ = [("sz", c_size_t), ("origin", c_char_p), ("build_id", c_char_p),
+                ("start_time", c_char_p), ("run_id", c_char_p),
+                ("context", _PP), ("n_context", c_size_t),
+                ("name_style", c_int), ("comparison", c_void_p)]
+
+
+class _IngestOpts(ctypes.Structure):
+    _fields_ = [("sz", c_size_t), ("run_id", c_char_p), ("order", c_char_p),
+                ("context", _PP), ("n_context", c_size_t), ("window", c_size_t),
+                ("fdr", c_double)]
+
+
+class _GateOpts(ctypes.Structure):
+    _fields_ = [("sz", c_size_t), ("window", c_size_t), ("context", _PP),
+                ("n_context", c_size_t), ("fdr", c_double),
+                ("allow_missing", c_int), ("order", c_char_p)]
+
+
+class _HistoryOpts(ctypes.Structure):
+    _fields_ = [("sz", c_size_t), ("context", _PP), ("n_context", c_size_t),
+                ("series", c_char_p), ("last", c_size_t), ("all_status", c_int)]
+
+
+def _declare():
+    P = ctypes.POINTER
+    protos = {
+        "ksft_metric_report_errmsg": (c_char_p, []),
+        "ksft_metric_report_new": (c_void_p, [P(_Opts)]),
+        "ksft_metric_report_free": (None, [c_void_p]),
+        "ksft_metric_report_text_free": (None, [c_void_p]),
+        "ksft_metric_report_read_buffer": (c_int, [c_void_p, c_char_p, c_size_t,
+                                                   c_char_p]),
+        "ksft_metric_report_warnings": (c_size_t, [c_void_p, P(P(_Warning)),
+                                                   P(c_size_t)]),
+        "ksft_metric_report_context_json": (c_char_p, [c_void_p]),
+        "ksft_metric_report_series_count": (c_size_t, [c_void_p]),
+        "ksft_metric_report_series_get": (c_int, [c_void_p, c_size_t, P(_Series)]),
+        "ksft_metric_report_series_points": (c_int, [c_void_p, c_size_t, c_int,
+                                                     P(_Points)]),
+        "ksft_metric_report_points_release": (None, [P(_Points)]),
+        "ksft_metric_report_series_summary": (c_int, [c_void_p, c_size_t, c_char_p,
+                                                      P(c_double), c_size_t]),
+        "ksft_metric_report_format_ext": (c_int, [c_void_p, c_int, P(_FormatOpts),
+                                                  P(c_void_p), P(c_size_t)]),
+        "ksft_metric_report_baseline_new": (c_void_p, []),
+        "ksft_metric_report_baseline_free": (None, [c_void_p]),
+        "ksft_metric_report_baseline_load": (c_int, [c_void_p, c_char_p, c_size_t,
+                                                     c_char_p]),
+        "ksft_metric_report_baseline_add_report": (c_int, [c_void_p, c_void_p,
+                                                           _PP, c_size_t]),
+        "ksft_metric_report_baseline_format": (c_int, [c_void_p, P(c_void_p),
+                                                       P(c_size_t)]),
+        "ksft_metric_report_compare": (c_int, [c_void_p, c_void_p, P(_CompareOpts),
+                                               P(c_void_p)]),
+        "ksft_metric_report_comparison_free": (None, [c_void_p]),
+        "ksft_metric_report_comparison_rows": (c_size_t, [c_void_p]),
+        "ksft_metric_report_comparison_row": (c_int, [c_void_p, c_size_t, P(_Row)]),
+        "ksft_metric_report_history_open": (c_int, [c_char_p, P(c_void_p)]),
+        "ksft_metric_report_history_close": (None, [c_void_p]),
+        "ksft_metric_report_history_ingest": (c_int, [c_void_p, c_void_p, P(_IngestOpts),
+                                                      P(c_void_p)]),
+        "ksft_metric_report_history_format": (c_int, [c_void_p, P(_HistoryOpts), c_int,
+                                                      P(c_void_p), P(c_size_t)]),
+        "ksft_metric_report_history_compare": (c_int, [c_void_p, c_void_p, P(_GateOpts),
+                                                       P(c_void_p)]),
+    }
+    fns = {}
+    for name, (restype, argtypes) in protos.items():
+        try:
+            fn = getattr(_lib, name)
+        except AttributeError:
+            raise OSError(f"{LIBRARY_PATH} lacks {name}(): not a "
+                          "libksftmetric-report of this version") from None
+        fn.restype, fn.argtypes = restype, argtypes
+        fns[name] = fn
+    return fns
+
+
+_c = _declare()
+
+_FORMATS = {"text": 0, "json": 1, "csv": 2, "openmetrics": 3, "kcidb": 4, "nipa": 5}
+_NAME_STYLES = {"ktap": 0, "nipa": 1}
+_PROCESSED, _RAW, _TRANSFORMED = 2, 0, 1
+_STAGES = {"raw": _RAW, "transformed": _TRANSFORMED, "processed": _PROCESSED}
+_SUMMARIES = ("last", "total", "max", "p50", "p90", "p99")
+
+
+# --- errors -----------------------------------------------------------------
+
+class ReportError(Exception):
+    """A problem with an input: ``file``, ``line`` (0: the whole file), ``reason``."""
+
+    def __init__(self, file: str, line: int, reason: str):
+        self.file, self.line, self.reason = file, line, reason
+        where = f"{file}:{line}" if line else file
+        super().__init__(f"{where}: {reason}")
+
+
+class InputError(ReportError, ValueError):
+    """Bad input in a log read with ``strict=True``."""
+
+
+class BaselineError(ReportError, ValueError):
+    """A baseline file that is not one (the whole file is refused)."""
+
+
+def _errmsg() -> str:
+    return (_c["ksft_metric_report_errmsg"]() or b"").decode("utf-8", "replace")
+
+
+def _check(ret: int, what: str) -> int:
+    if ret >= 0:
+        return ret
+    msg = _errmsg() or what
+    if ret == -errno.ENOMEM:
+        raise MemoryError(msg)
+    if ret == -errno.ERANGE:
+        raise IndexError(msg)
+    raise ValueError(msg)
+
+
+def _check_db(ret: int, what: str) -> int:
+    """History calls: database trouble is an OSError with its errno."""
+    if ret >= 0:
+        return ret
+    if -ret in (errno.ENOMEM, errno.EINVAL, errno.ERANGE):
+        return _check(ret, what)
+    raise OSError(-ret, f"{what}: {_errmsg() or os.strerror(-ret)}")
+
+
+def _strings(items) -> Tuple[ctypes.Array, int]:
+    """A "KEY=VALUE" C array from a dict (or a list of such strings)."""
+    if isinstance(items, dict):
+        items = [f"{k}={v}" for k, v in items.items()]
+    enc = [str(x).encode("utf-8") for x in (items or [])]
+    return (c_char_p * (len(enc) + 1))(*enc), len(enc)
+
+
+def _s(b: Optional[bytes]) -> Optional[str]:
+    return None if b is None else b.decode("utf-8", "replace")
+
+
+def _num(x: float) -> Optional[float]:
+    return None if math.isnan(x) else x
+
+
+def _path(pp, n) -> Tuple[str, ...]:
+    return tuple(pp[i].decode("utf-8", "replace") for i in range(n))
+
+
+def _title(path, case, name, labels, element=None) -> str:
+    lab = ",".join(f"{k}={v}" for k, v in labels.items())
+    t = " / ".join(list(path) + [case]) + " " + name + (f"{{{lab}}}" if lab else "")
+    return t + (f"[{element}]" if element is not None else "")
+
+
+def _name_arg(name) -> bytes:
+    if not isinstance(name, str):
+        raise TypeError(f"an input name must be a str, not {type(name).__name__}")
+    return name.encode("utf-8", "surrogateescape")
+
+
+# --- values -----------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class InputWarning:
+    """Something wrong in an input, which was skipped: where and why."""
+    file: str
+    line: int
+    reason: str
+
+    def __str__(self):
+        return f"{self.file}:{self.line}: {self.reason}" if self.line else \
+            f"{self.file}: {self.reason}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Policy:
+    """A metric's processing policy (``ktap-metric-policy-json``)."""
+    summarize: str
+    transform: Optional[str]
+    aggregation: Optional[str]
+    compare: Optional[str]
+    better: Optional[str]
+    relative_tolerance: Optional[float]
+    absolute_tolerance: Optional[float]
+    display_min: Optional[float]
+    display_max: Optional[float]
+    display_scale: Optional[float]
+    display_label: Optional[str]
+    raw: dict                     # the policy object as logged (canonical)
+
+
+@dataclasses.dataclass(frozen=True)
+class Points:
+    """A series' points at one stage: ``times[i]`` (None if not logged) and
+    ``values[i]`` (a float, or a list with None for missing entries)."""
+    times: List[Optional[float]]
+    values: List[Union[float, List[Optional[float]]]]
+
+    def __len__(self):
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(zip(self.times, self.values))
+
+
+@dataclasses.dataclass(frozen=True)
+class Series:
+    """One series: identity (path, case, name, labels), status, policy and
+    summary (one dict per element for arrays, None without processed points)."""
+    index: int
+    path: Tuple[str, ...]
+    case: str
+    name: str
+    labels: Dict[str, object]
+    shape: str
+    status: str
+    status_reason: Optional[str]
+    abort_reason: Optional[str]
+    source: str
+    n_points: int
+    is_array: bool
+    policy: Optional[Policy]
+    summarize: str
+    summary: Union[None, Dict[str, float], List[Optional[Dict[str, float]]]]
+    _report: "Report" = dataclasses.field(repr=False, compare=False)
+
+    @property
+    def title(self) -> str:
+        return _title(self.path, self.case, self.name, self.labels)
+
+    def points(self, stage: str = "raw") -> Points:
+        """The points ``raw``, ``transformed`` or ``processed`` (after the
+        aggregation too): what was logged, what is summarized."""
+        if stage not in _STAGES:
+            raise ValueError(f"stage must be one of {', '.join(_STAGES)}, not {stage!r}")
+        stage_n = _STAGES[stage]
+        # busy-core-equivalents turns each array into one number.
+        arrays = self.is_array and not (stage_n == _PROCESSED and self.policy
+                                        and self.policy.aggregation)
+        return self._report._points(self.index, stage_n, arrays)
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One compared series (or array element) and its verdict."""
+    path: Tuple[str, ...]
+    case: str
+    name: str
+    labels: Dict[str, object]
+    element: Optional[int]
+    compare: str
+    better: Optional[str]
+    baseline: Optional[float]
+    current: Optional[float]
+    change_pct: Optional[float]
+    allowance: Optional[float]
+    p_value: Optional[float]
+    n_baseline: int
+    n_current: int
+    baseline_runs: int
+    verdict: str           # ok regression improvement noise new missing untracked incomparable
+    fails: bool
+
+    @property
+    def title(self) -> str:
+        return _title(self.path, self.case, self.name, self.labels, self.element)
+
+
+class Comparison:
+    """The rows of a comparison with baselines; iterate for every row."""
+
+    def __init__(self, handle, report):
+        self._h = handle
+        self._report = report        # the rows' strings live in the handle
+        self.rows: List[Row] = [self._row(i) for i in range(
+            _c["ksft_metric_report_comparison_rows"](handle))]
+
+    def _row(self, i) -> Row:
+        r = _Row()
+        r.sz = ctypes.sizeof(_Row)
+        _check(_c["ksft_metric_report_comparison_row"](self._h, i, ctypes.byref(r)),
+               "comparison_row")
+        return Row(path=_path(r.path, r.path_len), case=_s(r.case_name),
+                   name=_s(r.name), labels=json.loads(r.labels_json),
+                   element=None if r.element < 0 else r.element,
+                   compare=_s(r.compare), better=_s(r.better),
+                   baseline=_num(r.baseline), current=_num(r.current),
+                   change_pct=_num(r.change_pct), allowance=_num(r.allowance),
+                   p_value=_num(r.p_value), n_baseline=r.n_baseline,
+                   n_current=r.n_current, baseline_runs=r.baseline_runs,
+                   verdict=_s(r.verdict), fails=bool(r.fails))
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self.rows)
+
+    def __len__(self):
+        return len(self.rows)
+
+    @property
+    def failing(self) -> List[Row]:
+        """Rows that fail the gate (``ksft-metric compare`` exits 1 on any)."""
+        return [r for r in self.rows if r.fails]
+
+    @property
+    def regressions(self) -> List[Row]:
+        return [r for r in self.rows if r.verdict == "regression"]
+
+    def __del__(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            _c["ksft_metric_report_comparison_free"](h)
+
+
+# --- the report -------------------------------------------------------------
+
+
+class Report:
+    """Series read from one or more inputs (all inputs are one run)."""
+
+    def __init__(self, *, max_line: int = 0, max_warnings: int = 0):
+        opts = _Opts(ctypes.sizeof(_Opts), max_line, max_warnings)
+        self._h = _c["ksft_metric_report_new"](ctypes.byref(opts))
+        if not self._h:
+            raise MemoryError(_errmsg())
+        self._names: List[str] = []
+        self._cache: Optional[List[Series]] = None
+
+    @classmethod
+    def read(cls, *sources, strict: bool = False, name: Optional[str] = None,
+             **opts) -> "Report":
+        """A report of @sources (paths, binary file objects or bytes)."""
+        report = cls(**opts)
+        for src in sources:
+            report.add(src, strict=strict, name=name)
+        return report
+
+    def add(self, source, *, strict: bool = False, name: Optional[str] = None) -> int:
+        """Read one more input: a path, a file object opened in binary mode
+        (``sys.stdin.buffer``) or ``bytes``. @name is what warnings call it
+        (default: the path, the file object's name, or "<bytes>"). With
+        @strict the first warning of this input raises InputError. Returns
+        the number of metric points kept."""
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            data, label = bytes(source), name or "<bytes>"
+        elif isinstance(source, (str, os.PathLike)):
+            with open(source, "rb") as f:
+                data = f.read()
+            label = name or os.fspath(source)
+        elif hasattr(source, "read"):
+            data = source.read()
+            if isinstance(data, str):
+                raise TypeError("a file object must be opened in binary mode "
+                                "(the library reads bytes)")
+            label = name or str(getattr(source, "name", "<stream>"))
+        else:
+            raise TypeError("an input is a path, a binary file object or bytes, "
+                            f"not {type(source).__name__}")
+        if not isinstance(label, str):
+            label = os.fsdecode(label)
+        before = self._warning_count()
+        n = _check(_c["ksft_metric_report_read_buffer"](
+            self._h, data, len(data), _name_arg(label)), f"reading {label}")
+        self._names.append(label)
+        self._cache = None
+        if strict:
+            new = self.warnings[before:]
+            if new:
+                w = new[0]
+                raise InputError(w.file, w.line, w.reason)
+        return n
+
+    def _warning_count(self) -> int:
+        total = c_size_t()
+        lst = ctypes.POINTER(_Warning)()
+        _c["ksft_metric_report_warnings"](self._h, ctypes.byref(lst),
+                                          ctypes.byref(total))
+        return total.value
+
+    @property
+    def warnings(self) -> List[InputWarning]:
+        """What was wrong in the inputs and skipped (the first 1000 kept)."""
+        lst = ctypes.POINTER(_Warning)()
+        n = _c["ksft_metric_report_warnings"](self._h, ctypes.byref(lst), None)
+        return [InputWarning(_s(lst[i].file), lst[i].line, _s(lst[i].reason))
+                for i in range(n)]
+
+    @property
+    def warnings_total(self) -> int:
+        """Warnings including those beyond the kept ones."""
+        return self._warning_count()
+
+    @property
+    def context(self) -> dict:
+        """The run context the logs carried (ktap-metric-context-json)."""
+        return json.loads(_c["ksft_metric_report_context_json"](self._h))
+
+    @property
+    def sources(self) -> List[str]:
+        return list(self._names)
+
+    def __len__(self) -> int:
+        return _c["ksft_metric_report_series_count"](self._h)
+
+    def __iter__(self) -> Iterator[Series]:
+        return iter(self.series)
+
+    def __getitem__(self, i: int) -> Series:
+        return self.series[i]
+
+    @property
+    def series(self) -> List[Series]:
+        if self._cache is None:
+            self._cache = [self._series(i) for i in range(len(self))]
+        return self._cache
+
+    def find(self, name: str, **labels) -> List[Series]:
+        """Series of metric @name whose labels include @labels."""
+        return [s for s in self.series if s.name == name and
+                all(s.labels.get(k) == v for k, v in labels.items())]
+
+    def _series(self, i: int) -> Series:
+        s = _Series()
+        s.sz = ctypes.sizeof(_Series)
+        _check(_c["ksft_metric_report_series_get"](self._h, i, ctypes.byref(s)),
+               "series_get")
+        pol = None
+        if s.policy_json:
+            pol = Policy(summarize=_s(s.summarize), transform=_s(s.transform),
+                         aggregation=_s(s.aggregation), compare=_s(s.compare),
+                         better=_s(s.better),
+                         relative_tolerance=_num(s.relative_tolerance),
+                         absolute_tolerance=_num(s.absolute_tolerance),
+                         display_min=_num(s.display_min),
+                         display_max=_num(s.display_max),
+                         display_scale=_num(s.display_scale),
+                         display_label=_s(s.display_label),
+                         raw=json.loads(s.policy_json))
+        return Series(index=i, path=_path(s.path, s.path_len), case=_s(s.case_name),
+                      name=_s(s.name), labels=json.loads(s.labels_json),
+                      shape=_s(s.shape), status=_s(s.status),
+                      status_reason=_s(s.status_reason),
+                      abort_reason=_s(s.abort_reason), source=_s(s.source),
+                      n_points=s.points, is_array=bool(s.is_array), policy=pol,
+                      summarize=_s(s.summarize),
+                      summary=self._summary(i, _s(s.summarize), bool(s.is_array)
+                                            and not s.aggregation),
+                      _report=self)
+
+    def _summary(self, i: int, summarize: str, is_array: bool):
+        """As ``ksft-metric report`` shows it (distribution: p50, p90, p99
+        and max, or last for a single point)."""
+        pts = self._points(i, _PROCESSED, is_array)
+        if not len(pts):
+            return None
+        if summarize != "distribution":
+            ops = (summarize,)
+        elif len(pts) == 1:
+            ops = ("last",)
+        else:
+            ops = ("p50", "p90", "p99", "max")
+        width = max([1] + [len(v) for v in pts.values if isinstance(v, list)])
+        out = (c_double * width)()
+        per_op = {}
+        for op in ops:
+            n = _check(_c["ksft_metric_report_series_summary"](
+                self._h, i, op.encode(), out, width), "series_summary")
+            per_op[op] = [_num(out[e]) for e in range(min(n, width))]
+        elems = [{op: per_op[op][e] for op in ops} for e in range(len(per_op[ops[0]]))]
+        elems = [None if all(v is None for v in d.values()) else d for d in elems]
+        return elems if is_array else elems[0]
+
+    def _points(self, i: int, stage: int, is_array: bool) -> Points:
+        p = _Points()
+        _check(_c["ksft_metric_report_series_points"](self._h, i, stage,
+                                                      ctypes.byref(p)), "series_points")
+        try:
+            times = [_num(p.t[k]) for k in range(p.n)]
+            if is_array:
+                values = [[_num(p.v[j]) for j in range(p.off[k], p.off[k + 1])]
+                          for k in range(p.n)]
+            else:
+                values = [_num(p.v[p.off[k]]) if p.off[k + 1] > p.off[k] else None
+                          for k in range(p.n)]
+        finally:
+            _c["ksft_metric_report_points_release"](ctypes.byref(p))
+        return Points(times, values)
+
+    # -- output and comparison --
+
+    def format(self, fmt: str = "text", *, name_style: str = "ktap",
+               origin: Optional[str] = None, build_id: Optional[str] = None,
+               start_time: Optional[str] = None, run_id: Optional[str] = None,
+               context: Optional[Dict[str, str]] = None,
+               comparison: Optional[Comparison] = None) -> str:
+        """What ``ksft-metric report --format FMT`` prints."""
+        if fmt not in _FORMATS:
+            raise ValueError(f"format must be one of {', '.join(_FORMATS)}, not {fmt!r}")
+        if name_style not in _NAME_STYLES:
+            raise ValueError(f"name_style must be ktap or nipa, not {name_style!r}")
+        arr, n = _strings(context)
+        enc = lambda x: None if x is None else str(x).encode()  # noqa: E731
+        o = _FormatOpts(ctypes.sizeof(_FormatOpts), enc(origin), enc(build_id),
+                        enc(start_time), enc(run_id), arr, n,
+                        _NAME_STYLES[name_style], comparison._h if comparison else None)
+        out, n = c_void_p(), c_size_t()
+        _check(_c["ksft_metric_report_format_ext"](self._h, _FORMATS[fmt], ctypes.byref(o),
+                                                   ctypes.byref(out), ctypes.byref(n)),
+               "format")
+        try:
+            return ctypes.string_at(out, n.value).decode("utf-8", "replace")
+        finally:
+            _c["ksft_metric_report_text_free"](out)
+
+    def baseline(self) -> str:
+        """This report as a baseline file with one run (``ksft-metric save``)."""
+        b = _new_baseline()
+        try:
+            srcs = [n.encode() for n in self._names]
+            _check(_c["ksft_metric_report_baseline_add_report"](
+                b, self._h, (c_char_p * (len(srcs) + 1))(*srcs), len(srcs)), "baseline")
+            return _baseline_text(b)
+        finally:
+            _c["ksft_metric_report_baseline_free"](b)
+
+    def compare(self, baselines: Sequence = (), *, db=None,
+                tolerance: Optional[float] = None, alpha: float = 0.0,
+                allow_missing: bool = False, window: int = 0, fdr: float = 0.0,
+                context: Optional[Dict[str, str]] = None,
+                order: Optional[str] = None) -> Comparison:
+        """Compare with the pooled runs of @baselines (paths, binary file
+        objects, bytes or Reports), as ``ksft-metric compare`` does; or,
+        with @db (a History or its URL), with the run history as
+        ``ksft-metric compare --db`` does (@window, @fdr, @context,
+        @order are the history gate's; @tolerance and @alpha are the
+        baselines')."""
+        if db is not None:
+            if baselines:
+                raise ValueError("compare against baselines or a history db, not both")
+            if isinstance(db, History):
+                return db.compare(self, window=window, fdr=fdr, context=context,
+                                  order=order, allow_missing=allow_missing)
+            with History(db) as h:
+                return h.compare(self, window=window, fdr=fdr, context=context,
+                                 order=order, allow_missing=allow_missing)
+        if isinstance(baselines, (str, bytes, os.PathLike, Report)):
+            baselines = [baselines]
+        b = _new_baseline()
+        try:
+            for src in baselines:
+                _load_baseline(b, src)
+            opts = _CompareOpts(ctypes.sizeof(_CompareOpts),
+                                -1.0 if tolerance is None else float(tolerance),
+                                float(alpha), int(bool(allow_missing)))
+            h = c_void_p()
+            _check(_c["ksft_metric_report_compare"](self._h, b, ctypes.byref(opts),
+                                                    ctypes.byref(h)), "compare")
+            return Comparison(h.value, self)
+        finally:
+            _c["ksft_metric_report_baseline_free"](b)
+
+    def __del__(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            _c["ksft_metric_report_free"](h)
+
+
+class History:
+    """A run history (a SQLite file path or a ``postgresql://`` URL), as
+    ``ksft-metric ingest`` / ``compare --db`` / ``history`` use it. One
+    connection: use it from one thread at a time. A context manager."""
+
+    def __init__(self, url: Union[str, os.PathLike]):
+        self.url = os.fspath(url)
+        h = c_void_p()
+        _check_db(_c["ksft_metric_report_history_open"](
+            self.url.encode("utf-8"), ctypes.byref(h)), f"opening {self.url}")
+        self._h = h.value
+
+    def _handle(self):
+        if not self._h:
+            raise ValueError(f"the history {self.url} is closed")
+        return self._h
+
+    def ingest(self, report: Report, *, run_id: Optional[str] = None,
+               order: Optional[str] = None,
+               context: Optional[Dict[str, str]] = None,
+               window: int = 0, fdr: float = 0.0) -> str:
+        """Store @report as one run; returns its run id (FileExistsError
+        when a run of that id is there already)."""
+        arr, n = _strings(context)
+        o = _IngestOpts(ctypes.sizeof(_IngestOpts),
+                        None if run_id is None else str(run_id).encode(),
+                        None if order is None else str(order).encode(), arr, n,
+                        window, fdr)
+        out = c_void_p()
+        _check_db(_c["ksft_metric_report_history_ingest"](
+            self._handle(), report._h, ctypes.byref(o), ctypes.byref(out)), "ingest")
+        try:
+            return ctypes.string_at(out).decode("utf-8")
+        finally:
+            _c["ksft_metric_report_text_free"](out)
+
+    def compare(self, report: Report, *, window: int = 0, fdr: float = 0.0,
+                context: Optional[Dict[str, str]] = None,
+                order: Optional[str] = None,
+                allow_missing: bool = False) -> Comparison:
+        """Judge @report against its history (read-only)."""
+        arr, n = _strings(context)
+        o = _GateOpts(ctypes.sizeof(_GateOpts), window, arr, n, fdr,
+                      int(bool(allow_missing)),
+                      None if order is None else str(order).encode())
+        h = c_void_p()
+        _check_db(_c["ksft_metric_report_history_compare"](
+            self._handle(), report._h, ctypes.byref(o), ctypes.byref(h)), "compare")
+        return Comparison(h.value, report)
+
+    def format(self, fmt: str = "text", *, series: Optional[str] = None,
+               context: Optional[Dict[str, str]] = None, last: int = 0,
+               all_status: bool = False) -> str:
+        """Each series' compare value run by run (``ksft-metric history``):
+        ``text``, ``json`` or ``csv``."""
+        if fmt not in ("text", "json", "csv"):
+            raise ValueError(f"format must be text, json or csv, not {fmt!r}")
+        arr, n = _strings(context)
+        o = _HistoryOpts(ctypes.sizeof(_HistoryOpts), arr, n,
+                         None if series is None else series.encode(), last,
+                         int(bool(all_status)))
+        out, ln = c_void_p(), c_size_t()
+        _check_db(_c["ksft_metric_report_history_format"](
+            self._handle(), ctypes.byref(o), _FORMATS[fmt], ctypes.byref(out),
+            ctypes.byref(ln)), "history")
+        try:
+            return ctypes.string_at(out, ln.value).decode("utf-8", "replace")
+        finally:
+            _c["ksft_metric_report_text_free"](out)
+
+    def close(self):
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            _c["ksft_metric_report_history_close"](h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    __del__ = close
+
+
+def _new_baseline():
+    b = _c["ksft_metric_report_baseline_new"]()
+    if not b:
+        raise MemoryError(_errmsg())
+    return b
+
+
+def _baseline_text(b) -> str:
+    out, n = c_void_p(), c_size_t()
+    _check(_c["ksft_metric_report_baseline_format"](b, ctypes.byref(out),
+                                                    ctypes.byref(n)), "baseline")
+    try:
+        return ctypes.string_at(out, n.value).decode("utf-8")
+    finally:
+        _c["ksft_metric_report_text_free"](out)
+
+
+def _load_baseline(b, src):
+    if isinstance(src, Report):
+        _check(_c["ksft_metric_report_baseline_add_report"](b, src._h, None, 0),
+               "baseline")
+        return
+    if isinstance(src, (bytes, bytearray, memoryview)):
+        data, name = bytes(src), "<bytes>"
+    elif isinstance(src, (str, os.PathLike)):
+        with open(src, "rb") as f:
+            data = f.read()
+        name = os.fspath(src)
+    elif hasattr(src, "read"):
+        data, name = src.read(), str(getattr(src, "name", "<stream>"))
+    else:
+        raise TypeError("a baseline is a path, a binary file object, bytes or a "
+                        f"Report, not {type(src).__name__}")
+    ret = _c["ksft_metric_report_baseline_load"](b, data, len(data), _name_arg(name))
+    if ret == -errno.EINVAL:
+        # "NAME:LINE: reason" (malformed JSON) or "NAME: reason".
+        msg = _errmsg()
+        m = re.match(re.escape(name) + r":(\d+): (.*)$", msg, re.S)
+        if m:
+            raise BaselineError(name, int(m.group(1)), m.group(2))
+        raise BaselineError(name, 0, msg[len(name) + 2:] if msg.startswith(name + ": ")
+                            else msg)
+    _check(ret, "baseline_load")
+
+
+def read(*sources, strict: bool = False, **opts) -> Report:
+    """``Report.read()``: one report of every input."""
+    return Report.read(*sources, strict=strict, **opts)

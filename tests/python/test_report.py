@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""ksftmetric.report against the report library just built: reading paths,
+file objects and bytes, series identity/policy/points/summary (checked
+against the library's own JSON report), comparisons, formats, errors."""
+
+import io
+import json
+import os
+import tempfile
+import unittest
+
+from ksftmetric import report as kr
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report", "data")
+SEED = os.path.join(DATA, "seed.log")
+PIPELINE = os.path.join(DATA, "pipeline.log")
+
+
+def seed_bytes():
+    with open(SEED, "rb") as f:
+        return f.read()
+
+
+class ReadTest(unittest.TestCase):
+    def test_sources_agree(self):
+        by_path = kr.Report.read(SEED)
+        with open(SEED, "rb") as f:
+            by_file = kr.Report.read(f)
+        by_bytes = kr.read(seed_bytes(), name="seed")
+        for r in (by_file, by_bytes):
+            self.assertEqual([(s.path, s.case, s.name, s.labels, s.summary) for s in r],
+                             [(s.path, s.case, s.name, s.labels, s.summary) for s in by_path])
+        self.assertEqual(by_path.sources, [SEED])
+        self.assertEqual(by_bytes.sources, ["seed"])
+        with open(SEED, "r") as f, self.assertRaisesRegex(TypeError, "binary mode"):
+            kr.Report.read(f)
+        with self.assertRaises(TypeError):
+            kr.Report.read(42)
+        with self.assertRaises(FileNotFoundError):
+            kr.Report.read(os.path.join(DATA, "no-such.log"))
+
+    def test_series_match_the_json_report(self):
+        for log in (SEED, PIPELINE):
+            r = kr.Report.read(log)
+            doc = json.loads(r.format("json"))
+            self.assertEqual(len(r), len(doc["series"]))
+            for s, j in zip(r, doc["series"]):
+                self.assertEqual((list(s.path), s.case, s.name, s.labels),
+                                 (j["path"], j["case"], j["name"], j["labels"]))
+                self.assertEqual((s.status, s.source, s.shape, s.n_points, s.summarize),
+                                 (j["status"], j["source"], j["shape"], j["points"],
+                                  j["summarize"]))
+                self.assertEqual(s.summary, j["summary"], s.title)
+                self.assertEqual(len(s.points("processed")), j["processed"])
+                self.assertEqual(s.policy.raw if s.policy else None, j["policy"])
+
+    def test_identity_policy_points(self):
+        r = kr.Report.read(SEED)
+        s = r.find("throughput", host="local")[0]
+        self.assertEqual(s.path, ("selftests: drivers/net/hw: iperf.py",))
+        self.assertEqual((s.case, s.status, s.source), ("iperf.test_iperf", "pass", "ktap"))
+        self.assertEqual(s.policy.compare, "p50")
+        self.assertEqual(s.policy.better, "higher")
+        self.assertEqual(s.policy.relative_tolerance, 0.05)
+        self.assertIsNone(s.policy.absolute_tolerance)
+        self.assertEqual(list(s.points()), [(11.42686, 32.62285180182741)])
+        self.assertEqual(s.summary, {"last": 32.62285180182741})
+        self.assertEqual(s.title, "selftests: drivers/net/hw: iperf.py / "
+                         "iperf.test_iperf throughput{host=local}")
+        skipped = [x for x in kr.Report.read(SEED) if x.status == "skip"]
+        self.assertEqual(skipped, [])
+        with self.assertRaises(ValueError):
+            s.points("cooked")
+        p = kr.Report.read(PIPELINE)
+        raw = p.find("cpu.raw")[0]
+        self.assertTrue(raw.is_array)
+        self.assertEqual(raw.points("processed").values,
+                         [[1.0, None, None, 2.0], [2.0, 3.0, None, None]])
+        self.assertEqual(raw.summary, [{"max": 2.0}, {"max": 3.0}, None, {"max": 2.0}])
+        # Aggregated arrays are single numbers once processed.
+        self.assertEqual(p.find("cpu.time.usr")[0].points("processed").values, [3.0, 5.0])
+
+    def test_warnings_and_strict(self):
+        bad = (b"# ktap-metric-json: {\"name\":\"a\",\"shape\":\"scalar\",\"value\":1}\n"
+               b"# ktap-metric-json: {broken\n"
+               b"ok 1 c\n")
+        r = kr.Report.read(bad, name="bad.log")
+        self.assertEqual(len(r), 1)
+        self.assertEqual([(w.file, w.line) for w in r.warnings], [("bad.log", 2)])
+        self.assertIsInstance(r.warnings[0], kr.InputWarning)
+        self.assertTrue(str(r.warnings[0]).startswith("bad.log:2: "))
+        self.assertEqual(r.warnings_total, 1)
+        with self.assertRaises(kr.InputError) as cm:
+            kr.Report.read(SEED, bad, strict=True, name="bad.log")
+        e = cm.exception
+        self.assertIsInstance(e, ValueError)
+        self.assertEqual((e.file, e.line), ("bad.log", 2))
+        self.assertIn("bad.log:2: ", str(e))
+        # The good input before it was read without complaint.
+        kr.Report.read(SEED, strict=True)
+
+    def test_context(self):
+        log = (b'# ktap-metric-context-json: {"kernel":"6.12.9","cpu_count":2}\n'
+               b'# ktap-metric-json: {"name":"a","shape":"scalar","time":1,"value":1}\n'
+               b"ok 1 c\n")
+        self.assertEqual(kr.read(log).context, {"kernel": "6.12.9", "cpu_count": 2})
+        self.assertEqual(kr.read(SEED).context, {})
+
+
+class CompareTest(unittest.TestCase):
+    def slower(self):
+        return seed_bytes().replace(b'"value":32.62285180182741', b'"value":16.0')
+
+    def test_verdicts(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            base = os.path.join(tmp, "base.json")
+            with open(base, "w") as f:
+                f.write(kr.Report.read(SEED).baseline())
+            cur = kr.read(self.slower(), name="cur.log")
+            with open(base, "rb") as f:
+                as_file = [f]
+                kinds = (base, [base], [kr.Report.read(SEED)], as_file)
+                comparisons = [cur.compare(b) for b in kinds]
+            with open(base, "rb") as f:
+                comparisons.append(cur.compare(f.read()))
+            for c in comparisons:
+                self.assertEqual([r.title for r in c.regressions],
+                                 ["selftests: drivers/net/hw: iperf.py / iperf.test_iperf "
+                                  "throughput{host=local}"])
+                row = c.regressions[0]
+                self.assertEqual((row.baseline, row.current, row.fails),
+                                 (32.62285180182741, 16.0, True))
+                self.assertAlmostEqual(row.change_pct, -50.95, places=2)
+                self.assertEqual(c.failing, c.regressions)
+                self.assertEqual(len(c), 6)
+            # A tolerance gates the untracked ones too.
+            c = kr.read(SEED).compare(base, tolerance=1)
+            self.assertEqual({r.verdict for r in c}, {"ok"})
+            self.assertEqual({r.verdict for r in kr.read(SEED).compare(base)},
+                             {"ok", "untracked"})
+
+    def test_bad_baselines(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "b.json")
+            with open(path, "w") as f:
+                f.write('{"format": "ksft-metric-baseline",\n "version": 1,\n "runs": [}\n')
+            with self.assertRaises(kr.BaselineError) as cm:
+                kr.read(SEED).compare(path)
+            self.assertEqual((cm.exception.file, cm.exception.line), (path, 3))
+            self.assertIn("malformed JSON", cm.exception.reason)
+            with open(path, "w") as f:
+                f.write('{"format": "something-else", "version": 1, "runs": []}')
+            with self.assertRaises(kr.BaselineError) as cm:
+                kr.read(SEED).compare(path)
+            self.assertEqual((cm.exception.file, cm.exception.line), (path, 0))
+            with self.assertRaises(TypeError):
+                kr.read(SEED).compare([3.5])
+
+
+POLICY = (b'# ktap-metric-policy-json: {"name":"throughput","regression":{"better":'
+          b'"higher","compare":"p50","relative_tolerance":0.05},"summarize":"distribution"}\n')
+
+
+def noisy_log(level, rng):
+    """Three throughput points around @level (3% noise), as one KTAP case."""
+    lines = [b"KTAP version 1", b"1..1", POLICY.rstrip()]
+    for k in range(3):
+        v = level * (1 + 0.03 * rng.gauss(0, 1))
+        lines.append(b'# ktap-metric-json: {"name":"throughput","shape":"scalar",'
+                     b'"time":%d,"value":%.6f}' % (k + 1, v))
+    lines.append(b"ok 1 tcp")
+    return b"\n".join(lines) + b"\n"
+
+
+class HistoryTest(unittest.TestCase):
+    def test_ingest_and_compare(self):
+        import random
+        rng = random.Random(7)
+        with tempfile.TemporaryDirectory() as tmp:
+            db = os.path.join(tmp, "history.sqlite")
+            ctx = {"runner": "py"}
+            with kr.History(db) as h:
+                for i in range(12):
+                    run = h.ingest(kr.read(noisy_log(100, rng)), run_id=f"py-{i:03d}",
+                                   order=f"{i:03d}", context=ctx)
+                    self.assertEqual(run, f"py-{i:03d}")
+                with self.assertRaises(FileExistsError):
+                    h.ingest(kr.read(noisy_log(100, rng)), run_id="py-000", context=ctx)
+                same = h.compare(kr.read(noisy_log(100, rng)), context=ctx)
+                self.assertEqual([r.verdict for r in same.failing], [])
+                hist = json.loads(h.format("json", context=ctx))
+                self.assertEqual(len(hist["series"][0]["points"]), 12)
+            # By URL, through Report.compare(db=...): a 20% drop regresses.
+            slow = kr.read(noisy_log(80, rng))
+            c = slow.compare(db=db, context=ctx)
+            self.assertEqual([r.verdict for r in c], ["regression"])
+            row = c.regressions[0]
+            self.assertEqual((row.name, row.baseline_runs, row.fails),
+                             ("throughput", 12, True))
+            self.assertTrue(-25 < row.change_pct < -15, row)
+            # Another runner's context has no history: new, nothing fails.
+            other = slow.compare(db=db, context={"runner": "elsewhere"})
+            self.assertEqual([r.verdict for r in other], ["new"])
+            with self.assertRaises(ValueError):
+                slow.compare([SEED], db=db)
+            with self.assertRaises(OSError):
+                kr.History(tmp)          # a directory is no database
+            h = kr.History(db)
+            h.close()
+            with self.assertRaises(ValueError):
+                h.compare(slow)
+
+
+class FormatTest(unittest.TestCase):
+    def test_formats(self):
+        r = kr.read(SEED)
+        self.assertTrue(r.format().startswith("CASE "))
+        self.assertTrue(r.format("openmetrics").endswith("# EOF\n"))
+        doc = json.loads(r.format("kcidb", origin="ci", build_id="ci:1",
+                                  context={"commit": "abc"}, name_style="nipa"))
+        self.assertEqual(doc["tests"][0]["path"],
+                         "selftests-drivers-net-hw.iperf-py.iperf-test-iperf.throughput-host-local")
+        self.assertEqual(doc["tests"][0]["misc"]["context"], {"commit": "abc"})
+        c = kr.read(SEED).compare(kr.read(SEED))
+        nipa = json.loads(r.format("nipa", comparison=c))
+        self.assertEqual(nipa["results"][0]["metrics"][0]["verdicts"][0]["verdict"], "ok")
+        with self.assertRaisesRegex(ValueError, "KCIDB origin"):
+            r.format("kcidb")
+        with self.assertRaisesRegex(ValueError, "KCIDB build id 'x'"):
+            r.format("kcidb", origin="ci", build_id="x")
+        with self.assertRaises(ValueError):
+            r.format("xml")
+        with self.assertRaises(ValueError):
+            r.format("text", name_style="kernelci")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,189 @@
+/*
+ * ksft_metric_report_format_ext(): the options struct's size rule, NIPA's
+ * namify() on awkward names, the KCIDB option checks naming the field, the
+ * units a display label gives, and that a name style changes names only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "report_util.h"
+
+#define LOG \
+	"# selftests: net: a..b.sh\n" \
+	"# # ktap-metric-policy-json: {\"display_label\":\"Gbps\",\"name\":\"t\",\"summarize\":\"max\"}\n" \
+	"# # ktap-metric-json: {\"name\":\"t\",\"shape\":\"scalar\",\"time\":1,\"value\":2}\n" \
+	"# ok 1 ._x__\n" \
+	"# # ktap-metric-json: {\"name\":\"t\",\"shape\":\"scalar\",\"time\":1,\"value\":3}\n" \
+	"# ok 2 !!!\n" \
+	"ok 1 selftests: net: a..b.sh\n"
+
+static char *fmt_ext(const struct ksft_metric_report *r, int fmt,
+		     const struct ksft_metric_report_format_opts *o, int want)
+{
+	char *out = NULL;
+	int ret = ksft_metric_report_format_ext(r, fmt, o, &out, NULL);
+
+	ck_assert_msg(ret == want, "format_ext = %d (%s), want %d", ret,
+		      ksft_metric_report_errmsg(), want);
+	return out;
+}
+
+START_TEST(test_opts_size_rule)
+{
+	struct ksft_metric_report *r = ru_read("x.log", LOG);
+	struct {
+		struct ksft_metric_report_format_opts o;
+		char tail[16];
+	} big;
+	struct ksft_metric_report_format_opts o = KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
+	char *out;
+
+	/* An older caller's smaller struct: the rest reads as zero. */
+	o.sz = offsetof(struct ksft_metric_report_format_opts, name_style);
+	o.name_style = KSFT_METRIC_REPORT_NAMES_NIPA;	/* beyond sz: ignored */
+	out = fmt_ext(r, KSFT_METRIC_REPORT_TEXT, &o, 0);
+	ck_assert_ptr_nonnull(strstr(out, "selftests: net: a..b.sh"));
+	free(out);
+	o.sz = 0;
+	fmt_ext(r, KSFT_METRIC_REPORT_TEXT, &o, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(ksft_metric_report_errmsg(), ".sz 0"));
+	/* A newer caller's larger struct: fine only with a zero tail. */
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	free(fmt_ext(r, KSFT_METRIC_REPORT_TEXT, &big.o, 0));
+	big.tail[3] = 1;
+	fmt_ext(r, KSFT_METRIC_REPORT_TEXT, &big.o, -EINVAL);
+	o = (struct ksft_metric_report_format_opts)KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
+	o.name_style = 7;
+	fmt_ext(r, KSFT_METRIC_REPORT_TEXT, &o, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(ksft_metric_report_errmsg(), "name_style 7"));
+	o.name_style = 0;
+	o.n_context = 1;
+	fmt_ext(r, KSFT_METRIC_REPORT_NIPA, &o, -EINVAL);
+	ck_assert_int_eq(ksft_metric_report_format_ext(NULL, 0, NULL, &out, NULL), -EINVAL);
+	ck_assert_int_eq(ksft_metric_report_format_ext(r, 99, NULL, &out, NULL), -EINVAL);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+START_TEST(test_namify)
+{
+	struct ksft_metric_report *r = ru_read("x.log", LOG);
+	struct ksft_metric_report_format_opts o = KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
+	char *out;
+
+	o.name_style = KSFT_METRIC_REPORT_NAMES_NIPA;
+	out = fmt_ext(r, KSFT_METRIC_REPORT_CSV, &o, 0);
+	/* A leading run gives "-", a trailing one goes, nothing left: no-name. */
+	ck_assert_msg(strstr(out, "\n-x,\"[\"\"selftests-net\"\",\"\"a-b-sh\"\"]\",t,") &&
+		      strstr(out, "\nno-name,\"[\"\"selftests-net\"\",\"\"a-b-sh\"\"]\",t,"),
+		      "%s", out);
+	free(out);
+	/* The sidecar names the same way, whatever the name style. */
+	out = fmt_ext(r, KSFT_METRIC_REPORT_NIPA, &o, 0);
+	ck_assert_msg(strstr(out, "\"group\":\"selftests-net\",\"test\":\"a-b-sh\",\"subtest\":\"-x\",\"case\":\"._x__\""),
+		      "%s", out);
+	free(out);
+	/* Numbers and the rest of the series are untouched. */
+	out = fmt_ext(r, KSFT_METRIC_REPORT_JSON, &o, 0);
+	/* (the policy is case 1's: case 2 summarizes as distribution) */
+	ck_assert_ptr_nonnull(strstr(out, "\"summary\":{\"max\":2.0}"));
+	ck_assert_ptr_nonnull(strstr(out, "\"summary\":{\"last\":3.0}"));
+	free(out);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+START_TEST(test_kcidb_checks)
+{
+	static const char *const ctx[] = { "k=v", "novalue" };
+	struct ksft_metric_report *r = ru_read("x.log", LOG);
+	struct ksft_metric_report_format_opts o = KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
+	char *out;
+
+	/* Without options it needs them. */
+	out = NULL;
+	ck_assert_int_eq(ksft_metric_report_format(r, KSFT_METRIC_REPORT_KCIDB, &out, NULL),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(ksft_metric_report_errmsg(), "KCIDB origin '(none)'"));
+	o.origin = "ci";
+	o.build_id = "other:1";	/* another origin's build is fine */
+	o.start_time = "2026-12-01T07:55:00.5+01:00";
+	out = fmt_ext(r, KSFT_METRIC_REPORT_KCIDB, &o, 0);
+	ck_assert_msg(strstr(out, "\"number\":{\"value\":2.0,\"unit\":\"Gbit/s\"}"), "%s", out);
+	free(out);
+	o.start_time = "2026-12-01 07:55:00";
+	fmt_ext(r, KSFT_METRIC_REPORT_KCIDB, &o, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(ksft_metric_report_errmsg(), "KCIDB start time"));
+	o.start_time = NULL;
+	o.build_id = ":1";
+	fmt_ext(r, KSFT_METRIC_REPORT_KCIDB, &o, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(ksft_metric_report_errmsg(), "KCIDB build id ':1'"));
+	o.build_id = "ci:1";
+	o.context = ctx;
+	o.n_context = 2;
+	fmt_ext(r, KSFT_METRIC_REPORT_KCIDB, &o, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(ksft_metric_report_errmsg(), "context entry 2 'novalue'"));
+	o.n_context = 1;
+	o.run_id = "";
+	fmt_ext(r, KSFT_METRIC_REPORT_KCIDB, &o, -EINVAL);
+	o.run_id = "r1";
+	out = fmt_ext(r, KSFT_METRIC_REPORT_KCIDB, &o, 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"misc\":{\"context\":{\"k\":\"v\"}"));
+	/* No start time given: none written. */
+	ck_assert_ptr_null(strstr(out, "start_time"));
+	free(out);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+START_TEST(test_units)
+{
+	static const struct {
+		const char *policy, *want;
+	} cases[] = {
+		{ "\"display_label\":\"Latency (us)\"", "\"unit\":\"us\"}" },
+		{ "\"display_label\":\"B\"", "\"unit\":\"B\",\"prefix\":\"binary\"}" },
+		{ "\"display_label\":\"s\",\"display_scale\":1", "\"unit\":\"s\",\"prefix\":\"metric\"}" },
+		{ "\"display_label\":\"s\",\"display_scale\":1000", "\"value\":2.0}" },
+		{ "\"display_label\":\"Gbps (x)\"", "\"value\":2.0}" },
+		{ "\"display_label\":\"(us)\"", "\"value\":2.0}" },
+		{ "\"display_label\":\"Gbpss\"", "\"value\":2.0}" },
+	};
+	struct ksft_metric_report_format_opts o = KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
+	size_t i;
+
+	o.origin = "ci";
+	o.build_id = "ci:1";
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char log[512], *out;
+		struct ksft_metric_report *r;
+
+		snprintf(log, sizeof(log),
+			 "# ktap-metric-policy-json: {%s,\"name\":\"t\",\"summarize\":\"max\"}\n"
+			 "# ktap-metric-json: {\"name\":\"t\",\"shape\":\"scalar\",\"time\":1,\"value\":2}\n"
+			 "ok 1 c\n", cases[i].policy);
+		r = ru_read("u.log", log);
+		out = fmt_ext(r, KSFT_METRIC_REPORT_KCIDB, &o, 0);
+		ck_assert_msg(strstr(out, cases[i].want), "%s: %s", cases[i].policy, out);
+		free(out);
+		ksft_metric_report_free(r);
+	}
+}
+END_TEST
+
+Suite *make_suite(void)
+{
+	Suite *s = suite_create("report_export");
+	TCase *tc = tcase_create("format_ext");
+
+	tcase_add_test(tc, test_opts_size_rule);
+	tcase_add_test(tc, test_namify);
+	tcase_add_test(tc, test_kcidb_checks);
+	tcase_add_test(tc, test_units);
+	suite_add_tcase(s, tc);
+	return s;
+}
