@@ -97,7 +97,7 @@ int gate_level_shift(const double *x, size_t n, int better, double rel_tol, doub
 
 /* gate_level_shift()'s max_p in compare --db: the Welch p-value the
  * latest change point needs (bench/gate_accuracy tunes it). */
-#define GATE_SHIFT_P 1e-3
+#define GATE_SHIFT_P 1e-5
 
 /* Name of a verdict as the comparison rows spell it. */
 const char *gate_verdict_name(enum gate_verdict v);

@@ -18,7 +18,9 @@
 #include "rp_compare.h"
 
 #define DEFAULT_WINDOW 30
-#define DEFAULT_FDR 0.01
+/* The run's 1 % false-alarm budget: 0.7 % to the per-run test, the rest
+ * to the level-shift rule (0.3 % measured at GATE_SHIFT_P: bench/gate_accuracy). */
+#define DEFAULT_FDR 0.007
 
 static const char window_sql[] = HISTORY_WINDOW_SQL;
 static const char missing_sql[] = HISTORY_MISSING_SQL;
