@@ -265,3 +265,16 @@ out:
 		groups_free(g);
 	return ret;
 }
+
+char *series_short_name(const struct ksft_metric_report_series *si)
+{
+	char *labels = series_title(si, T_LABELS), *out;
+
+	if (!labels)
+		return NULL;
+	if (asprintf(&out, "%s%s%s", si->name, strcmp(si->labels_json, "{}") ? " " : "",
+		     strcmp(si->labels_json, "{}") ? labels : "") < 0)
+		out = NULL;
+	free(labels);
+	return out;
+}

@@ -128,6 +128,15 @@ int cli_needs(const struct cli_common *cc, const char *what);
 int cli_load(struct cli_common *cc, char *const *files, int n,
 	     struct confine_target *t);
 void cli_common_free(struct cli_common *cc);
+/*
+ * plot and html: parse @argv (getopt_long with @optstring/@opts; -T is the
+ * title, every other letter a common option), require -o (@what names
+ * it in the message) and cli_load() the inputs. Returns an exit code;
+ * EXIT_OK without cc->r after --help (nothing more to do).
+ */
+struct option;
+int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *optstring,
+		     const struct option *opts, const char *what, const char **title);
 /* Write @text to @out (NULL or "-": stdout) and free it; an exit code. */
 int cli_emit(const struct confine *c, const char *out, char *text, size_t len);
 int cli_parse_double(const char *opt, const char *s, double min, double max,

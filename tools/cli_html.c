@@ -179,27 +179,15 @@ int cmd_html(int argc, char **argv)
 	const char *title = NULL;
 	char *doc;
 	size_t len;
-	int ch, ret;
+	int ret;
 
 	memset(&pg, 0, sizeof(pg));
 	ret = cli_common_init(&cc, "html", html_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "o:b:D:x:t:a:T:C:qh", opts, NULL)) != -1) {
-		if (ch == 'T') {
-			title = optarg;
-			continue;
-		}
-		ret = cli_common_option(&cc, ch, optarg);
-		if (ret != CLI_OPT_NEXT)
-			goto out;
-	}
-	if (!cc.out) {
-		ret = cli_needs(&cc, "-o OUT.html");
-		goto out;
-	}
-	ret = cli_load(&cc, argv + optind, argc - optind, NULL);
-	if (ret != EXIT_OK)
+	ret = cli_load_picture(&cc, argc, argv, "o:b:D:x:t:a:T:C:qh", opts, "-o OUT.html",
+			       &title);
+	if (ret != EXIT_OK || !cc.r)	/* an error, or --help done */
 		goto out;
 	ret = EXIT_USAGE;
 	pg.r = cc.r;

@@ -162,25 +162,11 @@ out:
 	memset(l, 0, sizeof(*l));
 }
 
-/* "metric labels": what a list names, within the case's section. */
-static char *short_name(const struct ksft_metric_report_series *si)
-{
-	char *labels = series_title(si, T_LABELS), *out;
-
-	if (!labels)
-		return NULL;
-	if (asprintf(&out, "%s%s%s", si->name, strcmp(si->labels_json, "{}") ? " " : "",
-		     strcmp(si->labels_json, "{}") ? labels : "") < 0)
-		out = NULL;
-	free(labels);
-	return out;
-}
-
 /* One value with its unit: "throughput host=local = 32.5 Gbit/s". */
 static char *value_item(const struct ksft_metric_report_series *si, double v,
 			int individual)
 {
-	char *name = short_name(si), *out, buf[96];
+	char *name = series_short_name(si), *out, buf[96];
 
 	if (!name)
 		return NULL;
@@ -213,7 +199,7 @@ static int group_lines(struct plot *p, const size_t *members, size_t m,
 
 		if (kind < 0 || ksft_metric_report_series_get(p->r, members[j], &sj))
 			goto out;
-		if (kind == KIND_ZERO && list_add(zero, short_name(&sj)))
+		if (kind == KIND_ZERO && list_add(zero, series_short_name(&sj)))
 			goto out;
 		if (kind == KIND_SINGLE && list_add(single, value_item(&sj, v, individual)))
 			goto out;
@@ -366,10 +352,10 @@ static int draw_groups(struct plot *p)
 					break;
 				}
 				if (kind == KIND_ZERO || kind == KIND_EMPTY) {
-					ret = kind == KIND_ZERO ? list_add(&zero, short_name(&sj)) : 0;
+					ret = kind == KIND_ZERO ? list_add(&zero, series_short_name(&sj)) : 0;
 					continue;
 				}
-				t = short_name(&sj);
+				t = series_short_name(&sj);
 				if (!t) {
 					ret = -1;
 					break;
@@ -509,27 +495,14 @@ int cmd_plot(int argc, char **argv)
 	const char *title = NULL;
 	char *doc;
 	size_t len;
-	int ch, ret;
+	int ret;
 
 	memset(&p, 0, sizeof(p));
 	ret = cli_common_init(&cc, "plot", plot_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "o:b:t:a:T:C:qh", opts, NULL)) != -1) {
-		if (ch == 'T') {
-			title = optarg;
-			continue;
-		}
-		ret = cli_common_option(&cc, ch, optarg);
-		if (ret != CLI_OPT_NEXT)
-			goto out;
-	}
-	if (!cc.out) {
-		ret = cli_needs(&cc, "-o OUT.svg");
-		goto out;
-	}
-	ret = cli_load(&cc, argv + optind, argc - optind, NULL);
-	if (ret != EXIT_OK)
+	ret = cli_load_picture(&cc, argc, argv, "o:b:t:a:T:C:qh", opts, "-o OUT.svg", &title);
+	if (ret != EXIT_OK || !cc.r)	/* an error, or --help done */
 		goto out;
 	p.r = cc.r;
 	ret = EXIT_USAGE;

@@ -96,19 +96,6 @@ static int figure(struct html_page *pg, const char *id, const char *caption,
 	return 0;
 }
 
-static char *metric_with_labels(const struct ksft_metric_report_series *si)
-{
-	char *labels = series_title(si, T_LABELS), *out;
-
-	if (!labels)
-		return NULL;
-	if (asprintf(&out, "%s%s%s", si->name, strcmp(si->labels_json, "{}") ? " " : "",
-		     strcmp(si->labels_json, "{}") ? labels : "") < 0)
-		out = NULL;
-	free(labels);
-	return out;
-}
-
 /* The charts of one group (a metric of the case). */
 static int group_charts(struct html_page *pg, const size_t *members, size_t m)
 {
@@ -143,7 +130,7 @@ static int group_charts(struct html_page *pg, const size_t *members, size_t m)
 				continue;
 			}
 			pg->charts_wanted++;
-			name = metric_with_labels(&sj);
+			name = series_short_name(&sj);
 			anchor = series_anchor(sj.path, sj.path_len, sj.case_name, sj.name,
 					       sj.labels_json);
 			if (!name || !anchor) {
@@ -216,7 +203,7 @@ static int case_trends(struct html_page *pg, const struct groups *gr,
 				return -1;
 			a = series_anchor(sj.path, sj.path_len, sj.case_name, sj.name,
 					  sj.labels_json);
-			name = metric_with_labels(&sj);
+			name = series_short_name(&sj);
 			if (!a || !name || asprintf(&title, "%s over the runs", name) < 0) {
 				free(a);
 				free(name);
@@ -310,7 +297,7 @@ static int case_section(struct html_page *pg, const struct groups *gr,
 				}
 				chart[0] = sj.is_array ? 'h' : 'g';
 				if (kind == KIND_ZERO) {
-					char *name = metric_with_labels(&sj);
+					char *name = series_short_name(&sj);
 
 					html_printf(&zero, "%s<span id=\"%s\">", nzero++ ? ", " : "", a);
 					html_escape(&zero, name ? name : sj.name);

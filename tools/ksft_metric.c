@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,25 @@ int cli_load(struct cli_common *cc, char *const *files, int n,
 	if (ret != EXIT_OK)
 		return ret;
 	return cli_read_inputs(&cc->c, cc->r, files, n, cc->quiet);
+}
+
+int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *optstring,
+		     const struct option *opts, const char *what, const char **title)
+{
+	int ch, ret;
+
+	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+		if (ch == 'T') {
+			*title = optarg;
+			continue;
+		}
+		ret = cli_common_option(cc, ch, optarg);
+		if (ret != CLI_OPT_NEXT)
+			return ret;
+	}
+	if (!cc->out)
+		return cli_needs(cc, what);
+	return cli_load(cc, argv + optind, argc - optind, NULL);
 }
 
 void cli_common_free(struct cli_common *cc)

@@ -264,7 +264,7 @@ void rp_units_of(const struct rp_policy *p, struct rp_units *u)
 
 /* ---- summaries -------------------------------------------------------- */
 
-static size_t shown_ops(const struct rp_policy *p, size_t processed, int *ops)
+size_t rp_shown_ops(const struct rp_policy *p, size_t processed, int *ops)
 {
 	if (p->summarize != RP_OP_DISTRIBUTION) {
 		ops[0] = p->summarize;
@@ -298,7 +298,7 @@ int rp_sums_init(struct rp_sums *m, const struct rp_series *s)
 	if (rp_process(&s->raw, m->p, KSFT_METRIC_REPORT_PROCESSED, &m->pv))
 		return -ENOMEM;
 	m->width = rp_vals_is_array(&m->pv) ? m->pv.width : 0;
-	m->nops = shown_ops(m->p, m->pv.n, m->ops);
+	m->nops = rp_shown_ops(m->p, m->pv.n, m->ops);
 	/* The gate's choice (compare.c): its op, else one summary, else p50. */
 	if (m->p->compare)
 		m->compare = m->p->compare;

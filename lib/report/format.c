@@ -14,24 +14,6 @@
 #include "rp_export.h"
 #include "rp_table.h"
 
-/* The summaries shown for a series, in display order. */
-static size_t summary_ops(const struct rp_policy *p, size_t processed, int *ops)
-{
-	if (p->summarize != RP_OP_DISTRIBUTION) {
-		ops[0] = p->summarize;
-		return 1;
-	}
-	if (processed == 1) {
-		ops[0] = RP_OP_LAST;
-		return 1;
-	}
-	ops[0] = RP_OP_P50;
-	ops[1] = RP_OP_P90;
-	ops[2] = RP_OP_P99;
-	ops[3] = RP_OP_MAX;
-	return 4;
-}
-
 /* Everything one series row needs. */
 struct srow {
 	const struct rp_series *s;
@@ -61,7 +43,7 @@ static int srow_init(struct srow *row, const struct rp_series *s)
 	if (rp_process(&s->raw, row->p, KSFT_METRIC_REPORT_PROCESSED, &row->pv))
 		return -ENOMEM;
 	row->width = rp_vals_is_array(&row->pv) ? row->pv.width : 0;
-	row->nops = summary_ops(row->p, row->pv.n, row->ops);
+	row->nops = rp_shown_ops(row->p, row->pv.n, row->ops);
 	n = row->width ? row->width : 1;
 	row->sums = calloc(n, sizeof(*row->sums));
 	if (!row->sums)

@@ -99,4 +99,7 @@ int rp_format_nipa(const struct ksft_metric_report *r,
 		   const struct ksft_metric_report_format_opts *o,
 		   struct strbuf *sb);
 
+/* The summaries shown for a series, in display order (at most 4 in @ops). */
+size_t rp_shown_ops(const struct rp_policy *p, size_t processed, int *ops);
+
 #endif
