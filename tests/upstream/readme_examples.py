@@ -12,21 +12,13 @@ import re
 import subprocess
 import sys
 import tempfile
-import textwrap
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import doc_blocks  # noqa: E402  (tests/doc_blocks.py)
 
 
 def literal_block(text, first_line):
-    """The indented literal block whose first line is @first_line."""
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if line.strip() == first_line and line.startswith("    "):
-            block = []
-            for l in lines[i:]:
-                if l and not l.startswith("    "):
-                    break
-                block.append(l)
-            return textwrap.dedent("\n".join(block)).strip() + "\n"
-    sys.exit(f"README: no literal block starting with {first_line!r}")
+    return doc_blocks.literal_block(text, first_line, "README")
 
 
 def metric_lines(out):
