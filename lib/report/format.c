@@ -636,7 +636,13 @@ static void om_sample(struct strbuf *sb, const char *labels,
 		strbuf_adds(sb, buf);
 	}
 	strbuf_adds(sb, "} ");
-	rp_json_double(sb, v);
+	/* OpenMetrics spells the non-finite values; JSON's null is no value. */
+	if (isnan(v))
+		strbuf_adds(sb, "NaN");
+	else if (isinf(v))
+		strbuf_adds(sb, v > 0 ? "+Inf" : "-Inf");
+	else
+		rp_json_double(sb, v);
 	strbuf_addc(sb, '\n');
 }
 

@@ -272,6 +272,7 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	struct rp_sums m;
 	char buf[96];
 	size_t first, n, k, misc_at;
+	double cmp_value = 0;
 
 	if (rp_sums_init(&m, s))
 		return -ENOMEM;
@@ -291,9 +292,17 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 		return -ENOMEM;
 	}
 	strbuf_adds(sb, "\",\"status\":\"DONE\"");
-	/* One number per test: arrays keep theirs in misc only. */
-	if (!m.width && m.sums[0].n)
-		kcidb_number(sb, &m);
+	/*
+	 * One number per test: arrays keep theirs in misc only. KCIDB's
+	 * number.value must be a JSON number: a non-finite summary (a total
+	 * past DBL_MAX, say) leaves "number" out and says why in misc
+	 * (doc/decisions.rst), rather than send a clamped value as measured.
+	 */
+	if (!m.width && m.sums[0].n) {
+		cmp_value = rp_summary_op(&m.sums[0], m.compare);
+		if (isfinite(cmp_value))
+			kcidb_number(sb, &m);
+	}
 	if (o->start_time) {
 		strbuf_adds(sb, ",\"start_time\":");
 		rp_json_str(sb, o->start_time);
@@ -316,6 +325,13 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	strbuf_adds(sb, rp_op_name(m.compare));
 	strbuf_adds(sb, "\",\"summary\":");
 	rp_sums_json_all(sb, &m);
+	if (!isfinite(cmp_value)) {
+		strbuf_adds(sb, ",\"number_omitted\":\"");
+		strbuf_adds(sb, rp_op_name(m.compare));
+		strbuf_adds(sb, isnan(cmp_value) ? " is NaN" :
+			    cmp_value > 0 ? " is +Inf" : " is -Inf");
+		strbuf_adds(sb, ": number.value must be a finite number\"");
+	}
 	if (ix->c) {
 		n = rp_rowix_find(ix, s->key, &first);
 		strbuf_adds(sb, ",\"verdicts\":[");

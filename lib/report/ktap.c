@@ -41,11 +41,65 @@ struct rp_node *rp_node_new(struct rp_input *in, struct rp_node *parent)
 		return NULL;
 	}
 	n->parent = parent;
+	n->id = in->n_nodes++;
 	n->next_all = in->nodes;
 	in->nodes = n;
 	if (parent)
 		parent->children++;
 	return n;
+}
+
+static uint64_t pol_hash(const struct rp_node *node, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)node->id * 0x9e3779b97f4a7c15ull);
+
+	return rp_hash(name, strlen(name), h);
+}
+
+struct rp_pol_entry *rp_pol_find(struct rp_input *in, const struct rp_node *node,
+				 const char *name)
+{
+	uint64_t h = pol_hash(node, name);
+	struct rp_pol_entry *e;
+
+	if (!in->pol_tab)
+		return NULL;
+	for (e = in->pol_tab[h & in->pol_mask]; e; e = e->hnext) {
+		in->r->policy_probes++;
+		if (e->hash == h && e->node == node && !strcmp(e->name, name))
+			return e;
+	}
+	return NULL;
+}
+
+int rp_pol_add(struct rp_input *in, struct rp_pol_entry *e)
+{
+	size_t i;
+
+	e->hash = pol_hash(e->node, e->name);
+	if (in->n_pols >= in->pol_mask) {
+		size_t mask = in->pol_mask ? in->pol_mask * 2 + 1 : 63;
+		struct rp_pol_entry **b = calloc(mask + 1, sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		for (i = 0; in->pol_tab && i <= in->pol_mask; i++) {
+			struct rp_pol_entry *x = in->pol_tab[i], *next;
+
+			for (; x; x = next) {
+				next = x->hnext;
+				x->hnext = b[x->hash & mask];
+				b[x->hash & mask] = x;
+			}
+		}
+		free(in->pol_tab);
+		in->pol_tab = b;
+		in->pol_mask = mask;
+	}
+	e->hnext = in->pol_tab[e->hash & in->pol_mask];
+	in->pol_tab[e->hash & in->pol_mask] = e;
+	in->n_pols++;
+	return 0;
 }
 
 static struct rp_node *group_at(struct rp_input *in, int d)
@@ -635,9 +689,7 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 	clean = rp_text_dup(s->name, strlen(s->name));	/* no controls in tables */
 	if (!clean)
 		return -ENOMEM;
-	for (e = n->policies; e; e = e->next)
-		if (!strcmp(e->name, s->name))
-			break;
+	e = rp_pol_find(in, n, s->name);
 	if (e) {
 		if (rp_policy_copy(&s->policy, &e->pol))
 			return -ENOMEM;
@@ -680,6 +732,7 @@ static void input_free(struct rp_input *in, size_t from)
 		rp_series_free(in->list[i]);
 	free(in->list);
 	rp_htab_free(&in->tab);
+	free(in->pol_tab);
 	free_nodes(in);
 	for (d = 0; d < RP_MAX_DEPTH; d++) {
 		free(in->hint[d]);

@@ -416,14 +416,17 @@ void rp_policy_line(struct rp_input *in, int d, const char *p,
 	node = rp_case_at(in, d);
 	if (!node)
 		goto drop;
-	for (old = node->policies; old; old = old->next)
-		if (!strcmp(old->name, e->name))
-			break;
+	old = rp_pol_find(in, node, e->name);
 	if (old) {
 		if (!rp_policy_equal(&old->pol, &e->pol))
 			rp_warn(in->r, in->file, in->lineno,
 				"conflicting policy for metric %s: keeping the one from line %lu",
 				e->name, old->pol.line);
+		goto drop;
+	}
+	e->node = node;
+	if (rp_pol_add(in, e)) {
+		in->oom = 1;
 		goto drop;
 	}
 	e->next = node->policies;

@@ -148,7 +148,10 @@ double rp_mann_whitney(const double *x, size_t nx, const double *y, size_t ny);
 struct rp_pol_entry {
 	char *name;
 	struct rp_policy pol;
-	struct rp_pol_entry *next;
+	struct rp_pol_entry *next;	/* the node's, for freeing */
+	const struct rp_node *node;
+	uint64_t hash;			/* of (node id, name) */
+	struct rp_pol_entry *hnext;	/* chain of rp_input.pol_tab */
 };
 
 struct rp_node {
@@ -157,6 +160,7 @@ struct rp_node {
 	struct rp_node *parent;
 	struct rp_node *next_all;
 	struct rp_pol_entry *policies;
+	size_t id;		/* order of creation in its input */
 	int status;
 	size_t children;
 	size_t metric_lines;	/* ktap-metric-json lines read for it */
@@ -213,6 +217,8 @@ struct ksft_metric_report {
 	struct rp_htab final_tab;	/* by key */
 	json_t *context;	/* the logs' ktap-metric-context-json, merged */
 	char *context_json;	/* its canonical text, "{}" when none */
+	/* Policy names compared while reading (the unit tests count them). */
+	size_t policy_probes;
 };
 
 /* Merge one context line's object into the report's run context (ktap.c). */

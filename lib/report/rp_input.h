@@ -21,6 +21,9 @@ struct rp_input {
 	char *last_skip[RP_MAX_DEPTH];
 	struct rp_node *zperf;
 	struct rp_htab tab;
+	/* Policies by (node, name): one lookup per line, not a list walk. */
+	struct rp_pol_entry **pol_tab;
+	size_t pol_mask, n_pols, n_nodes;
 	struct rp_series **list;
 	size_t n_list, cap_list;
 	size_t points;
@@ -58,6 +61,11 @@ struct rp_node *rp_node_new(struct rp_input *in, struct rp_node *parent);
 int rp_name_node(struct rp_input *in, struct rp_node *n, const char *s,
 		 size_t len, int status);
 struct rp_node *rp_case_at(struct rp_input *in, int d);
+/* The policy line for metric @name of @node, or NULL. */
+struct rp_pol_entry *rp_pol_find(struct rp_input *in, const struct rp_node *node,
+				 const char *name);
+/* Index @e (its node and name set; not yet present); -ENOMEM. */
+int rp_pol_add(struct rp_input *in, struct rp_pol_entry *e);
 void rp_add_point(struct rp_input *in, struct rp_node *node, int source,
 		  const struct mline *m);
 int rp_push_val(struct rp_input *in, double v);

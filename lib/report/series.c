@@ -126,7 +126,8 @@ int rp_series_add_point(struct rp_series *s, double t, const double *v,
 		return -ENOMEM;
 	r->t[r->n] = t;
 	if (is_array) {
-		memcpy(r->v + r->off[r->n], v, n * sizeof(double));
+		if (n)	/* an empty array may come with v == NULL */
+			memcpy(r->v + r->off[r->n], v, n * sizeof(double));
 		r->off[r->n + 1] = nv;
 		if (n > r->width)
 			r->width = n;

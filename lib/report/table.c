@@ -75,14 +75,29 @@ void table_render(const struct table *t, struct strbuf *sb, const int *right)
 	}
 }
 
+/*
+ * A text cell that a spreadsheet would read as a formula (= + - @, or a
+ * tab or CR before one) gets a leading single quote, as OWASP's "CSV
+ * Injection" page advises, and is quoted: the cell shows the text, it does
+ * not run it. Numbers are written by the callers, never through here.
+ */
+static int csv_formula(const char *s)
+{
+	return s[0] && strchr("=+-@\t\r", s[0]);
+}
+
 void csv_field(struct strbuf *sb, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' &&
+	int formula = csv_formula(s);
+
+	if (!formula && !strpbrk(s, ",\"\r\n") && s[0] != ' ' &&
 	    (!*s || s[strlen(s) - 1] != ' ')) {
 		strbuf_adds(sb, s);
 		return;
 	}
 	strbuf_addc(sb, '"');
+	if (formula)
+		strbuf_addc(sb, '\'');
 	for (; *s; s++) {
 		if (*s == '"')
 			strbuf_addc(sb, '"');

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "report/rp.h"
 #include "report_util.h"
 
 #define TPUT_POLICY "{\"name\":\"throughput\",\"regression\":{\"better\":\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}"
@@ -593,6 +594,60 @@ START_TEST(test_bad_json_and_values)
 }
 END_TEST
 
+/*
+ * Policy lookups while reading: two cases with @n policies and @n series
+ * each (a conflicting repeat of the first policy too); returns the policy
+ * names compared. Linear in @n, not quadratic (issue 19, item 9).
+ */
+static size_t policy_probes(size_t n)
+{
+	struct ksft_metric_report *r;
+	size_t i, c, len = 0, cap = 256 * (n + 1) * 2;
+	char *log = malloc(cap);
+	size_t probes;
+
+	ck_assert_ptr_nonnull(log);
+	len += (size_t)snprintf(log + len, cap - len, "KTAP version 1\n1..2\n");
+	for (c = 1; c <= 2; c++) {
+		for (i = 0; i < n; i++)
+			len += (size_t)snprintf(log + len, cap - len,
+				"# ktap-metric-policy-json: {\"name\":\"m%zu\",\"summarize\":\"max\"}\n", i);
+		len += (size_t)snprintf(log + len, cap - len,
+			"# ktap-metric-policy-json: {\"name\":\"m0\",\"summarize\":\"last\"}\n");
+		for (i = 0; i < n; i++)
+			len += (size_t)snprintf(log + len, cap - len,
+				"# ktap-metric-json: {\"name\":\"m%zu\",\"shape\":\"scalar\",\"time\":1,\"value\":%zu}\n",
+				i, i);
+		len += (size_t)snprintf(log + len, cap - len, "ok %zu c%zu\n", c, c);
+	}
+	ck_assert_uint_lt(len, cap);
+	r = ru_read_opts("many-policies", log, len, 0);
+	ck_assert_uint_eq(ksft_metric_report_series_count(r), 2 * n);
+	/* Each case keeps its own first m0 policy; the repeat conflicts. */
+	ck_assert_uint_eq(ru_warnings_with(r, 0, "conflicting policy for metric m0"), 2);
+	for (i = 0; i < 2 * n; i++) {
+		struct ksft_metric_report_series sr = { .sz = sizeof(sr) };
+
+		ck_assert_int_eq(ksft_metric_report_series_get(r, i, &sr), 0);
+		ck_assert_ptr_nonnull(sr.policy_json);
+		ck_assert_str_eq(sr.summarize, "max");
+	}
+	probes = r->policy_probes;
+	ksft_metric_report_free(r);
+	free(log);
+	return probes;
+}
+
+START_TEST(test_policy_lookup_linear)
+{
+	size_t small = policy_probes(1000), big = policy_probes(8000);
+
+	/* A list searched per series: about n * n / 2 compares per case. */
+	ck_assert_msg(big <= 4 * 2 * 8000, "%zu policy name compares for 8000 policies", big);
+	ck_assert_msg(big <= 10 * small, "%zu compares for 8000, %zu for 1000", big, small);
+}
+END_TEST
+
 START_TEST(test_bad_policies)
 {
 	static const char log[] =
@@ -874,6 +929,7 @@ Suite *make_suite(void)
 	tc = tcase_create("bad_input");
 	tcase_add_test(tc, test_bad_json_and_values);
 	tcase_add_test(tc, test_bad_policies);
+	tcase_add_test(tc, test_policy_lookup_linear);
 	tcase_add_test(tc, test_mixed_shapes);
 	tcase_add_test(tc, test_long_line_buffer);
 	tcase_add_test(tc, test_long_line_stream);
