@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_text.h"
 #include "svg.h"
 
 void svg_free(struct svg *s)
@@ -55,11 +56,36 @@ void svg_printf(struct svg *s, const char *fmt, ...)
 	s->len += (size_t)n;
 }
 
+/*
+ * Every text that reaches SVG or HTML: valid UTF-8 (each byte that starts
+ * no well-formed sequence becomes U+FFFD) and XML 1.0 characters only
+ * (C0 and C1 controls and DEL become '?', U+FFFE/U+FFFF become U+FFFD).
+ */
 void svg_escape(struct svg *s, const char *t)
 {
-	for (; *t; t++) {
-		unsigned char c = (unsigned char)*t;
+	size_t n = strlen(t), i = 0, len;
 
+	while (i < n) {
+		unsigned char c = (unsigned char)t[i];
+
+		len = utf8_seq_len(t + i, n - i);
+		if (!len) {
+			svg_printf(s, "\xef\xbf\xbd");	/* U+FFFD */
+			i++;
+			continue;
+		}
+		if (len > 1) {
+			const unsigned char *u = (const unsigned char *)t + i;
+
+			if (len == 2 && c == 0xc2 && u[1] < 0xa0)
+				svg_printf(s, "?");	/* C1 control */
+			else if (len == 3 && c == 0xef && u[1] == 0xbf && u[2] >= 0xbe)
+				svg_printf(s, "\xef\xbf\xbd");	/* not a character */
+			else
+				svg_printf(s, "%.*s", (int)len, t + i);
+			i += len;
+			continue;
+		}
 		switch (c) {
 		case '&': svg_printf(s, "&amp;"); break;
 		case '<': svg_printf(s, "&lt;"); break;
@@ -70,6 +96,7 @@ void svg_escape(struct svg *s, const char *t)
 			/* XML 1.0 forbids most C0 controls, even escaped. */
 			svg_printf(s, "%c", c < 0x20 || c == 0x7f ? '?' : (char)c);
 		}
+		i++;
 	}
 }
 

@@ -13,7 +13,7 @@ struct svg {
 void svg_free(struct svg *s);
 void svg_printf(struct svg *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Append @text escaped for XML (&, <, >, quotes; controls become '?'). */
+/* Append @text escaped for XML (&, <, >, quotes; controls become '?', bad UTF-8 U+FFFD). */
 void svg_escape(struct svg *s, const char *text);
 /* <text> at (x, y); anchor "start", "middle" or "end". */
 void svg_text(struct svg *s, double x, double y, const char *anchor,

@@ -11,43 +11,52 @@
  * the lead byte, which is what rules out overlongs (C0, C1, E0 80..9F,
  * F0 80..8F), surrogates (ED A0..BF) and > U+10FFFF (F4 90.., F5..FF).
  */
-int utf8_valid(const char *str, size_t n)
+size_t utf8_seq_len(const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
+	unsigned c, lo = 0x80, hi = 0xbf;
+	size_t len, k;
+
+	if (!n)
+		return 0;
+	c = s[0];
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+	} else {
+		return 0;	/* stray continuation, C0/C1, F5..FF */
+	}
+	if (n < len)
+		return 0;	/* truncated at the end */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (k = 2; k < len; k++)
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+int utf8_valid(const char *s, size_t n)
+{
+	size_t i = 0, len;
 
 	while (i < n) {
-		unsigned c = s[i], lo = 0x80, hi = 0xbf;
-		size_t len, k;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			len = 2;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			len = 3;
-			if (c == 0xe0)
-				lo = 0xa0;
-			else if (c == 0xed)
-				hi = 0x9f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			len = 4;
-			if (c == 0xf0)
-				lo = 0x90;
-			else if (c == 0xf4)
-				hi = 0x8f;
-		} else {
-			return 0;	/* stray continuation, C0/C1, F5..FF */
-		}
-		if (n - i < len)
-			return 0;	/* truncated at the end */
-		if (s[i + 1] < lo || s[i + 1] > hi)
+		len = utf8_seq_len(s + i, n - i);
+		if (!len)
 			return 0;
-		for (k = 2; k < len; k++)
-			if ((s[i + k] & 0xc0) != 0x80)
-				return 0;
 		i += len;
 	}
 	return 1;

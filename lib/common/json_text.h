@@ -8,6 +8,8 @@
 
 /* 1 if @s[0..n) is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF), else 0. */
 int utf8_valid(const char *s, size_t n);
+/* Length of the well-formed UTF-8 sequence starting @s[0..n), 0 if none. */
+size_t utf8_seq_len(const char *s, size_t n);
 
 /*
  * Append @s[0..n) (valid UTF-8) as a quoted JSON string the way Python's

@@ -156,16 +156,6 @@ void rp_json_emit(struct strbuf *sb, json_t *j)
 	}
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 1;
-
-	if (len > n)
-		return 0;
-	return utf8_valid((const char *)s, len) ? len : 0;
-}
-
 char *rp_text_dup(const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -183,7 +173,7 @@ char *rp_text_dup(const char *str, size_t n)
 			i++;
 			continue;
 		}
-		len = utf8_seq(s + i, n - i);
+		len = utf8_seq_len((const char *)s + i, n - i);
 		if (!len) {
 			out[o++] = '?';
 			i++;

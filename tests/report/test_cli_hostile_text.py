@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Hostile names in the CLI's outputs (issue 19, items 12 and 13):
+
+- CSV: case, metric, run and order texts that start a spreadsheet formula
+  (= + - @ tab CR) come out of report, compare and history CSV as text
+  cells behind a single quote (OWASP), and the files still read back with
+  Python's csv module to the same cells;
+- SVG and HTML: a --title, case or metric name with invalid UTF-8 or XML
+  1.0 control characters still gives a well-formed XML document (parsed
+  with xml.etree), the bad bytes as U+FFFD.
+
+usage: test_cli_hostile_text.py KSFT_METRIC
+"""
+
+import csv
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+import cli_util
+from cli_util import expect_rc
+
+cli_util.KSFT = os.path.abspath(sys.argv[1])
+TMP = tempfile.mkdtemp(prefix="ksft-metric-hostile-")
+
+FORMULAS = ["=cmd|'/C calc'!A0", "+1+2", "-2+3", "@SUM(A1)"]
+# KTAP trims a case name's blanks; a metric name (JSON) keeps a tab.
+METRICS = ['=HYPERLINK("http://x","y")', "@m", "+m", "-m", "\t=1"]
+
+
+def log_with(cases, metrics, value=1.0):
+    lines = ["KTAP version 1", f"1..{len(cases)}"]
+    for i, case in enumerate(cases, 1):
+        for m in metrics:
+            lines.append(f'# ktap-metric-json: {{"name":{json.dumps(m)},"shape":"scalar",'
+                         f'"time":1,"value":{value}}}')
+        lines.append(f"ok {i} {case}")
+    return "\n".join(lines) + "\n"
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+    return path
+
+
+def rows(text):
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+def assert_no_formula(text, col_names, want):
+    """Every cell of @col_names in CSV @text starts with no formula
+    character; the cells that held one in @want are there behind a '."""
+    table = rows(text)
+    head, body = table[0], table[1:]
+    seen = set()
+    for row in body:
+        for col in col_names:
+            cell = row[head.index(col)]
+            assert not cell or cell[0] not in "=+-@\t\r", (col, cell, text)
+            if cell.startswith("'"):
+                seen.add(cell[1:])
+    missing = [w for w in want if w not in seen]
+    assert not missing, (missing, text)
+
+
+def test_report_csv():
+    path = write("report.log", log_with(FORMULAS[:4], METRICS))
+    out, _ = expect_rc(0, "report", "--format", "csv", path)
+    assert_no_formula(out, ["case", "name"], FORMULAS[:4] + METRICS)
+
+
+def test_compare_csv():
+    base_log = write("base.log", log_with(["=case"], METRICS, 1.0))
+    cur_log = write("cur.log", log_with(["=case"], METRICS, 1.0))
+    base = os.path.join(TMP, "base.json")
+    expect_rc(0, "save", "-o", base, base_log)
+    out, _ = expect_rc(0, "compare", "--baseline", base, "--format", "csv", cur_log)
+    assert_no_formula(out, ["case", "name"], ["=case"] + METRICS)
+
+
+def test_history_csv():
+    db = os.path.join(TMP, "h.sqlite")
+    path = write("h.log", log_with(["@case"], ["=HYPERLINK(1)"]))
+    for i, run in enumerate(["=run1", "+run2", "-run3"], 1):
+        expect_rc(0, "ingest", "--db", db, "--run", run, "--order", f"@{i:04d}",
+                  "--context", "runner=hostile", path)
+    out, _ = expect_rc(0, "history", "--db", db, "--context", "runner=hostile",
+                       "--format", "csv")
+    table = rows(out)
+    head = table[0]
+    cols = [c for c in ("series", "run", "order") if c in head]
+    assert cols == ["series", "run", "order"], head
+    assert_no_formula(out, cols, ["=run1", "+run2", "-run3", "@0001"])
+
+
+BAD = os.fsdecode(b"bad\xff \xc0\xaf end\x01\x1b[2J \xef\xbf\xbf")
+
+
+def parse_xml(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    data.decode("utf-8")            # strict: every byte valid UTF-8
+    return ET.fromstring(data), data
+
+
+def test_plot_svg_title():
+    path = write("plot.log", log_with(["c"], ["m"]))
+    svg = os.path.join(TMP, "plot.svg")
+    expect_rc(0, "plot", "-o", svg, "--title", BAD, path)
+    root, data = parse_xml(svg)
+    title = root.find("{http://www.w3.org/2000/svg}title").text
+    assert title.startswith("bad\ufffd \ufffd\ufffd end?"), ascii(title)
+    assert "\ufffd" in title and "\uffff" not in title, ascii(title)
+    assert b"\xff" not in data and b"\x1b" not in data
+
+
+def test_plot_and_html_hostile_names():
+    # A case name with bytes that are not UTF-8 (metric JSON must be).
+    text = log_with(["case\udcff\x02 \udcc0\udcaf"], ["m"]).encode("utf-8", "surrogateescape")
+    path = os.path.join(TMP, "names.log")
+    with open(path, "wb") as f:
+        f.write(text)
+    svg = os.path.join(TMP, "names.svg")
+    expect_rc(0, "plot", "-o", svg, path)
+    parse_xml(svg)
+    page = os.path.join(TMP, "names.html")
+    expect_rc(0, "html", "-o", page, "--title", BAD, path)
+    with open(page, "rb") as f:
+        data = f.read()
+    data.decode("utf-8")
+    # The page's inline SVG charts are XML too.
+    start = 0
+    while (start := data.find(b"<svg", start)) >= 0:
+        end = data.index(b"</svg>", start) + len(b"</svg>")
+        ET.fromstring(data[start:end])
+        start = end
+
+
+if __name__ == "__main__":
+    try:
+        rc = cli_util.run_tests(globals())
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    sys.exit(rc)
