@@ -304,7 +304,7 @@ int changepoints_find(const double *x, size_t n, const struct cp_opts *opts,
 				mean_var(x + c, b - c, &mb, &vb);
 				l.v[i].before = ma;
 				l.v[i].after = mb;
-				l.v[i].change = ma != 0 ? mb / ma - 1.0 : NAN;
+				l.v[i].change = rel_change(mb, ma);
 			}
 			l.v[i].welch_p = p;
 			l.v[i].p_value = isnan(p) ? p : fmax(p, l.v[i].detect_p);

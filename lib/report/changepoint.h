@@ -13,7 +13,20 @@
 #ifndef KSFTM_CHANGEPOINT_H
 #define KSFTM_CHANGEPOINT_H
 
+#include <math.h>
 #include <stddef.h>
+
+/*
+ * Relative change of @now against @ref, signed the way the values moved:
+ * (now - ref) / |ref|, so -10 -> -5 is +50 % (not -50 % as now / ref - 1
+ * says for a negative ref). NaN when @ref is 0 or either is not finite.
+ */
+static inline double rel_change(double now, double ref)
+{
+	if (ref == 0 || !isfinite(ref) || !isfinite(now))
+		return NAN;
+	return (now - ref) / fabs(ref);
+}
 
 struct cp_opts {
 	double max_p;		/* keep a candidate when its p-value is below (0.001) */
@@ -28,7 +41,7 @@ struct changepoint {
 	size_t index;		/* the first point of the new level */
 	double before;		/* mean of the segment before */
 	double after;		/* mean of the segment after */
-	double change;		/* after / before - 1 (NaN when before is 0) */
+	double change;		/* rel_change(after, before) */
 	double p_value;		/* how sure: the larger of the two below */
 	double detect_p;	/* permutation test of the split where it was found */
 	double welch_p;		/* Welch t-test between its neighbouring segments */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changepoint.h"
 #include "errmsg.h"
 #include "opts_size.h"
 #include "rp_baseline.h"
@@ -197,8 +198,7 @@ static void verdict(struct cmp_row *row, const struct gate *g,
 
 	row->better = g->better;
 	row->compare = g->op;
-	if (base != 0 && isfinite(base) && isfinite(cur))
-		row->change_pct = (cur - base) / fabs(base) * 100.0;
+	row->change_pct = rel_change(cur, base) * 100.0;
 	if (!isfinite(base) || !isfinite(cur)) {
 		row->verdict = "incomparable";
 		return;

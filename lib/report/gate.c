@@ -128,8 +128,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	if (!s->n_window || !isfinite(s->current))
 		return;
 	s->baseline = median_of(s->window, s->n_window, scratch);
-	if (s->baseline != 0 && isfinite(s->baseline))
-		s->change = s->current / s->baseline - 1;
+	s->change = rel_change(s->current, s->baseline);
 	if (!s->better)
 		return;
 	s->allowance = allowance_of(s->baseline, s->rel_tol, s->abs_tol);

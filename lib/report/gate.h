@@ -38,6 +38,8 @@
 
 #include <stddef.h>
 
+#include "changepoint.h"	/* rel_change() */
+
 struct gate_opts {
 	double fdr;		/* run-level false-alarm rate q (0.01) */
 	size_t min_runs;	/* fewer window runs: too noisy to tell (5) */
@@ -64,7 +66,7 @@ struct gate_series {
 	double abs_tol;
 	/* Out. */
 	double baseline;	/* the window's median */
-	double change;		/* current / baseline - 1 (NaN: baseline 0) */
+	double change;		/* rel_change(current, baseline) */
 	double allowance;	/* tolerance in the metric's units */
 	double p_value;		/* prediction-interval p, NaN: not tested */
 	double q_value;		/* Benjamini-Hochberg adjusted p */

@@ -444,7 +444,7 @@ static int shift_of(struct judge *j, const struct pending *pd)
 		row->verdict = "regression";
 		row->fails = 1;
 		row->baseline = before;
-		row->change_pct = before != 0 ? (row->current / before - 1) * 100.0 : NAN;
+		row->change_pct = rel_change(row->current, before) * 100.0;
 		row->p_value = pv;
 	}
 	return 0;

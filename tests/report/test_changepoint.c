@@ -40,6 +40,27 @@ START_TEST(test_welch)
 }
 END_TEST
 
+/* Signed as the values moved, also below zero: -10 -> -5 is +50 %. */
+START_TEST(test_change_sign_negative)
+{
+	double x[40];
+	struct changepoint *cp;
+	int n;
+
+	rng_state = 7;
+	noise(x, 20, -10.0, 0.01);
+	noise(x + 20, 20, -5.0, 0.01);
+	n = changepoints_find(x, 40, NULL, &cp);
+	ck_assert_int_eq(n, 1);
+	ck_assert_double_eq_tol(cp[0].change, 0.5, 0.01);
+	free(cp);
+	ck_assert_double_eq(rel_change(-5, -10), 0.5);
+	ck_assert_double_eq(rel_change(-15, -10), -0.5);
+	ck_assert_double_eq(rel_change(5, 10), -0.5);
+	ck_assert(isnan(rel_change(1, 0)));
+}
+END_TEST
+
 START_TEST(test_one_shift)
 {
 	double x[100];
@@ -152,6 +173,7 @@ Suite *make_suite(void)
 	tcase_add_test(c, test_stationary_noise);
 	tcase_add_test(c, test_long_history);
 	tcase_add_test(c, test_min_change);
+	tcase_add_test(c, test_change_sign_negative);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -156,6 +156,27 @@ START_TEST(test_tolerance_direction_history)
 }
 END_TEST
 
+/* A rise from a negative baseline is a positive change (-10 -> -5: +50 %). */
+START_TEST(test_change_sign_negative_baseline)
+{
+	double w[20];
+	struct gate_series s[2];
+
+	rng_state = 9;
+	noise(w, 20, -10.0, 0.001);
+	s[0] = (struct gate_series){ .window = w, .n_window = 20, .current = -5.0, .better = 1,
+				  .rel_tol = 0.05, .abs_tol = NAN };
+	s[1] = (struct gate_series){ .window = w, .n_window = 20, .current = -15.0, .better = 1,
+				  .rel_tol = 0.05, .abs_tol = NAN };
+	ck_assert_int_eq(gate_judge(s, 2, NULL), 0);
+	ck_assert_double_eq_tol(s[0].change, 0.5, 0.01);
+	ck_assert_double_eq_tol(s[1].change, -0.5, 0.01);
+	/* higher is better: the fall is the regression, the rise is not */
+	ck_assert_int_eq(s[1].verdict, GATE_REGRESSION);
+	ck_assert_int_ne(s[0].verdict, GATE_REGRESSION);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("gate");
@@ -166,6 +187,7 @@ Suite *make_suite(void)
 	tcase_add_test(c, test_run_level_false_alarms);
 	tcase_add_test(c, test_finds_one_shift_among_40);
 	tcase_add_test(c, test_tolerance_direction_history);
+	tcase_add_test(c, test_change_sign_negative_baseline);
 	suite_add_tcase(s, c);
 	return s;
 }
