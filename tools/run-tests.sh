@@ -57,8 +57,10 @@ TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 run_suite "tsan" "$out-tsan" -Db_sanitize=thread -Db_lundef=false -Dbench=disabled \
 	-- --suite unit --suite integration
 
-# Fuzzers (libFuzzer needs clang): each target a fixed, seeded number of
-# runs, so the gate is repeatable; tools/run-fuzzers.sh SECONDS fuzzes longer.
+# Fuzzers (libFuzzer needs clang): the count is the replay of every
+# committed input per target ("fuzz: N targets, N failed"), the same on every
+# run of a commit; the seeded exploration after it is reported on
+# "fuzz-explore:" lines and not counted (tests/fuzz/README.md).
 if command -v clang >/dev/null; then
 	log "fuzzers: FUZZ_RUNS=20000 tools/run-fuzzers.sh 300"
 	BUILD_DIR="$out-fuzz" FUZZ_RUNS=20000 tools/run-fuzzers.sh 300 2>&1 | tee "$out-fuzz.log"

@@ -281,6 +281,25 @@ static void consume(struct remote_sampler *r, size_t n)
 	r->scanned = 0;
 }
 
+int remote_reply_ready(const char *line, size_t len, long *clk_tck)
+{
+	char num[24];
+	size_t n = len - sizeof(READY_MARK);
+	long t;
+
+	if (len <= sizeof(READY_MARK) || line[len - 1] != '\n' ||
+	    memcmp(line, READY_MARK " ", sizeof(READY_MARK)))
+		return 0;
+	/* strtol() on a copy: the line is not NUL-terminated. */
+	if (n >= sizeof(num))
+		n = sizeof(num) - 1;
+	memcpy(num, line + sizeof(READY_MARK), n);
+	num[n] = '\0';
+	t = strtol(num, NULL, 10);
+	*clk_tck = t > 0 && t < 1000000 ? t : 100;
+	return 1;
+}
+
 static int wait_ready(struct remote_sampler *r)
 {
 	int64_t deadline = now_ms() + r->timeout_ms;
@@ -293,11 +312,7 @@ static int wait_ready(struct remote_sampler *r)
 		while (r->len && (nl = memchr(r->buf, '\n', r->len))) {
 			size_t l = (size_t)(nl - r->buf) + 1;
 
-			if (l > sizeof(READY_MARK) &&
-			    !memcmp(r->buf, READY_MARK " ", sizeof(READY_MARK))) {
-				long t = strtol(r->buf + sizeof(READY_MARK), NULL, 10);
-
-				r->clk_tck = t > 0 && t < 1000000 ? t : 100;
+			if (remote_reply_ready(r->buf, l, &r->clk_tck)) {
 				consume(r, l);
 				return 0;
 			}
@@ -442,7 +457,7 @@ int remote_sampler_request(struct remote_sampler *r)
 	return 0;
 }
 
-static int parse_nic_line(struct remote_sampler *r, const char *line, size_t len,
+static int parse_nic_line(const char *endpoint, const char *line, size_t len,
 			  uint64_t nic[NIC_NCOUNTERS])
 {
 	const char *p = line + strlen(NIC_MARK), *end = line + len;
@@ -473,38 +488,67 @@ static int parse_nic_line(struct remote_sampler *r, const char *line, size_t len
 bad:
 	sm_excerpt(ex, sizeof(ex), line, len);
 	return sm_fail(-EPROTO, "remote endpoint `%s`: malformed NIC counter line %s",
-		       r->endpoint, ex);
+		       endpoint, ex);
 }
 
-/* Position of the end marker at a line start in buf[from, len), or -1. */
-static long find_end(const struct remote_sampler *r, size_t from)
+long remote_reply_find_end(const char *buf, size_t len, size_t from)
 {
 	const size_t ml = sizeof(END_MARK) - 1;
-	const char *p = r->buf + from, *end = r->buf + r->len;
+	const char *p = buf + from, *end = buf + len;
 
-	if (!r->len)
+	if (!len || from >= len)
 		return -1;
 	while ((p = memmem(p, (size_t)(end - p), END_MARK, ml))) {
-		if (p == r->buf || p[-1] == '\n')
-			return (long)(p - r->buf);
+		if (p == buf || p[-1] == '\n')
+			return (long)(p - buf);
 		p++;
 	}
 	return -1;
+}
+
+size_t remote_reply_end_len(void)
+{
+	return sizeof(END_MARK) - 1;
+}
+
+int remote_reply_parse(const char *endpoint, const char *buf, size_t stat_len,
+		       int has_nic, struct cpu_snapshot *cpu,
+		       uint64_t nic[NIC_NCOUNTERS])
+{
+	char source[512];
+	int err;
+
+	if (has_nic) {
+		/* The last line before the marker carries the counters. */
+		size_t ls = stat_len ? stat_len - 1 : 0;
+
+		while (ls && buf[ls - 1] != '\n')
+			ls--;
+		if (stat_len < sizeof(NIC_MARK) ||
+		    memcmp(buf + ls, NIC_MARK, sizeof(NIC_MARK) - 1))
+			return sm_fail(-EPROTO, "remote endpoint `%s`: answer has no NIC counter line",
+				       endpoint);
+		err = parse_nic_line(endpoint, buf + ls, stat_len - 1 - ls, nic);
+		if (err)
+			return err;
+		stat_len = ls;
+	}
+	snprintf(source, sizeof(source), "remote endpoint `%s`: /proc/stat", endpoint);
+	return cpu_snapshot_parse(cpu, buf, stat_len, source);
 }
 
 int remote_sampler_collect(struct remote_sampler *r, struct cpu_snapshot *cpu,
 			   uint64_t nic[NIC_NCOUNTERS])
 {
 	int64_t deadline = now_ms() + r->timeout_ms;
-	size_t stat_len, total;
-	char source[512];
+	size_t total;
 	long at;
 	int err;
 
 	err = remote_sampler_request(r);
 	if (err)
 		return err;
-	while ((at = find_end(r, r->scanned)) < 0) {
+	while ((at = remote_reply_find_end(r->buf, r->len, r->scanned)) < 0) {
 		size_t ml = sizeof(END_MARK) - 1;
 
 		r->scanned = r->len > ml ? r->len - ml : 0;
@@ -513,29 +557,8 @@ int remote_sampler_collect(struct remote_sampler *r, struct cpu_snapshot *cpu,
 			return err;
 	}
 	r->requested = 0;
-	stat_len = (size_t)at;
-	total = stat_len + sizeof(END_MARK) - 1;
-	if (r->has_nic) {
-		/* The last line before the marker carries the counters. */
-		size_t ls = stat_len ? stat_len - 1 : 0;
-
-		while (ls && r->buf[ls - 1] != '\n')
-			ls--;
-		if (stat_len < sizeof(NIC_MARK) ||
-		    memcmp(r->buf + ls, NIC_MARK, sizeof(NIC_MARK) - 1)) {
-			consume(r, total);
-			return sm_fail(-EPROTO, "remote endpoint `%s`: answer has no NIC counter line",
-				       r->endpoint);
-		}
-		err = parse_nic_line(r, r->buf + ls, stat_len - 1 - ls, nic);
-		if (err) {
-			consume(r, total);
-			return err;
-		}
-		stat_len = ls;
-	}
-	snprintf(source, sizeof(source), "remote endpoint `%s`: /proc/stat", r->endpoint);
-	err = cpu_snapshot_parse(cpu, r->buf, stat_len, source);
+	total = (size_t)at + sizeof(END_MARK) - 1;
+	err = remote_reply_parse(r->endpoint, r->buf, (size_t)at, r->has_nic, cpu, nic);
 	consume(r, total);
 	return err;
 }

@@ -6,6 +6,7 @@
 #ifndef SM_REMOTE_SAMPLER_H
 #define SM_REMOTE_SAMPLER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nic_stats.h"
@@ -47,6 +48,24 @@ long remote_sampler_clk_tck(const struct remote_sampler *r);
  * @return 0, or -EPROTO (message) if it exited with a failure status.
  */
 int remote_sampler_stop(struct remote_sampler *r);
+
+/*
+ * The parsers of what the sampler prints, on their own (tests, fuzz_remote_reply):
+ *
+ * remote_reply_ready() - 1 (and *@clk_tck) if @line[0..len), ending '\n',
+ * is the ready line, else 0.
+ * remote_reply_find_end() - offset of the end-marker line (at a line
+ * start) in @buf[from, len), or -1; remote_reply_end_len() is its length.
+ * remote_reply_parse() - one answer, the @stat_len bytes before its end
+ * marker: /proc/stat, then the NIC counter line when @has_nic.
+ * @return 0, -EPROTO or -EBADMSG with a message naming @endpoint.
+ */
+int remote_reply_ready(const char *line, size_t len, long *clk_tck);
+long remote_reply_find_end(const char *buf, size_t len, size_t from);
+size_t remote_reply_end_len(void);
+int remote_reply_parse(const char *endpoint, const char *buf, size_t stat_len,
+		       int has_nic, struct cpu_snapshot *cpu,
+		       uint64_t nic[NIC_NCOUNTERS]);
 
 /*
  * remote_sampler_script() - the sh script for @ifname/@root (malloc'd), for

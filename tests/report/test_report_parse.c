@@ -648,6 +648,34 @@ START_TEST(test_policy_lookup_linear)
 }
 END_TEST
 
+/*
+ * An empty per-cpu array after a non-empty one (fuzz_ktap found memcpy from
+ * NULL here; tests/fuzz/regressions/ktap/percpu-empty-after-nonempty.log).
+ */
+START_TEST(test_empty_array_after_values)
+{
+	static const char log[] =
+		"KTAP version 1\n1..1\n"
+		"# ktap-metric-json: {\"name\":\"cpu.raw\",\"shape\":\"per-cpu\",\"time\":1,\"value\":[5,5,5,5]}\n"
+		"# ktap-metric-json: {\"name\":\"cpu.raw\",\"shape\":\"per-cpu\",\"time\":2,\"value\":[]}\n"
+		"# ktap-metric-json: {\"name\":\"cpu.raw\",\"shape\":\"per-cpu\",\"time\":3,\"value\":[1,2]}\n"
+		"ok 1 cpu\n";
+	struct ksft_metric_report *r = ru_read("empty.log", log);
+	struct ksft_metric_report_points p = { 0 };
+	size_t i = ru_find(r, "cpu", "cpu.raw", "{}");
+
+	ck_assert_int_eq(ksft_metric_report_series_points(r, i, KSFT_METRIC_REPORT_RAW, &p), 0);
+	ck_assert_uint_eq(p.n, 3);
+	ck_assert_uint_eq(p.width, 4);
+	ck_assert_uint_eq(p.off[1] - p.off[0], 4);
+	ck_assert_uint_eq(p.off[2] - p.off[1], 0);
+	ck_assert_uint_eq(p.off[3] - p.off[2], 2);
+	ru_assert_num(p.v[p.off[2] + 1], 2);
+	ksft_metric_report_points_release(&p);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 START_TEST(test_bad_policies)
 {
 	static const char log[] =
@@ -930,6 +958,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_bad_json_and_values);
 	tcase_add_test(tc, test_bad_policies);
 	tcase_add_test(tc, test_policy_lookup_linear);
+	tcase_add_test(tc, test_empty_array_after_values);
 	tcase_add_test(tc, test_mixed_shapes);
 	tcase_add_test(tc, test_long_line_buffer);
 	tcase_add_test(tc, test_long_line_stream);
