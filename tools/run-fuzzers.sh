@@ -131,6 +131,10 @@ for t in $targets; do
 		"$build/tests/fuzz/fuzz_$t" -timeout=0 -rss_limit_mb=0 \
 		>"$log" 2>&1
 	rc=$?
+	# A sanitizer report fails the input even if it let the run go on.
+	if [ $rc -eq 0 ] && grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$log"; then
+		rc=99
+	fi
 	if [ $rc -ne 0 ]; then
 		failed=$((failed + 1))
 		echo "fuzz_$t: FAILED replay of $count committed inputs (exit $rc)"
@@ -164,6 +168,9 @@ if [ "$secs" != 0 ]; then
 			-print_final_stats=1 \
 			-artifact_prefix="$artifacts/" >"$log" 2>&1
 		rc=$?
+		if [ $rc -eq 0 ] && grep -qE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$log"; then
+			rc=99
+		fi
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 		speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
 		done_line=$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1)

@@ -649,8 +649,8 @@ START_TEST(test_policy_lookup_linear)
 END_TEST
 
 /*
- * An empty per-cpu array after a non-empty one (fuzz_ktap found memcpy from
- * NULL here; tests/fuzz/regressions/ktap/percpu-empty-after-nonempty.log).
+ * Empty per-cpu arrays (fuzz_ktap found memcpy from NULL: an input's first
+ * values are an empty array; tests/fuzz/regressions/ktap/percpu-empty-*).
  */
 START_TEST(test_empty_array_after_values)
 {
@@ -671,6 +671,18 @@ START_TEST(test_empty_array_after_values)
 	ck_assert_uint_eq(p.off[2] - p.off[1], 0);
 	ck_assert_uint_eq(p.off[3] - p.off[2], 2);
 	ru_assert_num(p.v[p.off[2] + 1], 2);
+	ksft_metric_report_points_release(&p);
+	ksft_metric_report_free(r);
+
+	r = ru_read("empty-first.log",
+		    "# ktap-metric-json: {\"name\":\"cpu.raw\",\"shape\":\"per-cpu\",\"time\":1,\"value\":[]}\n"
+		    "# ktap-metric-json: {\"name\":\"cpu.raw\",\"shape\":\"per-cpu\",\"time\":2,\"value\":[5,5,5,5]}\n"
+		    "ok 1 cpu\n");
+	i = ru_find(r, "cpu", "cpu.raw", "{}");
+	ck_assert_int_eq(ksft_metric_report_series_points(r, i, KSFT_METRIC_REPORT_RAW, &p), 0);
+	ck_assert_uint_eq(p.n, 2);
+	ck_assert_uint_eq(p.off[1], 0);
+	ck_assert_uint_eq(p.off[2], 4);
 	ksft_metric_report_points_release(&p);
 	ksft_metric_report_free(r);
 }
