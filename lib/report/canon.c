@@ -71,6 +71,12 @@ const char *rp_source_name(int src)
 	       src == RP_SRC_TWISTER ? "twister" : "ktap";
 }
 
+int rp_source_parse(const char *name)
+{
+	return name && !strcmp(name, "zperf") ? RP_SRC_ZPERF :
+	       name && !strcmp(name, "twister") ? RP_SRC_TWISTER : RP_SRC_KTAP;
+}
+
 void rp_json_str(struct strbuf *sb, const char *s)
 {
 	json_add_string(sb, s, strlen(s));

@@ -9,6 +9,7 @@
 
 #include "errmsg.h"
 #include "history.h"
+#include "history_sql.h"
 #include "rp.h"
 #include "rp_compare.h"
 
@@ -314,6 +315,11 @@ int history_comparable_keys(struct history *h, char **keys_json)
 	return ret;
 }
 
+int history_status_measured(const char *status)
+{
+	return status && (!strcmp(status, "pass") || !strcmp(status, "none"));
+}
+
 static int truthy(json_t *v)
 {
 	const char *s = json_string_value(v);
@@ -563,10 +569,10 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		}
 		snprintf(value, sizeof(value), "%.17g", row.value);
 		verdict = series_verdict(judged, i);
-		/* Only cases that passed, on a comparable machine and not judged
-		 * a regression, feed baselines. */
-		snprintf(usable, sizeof(usable), "%d", !strcmp(s.status, "pass") && !incomparable &&
-			 strcmp(verdict, "regression"));
+		/* Only measurements, on a comparable machine and not judged a
+		 * regression, feed baselines. */
+		snprintf(usable, sizeof(usable), "%d", history_status_measured(s.status) &&
+			 !incomparable && strcmp(verdict, "regression"));
 		{
 			const char *p[14] = { run_id, sid, cmp, run->order ? run->order : now,
 					      usable, s.status, s.shape, s.policy_json, s.compare,
@@ -696,7 +702,8 @@ int history_accept(struct history *h, const char *run_key, const char *series)
 		if (!m || (!series && (!verdict || strcmp(verdict, "regression"))))
 			continue;
 		ret = db_query(db, "UPDATE ksftm_results SET accepted = 1, usable ="
-			       " CASE WHEN status = 'pass' THEN 1 ELSE 0 END WHERE series_id = $1"
+			       " CASE WHEN status IN " HISTORY_MEASURED_STATUSES " THEN 1 ELSE 0 END"
+			       " WHERE series_id = $1"
 			       " AND comparable = $2 AND run_order >= $3 AND verdict = 'regression'"
 			       " AND accepted = 0 RETURNING run_id", p, 3, &upd);
 		if (!ret) {

@@ -115,7 +115,7 @@ static int add_changes(json_t *series, json_t *points)
 static int series_points(struct db *db, const char *sql, const char *sid,
 			 const struct ksft_metric_report_history_opts *o, json_t *series)
 {
-	const char *p[2] = { sid, o->all_status ? NULL : "pass" };
+	const char *p[2] = { sid, o->all_status ? NULL : "measured" };
 	json_t *points = json_array();
 	struct db_rows *rows;
 	size_t k, n;

@@ -50,6 +50,8 @@ const char *rp_better_name(int better);
 int rp_op_parse(const char *s, int allow_distribution);
 const char *rp_status_name(int st);
 const char *rp_source_name(int src);
+/* RP_SRC_* of a source name ("ktap" for NULL or an unknown one). */
+int rp_source_parse(const char *name);
 
 /* A policy as decoded from a ktap-metric-policy-json line. */
 struct rp_policy {

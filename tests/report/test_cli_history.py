@@ -197,6 +197,72 @@ def test_not_comparable():
     assert "NOT COMPARABLE" in out and "RESULT: OK" in out, out
 
 
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def write_twister(name, mbps):
+    """tests/report/data/twister.json with udp4_mbps recorded as @mbps."""
+    with open(os.path.join(DATA, "twister.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    doc["testsuites"][0]["recording"][0] = {"udp4_mbps": f"{mbps:.4f}"}
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    return path
+
+
+def write_zperf(name, mbps):
+    """tests/report/data/console.log with udp4_mbps=@mbps (no KTAP status)."""
+    with open(os.path.join(DATA, "console.log"), encoding="utf-8") as f:
+        text = f.read()
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text.replace("udp4_mbps=13.099", f"udp4_mbps={mbps:.4f}"))
+    return path
+
+
+def udp4_row(out):
+    return next(r for r in json.loads(out)["rows"] if r["name"] == "udp4_mbps")
+
+
+def test_twister_default_tolerance():
+    """zperf/twister series without a policy are gated within the 5 %
+    compare --baseline applies: a 0.008 % drop against steady runs is no
+    regression, a 10 % one is."""
+    r = "twister"
+    for i in range(8):
+        ingest(r, f"{i:03d}", write_twister(f"tw{i}.json", 13.099))
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", "--format",
+                       "json", write_twister("twc.json", 13.098))
+    row = udp4_row(out)
+    assert row["verdict"] == "ok" and row["baseline_runs"] == 8, row
+    assert abs(row["allowance"] - 0.05 * 13.099) < 1e-9, row
+    # the same allowance compare --baseline gives
+    base = os.path.join(TMP, "twb.json")
+    expect_rc(0, "save", "-o", base, write_twister("twb-run.json", 13.099))
+    out, _ = expect_rc(0, "compare", "--baseline", base, "--format", "json",
+                       write_twister("twc2.json", 13.098))
+    assert abs(udp4_row(out)["allowance"] - row["allowance"]) < 1e-12, out
+    out, _ = expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}",
+                       write_twister("twd.json", 13.099 * 0.9))
+    assert "REGRESSION" in out, out
+
+
+def test_zperf_results_feed_the_history():
+    """zperf console results (status none) are measurements: they make the
+    window, so a 50 % drop fails the gate."""
+    r = "zperf"
+    for i in range(8):
+        ingest(r, f"{i:03d}", write_zperf(f"zp{i}.log", 13.0 + 0.01 * i))
+    out, _ = expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}", "--format",
+                       "json", write_zperf("zpc.log", 6.5))
+    row = udp4_row(out)
+    assert row["verdict"] == "regression" and row["baseline_runs"] == 8, row
+    # `history` shows them by default too
+    doc = history_json(r, "udp4_mbps")
+    assert len(doc["series"][0]["points"]) == 8, doc
+
+
 def test_real_producer_log_twice():
     """The issue's new user: the same realistic log (our producer's) judged
     against its own history says no change, never a regression."""
