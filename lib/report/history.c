@@ -458,22 +458,35 @@ static void utc_now(char *buf, size_t size)
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* One series' verdict from its rows (the worst of an array's elements). */
-static const char *series_verdict(const struct ksft_metric_report_comparison *c, size_t i)
-{
-	static const char *const worst_first[] = {
-		"regression", "noise", "improvement", "incomparable", "new", "untracked", "ok",
-	};
-	size_t k, j, best = sizeof(worst_first) / sizeof(worst_first[0]) - 1;
+static const char *const worst_first[] = {
+	"regression", "noise", "improvement", "incomparable", "new", "untracked", "ok",
+};
+#define N_VERDICTS (sizeof(worst_first) / sizeof(worst_first[0]))
 
+/*
+ * Each series' verdict from the comparison's rows (the worst of an array's
+ * elements), as indexes into worst_first[]: one pass over the rows, not one
+ * per series (rp_work counts the rows visited). NULL: out of memory.
+ */
+static unsigned char *series_verdicts(const struct ksft_metric_report_comparison *c, size_t n)
+{
+	unsigned char *best = malloc(n ? n : 1);
+	size_t k, j;
+
+	if (!best)
+		return NULL;
+	memset(best, N_VERDICTS - 1, n);
 	for (k = 0; k < c->n; k++) {
-		if (c->rows[k].series != (long)i)
-			continue;
-		for (j = 0; j < best; j++)
+		long i = c->rows[k].series;
+
+		rp_work++;
+		if (i < 0 || (size_t)i >= n)
+			continue;	/* a missing series: not in this run */
+		for (j = 0; j < best[i]; j++)
 			if (!strcmp(c->rows[k].verdict, worst_first[j]))
-				best = j;
+				best[i] = (unsigned char)j;
 	}
-	return worst_first[best];
+	return best;
 }
 
 int history_ingest(struct history *h, const struct ksft_metric_report *r,
@@ -484,6 +497,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	struct db_rows *rows = NULL;
 	json_t *ctx_json = NULL;
 	struct ksft_metric_report_comparison *judged = NULL;
+	unsigned char *verdicts = NULL;
 	char now[32], *ctx = NULL, *keys = NULL, *cmp = NULL, *key = NULL, *run_id = NULL;
 	size_t i, n = ksft_metric_report_series_count(r);
 	int ret, incomparable;
@@ -524,6 +538,10 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		if (ret < 0)
 			goto fail;
 		ret = 0;
+	}
+	if (!(verdicts = series_verdicts(judged, n))) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto fail;
 	}
 	{
 		const char *p[5] = { key, run->order ? run->order : now, ctx, cmp, now };
@@ -568,7 +586,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 			goto fail;
 		}
 		snprintf(value, sizeof(value), "%.17g", row.value);
-		verdict = series_verdict(judged, i);
+		verdict = worst_first[verdicts[i]];
 		/* Only measurements, on a comparable machine and not judged a
 		 * regression, feed baselines. */
 		snprintf(usable, sizeof(usable), "%d", history_status_measured(s.status) &&
@@ -605,6 +623,7 @@ fail:
 	db_rollback(db);
 out:
 	ksft_metric_report_comparison_free(judged);
+	free(verdicts);
 	db_rows_free(rows);
 	free(run_id);
 	free(keys);
