@@ -489,6 +489,32 @@ static unsigned char *series_verdicts(const struct ksft_metric_report_comparison
 	return best;
 }
 
+/*
+ * A run id or order as the history keeps it: valid UTF-8 without control
+ * characters, so that every reader can show it and no terminal runs it.
+ * The error quotes it neutralised (rp_text_dup()).
+ */
+static int check_text(const char *field, const char *s)
+{
+	int control = 0;
+	long at = s ? rp_text_bad_at(s, strlen(s), &control) : -1;
+	char *shown;
+	int ret;
+
+	if (at < 0)
+		return 0;
+	shown = rp_text_dup(s, strlen(s));
+	if (control)
+		ret = ksftm_fail(EINVAL, "%s \"%s\": control character 0x%02x at byte %ld",
+				 field, shown ? shown : "?", (unsigned char)s[at] == 0xc2 ?
+				 (unsigned char)s[at + 1] : (unsigned char)s[at], at);
+	else
+		ret = ksftm_fail(EINVAL, "%s \"%s\": not valid UTF-8 at byte %ld", field,
+				 shown ? shown : "?", at);
+	free(shown);
+	return ret;
+}
+
 int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		   const struct history_run *run, char **run_key_out)
 {
@@ -504,7 +530,8 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 
 	if (run_key_out)
 		*run_key_out = NULL;
-	if ((ret = history_run_context(r, run, &ctx_json)))
+	if ((ret = check_text("run id", run->run_key)) || (ret = check_text("order", run->order)) ||
+	    (ret = history_run_context(r, run, &ctx_json)))
 		return ret;
 	ctx = dump(ctx_json);
 	if (!ctx)
@@ -697,7 +724,7 @@ int history_accept(struct history *h, const char *run_key, const char *series)
 	size_t k;
 	int ret, accepted = 0;
 
-	if ((ret = db_begin_write(db)))
+	if ((ret = check_text("run id", run_key)) || (ret = db_begin_write(db)))
 		return ret;
 	if ((ret = run_row(db, run_key, &id, &order, &cmp)))
 		goto fail;
@@ -756,10 +783,10 @@ int history_pin(struct history *h, const char *run_key, int pinned)
 {
 	const char *p[2] = { pinned ? "1" : "0", run_key };
 	struct db_rows *rows;
-	int ret = db_query(h->db, "UPDATE ksftm_runs SET pinned = $1 WHERE run_key = $2"
-			   " RETURNING id", p, 2, &rows);
+	int ret = check_text("run id", run_key);
 
-	if (ret)
+	if (ret || (ret = db_query(h->db, "UPDATE ksftm_runs SET pinned = $1 WHERE run_key = $2"
+				   " RETURNING id", p, 2, &rows)))
 		return ret;
 	ret = db_rows_count(rows) ? 0 : ksftm_fail(ENOENT, "run %s is not in the history", run_key);
 	db_rows_free(rows);

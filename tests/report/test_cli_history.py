@@ -263,6 +263,59 @@ def test_zperf_results_feed_the_history():
     assert len(doc["series"][0]["points"]) == 8, doc
 
 
+def test_ids_must_be_text():
+    """Run ids and orders that are not valid UTF-8 or hold control
+    characters are refused (naming the field and byte, quoting them
+    neutralised), by ingest, accept and pin; nothing is written."""
+    rng = random.Random(23)
+    r = "ids"
+    ingest(r, "000", write_log("ids0.log", 100, rng))
+    log = write_log("ids1.log", 100, rng)
+    bad_utf8 = "r-bad\udcff"       # the byte 0xff on the command line
+    cases = [
+        (("--run", "r\x1b[2J", "--order", "001"), 'run id "r?[2J": control character 0x1b at byte 1'),
+        (("--run", bad_utf8, "--order", "001"), 'run id "r-bad?": not valid UTF-8 at byte 5'),
+        (("--run", f"{r}-001", "--order", "00\udcc3"), 'order "00?": not valid UTF-8 at byte 2'),
+        (("--run", f"{r}-001", "--order", "0\u009b1"), 'order "0?1": control character 0x9b at byte 1'),
+        (("--run", f"{r}-001", "--order", "0\n1"), 'order "0?1": control character 0x0a at byte 1'),
+    ]
+    for args, msg in cases:
+        _, err = expect_rc(2, "ingest", "--db", DB, *args, "--context", f"runner={r}", log)
+        assert msg in err, (args, err)
+        assert "\x1b" not in err, err
+    _, err = expect_rc(2, "accept", "--db", DB, "r\x1b[2J")
+    assert 'run id "r?[2J": control character 0x1b at byte 1' in err, err
+    _, err = expect_rc(2, "pin", "--db", DB, bad_utf8)
+    assert 'run id "r-bad?": not valid UTF-8 at byte 5' in err, err
+    assert len(history_json(r)["series"][0]["points"]) == 1
+
+
+def test_foreign_ids_shown_neutralised():
+    """A history another tool wrote with such ids: every run is shown
+    (none dropped), the escapes as '?'."""
+    if "://" in DB:
+        return      # written with sqlite3 below
+    import sqlite3
+    db = os.path.join(TMP, "foreign.sqlite")
+    rng = random.Random(29)
+    for i in range(3):
+        expect_rc(0, "ingest", "--db", db, "--run", f"run{i}", "--order", f"{i:03d}",
+                  write_log(f"fo{i}.log", 100, rng))
+    con = sqlite3.connect(db)
+    con.text_factory = bytes
+    con.execute("UPDATE ksftm_runs SET run_key = ? WHERE run_key = 'run1'", (b"r\x1b[2Jx",))
+    con.execute("UPDATE ksftm_runs SET run_key = ? WHERE run_key = 'run2'", (b"bad\xff",))
+    con.execute("UPDATE ksftm_results SET run_order = ? WHERE run_order = '002'", (b"002\xff",))
+    con.commit()
+    con.close()
+    out, _ = expect_rc(0, "history", "--db", db)
+    assert "\x1b" not in out and "r?[2Jx" in out and "bad?" in out, out
+    out, _ = expect_rc(0, "history", "--db", db, "--format", "json")
+    runs = [p["run"] for p in json.loads(out)["series"][0]["points"]]
+    assert runs == ["run0", "r?[2Jx", "bad?"], runs
+    assert json.loads(out)["series"][0]["points"][2]["order"] == "002?", out
+
+
 def test_real_producer_log_twice():
     """The issue's new user: the same realistic log (our producer's) judged
     against its own history says no change, never a regression."""
