@@ -609,7 +609,8 @@ struct ksft_metric_report_history_opts {
 	const char *series;	/**< only series whose title ("path/case
 				     metric{labels}") contains this; NULL: all */
 	size_t last;		/**< the last runs only (0: 1000) */
-	int all_status;		/**< also cases that did not pass */
+	int all_status;		/**< also results that are not measurements
+				     (cases that did not pass) */
 };
 
 #define KSFT_METRIC_REPORT_HISTORY_OPTS_INIT \
@@ -658,7 +659,9 @@ struct ksft_metric_report_gate_opts {
  *       ksft_metric_report_comparison_free()
  *
  * Each series against the last @window runs with the same comparable
- * context that passed and are not unaccepted regressions (or the window
+ * context whose results are measurements (cases that passed; zperf and
+ * twister results without a test status) and are not unaccepted
+ * regressions (or the window
  * ending at a pinned run). Verdicts: regression, improvement, ok (no
  * change), noise (too noisy to tell), new, missing, incomparable (a debug
  * kernel or KSFT_MACHINE_SLOW on either side), untracked (no direction).

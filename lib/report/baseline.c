@@ -330,8 +330,7 @@ static int load_series(json_t *o, struct bl_series *s, const char *name,
 	    !json_is_object(labels) || !json_is_array(samples))
 		return ksftm_fail(EINVAL, "%s: %s: needs case, path, name, labels and samples",
 				  name, where);
-	s->source = src && !strcmp(src, "zperf") ? RP_SRC_ZPERF :
-		    src && !strcmp(src, "twister") ? RP_SRC_TWISTER : RP_SRC_KTAP;
+	s->source = rp_source_parse(src);
 	s->path_len = json_array_size(path);
 	s->path = calloc(s->path_len ? s->path_len : 1, sizeof(char *));
 	if (!s->path)

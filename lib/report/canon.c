@@ -71,6 +71,12 @@ const char *rp_source_name(int src)
 	       src == RP_SRC_TWISTER ? "twister" : "ktap";
 }
 
+int rp_source_parse(const char *name)
+{
+	return name && !strcmp(name, "zperf") ? RP_SRC_ZPERF :
+	       name && !strcmp(name, "twister") ? RP_SRC_TWISTER : RP_SRC_KTAP;
+}
+
 void rp_json_str(struct strbuf *sb, const char *s)
 {
 	json_add_string(sb, s, strlen(s));
@@ -156,6 +162,30 @@ void rp_json_emit(struct strbuf *sb, json_t *j)
 	}
 }
 
+long rp_text_bad_at(const char *str, size_t n, int *control)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, len;
+
+	while (i < n) {
+		if (s[i] < 0x20 || s[i] == 0x7f) {
+			*control = 1;
+			return (long)i;
+		}
+		len = s[i] < 0x80 ? 1 : utf8_seq_len((const char *)s + i, n - i);
+		if (!len) {
+			*control = 0;
+			return (long)i;
+		}
+		if (len == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0) {	/* C1: U+0080-U+009F */
+			*control = 1;
+			return (long)i;
+		}
+		i += len;
+	}
+	return -1;
+}
+
 char *rp_text_dup(const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -174,9 +204,9 @@ char *rp_text_dup(const char *str, size_t n)
 			continue;
 		}
 		len = utf8_seq_len((const char *)s + i, n - i);
-		if (!len) {
-			out[o++] = '?';
-			i++;
+		if (!len || (len == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0)) {
+			out[o++] = '?';	/* not UTF-8, or a C1 control (U+0080-U+009F) */
+			i += len ? len : 1;
 			continue;
 		}
 		memcpy(out + o, s + i, len);

@@ -159,6 +159,16 @@ static int single_op(int summarize)
 	return summarize >= RP_OP_LAST && summarize <= RP_OP_P99 ? summarize : RP_OP_P50;
 }
 
+int rp_default_gate(int source, int *op, int *better, double *rel_tol)
+{
+	if (source == RP_SRC_KTAP)
+		return 0;
+	*op = RP_OP_P50;
+	*better = 1;
+	*rel_tol = RP_DEFAULT_REL_TOL;
+	return 1;
+}
+
 struct gate {
 	int op, better, gated;
 	double rel, abs;
@@ -181,10 +191,7 @@ static void gate_for(const struct rp_policy *p, int source,
 	g->better = p->better ? p->better : 1;
 	if (o->tolerance_pct >= 0) {
 		g->rel = o->tolerance_pct / 100.0;
-	} else if (source != RP_SRC_KTAP) {
-		g->op = RP_OP_P50;
-		g->rel = 0.05;	/* zperf_regression.py's default --tolerance */
-	} else {
+	} else if (!rp_default_gate(source, &g->op, &g->better, &g->rel)) {
 		g->gated = 0;
 		g->better = p->better;
 	}

@@ -9,6 +9,7 @@
 
 #include "errmsg.h"
 #include "history.h"
+#include "history_sql.h"
 #include "rp.h"
 #include "rp_compare.h"
 
@@ -314,6 +315,11 @@ int history_comparable_keys(struct history *h, char **keys_json)
 	return ret;
 }
 
+int history_status_measured(const char *status)
+{
+	return status && (!strcmp(status, "pass") || !strcmp(status, "none"));
+}
+
 static int truthy(json_t *v)
 {
 	const char *s = json_string_value(v);
@@ -452,22 +458,61 @@ static void utc_now(char *buf, size_t size)
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* One series' verdict from its rows (the worst of an array's elements). */
-static const char *series_verdict(const struct ksft_metric_report_comparison *c, size_t i)
-{
-	static const char *const worst_first[] = {
-		"regression", "noise", "improvement", "incomparable", "new", "untracked", "ok",
-	};
-	size_t k, j, best = sizeof(worst_first) / sizeof(worst_first[0]) - 1;
+static const char *const worst_first[] = {
+	"regression", "noise", "improvement", "incomparable", "new", "untracked", "ok",
+};
+#define N_VERDICTS (sizeof(worst_first) / sizeof(worst_first[0]))
 
+/*
+ * Each series' verdict from the comparison's rows (the worst of an array's
+ * elements), as indexes into worst_first[]: one pass over the rows, not one
+ * per series (rp_work counts the rows visited). NULL: out of memory.
+ */
+static unsigned char *series_verdicts(const struct ksft_metric_report_comparison *c, size_t n)
+{
+	unsigned char *best = malloc(n ? n : 1);
+	size_t k, j;
+
+	if (!best)
+		return NULL;
+	memset(best, N_VERDICTS - 1, n);
 	for (k = 0; k < c->n; k++) {
-		if (c->rows[k].series != (long)i)
-			continue;
-		for (j = 0; j < best; j++)
+		long i = c->rows[k].series;
+
+		rp_work++;
+		if (i < 0 || (size_t)i >= n)
+			continue;	/* a missing series: not in this run */
+		for (j = 0; j < best[i]; j++)
 			if (!strcmp(c->rows[k].verdict, worst_first[j]))
-				best = j;
+				best[i] = (unsigned char)j;
 	}
-	return worst_first[best];
+	return best;
+}
+
+/*
+ * A run id or order as the history keeps it: valid UTF-8 without control
+ * characters, so that every reader can show it and no terminal runs it.
+ * The error quotes it neutralised (rp_text_dup()).
+ */
+static int check_text(const char *field, const char *s)
+{
+	int control = 0;
+	long at = s ? rp_text_bad_at(s, strlen(s), &control) : -1;
+	char *shown;
+	int ret;
+
+	if (at < 0)
+		return 0;
+	shown = rp_text_dup(s, strlen(s));
+	if (control)
+		ret = ksftm_fail(EINVAL, "%s \"%s\": control character 0x%02x at byte %ld",
+				 field, shown ? shown : "?", (unsigned char)s[at] == 0xc2 ?
+				 (unsigned char)s[at + 1] : (unsigned char)s[at], at);
+	else
+		ret = ksftm_fail(EINVAL, "%s \"%s\": not valid UTF-8 at byte %ld", field,
+				 shown ? shown : "?", at);
+	free(shown);
+	return ret;
 }
 
 int history_ingest(struct history *h, const struct ksft_metric_report *r,
@@ -478,13 +523,15 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	struct db_rows *rows = NULL;
 	json_t *ctx_json = NULL;
 	struct ksft_metric_report_comparison *judged = NULL;
+	unsigned char *verdicts = NULL;
 	char now[32], *ctx = NULL, *keys = NULL, *cmp = NULL, *key = NULL, *run_id = NULL;
 	size_t i, n = ksft_metric_report_series_count(r);
 	int ret, incomparable;
 
 	if (run_key_out)
 		*run_key_out = NULL;
-	if ((ret = history_run_context(r, run, &ctx_json)))
+	if ((ret = check_text("run id", run->run_key)) || (ret = check_text("order", run->order)) ||
+	    (ret = history_run_context(r, run, &ctx_json)))
 		return ret;
 	ctx = dump(ctx_json);
 	if (!ctx)
@@ -518,6 +565,10 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		if (ret < 0)
 			goto fail;
 		ret = 0;
+	}
+	if (!(verdicts = series_verdicts(judged, n))) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto fail;
 	}
 	{
 		const char *p[5] = { key, run->order ? run->order : now, ctx, cmp, now };
@@ -562,11 +613,11 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 			goto fail;
 		}
 		snprintf(value, sizeof(value), "%.17g", row.value);
-		verdict = series_verdict(judged, i);
-		/* Only cases that passed, on a comparable machine and not judged
-		 * a regression, feed baselines. */
-		snprintf(usable, sizeof(usable), "%d", !strcmp(s.status, "pass") && !incomparable &&
-			 strcmp(verdict, "regression"));
+		verdict = worst_first[verdicts[i]];
+		/* Only measurements, on a comparable machine and not judged a
+		 * regression, feed baselines. */
+		snprintf(usable, sizeof(usable), "%d", history_status_measured(s.status) &&
+			 !incomparable && strcmp(verdict, "regression"));
 		{
 			const char *p[14] = { run_id, sid, cmp, run->order ? run->order : now,
 					      usable, s.status, s.shape, s.policy_json, s.compare,
@@ -599,6 +650,7 @@ fail:
 	db_rollback(db);
 out:
 	ksft_metric_report_comparison_free(judged);
+	free(verdicts);
 	db_rows_free(rows);
 	free(run_id);
 	free(keys);
@@ -672,7 +724,7 @@ int history_accept(struct history *h, const char *run_key, const char *series)
 	size_t k;
 	int ret, accepted = 0;
 
-	if ((ret = db_begin_write(db)))
+	if ((ret = check_text("run id", run_key)) || (ret = db_begin_write(db)))
 		return ret;
 	if ((ret = run_row(db, run_key, &id, &order, &cmp)))
 		goto fail;
@@ -696,7 +748,8 @@ int history_accept(struct history *h, const char *run_key, const char *series)
 		if (!m || (!series && (!verdict || strcmp(verdict, "regression"))))
 			continue;
 		ret = db_query(db, "UPDATE ksftm_results SET accepted = 1, usable ="
-			       " CASE WHEN status = 'pass' THEN 1 ELSE 0 END WHERE series_id = $1"
+			       " CASE WHEN status IN " HISTORY_MEASURED_STATUSES " THEN 1 ELSE 0 END"
+			       " WHERE series_id = $1"
 			       " AND comparable = $2 AND run_order >= $3 AND verdict = 'regression'"
 			       " AND accepted = 0 RETURNING run_id", p, 3, &upd);
 		if (!ret) {
@@ -730,10 +783,10 @@ int history_pin(struct history *h, const char *run_key, int pinned)
 {
 	const char *p[2] = { pinned ? "1" : "0", run_key };
 	struct db_rows *rows;
-	int ret = db_query(h->db, "UPDATE ksftm_runs SET pinned = $1 WHERE run_key = $2"
-			   " RETURNING id", p, 2, &rows);
+	int ret = check_text("run id", run_key);
 
-	if (ret)
+	if (ret || (ret = db_query(h->db, "UPDATE ksftm_runs SET pinned = $1 WHERE run_key = $2"
+				   " RETURNING id", p, 2, &rows)))
 		return ret;
 	ret = db_rows_count(rows) ? 0 : ksftm_fail(ENOENT, "run %s is not in the history", run_key);
 	db_rows_free(rows);

@@ -74,6 +74,10 @@ int history_run_context(const struct ksft_metric_report *r, const struct history
 /* The comparable keys this history uses (malloc'd JSON array). */
 int history_comparable_keys(struct history *h, char **keys_json);
 
+/* Is a result of this case status a measurement that may feed baselines
+ * (HISTORY_MEASURED_STATUSES)? */
+int history_status_measured(const char *status);
+
 /* Does this context rule the run out of comparisons (a debug kernel,
  * KSFT_MACHINE_SLOW)? */
 int history_context_incomparable(struct json_t *ctx);

@@ -187,7 +187,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	struct ksft_metric_report_series s = { .sz = sizeof(s) };
 	struct ksft_metric_report_values vals = { 0 };
 	struct db_rows *rows = NULL;
-	double one, *cur = &one;
+	double one, *cur = &one, rel_tol, abs_tol;
 	char *path = NULL, sid[32];
 	const char *op;
 	long long id;
@@ -198,8 +198,16 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		return ret;
 	op = s.compare ? s.compare : "p50";
 	better = better_of(s.better);
-	if (!s.compare && strcmp(s.source, "ktap"))	/* zperf/twister: as compare does */
-		better = 1;
+	rel_tol = s.relative_tolerance;
+	abs_tol = s.absolute_tolerance;
+	if (!s.compare) {	/* zperf/twister: as compare --baseline gates them */
+		int dop;
+
+		if (rp_default_gate(rp_source_parse(s.source), &dop, &better, &rel_tol)) {
+			op = rp_op_name(dop);
+			abs_tol = NAN;
+		}
+	}
 	path = history_path_json(s.path, s.path_len);
 	if (!path)
 		return ksftm_fail(ENOMEM, "out of memory");
@@ -235,7 +243,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {
 		struct cmp_row *row = cmp_row_new(j->c, (char *const *)s.path, s.path_len,
 						  s.case_name, s.name, s.labels_json, e);
-		struct pending pd = { 0, NULL, 0, s.relative_tolerance, s.absolute_tolerance, id };
+		struct pending pd = { 0, NULL, 0, rel_tol, abs_tol, id };
 
 		if (!row) {
 			ret = ksftm_fail(ENOMEM, "out of memory");
@@ -409,7 +417,7 @@ static int judge_all(struct judge *j)
 }
 
 /*
- * The series' recent values (cases that passed, on comparable machines),
+ * The series' recent values (measurements, on comparable machines),
  * whatever the gate said of each: a level shift shows only with the runs
  * that make it up, which the window leaves out. From the series' accepted
  * level on, newest first.

@@ -111,11 +111,16 @@ static int add_changes(json_t *series, json_t *points)
 	return found < 0 ? ksftm_fail(ENOMEM, "out of memory") : 0;
 }
 
+static char *shown_text(const char *s)
+{
+	return s ? rp_text_dup(s, strlen(s)) : NULL;
+}
+
 /* One series' points, oldest first; NULL points when none match. */
 static int series_points(struct db *db, const char *sql, const char *sid,
 			 const struct ksft_metric_report_history_opts *o, json_t *series)
 {
-	const char *p[2] = { sid, o->all_status ? NULL : "pass" };
+	const char *p[2] = { sid, o->all_status ? NULL : "measured" };
 	json_t *points = json_array();
 	struct db_rows *rows;
 	size_t k, n;
@@ -129,17 +134,24 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 	for (k = n; k-- > 0;) {
 		json_t *ctx = json_loads(db_rows_get(rows, k, 2), 0, NULL);
 		const char *v = db_rows_get(rows, k, 3);
+		char *run, *order;
 
 		if (!ctx || !context_matches(ctx, o)) {
 			json_decref(ctx);
 			continue;
 		}
+		/* Ingest refuses ids and orders that are not text a terminal shows
+		 * as is; histories others wrote are shown neutralised. */
+		run = shown_text(db_rows_get(rows, k, 0));
+		order = shown_text(db_rows_get(rows, k, 1));
 		json_array_append_new(points, json_pack("{s:s,s:s,s:o,s:s,s:s,s:o}",
-			"run", db_rows_get(rows, k, 0), "order", db_rows_get(rows, k, 1),
+			"run", run ? run : "?", "order", order ? order : "?",
 			"value", v ? json_real(strtod(v, NULL)) : json_null(),
 			"status", db_rows_get(rows, k, 4),
 			"state", state_of(db_rows_get(rows, k, 5), db_rows_get(rows, k, 6)),
 			"context", ctx));
+		free(run);
+		free(order);
 		/* The newest result names the series' policy. */
 		if (k == 0) {
 			const char *op = db_rows_get(rows, k, 7), *b = db_rows_get(rows, k, 8);

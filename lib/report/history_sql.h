@@ -7,6 +7,16 @@
 #ifndef KSFTM_HISTORY_SQL_H
 #define KSFTM_HISTORY_SQL_H
 
+/*
+ * The statuses whose results are measurements, the only ones that feed
+ * baselines (history_status_measured() in C): a case that passed, and a
+ * result without a test status ("none": a zperf console result line or a
+ * twister recording whose suite names no status; a KTAP series always has
+ * one, "incomplete" when its case never ended). Failed, skipped, timed-out
+ * and incomplete cases are not.
+ */
+#define HISTORY_MEASURED_STATUSES "('pass', 'none')"
+
 /* One series' window ($1 series id, $2 comparability key, $3 the current
  * run's order or NULL, $4 the latest pinned run's order or NULL, $5 the
  * order where the series' accepted level starts or NULL): windows end at
@@ -29,12 +39,13 @@
 	"SELECT series_id, run_order FROM ksftm_levels WHERE comparable = $1"
 
 /* The level-shift rule's recent values of series $1 on machines $2 (cases
- * that passed, whatever the gate said of each) before order $3 (or all),
+ * measured, whatever the gate said of each) before order $3 (or all),
  * from its accepted level $4 (HISTORY_LEVELS_SQL, or NULL) on, newest
  * first; a parameter for the level, as in the window. */
 #define HISTORY_SHIFT_SQL \
 	"SELECT res.value FROM ksftm_results res" \
-	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.status = 'pass'" \
+	" WHERE res.series_id = $1 AND res.comparable = $2" \
+	" AND res.status IN " HISTORY_MEASURED_STATUSES \
 	" AND COALESCE(res.verdict, '') <> 'incomparable' AND res.value IS NOT NULL" \
 	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)" \
 	" AND res.run_order >= COALESCE(CAST($4 AS TEXT), '')" \
@@ -60,12 +71,12 @@
 	" AND pinned = 1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)"
 
 /* `history`: one series' last %zu results, newest first ($1 series id,
- * $2 the status wanted or NULL). */
+ * $2 NULL for every status, else measurements only). */
 #define HISTORY_POINTS_SQL \
 	"SELECT r.run_key, res.run_order, r.context, res.value, res.status, res.verdict," \
 	" res.accepted, res.compare_op, res.better FROM ksftm_results res" \
 	" JOIN ksftm_runs r ON r.id = res.run_id WHERE res.series_id = $1" \
-	" AND (CAST($2 AS TEXT) IS NULL OR res.status = $2)" \
+	" AND (CAST($2 AS TEXT) IS NULL OR res.status IN " HISTORY_MEASURED_STATUSES ")" \
 	" ORDER BY res.run_order DESC LIMIT %zu"
 
 #endif

@@ -50,6 +50,8 @@ const char *rp_better_name(int better);
 int rp_op_parse(const char *s, int allow_distribution);
 const char *rp_status_name(int st);
 const char *rp_source_name(int src);
+/* RP_SRC_* of a source name ("ktap" for NULL or an unknown one). */
+int rp_source_parse(const char *name);
 
 /* A policy as decoded from a ktap-metric-policy-json line. */
 struct rp_policy {
@@ -84,6 +86,12 @@ void rp_json_str(struct strbuf *sb, const char *s);
 
 /* Copy @n bytes as valid UTF-8 text (invalid bytes and controls -> '?'). */
 char *rp_text_dup(const char *s, size_t n);
+/*
+ * The byte offset in @s[0..n) of the first byte that is not valid UTF-8 or
+ * starts a control character (C0, DEL, C1; tab too), -1 when there is none
+ * (text a terminal shows as is). @control: 1 for a control character.
+ */
+long rp_text_bad_at(const char *s, size_t n, int *control);
 
 /* Fast correctly rounded JSON number; 0 ok, -1 not a (finite) number. */
 int rp_parse_number(const char *s, const char *end, const char **next,

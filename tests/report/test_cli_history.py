@@ -197,6 +197,125 @@ def test_not_comparable():
     assert "NOT COMPARABLE" in out and "RESULT: OK" in out, out
 
 
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def write_twister(name, mbps):
+    """tests/report/data/twister.json with udp4_mbps recorded as @mbps."""
+    with open(os.path.join(DATA, "twister.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    doc["testsuites"][0]["recording"][0] = {"udp4_mbps": f"{mbps:.4f}"}
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    return path
+
+
+def write_zperf(name, mbps):
+    """tests/report/data/console.log with udp4_mbps=@mbps (no KTAP status)."""
+    with open(os.path.join(DATA, "console.log"), encoding="utf-8") as f:
+        text = f.read()
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text.replace("udp4_mbps=13.099", f"udp4_mbps={mbps:.4f}"))
+    return path
+
+
+def udp4_row(out):
+    return next(r for r in json.loads(out)["rows"] if r["name"] == "udp4_mbps")
+
+
+def test_twister_default_tolerance():
+    """zperf/twister series without a policy are gated within the 5 %
+    compare --baseline applies: a 0.008 % drop against steady runs is no
+    regression, a 10 % one is."""
+    r = "twister"
+    for i in range(8):
+        ingest(r, f"{i:03d}", write_twister(f"tw{i}.json", 13.099))
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", "--format",
+                       "json", write_twister("twc.json", 13.098))
+    row = udp4_row(out)
+    assert row["verdict"] == "ok" and row["baseline_runs"] == 8, row
+    assert abs(row["allowance"] - 0.05 * 13.099) < 1e-9, row
+    # the same allowance compare --baseline gives
+    base = os.path.join(TMP, "twb.json")
+    expect_rc(0, "save", "-o", base, write_twister("twb-run.json", 13.099))
+    out, _ = expect_rc(0, "compare", "--baseline", base, "--format", "json",
+                       write_twister("twc2.json", 13.098))
+    assert abs(udp4_row(out)["allowance"] - row["allowance"]) < 1e-12, out
+    out, _ = expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}",
+                       write_twister("twd.json", 13.099 * 0.9))
+    assert "REGRESSION" in out, out
+
+
+def test_zperf_results_feed_the_history():
+    """zperf console results (status none) are measurements: they make the
+    window, so a 50 % drop fails the gate."""
+    r = "zperf"
+    for i in range(8):
+        ingest(r, f"{i:03d}", write_zperf(f"zp{i}.log", 13.0 + 0.01 * i))
+    out, _ = expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}", "--format",
+                       "json", write_zperf("zpc.log", 6.5))
+    row = udp4_row(out)
+    assert row["verdict"] == "regression" and row["baseline_runs"] == 8, row
+    # `history` shows them by default too
+    doc = history_json(r, "udp4_mbps")
+    assert len(doc["series"][0]["points"]) == 8, doc
+
+
+def test_ids_must_be_text():
+    """Run ids and orders that are not valid UTF-8 or hold control
+    characters are refused (naming the field and byte, quoting them
+    neutralised), by ingest, accept and pin; nothing is written."""
+    rng = random.Random(23)
+    r = "ids"
+    ingest(r, "000", write_log("ids0.log", 100, rng))
+    log = write_log("ids1.log", 100, rng)
+    bad_utf8 = "r-bad\udcff"       # the byte 0xff on the command line
+    cases = [
+        (("--run", "r\x1b[2J", "--order", "001"), 'run id "r?[2J": control character 0x1b at byte 1'),
+        (("--run", bad_utf8, "--order", "001"), 'run id "r-bad?": not valid UTF-8 at byte 5'),
+        (("--run", f"{r}-001", "--order", "00\udcc3"), 'order "00?": not valid UTF-8 at byte 2'),
+        (("--run", f"{r}-001", "--order", "0\u009b1"), 'order "0?1": control character 0x9b at byte 1'),
+        (("--run", f"{r}-001", "--order", "0\n1"), 'order "0?1": control character 0x0a at byte 1'),
+    ]
+    for args, msg in cases:
+        _, err = expect_rc(2, "ingest", "--db", DB, *args, "--context", f"runner={r}", log)
+        assert msg in err, (args, err)
+        assert "\x1b" not in err, err
+    _, err = expect_rc(2, "accept", "--db", DB, "r\x1b[2J")
+    assert 'run id "r?[2J": control character 0x1b at byte 1' in err, err
+    _, err = expect_rc(2, "pin", "--db", DB, bad_utf8)
+    assert 'run id "r-bad?": not valid UTF-8 at byte 5' in err, err
+    assert len(history_json(r)["series"][0]["points"]) == 1
+
+
+def test_foreign_ids_shown_neutralised():
+    """A history another tool wrote with such ids: every run is shown
+    (none dropped), the escapes as '?'."""
+    if "://" in DB:
+        return      # written with sqlite3 below
+    import sqlite3
+    db = os.path.join(TMP, "foreign.sqlite")
+    rng = random.Random(29)
+    for i in range(3):
+        expect_rc(0, "ingest", "--db", db, "--run", f"run{i}", "--order", f"{i:03d}",
+                  write_log(f"fo{i}.log", 100, rng))
+    con = sqlite3.connect(db)
+    con.text_factory = bytes
+    con.execute("UPDATE ksftm_runs SET run_key = ? WHERE run_key = 'run1'", (b"r\x1b[2Jx",))
+    con.execute("UPDATE ksftm_runs SET run_key = ? WHERE run_key = 'run2'", (b"bad\xff",))
+    con.execute("UPDATE ksftm_results SET run_order = ? WHERE run_order = '002'", (b"002\xff",))
+    con.commit()
+    con.close()
+    out, _ = expect_rc(0, "history", "--db", db)
+    assert "\x1b" not in out and "r?[2Jx" in out and "bad?" in out, out
+    out, _ = expect_rc(0, "history", "--db", db, "--format", "json")
+    runs = [p["run"] for p in json.loads(out)["series"][0]["points"]]
+    assert runs == ["run0", "r?[2Jx", "bad?"], runs
+    assert json.loads(out)["series"][0]["points"][2]["order"] == "002?", out
+
+
 def test_real_producer_log_twice():
     """The issue's new user: the same realistic log (our producer's) judged
     against its own history says no change, never a regression."""

@@ -13,6 +13,7 @@
 
 #include "check_main.h"
 #include "report/history.h"
+#include "report/rp.h"
 #include "history_fixture.h"
 #include "report_util.h"
 
@@ -195,6 +196,60 @@ START_TEST(test_refusals_write_nothing)
 }
 END_TEST
 
+/* A log of one case with @n scalar series (one point each). */
+static struct ksft_metric_report *wide_report(size_t n)
+{
+	size_t cap = 128 + n * 96, len = 0, k;
+	char *text = malloc(cap);
+	struct ksft_metric_report *r;
+
+	ck_assert_ptr_nonnull(text);
+	len += (size_t)snprintf(text + len, cap - len, "KTAP version 1\n1..1\n");
+	for (k = 0; k < n; k++)
+		len += (size_t)snprintf(text + len, cap - len, "# ktap-metric-json: {\"name\":\"m%zu\","
+					"\"shape\":\"scalar\",\"time\":1,\"value\":%zu}\n", k, k);
+	snprintf(text + len, cap - len, "ok 1 wide\n");
+	r = ru_read("wide.log", text);
+	free(text);
+	return r;
+}
+
+/* rp_work (comparison rows visited, values summarised) of ingesting @n
+ * series after a run of them: linear in @n, not quadratic. */
+static unsigned long long ingest_work(struct history *h, size_t n, const char *key)
+{
+	struct ksft_metric_report *r = wide_report(n);
+	struct history_run run = { key, "2", NULL, 0, 0, 0 };
+	char first[64];
+	unsigned long long work;
+
+	snprintf(first, sizeof(first), "%s-first", key);
+	run.run_key = first;
+	run.order = "1";
+	ck_assert_int_eq(history_ingest(h, r, &run, NULL), (int)n);
+	run.run_key = key;
+	run.order = "2";
+	rp_work = 0;
+	ck_assert_int_eq(history_ingest(h, r, &run, NULL), (int)n);
+	work = rp_work;
+	ksft_metric_report_free(r);
+	return work;
+}
+
+START_TEST(test_ingest_linear)
+{
+	struct history *h;
+	unsigned long long small, big;
+
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	small = ingest_work(h, 250, "small");
+	big = ingest_work(h, 1000, "big");
+	/* 4x the series: 4x the work (a scan of every row per series: 16x). */
+	ck_assert_msg(small > 0 && big <= 5 * small, "250 series: %llu, 1000: %llu", small, big);
+	history_close(h);
+}
+END_TEST
+
 #define WRITERS 8
 #define RUNS_EACH 5
 
@@ -254,6 +309,7 @@ Suite *make_suite(void)
 	suite_add_tcase(s, hist_tcase("migrate_v1", test_migrate_v1));
 	suite_add_tcase(s, hist_tcase("ingest", test_ingest));
 	suite_add_tcase(s, hist_tcase("refusals_write_nothing", test_refusals_write_nothing));
+	suite_add_tcase(s, hist_tcase("ingest_linear", test_ingest_linear));
 	suite_add_tcase(s, hist_tcase("concurrent_writers", test_concurrent_writers));
 	return s;
 }
