@@ -581,13 +581,18 @@ int db_exec(struct db *db, const char *sql)
 	return ksftm_fail(ENOTSUP, "history database: no backend");
 }
 
+int db_writable(const struct db *db)
+{
+	return db->read_only ? ksftm_fail(EROFS, "history database %s is read-only here: only"
+					  " reading it works", db->name) : 0;
+}
+
 int db_begin_write(struct db *db)
 {
-	int ret;
+	int ret = db_writable(db);
 
-	if (db->read_only)
-		return ksftm_fail(EROFS, "history database %s is read-only here: only reading"
-				  " it works", db->name);
+	if (ret)
+		return ret;
 	ret = db_exec(db, db->dialect == DB_SQLITE ? "BEGIN IMMEDIATE" : "BEGIN");
 	if (!ret)
 		db->in_tx = 1;

@@ -33,6 +33,8 @@ enum db_dialect db_dialect(const struct db *db);
  * open), it is read as immutable.
  */
 int db_read_only(const struct db *db);
+/* 0, or -EROFS saying that @db is read-only here. */
+int db_writable(const struct db *db);
 
 /* The URL or path of @db as messages show it (db_redact()). */
 #define DB_NAME_MAX KSFT_METRIC_REPORT_HISTORY_NAME_MAX

@@ -336,6 +336,8 @@ int history_writable(struct history *h)
 {
 	int ret;
 
+	if ((ret = db_writable(h->db)))
+		return ret;
 	if (h->version >= h->target)
 		return 0;
 	ret = create_schema(h->db, h->target);
