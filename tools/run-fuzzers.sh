@@ -9,7 +9,7 @@
 # usage: tools/run-fuzzers.sh [SECONDS] [TARGET...]
 #   SECONDS  per target, default 60
 #   TARGET   ktap zperf twister baseline kperf iperf3 metric_json metric_line
-#            proc_stat
+#            proc_stat history_db
 #            (default: all)
 # Environment: BUILD_DIR (default build-fuzz), FUZZ_WORK (scratch directory,
 # default a new mktemp -d, removed unless KEEP_WORK=1), CC (default clang).
@@ -23,7 +23,7 @@ esac
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$src/build-fuzz}
-all_targets="ktap zperf twister baseline kperf iperf3 metric_json metric_line proc_stat"
+all_targets="ktap zperf twister baseline kperf iperf3 metric_json metric_line proc_stat history_db"
 targets=${*:-$all_targets}
 export CC=${CC:-clang}
 

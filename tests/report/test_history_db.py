@@ -113,6 +113,24 @@ def test_no_credentials():
         assert secrets[1] not in shown and "password=***" in shown, shown
 
 
+def pg_holder(url, sql):
+    """A psql session holding @sql's locks in an open transaction."""
+    bindir = sorted(os.listdir("/usr/lib/postgresql"))[-1]
+    holder = subprocess.Popen([f"/usr/lib/postgresql/{bindir}/bin/psql", "-X", "-q", "-At",
+                               url], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder.stdin.write(f"BEGIN; {sql} SELECT 'held';\n")
+    holder.stdin.flush()
+    while holder.stdout.readline().strip() != "held":
+        pass
+    return holder
+
+
+def pg_release(holder):
+    holder.stdin.write("ROLLBACK;\n")
+    holder.stdin.close()
+    holder.wait(timeout=60)
+
+
 def ingest_proc(url, run_id, order, log):
     return subprocess.Popen([KSFT, "ingest", "--db", url, "--run", run_id, "--order", order,
                              "--context", "runner=conc", log],
@@ -126,7 +144,17 @@ def test_concurrent_first_seen():
     log = log_file()
     url = pg_with_db("ksftm_conc2") if PG else os.path.join(TMP, "conc2.sqlite")
     expect_rc(0, "history", "--db", url)
+    holder = None
+    if PG:
+        # Let every ingest read what it reads before it inserts, then let
+        # them go together: a lock that blocks INSERT into ksftm_runs, not
+        # reading. Without the writers' lock all 8 read an empty window.
+        holder = pg_holder(url, "LOCK TABLE ksftm_runs IN SHARE MODE;")
     procs = [ingest_proc(url, f"e{k}", f"{k:02d}", log) for k in range(8)]
+    if holder:
+        while psql(url, "SELECT count(*) FROM pg_locks WHERE NOT granted").strip() != "8":
+            pass    # until all 8 wait (on the table, or on the writers' lock)
+        pg_release(holder)
     for p in procs:
         _, err = p.communicate(timeout=600)
         assert p.returncode == 0, err
@@ -154,16 +182,8 @@ def test_reader_not_blocked():
     if PG:
         url = pg_with_db("ksftm_lock")
         expect_rc(0, "ingest", "--db", url, "--run", "l1", "--order", "1", log)
-        bindir = sorted(os.listdir("/usr/lib/postgresql"))[-1]
-        holder = subprocess.Popen([f"/usr/lib/postgresql/{bindir}/bin/psql", "-X", "-q",
-                                   "-At", url], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True)
-        holder.stdin.write("BEGIN; SELECT pg_advisory_xact_lock(1802724980);"
-                           " LOCK TABLE ksftm_runs IN SHARE ROW EXCLUSIVE MODE;"
-                           " SELECT 'held';\n")
-        holder.stdin.flush()
-        while holder.stdout.readline().strip() != "held":
-            pass
+        holder = pg_holder(url, "SELECT pg_advisory_xact_lock(1802724980);"
+                           " LOCK TABLE ksftm_runs IN SHARE ROW EXCLUSIVE MODE;")
     else:
         url = os.path.join(TMP, "lock.sqlite")
         expect_rc(0, "ingest", "--db", url, "--run", "l1", "--order", "1", log)
@@ -177,9 +197,7 @@ def test_reader_not_blocked():
         assert "ok" in out.lower(), out
     finally:
         if PG:
-            holder.stdin.write("ROLLBACK;\n")
-            holder.stdin.close()
-            holder.wait(timeout=60)
+            pg_release(holder)
         else:
             holder.execute("ROLLBACK")
             holder.close()
