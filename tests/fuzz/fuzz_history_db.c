@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <ksftmetric/report.h>
 
@@ -44,16 +43,6 @@ static struct ksft_metric_report *current(void)
 			abort();
 	}
 	return r;
-}
-
-/* The scratch history: one per process, removed after each input. */
-static const char *path(void)
-{
-	static char p[64];
-
-	if (!p[0])
-		snprintf(p, sizeof(p), "/tmp/ksftm-fuzz-history-%ld.sqlite", (long)getpid());
-	return p;
 }
 
 static const struct {
@@ -111,22 +100,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(rows, data, size);
 	rows[size] = '\0';
-	/* A fresh file (SQLite reloads an edited schema only on a new
-	 * connection): the real schema without its NOT NULL constraints. */
-	if (history_open(path(), &h)) {
+	/* A fresh in-memory history with the real schema less its NOT NULL
+	 * constraints; bumping schema_version makes SQLite reload it. */
+	if (history_open(":memory:", &h)) {
 		free(rows);
 		return 0;
 	}
-	db_exec(history_db(h), "PRAGMA writable_schema=ON;"
-		" UPDATE sqlite_master SET sql = replace(sql, ' NOT NULL', '')"
-		" WHERE type = 'table'; PRAGMA writable_schema=OFF");
-	history_close(h);
-	if (history_open(path(), &h)) {
-		free(rows);
-		unlink(path());
-		return 0;
+	{
+		struct db_rows *v = NULL;
+		char bump[64];
+
+		db_query(history_db(h), "PRAGMA schema_version", NULL, 0, &v);
+		snprintf(bump, sizeof(bump), "PRAGMA schema_version = %ld",
+			 db_rows_get(v, 0, 0) ? strtol(db_rows_get(v, 0, 0), NULL, 10) + 1 : 100);
+		db_rows_free(v);
+		db_exec(history_db(h), "PRAGMA writable_schema=ON;"
+			" UPDATE sqlite_master SET sql = replace(sql, ' NOT NULL', '')"
+			" WHERE type = 'table'");
+		db_exec(history_db(h), bump);
+		db_exec(history_db(h), "PRAGMA writable_schema=OFF; PRAGMA foreign_keys=OFF");
 	}
-	db_exec(history_db(h), "PRAGMA foreign_keys=OFF");
 	for (line = strtok_r(rows, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		insert_row(history_db(h), line);
 	free(rows);
@@ -147,6 +140,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (history_ingest(h, current(), &run, &key) >= 0)
 		free(key);
 	history_close(h);
-	unlink(path());
 	return 0;
 }
