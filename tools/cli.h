@@ -84,6 +84,7 @@ struct cli_common {
 	size_t n_baselines;
 	struct ksft_metric_report_compare_opts copts;	/* -t, -a */
 	const char *db;		/* -D, the run history (NULL: none) */
+	char db_shown[KSFT_METRIC_REPORT_HISTORY_NAME_MAX];	/* -D as messages show it */
 	const char **context;	/* -x KEY=VALUE, in the order given */
 	size_t n_context;
 

@@ -80,7 +80,7 @@ struct ksft_metric_report_history *cli_open_history(const struct cli_common *cc)
 	    confine_check_write(&cc->c, cc->db))
 		return NULL;
 	if (ksft_metric_report_history_open(cc->db, &h)) {
-		cli_error("%s: %s", cc->db, ksft_metric_report_errmsg());
+		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
 		return NULL;
 	}
 	return h;
@@ -208,7 +208,7 @@ int cmd_ingest(int argc, char **argv)
 		goto out;
 	stored = ksft_metric_report_history_ingest(h, cc.r, &io, &run_id);
 	if (stored < 0) {
-		cli_error("%s: %s", cc.db, ksft_metric_report_errmsg());
+		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 		goto out;
 	}
 	printf("ingested run %s: %d series\n", run_id, stored);
@@ -271,7 +271,7 @@ int cmd_history(int argc, char **argv)
 	if (!h)
 		goto out;
 	if (ksft_metric_report_history_format(h, &ho, cc.fmt, &text, &len)) {
-		cli_error("%s: %s", cc.db, ksft_metric_report_errmsg());
+		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 		goto out;
 	}
 	ret = cli_emit(&cc.c, cc.out, text, len);
@@ -321,7 +321,7 @@ static int run_action(int argc, char **argv, const char *name, const char *usage
 	else
 		n = ksft_metric_report_history_pin(h, argv[optind], !unpin);
 	if (n < 0) {
-		cli_error("%s: %s", cc.db, ksft_metric_report_errmsg());
+		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 		goto out;
 	}
 	if (accept)

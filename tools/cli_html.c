@@ -196,7 +196,7 @@ int cmd_html(int argc, char **argv)
 		if (!h)
 			goto out;
 		if (html_history_load(&pg, h)) {
-			cli_error("%s: %s", cc.db, ksft_metric_report_errmsg());
+			cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 			goto out;
 		}
 	}
@@ -210,7 +210,7 @@ int cmd_html(int argc, char **argv)
 		go.context = cc.context;
 		go.n_context = cc.n_context;
 		if (ksft_metric_report_history_compare(h, cc.r, &go, &cmp) < 0) {
-			cli_error("%s: %s", cc.db, ksft_metric_report_errmsg());
+			cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 			goto out;
 		}
 		pg.cmp = cmp;

@@ -216,6 +216,7 @@ int cli_common_option(struct cli_common *cc, int ch, char *arg)
 		return CLI_OPT_NEXT;
 	case 'D':
 		cc->db = arg;
+		ksft_metric_report_history_redact(arg, cc->db_shown, sizeof(cc->db_shown));
 		return CLI_OPT_NEXT;
 	case 'x':
 		if (!strchr(arg, '=') || arg[0] == '=') {

@@ -45,6 +45,7 @@ metric_json
 metric_line
 proc_stat
 remote_reply
+history_db
 "
 # shellcheck disable=SC2086
 targets=$(echo ${*:-$all_targets})

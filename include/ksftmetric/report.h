@@ -700,6 +700,24 @@ ksft_metric_report_history_accept(struct ksft_metric_report_history *h,
  *
  * @return 0; -ENOENT (no such run), -EIO.
  */
+/**
+ * ksft_metric_report_history_redact() - a history's URL or path as a
+ * message may show it
+ * @url: what ksft_metric_report_history_open() was given
+ * @buf: receives the text (cut with "..." at @size bytes)
+ *
+ * Credentials never reach a message: a postgresql:// URL's user
+ * information (user:password@) becomes "***@", and the value of every
+ * parameter whose key ends in "password" (password=, sslpassword=,
+ * percent-encoded too; in the URL's query or a conninfo string) "***".
+ * The library's own messages name databases this way.
+ *
+ * @return @buf.
+ */
+#define KSFT_METRIC_REPORT_HISTORY_NAME_MAX 512
+KSFT_METRIC_REPORT_API const char *
+ksft_metric_report_history_redact(const char *url, char *buf, size_t size);
+
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_history_pin(struct ksft_metric_report_history *h,
 			       const char *run_id, int pinned);

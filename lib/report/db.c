@@ -1,7 +1,10 @@
 /* The history's SQL backends behind db.h: SQLite and PostgreSQL (libpq). */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "db.h"
 #include "errmsg.h"
@@ -16,6 +19,8 @@
 struct db {
 	enum db_dialect dialect;
 	int in_tx;
+	int read_only;		/* SQLite: the file cannot be written */
+	char name[DB_NAME_MAX];	/* the URL or path as messages show it */
 #ifdef KSFTM_HAVE_SQLITE
 	sqlite3 *lite;
 #endif
@@ -29,6 +34,10 @@ struct db_rows {
 	int cols;
 	char **cells;	/* n * cols, row-major; NULL = SQL NULL */
 };
+
+/* The advisory lock key a PostgreSQL history's writers queue on
+ * ("ksft" in ASCII). */
+#define DB_PG_WRITE_LOCK "1802724980"
 
 /* How long a SQLite writer waits for another one (8 concurrent ingests of
  * a large run must queue, not fail). */
@@ -44,6 +53,236 @@ static int is_pg_url(const char *url)
 	return !strncmp(url, "postgresql://", 13) || !strncmp(url, "postgres://", 11);
 }
 
+const char *db_name(const struct db *db)
+{
+	return db->name;
+}
+
+int db_read_only(const struct db *db)
+{
+	return db->read_only;
+}
+
+/* Append @n bytes of @s to @out (room @size, @len used; always NUL-ended). */
+static void put(char *out, size_t size, size_t *len, const char *s, size_t n)
+{
+	if (*len + 1 >= size)
+		return;
+	if (n > size - 1 - *len)
+		n = size - 1 - *len;
+	memcpy(out + *len, s, n);
+	*len += n;
+	out[*len] = '\0';
+}
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Does key @k (@n bytes, percent-decoded as libpq does) name a secret:
+ * password, sslpassword... */
+static int secret_key(const char *k, size_t n)
+{
+	char dec[64];
+	size_t i, m = 0;
+
+	for (i = 0; i < n && m < sizeof(dec) - 1; i++) {
+		if (k[i] == '%' && i + 2 < n && hexval(k[i + 1]) >= 0 && hexval(k[i + 2]) >= 0) {
+			dec[m++] = (char)(hexval(k[i + 1]) * 16 + hexval(k[i + 2]));
+			i += 2;
+		} else {
+			dec[m++] = k[i];
+		}
+	}
+	dec[m] = '\0';
+	while (m && (dec[m - 1] == ' ' || dec[m - 1] == '\t'))
+		dec[--m] = '\0';
+	return m >= 8 && !strcasecmp(dec + m - 8, "password");
+}
+
+/*
+ * Mask every KEY=VALUE whose key names a password, the items separated by
+ * @seps (a URL's query: "&"; a conninfo string: white space, with '...'
+ * quoted values).
+ */
+static void mask_params(const char *s, const char *seps, char *out, size_t size, size_t *len)
+{
+	while (*s) {
+		size_t item = strcspn(s, seps);
+		const char *eq = memchr(s, '=', item);
+
+		if (eq && secret_key(s, (size_t)(eq - s))) {
+			const char *v = eq + 1;
+
+			put(out, size, len, s, (size_t)(v - s));
+			put(out, size, len, "***", 3);
+			if (*v == '\'' && strchr(seps, ' ')) {	/* a quoted conninfo value */
+				for (v++; *v && *v != '\''; v++)
+					if (*v == '\\' && v[1])
+						v++;
+				item = (size_t)(v - s) + (*v ? 1 : 0);
+			}
+		} else {
+			put(out, size, len, s, item);
+		}
+		s += item;
+		if (*s) {
+			put(out, size, len, s, 1);
+			s++;
+		}
+	}
+}
+
+/*
+ * @url as a message may show it: a postgresql:// URL without its user
+ * information (user:password@) and with every password=... parameter
+ * masked, a conninfo-like "... password=..." masked; a file path as it is.
+ */
+const char *db_redact(const char *url, char *out, size_t size)
+{
+	size_t len = 0;
+
+	if (!size)
+		return "";
+	out[0] = '\0';
+	if (!url)
+		return out;
+	if (is_pg_url(url)) {
+		const char *auth = strstr(url, "://") + 3, *q;
+		size_t upto = strcspn(auth, "/");	/* libpq: user info ends at '@' before '/' */
+		const char *at = memchr(auth, '@', upto);
+
+		/* The last '@' of the authority: a password may hold '@'. */
+		while (at && memchr(at + 1, '@', upto - (size_t)(at + 1 - auth)))
+			at = memchr(at + 1, '@', upto - (size_t)(at + 1 - auth));
+		put(out, size, &len, url, (size_t)(auth - url));
+		if (at) {
+			put(out, size, &len, "***@", 4);
+			auth = at + 1;
+		}
+		q = strchr(auth, '?');
+		put(out, size, &len, auth, q ? (size_t)(q - auth + 1) : strlen(auth));
+		if (q)
+			mask_params(q + 1, "&", out, size, &len);
+	} else if (strcasestr(url, "password")) {
+		mask_params(url, " \t\n", out, size, &len);
+	} else {
+		put(out, size, &len, url, strlen(url));
+	}
+	if (len + 1 >= size && size > 4)
+		memcpy(out + size - 4, "...", 4);
+	return out;
+}
+
+/* Mask each occurrence of the @n-byte @secret in @text ("***", never
+ * longer than the secret: the text only shrinks). */
+static void scrub_one(char *text, const char *secret, size_t n)
+{
+	size_t m = n < 3 ? n : 3;
+	char *p = text;
+
+	if (!n)
+		return;
+	while ((p = memmem(p, strlen(p), secret, n))) {
+		memset(p, '*', m);
+		memmove(p + m, p + n, strlen(p + n) + 1);
+		p += m;
+	}
+}
+
+const char *db_scrub(const char *url, const char *text, char *out, size_t size)
+{
+	const char *auth, *s;
+	size_t len = 0;
+
+	if (!size)
+		return "";
+	out[0] = '\0';
+	put(out, size, &len, text ? text : "", text ? strlen(text) : 0);
+	while (len && out[len - 1] == '\n')
+		out[--len] = '\0';
+	if (!url)
+		return out;
+	/* The user information whole, then every KEY=VALUE's value of a
+	 * password key, raw (libpq's messages quote raw tokens). */
+	if (is_pg_url(url)) {
+		size_t upto;
+		const char *at;
+
+		auth = strstr(url, "://") + 3;
+		upto = strcspn(auth, "/");
+		at = memchr(auth, '@', upto);
+		while (at && memchr(at + 1, '@', upto - (size_t)(at + 1 - auth)))
+			at = memchr(at + 1, '@', upto - (size_t)(at + 1 - auth));
+		if (at) {
+			const char *colon = memchr(auth, ':', (size_t)(at - auth));
+
+			scrub_one(out, auth, (size_t)(at - auth));
+			if (colon)
+				scrub_one(out, colon + 1, (size_t)(at - colon - 1));
+		}
+	}
+	for (s = url; (s = strchr(s, '=')); s++) {
+		const char *k = s, *v = s + 1;
+
+		while (k > url && !strchr("&? \t\n", k[-1]))
+			k--;
+		if (secret_key(k, (size_t)(s - k)))
+			scrub_one(out, v, strcspn(v, "& \t\n"));
+	}
+	return out;
+}
+
+#ifdef KSFTM_HAVE_LIBPQ
+/* libpq prints notices (e.g. "relation already exists, skipping") to
+ * stderr unless a processor takes them; a NULL one is ignored. Library
+ * code never prints. */
+static void pg_notice_ignore(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+#endif
+
+#ifdef KSFTM_HAVE_SQLITE
+/*
+ * A WAL history that this process may read but not write: SQLite needs its
+ * -shm and -wal files, and cannot create them in a directory it may not
+ * write. Without them no writer has the file open (a writer keeps both), so
+ * the file is read as immutable (a URI; the path percent-encoded).
+ */
+static int lite_open_immutable(struct db *db, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path), k, len = 0;
+	char *uri = malloc(3 * n + 32);
+
+	if (!uri)
+		return SQLITE_NOMEM;
+	len = (size_t)sprintf(uri, "file:");
+	for (k = 0; k < n; k++) {
+		unsigned char c = (unsigned char)path[k];
+
+		if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f) {
+			uri[len++] = '%';
+			uri[len++] = hex[c >> 4];
+			uri[len++] = hex[c & 15];
+		} else {
+			uri[len++] = (char)c;
+		}
+	}
+	strcpy(uri + len, "?immutable=1");
+	sqlite3_close(db->lite);
+	db->lite = NULL;
+	k = (size_t)sqlite3_open_v2(uri, &db->lite, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+				    SQLITE_OPEN_FULLMUTEX, NULL);
+	free(uri);
+	return (int)k;
+}
+#endif
+
 int db_open(const char *url, struct db **out)
 {
 	struct db *db;
@@ -54,43 +293,67 @@ int db_open(const char *url, struct db **out)
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return ksftm_fail(ENOMEM, "out of memory");
+	db_redact(url, db->name, sizeof(db->name));
 	if (is_pg_url(url)) {
 #ifdef KSFTM_HAVE_LIBPQ
 		db->dialect = DB_POSTGRESQL;
 		db->pg = PQconnectdb(url);
 		if (!db->pg || PQstatus(db->pg) != CONNECTION_OK) {
-			int ret = ksftm_fail(EIO, "history database %s: cannot connect: %s", url,
-					     db->pg ? PQerrorMessage(db->pg) : "out of memory");
+			/* libpq's message may quote a bad URL's token: show no secret. */
+			char why[DB_NAME_MAX];
+			int ret = ksftm_fail(EIO, "history database %s: cannot connect: %s", db->name,
+					     db->pg ? db_scrub(url, PQerrorMessage(db->pg), why,
+							       sizeof(why)) : "out of memory");
 
 			db_close(db);
 			return ret;
 		}
-		/* Notices (e.g. "relation already exists, skipping") are not ours
-		 * to print: library code never prints. */
-		PQsetNoticeProcessor(db->pg, NULL, NULL);
+		PQsetNoticeProcessor(db->pg, pg_notice_ignore, NULL);
 		*out = db;
 		return 0;
 #else
+		int ret = ksftm_fail(ENOTSUP, "history database %s: built without PostgreSQL (libpq)",
+				     db->name);
+
 		free(db);
-		return ksftm_fail(ENOTSUP, "history database %s: built without PostgreSQL (libpq)", url);
+		return ret;
 #endif
 	}
 #ifdef KSFTM_HAVE_SQLITE
 	db->dialect = DB_SQLITE;
 	if (sqlite3_open_v2(url, &db->lite, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-		int ret = ksftm_fail(EIO, "history database %s: %s", url,
+		int ret = ksftm_fail(EIO, "history database %s: %s", db->name,
 				     db->lite ? sqlite3_errmsg(db->lite) : "out of memory");
 
 		db_close(db);
 		return ret;
 	}
 	sqlite3_busy_timeout(db->lite, SQLITE_BUSY_MS);
+	/* A file we may not write (0444, another user's) opens read-only:
+	 * nothing to set up, only to read. */
+	db->read_only = sqlite3_db_readonly(db->lite, "main") == 1;
+	if (db->read_only) {
+		if (sqlite3_exec(db->lite, "SELECT count(*) FROM sqlite_master", NULL, NULL,
+				 NULL) != SQLITE_OK &&
+		    (lite_open_immutable(db, url) != SQLITE_OK ||
+		     sqlite3_exec(db->lite, "SELECT count(*) FROM sqlite_master", NULL, NULL,
+				  NULL) != SQLITE_OK)) {
+			int ret = ksftm_fail(EIO, "history database %s: cannot read it: %s", db->name,
+					     db->lite ? sqlite3_errmsg(db->lite) : "out of memory");
+
+			db_close(db);
+			return ret;
+		}
+		*out = db;
+		return 0;
+	}
 	/* WAL: readers never block the writer; NORMAL sync is durable across
 	 * process crashes (what concurrent CI ingests need). */
 	if (db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
 			"PRAGMA foreign_keys=ON")) {
-		int ret = ksftm_fail(EIO, "history database %s: %s", url, sqlite3_errmsg(db->lite));
+		int ret = ksftm_fail(EIO, "history database %s: %s", db->name,
+				     sqlite3_errmsg(db->lite));
 
 		db_close(db);
 		return ret;
@@ -98,8 +361,10 @@ int db_open(const char *url, struct db **out)
 	*out = db;
 	return 0;
 #else
+	int ret = ksftm_fail(ENOTSUP, "history database %s: built without SQLite", db->name);
+
 	free(db);
-	return ksftm_fail(ENOTSUP, "history database %s: built without SQLite", url);
+	return ret;
 #endif
 }
 
@@ -316,12 +581,28 @@ int db_exec(struct db *db, const char *sql)
 	return ksftm_fail(ENOTSUP, "history database: no backend");
 }
 
+int db_writable(const struct db *db)
+{
+	return db->read_only ? ksftm_fail(EROFS, "history database %s is read-only here: only"
+					  " reading it works", db->name) : 0;
+}
+
 int db_begin_write(struct db *db)
 {
-	int ret = db_exec(db, db->dialect == DB_SQLITE ? "BEGIN IMMEDIATE" : "BEGIN");
+	int ret = db_writable(db);
 
+	if (ret)
+		return ret;
+	ret = db_exec(db, db->dialect == DB_SQLITE ? "BEGIN IMMEDIATE" : "BEGIN");
 	if (!ret)
 		db->in_tx = 1;
+	/* PostgreSQL's READ COMMITTED lets two ingests each read a window
+	 * without the other's run: writers of one history (one database) queue
+	 * on a transaction-level advisory lock, as SQLite's BEGIN IMMEDIATE
+	 * makes them; readers take no lock. Released at COMMIT/ROLLBACK. */
+	if (!ret && db->dialect == DB_POSTGRESQL &&
+	    (ret = db_exec(db, "SELECT pg_advisory_xact_lock(" DB_PG_WRITE_LOCK ")")))
+		db_rollback(db);
 	return ret;
 }
 
@@ -365,6 +646,43 @@ const char *db_rows_get(const struct db_rows *rows, size_t row, int col)
 	if (!rows || row >= rows->n || col < 0 || col >= rows->cols)
 		return NULL;
 	return rows->cells[row * (size_t)rows->cols + (size_t)col];
+}
+
+int db_rows_check(const struct db *db, const struct db_rows *rows, const char *spec,
+		  int key_col, const char *where)
+{
+	size_t r, n = db_rows_count(rows);
+	int c;
+
+	for (r = 0; r < n; r++)
+		for (c = 0; c < rows->cols; c++) {
+			const char *col = spec, *key = spec;
+			size_t len, klen;
+			int k;
+
+			for (k = 0; k < c && *col; k++) {
+				col += strcspn(col, " ");
+				col += strspn(col, " ");
+			}
+			len = strcspn(col, " ");
+			if (!len || *col == '?' || rows->cells[r * (size_t)rows->cols + (size_t)c])
+				continue;
+			for (k = 0; k < key_col && *key; k++) {
+				key += strcspn(key, " ");
+				key += strspn(key, " ");
+			}
+			klen = strcspn(key, " ");
+			if (*key == '?')
+				key++, klen--;
+			if (key_col >= 0 && key_col != c && db_rows_get(rows, r, key_col))
+				return ksftm_fail(EBADMSG, "history database %s: %.*s is NULL in the"
+						  " row with %.*s = %.80s", db->name, (int)len, col,
+						  (int)klen, key, db_rows_get(rows, r, key_col));
+			return ksftm_fail(EBADMSG, "history database %s: %.*s is NULL in a row%s%s",
+					  db->name, (int)len, col, where ? " with " : "",
+					  where ? where : "");
+		}
+	return 0;
 }
 
 void db_rows_free(struct db_rows *rows)

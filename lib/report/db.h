@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include <ksftmetric/report.h>
+
 struct db;
 struct db_rows;
 
@@ -24,13 +26,43 @@ int db_open(const char *url, struct db **out);
 void db_close(struct db *db);
 enum db_dialect db_dialect(const struct db *db);
 
+/*
+ * A SQLite file this process may only read (0444, another user's): opened
+ * read-only, and db_begin_write() says so (-EROFS). When its directory does
+ * not let SQLite create the WAL's -shm/-wal files (and so no writer has it
+ * open), it is read as immutable.
+ */
+int db_read_only(const struct db *db);
+/* 0, or -EROFS saying that @db is read-only here. */
+int db_writable(const struct db *db);
+
+/* The URL or path of @db as messages show it (db_redact()). */
+#define DB_NAME_MAX KSFT_METRIC_REPORT_HISTORY_NAME_MAX
+const char *db_name(const struct db *db);
+
+/*
+ * Every message that names a database names it through this: @url in @out
+ * (@size bytes, "..." when cut) without credentials: a postgresql:// URL's
+ * user information (user:password@) becomes "***@", the value of every
+ * parameter whose key ends in "password" (password=, sslpassword=, also
+ * percent-encoded, in a URL's query or a conninfo string) "***". A file
+ * path is shown as it is. @return @out.
+ */
+const char *db_redact(const char *url, char *out, size_t size);
+/* @text (a driver's message about @url) with each secret of @url masked,
+ * trailing newlines dropped, in @out. @return @out. */
+const char *db_scrub(const char *url, const char *text, char *out, size_t size);
+
 /* Statements without results (DDL, BEGIN...); several separated by ';'. */
 int db_exec(struct db *db, const char *sql);
 
 /*
  * A write transaction. SQLite takes the write lock at once (BEGIN
- * IMMEDIATE, waiting for other writers), so concurrent ingests serialise
- * instead of failing half-way; PostgreSQL uses its own locking.
+ * IMMEDIATE, waiting for other writers), PostgreSQL a transaction-level
+ * advisory lock all writers of the database share, so concurrent ingests
+ * serialise (each judges against a window holding the runs committed
+ * before it) instead of failing half-way. Readers use no transaction and
+ * wait for no writer.
  */
 int db_begin_write(struct db *db);
 int db_commit(struct db *db);
@@ -48,5 +80,16 @@ size_t db_rows_count(const struct db_rows *rows);
 int db_rows_columns(const struct db_rows *rows);
 const char *db_rows_get(const struct db_rows *rows, size_t row, int col);
 void db_rows_free(struct db_rows *rows);
+
+/*
+ * A history another tool made (or edited) may lack the NOT NULL
+ * constraints: check @rows before reading them. @spec names each column
+ * of the query, "table.column" separated by spaces, "?table.column" for
+ * those that may be NULL. A NULL in another is -EBADMSG naming the
+ * column and the row: by its column @key_col's value, or @where (e.g.
+ * "ksftm_results.series_id = 3") when @key_col is -1 or NULL itself.
+ */
+int db_rows_check(const struct db *db, const struct db_rows *rows, const char *spec,
+		  int key_col, const char *where);
 
 #endif

@@ -15,6 +15,8 @@
 
 struct history {
 	struct db *db;
+	long version;	/* the schema's, as found at open (0: none) */
+	long target;	/* what writers create or migrate to */
 };
 
 /*
@@ -84,9 +86,57 @@ static int meta_get(struct db *db, const char *key, char **value)
 	*value = NULL;
 	if (ret)
 		return ret;
-	if (db_rows_count(rows) && db_rows_get(rows, 0, 0))
-		*value = strdup(db_rows_get(rows, 0, 0));
+	if (db_rows_count(rows) && db_rows_get(rows, 0, 0) &&
+	    !(*value = strdup(db_rows_get(rows, 0, 0))))
+		ret = ksftm_fail(ENOMEM, "out of memory");
 	db_rows_free(rows);
+	return ret;
+}
+
+int history_json(struct db *db, const char *text, const char *column, const char *row,
+		 json_t **out)
+{
+	json_error_t err;
+
+	*out = NULL;
+	if (!text)
+		return ksftm_fail(EBADMSG, "history database %s: %s is NULL in the row with %s",
+				  db_name(db), column, row);
+	*out = json_loads(text, JSON_DECODE_ANY, &err);
+	if (!*out)
+		return ksftm_fail(EBADMSG, "history database %s: %s in the row with %s is not"
+				  " JSON: %s", db_name(db), column, row, err.text);
+	return 0;
+}
+
+int history_path_parts(struct db *db, const char *text, const char *row, json_t **path,
+		       const char ***parts, size_t *n)
+{
+	size_t k, m;
+	int ret = history_json(db, text, "ksftm_series.path", row, path);
+
+	*parts = NULL;
+	*n = 0;
+	if (ret)
+		return ret;
+	m = json_array_size(*path);
+	for (k = 0; k < m && json_is_string(json_array_get(*path, k)); k++)
+		;
+	if (!json_is_array(*path) || k < m) {
+		json_decref(*path);
+		*path = NULL;
+		return ksftm_fail(EBADMSG, "history database %s: ksftm_series.path in the row with"
+				  " %s is not an array of strings", db_name(db), row);
+	}
+	*parts = calloc(m ? m : 1, sizeof(**parts));
+	if (!*parts) {
+		json_decref(*path);
+		*path = NULL;
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	for (k = 0; k < m; k++)
+		(*parts)[k] = json_string_value(json_array_get(*path, k));
+	*n = m;
 	return 0;
 }
 
@@ -117,14 +167,24 @@ static int recompute_comparable(struct db *db)
 	if (ret)
 		return ret;
 	ret = db_query(db, "SELECT id, context FROM ksftm_runs", NULL, 0, &rows);
+	if (!ret && (ret = db_rows_check(db, rows, "ksftm_runs.id ksftm_runs.context", 0, NULL)))
+		db_rows_free(rows);
 	for (i = 0; !ret && i < db_rows_count(rows); i++) {
-		json_t *ctx = json_loads(db_rows_get(rows, i, 1), 0, NULL);
-		char *cmp = history_comparable(ctx, keys ? keys : default_comparable);
-		const char *p[2] = { cmp, db_rows_get(rows, i, 0) };
+		char row[64];
+		json_t *ctx;
+		char *cmp;
+		const char *p[2] = { NULL, db_rows_get(rows, i, 0) };
 
+		snprintf(row, sizeof(row), "ksftm_runs.id = %.40s", p[1]);
+		if ((ret = history_json(db, db_rows_get(rows, i, 1), "ksftm_runs.context", row, &ctx))) {
+			db_rows_free(rows);
+			break;
+		}
+		p[0] = cmp = history_comparable(ctx, keys ? keys : default_comparable);
 		json_decref(ctx);
 		if (!cmp) {
 			ret = ksftm_fail(ENOMEM, "out of memory");
+			db_rows_free(rows);
 			break;
 		}
 		ret = db_query(db, "UPDATE ksftm_runs SET comparable = $1 WHERE id = $2", p, 2, NULL);
@@ -132,11 +192,22 @@ static int recompute_comparable(struct db *db)
 			ret = db_query(db, "UPDATE ksftm_results SET comparable = $1 WHERE run_id = $2",
 				       p, 2, NULL);
 		free(cmp);
+		if (ret)
+			db_rows_free(rows);
 	}
 	if (!ret)
 		db_rows_free(rows);
 	free(keys);
 	return ret;
+}
+
+static int check_newer(struct db *db, long v)
+{
+	if (v > HISTORY_SCHEMA_VERSION)
+		return ksftm_fail(EPROTO, "history database %s has schema version %ld; this "
+				  "ksft-metric knows up to %d (upgrade it)", db_name(db), v,
+				  HISTORY_SCHEMA_VERSION);
+	return 0;
 }
 
 static int create_schema(struct db *db, long target)
@@ -148,12 +219,10 @@ static int create_schema(struct db *db, long target)
 	long v = 0;
 	int ret;
 
+	/* Two first ingests at once both create: db_begin_write() serialises
+	 * them (SQLite's BEGIN IMMEDIATE, PostgreSQL's advisory lock). */
 	if ((ret = db_begin_write(db)))
 		return ret;
-	/* Two first ingests at once both create: serialise them (SQLite's
-	 * BEGIN IMMEDIATE already has). */
-	if (pg && (ret = db_exec(db, "SELECT pg_advisory_xact_lock(4242424242)")))
-		goto fail;
 	if ((ret = db_exec(db, "CREATE TABLE IF NOT EXISTS ksftm_meta"
 			       " (key TEXT PRIMARY KEY, value TEXT NOT NULL)")))
 		goto fail;
@@ -162,12 +231,8 @@ static int create_schema(struct db *db, long target)
 	if (version) {
 		v = strtol(version, NULL, 10);
 		free(version);
-		if (v > HISTORY_SCHEMA_VERSION) {
-			ret = ksftm_fail(EPROTO, "history database has schema version %ld; this "
-					 "ksft-metric knows up to %d (upgrade it)", v,
-					 HISTORY_SCHEMA_VERSION);
+		if ((ret = check_newer(db, v)))
 			goto fail;
-		}
 		if (v >= target) {
 			db_rollback(db);
 			return 0;
@@ -196,11 +261,50 @@ fail:
 	return ret;
 }
 
+/*
+ * The schema version, read without a transaction or a lock (a reader must
+ * not wait for a running ingest): 0 when the database has no history yet.
+ */
+static int read_version(struct db *db, long *v)
+{
+	struct db_rows *rows;
+	char *version = NULL, *end;
+	int ret = db_query(db, db_dialect(db) == DB_POSTGRESQL ?
+			   "SELECT 1 WHERE to_regclass('ksftm_meta') IS NOT NULL" :
+			   "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ksftm_meta'",
+			   NULL, 0, &rows);
+
+	*v = 0;
+	if (ret)
+		return ret;
+	if (!db_rows_count(rows)) {
+		db_rows_free(rows);
+		return 0;
+	}
+	db_rows_free(rows);
+	if ((ret = meta_get(db, "schema_version", &version)) || !version)
+		return ret;
+	*v = strtol(version, &end, 10);
+	if (end == version || *end || *v < 1)
+		ret = ksftm_fail(EBADMSG, "history database %s: ksftm_meta.value in the row with"
+				 " key = 'schema_version' is \"%.40s\", not a version", db_name(db),
+				 version);
+	free(version);
+	return ret;
+}
+
 int history_open(const char *url, struct history **out)
 {
 	return history_open_version(url, HISTORY_SCHEMA_VERSION, out);
 }
 
+/*
+ * Opening only reads the schema version. A database without a history
+ * gets its tables at once (what opening always did: a fresh file is an
+ * empty history); an older schema is migrated by the first writer
+ * (history_writable()), and readers refuse it (history_readable()) rather
+ * than write: so a reader never takes the write lock.
+ */
 int history_open_version(const char *url, long version, struct history **out)
 {
 	struct history *h;
@@ -210,14 +314,46 @@ int history_open_version(const char *url, long version, struct history **out)
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return ksftm_fail(ENOMEM, "out of memory");
+	h->target = version;
 	ret = db_open(url, &h->db);
 	if (!ret)
+		ret = read_version(h->db, &h->version);
+	if (!ret)
+		ret = check_newer(h->db, h->version);
+	if (!ret && !h->version) {
 		ret = create_schema(h->db, version);
+		if (!ret)
+			ret = read_version(h->db, &h->version);
+	}
 	if (ret) {
 		history_close(h);
 		return ret;
 	}
 	*out = h;
+	return 0;
+}
+
+int history_writable(struct history *h)
+{
+	int ret;
+
+	if ((ret = db_writable(h->db)))
+		return ret;
+	if (h->version >= h->target)
+		return 0;
+	ret = create_schema(h->db, h->target);
+	if (!ret)
+		ret = read_version(h->db, &h->version);
+	return ret;
+}
+
+int history_readable(struct history *h)
+{
+	if (h->version < HISTORY_SCHEMA_VERSION)
+		return ksftm_fail(EPROTO, "history database %s has schema version %ld: a writer"
+				  " (ksft-metric ingest, accept or pin) migrates it to version %d"
+				  " first; reading does not", db_name(h->db), h->version,
+				  HISTORY_SCHEMA_VERSION);
 	return 0;
 }
 
@@ -530,7 +666,8 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 
 	if (run_key_out)
 		*run_key_out = NULL;
-	if ((ret = check_text("run id", run->run_key)) || (ret = check_text("order", run->order)) ||
+	if ((ret = history_writable(h)) || (ret = check_text("run id", run->run_key)) ||
+	    (ret = check_text("order", run->order)) ||
 	    (ret = history_run_context(r, run, &ctx_json)))
 		return ret;
 	ctx = dump(ctx_json);
@@ -673,6 +810,11 @@ static int run_row(struct db *db, const char *run_key, char **id, char **order, 
 		db_rows_free(rows);
 		return ksftm_fail(ENOENT, "run %s is not in the history", run_key);
 	}
+	if ((ret = db_rows_check(db, rows, "ksftm_runs.id ksftm_runs.run_order ksftm_runs.comparable",
+				 0, "the run_key of the run"))) {
+		db_rows_free(rows);
+		return ret;
+	}
 	*id = strdup(db_rows_get(rows, 0, 0));
 	*order = strdup(db_rows_get(rows, 0, 1));
 	*cmp = strdup(db_rows_get(rows, 0, 2));
@@ -680,29 +822,24 @@ static int run_row(struct db *db, const char *run_key, char **id, char **order, 
 	return *id && *order && *cmp ? 0 : ksftm_fail(ENOMEM, "out of memory");
 }
 
-/* Does series @path/@case_name/@metric/@labels match a title filter? */
-static int title_matches(const char *path_json, const char *case_name, const char *metric,
-			 const char *labels, const char *filter)
+/* Does series @path/@case_name/@metric/@labels (of the row @row) match a
+ * title filter? 1, 0 or a negative errno. */
+static int title_matches(struct db *db, const char *path_json, const char *case_name,
+			 const char *metric, const char *labels, const char *filter,
+			 const char *row)
 {
 	struct strbuf sb = STRBUF_INIT;
 	json_t *path;
-	char **parts;
-	size_t m, k;
+	const char **parts;
+	size_t m;
 	int match;
 
 	if (!filter)
 		return 1;
-	path = json_loads(path_json, 0, NULL);
-	m = json_array_size(path);
-	parts = calloc(m ? m : 1, sizeof(*parts));
-	if (!parts) {
-		json_decref(path);
-		return -ENOMEM;
-	}
-	for (k = 0; k < m; k++)
-		parts[k] = (char *)json_string_value(json_array_get(path, k));
-	rp_series_title(&sb, parts, m, case_name, metric, labels, -1);
-	match = sb.oom ? -ENOMEM : strstr(sb.data, filter) != NULL;
+	if ((match = history_path_parts(db, path_json, row, &path, &parts, &m)))
+		return match;
+	rp_series_title(&sb, (char *const *)parts, m, case_name, metric, labels, -1);
+	match = sb.oom ? ksftm_fail(ENOMEM, "out of memory") : strstr(sb.data, filter) != NULL;
 	strbuf_free(&sb);
 	free(parts);
 	json_decref(path);
@@ -724,7 +861,8 @@ int history_accept(struct history *h, const char *run_key, const char *series)
 	size_t k;
 	int ret, accepted = 0;
 
-	if ((ret = check_text("run id", run_key)) || (ret = db_begin_write(db)))
+	if ((ret = history_writable(h)) || (ret = check_text("run id", run_key)) ||
+	    (ret = db_begin_write(db)))
 		return ret;
 	if ((ret = run_row(db, run_key, &id, &order, &cmp)))
 		goto fail;
@@ -734,15 +872,22 @@ int history_accept(struct history *h, const char *run_key, const char *series)
 		ret = db_query(db, "SELECT res.series_id, s.path, s.case_name, s.metric, s.labels,"
 			       " res.verdict FROM ksftm_results res JOIN ksftm_series s ON"
 			       " s.id = res.series_id WHERE res.run_id = $1", p, 1, &rows);
+		if (!ret)
+			ret = db_rows_check(db, rows, "ksftm_results.series_id ksftm_series.path"
+					    " ksftm_series.case_name ksftm_series.metric"
+					    " ksftm_series.labels ?ksftm_results.verdict", 0, NULL);
 	}
 	for (k = 0; !ret && k < db_rows_count(rows); k++) {
 		const char *verdict = db_rows_get(rows, k, 5);
-		int m = title_matches(db_rows_get(rows, k, 1), db_rows_get(rows, k, 2),
-				      db_rows_get(rows, k, 3), db_rows_get(rows, k, 4), series);
 		const char *p[3] = { db_rows_get(rows, k, 0), cmp, order };
+		char row[64];
+		int m;
 
+		snprintf(row, sizeof(row), "ksftm_series.id = %.40s", p[0]);
+		m = title_matches(db, db_rows_get(rows, k, 1), db_rows_get(rows, k, 2),
+				  db_rows_get(rows, k, 3), db_rows_get(rows, k, 4), series, row);
 		if (m < 0) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = m;
 			break;
 		}
 		if (!m || (!series && (!verdict || strcmp(verdict, "regression"))))
@@ -783,7 +928,10 @@ int history_pin(struct history *h, const char *run_key, int pinned)
 {
 	const char *p[2] = { pinned ? "1" : "0", run_key };
 	struct db_rows *rows;
-	int ret = check_text("run id", run_key);
+	int ret = history_writable(h);
+
+	if (!ret)
+		ret = check_text("run id", run_key);
 
 	if (ret || (ret = db_query(h->db, "UPDATE ksftm_runs SET pinned = $1 WHERE run_key = $2"
 				   " RETURNING id", p, 2, &rows)))

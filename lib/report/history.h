@@ -29,6 +29,27 @@ int history_open_version(const char *url, long version, struct history **out);
 void history_close(struct history *h);
 struct db *history_db(struct history *h);
 
+/*
+ * Before writing: create or migrate the schema (in its own write
+ * transaction) when the open found it older. Before reading: an older
+ * schema is -EPROTO saying that a writer migrates it first (readers never
+ * write or take the write lock). @return 0 or a negative errno.
+ */
+int history_writable(struct history *h);
+int history_readable(struct history *h);
+
+/*
+ * A JSON column of a row (@column "table.column", the row named by @row,
+ * e.g. "ksftm_runs.id = 3"): NULL or malformed text is -EBADMSG naming
+ * them, never "out of memory". history_path_parts() also wants an array
+ * of strings, and gives them as @parts (free() it; they live in @path).
+ */
+struct json_t;
+int history_json(struct db *db, const char *text, const char *column, const char *row,
+		 struct json_t **out);
+int history_path_parts(struct db *db, const char *text, const char *row, struct json_t **path,
+		       const char ***parts, size_t *n);
+
 /* One run to ingest. */
 struct history_run {
 	const char *run_key;	/* unique; NULL: derived from the content */
@@ -63,7 +84,6 @@ int history_pin(struct history *h, const char *run_key, int pinned);
  * the JSON array @keys_json, all as text, as canonical JSON (malloc'd;
  * NULL: out of memory).
  */
-struct json_t;
 char *history_comparable(struct json_t *ctx, const char *keys_json);
 
 /* A run's context: its logs' context lines, @run's KEY=VALUE items over

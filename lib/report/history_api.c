@@ -105,7 +105,7 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *h,
 		return ret;
 	run.context = o.context;
 	run.n_context = o.n_context;
-	if ((ret = history_run_context(cur, &run, &ctx)) ||
+	if ((ret = history_readable(h->h)) || (ret = history_run_context(cur, &run, &ctx)) ||
 	    (ret = history_comparable_keys(h->h, &keys)))
 		goto out;
 	cmp = history_comparable(ctx, keys);
@@ -139,4 +139,10 @@ ksft_metric_report_history_pin(struct ksft_metric_report_history *h, const char 
 	if (!h || !run_id)
 		return ksftm_fail(EINVAL, "ksft_metric_report_history_pin: NULL argument");
 	return history_pin(h->h, run_id, pinned != 0);
+}
+
+KSFT_METRIC_REPORT_API const char *
+ksft_metric_report_history_redact(const char *url, char *buf, size_t size)
+{
+	return buf ? db_redact(url, buf, size) : NULL;
 }

@@ -301,26 +301,29 @@ static int missing_series(struct judge *j)
 	snprintf(sql, sizeof(sql), missing_sql, j->o->window ? j->o->window : DEFAULT_WINDOW);
 	if ((ret = db_query(j->db, sql, p, 3, &rows)))
 		return ret;
+	if ((ret = db_rows_check(j->db, rows, "ksftm_results.series_id ksftm_series.path"
+				 " ksftm_series.case_name ksftm_series.metric ksftm_series.labels"
+				 " ?ksftm_results.better", 0, NULL))) {
+		db_rows_free(rows);
+		return ret;
+	}
 	if (j->n_seen)
 		qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
 	for (k = 0; k < db_rows_count(rows) && !ret; k++) {
 		long long id = strtoll(db_rows_get(rows, k, 0), NULL, 10);
 		json_t *path;
 		const char **parts;
-		struct cmp_row *row = NULL;
-		size_t m, q;
+		struct cmp_row *row;
+		char where[64];
+		size_t m;
 
 		if (j->n_seen && bsearch(&id, j->seen, j->n_seen, sizeof(*j->seen), cmp_ll))
 			continue;	/* in this run (or listed already) */
-		path = json_loads(db_rows_get(rows, k, 1), 0, NULL);
-		m = json_array_size(path);
-		parts = calloc(m ? m : 1, sizeof(*parts));
-		if (parts) {
-			for (q = 0; q < m; q++)
-				parts[q] = json_string_value(json_array_get(path, q));
-			row = cmp_row_new(j->c, (char *const *)parts, m, db_rows_get(rows, k, 2),
-					  db_rows_get(rows, k, 3), db_rows_get(rows, k, 4), -1);
-		}
+		snprintf(where, sizeof(where), "ksftm_series.id = %lld", id);
+		if ((ret = history_path_parts(j->db, db_rows_get(rows, k, 1), where, &path, &parts, &m)))
+			break;
+		row = cmp_row_new(j->c, (char *const *)parts, m, db_rows_get(rows, k, 2),
+				  db_rows_get(rows, k, 3), db_rows_get(rows, k, 4), -1);
 		free(parts);
 		json_decref(path);
 		if (!row) {
@@ -345,7 +348,8 @@ static int load_levels(struct judge *j)
 	size_t k, n;
 	int ret = db_query(j->db, HISTORY_LEVELS_SQL, p, 1, &j->level_rows);
 
-	if (ret)
+	if (ret || (ret = db_rows_check(j->db, j->level_rows, "ksftm_levels.series_id"
+					" ksftm_levels.run_order", 0, NULL)))
 		return ret;
 	n = db_rows_count(j->level_rows);
 	j->levels = calloc(n ? n : 1, sizeof(*j->levels));

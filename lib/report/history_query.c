@@ -124,19 +124,31 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 	json_t *points = json_array();
 	struct db_rows *rows;
 	size_t k, n;
+	char where[80];
 	int ret = db_query(db, sql, p, 2, &rows);
 
+	snprintf(where, sizeof(where), "ksftm_results.series_id = %.40s", sid);
+	if (!ret)
+		ret = db_rows_check(db, rows, "ksftm_runs.run_key ksftm_results.run_order"
+				    " ksftm_runs.context ?ksftm_results.value ksftm_results.status"
+				    " ?ksftm_results.verdict ?ksftm_results.accepted"
+				    " ?ksftm_results.compare_op ?ksftm_results.better", 0, where);
 	if (ret) {
+		db_rows_free(rows);
 		json_decref(points);
 		return ret;
 	}
 	n = db_rows_count(rows);
 	for (k = n; k-- > 0;) {
-		json_t *ctx = json_loads(db_rows_get(rows, k, 2), 0, NULL);
 		const char *v = db_rows_get(rows, k, 3);
 		char *run, *order;
+		char row[96];
+		json_t *ctx;
 
-		if (!ctx || !context_matches(ctx, o)) {
+		snprintf(row, sizeof(row), "ksftm_runs.run_key = %.60s", db_rows_get(rows, k, 0));
+		if ((ret = history_json(db, db_rows_get(rows, k, 2), "ksftm_runs.context", row, &ctx)))
+			break;
+		if (!json_is_object(ctx) || !context_matches(ctx, o)) {
 			json_decref(ctx);
 			continue;
 		}
@@ -162,7 +174,7 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 	}
 	db_rows_free(rows);
 	json_object_set_new(series, "points", points);
-	return add_changes(series, points);
+	return ret ? ret : add_changes(series, points);
 }
 
 static int build(struct history *h, const struct ksft_metric_report_history_opts *o,
@@ -173,32 +185,36 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	struct strbuf title = STRBUF_INIT;
 	json_t *doc, *all = json_array();
 	struct db_rows *rows;
-	size_t k, q;
+	size_t k;
 	int ret;
 
 	snprintf(sql, sizeof(sql), points_sql, o->last ? o->last : DEFAULT_LAST);
 	if ((ret = db_query(db, "SELECT id, path, case_name, metric, labels FROM ksftm_series"
-			    " ORDER BY id", NULL, 0, &rows))) {
+			    " ORDER BY id", NULL, 0, &rows)) ||
+	    (ret = db_rows_check(db, rows, "ksftm_series.id ksftm_series.path"
+				 " ksftm_series.case_name ksftm_series.metric ksftm_series.labels",
+				 0, NULL))) {
+		db_rows_free(rows);
 		json_decref(all);
 		return ret;
 	}
 	for (k = 0; k < db_rows_count(rows) && !ret; k++) {
-		json_t *path = json_loads(db_rows_get(rows, k, 1), 0, NULL);
-		json_t *labels = json_loads(db_rows_get(rows, k, 4), 0, NULL), *series;
-		size_t m = json_array_size(path);
-		char **parts = calloc(m ? m : 1, sizeof(*parts));
+		json_t *path, *labels, *series;
+		const char **parts;
+		char row[64];
+		size_t m;
 
-		if (!parts || !path || !labels) {
+		snprintf(row, sizeof(row), "ksftm_series.id = %.40s", db_rows_get(rows, k, 0));
+		if ((ret = history_path_parts(db, db_rows_get(rows, k, 1), row, &path, &parts, &m)))
+			break;
+		if ((ret = history_json(db, db_rows_get(rows, k, 4), "ksftm_series.labels", row,
+					&labels))) {
 			free(parts);
 			json_decref(path);
-			json_decref(labels);
-			ret = ksftm_fail(ENOMEM, "out of memory");
 			break;
 		}
-		for (q = 0; q < m; q++)
-			parts[q] = (char *)json_string_value(json_array_get(path, q));
 		title.len = 0;
-		rp_series_title(&title, parts, m, db_rows_get(rows, k, 2), db_rows_get(rows, k, 3),
+		rp_series_title(&title, (char *const *)parts, m, db_rows_get(rows, k, 2), db_rows_get(rows, k, 3),
 				db_rows_get(rows, k, 4), -1);
 		free(parts);
 		if (title.oom) {
@@ -344,6 +360,8 @@ int history_format(struct history *h, const struct ksft_metric_report_history_op
 	size_t i;
 	int ret;
 
+	if ((ret = history_readable(h)))
+		return ret;
 	for (i = 0; i < o->n_context; i++)
 		if (!o->context[i] || !strchr(o->context[i], '=') || o->context[i][0] == '=')
 			return ksftm_fail(EINVAL, "context filter \"%s\" is not KEY=VALUE",

@@ -155,6 +155,8 @@ def _declare():
         "ksft_metric_report_comparison_free": (None, [c_void_p]),
         "ksft_metric_report_comparison_rows": (c_size_t, [c_void_p]),
         "ksft_metric_report_comparison_row": (c_int, [c_void_p, c_size_t, P(_Row)]),
+        "ksft_metric_report_history_redact": (c_char_p, [c_char_p, c_char_p,
+                                                         c_size_t]),
         "ksft_metric_report_history_open": (c_int, [c_char_p, P(c_void_p)]),
         "ksft_metric_report_history_close": (None, [c_void_p]),
         "ksft_metric_report_history_ingest": (c_int, [c_void_p, c_void_p, P(_IngestOpts),
@@ -673,14 +675,18 @@ class History:
 
     def __init__(self, url: Union[str, os.PathLike]):
         self.url = os.fspath(url)
+        buf = ctypes.create_string_buffer(512)
+        # What messages show: no credentials (the library's one redaction).
+        self._shown = (_c["ksft_metric_report_history_redact"](
+            self.url.encode("utf-8"), buf, len(buf)) or b"").decode("utf-8", "replace")
         h = c_void_p()
         _check_db(_c["ksft_metric_report_history_open"](
-            self.url.encode("utf-8"), ctypes.byref(h)), f"opening {self.url}")
+            self.url.encode("utf-8"), ctypes.byref(h)), f"opening {self._shown}")
         self._h = h.value
 
     def _handle(self):
         if not self._h:
-            raise ValueError(f"the history {self.url} is closed")
+            raise ValueError(f"the history {self._shown} is closed")
         return self._h
 
     def ingest(self, report: Report, *, run_id: Optional[str] = None,

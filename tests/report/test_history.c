@@ -78,8 +78,9 @@ START_TEST(test_schema)
 }
 END_TEST
 
-/* A version 1 history is migrated whole when opened: new columns and
- * tables, and comparability keys whose values are all text. */
+/* A version 1 history is migrated whole by its first writer (not by
+ * opening, not by a reader): new columns and tables, and comparability
+ * keys whose values are all text. */
 START_TEST(test_migrate_v1)
 {
 	struct history *h;
@@ -97,7 +98,23 @@ START_TEST(test_migrate_v1)
 	ck_assert_int_ne(db_exec(history_db(h), "SELECT verdict FROM ksftm_results"), 0);
 	history_close(h);
 
+	/* Opening writes nothing; a reader refuses the old schema, saying a
+	 * writer migrates it... */
 	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	v = scalar(h, "SELECT value FROM ksftm_meta WHERE key = 'schema_version'");
+	ck_assert_str_eq(v, "1");
+	free(v);
+	{
+		struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
+		char *text = NULL;
+		size_t len;
+
+		ck_assert_int_eq(history_format(h, &o, KSFT_METRIC_REPORT_TEXT, &text, &len), -EPROTO);
+		ck_assert_msg(strstr(ksft_metric_report_errmsg(), "schema version 1: a writer"), "%s",
+			      ksft_metric_report_errmsg());
+	}
+	/* ...and the first writer does, whole. */
+	ck_assert_int_eq(history_pin(h, "old", 0), 0);
 	v = scalar(h, "SELECT value FROM ksftm_meta WHERE key = 'schema_version'");
 	ck_assert_str_eq(v, "2");
 	free(v);
