@@ -230,11 +230,50 @@ def _check_db(ret: int, what: str) -> int:
     raise OSError(-ret, f"{what}: {_errmsg() or os.strerror(-ret)}")
 
 
+# What the C side takes: a size_t (the CLI's limits), a double in a range
+# (0: the default) and NUL-free UTF-8 text; checked here so that a bad
+# argument is a ValueError or TypeError naming it, never a wrapped size_t,
+# a silent default or a string cut at its first NUL.
+_MAX_WINDOW, _MAX_LAST = 100000, 10000000
+
+
+def _size_arg(what: str, v, limit: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{what} must be an int, not {type(v).__name__}")
+    if not 0 <= v <= limit:
+        raise ValueError(f"{what} must be 0 (the default) to {limit}, not {v}")
+    return v
+
+
+def _fdr_arg(v) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"fdr must be a number, not {type(v).__name__}")
+    if not (v == 0 or 1e-9 <= v <= 0.5):
+        raise ValueError(f"fdr must be 0 (the default) or in [1e-9, 0.5], not {v}")
+    return float(v)
+
+
+def _text_arg(what: str, v) -> Optional[bytes]:
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise TypeError(f"{what} must be a str, not {type(v).__name__}")
+    if "\0" in v:
+        raise ValueError(f"{what} {v!r} holds a NUL character")
+    return v.encode("utf-8", "surrogateescape")
+
+
+def _report_arg(v) -> "Report":
+    if not isinstance(v, Report):
+        raise TypeError(f"report must be a Report, not {type(v).__name__}")
+    return v
+
+
 def _strings(items) -> Tuple[ctypes.Array, int]:
     """A "KEY=VALUE" C array from a dict (or a list of such strings)."""
     if isinstance(items, dict):
         items = [f"{k}={v}" for k, v in items.items()]
-    enc = [str(x).encode("utf-8") for x in (items or [])]
+    enc = [_text_arg("a context item", str(x)) for x in (items or [])]
     return (c_char_p * (len(enc) + 1))(*enc), len(enc)
 
 
@@ -637,6 +676,9 @@ class Report:
         ``ksft-metric compare --db`` does (@window, @fdr, @context,
         @order are the history gate's; @tolerance and @alpha are the
         baselines')."""
+        if baselines is None:
+            raise TypeError("baselines must be paths, file objects, bytes or Reports, "
+                            "not None")
         if db is not None:
             if baselines:
                 raise ValueError("compare against baselines or a history db, not both")
@@ -674,14 +716,20 @@ class History:
     connection: use it from one thread at a time. A context manager."""
 
     def __init__(self, url: Union[str, os.PathLike]):
+        self._h = None
+        if not isinstance(url, (str, os.PathLike)):
+            raise TypeError(f"url must be a str or a path, not {type(url).__name__}")
         self.url = os.fspath(url)
+        if isinstance(self.url, bytes):
+            self.url = os.fsdecode(self.url)
+        enc = _text_arg("url", self.url)
         buf = ctypes.create_string_buffer(512)
         # What messages show: no credentials (the library's one redaction).
         self._shown = (_c["ksft_metric_report_history_redact"](
-            self.url.encode("utf-8"), buf, len(buf)) or b"").decode("utf-8", "replace")
+            enc, buf, len(buf)) or b"").decode("utf-8", "replace")
         h = c_void_p()
         _check_db(_c["ksft_metric_report_history_open"](
-            self.url.encode("utf-8"), ctypes.byref(h)), f"opening {self._shown}")
+            enc, ctypes.byref(h)), f"opening {self._shown}")
         self._h = h.value
 
     def _handle(self):
@@ -695,11 +743,11 @@ class History:
                window: int = 0, fdr: float = 0.0) -> str:
         """Store @report as one run; returns its run id (FileExistsError
         when a run of that id is there already)."""
+        _report_arg(report)
         arr, n = _strings(context)
-        o = _IngestOpts(ctypes.sizeof(_IngestOpts),
-                        None if run_id is None else str(run_id).encode(),
-                        None if order is None else str(order).encode(), arr, n,
-                        window, fdr)
+        o = _IngestOpts(ctypes.sizeof(_IngestOpts), _text_arg("run_id", run_id),
+                        _text_arg("order", order), arr, n,
+                        _size_arg("window", window, _MAX_WINDOW), _fdr_arg(fdr))
         out = c_void_p()
         _check_db(_c["ksft_metric_report_history_ingest"](
             self._handle(), report._h, ctypes.byref(o), ctypes.byref(out)), "ingest")
@@ -713,10 +761,11 @@ class History:
                 order: Optional[str] = None,
                 allow_missing: bool = False) -> Comparison:
         """Judge @report against its history (read-only)."""
+        _report_arg(report)
         arr, n = _strings(context)
-        o = _GateOpts(ctypes.sizeof(_GateOpts), window, arr, n, fdr,
-                      int(bool(allow_missing)),
-                      None if order is None else str(order).encode())
+        o = _GateOpts(ctypes.sizeof(_GateOpts), _size_arg("window", window, _MAX_WINDOW),
+                      arr, n, _fdr_arg(fdr), int(bool(allow_missing)),
+                      _text_arg("order", order))
         h = c_void_p()
         _check_db(_c["ksft_metric_report_history_compare"](
             self._handle(), report._h, ctypes.byref(o), ctypes.byref(h)), "compare")
@@ -730,9 +779,8 @@ class History:
         if fmt not in ("text", "json", "csv"):
             raise ValueError(f"format must be text, json or csv, not {fmt!r}")
         arr, n = _strings(context)
-        o = _HistoryOpts(ctypes.sizeof(_HistoryOpts), arr, n,
-                         None if series is None else series.encode(), last,
-                         int(bool(all_status)))
+        o = _HistoryOpts(ctypes.sizeof(_HistoryOpts), arr, n, _text_arg("series", series),
+                         _size_arg("last", last, _MAX_LAST), int(bool(all_status)))
         out, ln = c_void_p(), c_size_t()
         _check_db(_c["ksft_metric_report_history_format"](
             self._handle(), ctypes.byref(o), _FORMATS[fmt], ctypes.byref(out),

@@ -212,6 +212,55 @@ class HistoryTest(unittest.TestCase):
                 h.compare(slow)
 
 
+    def test_arguments_checked(self):
+        """Bad arguments are ValueError/TypeError naming them, never a
+        wrapped size_t, a silent default or text cut at a NUL."""
+        with tempfile.TemporaryDirectory() as tmp:
+            db = os.path.join(tmp, "args.sqlite")
+            r = kr.read(noisy_log(100, __import__("random").Random(3)))
+            with kr.History(db) as h:
+                for kw in ({"window": -1}, {"window": 2**70}, {"fdr": -0.1}, {"fdr": 0.9}):
+                    name = next(iter(kw))
+                    with self.assertRaisesRegex(ValueError, name):
+                        h.compare(r, **kw)
+                    with self.assertRaisesRegex(ValueError, name):
+                        h.ingest(r, run_id="never", **kw)
+                for kw in ({"window": "3"}, {"window": 1.5}, {"fdr": "x"}):
+                    with self.assertRaisesRegex(TypeError, next(iter(kw))):
+                        h.compare(r, **kw)
+                with self.assertRaisesRegex(ValueError, "last"):
+                    h.format(last=-1)
+                with self.assertRaisesRegex(ValueError, "last"):
+                    h.format(last=2**70)
+                with self.assertRaisesRegex(ValueError, "run_id 'x\\\\x00y'"):
+                    h.ingest(r, run_id="x\0y")
+                with self.assertRaisesRegex(TypeError, "order must be a str, not bytes"):
+                    h.ingest(r, run_id="b", order=b"0001")
+                with self.assertRaisesRegex(ValueError, "context item"):
+                    h.ingest(r, run_id="c", context={"runner": "a\0b"})
+                with self.assertRaisesRegex(ValueError, "series"):
+                    h.format(series="a\0b")
+                with self.assertRaisesRegex(TypeError, "report must be a Report"):
+                    h.compare(None)
+                with self.assertRaisesRegex(TypeError, "report must be a Report"):
+                    h.ingest(None)
+                # none of it was stored
+                self.assertEqual(json.loads(h.format("json"))["series"], [])
+                # a run id with a control character: the library's refusal
+                with self.assertRaisesRegex(ValueError, "control character 0x1b at byte 1"):
+                    h.ingest(r, run_id="r\x1b[2J")
+                h.ingest(r, run_id="ok", order="0001", window=2, fdr=0.01)
+                self.assertEqual(json.loads(h.format("json"))["series"][0]["points"][0]["order"],
+                                 "0001")
+            with self.assertRaisesRegex(TypeError, "baselines"):
+                r.compare(None)
+            with self.assertRaisesRegex(ValueError, "url .* holds a NUL"):
+                kr.History(os.path.join(tmp, "x\0y.db"))
+            with self.assertRaisesRegex(TypeError, "url"):
+                kr.History(None)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "x")))
+
+
 class FormatTest(unittest.TestCase):
     def test_formats(self):
         r = kr.read(SEED)
