@@ -524,7 +524,8 @@ int remote_reply_parse(const char *endpoint, const char *buf, size_t stat_len,
 
 		while (ls && buf[ls - 1] != '\n')
 			ls--;
-		if (stat_len < sizeof(NIC_MARK) ||
+		/* The line itself must hold the mark and its '\n' (fuzz_remote_reply). */
+		if (stat_len - ls < sizeof(NIC_MARK) ||
 		    memcmp(buf + ls, NIC_MARK, sizeof(NIC_MARK) - 1))
 			return sm_fail(-EPROTO, "remote endpoint `%s`: answer has no NIC counter line",
 				       endpoint);
