@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "case_state.h"
 #include "errmsg.h"
@@ -32,32 +31,6 @@ static pthread_key_t tbuf_key;
 static pthread_once_t tbuf_once = PTHREAD_ONCE_INIT;
 static struct tbuf *tbuf_list;
 static unsigned tbuf_next_idx;
-
-
-int ksftm_lock(pthread_mutex_t *m)
-{
-	static const struct timespec ms = { 0, 1000 * 1000 };
-	int i;
-
-	if (!ksftm_emergency) {
-		pthread_mutex_lock(m);
-		return 0;
-	}
-	for (i = 0; i < 1000; i++) {
-		if (!pthread_mutex_trylock(m))
-			return 0;
-		nanosleep(&ms, NULL);
-	}
-	return -1;
-}
-
-uint64_t ksftm_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void tbuf_thread_exit(void *p)
 {
