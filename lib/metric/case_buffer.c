@@ -11,6 +11,7 @@
 #include "case_state.h"
 #include "errmsg.h"
 #include "json_text.h"
+#include "ktap_tags.h"
 #include "line_format.h"
 #include "observation.h"
 #include "sink.h"
@@ -41,7 +42,7 @@ static void tbuf_thread_exit(void *p)
 	pthread_mutex_unlock(&tb->lock);
 }
 
-/* fork handlers (case.c), under ksftm_case_lock. */
+/* fork handlers (fork.c), under ksftm_case_lock. */
 void case_buffer_lock_all(void)
 {
 	struct tbuf *tb;
@@ -376,7 +377,7 @@ static void fill_values(struct obs *o, const struct obs_draft *d)
 /* Write-through: format the record, write it, and keep only its strings. */
 static int stream_record(struct case_data *cd, struct obs *o)
 {
-	static const char tag[] = "ktap-metric-json: ";
+	static const char tag[] = KSFTM_TAG_METRIC " ";
 	struct strbuf sb = STRBUF_INIT;
 	size_t plen;
 	char *prefix = sink_prefix_dup(&plen);

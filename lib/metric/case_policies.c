@@ -9,6 +9,7 @@
 #include "case_policies.h"
 #include "case_state.h"
 #include "errmsg.h"
+#include "grow.h"
 #include "json_text.h"
 #include "policy.h"
 
@@ -72,15 +73,8 @@ static int register_policy(const char *name, struct policy *p)
 				 atomic_load(&ksftm_buffer_limit), name);
 		goto out;
 	}
-	if (n_policies == cap_policies) {
-		size_t cap = cap_policies ? cap_policies * 2 : 16;
-		struct policy_entry *v = realloc(policies, cap * sizeof(*v));
-
-		if (!v)
-			goto oom;
-		policies = v;
-		cap_policies = cap;
-	}
+	if (ksftm_grow((void **)&policies, &cap_policies, n_policies + 1, sizeof(*policies), 16))
+		goto oom;
 	policies[n_policies].name = strdup(name);
 	if (!policies[n_policies].name)
 		goto oom;
