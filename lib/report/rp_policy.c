@@ -86,6 +86,12 @@ static int decode_regression(json_t *reg, struct rp_policy *p, json_t *canon,
 		json_decref(copy);
 		return failf(why, "regression needs \"compare\" and \"better\"");
 	}
+	/* As the producer (lib/metric/policy.c) and the line format rule. */
+	if (isnan(p->rel_tol) && isnan(p->abs_tol)) {
+		json_decref(copy);
+		return failf(why, "regression needs \"" KSFTM_PK_REL_TOL "\" or \""
+			     KSFTM_PK_ABS_TOL "\"");
+	}
 	json_object_set_new(canon, KSFTM_PK_REGRESSION, copy);
 	return 0;
 bad_value:
@@ -129,6 +135,10 @@ static int decode_range(json_t *range, struct rp_policy *p, json_t *canon,
 			return failf(why, "display_range.%s must be a number", k);
 		}
 		json_object_set(copy, k, v);
+	}
+	if (isnan(p->disp_min) && isnan(p->disp_max)) {
+		json_decref(copy);
+		return failf(why, "display_range needs \"min\" or \"max\"");
 	}
 	if (p->disp_min > p->disp_max) {
 		json_decref(copy);
