@@ -107,11 +107,7 @@ END_TEST
 
 Suite *make_suite(void)
 {
-	Suite *s = suite_create("common_helpers");
-	struct {
-		const char *name;
-		const TTest *test;
-	} tc[] = {
+	struct ck_case tc[] = {
 		{ "grow_doubles", test_grow_doubles },
 		{ "grow_overflow", test_grow_overflow },
 		{ "cmp_double", test_cmp_double },
@@ -119,13 +115,6 @@ Suite *make_suite(void)
 		{ "quantile", test_quantile },
 		{ "vocab", test_vocab },
 	};
-	size_t i;
 
-	for (i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
-		TCase *c = tcase_create(tc[i].name);
-
-		tcase_add_test(c, tc[i].test);
-		suite_add_tcase(s, c);
-	}
-	return s;
+	return ck_suite_of("common_helpers", tc, sizeof(tc) / sizeof(tc[0]));
 }
