@@ -2,6 +2,7 @@
 #ifndef KSFTM_ARENA_H
 #define KSFTM_ARENA_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,7 +20,7 @@ struct arena {
 
 /*
  * Charge @bytes to @budget (the case's memory, shared by all its threads)
- * unless that passes @limit: 0, or -1 with nothing charged.
+ * unless that passes @limit: 0, or -ENOBUFS with nothing charged.
  */
 static inline int budget_charge(atomic_size_t *budget, size_t limit, size_t bytes)
 {
@@ -28,7 +29,7 @@ static inline int budget_charge(atomic_size_t *budget, size_t limit, size_t byte
 	if (old <= limit && bytes <= limit - old)
 		return 0;
 	atomic_fetch_sub(budget, bytes);
-	return -1;
+	return -ENOBUFS;
 }
 
 /*

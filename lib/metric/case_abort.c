@@ -23,6 +23,7 @@
 #include "case_flush.h"
 #include "case_state.h"
 #include "json_text.h"
+#include "ktap_tags.h"
 #include "sink.h"
 
 static pthread_once_t install_once = PTHREAD_ONCE_INIT;
@@ -57,7 +58,7 @@ static void add_uint(struct strbuf *sb, unsigned long n)
 static void abort_line(struct strbuf *sb, const char *prefix, size_t plen,
 		       const char *reason, int status, size_t dropped)
 {
-	static const char tag[] = "ktap-metric-abort-json: {";
+	static const char tag[] = KSFTM_TAG_ABORT " {";
 
 	strbuf_add(sb, prefix, plen);
 	strbuf_add(sb, tag, sizeof(tag) - 1);

@@ -7,11 +7,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "case_state.h"
 #include "errmsg.h"
 #include "json_text.h"
+#include "ktap_tags.h"
 #include "line_format.h"
 #include "observation.h"
 #include "sink.h"
@@ -33,32 +33,6 @@ static pthread_once_t tbuf_once = PTHREAD_ONCE_INIT;
 static struct tbuf *tbuf_list;
 static unsigned tbuf_next_idx;
 
-
-int ksftm_lock(pthread_mutex_t *m)
-{
-	static const struct timespec ms = { 0, 1000 * 1000 };
-	int i;
-
-	if (!ksftm_emergency) {
-		pthread_mutex_lock(m);
-		return 0;
-	}
-	for (i = 0; i < 1000; i++) {
-		if (!pthread_mutex_trylock(m))
-			return 0;
-		nanosleep(&ms, NULL);
-	}
-	return -1;
-}
-
-uint64_t ksftm_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void tbuf_thread_exit(void *p)
 {
 	struct tbuf *tb = p;
@@ -68,7 +42,7 @@ static void tbuf_thread_exit(void *p)
 	pthread_mutex_unlock(&tb->lock);
 }
 
-/* fork handlers (case.c), under ksftm_case_lock. */
+/* fork handlers (fork.c), under ksftm_case_lock. */
 void case_buffer_lock_all(void)
 {
 	struct tbuf *tb;
@@ -403,7 +377,7 @@ static void fill_values(struct obs *o, const struct obs_draft *d)
 /* Write-through: format the record, write it, and keep only its strings. */
 static int stream_record(struct case_data *cd, struct obs *o)
 {
-	static const char tag[] = "ktap-metric-json: ";
+	static const char tag[] = KSFTM_TAG_METRIC " ";
 	struct strbuf sb = STRBUF_INIT;
 	size_t plen;
 	char *prefix = sink_prefix_dup(&plen);

@@ -9,6 +9,7 @@
 
 #include "case_flush.h"
 #include "errmsg.h"
+#include "ktap_tags.h"
 #include "line_format.h"
 #include "sink.h"
 #include "strbuf.h"
@@ -116,7 +117,7 @@ size_t case_flush_cursor_size(void)
 static int emit_observations(struct emitter *e, const struct closed_case *cc,
 			     struct cursor *storage)
 {
-	static const char tag[] = "ktap-metric-json: ";
+	static const char tag[] = KSFTM_TAG_METRIC " ";
 	struct cursor *heap = storage ? storage
 				      : calloc(cc->n_data ? cc->n_data : 1, sizeof(*heap));
 	size_t n = 0, i;
@@ -159,7 +160,7 @@ static int observed(const struct closed_case *cc, const char *name)
 
 int case_stream_policy(const char *name, const void *policy)
 {
-	static const char tag[] = "ktap-metric-policy-json: ";
+	static const char tag[] = KSFTM_TAG_POLICY " ";
 	struct emitter e = { STRBUF_INIT, 1, 0, 0, NULL, 0, 0, 0 };
 	char *prefix = sink_prefix_dup(&e.prefix_len);
 
@@ -183,7 +184,7 @@ int case_stream_policy(const char *name, const void *policy)
  * timeout) can write nothing more, and the missing "end" before the
  * result line is how a consumer tells its lines were cut short.
  */
-static const char stream_tag[] = "ktap-metric-stream-json: ";
+static const char stream_tag[] = KSFTM_TAG_STREAM " ";
 
 static void emit_stream_marker(struct emitter *e, const char *state)
 {
@@ -213,7 +214,7 @@ int case_stream_begin(void)
 
 static void emit_policies(struct emitter *e, const struct closed_case *cc)
 {
-	static const char tag[] = "ktap-metric-policy-json: ";
+	static const char tag[] = KSFTM_TAG_POLICY " ";
 	size_t i;
 
 	for (i = 0; i < cc->n_policies && !e->err && !cc->streamed; i++) {

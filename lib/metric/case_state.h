@@ -35,18 +35,11 @@ struct case_data {
 extern _Atomic uint64_t ksftm_case_start;
 /* The open case writes each line at once (write-through) instead of at end. */
 extern atomic_int ksftm_case_stream;
+/* Depth of ksft_metric_reporting() scopes (reset at case begin and end). */
+extern atomic_int ksftm_case_reporting;
 
-/*
- * ksftm_emergency (errmsg.h, common: ksftm_fail() checks it too) is set
- * while this thread runs the fatal-signal flush: locks are then only tried
- * (for about a second), since the interrupted code may hold them.
- */
-#include "errmsg.h"
-
-/* Lock @m; 0, or -1 if in an emergency and it stayed held. */
-int ksftm_lock(pthread_mutex_t *m);
-
-uint64_t ksftm_now_ns(void);
+#include "clock.h"
+#include "lock.h"
 
 /* Under ksftm_case_lock: was @name observed in the open case by any thread? */
 int case_buffer_name_observed(const char *name);

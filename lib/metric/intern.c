@@ -45,14 +45,14 @@ int64_t intern_find(const struct intern *t, const char *s, size_t len, uint64_t 
 	uint32_t i, id;
 
 	if (!t->slots)
-		return -1;
+		return -ENOENT;
 	for (i = (uint32_t)h & t->mask; (id = t->slots[i]); i = (i + 1) & t->mask) {
 		const struct intern_entry *e = &t->entries[id - 1];
 
 		if (e->hash == h && e->len == len && !memcmp(t->pool + e->off, s, len))
 			return id - 1;
 	}
-	return -1;
+	return -ENOENT;
 }
 
 static int rehash(struct intern *t, uint32_t nslots)

@@ -29,7 +29,7 @@ struct intern {
 };
 
 uint64_t intern_hash(const char *s, size_t *len);
-/* Id of @s, or -1 if absent. */
+/* Id of @s, or -ENOENT if absent. */
 int64_t intern_find(const struct intern *t, const char *s, size_t len, uint64_t h);
 /*
  * Id of @s, inserting it (caller validated it). The table's growth is

@@ -11,6 +11,7 @@
 #include "errmsg.h"
 #include "observation.h"
 #include "policy.h"
+#include "policy_vocab.h"
 
 #define SAFE_NAME(n) ((n) ? (n) : "(null)")
 
@@ -40,7 +41,7 @@ static int json_number(json_t *j, struct ksft_metric_value *out)
 		out->type = KSFT_METRIC_DOUBLE;
 		out->u.d = json_real_value(j);
 	} else {
-		return -1;
+		return -EINVAL;	/* not a number: the caller names the field */
 	}
 	return 0;
 }
@@ -189,14 +190,14 @@ static int regression_from_json(const char *name, json_t *obj,
 	if (!json_is_object(obj))
 		return ksftm_fail(EINVAL, "metric %s: regression must be an object", name);
 	json_object_foreach(obj, key, v) {
-		if (!strcmp(key, "compare"))
+		if (!strcmp(key, KSFTM_PK_COMPARE))
 			ret = policy_string(name, v, "regression compare", &p->regression_compare);
-		else if (!strcmp(key, "better"))
+		else if (!strcmp(key, KSFTM_PK_BETTER))
 			ret = policy_string(name, v, "regression better", &p->regression_better);
-		else if (!strcmp(key, "relative_tolerance"))
+		else if (!strcmp(key, KSFTM_PK_REL_TOL))
 			ret = policy_number(name, v, "regression relative_tolerance",
 					    &p->regression_relative_tolerance);
-		else if (!strcmp(key, "absolute_tolerance"))
+		else if (!strcmp(key, KSFTM_PK_ABS_TOL))
 			ret = policy_number(name, v, "regression absolute_tolerance",
 					    &p->regression_absolute_tolerance);
 		else
@@ -220,9 +221,9 @@ static int range_from_json(const char *name, json_t *obj, struct ksft_metric_pol
 	if (!json_is_object(obj))
 		return ksftm_fail(EINVAL, "metric %s: display_range must be an object", name);
 	json_object_foreach(obj, key, v) {
-		if (!strcmp(key, "min"))
+		if (!strcmp(key, KSFTM_PK_MIN))
 			ret = policy_number(name, v, "display_range min", &p->display_min);
-		else if (!strcmp(key, "max"))
+		else if (!strcmp(key, KSFTM_PK_MAX))
 			ret = policy_number(name, v, "display_range max", &p->display_max);
 		else
 			ret = ksftm_fail(EINVAL, "metric %s: unknown display_range key '%s'",
@@ -252,19 +253,19 @@ int policy_from_json(const char *name, const char *json, struct policy *out)
 		goto out;
 	}
 	json_object_foreach(obj, key, v) {
-		if (!strcmp(key, "summarize"))
+		if (!strcmp(key, KSFTM_PK_SUMMARIZE))
 			ret = policy_string(name, v, "summarize", &p.summarize);
-		else if (!strcmp(key, "transform"))
+		else if (!strcmp(key, KSFTM_PK_TRANSFORM))
 			ret = policy_string(name, v, "transform", &p.transform);
-		else if (!strcmp(key, "aggregation"))
+		else if (!strcmp(key, KSFTM_PK_AGGREGATION))
 			ret = policy_string(name, v, "aggregation", &p.aggregation);
-		else if (!strcmp(key, "display_label"))
+		else if (!strcmp(key, KSFTM_PK_DISPLAY_LABEL))
 			ret = policy_string(name, v, "display_label", &p.display_label);
-		else if (!strcmp(key, "display_scale"))
+		else if (!strcmp(key, KSFTM_PK_DISPLAY_SCALE))
 			ret = policy_number(name, v, "display_scale", &p.display_scale);
-		else if (!strcmp(key, "regression"))
+		else if (!strcmp(key, KSFTM_PK_REGRESSION))
 			ret = regression_from_json(name, v, &p);
-		else if (!strcmp(key, "display_range"))
+		else if (!strcmp(key, KSFTM_PK_DISPLAY_RANGE))
 			ret = range_from_json(name, v, &p);
 		else
 			ret = ksftm_fail(EINVAL, "metric %s: unknown policy key '%s'", name, key);

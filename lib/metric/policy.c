@@ -12,17 +12,7 @@
 #include "json_text.h"
 #include "opts_size.h"
 #include "policy.h"
-
-static const char *const summaries[] = {
-	"last", "total", "p50", "p90", "p99", "max", "distribution", NULL
-};
-/* compare may name any summary but "distribution" (it is not one number). */
-static const char *const comparisons[] = {
-	"last", "total", "p50", "p90", "p99", "max", NULL
-};
-static const char *const transforms[] = { "rate", NULL };
-static const char *const aggregations[] = { "busy-core-equivalents", NULL };
-static const char *const betters[] = { "higher", "lower", NULL };
+#include "policy_vocab.h"
 
 static void join_words(char *out, size_t n, const char *const *set)
 {
@@ -48,13 +38,11 @@ static int pick(const char *name, const char *field, const char *s,
 		const char *const *set, const char **out)
 {
 	char words[160];
-	size_t i;
+	int i = ksftm_vocab_index(set, s);
 
-	for (i = 0; set[i]; i++) {
-		if (!strcmp(s, set[i])) {
-			*out = set[i];
-			return 0;
-		}
+	if (i >= 0) {
+		*out = set[i];
+		return 0;
 	}
 	join_words(words, sizeof(words), set);
 	if (!utf8_valid(s, strlen(s)))
@@ -121,14 +109,14 @@ static int check_regression(const char *name, const struct ksft_metric_policy *i
 					  name);
 		return 0;
 	}
-	ret = pick(name, "regression compare", in->regression_compare, comparisons,
+	ret = pick(name, "regression compare", in->regression_compare, ksftm_comparisons,
 		   &out->compare);
 	if (ret)
 		return ret;
 	if (!in->regression_better)
 		return ksftm_fail(EINVAL, "metric %s: regression policy needs better (higher or lower)",
 				  name);
-	ret = pick(name, "regression better", in->regression_better, betters, &out->better);
+	ret = pick(name, "regression better", in->regression_better, ksftm_betters, &out->better);
 	if (!ret)
 		ret = check_number(name, "regression relative_tolerance",
 				   &in->regression_relative_tolerance, &out->rel_tol);
@@ -194,12 +182,12 @@ int policy_from_struct(const char *name, const struct ksft_metric_policy *in,
 		}
 	}
 	in = &copy;
-	ret = pick(name, "summarize", in->summarize ? in->summarize : "total",
-		   summaries, &out->summarize);
+	ret = pick(name, "summarize", in->summarize ? in->summarize : KSFTM_SUM_DEFAULT,
+		   ksftm_summaries, &out->summarize);
 	if (!ret && in->transform)
-		ret = pick(name, "transform", in->transform, transforms, &out->transform);
+		ret = pick(name, "transform", in->transform, ksftm_transforms, &out->transform);
 	if (!ret && in->aggregation)
-		ret = pick(name, "aggregation", in->aggregation, aggregations,
+		ret = pick(name, "aggregation", in->aggregation, ksftm_aggregations,
 			   &out->aggregation);
 	if (!ret)
 		ret = check_regression(name, in, out);
@@ -252,55 +240,55 @@ void policy_format(struct strbuf *sb, const char *name, const struct policy *p)
 
 #define KEY(k) do { strbuf_addc(sb, sep); strbuf_adds(sb, "\"" k "\":"); sep = ','; } while (0)
 	if (p->aggregation) {
-		KEY("aggregation");
+		KEY(KSFTM_PK_AGGREGATION);
 		json_add_string(sb, p->aggregation, strlen(p->aggregation));
 	}
 	if (p->label) {
-		KEY("display_label");
+		KEY(KSFTM_PK_DISPLAY_LABEL);
 		json_add_string(sb, p->label, strlen(p->label));
 	}
 	if (p->min.type || p->max.type) {
-		KEY("display_range");
+		KEY(KSFTM_PK_DISPLAY_RANGE);
 		if (p->max.type) {
-			strbuf_adds(sb, "{\"max\":");
+			strbuf_adds(sb, "{\"" KSFTM_PK_MAX "\":");
 			add_pnum(sb, &p->max);
-			strbuf_adds(sb, p->min.type ? ",\"min\":" : "");
+			strbuf_adds(sb, p->min.type ? ",\"" KSFTM_PK_MIN "\":" : "");
 		} else {
-			strbuf_adds(sb, "{\"min\":");
+			strbuf_adds(sb, "{\"" KSFTM_PK_MIN "\":");
 		}
 		if (p->min.type)
 			add_pnum(sb, &p->min);
 		strbuf_addc(sb, '}');
 	}
 	if (p->scale.type) {
-		KEY("display_scale");
+		KEY(KSFTM_PK_DISPLAY_SCALE);
 		add_pnum(sb, &p->scale);
 	}
-	KEY("name");
+	KEY(KSFTM_PK_NAME);
 	json_add_string(sb, name, strlen(name));
 	if (p->compare) {
-		KEY("regression");
+		KEY(KSFTM_PK_REGRESSION);
 		if (p->abs_tol.type) {
-			strbuf_adds(sb, "{\"absolute_tolerance\":");
+			strbuf_adds(sb, "{\"" KSFTM_PK_ABS_TOL "\":");
 			add_pnum(sb, &p->abs_tol);
-			strbuf_adds(sb, ",\"better\":\"");
+			strbuf_adds(sb, ",\"" KSFTM_PK_BETTER "\":\"");
 		} else {
-			strbuf_adds(sb, "{\"better\":\"");
+			strbuf_adds(sb, "{\"" KSFTM_PK_BETTER "\":\"");
 		}
 		strbuf_adds(sb, p->better);
-		strbuf_adds(sb, "\",\"compare\":\"");
+		strbuf_adds(sb, "\",\"" KSFTM_PK_COMPARE "\":\"");
 		strbuf_adds(sb, p->compare);
 		strbuf_addc(sb, '"');
 		if (p->rel_tol.type) {
-			strbuf_adds(sb, ",\"relative_tolerance\":");
+			strbuf_adds(sb, ",\"" KSFTM_PK_REL_TOL "\":");
 			add_pnum(sb, &p->rel_tol);
 		}
 		strbuf_addc(sb, '}');
 	}
-	KEY("summarize");
+	KEY(KSFTM_PK_SUMMARIZE);
 	json_add_string(sb, p->summarize, strlen(p->summarize));
 	if (p->transform) {
-		KEY("transform");
+		KEY(KSFTM_PK_TRANSFORM);
 		json_add_string(sb, p->transform, strlen(p->transform));
 	}
 #undef KEY

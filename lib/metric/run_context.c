@@ -19,7 +19,9 @@
 #include <ksftmetric/metric.h>
 
 #include "errmsg.h"
+#include "grow.h"
 #include "json_text.h"
+#include "ktap_tags.h"
 #include "run_context.h"
 #include "sink.h"
 #include "strbuf.h"
@@ -47,7 +49,7 @@ static const char *const own_keys[] = {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct { char *key, *value; } *extra;	/* sorted by key */
-static size_t n_extra;
+static size_t n_extra, cap_extra;
 static atomic_int emitted;
 
 void run_context_atfork_prepare(void)
@@ -372,16 +374,11 @@ KSFT_METRIC_API int ksft_metric_context_set(const char *key, const char *value)
 	}
 	k = strdup(key);
 	v = strdup(value);
-	{
-		void *grown = k && v ? realloc(extra, (n_extra + 1) * sizeof(*extra)) : NULL;
-
-		if (!grown) {
-			pthread_mutex_unlock(&lock);
-			free(k);
-			free(v);
-			return ksftm_fail(ENOMEM, "out of memory");
-		}
-		extra = grown;
+	if (!k || !v || ksftm_grow((void **)&extra, &cap_extra, n_extra + 1, sizeof(*extra), 8)) {
+		pthread_mutex_unlock(&lock);
+		free(k);
+		free(v);
+		return ksftm_fail(ENOMEM, "out of memory");
 	}
 	memmove(&extra[i + 1], &extra[i], (n_extra - i) * sizeof(*extra));
 	extra[i].key = k;
@@ -398,7 +395,7 @@ KSFT_METRIC_API int ksft_metric_context_line(char **line, size_t *len)
 
 	if (!line)
 		return ksftm_fail(EINVAL, "ksft_metric_context_line: line is NULL");
-	strbuf_adds(&sb, "ktap-metric-context-json: ");
+	strbuf_adds(&sb, KSFTM_TAG_CONTEXT " ");
 	pthread_mutex_lock(&lock);
 	ret = format_context(&sb);
 	pthread_mutex_unlock(&lock);

@@ -16,7 +16,7 @@
 
 #include <ksftmetric/metric.h>
 
-#include "case_state.h"
+#include "lock.h"
 #include "errmsg.h"
 #include "json_text.h"
 #include "sink.h"

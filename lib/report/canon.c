@@ -9,17 +9,18 @@
 
 #include "float_repr.h"
 #include "json_text.h"
+#include "policy_vocab.h"
 #include "rp.h"
 
 static const char *const op_names[] = {
 	[RP_OP_NONE] = NULL,
-	[RP_OP_LAST] = "last",
-	[RP_OP_TOTAL] = "total",
-	[RP_OP_MAX] = "max",
-	[RP_OP_P50] = "p50",
-	[RP_OP_P90] = "p90",
-	[RP_OP_P99] = "p99",
-	[RP_OP_DISTRIBUTION] = "distribution",
+	[RP_OP_LAST] = KSFTM_SUM_LAST,
+	[RP_OP_TOTAL] = KSFTM_SUM_TOTAL,
+	[RP_OP_MAX] = KSFTM_SUM_MAX,
+	[RP_OP_P50] = KSFTM_SUM_P50,
+	[RP_OP_P90] = KSFTM_SUM_P90,
+	[RP_OP_P99] = KSFTM_SUM_P99,
+	[RP_OP_DISTRIBUTION] = KSFTM_SUM_DISTRIBUTION,
 };
 
 const char *rp_op_name(int op)
@@ -31,7 +32,7 @@ const char *rp_op_name(int op)
 
 const char *rp_better_name(int better)
 {
-	return better > 0 ? "higher" : better < 0 ? "lower" : NULL;
+	return better > 0 ? KSFTM_BETTER_HIGHER : better < 0 ? KSFTM_BETTER_LOWER : NULL;
 }
 
 int rp_op_parse(const char *s, int allow_distribution)

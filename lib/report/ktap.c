@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ktap_tags.h"
 #include "rp_input.h"
 
 struct rp_input *rp_input_new(struct ksft_metric_report *r, const char *name)
@@ -589,20 +590,21 @@ int rp_input_line(struct rp_input *in, const char *s, size_t n)
 	}
 	switch (*p) {
 	case 'k':
-		if (STARTS(p, end, "ktap-metric-json:")) {
-			rp_metric_line(in, d, p + 17, end);
+		if (STARTS(p, end, KSFTM_TAG_METRIC)) {
+			rp_metric_line(in, d, p + KSFTM_TAG_LEN(KSFTM_TAG_METRIC), end);
 			return in->oom ? -ENOMEM : 0;
 		}
-		if (STARTS(p, end, "ktap-metric-policy-json:")) {
-			rp_policy_line(in, d, p + 24, end);
+		if (STARTS(p, end, KSFTM_TAG_POLICY)) {
+			rp_policy_line(in, d, p + KSFTM_TAG_LEN(KSFTM_TAG_POLICY), end);
 			return in->oom ? -ENOMEM : 0;
 		}
-		if (STARTS(p, end, "ktap-metric-abort-json:")) {
-			abort_line(in, d, p + 23, end);
+		if (STARTS(p, end, KSFTM_TAG_ABORT)) {
+			abort_line(in, d, p + KSFTM_TAG_LEN(KSFTM_TAG_ABORT), end);
 			return in->oom ? -ENOMEM : 0;
 		}
-		if (STARTS(p, end, "ktap-metric-context-json:")) {
-			json_t *obj = json_loadb(p + 25, (size_t)(end - p - 25), 0, NULL);
+		if (STARTS(p, end, KSFTM_TAG_CONTEXT)) {
+			json_t *obj = json_loadb(p + KSFTM_TAG_LEN(KSFTM_TAG_CONTEXT),
+						 (size_t)(end - p) - KSFTM_TAG_LEN(KSFTM_TAG_CONTEXT), 0, NULL);
 
 			if (json_is_object(obj))
 				rp_context_merge(in->r, in->file, in->lineno, obj);
@@ -612,8 +614,8 @@ int rp_input_line(struct rp_input *in, const char *s, size_t n)
 			json_decref(obj);
 			return 0;
 		}
-		if (STARTS(p, end, "ktap-metric-stream-json:")) {
-			stream_line(in, d, p + 24, end);
+		if (STARTS(p, end, KSFTM_TAG_STREAM)) {
+			stream_line(in, d, p + KSFTM_TAG_LEN(KSFTM_TAG_STREAM), end);
 			return in->oom ? -ENOMEM : 0;
 		}
 		break;

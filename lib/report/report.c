@@ -13,6 +13,7 @@
 
 #include "errmsg.h"
 #include "opts_size.h"
+#include "policy_vocab.h"
 #include "rp.h"
 
 #define CHUNK (256u << 10)
@@ -455,8 +456,8 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	out->is_array = s->is_array;
 	out->policy_json = s->has_policy ? s->policy.json : NULL;
 	out->summarize = rp_op_name(p->summarize);
-	out->transform = p->transform == RP_TR_RATE ? "rate" : NULL;
-	out->aggregation = p->aggregation == RP_AGG_BCE ? "busy-core-equivalents" : NULL;
+	out->transform = p->transform == RP_TR_RATE ? KSFTM_TRANSFORM_RATE : NULL;
+	out->aggregation = p->aggregation == RP_AGG_BCE ? KSFTM_AGG_BCE : NULL;
 	out->compare = rp_op_name(p->compare);
 	out->better = rp_better_name(p->better);
 	out->relative_tolerance = p->rel_tol;

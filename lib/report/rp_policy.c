@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy_vocab.h"
 #include "rp.h"
 
 static int failf(char **why, const char *fmt, ...)
@@ -56,23 +57,23 @@ static int decode_regression(json_t *reg, struct rp_policy *p, json_t *canon,
 	if (!copy)
 		return failf(why, "out of memory");
 	json_object_foreach(reg, k, v) {
-		if (!strcmp(k, "compare")) {
+		if (!strcmp(k, KSFTM_PK_COMPARE)) {
 			if (!json_is_string(v) ||
 			    !(p->compare = rp_op_parse(json_string_value(v), 0)))
 				goto bad_value;
-		} else if (!strcmp(k, "better")) {
+		} else if (!strcmp(k, KSFTM_PK_BETTER)) {
 			const char *b = json_is_string(v) ? json_string_value(v) : "";
 
-			if (!strcmp(b, "higher"))
+			if (!strcmp(b, KSFTM_BETTER_HIGHER))
 				p->better = 1;
-			else if (!strcmp(b, "lower"))
+			else if (!strcmp(b, KSFTM_BETTER_LOWER))
 				p->better = -1;
 			else
 				goto bad_value;
-		} else if (!strcmp(k, "relative_tolerance")) {
+		} else if (!strcmp(k, KSFTM_PK_REL_TOL)) {
 			if (number(v, &p->rel_tol) || p->rel_tol < 0)
 				goto bad_value;
-		} else if (!strcmp(k, "absolute_tolerance")) {
+		} else if (!strcmp(k, KSFTM_PK_ABS_TOL)) {
 			if (number(v, &p->abs_tol) || p->abs_tol < 0)
 				goto bad_value;
 		} else {
@@ -85,7 +86,13 @@ static int decode_regression(json_t *reg, struct rp_policy *p, json_t *canon,
 		json_decref(copy);
 		return failf(why, "regression needs \"compare\" and \"better\"");
 	}
-	json_object_set_new(canon, "regression", copy);
+	/* As the producer (lib/metric/policy.c) and the line format rule. */
+	if (isnan(p->rel_tol) && isnan(p->abs_tol)) {
+		json_decref(copy);
+		return failf(why, "regression needs \"" KSFTM_PK_REL_TOL "\" or \""
+			     KSFTM_PK_ABS_TOL "\"");
+	}
+	json_object_set_new(canon, KSFTM_PK_REGRESSION, copy);
 	return 0;
 bad_value:
 	json_decref(copy);
@@ -115,9 +122,9 @@ static int decode_range(json_t *range, struct rp_policy *p, json_t *canon,
 	json_object_foreach(range, k, v) {
 		double *dst;
 
-		if (!strcmp(k, "min"))
+		if (!strcmp(k, KSFTM_PK_MIN))
 			dst = &p->disp_min;
-		else if (!strcmp(k, "max"))
+		else if (!strcmp(k, KSFTM_PK_MAX))
 			dst = &p->disp_max;
 		else {
 			note_unknown(unknown, "display_range.", k);
@@ -129,17 +136,21 @@ static int decode_range(json_t *range, struct rp_policy *p, json_t *canon,
 		}
 		json_object_set(copy, k, v);
 	}
+	if (isnan(p->disp_min) && isnan(p->disp_max)) {
+		json_decref(copy);
+		return failf(why, "display_range needs \"min\" or \"max\"");
+	}
 	if (p->disp_min > p->disp_max) {
 		json_decref(copy);
 		return failf(why, "display_range min is above max");
 	}
-	json_object_set_new(canon, "display_range", copy);
+	json_object_set_new(canon, KSFTM_PK_DISPLAY_RANGE, copy);
 	return 0;
 }
 
 static const char *const known_plain[] = {
-	"summarize", "transform", "aggregation", "display_scale",
-	"display_label",
+	KSFTM_PK_SUMMARIZE, KSFTM_PK_TRANSFORM, KSFTM_PK_AGGREGATION,
+	KSFTM_PK_DISPLAY_SCALE, KSFTM_PK_DISPLAY_LABEL,
 };
 
 int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **why,
@@ -161,16 +172,16 @@ int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **why,
 	json_object_foreach(obj, k, v) {
 		int known = 0;
 
-		if (!strcmp(k, "name"))
+		if (!strcmp(k, KSFTM_PK_NAME))
 			continue;
 		if (json_is_null(v))
 			continue;	/* Python leaves None out; be lenient */
-		if (!strcmp(k, "regression")) {
+		if (!strcmp(k, KSFTM_PK_REGRESSION)) {
 			if (decode_regression(v, p, canon, why, unknown))
 				goto fail;
 			continue;
 		}
-		if (!strcmp(k, "display_range")) {
+		if (!strcmp(k, KSFTM_PK_DISPLAY_RANGE)) {
 			if (decode_range(v, p, canon, why, unknown))
 				goto fail;
 			continue;
@@ -181,23 +192,23 @@ int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **why,
 			note_unknown(unknown, "", k);
 			continue;
 		}
-		if (!strcmp(k, "summarize")) {
+		if (!strcmp(k, KSFTM_PK_SUMMARIZE)) {
 			if (!json_is_string(v) ||
 			    !(p->summarize = rp_op_parse(json_string_value(v), 1)))
 				goto bad_value;
-		} else if (!strcmp(k, "transform")) {
-			if (!json_is_string(v) || strcmp(json_string_value(v), "rate"))
+		} else if (!strcmp(k, KSFTM_PK_TRANSFORM)) {
+			if (!json_is_string(v) || strcmp(json_string_value(v), KSFTM_TRANSFORM_RATE))
 				goto bad_value;
 			p->transform = RP_TR_RATE;
-		} else if (!strcmp(k, "aggregation")) {
+		} else if (!strcmp(k, KSFTM_PK_AGGREGATION)) {
 			if (!json_is_string(v) ||
-			    strcmp(json_string_value(v), "busy-core-equivalents"))
+			    strcmp(json_string_value(v), KSFTM_AGG_BCE))
 				goto bad_value;
 			p->aggregation = RP_AGG_BCE;
-		} else if (!strcmp(k, "display_scale")) {
+		} else if (!strcmp(k, KSFTM_PK_DISPLAY_SCALE)) {
 			if (number(v, &p->disp_scale) || !(p->disp_scale > 0))
 				goto bad_value;
-		} else if (!strcmp(k, "display_label")) {
+		} else if (!strcmp(k, KSFTM_PK_DISPLAY_LABEL)) {
 			if (!json_is_string(v) || !json_string_length(v))
 				goto bad_value;
 			p->disp_label = rp_text_dup(json_string_value(v),
@@ -209,8 +220,8 @@ int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **why,
 		}
 		json_object_set(canon, k, v);
 	}
-	if (!json_object_get(canon, "summarize"))
-		json_object_set_new(canon, "summarize", json_string("total"));
+	if (!json_object_get(canon, KSFTM_PK_SUMMARIZE))
+		json_object_set_new(canon, KSFTM_PK_SUMMARIZE, json_string(KSFTM_SUM_DEFAULT));
 	rp_json_emit(&sb, canon);
 	json_decref(canon);
 	p->json = strbuf_detach(&sb, NULL);

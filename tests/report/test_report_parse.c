@@ -732,6 +732,42 @@ START_TEST(test_bad_policies)
 }
 END_TEST
 
+/*
+ * What the producer refuses (tests/metric/test_policy.c) the consumer
+ * refuses too: a regression without a tolerance, a display_range with
+ * neither bound (the line format: "at least one tolerance is required",
+ * "min, max, or both").
+ */
+START_TEST(test_policies_as_producer_rules)
+{
+	static const char log[] =
+		"# ktap-metric-policy-json: {\"name\":\"a\",\"regression\":{\"compare\":\"p50\",\"better\":\"higher\"}}\n"
+		"# ktap-metric-policy-json: {\"name\":\"b\",\"display_range\":{}}\n"
+		"# ktap-metric-policy-json: {\"name\":\"c\",\"regression\":{\"compare\":\"p50\",\"better\":\"higher\",\"absolute_tolerance\":0}}\n"
+		"# ktap-metric-policy-json: {\"name\":\"d\",\"display_range\":{\"max\":3}}\n"
+		"# ktap-metric-json: {\"name\":\"a\",\"shape\":\"scalar\",\"time\":1,\"value\":1}\n"
+		"# ktap-metric-json: {\"name\":\"b\",\"shape\":\"scalar\",\"time\":1,\"value\":1}\n"
+		"# ktap-metric-json: {\"name\":\"c\",\"shape\":\"scalar\",\"time\":1,\"value\":1}\n"
+		"# ktap-metric-json: {\"name\":\"d\",\"shape\":\"scalar\",\"time\":1,\"value\":1}\n"
+		"ok 1 t\n";
+	struct ksft_metric_report *r = ru_read("rules.log", log);
+	struct ksft_metric_report_series s;
+
+	ck_assert_uint_eq(ru_warnings_with(r, 1, "regression needs \"relative_tolerance\" or \"absolute_tolerance\""), 1);
+	ck_assert_uint_eq(ru_warnings_with(r, 2, "display_range needs \"min\" or \"max\""), 1);
+	get(r, ru_find(r, "t", "a", "{}"), &s);
+	ck_assert_ptr_null(s.policy_json);
+	get(r, ru_find(r, "t", "b", "{}"), &s);
+	ck_assert_ptr_null(s.policy_json);
+	/* One tolerance (zero is one) or one bound is enough. */
+	get(r, ru_find(r, "t", "c", "{}"), &s);
+	ck_assert_ptr_nonnull(s.policy_json);
+	get(r, ru_find(r, "t", "d", "{}"), &s);
+	ck_assert_ptr_nonnull(s.policy_json);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 START_TEST(test_mixed_shapes)
 {
 	static const char log[] =
@@ -971,6 +1007,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_bad_policies);
 	tcase_add_test(tc, test_policy_lookup_linear);
 	tcase_add_test(tc, test_empty_array_after_values);
+	tcase_add_test(tc, test_policies_as_producer_rules);
 	tcase_add_test(tc, test_mixed_shapes);
 	tcase_add_test(tc, test_long_line_buffer);
 	tcase_add_test(tc, test_long_line_stream);

@@ -423,11 +423,7 @@ END_TEST
 
 Suite *make_suite(void)
 {
-	Suite *s = suite_create("float_repr");
-	struct {
-		const char *name;
-		const TTest *test;
-	} tc[] = {
+	struct ck_case tc[] = {
 		{ "layout", test_layout },
 		{ "negative_zero", test_negative_zero },
 		{ "subnormal", test_subnormal },
@@ -442,13 +438,6 @@ Suite *make_suite(void)
 		{ "int64", test_int64 },
 		{ "time_ties", test_time_ties },
 	};
-	size_t i;
 
-	for (i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
-		TCase *c = tcase_create(tc[i].name);
-
-		tcase_add_test(c, tc[i].test);
-		suite_add_tcase(s, c);
-	}
-	return s;
+	return ck_suite_of("float_repr", tc, sizeof(tc) / sizeof(tc[0]));
 }

@@ -161,11 +161,7 @@ END_TEST
 
 Suite *make_suite(void)
 {
-	Suite *s = suite_create("json_text");
-	struct {
-		const char *name;
-		const TTest *test;
-	} tc[] = {
+	struct ck_case tc[] = {
 		{ "short_escapes", test_short_escapes },
 		{ "all_ascii", test_all_ascii },
 		{ "embedded_nul", test_embedded_nul },
@@ -179,13 +175,6 @@ Suite *make_suite(void)
 		{ "utf8_truncated", test_utf8_truncated },
 		{ "utf8_stray_continuation", test_utf8_stray_continuation },
 	};
-	size_t i;
 
-	for (i = 0; i < sizeof(tc) / sizeof(tc[0]); i++) {
-		TCase *c = tcase_create(tc[i].name);
-
-		tcase_add_test(c, tc[i].test);
-		suite_add_tcase(s, c);
-	}
-	return s;
+	return ck_suite_of("json_text", tc, sizeof(tc) / sizeof(tc[0]));
 }

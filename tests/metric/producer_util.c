@@ -346,17 +346,18 @@ char *pu_read_golden(const char *src_file, const char *name)
 	dir_of(src_file, src_dir, sizeof(src_dir));
 	build[0] = '\0';
 	if (n > 0) {
-		char tests_dir[PATH_MAX];
+		char metric_dir[PATH_MAX], tests_dir[PATH_MAX];
 
 		exe[n] = '\0';
-		dir_of(exe, tests_dir, sizeof(tests_dir));	/* <build>/tests */
+		dir_of(exe, metric_dir, sizeof(metric_dir));	/* <build>/tests/metric */
+		dir_of(metric_dir, tests_dir, sizeof(tests_dir));	/* <build>/tests */
 		dir_of(tests_dir, build, sizeof(build));	/* <build> */
 	}
 	for (i = 0; i < 2 && fd < 0; i++) {
 		if (src_dir[0] == '/' || i == 1)
-			snprintf(path, sizeof(path), "%s/golden/producer/%s", src_dir, name);
+			snprintf(path, sizeof(path), "%s/golden/%s", src_dir, name);
 		else
-			snprintf(path, sizeof(path), "%s/%s/golden/producer/%s", build, src_dir, name);
+			snprintf(path, sizeof(path), "%s/%s/golden/%s", build, src_dir, name);
 		snprintf(tried[i], sizeof(tried[i]), "%s", path);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}

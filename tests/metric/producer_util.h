@@ -105,7 +105,7 @@ char *pu_read_fd(int fd, size_t *len);
 char *pu_read_stream(FILE *f, size_t *len);
 
 /*
- * malloc'd contents of golden file tests/golden/producer/@name, located from
+ * malloc'd contents of golden file tests/metric/golden/@name, located from
  * @src_file (pass __FILE__: meson gives it relative to the build directory,
  * whose tests/ subdirectory holds the test executable). Fails if not found.
  */

@@ -1,0 +1,12 @@
+/* The producer's time base (clock.h). */
+#include <time.h>
+
+#include "clock.h"
+
+uint64_t ksftm_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
