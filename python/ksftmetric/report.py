@@ -259,7 +259,8 @@ def _text_arg(what: str, v) -> Optional[bytes]:
     if not isinstance(v, str):
         raise TypeError(f"{what} must be a str, not {type(v).__name__}")
     if "\0" in v:
-        raise ValueError(f"{what} {v!r} holds a NUL character")
+        # The value is not quoted: a url may carry a password.
+        raise ValueError(f"{what} holds a NUL character")
     return v.encode("utf-8", "surrogateescape")
 
 

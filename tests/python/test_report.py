@@ -254,7 +254,7 @@ class HistoryTest(unittest.TestCase):
                                  "0001")
             with self.assertRaisesRegex(TypeError, "baselines"):
                 r.compare(None)
-            with self.assertRaisesRegex(ValueError, "url .* holds a NUL"):
+            with self.assertRaisesRegex(ValueError, "url holds a NUL"):
                 kr.History(os.path.join(tmp, "x\0y.db"))
             with self.assertRaisesRegex(TypeError, "url"):
                 kr.History(None)
