@@ -35,7 +35,7 @@
 #include <ksftmetric/report.h>
 
 #include "bench_util.h"
-#include "report/db.h"
+#include "report/store/db.h"
 
 #define REPEATS 3		/* points per series and run, as the main job */
 #define SMALL_SERIES 40

@@ -16,8 +16,8 @@
 
 #include <jansson.h>
 
-#include "report/changepoint.h"
-#include "report/gate.h"
+#include "report/judge/changepoint.h"
+#include "report/judge/gate.h"
 #include "gate_replay.h"
 
 /* ---- deterministic randomness (xorshift64*) ---- */

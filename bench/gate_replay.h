@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Replaying recorded iperf3 measurements through regression gates: ours
- * (lib/report/gate.c, the library's own gate_judge(), and
+ * (lib/report/judge/gate.c, the library's own gate_judge(), and
  * changepoints_find()) and the methods users would pick instead, each
  * re-implemented from its project's source (see gate_replay.c).
  *

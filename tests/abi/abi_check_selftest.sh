@@ -1,6 +1,6 @@
 #!/bin/bash
 # The ABI check itself: a tiny library is recorded with abidw, then rebuilt
-# with one change at a time; tools/abi-check.py (with the project's own
+# with one change at a time; scripts/abi-check.py (with the project's own
 # abi/size-rule-structs.txt) must refuse each incompatible change and accept each
 # compatible one. Usage: abi_check_selftest.sh SOURCE_ROOT CC
 set -u
@@ -44,7 +44,7 @@ abidw --no-show-locs "$tmp/v1.so" >"$tmp/v1.abi"
 
 # expect VERDICT NAME: run the check on NAME.so against v1's record.
 expect() {
-	"$src/tools/abi-check.py" "$tmp/$2.so" \
+	"$src/scripts/abi-check.py" "$tmp/$2.so" \
 		"$tmp/v1.abi" "$src/abi/size-rule-structs.txt" "$src/abi/opaque.ini" >"$tmp/$2.out" 2>&1
 	local rc=$?
 	if { [ "$1" = pass ] && [ $rc != 0 ]; } || { [ "$1" = fail ] && [ $rc = 0 ]; }; then

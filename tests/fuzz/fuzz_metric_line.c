@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/rp_input.h"
+#include "report/read/rp_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

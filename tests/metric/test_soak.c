@@ -3,7 +3,7 @@
  * the reporting scope while the main thread begins and ends case after
  * case. Every record that returned 0 must come out exactly once, every
  * refused one never; the totals are printed (README, reliability figures).
- * Built for TSan too (tools/run-tests.sh).
+ * Built for TSan too (scripts/run-tests.sh).
  */
 #include <check.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
 #include <check.h>
 
 #include "history_fixture.h"
-#include "report/db.h"
+#include "report/store/db.h"
 
 char hist_url[512];
 static char sqlite_path[] = "/tmp/ksftm-history-XXXXXX";

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "check_main.h"
-#include "report/changepoint.h"
+#include "report/judge/changepoint.h"
 #include "sim_rng.h"
 
 START_TEST(test_student_t)

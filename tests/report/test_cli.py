@@ -275,7 +275,7 @@ def schema_errors(text, schema="kcidb-v5.schema.json"):
                            input=text.encode(), capture_output=True, timeout=300)
         assert p.returncode in (0, 1), p.stderr.decode()
         return p.stdout.decode().splitlines()
-    raise AssertionError("python3-jsonschema is needed (tools/install-deps.sh)")
+    raise AssertionError("python3-jsonschema is needed (scripts/install-deps.sh)")
 
 
 def kcidb_unhex(part, seps):
@@ -507,7 +507,7 @@ def test_openmetrics_help_and_unit():
     # (the reader turned the newline into "?"; backslash and quote are escaped)
     assert '# HELP ksft_metric_odd Line \\\\ one?and \\"two\\"' in lines, lines
     # UNIT and HELP are where strict parsers are strictest: the parser is
-    # required here (python3-prometheus-client, tools/install-deps.sh).
+    # required here (python3-prometheus-client, scripts/install-deps.sh).
     fams = om_parse_strict(out)
     assert fams is not None, "python3-prometheus-client is needed"
     assert sorted(f[0] for f in fams) == ["ksft_metric_buf_bytes", "ksft_metric_odd",

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "check_main.h"
-#include "report/gate.h"
+#include "report/judge/gate.h"
 #include "sim_rng.h"
 
 #define TRIALS 4000

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "report/history.h"
+#include "report/store/history.h"
 #include "report/rp.h"
 #include "history_fixture.h"
 #include "report_util.h"

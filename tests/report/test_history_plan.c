@@ -1,5 +1,5 @@
 /*
- * The history's read queries (lib/report/history_sql.h: the gate's window,
+ * The history's read queries (lib/report/store/history_sql.h: the gate's window,
  * level-shift values, missing series, pinned run; `history`'s points) are
  * index range scans, not scans that grow with the whole history. SQLite: EXPLAIN QUERY PLAN
  * of each, as the code runs it (its parameters bound, with and without a
@@ -14,8 +14,8 @@
 
 #include "check_main.h"
 #include "history_fixture.h"
-#include "report/history.h"
-#include "report/history_sql.h"
+#include "report/store/history.h"
+#include "report/store/history_sql.h"
 #include "report_util.h"
 
 static const char run_log[] =

@@ -10,7 +10,7 @@
 
 #include "check_main.h"
 #include "report_util.h"
-#include "report/rp_input.h"
+#include "report/read/rp_input.h"
 
 #define M(name, t, v) "# ktap-metric-json: {\"name\":\"" name "\",\"shape\":\"scalar\",\"time\":" #t ",\"value\":" #v "}\n"
 #define A(name, t, v) "# ktap-metric-json: {\"name\":\"" name "\",\"shape\":\"per-cpu\",\"time\":" #t ",\"value\":" v "}\n"

@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 build=${KSFTM_BUILD:-build}
 out=$build/main-job
-tools/install-deps.sh
+scripts/install-deps.sh
 [ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
 meson compile -C "$build" >/dev/null
 mkdir -p "$out"

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.." || exit 2
 root=$PWD
 out=${KSFTM_TEST_BUILD:-$root/build-test}
 
-tools/install-deps.sh || exit 2
+scripts/install-deps.sh || exit 2
 
 passed=0 failed=0 skipped=0
 log() { printf '\n=== %s\n' "$*"; }
@@ -62,8 +62,8 @@ run_suite "tsan" "$out-tsan" -Db_sanitize=thread -Db_lundef=false -Dbench=disabl
 # run of a commit; the seeded exploration after it is reported on
 # "fuzz-explore:" lines and not counted (tests/fuzz/README.md).
 if command -v clang >/dev/null; then
-	log "fuzzers: FUZZ_RUNS=20000 tools/run-fuzzers.sh 300"
-	BUILD_DIR="$out-fuzz" FUZZ_RUNS=20000 tools/run-fuzzers.sh 300 2>&1 | tee "$out-fuzz.log"
+	log "fuzzers: FUZZ_RUNS=20000 scripts/run-fuzzers.sh 300"
+	BUILD_DIR="$out-fuzz" FUZZ_RUNS=20000 scripts/run-fuzzers.sh 300 2>&1 | tee "$out-fuzz.log"
 	fz=$(sed -n 's/^fuzz: \([0-9]*\) targets, \([0-9]*\) failed$/\1 \2/p' "$out-fuzz.log")
 	if [ -n "$fz" ]; then
 		read -r fz_targets fz_failed <<<"$fz"

@@ -1,18 +1,18 @@
 #!/bin/sh
 # The README's picture of the HTML report: the first screen of the main
-# job's report.html, taken by headless Chromium (tools/install-deps.sh
-# installs it). Run tools/run-main-job.sh first.
-# Usage: tools/screenshot.sh [REPORT.html] [OUT.png]
+# job's report.html, taken by headless Chromium (scripts/install-deps.sh
+# installs it). Run scripts/run-main-job.sh first.
+# Usage: scripts/screenshot.sh [REPORT.html] [OUT.png]
 set -eu
 cd "$(dirname "$0")/.."
 html=${1:-${KSFTM_BUILD:-build}/main-job/report.html}
 png=${2:-doc/report.png}
 if [ ! -f "$html" ]; then
-	echo "screenshot: $html: no such file (run tools/run-main-job.sh first)" >&2
+	echo "screenshot: $html: no such file (run scripts/run-main-job.sh first)" >&2
 	exit 1
 fi
 command -v chromium >/dev/null || {
-	echo "screenshot: chromium is not installed (tools/install-deps.sh)" >&2
+	echo "screenshot: chromium is not installed (scripts/install-deps.sh)" >&2
 	exit 1
 }
 rm -f "$png"

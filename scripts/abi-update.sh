@@ -1,6 +1,6 @@
 #!/bin/bash
 # Record both libraries' ABI (after a deliberate change; commit the result
-# with the change). Usage: tools/abi-update.sh [BUILD_DIR] (default: build)
+# with the change). Usage: scripts/abi-update.sh [BUILD_DIR] (default: build)
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}

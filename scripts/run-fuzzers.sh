@@ -15,7 +15,7 @@
 #    (see tests/fuzz/README.md for why): a finding becomes a gate failure
 #    once its input is committed under tests/fuzz/regressions/<target>/.
 #
-# usage: tools/run-fuzzers.sh [SECONDS] [TARGET...]
+# usage: scripts/run-fuzzers.sh [SECONDS] [TARGET...]
 #   SECONDS  exploration time per target, default 60 (an upper bound only
 #            when FUZZ_RUNS is set); 0 skips exploration
 #   TARGET   one of the list below (default: all)

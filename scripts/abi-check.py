@@ -7,7 +7,7 @@ anything else abidiff reports about an existing function, variable or type:
 abidiff sets its "incompatible" exit bit (8) only for removed symbols, while
 a changed struct layout is the same bit (4) as an added function, so the
 report itself is read, and every line of it must be one we know is
-harmless. After a deliberate change: tools/abi-update.sh, and commit the
+harmless. After a deliberate change: scripts/abi-update.sh, and commit the
 new record in the same commit.
 
 Opaque handles (abi/opaque.ini, a libabigail suppression file) may change
