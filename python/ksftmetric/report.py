@@ -259,8 +259,9 @@ def _text_arg(what: str, v) -> Optional[bytes]:
     if not isinstance(v, str):
         raise TypeError(f"{what} must be a str, not {type(v).__name__}")
     if "\0" in v:
-        # The value is not quoted: a url may carry a password.
-        raise ValueError(f"{what} holds a NUL character")
+        # A url is not quoted back: it may carry a password.
+        shown = "" if what == "url" else f" {v!r}"
+        raise ValueError(f"{what}{shown} holds a NUL character")
     return v.encode("utf-8", "surrogateescape")
 
 

@@ -350,10 +350,13 @@ int db_open(const char *url, struct db **out)
 	}
 	/* WAL: readers never block the writer; NORMAL sync is durable across
 	 * process crashes (what concurrent CI ingests need). */
-	if (db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-			"PRAGMA foreign_keys=ON")) {
-		int ret = ksftm_fail(EIO, "history database %s: %s", db->name,
-				     sqlite3_errmsg(db->lite));
+	int set = db_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+			  "PRAGMA foreign_keys=ON");
+
+	if (set) {
+		/* -EBUSY stays -EBUSY: history_open_version() tries again. */
+		int ret = ksftm_fail(set == -EBUSY ? EBUSY : EIO, "history database %s: %s",
+				     db->name, sqlite3_errmsg(db->lite));
 
 		db_close(db);
 		return ret;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <time.h>
 
@@ -305,17 +306,13 @@ int history_open(const char *url, struct history **out)
  * (history_writable()), and readers refuse it (history_readable()) rather
  * than write: so a reader never takes the write lock.
  */
-int history_open_version(const char *url, long version, struct history **out)
-{
-	struct history *h;
-	int ret;
+/* Longer than any schema creation takes, short of SQLite's own busy timeout. */
+#define HISTORY_OPEN_RETRY_MS 60000
 
-	*out = NULL;
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		return ksftm_fail(ENOMEM, "out of memory");
-	h->target = version;
-	ret = db_open(url, &h->db);
+static int open_once(struct history *h, const char *url, long version)
+{
+	int ret = db_open(url, &h->db);
+
 	if (!ret)
 		ret = read_version(h->db, &h->version);
 	if (!ret)
@@ -324,6 +321,33 @@ int history_open_version(const char *url, long version, struct history **out)
 		ret = create_schema(h->db, version);
 		if (!ret)
 			ret = read_version(h->db, &h->version);
+	}
+	return ret;
+}
+
+int history_open_version(const char *url, long version, struct history **out)
+{
+	struct history *h;
+	unsigned int wait_ms, waited_ms = 0;
+	int ret;
+
+	*out = NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return ksftm_fail(ENOMEM, "out of memory");
+	h->target = version;
+	/* SQLite answers "locked" at once, without its busy handler, to a
+	 * connection that meets another one switching a new file to WAL or
+	 * creating its tables (8 first ingests at once did): that open is
+	 * tried again from the start, for as long as the busy timeout. */
+	for (wait_ms = 1;; wait_ms = wait_ms < 256 ? wait_ms * 2 : wait_ms) {
+		ret = open_once(h, url, version);
+		if (ret != -EBUSY || waited_ms >= HISTORY_OPEN_RETRY_MS)
+			break;
+		db_close(h->db);
+		h->db = NULL;
+		usleep(wait_ms * 1000);
+		waited_ms += wait_ms;
 	}
 	if (ret) {
 		history_close(h);
