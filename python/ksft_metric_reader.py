@@ -94,20 +94,6 @@ def _reject_constant(s):
     raise _Bad(f"invalid token {s}")
 
 
-def _int64(s):
-    v = int(s)
-    if not _INT64[0] <= v <= _INT64[1]:
-        raise _Bad("too big integer")
-    return v
-
-
-def _finite(s):
-    v = float(s)
-    if not math.isfinite(v):
-        raise _Bad("real number overflow")
-    return v
-
-
 def _no_dups(pairs):
     d = {}
     for k, v in pairs:
@@ -133,6 +119,18 @@ def _check_strings(v):
             _check_strings(x)
 
 
+def _numbers_ok(v):
+    """jansson's number limits: integers within int64, reals finite."""
+    if isinstance(v, float):
+        return math.isfinite(v)
+    if isinstance(v, int):
+        return _INT64[0] <= v <= _INT64[1]
+    items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()
+    if isinstance(v, list) and set(map(type, v)) <= {float, type(None)}:
+        return math.inf not in v and -math.inf not in v
+    return all(map(_numbers_ok, items))
+
+
 def _loads(b, dups=False):
     """JSON text as jansson reads it: an object or array, int64 integers,
     finite reals, UTF-8 without NUL or lone surrogates; a repeated key is
@@ -140,13 +138,19 @@ def _loads(b, dups=False):
     try:
         s = b.decode("utf-8")
         v = json.loads(s, object_pairs_hook=None if dups else _no_dups,
-                       parse_int=_int64,
-                       parse_float=_finite, parse_constant=_reject_constant)
+                       parse_constant=_reject_constant)
     except (ValueError, RecursionError) as e:
         raise _Bad(str(e)) from None
     if not isinstance(v, (dict, list)):
         raise _Bad("'[' or '{' expected")
-    _check_strings(v)
+    try:
+        if not _numbers_ok(v):
+            raise _Bad("number out of range")
+    except RecursionError:
+        raise _Bad("too deeply nested") from None
+    # Only an escape can spell a NUL or a lone surrogate.
+    if "\\u" in s:
+        _check_strings(v)
     return v
 
 
@@ -234,8 +238,10 @@ def _policy(obj):
 
 # ---- processing ----------------------------------------------------------
 
-def _at(v, j):
-    return v[j] if j < len(v) else math.nan
+def _padded(rows, width):
+    """Rows of one width, NaN where an array was shorter."""
+    return [v if len(v) == width else v + [math.nan] * (width - len(v))
+            for v in rows]
 
 
 def _process(points, is_array, pol):
@@ -254,11 +260,11 @@ def _process(points, is_array, pol):
                 if d >= 0:
                     out.append((t1, d / dt))
                 continue
-            row = []
-            for j in range(max(len(v0), len(v1))):
-                d = _at(v1, j) - _at(v0, j)
-                row.append(d / dt if d >= 0 else math.nan)
-            out.append((t1, row))
+            if len(v0) != len(v1):
+                v0, v1 = _padded([v0, v1], max(len(v0), len(v1)))
+            # NaN (a missing entry) fails d >= 0 as well
+            out.append((t1, [(b - a) / dt if b - a >= 0 else math.nan
+                             for a, b in zip(v0, v1)]))
     if pol is not None and pol.aggregation == "busy-core-equivalents":
         agg = []
         for t, v in out:
@@ -324,7 +330,8 @@ def _metric(s):
     def shown(sm):
         return None if sm is None else {op: _num(sm[op]) for op in ops}
     if is_array and width:
-        sums = [_summary([_at(v, j) for _, v in processed]) for j in range(width)]
+        cols = zip(*_padded([v for _, v in processed], width))
+        sums = [_summary(col) for col in cols]
         summary = [shown(sm) for sm in sums]
         value = None
     else:
@@ -629,12 +636,16 @@ class _Input:
             is_array, vals = False, float(value)
         elif isinstance(value, list):
             is_array = True
-            for i, v in enumerate(value):
-                if v is not None and not _is_num(v):
-                    self.warn(f"metric {name}: array entry {i} is neither a number "
-                              "nor null; line skipped")
-                    return
-            vals = [math.nan if v is None else float(v) for v in value]
+            types = set(map(type, value))
+            if not types <= {float, int, type(None)}:
+                i = next(i for i, v in enumerate(value) if not _is_num(v) and v is not None)
+                self.warn(f"metric {name}: array entry {i} is neither a number "
+                          "nor null; line skipped")
+                return
+            if type(None) in types:
+                vals = [math.nan if v is None else float(v) for v in value]
+            else:
+                vals = list(map(float, value))
         else:
             self.warn(f'metric {name}: "value" must be a number or an array of '
                       "numbers and nulls; line skipped")
