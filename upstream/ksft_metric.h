@@ -949,15 +949,17 @@ static inline int ksft_metric_check_(const char *name, const char *shape,
 		switch (l->value.type) {
 		case KSFT_METRIC_STRING:
 			if (!l->value.u.s)
-				return ksft_metric_fail_(EINVAL, "metric %s: label %s value is NULL",
-							 name, l->key);
+				return ksft_metric_fail_(EINVAL,
+					"metric %s: label %s value is NULL",
+					name, l->key);
 			break;
 		case KSFT_METRIC_INT:
 			break;
 		case KSFT_METRIC_BOOL:
 			if (l->value.u.b != 0 && l->value.u.b != 1)
-				return ksft_metric_fail_(EINVAL, "metric %s: label %s boolean is %d, not 0 or 1",
-							 name, l->key, l->value.u.b);
+				return ksft_metric_fail_(EINVAL,
+					"metric %s: label %s boolean is %d, not 0 or 1",
+					name, l->key, l->value.u.b);
 			break;
 		case KSFT_METRIC_DOUBLE:
 			if (!isfinite(l->value.u.d))
@@ -994,19 +996,22 @@ static inline int ksft_metric_check_text_(const char *name, const char *shape,
 		const char *key = labels[i].key;
 
 		if (!ksft_metric_utf8_ok_(key))
-			return ksft_metric_fail_(EINVAL, "metric %s: a label name is not valid UTF-8",
-						 name);
+			return ksft_metric_fail_(EINVAL,
+				"metric %s: a label name is not valid UTF-8",
+				name);
 		if (!key[0])
 			return ksft_metric_fail_(EINVAL, "metric %s: label name is empty",
 						 name);
 		for (k = 0; k < 4; k++)
 			if (!strcmp(key, reserved[k]))
-				return ksft_metric_fail_(EINVAL, "metric label uses reserved name: %s",
-							 key);
+				return ksft_metric_fail_(EINVAL,
+					"metric label uses reserved name: %s",
+					key);
 		if (labels[i].value.type == KSFT_METRIC_STRING &&
 		    !ksft_metric_utf8_ok_(labels[i].value.u.s))
-			return ksft_metric_fail_(EINVAL, "metric %s: label %s value is not valid UTF-8",
-						 name, key);
+			return ksft_metric_fail_(EINVAL,
+				"metric %s: label %s value is not valid UTF-8",
+				name, key);
 	}
 	return 0;
 }
@@ -1233,7 +1238,8 @@ static inline int ksft_metric_uint(const char *name, const char *shape,
 {
 	if (value > (uint64_t)INT64_MAX) {
 		if (!ksft_metric_case_ours_())
-			return ksft_metric_fail_(EPERM, "ksft_metric() called outside of a test case");
+			return ksft_metric_fail_(EPERM,
+				"ksft_metric() called outside of a test case");
 		return ksft_metric_fail_(ERANGE, "metric %s: value %" PRIu64 " is outside int64",
 					 name ? name : "(null)", value);
 	}
@@ -1259,8 +1265,9 @@ static inline int ksft_metric_pick_(const char *name, const char *field,
 		strcat(words, set[i]);
 	}
 	if (!ksft_metric_utf8_ok_(s))
-		return ksft_metric_fail_(EINVAL, "metric %s: %s is not valid UTF-8 (expected one of: %s)",
-					 name, field, words);
+		return ksft_metric_fail_(EINVAL,
+			"metric %s: %s is not valid UTF-8 (expected one of: %s)",
+			name, field, words);
 	return ksft_metric_fail_(EINVAL, "metric %s: unknown %s '%s' (expected one of: %s)",
 				 name, field, s, words);
 }
@@ -1344,12 +1351,14 @@ static inline int ksft_metric_policy_(const char *name,
 	if (in) {
 		sz = in->sz;
 		if (sz < sizeof(size_t) || sz % sizeof(size_t))
-			return ksft_metric_fail_(EINVAL, "metric %s: policy sz %zu is not a struct size; initialise it with KSFT_METRIC_POLICY_INIT",
-						 name, sz);
+			return ksft_metric_fail_(EINVAL,
+				"metric %s: policy sz %zu is not a struct size; initialise it with KSFT_METRIC_POLICY_INIT",
+				name, sz);
 		/* One struct version here: a larger one is from elsewhere. */
 		if (sz > sizeof(c))
-			return ksft_metric_fail_(EINVAL, "metric %s: policy has non-zero fields this library does not know (sz %zu > %zu)",
-							 name, sz, sizeof(c));
+			return ksft_metric_fail_(EINVAL,
+				"metric %s: policy has non-zero fields this library does not know (sz %zu > %zu)",
+				name, sz, sizeof(c));
 		memcpy(&c, in, sz < sizeof(c) ? sz : sizeof(c));
 	}
 	ret = ksft_metric_pick_(name, "summarize", c.summarize ? c.summarize :
@@ -1365,8 +1374,9 @@ static inline int ksft_metric_policy_(const char *name,
 	if (!c.regression_compare) {
 		if (c.regression_better || c.regression_relative_tolerance.type ||
 		    c.regression_absolute_tolerance.type)
-			return ksft_metric_fail_(EINVAL, "metric %s: regression policy needs compare",
-						 name);
+			return ksft_metric_fail_(EINVAL,
+				"metric %s: regression policy needs compare",
+				name);
 	} else {
 		/* compare: any summary but "distribution" */
 		ret = ksft_metric_pick_(name, "regression compare",
@@ -1375,8 +1385,9 @@ static inline int ksft_metric_policy_(const char *name,
 		if (ret)
 			return ret;
 		if (!c.regression_better)
-			return ksft_metric_fail_(EINVAL, "metric %s: regression policy needs better (higher or lower)",
-						 name);
+			return ksft_metric_fail_(EINVAL,
+				"metric %s: regression policy needs better (higher or lower)",
+				name);
 		ret = ksft_metric_pick_(name, "regression better",
 					c.regression_better, betters,
 					&p->better);
@@ -1391,14 +1402,17 @@ static inline int ksft_metric_policy_(const char *name,
 		if (ret)
 			return ret;
 		if (!p->rel.type && !p->abs.type)
-			return ksft_metric_fail_(EINVAL, "metric %s: regression policy needs relative_tolerance or absolute_tolerance",
-						 name);
+			return ksft_metric_fail_(EINVAL,
+				"metric %s: regression policy needs relative_tolerance or absolute_tolerance",
+				name);
 		if (p->rel.type && ksft_metric_psign_(&p->rel) < 0)
-			return ksft_metric_fail_(EINVAL, "metric %s: regression relative_tolerance is negative",
-						 name);
+			return ksft_metric_fail_(EINVAL,
+				"metric %s: regression relative_tolerance is negative",
+				name);
 		if (p->abs.type && ksft_metric_psign_(&p->abs) < 0)
-			return ksft_metric_fail_(EINVAL, "metric %s: regression absolute_tolerance is negative",
-						 name);
+			return ksft_metric_fail_(EINVAL,
+				"metric %s: regression absolute_tolerance is negative",
+				name);
 	}
 	ret = ksft_metric_pnum_(name, "display_range min", &c.display_min,
 				&p->min);
@@ -1421,8 +1435,9 @@ static inline int ksft_metric_policy_(const char *name,
 			return ksft_metric_fail_(EINVAL, "metric %s: display_label is empty",
 						 name);
 		if (!ksft_metric_utf8_ok_(c.display_label))
-			return ksft_metric_fail_(EINVAL, "metric %s: display_label is not valid UTF-8",
-						 name);
+			return ksft_metric_fail_(EINVAL,
+				"metric %s: display_label is not valid UTF-8",
+				name);
 	}
 	p->label = c.display_label;
 	return 0;
@@ -1551,8 +1566,9 @@ static inline int ksft_metric_aggregate(const char *name,
 	}
 	seen = ksft_metric_seen_find_(name);
 	if (!e && seen) {
-		ret = ksft_metric_fail_(EALREADY, "Aggregation registered after metric %s was recorded",
-					name);
+		ret = ksft_metric_fail_(EALREADY,
+			"Aggregation registered after metric %s was recorded",
+			name);
 		goto out;
 	}
 	sb->len = 0;
@@ -1622,7 +1638,8 @@ static inline int ksft_metric_reporting(int enable)
 		ret = ksft_metric_fail_(EPERM, "%s() called outside of a test case",
 					__func__);
 	else if (!enable && !ksft_metric_st_.reporting)
-		ret = ksft_metric_fail_(EINVAL, "metric reporting scope left more often than entered");
+		ret = ksft_metric_fail_(EINVAL,
+			"metric reporting scope left more often than entered");
 	else
 		ret = ksft_metric_st_.reporting += enable ? 1 : -1;
 	pthread_mutex_unlock(&ksft_metric_st_.lock);
