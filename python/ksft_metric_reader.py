@@ -537,10 +537,7 @@ class _Input:
                 n.status = "incomplete"
 
     def abort_line(self, d, b):
-        try:
-            j = _loads(b, dups=True)
-        except _Bad:
-            j = None
+        j = self.json_of(b)
         j = j if isinstance(j, dict) else {}
         why, status = j.get("reason"), j.get("status")
         reason = _text(why) if isinstance(why, str) and why else "unknown"
@@ -560,10 +557,7 @@ class _Input:
         self.pending[d] = None
 
     def stream_line(self, d, b):
-        try:
-            j = _loads(b, dups=True)
-        except _Bad:
-            j = None
+        j = self.json_of(b)
         state = j.get("state") if isinstance(j, dict) else None
         n = self.case_at(d)
         if state == "begin":
@@ -576,10 +570,7 @@ class _Input:
                       "(begin, end) is ignored")
 
     def context_line(self, b):
-        try:
-            j = _loads(b, dups=True)
-        except _Bad:
-            j = None
+        j = self.json_of(b)
         if not isinstance(j, dict):
             self.warn("ktap-metric-context-json is not a JSON object; ignored")
             return
@@ -590,11 +581,20 @@ class _Input:
                 self.warn(f'run context "{k}" differs from an earlier context '
                           "line; the first is kept")
 
-    def policy_line(self, d, b):
+    def json_of(self, b, what=None):
+        """The line's JSON, or None: with @what, a malformed line is
+        warned about and duplicate keys are errors (as the report's
+        metric and policy lines); without, the last duplicate counts."""
         try:
-            j = _loads(b)
+            return _loads(b, dups=what is None)
         except _Bad as e:
-            self.warn(f"malformed policy JSON: {e}")
+            if what:
+                self.warn(f"malformed {what} JSON: {e}")
+            return None
+
+    def policy_line(self, d, b):
+        j = self.json_of(b, "policy")
+        if j is None:
             return
         name = j.get("name") if isinstance(j, dict) else None
         if not isinstance(name, str) or not name:
@@ -614,10 +614,8 @@ class _Input:
                       f"from line {old[1]}")
 
     def metric_line(self, d, b):
-        try:
-            j = _loads(b)
-        except _Bad as e:
-            self.warn(f"malformed metric JSON: {e}")
+        j = self.json_of(b, "metric")
+        if j is None:
             return
         if not isinstance(j, dict):
             self.warn("metric JSON is not an object")
