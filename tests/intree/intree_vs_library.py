@@ -23,8 +23,11 @@ def run(exe, args):
     env = dict(os.environ)
     for k in ("KSFTMETRIC_STREAM", "KSFTMETRIC_CONTEXT"):
         env.pop(k, None)
-    p = subprocess.run([exe] + args, stdout=subprocess.PIPE, env=env,
-                       check=False, timeout=300)
+    p = subprocess.run([exe] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=env, check=False, timeout=300)
+    if p.stderr:    # a sanitizer's report, or a crash message
+        raise SystemExit(f"{exe} {' '.join(args)} wrote to stderr:\n"
+                         + p.stderr.decode(errors="replace"))
     times = [float(t) for t in TIME.findall(p.stdout)]
     return TIME.sub(b'"time":T', p.stdout), p.returncode, times
 
