@@ -5,8 +5,9 @@
  * A selftest records measurements inside a test case; at the end of the
  * case they are written as "# ktap-metric-json: {...}" lines (policies
  * first, as "# ktap-metric-policy-json: {...}"), right before the test's
- * result line. The lines are byte for byte those of libksftmetric and of
- * the Python helpers in ksft.py for the same calls.
+ * result line. For the same calls the lines are byte for byte those of
+ * libksftmetric and of the Python ksft_metric() helpers proposed for
+ * net/lib/py ("selftests: net: add performance metric reporting").
  *
  *	struct ksft_metric_label rx[] = { KSFT_METRIC_LABEL_STR("dir", "rx") };
  *	struct ksft_metric_policy p = KSFT_METRIC_POLICY_INIT;
