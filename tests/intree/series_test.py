@@ -6,10 +6,12 @@ scripts/checkpatch.pl with no error and no warning, the header it adds is
 upstream/ksft_metric.h byte for byte, the touched tests build with the
 kernel's own selftests Makefiles, and run between two network namespaces
 made here (tcp_mmap's receiver in one, its sender in the other, on a veth
-pair with TEST-NET addresses; epoll60 inside one). `ksft-metric report`
+pair with TEST-NET addresses; so_incoming_cpu inside one). `ksft-metric report`
 reads their output, and the same sources built against libksftmetric
 (through a one-line stand-in for the header) must give the same series:
-cases, names, labels, shapes, point counts and policies.
+cases, names, labels, shapes, point counts and policies, and for
+so_incoming_cpu (whose counts do not depend on the machine's speed) the
+summaries too.
 
 Usage: series_test.py TARBALL PATCH_DIR MASTER_HEADER KSFT_METRIC
                       LIB_INCLUDE LIB_DIR CC...
@@ -61,10 +63,9 @@ def apply_and_check(tree, patches, master):
 def build_kernel_way(tree):
     """The kernel's own Makefiles, one target each (lib.mk's $(OUTPUT)/prog)."""
     net = os.path.join(tree, ST, "net")
-    epoll = os.path.join(tree, ST, "filesystems", "epoll")
-    run(["make", "-s", "-C", net, os.path.join(net, "tcp_mmap")])
-    run(["make", "-s", "-C", epoll, os.path.join(epoll, "epoll_wakeup_test")])
-    return os.path.join(net, "tcp_mmap"), os.path.join(epoll, "epoll_wakeup_test")
+    for prog in ("tcp_mmap", "so_incoming_cpu"):
+        run(["make", "-s", "-C", net, os.path.join(net, prog)])
+    return os.path.join(net, "tcp_mmap"), os.path.join(net, "so_incoming_cpu")
 
 
 def build_library_way(tree, mirror, cc, inc, libdir):
@@ -72,7 +73,7 @@ def build_library_way(tree, mirror, cc, inc, libdir):
     src = os.path.join(tree, ST)
     dst = os.path.join(mirror, ST)
     for rel in ("kselftest.h", "kselftest_harness.h", "net/tcp_mmap.c",
-                "filesystems/epoll/epoll_wakeup_test.c"):
+                "net/so_incoming_cpu.c"):
         os.makedirs(os.path.dirname(os.path.join(dst, rel)), exist_ok=True)
         shutil.copy(os.path.join(src, rel), os.path.join(dst, rel))
     with open(os.path.join(dst, "ksft_metric.h"), "w") as f:
@@ -80,10 +81,10 @@ def build_library_way(tree, mirror, cc, inc, libdir):
     common = ["-Wall", "-O2", "-g", "-I" + dst, "-I" + inc, "-L" + libdir,
               "-Wl,-rpath," + libdir]
     mmap = os.path.join(dst, "net", "tcp_mmap")
-    epoll = os.path.join(dst, "filesystems", "epoll", "epoll_wakeup_test")
+    incoming = os.path.join(dst, "net", "so_incoming_cpu")
     run(cc + common + [mmap + ".c", "-o", mmap, "-lksftmetric", "-lpthread", "-lcrypto"])
-    run(cc + common + [epoll + ".c", "-o", epoll, "-lksftmetric", "-lpthread"])
-    return mmap, epoll
+    run(cc + common + [incoming + ".c", "-o", incoming, "-lksftmetric", "-lpthread"])
+    return mmap, incoming
 
 
 class Netns:
@@ -146,8 +147,8 @@ def run_tcp_mmap(net, exe, out):
         return f.read()
 
 
-def run_epoll(net, exe, out):
-    p = run(net.cmd(net.a, [exe, "-t", "epoll60"]), stdout=subprocess.PIPE,
+def run_incoming(net, exe, out):
+    p = run(net.cmd(net.a, [exe]), stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, check=False)
     with open(out, "wb") as f:
         f.write(p.stdout)
@@ -156,8 +157,8 @@ def run_epoll(net, exe, out):
     return p.stdout
 
 
-def series(cli, path):
-    """The report's series without their measured values."""
+def series(cli, path, values=False):
+    """The report's series, without their measured values unless @values."""
     p = run([cli, "report", "--format", "nipa", path], stdout=subprocess.PIPE,
             stderr=subprocess.PIPE)
     if p.stderr:
@@ -167,7 +168,8 @@ def series(cli, path):
         for m in r["metrics"]:
             out.append((r["case"], tuple(r["path"]), r["ktap_status"], m["name"],
                         json.dumps(m["labels"], sort_keys=True), m["shape"],
-                        m["points"], m["summarize"], m["compare"], m["better"]))
+                        m["points"], m["summarize"], m["compare"], m["better"])
+                       + ((json.dumps(m["summary"]),) if values else ()))
     return out
 
 
@@ -192,27 +194,36 @@ def main():
         library = build_library_way(tree, os.path.join(tmp, "mirror"), cc, inc, libdir)
         outputs = {}
         with Netns() as net:
-            for way, (mmap, epoll) in (("ksft_metric.h", kernel),
-                                       ("libksftmetric", library)):
+            for way, (mmap, incoming) in (("ksft_metric.h", kernel),
+                                          ("libksftmetric", library)):
                 for name, fn, exe in (("tcp_mmap", run_tcp_mmap, mmap),
-                                      ("epoll60", run_epoll, epoll)):
+                                      ("so_incoming_cpu", run_incoming, incoming)):
                     path = os.path.join(tmp, f"{name}-{way.replace('.', '_')}.log")
                     fn(net, exe, path)
-                    outputs[(name, way)] = series(cli, path)
+                    outputs[(name, way)] = series(cli, path, name != "tcp_mmap")
         failed = 0
-        expect = {"tcp_mmap": [("receive", "throughput", 1), ("receive", "cpu.usec_per_mb", 1)],
-                  "epoll60": [("global.epoll60", "wakeup.latency", 300)]}
+        per_cpu = {"last": 32.0}    # 32 clients per listener, one per CPU
+        variants = ("before_reuseport", "before_listen", "after_listen",
+                    "after_all_listen")
+        expect = {"tcp_mmap": [("receive", "throughput", 1, None),
+                               ("receive", "cpu.usec_per_mb", 1, None)],
+                  "so_incoming_cpu": [(f"so_incoming_cpu.{v}.test{t}", "accepted", 1,
+                                       per_cpu) for v in variants for t in (1, 2, 3)]}
         for name, want in expect.items():
             got = outputs[(name, "ksft_metric.h")]
             lib = outputs[(name, "libksftmetric")]
-            print(f"{name}: {got}")
-            if [(s[0], s[3], s[6]) for s in got] != want:
-                print(f"{name}: expected {want}")
+            print(f"{name}: {len(got)} series: {got[:2]}")
+            shape = [(s[0], s[3], s[6]) for s in got]
+            if shape != [w[:3] for w in want] or any(s[2] != "pass" for s in got):
+                print(f"{name}: expected {[w[:3] for w in want]}, all passing")
                 failed = 1
+            for s, w in zip(got, want):
+                summary = json.loads(s[10]) if w[3] else None
+                if w[3] and (not summary or any(e != w[3] for e in summary)):
+                    print(f"{name}: {s[0]}: summary {summary}, expected {w[3]} per CPU")
+                    failed = 1
             if got != lib:
                 print(f"{name}: libksftmetric gives {lib}")
-                failed = 1
-            if any(s[2] != "pass" for s in got):
                 failed = 1
     return failed
 
