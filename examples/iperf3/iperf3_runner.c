@@ -88,12 +88,8 @@ static int free_port(const char *addr, char **err)
 int iperf3_record_metrics(const struct iperf3_result *res, int reverse,
 			  const char *name, char **err)
 {
-	struct ksft_metric_label receiver[] = {
-		KSFT_METRIC_LABEL_STR("host", reverse ? "remote" : "local"),
-	};
-	struct ksft_metric_label sender[] = {
-		KSFT_METRIC_LABEL_STR("host", reverse ? "local" : "remote"),
-	};
+	const char *receiver = reverse ? "remote" : "local";
+	const char *sender = reverse ? "local" : "remote";
 	size_t i;
 	int ret = ex_net_policies_register(err);
 
@@ -102,14 +98,11 @@ int iperf3_record_metrics(const struct iperf3_result *res, int reverse,
 	ret = iperf3_require_retransmits(res, name, err);
 	if (ret)
 		return ret;
-	ret = ksft_metric_double(EX_POLICY_THROUGHPUT, "scalar", res->throughput_gbps,
-				 receiver, 1);
+	ret = ex_record_double(EX_POLICY_THROUGHPUT, res->throughput_gbps, receiver);
 	if (!ret)
-		ret = ksft_metric_int(EX_POLICY_RETRANSMITS, "scalar", res->retransmits,
-				      sender, 1);
+		ret = ex_record_int(EX_POLICY_RETRANSMITS, res->retransmits, sender);
 	for (i = 0; !ret && i < res->n_kept; i++)
-		ret = ksft_metric_double(EX_POLICY_INTERVAL, "scalar", res->interval_gbps[i],
-					 receiver, 1);
+		ret = ex_record_double(EX_POLICY_INTERVAL, res->interval_gbps[i], receiver);
 	if (ret)
 		return ex_errf(err, ret, "metric: %s", ksft_metric_errmsg());
 	return 0;

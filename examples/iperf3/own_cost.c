@@ -8,6 +8,7 @@
 
 #include <ksftmetric/metric.h>
 
+#include "net_policy.h"
 #include "own_cost.h"
 #include "proc.h"
 
@@ -82,9 +83,7 @@ static double cpu_of(const struct ex_task_usage *u)
 
 static int record(const char *name, double v, const char *host)
 {
-	const struct ksft_metric_label l[] = { KSFT_METRIC_LABEL_STR("host", host) };
-
-	return isnan(v) ? 0 : ksft_metric_double(name, "scalar", v, l, 1);
+	return isnan(v) ? 0 : ex_record_double(name, v, host);
 }
 
 static int record_all(const struct ex_own_result *r)

@@ -134,6 +134,71 @@ int ex_task_live_read(pid_t pid, struct ex_task_usage *u)
 	return 0;
 }
 
+int ex_session_read(pid_t sid, struct ex_task_usage *u)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	int found = 0;
+
+	memset(u, 0, sizeof(*u));
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char path[64], buf[1024], *p;
+		struct ex_task_usage one;
+		int session;
+		pid_t pid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = (pid_t)atoi(de->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		if (read_small(path, buf, sizeof(buf)))
+			continue;
+		/* After "(comm)": state ppid pgrp session */
+		p = strrchr(buf, ')');
+		if (!p || sscanf(p + 1, " %*c %*d %*d %d", &session) != 1 || session != (int)sid)
+			continue;
+		if (ex_task_live_read(pid, &one))
+			continue;
+		u->user_s += one.user_s;
+		u->sys_s += one.sys_s;
+		u->run_delay_s += one.run_delay_s;
+		u->nvcsw += one.nvcsw;
+		u->nivcsw += one.nivcsw;
+		if (!found++)
+			memcpy(u->comm, one.comm, sizeof(u->comm));
+	}
+	closedir(d);
+	u->valid = found > 0;
+	return found ? 0 : -ENOENT;
+}
+
+void ex_task_usage_sub(struct ex_task_usage *a, const struct ex_task_usage *b)
+{
+	a->user_s -= b->user_s;
+	a->sys_s -= b->sys_s;
+	a->run_delay_s -= b->run_delay_s;
+	a->nvcsw -= b->nvcsw;
+	a->nivcsw -= b->nivcsw;
+}
+
+int ex_pid_file_read(const char *path, pid_t *pid)
+{
+	char buf[32];
+	char *end;
+	long v;
+	int ret = read_small(path, buf, sizeof(buf));
+
+	if (ret)
+		return ret;
+	v = strtol(buf, &end, 10);
+	if (end == buf || v <= 0)
+		return -EINVAL;
+	*pid = (pid_t)v;
+	return 0;
+}
+
 void ex_cpu_ticks_free(struct ex_cpu_ticks *t)
 {
 	free(t->busy);

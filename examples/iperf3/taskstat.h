@@ -43,6 +43,20 @@ void ex_task_zombie_read(pid_t pid, struct ex_task_usage *u);
  * @return 0 or -errno (gone). */
 int ex_task_live_read(pid_t pid, struct ex_task_usage *u);
 
+/**
+ * ex_session_read() - ex_task_live_read() summed over every process of
+ * session @sid (a daemon that called setsid(), and the workers it forked).
+ * Processes that exited before the call are not counted.
+ * @return 0, or -ENOENT when no process of the session is visible here.
+ */
+int ex_session_read(pid_t sid, struct ex_task_usage *u);
+
+/** ex_task_usage_sub() - @a -= @b field by field (a run's share). */
+void ex_task_usage_sub(struct ex_task_usage *a, const struct ex_task_usage *b);
+
+/** ex_pid_file_read() - the pid in @path, or -errno. */
+int ex_pid_file_read(const char *path, pid_t *pid);
+
 /** Per-CPU tick counts of /proc/stat, up to EX_MAX_CPUS CPUs. */
 #define EX_MAX_CPUS 1024
 struct ex_cpu_ticks {
