@@ -338,6 +338,13 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 		kperf_result_free(res);
 		goto done;
 	}
+	if (ksft_metric_reporting_enabled()) {
+		ret = kperf_record_metrics(res, err);
+		if (ret) {
+			kperf_result_free(res);
+			goto done;
+		}
+	}
 	/* The local Target server's session plus the client (here) is the
 	 * local endpoint; the remote Source server's the remote one. */
 	if (srv0[LOCAL].valid && srv1[LOCAL].valid && srv0[REMOTE].valid && srv1[REMOTE].valid) {
@@ -353,11 +360,7 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 			goto done;
 		}
 	}
-	if (ksft_metric_reporting_enabled()) {
-		ret = kperf_record_metrics(res, err);
-		if (ret)
-			kperf_result_free(res);
-	}
+
 done:
 	ex_own_free(&probe);
 	exproc_result_free(&out);
