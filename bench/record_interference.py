@@ -130,6 +130,8 @@ def main():
     ap.add_argument("--dose", help="command setting a dose level (appended)")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--build", default="build")
+    ap.add_argument("--round-offset", type=int, default=0,
+                    help="first round's number (appending to a corpus)")
     args = ap.parse_args()
     if os.geteuid():
         print("record_interference: needs root (network namespaces)")
@@ -146,16 +148,26 @@ def main():
                 if args.dose:
                     sh(*args.dose.split(), ns.a, ns.ifa, str(dose))
                 busy = neighbours(n)
+                failed = None
                 try:
                     time.sleep(0.2)
                     per = one_run(args, ns, cpus)
+                except (RuntimeError, subprocess.TimeoutExpired) as e:
+                    # An overloaded machine can starve a run (too few
+                    # intervals): kept as a failed run, not a crash.
+                    failed = [l for l in str(e).splitlines() if l.startswith("# iperf3")][:1]
+                    per = {}
                 finally:
                     stop(busy)
                 load1 = float(open("/proc/loadavg").read().split()[0])
-                for row in rows(per, args.repeat):
-                    row.update({"round": rnd, "order": k, "neighbours": n, "cpus": cpus,
-                                "dose": dose, "load1": load1, "t": time.time(),
-                                "seed": seed})
+                common = {"round": rnd + args.round_offset, "order": k, "neighbours": n,
+                          "cpus": cpus, "dose": dose, "load1": load1, "t": time.time(),
+                          "seed": seed}
+                if failed is not None:
+                    out.write(json.dumps(dict(common, failed=failed[0] if failed else
+                                              "ksft-iperf3 failed"), sort_keys=True) + "\n")
+                for row in rows(per, args.repeat) if failed is None else ():
+                    row.update(common)
                     out.write(json.dumps(row, sort_keys=True) + "\n")
                 out.flush()
             print(f"round {rnd + 1}/{args.rounds} done", flush=True)
