@@ -327,6 +327,8 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 			bytes += one.bytes;
 		}
 	}
+	if (!ret && n_cost)
+		ret = ex_own_record_best(cost, n_cost, err);
 	if (!ret) {
 		*res = one;
 		res->repeats = (size_t)c.o.repeat;

@@ -317,13 +317,13 @@ static int cmd_run(int argc, char **argv)
 	if (!ret && setup[0]) {
 		result = EX_KTAP_PASS;
 	} else if (!ret) {
-		char line[160];
+		char line[200];
 
 		snprintf(line, sizeof(line),
 			 "iperf3: %s Gbps (median of %zu) over %zu of %zu intervals, %s "
-			 "retransmits %lld", ex_fmt_double(res.throughput_gbps, num), res.repeats,
-			 res.n_stable, res.n_intervals, o.reverse ? "local" : "remote",
-			 (long long)res.retransmits);
+			 "retransmits %lld, %llu bytes", ex_fmt_double(res.throughput_gbps, num),
+			 res.repeats, res.n_stable, res.n_intervals, o.reverse ? "local" : "remote",
+			 (long long)res.retransmits, (unsigned long long)res.bytes);
 		ex_ktap_diag(line);
 		result = EX_KTAP_PASS;
 	} else {

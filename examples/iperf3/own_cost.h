@@ -5,6 +5,8 @@
  * wait4() and schedstat figures in hand). Shared by the iperf3 and kperf
  * runners; needs no system monitor.
  *
+ *   cpu.cost.test.best     the run's lowest cpu.cost.test (host "both"):
+ *                          the gated one (regression last, lower, 10%)
  *   cpu.cost.test          CPU seconds per GB of the benchmark's own
  *                          processes (all threads): host "both" when both
  *                          endpoints' processes are visible here (one
@@ -23,12 +25,14 @@
 #ifndef KSFTM_EXAMPLE_OWN_COST_H
 #define KSFTM_EXAMPLE_OWN_COST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "taskstat.h"
 
 #define EX_POLICY_TEST_COST "cpu.cost.test"
 #define EX_POLICY_TEST_SPLIT "cpu.cost.test.split"
+#define EX_POLICY_TEST_BEST "cpu.cost.test.best"
 #define EX_POLICY_RUNQ "interference.runq_wait"
 #define EX_POLICY_NIVCSW "interference.involuntary_switches"
 #define EX_POLICY_STEAL "interference.steal"
@@ -67,6 +71,14 @@ int ex_own_begin(struct ex_own_probe *p, char **err);
 int ex_own_end(struct ex_own_probe *p, const struct ex_task_usage *local,
 	       const struct ex_task_usage *remote, double remote_cpu_s, uint64_t bytes,
 	       struct ex_own_result *out, char **err);
+
+/**
+ * ex_own_record_best() - record the best (lowest) of a run's @n own costs
+ * as cpu.cost.test.best while reporting is enabled: interference only ever
+ * makes a repeat costlier, so the best of N is the steadiest per-run
+ * estimate (doc/producers.rst, measured). NAN entries are skipped.
+ */
+int ex_own_record_best(const double *cost, size_t n, char **err);
 
 /** ex_own_free() - release the snapshot (also after a failed repeat). */
 void ex_own_free(struct ex_own_probe *p);
