@@ -284,17 +284,16 @@ static int cmd_run(int argc, char **argv)
 	ab.remote = remote;
 
 	ex_ktap_header(1);
-	if (ex_perf_skip("iperf3.throughput", &rc)) {
-		free(remote);
-		free(store);
-		return rc;
-	}
+	if (ex_perf_skip("iperf3.throughput", &rc))
+		goto out;
 	/* Placement and what changes a cost's meaning: runs that differ here
 	 * are not comparable. */
 	if (metrics && (ex_cost_context(NULL, &pl, NULL) || ksft_metric_context_emit()))
 		ex_ktap_diag(ksft_metric_errmsg());
-	if (ex_metric_case_begin(metrics))
-		return 1;
+	if (ex_metric_case_begin(metrics)) {
+		rc = 1;
+		goto out;
+	}
 	if (sysmon && cost_start(&cr, &o, remote)) {
 		ret = -EINVAL;
 		err = strdup("the system monitor did not start");
@@ -334,6 +333,10 @@ static int cmd_run(int argc, char **argv)
 	result = ex_metric_case_end(result);
 	rc = ex_ktap_finish("iperf3.throughput", result, err);
 	free(err);
+	goto out;
+usage_error:
+	rc = 2;
+out:
 	free(remote);
 	free(store);
 	free(setup[0]);
@@ -341,14 +344,6 @@ static int cmd_run(int argc, char **argv)
 	free(setup_store[0]);
 	free(setup_store[1]);
 	return rc;
-usage_error:
-	free(remote);
-	free(store);
-	free(setup[0]);
-	free(setup[1]);
-	free(setup_store[0]);
-	free(setup_store[1]);
-	return 2;
 }
 
 int main(int argc, char **argv)
