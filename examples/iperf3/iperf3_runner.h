@@ -79,7 +79,9 @@ struct iperf3_opts {
  * (distribution, regression p50 higher 5%) and "tcp.retransmits" (max)
  * and records throughput (Gbps) with host = the receiver and
  * tcp.retransmits with host = the sender: receiver local and sender remote,
- * mirrored with @reverse. Missing retransmits are then an error.
+ * mirrored with @reverse. Missing retransmits are then an error. Each
+ * repeat also records the test's own cost and its interference
+ * (own_cost.h) and the run its best repeat (cpu.cost.test.best).
  *
  * @return 0; -ENOENT if iperf3 is missing here; -ETIMEDOUT; -EPROTO for a
  * failed iperf3 run; -EINVAL for unusable output or options.
