@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	      "       ksft-iperf3 run [--remote CMD ...] [--server-addr A] [--bind A]\n"
 	      "                       [--port P] [--time S] [--interval S] [--parallel N]\n"
 	      "                       [--reverse] [--repeat N] [--metrics] [--sysmon]\n"
-	      "                       [--iperf3 PATH] [--cpus P]\n"
+	      "                       [--iperf3 PATH] [--cpus P] [--irq-ifname IF]\n"
 	      "                       [--ab-a CMD ... --ab-b CMD ... [--pairs N] [--seed S]\n"
 	      "                        [--no-flush]]\n"
 	      "parse prints {\"throughput_gbps\": X, \"retransmits\": N} (null without\n"
@@ -41,6 +41,8 @@ static void usage(FILE *f)
 	      "--cpus P pins server and client: default (server on the highest CPU,\n"
 	      "client on the next), none, or SERVER/CLIENT CPU lists (1/0); every\n"
 	      "repeat records the test's own cost (cpu.cost.test) and its interference.\n"
+	      "--irq-ifname IF points IF's MSI interrupts at the server's CPUs and\n"
+	      "records IF's driver, firmware, speed and threaded NAPI in the context.\n"
 	      "--ab-a/--ab-b: A/B mode, N pairs (default 10) of one measurement after\n"
 	      "each variant's setup command (argv, words like --remote), order random\n"
 	      "in each pair (--seed, printed), ip tcp_metrics flush before each trial\n"
@@ -167,13 +169,14 @@ static int cmd_run(int argc, char **argv)
 		{ "pairs", required_argument, NULL, 'N' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "no-flush", no_argument, NULL, 'F' },
+		{ "irq-ifname", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char **setup[2] = { NULL, NULL };
 	char *setup_store[2] = { NULL, NULL };
 	struct ex_ab_opts ab;
 	struct ex_placement pl;
-	const char *cpus = "default";
+	const char *cpus = "default", *irq_if = NULL;
 	int seeded = 0;
 	struct iperf3_opts o = IPERF3_OPTS_INIT;
 	struct iperf3_result res;
@@ -258,6 +261,9 @@ static int cmd_run(int argc, char **argv)
 		case 'F':
 			ab.no_flush = 1;
 			break;
+		case 'I':
+			irq_if = optarg;
+			break;
 		default:
 			usage(stderr);
 			goto usage_error;
@@ -286,9 +292,24 @@ static int cmd_run(int argc, char **argv)
 	ex_ktap_header(1);
 	if (ex_perf_skip("iperf3.throughput", &rc))
 		goto out;
+	/* A real NIC's interrupts go to the server's CPUs (the local end). */
+	if (irq_if && pl.pinned) {
+		char list[256], *ierr = NULL;
+		int n;
+
+		if (ex_nic_irqs_pin(NULL, irq_if, &pl.server, &n, &ierr)) {
+			ex_ktap_diag(ierr ? ierr : "pinning interrupts failed");
+			free(ierr);
+			rc = ex_ktap_finish("iperf3.throughput", EX_KTAP_FAIL, NULL);
+			goto out;
+		}
+		snprintf(list, sizeof(list), "%d on %s", n,
+			 ex_cpulist_format(&pl.server, list + 128, 128));
+		ksft_metric_context_set("nic_irqs", n ? list : "none (no MSI interrupts)");
+	}
 	/* Placement and what changes a cost's meaning: runs that differ here
 	 * are not comparable. */
-	if (metrics && (ex_cost_context(NULL, &pl, NULL) || ksft_metric_context_emit()))
+	if (metrics && (ex_cost_context(NULL, &pl, irq_if) || ksft_metric_context_emit()))
 		ex_ktap_diag(ksft_metric_errmsg());
 	if (ex_metric_case_begin(metrics)) {
 		rc = 1;

@@ -601,7 +601,7 @@ int ex_nic_irqs_pin(const char *root, const char *ifname, const cpu_set_t *cpus,
 			continue;
 		snprintf(path, sizeof(path), "%s/proc/irq/%.20s/smp_affinity_list",
 			 root ? root : "", de->d_name);
-		fd = open(path, O_WRONLY | O_CLOEXEC);
+		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 		if (fd < 0 || write(fd, list, strlen(list)) != (ssize_t)strlen(list))
 			ret = ex_errf(err, -errno, "%s: %s", path, strerror(errno));
 		else

@@ -162,6 +162,37 @@ START_TEST(test_context)
 }
 END_TEST
 
+/* A real NIC's MSI interrupts are pointed at the CPU list; veth has none. */
+START_TEST(test_irqs)
+{
+	char path[256], buf[64], *err = NULL;
+	cpu_set_t s;
+	FILE *f;
+	int n = -1;
+
+	put("sys/class/net/eth9/device/msi_irqs/40", "msix\n");
+	put("sys/class/net/eth9/device/msi_irqs/41", "msix\n");
+	put("proc/irq/40/smp_affinity_list", "0-3\n");
+	put("proc/irq/41/smp_affinity_list", "0-3\n");
+	ck_assert_int_eq(ex_cpulist_parse("2-3", "x", &s, &err), 0);
+	ck_assert_msg(ex_nic_irqs_pin(root, "eth9", &s, &n, &err) == 0, "%s", err);
+	ck_assert_int_eq(n, 2);
+	snprintf(path, sizeof(path), "%s/proc/irq/41/smp_affinity_list", root);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "2-3");
+	ck_assert_int_eq(ex_nic_irqs_pin(root, "veth0", &s, &n, &err), 0);
+	ck_assert_int_eq(n, 0);
+	/* An IRQ that cannot be written: the error names its file. */
+	put("sys/class/net/eth9/device/msi_irqs/42", "msix\n");
+	ck_assert_int_eq(ex_nic_irqs_pin(root, "eth9", &s, &n, &err), -ENOENT);
+	ck_assert_msg(strstr(err, "/proc/irq/42/smp_affinity_list: No such file"), "%s", err);
+	free(err);
+}
+END_TEST
+
 /* wait4() accounting of a real child: CPU time it burnt, pinned to CPU 0. */
 START_TEST(test_usage_of_child)
 {
@@ -257,6 +288,7 @@ int main(void)
 	tcase_add_test(tc, test_placement);
 	tcase_add_test(tc, test_cpu_ticks);
 	tcase_add_test(tc, test_context);
+	tcase_add_test(tc, test_irqs);
 	tcase_add_test(tc, test_usage_of_child);
 	tcase_add_test(tc, test_own_series);
 	tcase_add_test(tc, test_ab_order);
