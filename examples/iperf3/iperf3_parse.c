@@ -72,6 +72,19 @@ static int read_bytes(json_t *root, const char *name, struct iperf3_result *res,
 	return 0;
 }
 
+/* The processes' CPU seconds as iperf3 itself measured them (NAN if not). */
+static void read_cpu(json_t *root, struct iperf3_result *res)
+{
+	json_t *end = json_object_get(root, "end");
+	json_t *cpu = json_object_get(end, "cpu_utilization_percent");
+	json_t *secs = json_object_get(json_object_get(end, "sum_sent"), "seconds");
+	json_t *h = json_object_get(cpu, "host_total"), *r = json_object_get(cpu, "remote_total");
+	double s = json_is_number(secs) ? json_number_value(secs) : NAN;
+
+	res->client_cpu_s = json_is_number(h) && s > 0 ? json_number_value(h) / 100 * s : NAN;
+	res->server_cpu_s = json_is_number(r) && s > 0 ? json_number_value(r) / 100 * s : NAN;
+}
+
 static int parse_root(json_t *root, const char *name, struct iperf3_result *res,
 		      char **err)
 {
@@ -119,6 +132,7 @@ static int parse_root(json_t *root, const char *name, struct iperf3_result *res,
 	ts = json_object_get(json_object_get(json_object_get(root, "start"),
 					     "test_start"), "reverse");
 	res->reverse = json_is_integer(ts) ? json_integer_value(ts) != 0 : json_is_true(ts);
+	read_cpu(root, res);
 	ret = read_bytes(root, name, res, err);
 	return ret ? ret : read_retransmits(root, name, res, err);
 }

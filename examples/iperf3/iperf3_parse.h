@@ -35,6 +35,14 @@ struct iperf3_result {
 				   absent; iperf3_run(): the repeats' sum */
 	size_t repeats;		/* iperf3_run(): measurements made; throughput_gbps
 				   is then their median, retransmits their sum */
+	/* end.cpu_utilization_percent.{host,remote}_total x end.sum_sent.seconds
+	 * / 100: CPU seconds of the client (host) and server (remote)
+	 * processes over the test, by iperf3's own getrusage(); NAN if absent.
+	 * Across two hosts the only per-endpoint process cost there is. */
+	double client_cpu_s, server_cpu_s;
+	/* iperf3_run(): the median over the repeats of the test's own CPU
+	 * seconds per GB (both endpoints where both are here), NAN if none */
+	double test_cost;
 };
 
 /**

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 struct run_ctx {
 	struct iperf3_opts o;
 	char port[16], duration[16], interval[32], streams[16], ctimeout[16];
+	struct ex_task_usage client;	/* the last client run's processes */
 };
 
 static void apply_defaults(struct run_ctx *c)
@@ -86,12 +88,8 @@ static int free_port(const char *addr, char **err)
 int iperf3_record_metrics(const struct iperf3_result *res, int reverse,
 			  const char *name, char **err)
 {
-	struct ksft_metric_label receiver[] = {
-		KSFT_METRIC_LABEL_STR("host", reverse ? "remote" : "local"),
-	};
-	struct ksft_metric_label sender[] = {
-		KSFT_METRIC_LABEL_STR("host", reverse ? "local" : "remote"),
-	};
+	const char *receiver = reverse ? "remote" : "local";
+	const char *sender = reverse ? "local" : "remote";
 	size_t i;
 	int ret = ex_net_policies_register(err);
 
@@ -100,14 +98,11 @@ int iperf3_record_metrics(const struct iperf3_result *res, int reverse,
 	ret = iperf3_require_retransmits(res, name, err);
 	if (ret)
 		return ret;
-	ret = ksft_metric_double(EX_POLICY_THROUGHPUT, "scalar", res->throughput_gbps,
-				 receiver, 1);
+	ret = ex_record_double(EX_POLICY_THROUGHPUT, res->throughput_gbps, receiver);
 	if (!ret)
-		ret = ksft_metric_int(EX_POLICY_RETRANSMITS, "scalar", res->retransmits,
-				      sender, 1);
+		ret = ex_record_int(EX_POLICY_RETRANSMITS, res->retransmits, sender);
 	for (i = 0; !ret && i < res->n_kept; i++)
-		ret = ksft_metric_double(EX_POLICY_INTERVAL, "scalar", res->interval_gbps[i],
-					 receiver, 1);
+		ret = ex_record_double(EX_POLICY_INTERVAL, res->interval_gbps[i], receiver);
 	if (ret)
 		return ex_errf(err, ret, "metric: %s", ksft_metric_errmsg());
 	return 0;
@@ -142,7 +137,9 @@ static int start_server(struct run_ctx *c, struct exproc *srv, char **err)
 		argv[n++] = c->o.bind_addr;
 	}
 	argv[n] = NULL;
-	ret = exproc_spawn(srv, NULL, argv, err);
+	ret = exproc_spawn_on(srv, NULL, argv,
+			      c->o.placement && c->o.placement->pinned ? &c->o.placement->server
+			      : NULL, err);
 	if (ret)
 		return ret;
 	ret = exproc_wait_listen(NULL, c->o.port, c->o.listen_timeout_ms, srv, err);
@@ -199,9 +196,12 @@ static int run_client(struct run_ctx *c, struct iperf3_result *res, char **err)
 		argv[n++] = "-R";
 	argv[n] = NULL;
 
-	ret = exproc_run(c->o.remote, argv, c->o.client_timeout_ms, &r, err);
+	ret = exproc_run_on(c->o.remote, argv,
+			    c->o.placement && c->o.placement->pinned ? &c->o.placement->client
+			    : NULL, c->o.client_timeout_ms, &r, err);
 	if (ret)
 		return ret;
+	c->client = r.usage;
 	if (r.timed_out) {
 		snprintf(why, sizeof(why), "timed out after %d ms and was killed",
 			 c->o.client_timeout_ms);
@@ -233,11 +233,25 @@ static int run_client(struct run_ctx *c, struct iperf3_result *res, char **err)
 	return ret;
 }
 
+/* Is the client's process one we can see (here or in a namespace of this
+ * machine), not a transport such as ssh? It ran iperf3 last. */
+static int client_is_here(const struct run_ctx *c)
+{
+	const char *base = strrchr(c->o.iperf3, '/');
+
+	base = base ? base + 1 : c->o.iperf3;
+	return !c->o.remote || !c->o.remote[0] ||
+	       (c->client.comm[0] && !strncmp(c->client.comm, base, 15));
+}
+
 int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 	       char **err)
 {
 	struct iperf3_result tmp, one;
-	double gbps[IPERF3_MAX_REPEATS];
+	double gbps[IPERF3_MAX_REPEATS], cost[IPERF3_MAX_REPEATS];
+	struct ex_own_probe probe;
+	struct ex_own_result own;
+	size_t n_cost = 0;
 	int64_t retransmits = 0;
 	uint64_t bytes = 0;
 	struct run_ctx c;
@@ -273,14 +287,23 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 	/* Each repeat is one measurement with a server of its own, one point
 	 * of the throughput distribution the policy compares by its p50. */
 	ret = 0;
+	memset(&probe, 0, sizeof(probe));
+	probe.pl = c.o.placement;
 	for (r = 0; !ret && r < c.o.repeat; r++) {
+		if (c.o.before_repeat)
+			ret = c.o.before_repeat(c.o.hook_ctx, r, err);
+		if (ret)
+			break;
 		ret = start_server(&c, &srv, err);
 		if (ret) {
 			exproc_close(&srv);
 			break;
 		}
+		memset(&c.client, 0, sizeof(c.client));
 		if (c.o.repeat_begin)
 			ret = c.o.repeat_begin(c.o.hook_ctx, err);
+		if (!ret)
+			ret = ex_own_begin(&probe, err);
 		if (!ret)
 			ret = run_client(&c, &one, err);
 		if (!ret && c.o.repeat_end)
@@ -288,6 +311,13 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 		/* A one-off server ends with its test; after a failure it would not. */
 		if (ret || exproc_wait(&srv, 2000))
 			exproc_kill(&srv);
+		/* Both have exited: what their processes used and suffered. */
+		if (!ret)
+			ret = ex_own_end(&probe, &srv.usage, client_is_here(&c) ? &c.client : NULL,
+					 one.client_cpu_s, one.bytes, &own, err);
+		ex_own_free(&probe);
+		if (!ret && !isnan(own.cost_both))
+			cost[n_cost++] = own.cost_both;
 		exproc_close(&srv);
 		if (!ret && ksft_metric_reporting_enabled())
 			ret = iperf3_record_metrics(&one, c.o.reverse, "iperf3 client output", err);
@@ -297,12 +327,15 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 			bytes += one.bytes;
 		}
 	}
+	if (!ret && n_cost)
+		ret = ex_own_record_best(cost, n_cost, err);
 	if (!ret) {
 		*res = one;
 		res->repeats = (size_t)c.o.repeat;
 		res->throughput_gbps = median(gbps, (size_t)c.o.repeat);
 		res->retransmits = retransmits;
 		res->bytes = bytes;
+		res->test_cost = n_cost ? median(cost, n_cost) : NAN;
 	}
 	if (ret)
 		memset(res, 0, sizeof(*res));

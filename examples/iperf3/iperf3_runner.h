@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "iperf3_parse.h"
+#include "own_cost.h"
 
 /**
  * struct iperf3_opts - what to run; zero means the default
@@ -51,10 +52,19 @@ struct iperf3_opts {
 	int (*repeat_begin)(void *ctx, char **err);
 	int (*repeat_end)(void *ctx, const struct iperf3_result *one, char **err);
 	void *hook_ctx;
+	/*
+	 * Where the server (here) and the client run (taskstat.h; NULL:
+	 * unpinned). Each repeat records, while reporting is enabled, the
+	 * test's own cost and its interference (own_cost.h) over these CPUs.
+	 */
+	const struct ex_placement *placement;
+	/* Called between repeats (e.g. "ip tcp_metrics flush", or an A/B
+	 * variant's setup) with the repeat number; NULL: none. */
+	int (*before_repeat)(void *ctx, int repeat, char **err);
 };
 
 #define IPERF3_OPTS_INIT { sizeof(struct iperf3_opts), NULL, NULL, NULL, 0, \
-	NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL }
+	NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
 
 /**
  * iperf3_run() - one measurement
@@ -69,7 +79,9 @@ struct iperf3_opts {
  * (distribution, regression p50 higher 5%) and "tcp.retransmits" (max)
  * and records throughput (Gbps) with host = the receiver and
  * tcp.retransmits with host = the sender: receiver local and sender remote,
- * mirrored with @reverse. Missing retransmits are then an error.
+ * mirrored with @reverse. Missing retransmits are then an error. Each
+ * repeat also records the test's own cost and its interference
+ * (own_cost.h) and the run its best repeat (cpu.cost.test.best).
  *
  * @return 0; -ENOENT if iperf3 is missing here; -ETIMEDOUT; -EPROTO for a
  * failed iperf3 run; -EINVAL for unusable output or options.

@@ -4,6 +4,7 @@
  * between this host and a remote endpoint as a one-case KTAP test.
  */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include <ksftmetric/metric.h>
 
+#include "ab.h"
 #include "cli_util.h"
 #include "iperf3_runner.h"
 #include "ktap_out.h"
@@ -24,7 +26,9 @@ static void usage(FILE *f)
 	      "       ksft-iperf3 run [--remote CMD ...] [--server-addr A] [--bind A]\n"
 	      "                       [--port P] [--time S] [--interval S] [--parallel N]\n"
 	      "                       [--reverse] [--repeat N] [--metrics] [--sysmon]\n"
-	      "                       [--iperf3 PATH]\n"
+	      "                       [--iperf3 PATH] [--cpus P] [--irq-ifname IF]\n"
+	      "                       [--ab-a CMD ... --ab-b CMD ... [--pairs N] [--seed S]\n"
+	      "                        [--no-flush]]\n"
 	      "parse prints {\"throughput_gbps\": X, \"retransmits\": N} (null without\n"
 	      "retransmits); run prints KTAP and exits 0 pass, 1 fail, 4 skip.\n"
 	      "--repeat N measures N times in the one case (each a throughput point;\n"
@@ -33,7 +37,16 @@ static void usage(FILE *f)
 	      "records cpu.cost (busy CPU seconds per GB) of each, per repeat, and\n"
 	      "cycles/instructions per byte where hardware counters exist.\n"
 	      "--remote takes the words up to the next --option (or one quoted string):\n"
-	      "the client runs behind them, e.g. --remote ip netns exec NS.\n", f);
+	      "the client runs behind them, e.g. --remote ip netns exec NS.\n"
+	      "--cpus P pins server and client: default (server on the highest CPU,\n"
+	      "client on the next), none, or SERVER/CLIENT CPU lists (1/0); every\n"
+	      "repeat records the test's own cost (cpu.cost.test) and its interference.\n"
+	      "--irq-ifname IF points IF's MSI interrupts at the server's CPUs and\n"
+	      "records IF's driver, firmware, speed and threaded NAPI in the context.\n"
+	      "--ab-a/--ab-b: A/B mode, N pairs (default 10) of one measurement after\n"
+	      "each variant's setup command (argv, words like --remote), order random\n"
+	      "in each pair (--seed, printed), ip tcp_metrics flush before each trial\n"
+	      "(--no-flush: not); each point labelled variant and pair.\n", f);
 }
 
 static int cmd_parse(int argc, char **argv)
@@ -120,6 +133,21 @@ static int cost_stop(struct cost_run *cr)
 	return 0;
 }
 
+struct ab_ctx {
+	struct iperf3_opts *o;
+};
+
+static int ab_trial(void *ctx, double *gbps, double *cost, char **err)
+{
+	struct ab_ctx *c = ctx;
+	struct iperf3_result res;
+	int ret = iperf3_run(c->o, &res, err);
+
+	*gbps = ret ? NAN : res.throughput_gbps;
+	*cost = ret ? NAN : res.test_cost;
+	return ret;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -135,8 +163,21 @@ static int cmd_run(int argc, char **argv)
 		{ "metrics", no_argument, NULL, 'm' },
 		{ "sysmon", no_argument, NULL, 'S' },
 		{ "iperf3", required_argument, NULL, 'x' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "ab-a", required_argument, NULL, 'A' },
+		{ "ab-b", required_argument, NULL, 'B' },
+		{ "pairs", required_argument, NULL, 'N' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "no-flush", no_argument, NULL, 'F' },
+		{ "irq-ifname", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char **setup[2] = { NULL, NULL };
+	char *setup_store[2] = { NULL, NULL };
+	struct ex_ab_opts ab;
+	struct ex_placement pl;
+	const char *cpus = "default", *irq_if = NULL;
+	int seeded = 0;
 	struct iperf3_opts o = IPERF3_OPTS_INIT;
 	struct iperf3_result res;
 	const char **remote = NULL;
@@ -145,6 +186,8 @@ static int cmd_run(int argc, char **argv)
 	int c, metrics = 0, sysmon = 0, ret, rc;
 	enum ex_ktap_result result;
 
+	memset(&ab, 0, sizeof(ab));
+	ab.pairs = 10;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
 		switch (c) {
@@ -194,30 +237,93 @@ static int cmd_run(int argc, char **argv)
 		case 'x':
 			o.iperf3 = optarg;
 			break;
+		case 'c':
+			cpus = optarg;
+			break;
+		case 'A':
+		case 'B':
+			if (ex_opt_remote(c == 'A' ? "ksft-iperf3 --ab-a" : "ksft-iperf3 --ab-b",
+					  argc, argv, &setup[c == 'B'], &setup_store[c == 'B']))
+				goto usage_error;
+			break;
+		case 'N':
+			if (ex_parse_int("ksft-iperf3", optarg, "pairs", 1, 100000, &ab.pairs))
+				goto usage_error;
+			break;
+		case 's':
+			ab.seed = strtoull(optarg, &end, 0);
+			if (end == optarg || *end) {
+				fprintf(stderr, "ksft-iperf3: bad seed: %s\n", optarg);
+				goto usage_error;
+			}
+			seeded = 1;
+			break;
+		case 'F':
+			ab.no_flush = 1;
+			break;
+		case 'I':
+			irq_if = optarg;
+			break;
 		default:
 			usage(stderr);
-			return 2;
+			goto usage_error;
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
-		free(remote);
-		free(store);
-		return 2;
+	if (optind != argc || !setup[0] != !setup[1]) {
+		if (optind == argc)
+			fprintf(stderr, "ksft-iperf3: A/B needs both --ab-a and --ab-b\n");
+		else
+			usage(stderr);
+		goto usage_error;
+	}
+	if (ex_placement_parse(NULL, cpus, &pl, &err)) {
+		fprintf(stderr, "ksft-iperf3: %s\n", err ? err : "out of memory");
+		free(err);
+		goto usage_error;
 	}
 	o.remote = remote;
+	o.placement = &pl;
+	if (!seeded)
+		ab.seed = ex_ab_default_seed();
+	ab.setup[0] = setup[0];
+	ab.setup[1] = setup[1];
+	ab.remote = remote;
 
 	ex_ktap_header(1);
-	if (ex_perf_skip("iperf3.throughput", &rc)) {
-		free(remote);
-		free(store);
-		return rc;
+	if (ex_perf_skip("iperf3.throughput", &rc))
+		goto out;
+	/* A real NIC's interrupts go to the server's CPUs (the local end). */
+	if (irq_if && pl.pinned) {
+		char list[256], *ierr = NULL;
+		int n;
+
+		if (ex_nic_irqs_pin(NULL, irq_if, &pl.server, &n, &ierr)) {
+			ex_ktap_diag(ierr ? ierr : "pinning interrupts failed");
+			free(ierr);
+			rc = ex_ktap_finish("iperf3.throughput", EX_KTAP_FAIL, NULL);
+			goto out;
+		}
+		snprintf(list, sizeof(list), "%d on %s", n,
+			 ex_cpulist_format(&pl.server, list + 128, 128));
+		ksft_metric_context_set("nic_irqs", n ? list : "none (no MSI interrupts)");
 	}
-	if (ex_metric_case_begin(metrics))
-		return 1;
+	/* Placement and what changes a cost's meaning: runs that differ here
+	 * are not comparable. */
+	if (metrics && (ex_cost_context(NULL, &pl, irq_if) || ksft_metric_context_emit()))
+		ex_ktap_diag(ksft_metric_errmsg());
+	if (ex_metric_case_begin(metrics)) {
+		rc = 1;
+		goto out;
+	}
 	if (sysmon && cost_start(&cr, &o, remote)) {
 		ret = -EINVAL;
 		err = strdup("the system monitor did not start");
+	} else if (setup[0]) {
+		struct ab_ctx ac = { &o };
+
+		o.repeat = 1;
+		ret = ex_ab_run(&ab, ab_trial, &ac, &err);
+		res.repeats = (size_t)ab.pairs * 2;
 	} else {
 		ret = iperf3_run(&o, &res, &err);
 	}
@@ -228,14 +334,16 @@ static int cmd_run(int argc, char **argv)
 		ret = -EPROTO;
 		err = strdup("the system monitor failed");
 	}
-	if (!ret) {
-		char line[160];
+	if (!ret && setup[0]) {
+		result = EX_KTAP_PASS;
+	} else if (!ret) {
+		char line[200];
 
 		snprintf(line, sizeof(line),
 			 "iperf3: %s Gbps (median of %zu) over %zu of %zu intervals, %s "
-			 "retransmits %lld", ex_fmt_double(res.throughput_gbps, num), res.repeats,
-			 res.n_stable, res.n_intervals, o.reverse ? "local" : "remote",
-			 (long long)res.retransmits);
+			 "retransmits %lld, %llu bytes", ex_fmt_double(res.throughput_gbps, num),
+			 res.repeats, res.n_stable, res.n_intervals, o.reverse ? "local" : "remote",
+			 (long long)res.retransmits, (unsigned long long)res.bytes);
 		ex_ktap_diag(line);
 		result = EX_KTAP_PASS;
 	} else {
@@ -246,8 +354,16 @@ static int cmd_run(int argc, char **argv)
 	result = ex_metric_case_end(result);
 	rc = ex_ktap_finish("iperf3.throughput", result, err);
 	free(err);
+	goto out;
+usage_error:
+	rc = 2;
+out:
 	free(remote);
 	free(store);
+	free(setup[0]);
+	free(setup[1]);
+	free(setup_store[0]);
+	free(setup_store[1]);
 	return rc;
 }
 

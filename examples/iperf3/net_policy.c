@@ -30,3 +30,43 @@ int ex_net_policies_register(char **err)
 		return ex_errf(err, ret, "metric policy: %s", ksft_metric_errmsg());
 	return 0;
 }
+
+static const char *trial_variant;
+static int trial_pair;
+
+void ex_trial_set(const char *variant, int pair)
+{
+	trial_variant = variant;
+	trial_pair = pair;
+}
+
+/* host, then variant and pair while a trial is set: @return the count. */
+static size_t labels(struct ksft_metric_label l[3], const char *host)
+{
+	l[0].key = "host";
+	l[0].value.type = KSFT_METRIC_STRING;
+	l[0].value.u.s = host;
+	if (!trial_variant)
+		return 1;
+	l[1].key = "variant";
+	l[1].value.type = KSFT_METRIC_STRING;
+	l[1].value.u.s = trial_variant;
+	l[2].key = "pair";
+	l[2].value.type = KSFT_METRIC_INT;
+	l[2].value.u.i = trial_pair;
+	return 3;
+}
+
+int ex_record_double(const char *name, double v, const char *host)
+{
+	struct ksft_metric_label l[3];
+
+	return ksft_metric_double(name, "scalar", v, l, labels(l, host));
+}
+
+int ex_record_int(const char *name, long long v, const char *host)
+{
+	struct ksft_metric_label l[3];
+
+	return ksft_metric_int(name, "scalar", v, l, labels(l, host));
+}

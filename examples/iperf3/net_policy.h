@@ -20,4 +20,18 @@
  */
 int ex_net_policies_register(char **err);
 
+/**
+ * ex_trial_set() - labels that every runner observation carries from now
+ * on, besides its host: the A/B mode's "variant" ("A"/"B") and "pair"
+ * (its number). @variant NULL clears them. One thread only.
+ */
+void ex_trial_set(const char *variant, int pair);
+
+/**
+ * ex_record_double() / ex_record_int() - ksft_metric_double/int() with the
+ * label host=@host plus the trial's labels. @return the library's result.
+ */
+int ex_record_double(const char *name, double v, const char *host);
+int ex_record_int(const char *name, long long v, const char *host);
+
 #endif

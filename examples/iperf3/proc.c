@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -81,7 +82,7 @@ static int open_pidfd(pid_t pid)
 
 /* Runs in the forked child: only async-signal-safe calls until exec. */
 static void child_exec(char *const *av, int in_fd, int out_fd, int err_fd,
-		       int report_fd, pid_t parent)
+		       int report_fd, pid_t parent, const cpu_set_t *cpus)
 {
 	sigset_t none;
 	int e, devnull;
@@ -94,6 +95,10 @@ static void child_exec(char *const *av, int in_fd, int out_fd, int err_fd,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
+	/* Inherited through exec and through a prefix that execs
+	 * (ip netns exec, sh -s's exec): the benchmark runs there. */
+	if (cpus && sched_setaffinity(0, sizeof(*cpus), cpus))
+		goto fail;
 	devnull = in_fd >= 0 ? in_fd : open("/dev/null", O_RDONLY);
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_fd, 1) < 0 ||
 	    dup2(err_fd, 2) < 0)
@@ -152,6 +157,12 @@ static int remote_script_fd(const char *const *argv)
 int exproc_spawn(struct exproc *p, const char *const *prefix,
 		 const char *const *argv, char **err)
 {
+	return exproc_spawn_on(p, prefix, argv, NULL, err);
+}
+
+int exproc_spawn_on(struct exproc *p, const char *const *prefix,
+		    const char *const *argv, const cpu_set_t *cpus, char **err)
+{
 	static const char *const remote_sh[] = { "sh", "-s", NULL };
 	size_t np = words(prefix), na = words(argv), i;
 	int report[2] = { -1, -1 }, child_errno = 0, ret, in_fd = -1;
@@ -198,7 +209,7 @@ int exproc_spawn(struct exproc *p, const char *const *prefix,
 		goto fail;
 	}
 	if (pid == 0)
-		child_exec(av, in_fd, p->out_fd, p->err_fd, report[1], self);
+		child_exec(av, in_fd, p->out_fd, p->err_fd, report[1], self, cpus);
 	setpgid(pid, pid);	/* also here: no window where a kill misses */
 	close(report[1]);
 	report[1] = -1;
@@ -267,12 +278,21 @@ static int wait_exit(struct exproc *p, int timeout_ms)
 	}
 }
 
+/* Called once @p has exited (a zombie): its accounting, then reaped. */
 static void reap(struct exproc *p)
 {
+	struct rusage ru;
 	int status = 0;
 
-	while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
+	ex_task_zombie_read(p->pid, &p->usage);
+	memset(&ru, 0, sizeof(ru));
+	while (wait4(p->pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
+	p->usage.user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	p->usage.sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	p->usage.nvcsw = ru.ru_nvcsw;
+	p->usage.nivcsw = ru.ru_nivcsw;
+	p->usage.valid = 1;
 	p->status = status;
 	p->reaped = 1;
 	p->pid = 0;
@@ -406,11 +426,18 @@ char *exproc_cmdline(const char *const *prefix, const char *const *argv)
 int exproc_run(const char *const *prefix, const char *const *argv,
 	       int timeout_ms, struct exproc_result *r, char **err)
 {
+	return exproc_run_on(prefix, argv, NULL, timeout_ms, r, err);
+}
+
+int exproc_run_on(const char *const *prefix, const char *const *argv,
+		  const cpu_set_t *cpus, int timeout_ms, struct exproc_result *r,
+		  char **err)
+{
 	struct exproc p;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = exproc_spawn(&p, prefix, argv, err);
+	ret = exproc_spawn_on(&p, prefix, argv, cpus, err);
 	if (ret)
 		return ret;
 	if (wait_exit(&p, timeout_ms) == -ETIMEDOUT) {
@@ -421,6 +448,7 @@ int exproc_run(const char *const *prefix, const char *const *argv,
 	}
 	reap(&p);
 	r->status = p.status;
+	r->usage = p.usage;
 	r->out = exproc_output(&p, 1, &r->out_len);
 	r->errout = exproc_output(&p, 2, &r->err_len);
 	exproc_close(&p);

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "taskstat.h"
+
 /**
  * struct exproc - a running (or finished) child process
  *
@@ -31,6 +33,8 @@ struct exproc {
 	int err_fd;	/* memfd with everything written to stderr */
 	int status;	/* waitpid() status, valid once reaped */
 	int reaped;
+	struct ex_task_usage usage;	/* its CPU time, waits, switches; valid
+					   once reaped (wait4 and schedstat) */
 };
 
 /** Grace period between SIGTERM and SIGKILL in exproc_kill(). */
@@ -54,6 +58,15 @@ struct exproc {
  */
 int exproc_spawn(struct exproc *p, const char *const *prefix,
 		 const char *const *argv, char **err);
+
+/**
+ * exproc_spawn_on() - exproc_spawn() pinned to @cpus (NULL: not pinned):
+ * the child sets its affinity before exec, so the command (also behind a
+ * prefix that execs, such as "ip netns exec") inherits it. Behind ssh only
+ * the local ssh process is pinned.
+ */
+int exproc_spawn_on(struct exproc *p, const char *const *prefix,
+		    const char *const *argv, const cpu_set_t *cpus, char **err);
 
 /**
  * exproc_wait() - wait up to @timeout_ms (< 0: forever) for @p to exit
@@ -108,6 +121,7 @@ struct exproc_result {
 	size_t out_len;
 	char *errout;		/* stderr, malloc'd, NUL-terminated */
 	size_t err_len;
+	struct ex_task_usage usage;	/* what the process used (struct exproc) */
 };
 
 /**
@@ -119,6 +133,11 @@ struct exproc_result {
  */
 int exproc_run(const char *const *prefix, const char *const *argv,
 	       int timeout_ms, struct exproc_result *r, char **err);
+
+/** exproc_run_on() - exproc_run() pinned to @cpus (see exproc_spawn_on()). */
+int exproc_run_on(const char *const *prefix, const char *const *argv,
+		  const cpu_set_t *cpus, int timeout_ms, struct exproc_result *r,
+		  char **err);
 
 /** exproc_result_free() - free the outputs of @r. NULL-safe. */
 void exproc_result_free(struct exproc_result *r);

@@ -2,6 +2,7 @@
 /* kperf servers on both endpoints, the client here, metrics for both hosts. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,28 @@ static int cmd_error(char **err, int ret, const char *what, const char *why,
 	return ret;
 }
 
+/* The local server runs on the placement's server CPUs, the remote one
+ * and the client on its client CPUs; NULL: unpinned. */
+static const cpu_set_t *cpus_of(const struct kperf_runner *r, int side)
+{
+	const struct ex_placement *p = r->o.placement;
+
+	if (!p || !p->pinned)
+		return NULL;
+	return side == LOCAL ? &p->server : &p->client;
+}
+
+/* The server daemon of @side's session totals; 0 and u->valid 0 if not
+ * visible here (its pid file is on another host). */
+static void server_usage(const struct kperf_runner *r, int side, struct ex_task_usage *u)
+{
+	pid_t pid;
+
+	memset(u, 0, sizeof(*u));
+	if (!ex_pid_file_read(r->pid_file[side], &pid))
+		ex_session_read(pid, u);
+}
+
 static int server_cmd(struct kperf_runner *r, int side, int kill_it, char **err)
 {
 	const char *argv[10];
@@ -104,7 +127,8 @@ static int server_cmd(struct kperf_runner *r, int side, int kill_it, char **err)
 		}
 	}
 	argv[n] = NULL;
-	ret = exproc_run(prefix_of(r, side), argv, r->o.server_timeout_ms, &res, err);
+	ret = exproc_run_on(prefix_of(r, side), argv, cpus_of(r, side),
+			    r->o.server_timeout_ms, &res, err);
 	if (ret)
 		return ret;
 	snprintf(what, sizeof(what), "%s on the %s endpoint", r->o.server, endpoint[side]);
@@ -229,13 +253,9 @@ int kperf_record_metrics(const struct kperf_result *res, char **err)
 		return ret;
 	/* Source is the remote sender, Target the local receiver. */
 	for (i = 0; i < 2 && !ret; i++) {
-		struct ksft_metric_label l[] = { KSFT_METRIC_LABEL_STR("host", host[i]) };
-
-		ret = ksft_metric_double(EX_POLICY_THROUGHPUT, "scalar",
-					 sides[i]->throughput, l, 1);
+		ret = ex_record_double(EX_POLICY_THROUGHPUT, sides[i]->throughput, host[i]);
 		if (!ret)
-			ret = ksft_metric_int(EX_POLICY_RETRANSMITS, "scalar",
-					      sides[i]->retransmits, l, 1);
+			ret = ex_record_int(EX_POLICY_RETRANSMITS, sides[i]->retransmits, host[i]);
 	}
 	if (ret)
 		return ex_errf(err, ret, "metric: %s", ksft_metric_errmsg());
@@ -247,6 +267,8 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 {
 	const char **argv;
 	struct exproc_result out;
+	struct ex_task_usage srv0[2], srv1[2];
+	struct ex_own_probe probe;
 	char *text = NULL, why[96];
 	size_t n = 0, extra = 0;
 	int ret;
@@ -272,11 +294,19 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 		memcpy(argv + n, client_args, extra * sizeof(*argv));
 
 	memset(&out, 0, sizeof(out));
+	memset(&probe, 0, sizeof(probe));
+	probe.pl = r->o.placement;
 	if (r->o.run_begin && (ret = r->o.run_begin(r->o.hook_ctx, err)))
 		goto done;
-	ret = exproc_run(NULL, argv, r->o.client_timeout_ms, &out, err);
+	server_usage(r, LOCAL, &srv0[LOCAL]);
+	server_usage(r, REMOTE, &srv0[REMOTE]);
+	if ((ret = ex_own_begin(&probe, err)))
+		goto done;
+	ret = exproc_run_on(NULL, argv, cpus_of(r, REMOTE), r->o.client_timeout_ms, &out, err);
 	if (ret)
 		goto done;
+	server_usage(r, LOCAL, &srv1[LOCAL]);
+	server_usage(r, REMOTE, &srv1[REMOTE]);
 	if (out.timed_out) {
 		snprintf(why, sizeof(why), "timed out after %d ms and was killed",
 			 r->o.client_timeout_ms);
@@ -310,10 +340,29 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 	}
 	if (ksft_metric_reporting_enabled()) {
 		ret = kperf_record_metrics(res, err);
-		if (ret)
+		if (ret) {
 			kperf_result_free(res);
+			goto done;
+		}
 	}
+	/* The local Target server's session plus the client (here) is the
+	 * local endpoint; the remote Source server's the remote one. */
+	if (srv0[LOCAL].valid && srv1[LOCAL].valid && srv0[REMOTE].valid && srv1[REMOTE].valid) {
+		ex_task_usage_sub(&srv1[LOCAL], &srv0[LOCAL]);
+		ex_task_usage_sub(&srv1[REMOTE], &srv0[REMOTE]);
+		srv1[LOCAL].user_s += out.usage.user_s;
+		srv1[LOCAL].sys_s += out.usage.sys_s;
+		if (res->target.bytes)
+			ret = ex_own_end(&probe, &srv1[LOCAL], &srv1[REMOTE], NAN,
+					 res->target.bytes, NULL, err);
+		if (ret) {
+			kperf_result_free(res);
+			goto done;
+		}
+	}
+
 done:
+	ex_own_free(&probe);
 	exproc_result_free(&out);
 	free(text);
 	free(argv);

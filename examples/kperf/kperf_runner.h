@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "kperf_parse.h"
+#include "own_cost.h"
 
 /** kperf's default control port. */
 #define KPERF_PORT 18323
@@ -49,12 +50,20 @@ struct kperf_opts {
 	int (*run_begin)(void *ctx, char **err);
 	int (*run_end)(void *ctx, const struct kperf_result *res, char **err);
 	void *hook_ctx;
+	/*
+	 * Where the servers run: the local one on placement->server, the
+	 * remote one (and the client) on placement->client (taskstat.h; NULL:
+	 * unpinned). Each client run records, while reporting is enabled, the
+	 * test's own cost (both servers' sessions and the client) and its
+	 * interference (own_cost.h).
+	 */
+	const struct ex_placement *placement;
 };
 
 #define KPERF_MAX_REPEATS 100
 
 #define KPERF_OPTS_INIT { sizeof(struct kperf_opts), NULL, NULL, NULL, NULL, \
-	NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL }
+	NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL, NULL }
 
 struct kperf_runner;
 

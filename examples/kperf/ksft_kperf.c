@@ -21,10 +21,13 @@ static void usage(FILE *f)
 	      "       ksft-kperf run --local-addr A --remote-addr B [--remote CMD ...]\n"
 	      "                      [--server PATH] [--client PATH] [--port P]\n"
 	      "                      [--timeout S] [--pid-dir DIR] [--repeat N] [--metrics]\n"
-	      "                      [-- CLIENT-ARGS...]\n"
+	      "                      [--cpus P] [-- CLIENT-ARGS...]\n"
 	      "parse prints {\"source_throughput\": X, \"target_throughput\": Y,\n"
 	      "\"source_retransmits\": N, \"target_retransmits\": M} (--cpus adds the\n"
-	      "per-CPU lines); run prints KTAP and exits 0 pass, 1 fail, 4 skip.\n", f);
+	      "per-CPU lines); run prints KTAP and exits 0 pass, 1 fail, 4 skip.\n"
+	      "run --cpus P pins the local server (SERVER) and the remote server and\n"
+	      "client (CLIENT): default, none or SERVER/CLIENT CPU lists, as ksft-iperf3;\n"
+	      "each client run records the test's own cost and its interference.\n", f);
 }
 
 static void print_cpus(const char *key, const struct kperf_side *s)
@@ -90,8 +93,11 @@ static int cmd_run(int argc, char **argv)
 		{ "pid-dir", required_argument, NULL, 'd' },
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "metrics", no_argument, NULL, 'm' },
+		{ "cpus", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *cpus = "default";
+	struct ex_placement pl;
 	struct kperf_opts o = KPERF_OPTS_INIT;
 	struct kperf_result res;
 	const char **remote = NULL;
@@ -134,6 +140,9 @@ static int cmd_run(int argc, char **argv)
 		case 'm':
 			metrics = 1;
 			break;
+		case 'C':
+			cpus = optarg;
+			break;
 		case 'n':
 			if (ex_parse_int("ksft-kperf", optarg, "repeat", 1, KPERF_MAX_REPEATS,
 					 &o.repeat))
@@ -153,7 +162,12 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "ksft-kperf: --local-addr and --remote-addr are required\n");
 		goto out;
 	}
+	if (ex_placement_parse(NULL, cpus, &pl, &err)) {
+		fprintf(stderr, "ksft-kperf: %s\n", err ? err : "out of memory");
+		goto out;
+	}
 	o.remote = remote;
+	o.placement = &pl;
 
 	ex_ktap_header(1);
 	if (ex_perf_skip("kperf.throughput", &rc))
@@ -164,6 +178,9 @@ static int cmd_run(int argc, char **argv)
 		rc = ex_ktap_finish("kperf.throughput", EX_KTAP_SKIP, line);
 		goto out;
 	}
+	/* Placement and what changes a cost's meaning (as ksft-iperf3). */
+	if (metrics && (ex_cost_context(NULL, &pl, NULL) || ksft_metric_context_emit()))
+		ex_ktap_diag(ksft_metric_errmsg());
 	if (ex_metric_case_begin(metrics)) {
 		rc = 1;
 		goto out;

@@ -36,6 +36,8 @@ struct settings {
 	int repeat;		/* measurements per case (throughput points) */
 	double interval_s;	/* iperf3 report interval */
 	double sample_s;	/* system monitor interval */
+	const char *cpus;	/* --cpus: default, none, SERVER/CLIENT */
+	struct ex_placement pl;
 };
 
 /* One measurement under the monitor; 0, or -errno with *@why set. */
@@ -67,6 +69,7 @@ static int measure(const struct endpoints *ep, const struct settings *set,
 	io.interval_s = set->interval_s;
 	io.repeat = set->repeat;
 	io.reverse = reverse;
+	io.placement = &set->pl;
 	/* Each repeat's CPU cost per GB on both endpoints, and per byte in
 	 * cycles and instructions where the machine has counters. */
 	co.mon = mon;
@@ -94,13 +97,14 @@ static int measure(const struct endpoints *ep, const struct settings *set,
 		snprintf(why, size, "system monitor: %s", ksft_sysmon_errmsg());
 		return stop;
 	}
-	printf("# iperf3%s: %.3f Gbps (median of %zu; %zu of %zu intervals), %lld retransmits\n",
+	printf("# iperf3%s: %.3f Gbps (median of %zu; %zu of %zu intervals), %lld retransmits, "
+	       "test's own CPU %.3f s/GB\n",
 	       reverse ? " reverse" : "", res.throughput_gbps, res.repeats, res.n_stable,
-	       res.n_intervals, (long long)res.retransmits);
+	       res.n_intervals, (long long)res.retransmits, res.test_cost);
 	return 0;
 }
 
-static int run_tests(const struct endpoints *ep, const struct settings *set)
+static int run_tests(const struct endpoints *ep, struct settings *set)
 {
 	static const char *const names[] = { "iperf.forward", "iperf.reverse" };
 	char why_not[512];
@@ -114,8 +118,11 @@ static int run_tests(const struct endpoints *ep, const struct settings *set)
 		printf("# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:2 error:0\n");
 		return 4;	/* KSFT_SKIP */
 	}
-	/* The run's context (kernel, machine, debug build), so a collector can
-	 * tell comparable runs apart; the reference prints none by default. */
+	/* The run's context (kernel, machine, debug build, placement and what
+	 * changes a CPU cost's meaning), so a collector can tell comparable
+	 * runs apart; the reference prints none by default. */
+	if (ex_cost_context(NULL, &set->pl, ep->local_if))
+		printf("# run context: %s\n", ksft_metric_errmsg());
 	fflush(stdout);
 	if (ksft_metric_context_emit())
 		printf("# run context: %s\n", ksft_metric_errmsg());
@@ -150,12 +157,15 @@ static int run_tests(const struct endpoints *ep, const struct settings *set)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--time S] [--repeat N] [--interval S] [--sample S] [--loopback]\n"
+		"usage: %s [--time S] [--repeat N] [--interval S] [--sample S] [--cpus P]\n"
+		"       [--loopback]\n"
 		"  iperf3 forward and reverse under the system monitor, as KTAP.\n"
 		"  --time S      iperf3 run time (default 4)\n"
 		"  --repeat N    measurements per case, each a throughput point (default 3)\n"
 		"  --interval S  iperf3 report interval (default 0.5; 3+3 are dropped)\n"
 		"  --sample S    system monitor interval (default 0.5)\n"
+		"  --cpus P      placement: default (server on the highest CPU, client on\n"
+		"                the next), none (unpinned), or SERVER/CLIENT lists (1/0)\n"
 		"  --loopback    both endpoints on this host, even as root\n", prog);
 }
 
@@ -167,12 +177,14 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "sample", required_argument, NULL, 's' },
 		{ "loopback", no_argument, NULL, 'l' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const here[] = { "env", NULL };
 	/* 2 cases x 3 repeats x 4 s: under a minute with the monitor. */
-	struct settings set = { 4, 3, 0.5, 0.5 };
+	struct settings set = { 4, 3, 0.5, 0.5, "default", { 0 } };
+	char *perr = NULL;
 	struct endpoints ep;
 	int c, loopback = 0;
 
@@ -193,6 +205,9 @@ int main(int argc, char **argv)
 		case 'l':
 			loopback = 1;
 			break;
+		case 'c':
+			set.cpus = optarg;
+			break;
 		default:
 			usage(argv[0]);
 			return c == 'h' ? 0 : 2;
@@ -202,6 +217,11 @@ int main(int argc, char **argv)
 	    set.duration_s / set.interval_s < 7 || set.repeat < 1 || set.repeat > IPERF3_MAX_REPEATS) {
 		fprintf(stderr, "%s: need --time >= 2, --sample >= 0.01, at least 7 iperf3 "
 			"intervals and --repeat from 1 to %d\n", argv[0], IPERF3_MAX_REPEATS);
+		return 2;
+	}
+	if (ex_placement_parse(NULL, set.cpus, &set.pl, &perr)) {
+		fprintf(stderr, "%s: %s\n", argv[0], perr ? perr : "out of memory");
+		free(perr);
 		return 2;
 	}
 
@@ -231,6 +251,12 @@ int main(int argc, char **argv)
 		ep.remote_if = "lo";
 		printf("# endpoints: loopback, both on this host (%s)\n",
 		       geteuid() ? "not root: no network namespaces" : "as asked");
+	}
+	{
+		char where[600];
+
+		printf("# placement: %s (--cpus %s)\n",
+		       ex_placement_describe(&set.pl, where, sizeof(where)), set.cpus);
 	}
 	return run_tests(&ep, &set);
 }

@@ -113,12 +113,33 @@ int ksftmetric_prod_iperf3_run(const char *iperf3, const char *server_addr,
 			       int duration_s, double interval_s, int streams,
 			       int reverse, int repeat, void *mon, double out[4])
 {
+	double o5[5];
+	int ret = ksftmetric_prod_iperf3_run_on(iperf3, server_addr, bind_addr, remote,
+						duration_s, interval_s, streams, reverse,
+						repeat, mon, "none", o5);
+
+	if (!ret)
+		memcpy(out, o5, 4 * sizeof(*out));
+	return ret;
+}
+
+int ksftmetric_prod_iperf3_run_on(const char *iperf3, const char *server_addr,
+				  const char *bind_addr, const char *const *remote,
+				  int duration_s, double interval_s, int streams,
+				  int reverse, int repeat, void *mon, const char *cpus,
+				  double out[5])
+{
 	struct iperf3_opts o = IPERF3_OPTS_INIT;
 	struct prod_monitor *m = mon;
 	struct iperf3_result res;
+	struct ex_placement pl;
 	char *err = NULL;
 	int ret;
 
+	ret = ex_placement_parse(NULL, cpus, &pl, &err);
+	if (ret)
+		return fail_runner(ret, err);
+	o.placement = &pl;
 	o.iperf3 = iperf3;
 	o.server_addr = server_addr;
 	o.bind_addr = bind_addr;
@@ -137,6 +158,7 @@ int ksftmetric_prod_iperf3_run(const char *iperf3, const char *server_addr,
 	out[1] = res.has_retransmits ? (double)res.retransmits : -1;
 	out[2] = (double)res.bytes;
 	out[3] = (double)res.repeats;
+	out[4] = res.test_cost;
 	return 0;
 }
 

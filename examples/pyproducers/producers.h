@@ -45,6 +45,18 @@ KSFTP_API int ksftmetric_prod_iperf3_run(const char *iperf3, const char *server_
 					 int reverse, int repeat, void *mon, double out[4]);
 
 /**
+ * ksftmetric_prod_iperf3_run_on() - the same, placed by @cpus ("default",
+ * "none" or "SERVER/CLIENT", see ex_placement_parse()); out[4] is the
+ * median over the repeats of the test's own CPU s/GB (NAN if not measured).
+ * ksftmetric_prod_iperf3_run() is this with "none".
+ */
+KSFTP_API int ksftmetric_prod_iperf3_run_on(const char *iperf3, const char *server_addr,
+					    const char *bind_addr, const char *const *remote,
+					    int duration_s, double interval_s, int streams,
+					    int reverse, int repeat, void *mon, const char *cpus,
+					    double out[5]);
+
+/**
  * ksftmetric_prod_kperf_start() - kperf_runner_start() (see kperf_runner.h):
  * both servers running; with @mon each client run is priced (cpu.cost per
  * endpoint). @return a handle or NULL (errno, message).

@@ -43,6 +43,7 @@ def _declare(lib):
                                            ctypes.c_void_p, ctypes.c_double)
     argv = ctypes.POINTER(c_char_p)
     out4 = ctypes.POINTER(c_double * 4)
+    out5 = ctypes.POINTER(c_double * 5)
     protos = {
         "ksftmetric_prod_errmsg": (c_char_p, []),
         "ksftmetric_prod_monitor_start": (c_void_p, [c_char_p, argv, c_char_p, c_double,
@@ -52,6 +53,9 @@ def _declare(lib):
         "ksftmetric_prod_iperf3_run": (c_int, [c_char_p, c_char_p, c_char_p, argv, c_int,
                                                c_double, c_int, c_int, c_int, c_void_p,
                                                out4]),
+        "ksftmetric_prod_iperf3_run_on": (c_int, [c_char_p, c_char_p, c_char_p, argv,
+                                                  c_int, c_double, c_int, c_int, c_int,
+                                                  c_void_p, c_char_p, out5]),
         "ksftmetric_prod_kperf_start": (c_void_p, [c_char_p, c_char_p, c_char_p, c_char_p,
                                                    argv, c_int, c_char_p, c_void_p]),
         "ksftmetric_prod_kperf_client": (c_int, [c_void_p, argv, out4]),

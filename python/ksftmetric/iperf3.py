@@ -31,13 +31,19 @@ class Iperf3Runner:
         self._iperf3 = iperf3.encode()
         self.retransmits = None
         self.bytes = None
+        self.test_cost = None
 
     def measure_bandwidth(self, reverse=False, duration=10, interval=1.0, streams=1,
-                          repeat=1):
+                          repeat=1, cpus="default"):
         """Run ``repeat`` measurements of ``duration`` s; return the median
         throughput in Gbps over the stable intervals (the first and last 3
-        are dropped). While reporting is enabled each repeat is recorded;
-        inside a SystemMonitor its CPU cost per GB too. Raises
+        are dropped). While reporting is enabled each repeat is recorded,
+        with the test's own CPU cost and its interference (cpu.cost.test,
+        interference.*); inside a SystemMonitor the whole host's cost per
+        GB too. ``cpus`` places server and client as the C runners do:
+        "default" (server on the highest CPU, client on the next), "none"
+        (unpinned) or "SERVER/CLIENT" CPU lists ("1/0"). ``test_cost``
+        then holds the median own cost (CPU s/GB, NaN if unmeasured). Raises
         FileNotFoundError (no iperf3), TimeoutError, ValueError (bad
         arguments or output), RuntimeError (iperf3 failed)."""
         for what, v, lo in (("duration", duration, 1), ("streams", streams, 1),
@@ -47,14 +53,17 @@ class Iperf3Runner:
         if not isinstance(interval, (int, float)) or isinstance(interval, bool) or \
                 not math.isfinite(interval) or interval < 0.1:
             raise ValueError(f"interval must be seconds >= 0.1, got {interval!r}")
+        if not isinstance(cpus, str) or not cpus:
+            raise ValueError(f"cpus must be default, none or SERVER/CLIENT, got {cpus!r}")
         mon = active_monitor()
-        out = (ctypes.c_double * 4)()
-        ret = _producers.lib().ksftmetric_prod_iperf3_run(
+        out = (ctypes.c_double * 5)()
+        ret = _producers.lib().ksftmetric_prod_iperf3_run_on(
             self._iperf3, self._addr, None, self._remote, duration, float(interval),
             streams, 1 if reverse else 0, repeat, mon.handle if mon else None,
-            ctypes.byref(out))
+            cpus.encode(), ctypes.byref(out))
         if ret:
             _producers.raise_errno(ret, "iperf3")
         self.retransmits = None if out[1] < 0 else int(out[1])
         self.bytes = int(out[2])
+        self.test_cost = out[4]
         return out[0]

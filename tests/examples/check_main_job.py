@@ -39,6 +39,11 @@ check(any(l.startswith("# endpoints:") and want in l for l in lines),
 # The run's context line, once, before the first case.
 ctx = [l for l in lines if l.startswith("# ktap-metric-context-json: ")]
 check(len(ctx) == 1, f"{len(ctx)} context lines")
+# Placement and what changes a cost's meaning are part of the context.
+check(bool(ctx) and all(k in ctx[0] for k in ('"placement":"server=',
+                                             '"irq_time_accounting":', '"smt":',
+                                             '"governor":', '"mitigations":')),
+      f"context lacks placement keys: {ctx[:1]}")
 if ctx:
     c = json.loads(ctx[0].split(": ", 1)[1])
     check(c.get("kernel") == os.uname().release and c.get("cpu_count") == os.cpu_count()
@@ -93,6 +98,24 @@ for case, recs in cases.items():
         cost = [o["value"] for o in obs if o["name"] == "cpu.cost" and o["host"] == host]
         check(len(cost) == REPEATS and all(0.001 < v < 1000 for v in cost),
               f"{case}: {host} cpu.cost {cost}")
+    # The test's own cost: each repeat shown, the run's best gated, one
+    # total (both endpoints are on this machine); interference per endpoint
+    # (the default placement pins them to different CPUs, or both to CPU 0).
+    check("cpu.cost.test.best" in pols and "cpu.cost.test" in pols,
+          f"{case}: no own-cost policies")
+    own = [o["value"] for o in obs if o["name"] == "cpu.cost.test" and o["host"] == "both"]
+    check(len(own) == REPEATS and all(0.001 < v < 1000 for v in own),
+          f"{case}: cpu.cost.test {own}")
+    best = [o["value"] for o in obs if o["name"] == "cpu.cost.test.best"]
+    check(best == [min(own)], f"{case}: cpu.cost.test.best {best} of {own}")
+    for name in ("interference.runq_wait", "interference.involuntary_switches"):
+        for host in ("local", "remote"):
+            v = [o["value"] for o in obs if o["name"] == name and o["host"] == host]
+            check(len(v) == REPEATS and min(v) >= 0, f"{case}: {host} {name} {v}")
+    for name in ("interference.steal", "interference.others_cpu"):
+        v = [o for o in obs if o["name"] == name]
+        check(len(v) in (REPEATS, 2 * REPEATS) and min(o["value"] for o in v) >= 0,
+              f"{case}: {name} {v}")
     # Cycles per byte: real numbers where the machine counts, else the reason.
     cyc = [o["value"] for o in obs if o["name"] == "cpu.cycles_per_byte"]
     ins = [o["value"] for o in obs if o["name"] == "cpu.instructions_per_byte"]

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <ksftmetric/metric.h>
 
+#include "ab.h"
 #include "iperf3_runner.h"
 #include "netns.h"
 #include "proc.h"
@@ -265,7 +267,13 @@ START_TEST(test_cli_run)
 	run_cli(0, 0, &r);
 	printf("%s", r.out);
 	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
-	ck_assert_msg(!strncmp(r.out, "TAP version 13\n1..1\n# iperf3: ", 30), "%s", r.out);
+	/* --metrics: the context line first, with the placement (default). */
+	ck_assert_msg(!strncmp(r.out, "TAP version 13\n1..1\n# ktap-metric-context-json: {", 49),
+		      "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\"placement\":\"server=1 client=0\"") ||
+		      strstr(r.out, "\"placement\":\"server=0 client=0\""), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\"irq_time_accounting\":\""), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\n# iperf3: "), "%s", r.out);
 	ck_assert_msg(strstr(r.out, tput_policy) && strstr(r.out, retr_policy), "%s", r.out);
 	ck_assert_msg(strstr(r.out, "# ktap-metric-json: {\"host\":\"local\",\"name\":"
 			     "\"throughput\""), "%s", r.out);
@@ -341,6 +349,179 @@ START_TEST(test_cli_cpu_cost)
 }
 END_TEST
 
+/* Every repeat: the test's own cost (one total: both endpoints are on this
+ * machine, the client in a namespace) and the interference per endpoint. */
+START_TEST(test_cli_own_cost)
+{
+	static const char *const extra[] = { "--repeat", "2", "--cpus", "0/0", NULL };
+	static const char *const hosts[] = { "local", "remote" };
+	struct exproc_result r;
+	double v[4];
+	int h, i;
+
+	run_cli_args(0, 0, extra, &r);
+	printf("%s", r.out);
+	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
+	ck_assert_msg(strstr(r.out, "\"placement\":\"server=0 client=0\""), "%s", r.out);
+	/* Each repeat shown; the run's best repeat is the gated value. */
+	ck_assert_msg(strstr(r.out, "\"name\":\"cpu.cost.test\",\"summarize\":"
+			     "\"distribution\"}"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\"name\":\"cpu.cost.test.best\",\"regression\":{"
+			     "\"better\":\"lower\",\"compare\":\"last\""), "%s", r.out);
+	ck_assert_int_eq(values_of(r.out, "cpu.cost.test.best", "both", v, 4), 1);
+	ck_assert_int_eq(values_of(r.out, "cpu.cost.test", "both", v, 4), 2);
+	for (i = 0; i < 2; i++)	/* CPU seconds per GB of two processes */
+		ck_assert_msg(v[i] > 0.001 && v[i] < 1000, "cpu.cost.test %g", v[i]);
+	for (h = 0; h < 2; h++) {
+		ck_assert_int_eq(values_of(r.out, "cpu.cost.test.split", hosts[h], v, 4), 2);
+		ck_assert_int_eq(values_of(r.out, "interference.runq_wait", hosts[h], v, 4), 2);
+		ck_assert(v[0] >= 0 && v[1] >= 0);
+		ck_assert_int_eq(values_of(r.out, "interference.involuntary_switches", hosts[h],
+					   v, 4), 2);
+	}
+	/* One CPU for both: steal and others are of that CPU, not per endpoint. */
+	ck_assert_int_eq(values_of(r.out, "interference.steal", "both", v, 4), 2);
+	ck_assert_int_eq(values_of(r.out, "interference.others_cpu", "both", v, 4), 2);
+	ck_assert_int_eq(values_of(r.out, "interference.others_cpu", "local", v, 4), 0);
+	exproc_result_free(&r);
+}
+END_TEST
+
+/* How many @name observations of @host carry pair @pair and variant @var. */
+static int trial_count(const char *out, const char *name, const char *host, int pair,
+		       const char *var)
+{
+	char key[160], tail[40];
+	const char *p = out;
+	int n = 0;
+
+	snprintf(key, sizeof(key), "{\"host\":\"%s\",\"name\":\"%s\",\"pair\":%d,", host,
+		 name, pair);
+	snprintf(tail, sizeof(tail), ",\"variant\":\"%s\"}\n", var);
+	while ((p = strstr(p, key))) {
+		const char *eol = strchr(p, '\n');
+
+		ck_assert_ptr_nonnull(eol);
+		if ((size_t)(eol + 1 - p) > strlen(tail) &&
+		    !strncmp(eol + 1 - strlen(tail), tail, strlen(tail)))
+			n++;
+		p = eol;
+	}
+	return n;
+}
+
+/* The KTAP output parses with ksft-metric report (exit 0, no warning). */
+static void assert_report_reads(const char *out)
+{
+	char path[] = "/tmp/ksftm-ab-XXXXXX";
+	const char *argv[4];
+	struct exproc_result rr;
+	char *err = NULL;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(out, f);
+	ck_assert_int_eq(fclose(f), 0);
+	argv[0] = getenv("KSFTM_KSFT_METRIC");
+	argv[1] = "report";
+	argv[2] = path;
+	argv[3] = NULL;
+	ck_assert_ptr_nonnull(argv[0]);
+	ck_assert_msg(exproc_run(NULL, argv, 60000, &rr, &err) == 0, "%s", err);
+	unlink(path);
+	ck_assert_msg(exproc_exit_code(rr.status) == 0, "%s\n%s", rr.out, rr.errout);
+	ck_assert_msg(!strstr(rr.errout, "warning"), "%s", rr.errout);
+	ck_assert_msg(strstr(rr.out, "throughput"), "%s", rr.out);
+	exproc_result_free(&rr);
+}
+
+/*
+ * A/B between the namespaces: an A/A set (the same qdisc both times) and an
+ * A/B set (B: a tbf rate cap on the sender's veth, in the remote namespace). Every pair has one A and one
+ * B trial in the seeded order, each point labelled; report reads it.
+ */
+static void run_ab(const char *b_qdisc, const char *seed)
+{
+	const char *ifname = getenv(NETNS_ENV_REMOTE_IF), *ns = getenv(NETNS_ENV_REMOTE);
+	char a_cmd[200], b_cmd[200];
+	const char *extra[16];
+	struct exproc_result r;
+	int p, n = 0;
+
+	ck_assert_ptr_nonnull(ifname);
+	ck_assert_ptr_nonnull(ns);
+	/* One argument with spaces: split on whitespace, run as argv. */
+	snprintf(a_cmd, sizeof(a_cmd), "ip netns exec %s tc qdisc replace dev %s root pfifo",
+		 ns, ifname);
+	snprintf(b_cmd, sizeof(b_cmd), "ip netns exec %s tc qdisc replace dev %s root %s", ns,
+		 ifname, b_qdisc);
+	extra[n++] = "--pairs";
+	extra[n++] = "3";
+	extra[n++] = "--seed";
+	extra[n++] = seed;
+	extra[n++] = "--ab-a";
+	extra[n++] = a_cmd;
+	extra[n++] = "--ab-b";
+	extra[n++] = b_cmd;
+	extra[n] = NULL;
+	run_cli_args(0, 0, extra, &r);
+	printf("%s", r.out);
+	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
+	ck_assert_msg(strstr(r.out, "\n# A/B: 3 pairs, seed "), "%s", r.out);
+	ck_assert_msg(strstr(r.out, seed), "%s", r.out);
+	for (p = 0; p < 3; p++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "\n# pair %d (%s first): ", p,
+			 ex_ab_order(strtoull(seed, NULL, 0), p) ? "B" : "A");
+		ck_assert_msg(strstr(r.out, want), "no '%s'\n%s", want + 1, r.out);
+		ck_assert_int_eq(trial_count(r.out, "throughput", "local", p, "A"), 1);
+		ck_assert_int_eq(trial_count(r.out, "throughput", "local", p, "B"), 1);
+		ck_assert_int_eq(trial_count(r.out, "cpu.cost.test", "both", p, "A"), 1);
+		ck_assert_int_eq(trial_count(r.out, "cpu.cost.test", "both", p, "B"), 1);
+		ck_assert_int_eq(trial_count(r.out, "interference.runq_wait", "remote", p, "B"), 1);
+	}
+	ck_assert_msg(strstr(r.out, "\n# A/B throughput: B/A median "), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\"name\":\"ab.throughput_ratio\""), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\nok 1 iperf3.throughput\n"), "%s", r.out);
+	assert_report_reads(r.out);
+	exproc_result_free(&r);
+	/* Leave the veth as the other tests expect it. */
+	{
+		const char *argv[] = { "ip", "netns", "exec", ns, "tc", "qdisc", "del", "dev",
+				       ifname, "root", NULL };
+		char *err = NULL;
+
+		ck_assert_msg(exproc_run(NULL, argv, 10000, &r, &err) == 0, "%s", err);
+		exproc_result_free(&r);
+	}
+}
+
+START_TEST(test_cli_ab)
+{
+	run_ab("pfifo", "7");			/* A/A */
+	run_ab("tbf rate 1gbit burst 256kb latency 20ms", "12345");	/* A/B */
+}
+END_TEST
+
+/* A setup command that fails fails the run, naming the variant. */
+START_TEST(test_cli_ab_setup_fails)
+{
+	static const char *const extra[] = { "--pairs", "1", "--ab-a", "true", "--ab-b",
+					     "false", NULL };
+	struct exproc_result r;
+
+	run_cli_args(0, 0, extra, &r);
+	ck_assert_int_eq(exproc_exit_code(r.status), 1);
+	ck_assert_msg(strstr(r.out, "variant B setup (false) exited with status 1"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\nnot ok 1 iperf3.throughput\n"), "%s", r.out);
+	exproc_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_cli_refused)
 {
 	struct exproc_result r;
@@ -377,6 +558,12 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_cli_run);
 	tcase_add_test(tc, test_cli_refused);
 	tcase_add_test(tc, test_cli_cpu_cost);
+	tcase_add_test(tc, test_cli_own_cost);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ab");
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, test_cli_ab);
+	tcase_add_test(tc, test_cli_ab_setup_fails);
 	suite_add_tcase(s, tc);
 	return s;
 }

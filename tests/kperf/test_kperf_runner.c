@@ -173,9 +173,14 @@ START_TEST(test_ok)
 			     "\"regression\":{\"better\":\"higher\",\"compare\":\"p50\","
 			     "\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}\n"
 			     "# ktap-metric-policy-json: {\"name\":\"tcp.retransmits\","
-			     "\"summarize\":\"max\"}\n"
-			     "# ktap-metric-json: {\"host\":\"remote\",\"name\":\"throughput\""),
-		      "%s", text);
+			     "\"summarize\":\"max\"}\n"), "%s", text);
+	/* The own-cost policies come between: the stand-in servers are real
+	 * processes of this machine, priced with the client. */
+	ck_assert_msg(strstr(text, "\"name\":\"interference.others_cpu\",\"summarize\":"
+			     "\"distribution\"}\n# ktap-metric-json: {\"host\":\"remote\","
+			     "\"name\":\"throughput\""), "%s", text);
+	ck_assert_msg(strstr(text, "# ktap-metric-json: {\"host\":\"both\",\"name\":"
+			     "\"cpu.cost.test\",\"shape\":\"scalar\""), "%s", text);
 	ck_assert_msg(strstr(text, "\"value\":29.954}\n# ktap-metric-json: {\"host\":\"remote\","
 			     "\"name\":\"tcp.retransmits\""), "%s", text);
 	ck_assert_msg(strstr(text, "\"value\":88}\n# ktap-metric-json: {\"host\":\"local\","
@@ -479,7 +484,11 @@ START_TEST(test_cli_run)
 	setenv("KSFTM_STANDIN_REPORT", report("client-n1.txt"), 1);
 	run_cli(with_server, 0, &r);
 	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
-	ck_assert_msg(strstr(r.out, "TAP version 13\n1..1\n# kperf: source (remote) 12.964 "
+	/* --metrics: the context line first, with the placement. */
+	ck_assert_msg(!strncmp(r.out, "TAP version 13\n1..1\n# ktap-metric-context-json: {", 49),
+		      "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\"placement\":\"server="), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "}\n# kperf: source (remote) 12.964 "
 			     "Gbps, 26 retransmits; target (local) 12.952 Gbps, 0 "
 			     "retransmits\n# ktap-metric-policy-json: "), "%s", r.out);
 	ck_assert_msg(strstr(r.out, "# ktap-metric-json: {\"host\":\"local\",\"name\":"

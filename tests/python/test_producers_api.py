@@ -48,9 +48,18 @@ class ProducersTest(unittest.TestCase):
         self.assertGreater(gbps, 0)
         self.assertGreater(runner.bytes, 0)
         self.assertIsInstance(runner.retransmits, int)
-        local = [l for l in lines if '{"host":"local","name":"cpu.cost"' in l]
+        local = [l for l in lines if '{"host":"local","name":"cpu.cost","shape"' in l]
         self.assertEqual(len(local), 2, lines)
-        self.assertFalse([l for l in lines if '"host":"remote"' in l and "cpu.cost" in l])
+        # The test's own cost: one total for both endpoints (one host), per
+        # repeat, with its interference per endpoint and the placement used.
+        own = [l for l in lines if '{"host":"both","name":"cpu.cost.test","shape"' in l]
+        self.assertEqual(len(own), 2, lines)
+        self.assertGreater(runner.test_cost, 0)
+        for name in ("interference.runq_wait", "interference.involuntary_switches"):
+            for host in ("local", "remote"):
+                self.assertEqual(sum(f'{{"host":"{host}","name":"{name}","shape"' in l
+                                     for l in lines), 2, (name, host))
+        self.assertFalse([l for l in lines if '"host":"remote"' in l and '"name":"cpu.cost",' in l])
         self.assertEqual(sum('"name":"throughput","shape"' in l for l in lines), 2)
         self.assertTrue(any('"name":"cpu.utilization"' in l for l in lines))
 

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A/B mode of the runners: randomised interleaved trials on one machine.
+ * N pairs; in each pair variant A's and variant B's setup command each
+ * run once (as argv, never through a shell), in a random order (seeded,
+ * the seed printed), each followed by a reset of what carries over
+ * between trials (ip tcp_metrics flush, here and behind the remote
+ * prefix) and one measurement labelled variant=A|B, pair=N. Each pair then
+ * records its paired ratios B/A (ab.throughput_ratio, ab.test_cost_ratio).
+ */
+#ifndef KSFTM_EXAMPLE_AB_H
+#define KSFTM_EXAMPLE_AB_H
+
+#include <stdint.h>
+
+struct ex_ab_opts {
+	const char *const *setup[2];	/* A, B: argv run here before each trial */
+	const char *const *remote;	/* the far endpoint's prefix (flushed too) */
+	int pairs;			/* N >= 1 */
+	uint64_t seed;			/* the order's seed */
+	int no_flush;			/* 1: skip ip tcp_metrics flush */
+};
+
+/* One trial: measure once with the trial labels set; @gbps and @cost
+ * (the test's own CPU s/GB, NAN if unmeasured) receive its values. */
+typedef int (*ex_ab_trial_fn)(void *ctx, double *gbps, double *cost, char **err);
+
+/**
+ * ex_ab_run() - the pairs, with diagnostics per pair and a summary (the
+ * paired ratio's median and CV beside the unpaired CVs of A and B).
+ * @return 0, or the first failing setup's or trial's negative errno.
+ */
+int ex_ab_run(const struct ex_ab_opts *o, ex_ab_trial_fn trial, void *ctx, char **err);
+
+/** ex_ab_order() - 1 if pair @pair runs B first under @seed (for tests). */
+int ex_ab_order(uint64_t seed, int pair);
+
+/** ex_ab_default_seed() - from the clock and pid (printed by the caller). */
+uint64_t ex_ab_default_seed(void);
+
+#endif
