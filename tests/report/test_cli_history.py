@@ -197,6 +197,22 @@ def test_not_comparable():
     assert "NOT COMPARABLE" in out and "RESULT: OK" in out, out
 
 
+
+def test_placement_is_comparable_context():
+    """Runs pinned elsewhere are another quantity: a run whose placement
+    differs from every stored run's has no baseline (issue 21)."""
+    rng = random.Random(17)
+    r = "place"
+    for i in range(8):
+        ingest(r, f"{i:03d}", write_log(f"pl{i}.log", 100, rng), "--context",
+               "placement=server:1,client:0")
+    out, _ = expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}", "--context",
+                       "placement=server:1,client:0", write_log("plcur.log", 50, rng))
+    assert "REGRESSION" in out, out
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", "--context",
+                       "placement=none", write_log("plcur2.log", 50, rng))
+    assert "REGRESSION" not in out and "RESULT: OK" in out, out
+
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 

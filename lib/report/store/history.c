@@ -70,7 +70,7 @@ static const char schema_v1_common[] =
  * one rule.
  */
 static const char default_comparable[] = "[\"arch\",\"cpu_count\",\"cpu_model\","
-					 "\"device\",\"hostname\",\"runner\"]";
+					 "\"device\",\"hostname\",\"placement\",\"runner\"]";
 
 
 struct db *history_db(struct history *h)
