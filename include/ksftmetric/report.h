@@ -611,10 +611,14 @@ struct ksft_metric_report_history_opts {
 	size_t last;		/**< the last runs only (0: 1000) */
 	int all_status;		/**< also results that are not measurements
 				     (cases that did not pass) */
+	const struct ksft_metric_report *report;	/**< only the series of
+				     this report, each found by its identity
+				     (an index lookup), in its order; NULL:
+				     every series of the history */
 };
 
 #define KSFT_METRIC_REPORT_HISTORY_OPTS_INIT \
-	{ sizeof(struct ksft_metric_report_history_opts), NULL, 0, NULL, 0, 0 }
+	{ sizeof(struct ksft_metric_report_history_opts), NULL, 0, NULL, 0, 0, NULL }
 
 /**
  * ksft_metric_report_history_format() - each series' compare value run

@@ -1,7 +1,9 @@
 /*
- * LD_PRELOAD shim for the report_cli test: counts how often ksft-metric
- * asks libksftmetric-report for a series and how many values it fetches, and
- * writes the counts to $KSFT_COUNT_OUT at exit. A count, unlike a time,
+ * LD_PRELOAD shim for the report_cli and cli_history tests: counts how
+ * often ksft-metric asks libksftmetric-report for a series, how many values
+ * it fetches and how many rows it reads from a history database (SQLite
+ * steps that return a row, PostgreSQL results' tuples), and writes the
+ * counts to $KSFT_COUNT_OUT at exit. A count, unlike a time,
  * shows a quadratic loop deterministically on any machine.
  */
 #define _GNU_SOURCE
@@ -11,7 +13,7 @@
 
 #include <ksftmetric/report.h>
 
-static unsigned long long n_get, n_cells;
+static unsigned long long n_get, n_cells, n_rows;
 
 #define REAL(name) \
 	static __typeof__(name) *real; \
@@ -52,6 +54,40 @@ int ksft_metric_report_series_points(const struct ksft_metric_report *r,
 	return ret;
 }
 
+/* The database clients' calls, declared here so that the shim needs
+ * neither's headers (nor links either: RTLD_NEXT finds them if loaded). */
+int sqlite3_step(void *stmt);
+void *PQexecParams(void *conn, const char *command, int n, const unsigned int *types,
+		   const char *const *values, const int *lengths, const int *formats,
+		   int result_format);
+
+int sqlite3_step(void *stmt)
+{
+	int rc;
+
+	REAL(sqlite3_step);
+	rc = real ? real(stmt) : 1;	/* SQLITE_ERROR */
+	n_rows += rc == 100;		/* SQLITE_ROW */
+	return rc;
+}
+
+void *PQexecParams(void *conn, const char *command, int n, const unsigned int *types,
+		   const char *const *values, const int *lengths, const int *formats,
+		   int result_format)
+{
+	static int (*ntuples)(const void *);
+	void *res;
+
+	REAL(PQexecParams);
+	res = real ? real(conn, command, n, types, values, lengths, formats, result_format)
+		   : NULL;
+	if (!ntuples)
+		*(void **)&ntuples = dlsym(RTLD_NEXT, "PQntuples");
+	if (res && ntuples)
+		n_rows += (unsigned long long)ntuples(res);
+	return res;
+}
+
 __attribute__((destructor)) static void report_counts(void)
 {
 	const char *path = getenv("KSFT_COUNT_OUT");
@@ -59,6 +95,6 @@ __attribute__((destructor)) static void report_counts(void)
 
 	if (!path || !(f = fopen(path, "w")))
 		return;
-	fprintf(f, "series_get %llu\nvalues %llu\n", n_get, n_cells);
+	fprintf(f, "series_get %llu\nvalues %llu\ndb_rows %llu\n", n_get, n_cells, n_rows);
 	fclose(f);
 }

@@ -357,6 +357,72 @@ def test_host_context():
     assert "hostname" not in p["context"], p
 
 
+def write_cases(name, prefix, n, level):
+    """A KTAP log of @n cases @prefix0.. with one throughput series each."""
+    lines = ["KTAP version 1", f"1..{n}"]
+    for k in range(n):
+        lines += [POLICY.rstrip("\n"),
+                  '# ktap-metric-json: {"name":"throughput","shape":"scalar",'
+                  f'"time":1,"value":{level + k % 7}}}', f"ok {k + 1} {prefix}{k}"]
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def html_counted(*args):
+    """ksft-metric html under the counting shim: (page, rows read from the
+    database), rows None without the shim (run by hand)."""
+    shim = os.environ.get("KSFT_COUNT_SHIM", "")
+    counts = os.path.join(TMP, "counts.txt")
+    page = os.path.join(TMP, "bound.html")
+    env = dict(os.environ, KSFT_COUNT_OUT=counts)
+    if shim:
+        env["LD_PRELOAD"] = shim
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+    if os.path.exists(counts):
+        os.unlink(counts)
+    p = subprocess.run([KSFT, "html", "-q", "-o", page, *args], env=env,
+                       capture_output=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    rows = None
+    if shim:
+        with open(counts) as f:
+            rows = dict(line.split() for line in f)["db_rows"]
+        rows = int(rows)
+    with open(page, encoding="utf-8") as f:
+        return f.read(), rows
+
+
+def test_html_reads_the_page_series_only():
+    """Issue 19 item 10: html --db reads the history of the page's series
+    (the run's) only, each its last 200 runs: 1,590 more series in the
+    history (another runner's) read no more rows and change nothing on the
+    page. Counted (rows the database returned), never timed."""
+    r = "pagebound"
+    log = write_cases("page.log", "pagecase", 10, 100)
+    for i in range(5):
+        ingest(r, f"{i:03d}", log)
+    ctx = ("--db", DB, "--context", f"runner={r}", log)
+    page, rows = html_counted(*ctx)
+    # The page's ten series, each with its trend of the five runs.
+    trends = page.count('<figure class="chart trend"')
+    assert trends == 10, trends
+    assert page.count('<circle class="point"') == 50, page.count('<circle class="point"')
+    other = write_cases("other.log", "othercase", 1590, 50)
+    for i in range(2):
+        ingest(f"{r}-other", f"{i:03d}", other)
+    page2, rows2 = html_counted(*ctx)
+    assert page2 == page, "the page changed with series that are not on it"
+    if rows is None:
+        print("note: KSFT_COUNT_SHIM not set, rows not counted", file=sys.stderr)
+        return
+    # Bounded by the page: per series its lookup, <= 200 chart points, the
+    # gate's window (30) and level-shift values (63), plus the run's own.
+    assert rows <= 10 * (1 + 200 + 30 + 63 + 2) + 100, rows
+    assert rows2 == rows, (rows, rows2)
+
+
 def test_base_dir():
     if "://" in DB:
         return      # a server, not a path

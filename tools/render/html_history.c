@@ -14,6 +14,12 @@
 
 #define HISTORY_RUNS 200	/* the last runs shown per series */
 
+/*
+ * Only the series on the page (the run's), each by its identity, each its
+ * last HISTORY_RUNS results: the work follows the page, not the history
+ * (issue 19). The gate beside it reads at most its window (30 runs) and
+ * the level-shift rule's 63 per series (doc/regression-gate.rst).
+ */
 int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h)
 {
 	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
@@ -23,6 +29,7 @@ int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h
 	size_t len, i;
 
 	o.last = HISTORY_RUNS;
+	o.report = pg->r;
 	if (ksft_metric_report_history_format(h, &o, KSFT_METRIC_REPORT_JSON, &text, &len))
 		return -1;
 	pg->history = json_loadb(text, len, 0, &err);

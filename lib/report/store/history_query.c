@@ -2,7 +2,8 @@
  * `ksft-metric history`: each series' compare value run by run, with the
  * change points found in it (changepoint.h: E-divisive means, each judged
  * by a Welch t-test), as text, JSON or CSV. One series' history is one
- * index range scan (ksftm_results_series), newest first, limited.
+ * index range scan (ksftm_results_series), newest first, limited; with
+ * opts->report only that report's series are looked up (html --db).
  */
 #include <errno.h>
 #include <jansson.h>
@@ -177,6 +178,106 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 	return ret ? ret : add_changes(series, points);
 }
 
+/* Row @k of @rows (id, path, case_name, metric, labels of ksftm_series)
+ * with its points appended to @all, unless the title filter or the
+ * points' filters leave nothing of it. */
+static int add_series(struct db *db, const char *sql,
+		      const struct ksft_metric_report_history_opts *o, struct db_rows *rows,
+		      size_t k, struct strbuf *title, json_t *all)
+{
+	json_t *path, *labels, *series;
+	const char **parts;
+	char row[64];
+	size_t m;
+	int ret;
+
+	snprintf(row, sizeof(row), "ksftm_series.id = %.40s", db_rows_get(rows, k, 0));
+	if ((ret = history_path_parts(db, db_rows_get(rows, k, 1), row, &path, &parts, &m)))
+		return ret;
+	if ((ret = history_json(db, db_rows_get(rows, k, 4), "ksftm_series.labels", row,
+				&labels))) {
+		free(parts);
+		json_decref(path);
+		return ret;
+	}
+	title->len = 0;
+	rp_series_title(title, (char *const *)parts, m, db_rows_get(rows, k, 2),
+			db_rows_get(rows, k, 3), db_rows_get(rows, k, 4), -1);
+	free(parts);
+	if (title->oom || (o->series && !strstr(title->data, o->series))) {
+		json_decref(path);
+		json_decref(labels);
+		return title->oom ? ksftm_fail(ENOMEM, "out of memory") : 0;
+	}
+	series = json_pack("{s:s,s:s,s:o,s:s,s:o}", "series", title->data,
+			   "case", db_rows_get(rows, k, 2), "path", path,
+			   "metric", db_rows_get(rows, k, 3), "labels", labels);
+	ret = series ? series_points(db, sql, db_rows_get(rows, k, 0), o, series)
+		     : ksftm_fail(ENOMEM, "out of memory");
+	if (!ret && json_array_size(json_object_get(series, "points")))
+		ret = json_array_append(all, series) ? ksftm_fail(ENOMEM, "out of memory") : 0;
+	json_decref(series);
+	return ret;
+}
+
+#define SERIES_COLUMNS "ksftm_series.id ksftm_series.path ksftm_series.case_name" \
+	" ksftm_series.metric ksftm_series.labels"
+
+/* Every series of the history, in id order. */
+static int every_series(struct db *db, const char *sql,
+			const struct ksft_metric_report_history_opts *o, struct strbuf *title,
+			json_t *all)
+{
+	struct db_rows *rows = NULL;
+	size_t k;
+	int ret;
+
+	if (!(ret = db_query(db, "SELECT id, path, case_name, metric, labels FROM ksftm_series"
+			     " ORDER BY id", NULL, 0, &rows)))
+		ret = db_rows_check(db, rows, SERIES_COLUMNS, 0, NULL);
+	for (k = 0; !ret && k < db_rows_count(rows); k++)
+		ret = add_series(db, sql, o, rows, k, title, all);
+	db_rows_free(rows);
+	return ret;
+}
+
+/* Only the series of o->report, each by its identity (the UNIQUE index),
+ * in the report's order: the work follows the report, never the history
+ * (html --db, doc/regression-gate.rst). */
+static int report_series(struct db *db, const char *sql,
+			 const struct ksft_metric_report_history_opts *o, struct strbuf *title,
+			 json_t *all)
+{
+	size_t n = ksft_metric_report_series_count(o->report), i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < n; i++) {
+		struct ksft_metric_report_series s = { .sz = sizeof(s) };
+		struct db_rows *rows = NULL;
+		const char *p[4];
+		char *path;
+
+		if ((ret = ksft_metric_report_series_get(o->report, i, &s)))
+			break;
+		path = history_path_json(s.path, s.path_len);
+		if (!path)
+			return ksftm_fail(ENOMEM, "out of memory");
+		p[0] = path;
+		p[1] = s.case_name;
+		p[2] = s.name;
+		p[3] = s.labels_json;
+		if (!(ret = db_query(db, "SELECT id, path, case_name, metric, labels FROM ksftm_series"
+				     " WHERE path = $1 AND case_name = $2 AND metric = $3"
+				     " AND labels = $4", p, 4, &rows)))
+			ret = db_rows_check(db, rows, SERIES_COLUMNS, 0, NULL);
+		if (!ret && db_rows_count(rows))
+			ret = add_series(db, sql, o, rows, 0, title, all);
+		db_rows_free(rows);
+		free(path);
+	}
+	return ret;
+}
+
 static int build(struct history *h, const struct ksft_metric_report_history_opts *o,
 		 json_t **out)
 {
@@ -184,60 +285,13 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	char sql[sizeof(points_sql) + 24];
 	struct strbuf title = STRBUF_INIT;
 	json_t *doc, *all = json_array();
-	struct db_rows *rows;
-	size_t k;
 	int ret;
 
+	if (!all)
+		return ksftm_fail(ENOMEM, "out of memory");
 	snprintf(sql, sizeof(sql), points_sql, o->last ? o->last : DEFAULT_LAST);
-	if ((ret = db_query(db, "SELECT id, path, case_name, metric, labels FROM ksftm_series"
-			    " ORDER BY id", NULL, 0, &rows)) ||
-	    (ret = db_rows_check(db, rows, "ksftm_series.id ksftm_series.path"
-				 " ksftm_series.case_name ksftm_series.metric ksftm_series.labels",
-				 0, NULL))) {
-		db_rows_free(rows);
-		json_decref(all);
-		return ret;
-	}
-	for (k = 0; k < db_rows_count(rows) && !ret; k++) {
-		json_t *path, *labels, *series;
-		const char **parts;
-		char row[64];
-		size_t m;
-
-		snprintf(row, sizeof(row), "ksftm_series.id = %.40s", db_rows_get(rows, k, 0));
-		if ((ret = history_path_parts(db, db_rows_get(rows, k, 1), row, &path, &parts, &m)))
-			break;
-		if ((ret = history_json(db, db_rows_get(rows, k, 4), "ksftm_series.labels", row,
-					&labels))) {
-			free(parts);
-			json_decref(path);
-			break;
-		}
-		title.len = 0;
-		rp_series_title(&title, (char *const *)parts, m, db_rows_get(rows, k, 2), db_rows_get(rows, k, 3),
-				db_rows_get(rows, k, 4), -1);
-		free(parts);
-		if (title.oom) {
-			json_decref(path);
-			json_decref(labels);
-			ret = ksftm_fail(ENOMEM, "out of memory");
-			break;
-		}
-		if (o->series && !strstr(title.data, o->series)) {
-			json_decref(path);
-			json_decref(labels);
-			continue;
-		}
-		series = json_pack("{s:s,s:s,s:o,s:s,s:o}", "series", title.data,
-				   "case", db_rows_get(rows, k, 2), "path", path,
-				   "metric", db_rows_get(rows, k, 3), "labels", labels);
-		ret = series ? series_points(db, sql, db_rows_get(rows, k, 0), o, series)
-			     : ksftm_fail(ENOMEM, "out of memory");
-		if (!ret && json_array_size(json_object_get(series, "points")))
-			json_array_append(all, series);
-		json_decref(series);
-	}
-	db_rows_free(rows);
+	ret = o->report ? report_series(db, sql, o, &title, all)
+			: every_series(db, sql, o, &title, all);
 	strbuf_free(&title);
 	if (ret) {
 		json_decref(all);
