@@ -92,6 +92,7 @@ size_t rp_rowix_find(const struct rp_rowix *ix, const char *key, size_t *first);
 void rp_row_json(struct strbuf *sb, const struct cmp_row *row);
 
 /* The writers (format_kcidb.c, format_nipa.c). */
+int rp_format_plain(const struct ksft_metric_report *r, int fmt, struct strbuf *sb);
 int rp_format_kcidb(const struct ksft_metric_report *r,
 		    const struct ksft_metric_report_format_opts *o,
 		    struct strbuf *sb);
