@@ -88,6 +88,24 @@ def test_help_and_usage():
     assert "seed.log" in err, err
 
 
+
+def test_judging_choice():
+    """--baseline or --db: one rule, both given is an error everywhere."""
+    base = os.path.join(TMP, "choice-base.json")
+    db = os.path.join(TMP, "choice.db")
+    expect_rc(0, "save", "-o", base, data("seed.log"))
+    for cmd in (["compare"], ["report"], ["html", "-o", os.path.join(TMP, "c.html")],
+                ["plot", "-o", os.path.join(TMP, "c.svg")]):
+        _, err = expect_rc(2, *cmd, "--baseline", base, "--db", db, data("seed.log"))
+        assert f"{cmd[0]} needs --baseline files or --db, not both" in err, err
+    # plot draws no run history: --db is refused by name, not ignored.
+    _, err = expect_rc(2, "plot", "-o", os.path.join(TMP, "c.svg"), "--db", db,
+                       data("seed.log"))
+    assert "plot judges against --baseline files only: --db is not supported" in err, err
+    assert not os.path.exists(os.path.join(TMP, "c.svg"))
+    _, err = expect_rc(2, "compare", data("seed.log"))
+    assert "compare needs either --baseline files or --db" in err, err
+
 def test_seed_goldens():
     for fmt, ext in (("text", "txt"), ("json", "json"), ("csv", "csv"),
                      ("openmetrics", "om")):
