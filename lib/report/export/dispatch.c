@@ -39,21 +39,13 @@ ksft_metric_report_format_ext(const struct ksft_metric_report *r, int fmt,
 	struct ksft_metric_report_format_opts o = KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	struct rp_view view;
-	size_t user_sz = 0;
 	int ret, viewed = 0;
 
 	if (!r || !out)
 		return ksftm_fail(EINVAL, "ksft_metric_report_format_ext: NULL argument");
-	switch (opts ? ksftm_opts_copy(&o, sizeof(o), opts, &user_sz) : KSFTM_OPTS_OK) {
-	case KSFTM_OPTS_BAD_SIZE:
-		return ksftm_fail(EINVAL, "ksft_metric_report_format_opts.sz %zu is not set or not a struct size",
-				  user_sz);
-	case KSFTM_OPTS_UNKNOWN:
-		return ksftm_fail(EINVAL, "ksft_metric_report_format_opts has non-zero fields this library does not know (sz %zu > %zu)",
-				  user_sz, sizeof(o));
-	default:
-		break;
-	}
+	ret = ksftm_opts_take(&o, sizeof(o), opts, "ksft_metric_report_format_opts");
+	if (ret)
+		return ret;
 	if (o.name_style != KSFT_METRIC_REPORT_NAMES_KTAP &&
 	    o.name_style != KSFT_METRIC_REPORT_NAMES_NIPA)
 		return ksftm_fail(EINVAL, "ksft_metric_report_format_opts.name_style %d is unknown",
