@@ -220,6 +220,14 @@ struct ksft_metric_report {
 	size_t policy_probes;
 };
 
+/*
+ * The run context: the logs' merged with "KEY=VALUE" entries (they win): the
+ * one KEY=VALUE rule, for the writers and the history (read/context.c).
+ * Returns a new object, or NULL with the error set (a bad entry: -EINVAL
+ * naming it; -ENOMEM).
+ */
+json_t *rp_context_with(const struct ksft_metric_report *r,
+			const char *const *kv, size_t n, int *err);
 /* Merge one context line's object into the report's run context (ktap.c). */
 void rp_context_merge(struct ksft_metric_report *r, const char *file,
 		      unsigned long line, json_t *obj);

@@ -106,6 +106,16 @@ def test_judging_choice():
     _, err = expect_rc(2, "compare", data("seed.log"))
     assert "compare needs either --baseline files or --db" in err, err
 
+
+def test_context_rule_once():
+    """A bad --context value: the same library message from ingest and report."""
+    bad = os.fsdecode(b"k=\xff")
+    db = os.path.join(TMP, "ctx-rule.db")
+    _, err1 = expect_rc(2, "ingest", "--db", db, "--context", bad, data("seed.log"))
+    _, err2 = expect_rc(2, "report", "-f", "nipa", "--context", bad, data("seed.log"))
+    for err in (err1, err2):
+        assert "context entry 1 'k=" in err and "the value is not UTF-8 text" in err, err
+
 def test_seed_goldens():
     for fmt, ext in (("text", "txt"), ("json", "json"), ("csv", "csv"),
                      ("openmetrics", "om")):

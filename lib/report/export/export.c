@@ -360,51 +360,6 @@ void rp_sums_json_all(struct strbuf *sb, const struct rp_sums *m)
 	}
 }
 
-/* ---- context ---------------------------------------------------------- */
-
-json_t *rp_context_with(const struct ksft_metric_report *r,
-			const char *const *kv, size_t n, int *err)
-{
-	json_t *ctx = r->context_json ? json_loads(r->context_json, 0, NULL)
-				      : json_object();
-	size_t i;
-
-	*err = 0;
-	if (!ctx)
-		ctx = json_object();
-	for (i = 0; ctx && i < n; i++) {
-		const char *eq = kv[i] ? strchr(kv[i], '=') : NULL;
-		char *key;
-		json_t *v;
-
-		if (!eq || eq == kv[i]) {
-			*err = ksftm_fail(EINVAL, "context entry %zu '%s': not KEY=VALUE with a non-empty KEY",
-					  i + 1, kv[i] ? kv[i] : "(null)");
-			json_decref(ctx);
-			return NULL;
-		}
-		key = strndup(kv[i], (size_t)(eq - kv[i]));
-		v = json_string(eq + 1);
-		if (!v) {	/* jansson refuses invalid UTF-8 */
-			free(key);
-			*err = ksftm_fail(EINVAL, "context entry %zu '%s': the value is not UTF-8 text",
-					  i + 1, kv[i]);
-			json_decref(ctx);
-			return NULL;
-		}
-		if (!key || json_object_set_new(ctx, key, v)) {
-			free(key);
-			json_decref(ctx);
-			ctx = NULL;
-			break;
-		}
-		free(key);
-	}
-	if (!ctx)
-		*err = ksftm_fail(ENOMEM, "out of memory");
-	return ctx;
-}
-
 /* ---- comparison rows by series ---------------------------------------- */
 
 static const struct rp_rowix *sort_ix;

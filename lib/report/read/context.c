@@ -2,9 +2,13 @@
  * The run context: the context lines of all inputs merged into one object
  * (ksft_metric_report_context_json()).
  */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "errmsg.h"
 #include "rp.h"
 
 /*
@@ -41,4 +45,47 @@ KSFT_METRIC_REPORT_API const char *
 ksft_metric_report_context_json(const struct ksft_metric_report *r)
 {
 	return r && r->context_json ? r->context_json : "{}";
+}
+
+json_t *rp_context_with(const struct ksft_metric_report *r,
+			const char *const *kv, size_t n, int *err)
+{
+	json_t *ctx = r->context_json ? json_loads(r->context_json, 0, NULL)
+				      : json_object();
+	size_t i;
+
+	*err = 0;
+	if (!ctx)
+		ctx = json_object();
+	for (i = 0; ctx && i < n; i++) {
+		const char *eq = kv[i] ? strchr(kv[i], '=') : NULL;
+		char *key;
+		json_t *v;
+
+		if (!eq || eq == kv[i]) {
+			*err = ksftm_fail(EINVAL, "context entry %zu '%s': not KEY=VALUE with a non-empty KEY",
+					  i + 1, kv[i] ? kv[i] : "(null)");
+			json_decref(ctx);
+			return NULL;
+		}
+		key = strndup(kv[i], (size_t)(eq - kv[i]));
+		v = json_string(eq + 1);
+		if (!v) {	/* jansson refuses invalid UTF-8 */
+			free(key);
+			*err = ksftm_fail(EINVAL, "context entry %zu '%s': the value is not UTF-8 text",
+					  i + 1, kv[i]);
+			json_decref(ctx);
+			return NULL;
+		}
+		if (!key || json_object_set_new(ctx, key, v)) {
+			free(key);
+			json_decref(ctx);
+			ctx = NULL;
+			break;
+		}
+		free(key);
+	}
+	if (!ctx)
+		*err = ksftm_fail(ENOMEM, "out of memory");
+	return ctx;
 }

@@ -362,37 +362,10 @@ static json_t *num(double v)
 int history_run_context(const struct ksft_metric_report *r, const struct history_run *run,
 			json_t **out)
 {
-	json_t *ctx = json_loads(ksft_metric_report_context_json(r), 0, NULL);
-	size_t i;
+	int err;
 
-	if (!json_is_object(ctx)) {
-		json_decref(ctx);
-		ctx = json_object();
-	}
-	if (!ctx)
-		return ksftm_fail(ENOMEM, "out of memory");
-	for (i = 0; i < run->n_context; i++) {
-		const char *item = run->context[i], *eq = item ? strchr(item, '=') : NULL;
-		char *key;
-
-		if (!eq || eq == item) {
-			json_decref(ctx);
-			return ksftm_fail(EINVAL, "context item \"%s\" is not KEY=VALUE",
-					  item ? item : "(null)");
-		}
-		key = strndup(item, (size_t)(eq - item));
-		if (!key || json_object_set_new(ctx, key, json_string(eq + 1))) {
-			int bad_utf8 = key != NULL;
-
-			free(key);
-			json_decref(ctx);
-			return bad_utf8 ? ksftm_fail(EINVAL, "context item \"%s\" is not valid UTF-8", item)
-					: ksftm_fail(ENOMEM, "out of memory");
-		}
-		free(key);
-	}
-	*out = ctx;
-	return 0;
+	*out = rp_context_with(r, run->context, run->n_context, &err);
+	return *out ? 0 : err;
 }
 
 /* The comparability key: the values of the comparable keys present. */
