@@ -110,12 +110,6 @@ void rp_vals_free(struct rp_vals *pv);
 int rp_vals_is_array(const struct rp_vals *pv);
 size_t rp_vals_len(const struct rp_vals *pv, size_t i);
 double rp_vals_at(const struct rp_vals *pv, size_t i, size_t j);
-/*
- * Make room for @need elements of @elem bytes in the array *@p of *@cap:
- * the capacity doubles from @first (when 0). @return 0, or -1 (ENOMEM,
- * *@p and *@cap unchanged).
- */
-int rp_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
 
 /* Transform (stage >= 1) then aggregation (stage 2) into a fresh @out. */
 int rp_process(const struct rp_vals *raw, const struct rp_policy *pol,
@@ -144,11 +138,8 @@ void rp_cols_free(struct rp_cols *c);
 size_t rp_cols_get(const struct rp_cols *c, size_t e, double **x);
 void rp_cols_summarize(struct rp_cols *c, struct rp_summary *s);
 double rp_summary_op(const struct rp_summary *s, int op);
-/* Linear-interpolation quantile of sorted @x[0..n) at fraction @q. */
-double rp_quantile_sorted(const double *x, size_t n, double q);
 /* Finite values of element @elem, in point order; returns count. */
 size_t rp_element_values(const struct rp_vals *pv, size_t elem, double *out);
-double rp_median(double *x, size_t n);	/* sorts @x; NaN when n == 0 */
 /* Two-sided Mann-Whitney U p-value; NaN if either side has < 1 value. */
 double rp_mann_whitney(const double *x, size_t nx, const double *y, size_t ny);
 
@@ -229,6 +220,14 @@ struct ksft_metric_report {
 	size_t policy_probes;
 };
 
+/*
+ * The run context: the logs' merged with "KEY=VALUE" entries (they win): the
+ * one KEY=VALUE rule, for the writers and the history (read/context.c).
+ * Returns a new object, or NULL with the error set (a bad entry: -EINVAL
+ * naming it; -ENOMEM).
+ */
+json_t *rp_context_with(const struct ksft_metric_report *r,
+			const char *const *kv, size_t n, int *err);
 /* Merge one context line's object into the report's run context (ktap.c). */
 void rp_context_merge(struct ksft_metric_report *r, const char *file,
 		      unsigned long line, json_t *obj);

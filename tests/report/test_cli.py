@@ -88,6 +88,34 @@ def test_help_and_usage():
     assert "seed.log" in err, err
 
 
+
+def test_judging_choice():
+    """--baseline or --db: one rule, both given is an error everywhere."""
+    base = os.path.join(TMP, "choice-base.json")
+    db = os.path.join(TMP, "choice.db")
+    expect_rc(0, "save", "-o", base, data("seed.log"))
+    for cmd in (["compare"], ["report"], ["html", "-o", os.path.join(TMP, "c.html")],
+                ["plot", "-o", os.path.join(TMP, "c.svg")]):
+        _, err = expect_rc(2, *cmd, "--baseline", base, "--db", db, data("seed.log"))
+        assert f"{cmd[0]} needs --baseline files or --db, not both" in err, err
+    # plot draws no run history: --db is refused by name, not ignored.
+    _, err = expect_rc(2, "plot", "-o", os.path.join(TMP, "c.svg"), "--db", db,
+                       data("seed.log"))
+    assert "plot judges against --baseline files only: --db is not supported" in err, err
+    assert not os.path.exists(os.path.join(TMP, "c.svg"))
+    _, err = expect_rc(2, "compare", data("seed.log"))
+    assert "compare needs either --baseline files or --db" in err, err
+
+
+def test_context_rule_once():
+    """A bad --context value: the same library message from ingest and report."""
+    bad = os.fsdecode(b"k=\xff")
+    db = os.path.join(TMP, "ctx-rule.db")
+    _, err1 = expect_rc(2, "ingest", "--db", db, "--context", bad, data("seed.log"))
+    _, err2 = expect_rc(2, "report", "-f", "nipa", "--context", bad, data("seed.log"))
+    for err in (err1, err2):
+        assert "context entry 1 'k=" in err and "the value is not UTF-8 text" in err, err
+
 def test_seed_goldens():
     for fmt, ext in (("text", "txt"), ("json", "json"), ("csv", "csv"),
                      ("openmetrics", "om")):

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "order_stats.h"
 #include "report_util.h"
 #include "report/read/rp_input.h"
 
@@ -206,13 +207,13 @@ START_TEST(test_quantile_helpers)
 	double even[] = { 10, 1, 4, 2 };
 
 	/* h = 3 * 0.5 = 1.5 -> 2.5; h = 2.7 -> 3.7; h = 2.97 -> 3.97 */
-	ru_assert_num(rp_quantile_sorted(x, 4, 0.5), 2.5);
-	ru_assert_close(rp_quantile_sorted(x, 4, 0.9), 3.7, 1e-15);
-	ru_assert_close(rp_quantile_sorted(x, 4, 0.99), 3.97, 1e-15);
-	ru_assert_num(rp_quantile_sorted(x, 1, 0.99), 1);
-	ck_assert(isnan(rp_quantile_sorted(x, 0, 0.5)));
-	ru_assert_num(rp_median(odd, 3), 3);
-	ru_assert_num(rp_median(even, 4), 3);	/* (2 + 4) / 2 */
+	ru_assert_num(ksftm_quantile_sorted(x, 4, 0.5), 2.5);
+	ru_assert_close(ksftm_quantile_sorted(x, 4, 0.9), 3.7, 1e-15);
+	ru_assert_close(ksftm_quantile_sorted(x, 4, 0.99), 3.97, 1e-15);
+	ru_assert_num(ksftm_quantile_sorted(x, 1, 0.99), 1);
+	ck_assert(isnan(ksftm_quantile_sorted(x, 0, 0.5)));
+	ru_assert_num(ksftm_median(odd, 3), 3);
+	ru_assert_num(ksftm_median(even, 4), 3);	/* (2 + 4) / 2 */
 }
 END_TEST
 

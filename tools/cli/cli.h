@@ -130,14 +130,21 @@ int cli_load(struct cli_common *cc, char *const *files, int n,
 	     struct confine_target *t);
 void cli_common_free(struct cli_common *cc);
 /*
+ * The judging choice, one rule for every command that judges: --baseline
+ * files or a run history --db, never both. db_ok: the command can judge
+ * against a history; needed: it cannot run without one of the two.
+ */
+int cli_judging(const struct cli_common *cc, int db_ok, int needed);
+/*
  * plot and html: parse @argv (getopt_long with @optstring/@opts; -T is the
  * title, every other letter a common option), require -o (@what names
- * it in the message) and cli_load() the inputs. Returns an exit code;
+ * it in the message), check the judging choice (cli_judging(); @db_ok)
+ * and cli_load() the inputs. Returns an exit code;
  * EXIT_OK without cc->r after --help (nothing more to do).
  */
 struct option;
 int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *optstring,
-		     const struct option *opts, const char *what, const char **title);
+		     const struct option *opts, int db_ok, const char *what, const char **title);
 /* Write @text to @out (NULL or "-": stdout) and free it; an exit code. */
 int cli_emit(const struct confine *c, const char *out, char *text, size_t len);
 int cli_parse_double(const char *opt, const char *s, double min, double max,
@@ -159,6 +166,8 @@ int cmd_pin(int argc, char **argv);
  * returns NULL on failure. Call after cli_load() or confine_init().
  */
 struct ksft_metric_report_history *cli_open_history(const struct cli_common *cc);
+/* accept and pin: one RUN (accept: [SERIES]) acted on in the history --db. */
+int cli_run_action(int argc, char **argv, const char *name, const char *usage, int accept);
 /* Parse a count option in [1, @max]; -1 after printing why. */
 int cli_parse_size(const char *opt, const char *s, size_t max, size_t *out);
 

@@ -97,10 +97,9 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!cc.n_baselines == !cc.db) {
-		ret = cli_needs(&cc, "either --baseline files or --db");
+	ret = cli_judging(&cc, 1, 1);
+	if (ret != EXIT_OK)
 		goto out;
-	}
 	ret = cli_load(&cc, argv + optind, argc - optind, NULL);
 	if (ret != EXIT_OK)
 		goto out;

@@ -185,7 +185,7 @@ int cmd_html(int argc, char **argv)
 	ret = cli_common_init(&cc, "html", html_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	ret = cli_load_picture(&cc, argc, argv, "o:b:D:x:t:a:T:C:qh", opts, "-o OUT.html",
+	ret = cli_load_picture(&cc, argc, argv, "o:b:D:x:t:a:T:C:qh", opts, 1, "-o OUT.html",
 			       &title);
 	if (ret != EXIT_OK || !cc.r)	/* an error, or --help done */
 		goto out;

@@ -481,6 +481,7 @@ int cmd_plot(int argc, char **argv)
 	static const struct option opts[] = {
 		CLI_OPTION_OUTPUT,
 		CLI_OPTION_BASELINE,
+		CLI_OPTION_DB,		/* refused with a clear message */
 		CLI_OPTION_TOLERANCE,
 		CLI_OPTION_ALPHA,
 		{ "title", required_argument, NULL, 'T' },
@@ -501,7 +502,8 @@ int cmd_plot(int argc, char **argv)
 	ret = cli_common_init(&cc, "plot", plot_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	ret = cli_load_picture(&cc, argc, argv, "o:b:t:a:T:C:qh", opts, "-o OUT.svg", &title);
+	ret = cli_load_picture(&cc, argc, argv, "o:b:D:t:a:T:C:qh", opts, 0,
+			       "-o OUT.svg", &title);
 	if (ret != EXIT_OK || !cc.r)	/* an error, or --help done */
 		goto out;
 	p.r = cc.r;

@@ -153,10 +153,9 @@ int cmd_report(int argc, char **argv)
 		if (ret != CLI_OPT_NEXT)
 			goto out;
 	}
-	if (cc.n_baselines && cc.db) {
-		ret = cli_needs(&cc, "--baseline files or --db, not both");
+	ret = cli_judging(&cc, 1, 0);
+	if (ret != EXIT_OK)
 		goto out;
-	}
 	/* The run's context: for the output, and for the history gate. */
 	fo.context = go.context = (const char *const *)cc.context;
 	fo.n_context = go.n_context = cc.n_context;

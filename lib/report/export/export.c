@@ -2,7 +2,7 @@
  * Shared by the KCIDB and NIPA writers and --name-style: NIPA's names, a
  * renamed view of a report, units from display labels, the run context
  * with the caller's keys, per-series summaries and comparison rows by
- * series; and ksft_metric_report_format_ext(), which dispatches.
+ * series (dispatch.c calls the writers).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "opts_size.h"
 #include "rp_export.h"
 
 static int is_alnum(char c)
@@ -361,51 +360,6 @@ void rp_sums_json_all(struct strbuf *sb, const struct rp_sums *m)
 	}
 }
 
-/* ---- context ---------------------------------------------------------- */
-
-json_t *rp_context_with(const struct ksft_metric_report *r,
-			const char *const *kv, size_t n, int *err)
-{
-	json_t *ctx = r->context_json ? json_loads(r->context_json, 0, NULL)
-				      : json_object();
-	size_t i;
-
-	*err = 0;
-	if (!ctx)
-		ctx = json_object();
-	for (i = 0; ctx && i < n; i++) {
-		const char *eq = kv[i] ? strchr(kv[i], '=') : NULL;
-		char *key;
-		json_t *v;
-
-		if (!eq || eq == kv[i]) {
-			*err = ksftm_fail(EINVAL, "context entry %zu '%s': not KEY=VALUE with a non-empty KEY",
-					  i + 1, kv[i] ? kv[i] : "(null)");
-			json_decref(ctx);
-			return NULL;
-		}
-		key = strndup(kv[i], (size_t)(eq - kv[i]));
-		v = json_string(eq + 1);
-		if (!v) {	/* jansson refuses invalid UTF-8 */
-			free(key);
-			*err = ksftm_fail(EINVAL, "context entry %zu '%s': the value is not UTF-8 text",
-					  i + 1, kv[i]);
-			json_decref(ctx);
-			return NULL;
-		}
-		if (!key || json_object_set_new(ctx, key, v)) {
-			free(key);
-			json_decref(ctx);
-			ctx = NULL;
-			break;
-		}
-		free(key);
-	}
-	if (!ctx)
-		*err = ksftm_fail(ENOMEM, "out of memory");
-	return ctx;
-}
-
 /* ---- comparison rows by series ---------------------------------------- */
 
 static const struct rp_rowix *sort_ix;
@@ -513,69 +467,4 @@ void rp_row_json(struct strbuf *sb, const struct cmp_row *row)
 	strbuf_adds(sb, buf);
 	strbuf_adds(sb, row->verdict);
 	strbuf_adds(sb, row->fails ? "\",\"fails\":true}" : "\",\"fails\":false}");
-}
-
-/* ---- dispatch --------------------------------------------------------- */
-
-KSFT_METRIC_REPORT_API int
-ksft_metric_report_format_ext(const struct ksft_metric_report *r, int fmt,
-			      const struct ksft_metric_report_format_opts *opts,
-			      char **out, size_t *len)
-{
-	struct ksft_metric_report_format_opts o = KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
-	struct strbuf sb = STRBUF_INIT;
-	struct rp_view view;
-	size_t user_sz = 0;
-	int ret, viewed = 0;
-
-	if (!r || !out)
-		return ksftm_fail(EINVAL, "ksft_metric_report_format_ext: NULL argument");
-	switch (opts ? ksftm_opts_copy(&o, sizeof(o), opts, &user_sz) : KSFTM_OPTS_OK) {
-	case KSFTM_OPTS_BAD_SIZE:
-		return ksftm_fail(EINVAL, "ksft_metric_report_format_opts.sz %zu is not set or not a struct size",
-				  user_sz);
-	case KSFTM_OPTS_UNKNOWN:
-		return ksftm_fail(EINVAL, "ksft_metric_report_format_opts has non-zero fields this library does not know (sz %zu > %zu)",
-				  user_sz, sizeof(o));
-	default:
-		break;
-	}
-	if (o.name_style != KSFT_METRIC_REPORT_NAMES_KTAP &&
-	    o.name_style != KSFT_METRIC_REPORT_NAMES_NIPA)
-		return ksftm_fail(EINVAL, "ksft_metric_report_format_opts.name_style %d is unknown",
-				  o.name_style);
-	if (o.n_context && !o.context)
-		return ksftm_fail(EINVAL, "ksft_metric_report_format_opts.context is NULL with n_context %zu",
-				  o.n_context);
-	/* NIPA's own writer names every result NIPA's way already. */
-	if (o.name_style == KSFT_METRIC_REPORT_NAMES_NIPA &&
-	    fmt != KSFT_METRIC_REPORT_NIPA) {
-		if (rp_view_nipa(r, &view))
-			return ksftm_fail(ENOMEM, "out of memory");
-		r = &view.rep;
-		viewed = 1;
-	}
-	switch (fmt) {
-	case KSFT_METRIC_REPORT_KCIDB:
-		ret = rp_format_kcidb(r, &o, &sb);
-		break;
-	case KSFT_METRIC_REPORT_NIPA:
-		ret = rp_format_nipa(r, &o, &sb);
-		break;
-	default:
-		strbuf_free(&sb);
-		ret = ksft_metric_report_format(r, fmt, out, len);
-		if (viewed)
-			rp_view_free(&view);
-		return ret;
-	}
-	if (viewed)
-		rp_view_free(&view);
-	if (ret || sb.oom) {
-		strbuf_free(&sb);
-		/* The writer set the message of its own errors. */
-		return ret && ret != -ENOMEM ? ret : ksftm_fail(ENOMEM, "out of memory");
-	}
-	*out = strbuf_detach(&sb, len);
-	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
 }

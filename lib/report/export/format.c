@@ -782,37 +782,29 @@ out:
 	return ret ? ret : sb->oom ? -ENOMEM : 0;
 }
 
-KSFT_METRIC_REPORT_API int ksft_metric_report_format(const struct ksft_metric_report *r,
-					      int fmt, char **out, size_t *len)
+/*
+ * The four plain formats into sb: 0, -EINVAL (unknown format, message set)
+ * or -ENOMEM.
+ */
+int rp_format_plain(const struct ksft_metric_report *r, int fmt, struct strbuf *sb)
 {
-	struct strbuf sb = STRBUF_INIT;
 	int ret;
 
-	if (!r || !out)
-		return ksftm_fail(EINVAL, "ksft_metric_report_format: NULL argument");
 	switch (fmt) {
 	case KSFT_METRIC_REPORT_TEXT:
-		ret = format_text(r, &sb);
+		ret = format_text(r, sb);
 		break;
 	case KSFT_METRIC_REPORT_JSON:
-		ret = format_json(r, &sb);
+		ret = format_json(r, sb);
 		break;
 	case KSFT_METRIC_REPORT_CSV:
-		ret = format_csv(r, &sb);
+		ret = format_csv(r, sb);
 		break;
 	case KSFT_METRIC_REPORT_OPENMETRICS:
-		ret = format_openmetrics(r, &sb);
+		ret = format_openmetrics(r, sb);
 		break;
-	case KSFT_METRIC_REPORT_KCIDB:
-	case KSFT_METRIC_REPORT_NIPA:
-		return ksft_metric_report_format_ext(r, fmt, NULL, out, len);
 	default:
 		return ksftm_fail(EINVAL, "unknown report format %d", fmt);
 	}
-	if (ret || sb.oom) {
-		strbuf_free(&sb);
-		return ksftm_fail(ENOMEM, "out of memory");
-	}
-	*out = strbuf_detach(&sb, len);
-	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
+	return ret || sb->oom ? -ENOMEM : 0;
 }

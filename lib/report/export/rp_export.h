@@ -69,13 +69,6 @@ void rp_sums_json(struct strbuf *sb, const struct rp_sums *m, size_t e);
 /* The summary object, an array of them for arrays, or null. */
 void rp_sums_json_all(struct strbuf *sb, const struct rp_sums *m);
 
-/*
- * The run context: the logs' merged with "KEY=VALUE" entries (they win).
- * Returns a new object, or NULL with the error set (a bad entry: -EINVAL
- * naming it; -ENOMEM).
- */
-json_t *rp_context_with(const struct ksft_metric_report *r,
-			const char *const *kv, size_t n, int *err);
 
 /* Comparison rows by series key, for writers that show verdicts. */
 struct rp_rowix {
@@ -92,6 +85,7 @@ size_t rp_rowix_find(const struct rp_rowix *ix, const char *key, size_t *first);
 void rp_row_json(struct strbuf *sb, const struct cmp_row *row);
 
 /* The writers (format_kcidb.c, format_nipa.c). */
+int rp_format_plain(const struct ksft_metric_report *r, int fmt, struct strbuf *sb);
 int rp_format_kcidb(const struct ksft_metric_report *r,
 		    const struct ksft_metric_report_format_opts *o,
 		    struct strbuf *sb);

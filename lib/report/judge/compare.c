@@ -14,6 +14,7 @@
 #include "changepoint.h"
 #include "errmsg.h"
 #include "opts_size.h"
+#include "order_stats.h"
 #include "rp_baseline.h"
 #include "rp_compare.h"
 
@@ -281,7 +282,7 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	}
 	row->baseline_runs = nruns;
 	row->n_baseline = npool;
-	row->baseline = nruns ? rp_median(sc->runvals, nruns) : NAN;
+	row->baseline = nruns ? ksftm_median(sc->runvals, nruns) : NAN;
 	if (cur) {
 		size_t e = elem == (size_t)-1 ? 0 : elem;
 
@@ -331,7 +332,7 @@ static int measure_elem(struct cmp_row *row, const struct rp_cols *cur_c,
 	}
 	row->baseline_runs = nruns;
 	row->n_baseline = npool;
-	row->baseline = nruns ? rp_median(sc->runvals, nruns) : NAN;
+	row->baseline = nruns ? ksftm_median(sc->runvals, nruns) : NAN;
 	n = rp_cols_get(cur_c, e, &x);
 	memcpy(sc->cur, x, n * sizeof(double));
 	rp_summarize_values(sc->cur, n, &sum);

@@ -6,13 +6,7 @@
 
 #include "changepoint.h"
 #include "gate.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
+#include "order_stats.h"
 
 static int all_positive(const double *w, size_t n, double x)
 {
@@ -101,10 +95,15 @@ double gate_prediction_p(const double *w, size_t n, double x)
 	return student_t_two_sided(t, (double)(n - 1));
 }
 
+/*
+ * The midpoint median, (a + b) / 2 for an even window: not
+ * ksftm_median(), whose numpy interpolation can differ in the last bit,
+ * and the gate's recorded verdicts and golden numbers are computed this way.
+ */
 static double median_of(const double *w, size_t n, double *scratch)
 {
 	memcpy(scratch, w, n * sizeof(*w));
-	qsort(scratch, n, sizeof(*scratch), cmp_double);
+	qsort(scratch, n, sizeof(*scratch), ksftm_cmp_double);
 	return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
 }
 

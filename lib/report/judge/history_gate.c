@@ -13,6 +13,7 @@
 
 #include "errmsg.h"
 #include "gate.h"
+#include "grow.h"
 #include "history.h"
 #include "history_sql.h"
 #include "rp_compare.h"
@@ -60,39 +61,24 @@ static int better_of(const char *b)
 	return !b ? 0 : !strcmp(b, "higher") ? 1 : !strcmp(b, "lower") ? -1 : 0;
 }
 
-/* Room for one more element in *@v (of @size bytes, @n held, @cap room). */
-static int grow(void *v, size_t size, size_t n, size_t *cap)
-{
-	void **p = v, *q;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? 2 * *cap : 64;
-	q = realloc(*p, c * size);
-	if (!q)
-		return ksftm_fail(ENOMEM, "out of memory");
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 static int push_pending(struct judge *j, const struct pending *p)
 {
-	int ret = grow(&j->p, sizeof(*j->p), j->n_p, &j->cap_p);
+	int ret = ksftm_grow((void **)&j->p, &j->cap_p, j->n_p + 1, sizeof(*j->p), 64);
 
-	if (!ret)
-		j->p[j->n_p++] = *p;
-	return ret;
+	if (ret)
+		return ksftm_fail(-ret, "out of memory");
+	j->p[j->n_p++] = *p;
+	return 0;
 }
 
 static int push_seen(struct judge *j, long long id)
 {
-	int ret = grow(&j->seen, sizeof(*j->seen), j->n_seen, &j->cap_seen);
+	int ret = ksftm_grow((void **)&j->seen, &j->cap_seen, j->n_seen + 1, sizeof(*j->seen), 64);
 
-	if (!ret)
-		j->seen[j->n_seen++] = id;
-	return ret;
+	if (ret)
+		return ksftm_fail(-ret, "out of memory");
+	j->seen[j->n_seen++] = id;
+	return 0;
 }
 
 static int cmp_ll(const void *a, const void *b)

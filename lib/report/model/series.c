@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "json_text.h"
 #include "rp.h"
 
@@ -87,23 +88,6 @@ void rp_series_free(struct rp_series *s)
 	free(s);
 }
 
-int rp_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
-{
-	size_t cap2 = *cap ? *cap : first;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (cap2 < need)
-		cap2 *= 2;
-	q = realloc(*p, cap2 * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = cap2;
-	return 0;
-}
-
 int rp_series_add_point(struct rp_series *s, double t, const double *v,
 			size_t n, int is_array)
 {
@@ -111,7 +95,7 @@ int rp_series_add_point(struct rp_series *s, double t, const double *v,
 	size_t old_cap = s->cap_pts;
 	size_t nv = is_array ? (r->n ? r->off[r->n] : 0) + n : r->n + 1;
 
-	if (rp_grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double), 8))
+	if (ksftm_grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double), 8))
 		return -ENOMEM;
 	if (is_array && (s->cap_pts != old_cap || !r->off)) {
 		size_t *off = realloc(r->off, (s->cap_pts + 1) * sizeof(size_t));
@@ -122,7 +106,7 @@ int rp_series_add_point(struct rp_series *s, double t, const double *v,
 			off[0] = 0;
 		r->off = off;
 	}
-	if (rp_grow((void **)&r->v, &s->cap_v, nv ? nv : 1, sizeof(double), 8))
+	if (ksftm_grow((void **)&r->v, &s->cap_v, nv ? nv : 1, sizeof(double), 8))
 		return -ENOMEM;
 	r->t[r->n] = t;
 	if (is_array) {

@@ -9,34 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+#include "order_stats.h"
 #include "rp.h"
 
 _Thread_local unsigned long long rp_work;
 
-void rp_vals_free(struct rp_vals *pv)
-{
-	free(pv->t);
-	free(pv->v);
-	free(pv->off);
-	memset(pv, 0, sizeof(*pv));
-}
-
-int rp_vals_is_array(const struct rp_vals *pv)
-{
-	return pv->off != NULL;
-}
-
-size_t rp_vals_len(const struct rp_vals *pv, size_t i)
-{
-	return pv->off ? pv->off[i + 1] - pv->off[i] : 1;
-}
-
-double rp_vals_at(const struct rp_vals *pv, size_t i, size_t j)
-{
-	if (!pv->off)
-		return j == 0 ? pv->v[i] : NAN;
-	return j < pv->off[i + 1] - pv->off[i] ? pv->v[pv->off[i] + j] : NAN;
-}
 
 /* Output builder: points are appended, arrays or scalars. */
 struct builder {
@@ -52,7 +30,7 @@ static int b_init(struct builder *b, int is_array)
 	b->is_array = is_array;
 	b->out.width = is_array ? 0 : 1;
 	if (is_array) {
-		if (rp_grow((void **)&b->out.off, &b->cap_off, 1, sizeof(size_t), 16))
+		if (ksftm_grow((void **)&b->out.off, &b->cap_off, 1, sizeof(size_t), 16))
 			return -1;
 		b->out.off[0] = 0;
 	}
@@ -71,10 +49,10 @@ static double *b_point(struct builder *b, double t, size_t n)
 
 	if (b->oom)
 		return NULL;
-	if (rp_grow((void **)&o->t, &b->cap_pts, o->n + 1, sizeof(double), 16) ||
-	    rp_grow((void **)&o->v, &b->cap_v, nv ? nv : 1, sizeof(double), 16) ||
+	if (ksftm_grow((void **)&o->t, &b->cap_pts, o->n + 1, sizeof(double), 16) ||
+	    ksftm_grow((void **)&o->v, &b->cap_v, nv ? nv : 1, sizeof(double), 16) ||
 	    (b->is_array &&
-	     rp_grow((void **)&o->off, &b->cap_off, o->n + 2, sizeof(size_t), 16))) {
+	     ksftm_grow((void **)&o->off, &b->cap_off, o->n + 2, sizeof(size_t), 16))) {
 		b->oom = 1;
 		return NULL;
 	}
@@ -223,37 +201,6 @@ size_t rp_element_values(const struct rp_vals *pv, size_t elem, double *out)
 	return n;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-double rp_quantile_sorted(const double *x, size_t n, double q)
-{
-	double h, frac;
-	size_t lo;
-
-	if (!n)
-		return NAN;
-	h = (double)(n - 1) * q;
-	lo = (size_t)floor(h);
-	if (lo >= n - 1)
-		return x[n - 1];
-	frac = h - (double)lo;
-	/* numpy's _lerp, to the last bit: from the nearer end. */
-	if (frac >= 0.5)
-		return x[lo + 1] - (x[lo + 1] - x[lo]) * (1 - frac);
-	return x[lo] + (x[lo + 1] - x[lo]) * frac;
-}
-
-double rp_median(double *x, size_t n)
-{
-	qsort(x, n, sizeof(*x), cmp_double);
-	return rp_quantile_sorted(x, n, 0.5);
-}
-
 /* Summaries of @n finite values in point order; @x is sorted on return. */
 void rp_summarize_values(double *x, size_t n, struct rp_summary *s)
 {
@@ -269,10 +216,10 @@ void rp_summarize_values(double *x, size_t n, struct rp_summary *s)
 			s->max = x[i];
 	}
 	if (n)
-		qsort(x, n, sizeof(*x), cmp_double);
-	s->p50 = rp_quantile_sorted(x, n, 0.5);
-	s->p90 = rp_quantile_sorted(x, n, 0.9);
-	s->p99 = rp_quantile_sorted(x, n, 0.99);
+		qsort(x, n, sizeof(*x), ksftm_cmp_double);
+	s->p50 = ksftm_quantile_sorted(x, n, 0.5);
+	s->p90 = ksftm_quantile_sorted(x, n, 0.9);
+	s->p99 = ksftm_quantile_sorted(x, n, 0.99);
 }
 
 int rp_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s)

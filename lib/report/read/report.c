@@ -1,6 +1,6 @@
 /*
  * The report handle: reading inputs with bounded memory (lines over the
- * limit are skipped, never buffered whole), warnings, and the series
+ * limit are skipped, never buffered whole) and the series
  * queries of the public API.
  */
 #define _GNU_SOURCE
@@ -71,120 +71,6 @@ KSFT_METRIC_REPORT_API void ksft_metric_report_free(struct ksft_metric_report *r
 	json_decref(r->context);
 	free(r->context_json);
 	free(r);
-}
-
-/*
- * Each test program of a run may print its context line (run_kselftest
- * nests them); they describe one machine and kernel, so they are merged.
- * A key whose value differs between lines is kept from the first, with a
- * warning: two machines in one log are not one run.
- */
-void rp_context_merge(struct ksft_metric_report *r, const char *file,
-		      unsigned long line, json_t *obj)
-{
-	const char *key;
-	json_t *v, *old;
-	char *text;
-
-	if (!r->context && !(r->context = json_object()))
-		return;
-	json_object_foreach(obj, key, v) {
-		old = json_object_get(r->context, key);
-		if (!old)
-			json_object_set(r->context, key, v);
-		else if (!json_equal(old, v))
-			rp_warn(r, file, line, "run context \"%s\" differs from an earlier "
-				"context line; the first is kept", key);
-	}
-	text = json_dumps(r->context, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
-	if (text) {
-		free(r->context_json);
-		r->context_json = text;
-	}
-}
-
-KSFT_METRIC_REPORT_API const char *
-ksft_metric_report_context_json(const struct ksft_metric_report *r)
-{
-	return r && r->context_json ? r->context_json : "{}";
-}
-
-static const char *keep_owned(struct ksft_metric_report *r, char *s)
-{
-	if (!s)
-		return NULL;
-	if (r->n_strings == r->cap_strings) {
-		size_t cap = r->cap_strings ? r->cap_strings * 2 : 32;
-		char **v = realloc(r->strings, cap * sizeof(*v));
-
-		if (!v) {
-			free(s);
-			return NULL;
-		}
-		r->strings = v;
-		r->cap_strings = cap;
-	}
-	r->strings[r->n_strings++] = s;
-	return s;
-}
-
-const char *rp_keep_string(struct ksft_metric_report *r, const char *s)
-{
-	return keep_owned(r, rp_text_dup(s, strlen(s)));
-}
-
-void rp_warn(struct ksft_metric_report *r, const char *file,
-	     unsigned long line, const char *fmt, ...)
-{
-	struct rp_warning_store *w = &r->warn;
-	const char *reason;
-	char *s;
-	va_list ap;
-
-	w->total++;
-	if (w->n >= r->max_warnings)
-		return;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	/* Reasons quote the input: keep them printable, valid UTF-8. */
-	reason = s ? rp_keep_string(r, s) : NULL;
-	free(s);
-	if (!reason)
-		return;
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 16;
-		struct ksft_metric_report_warning *v = realloc(w->v, cap * sizeof(*v));
-
-		if (!v)
-			return;
-		w->v = v;
-		w->cap = cap;
-	}
-	w->v[w->n].file = file;
-	w->v[w->n].line = line;
-	w->v[w->n].reason = reason;
-	w->n++;
-}
-
-KSFT_METRIC_REPORT_API size_t
-ksft_metric_report_warnings(const struct ksft_metric_report *r,
-			    const struct ksft_metric_report_warning **list,
-			    size_t *total)
-{
-	if (!r) {
-		if (list)
-			*list = NULL;
-		if (total)
-			*total = 0;
-		return 0;
-	}
-	if (list)
-		*list = r->warn.v;
-	if (total)
-		*total = r->warn.total;
-	return r->warn.n;
 }
 
 /* ---- reading -------------------------------------------------------- */

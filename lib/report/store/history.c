@@ -94,53 +94,6 @@ static int meta_get(struct db *db, const char *key, char **value)
 	return ret;
 }
 
-int history_json(struct db *db, const char *text, const char *column, const char *row,
-		 json_t **out)
-{
-	json_error_t err;
-
-	*out = NULL;
-	if (!text)
-		return ksftm_fail(EBADMSG, "history database %s: %s is NULL in the row with %s",
-				  db_name(db), column, row);
-	*out = json_loads(text, JSON_DECODE_ANY, &err);
-	if (!*out)
-		return ksftm_fail(EBADMSG, "history database %s: %s in the row with %s is not"
-				  " JSON: %s", db_name(db), column, row, err.text);
-	return 0;
-}
-
-int history_path_parts(struct db *db, const char *text, const char *row, json_t **path,
-		       const char ***parts, size_t *n)
-{
-	size_t k, m;
-	int ret = history_json(db, text, "ksftm_series.path", row, path);
-
-	*parts = NULL;
-	*n = 0;
-	if (ret)
-		return ret;
-	m = json_array_size(*path);
-	for (k = 0; k < m && json_is_string(json_array_get(*path, k)); k++)
-		;
-	if (!json_is_array(*path) || k < m) {
-		json_decref(*path);
-		*path = NULL;
-		return ksftm_fail(EBADMSG, "history database %s: ksftm_series.path in the row with"
-				  " %s is not an array of strings", db_name(db), row);
-	}
-	*parts = calloc(m ? m : 1, sizeof(**parts));
-	if (!*parts) {
-		json_decref(*path);
-		*path = NULL;
-		return ksftm_fail(ENOMEM, "out of memory");
-	}
-	for (k = 0; k < m; k++)
-		(*parts)[k] = json_string_value(json_array_get(*path, k));
-	*n = m;
-	return 0;
-}
-
 /*
  * Version 2: the gate's verdict at ingest and its acceptance per result,
  * the level each accepted change starts (ksftm_levels), an index for one
@@ -409,37 +362,10 @@ static json_t *num(double v)
 int history_run_context(const struct ksft_metric_report *r, const struct history_run *run,
 			json_t **out)
 {
-	json_t *ctx = json_loads(ksft_metric_report_context_json(r), 0, NULL);
-	size_t i;
+	int err;
 
-	if (!json_is_object(ctx)) {
-		json_decref(ctx);
-		ctx = json_object();
-	}
-	if (!ctx)
-		return ksftm_fail(ENOMEM, "out of memory");
-	for (i = 0; i < run->n_context; i++) {
-		const char *item = run->context[i], *eq = item ? strchr(item, '=') : NULL;
-		char *key;
-
-		if (!eq || eq == item) {
-			json_decref(ctx);
-			return ksftm_fail(EINVAL, "context item \"%s\" is not KEY=VALUE",
-					  item ? item : "(null)");
-		}
-		key = strndup(item, (size_t)(eq - item));
-		if (!key || json_object_set_new(ctx, key, json_string(eq + 1))) {
-			int bad_utf8 = key != NULL;
-
-			free(key);
-			json_decref(ctx);
-			return bad_utf8 ? ksftm_fail(EINVAL, "context item \"%s\" is not valid UTF-8", item)
-					: ksftm_fail(ENOMEM, "out of memory");
-		}
-		free(key);
-	}
-	*out = ctx;
-	return 0;
+	*out = rp_context_with(r, run->context, run->n_context, &err);
+	return *out ? 0 : err;
 }
 
 /* The comparability key: the values of the comparable keys present. */
@@ -492,16 +418,6 @@ int history_context_incomparable(json_t *ctx)
 {
 	return truthy(json_object_get(ctx, "debug_kernel")) ||
 	       truthy(json_object_get(ctx, "ksft_machine_slow"));
-}
-
-char *history_path_json(const char *const *path, size_t n)
-{
-	json_t *a = json_array();
-	size_t k;
-
-	for (k = 0; k < n; k++)
-		json_array_append_new(a, json_string(path[k]));
-	return dump(a);
 }
 
 /* Everything of one series the history keeps, as JSON/text columns. */

@@ -1,0 +1,107 @@
+/*
+ * A metric point read from an input joins its series: the series of one
+ * tree node, metric name and labels is found or made (rp_input.h), and the
+ * point's values (collected with rp_push_val()) are added to it.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rp_input.h"
+
+static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
+				    int source, const struct mline *m)
+{
+	const char *labels = in->labels.data ? in->labels.data : "{}";
+	size_t llen = in->labels.data ? in->labels.len : 2;
+	uint64_t h = rp_hash(&node, sizeof(node), 0xcbf29ce484222325ull);
+	struct rp_series *s;
+
+	h = rp_hash(m->name, m->name_len, h);
+	h = rp_hash("\0", 1, h);
+	h = rp_hash(labels, llen, h);
+	for (s = in->tab.b[h & in->tab.mask]; s; s = s->hnext)
+		if (s->hash == h && s->node == node && s->labels_len == llen &&
+		    !memcmp(s->labels, labels, llen) &&
+		    !strncmp(s->name, m->name, m->name_len) &&
+		    s->name[m->name_len] == '\0')
+			return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		goto oom;
+	s->node = node;
+	s->hash = h;
+	s->source = source;
+	s->is_array = m->is_array;
+	s->file = in->file;
+	s->line = in->lineno;
+	s->labels_len = llen;
+	s->name = malloc(m->name_len + 1);
+	s->labels = malloc(llen + 1);
+	s->shape = rp_text_dup(m->shape, m->shape_len);
+	if (!s->name || !s->labels || !s->shape)
+		goto oom;
+	memcpy(s->name, m->name, m->name_len);
+	s->name[m->name_len] = '\0';
+	memcpy(s->labels, labels, llen);
+	s->labels[llen] = '\0';
+	if (in->n_list == in->cap_list) {
+		size_t cap = in->cap_list ? in->cap_list * 2 : 32;
+		struct rp_series **v = realloc(in->list, cap * sizeof(*v));
+
+		if (!v)
+			goto oom;
+		in->list = v;
+		in->cap_list = cap;
+	}
+	if (rp_htab_insert(&in->tab, s))
+		goto oom;
+	in->list[in->n_list++] = s;
+	return s;
+oom:
+	rp_series_free(s);
+	in->oom = 1;
+	return NULL;
+}
+
+void rp_add_point(struct rp_input *in, struct rp_node *node, int source,
+		      const struct mline *m)
+{
+	struct rp_series *s = series_for(in, node, source, m);
+
+	if (!s)
+		return;
+	if (s->is_array != m->is_array || strlen(s->shape) != m->shape_len ||
+	    memcmp(s->shape, m->shape, m->shape_len)) {
+		char *shape = rp_text_dup(m->shape, m->shape_len);
+
+		rp_warn(in->r, in->file, in->lineno,
+			"metric %s: shape \"%s\"%s differs from \"%s\"%s earlier in the series; point dropped",
+			s->name, shape ? shape : "?",
+			m->is_array ? " (array)" : " (number)", s->shape,
+			s->is_array ? " (array)" : " (number)");
+		free(shape);
+		return;
+	}
+	if (rp_series_add_point(s, m->t, in->vals, in->n_vals, m->is_array)) {
+		in->oom = 1;
+		return;
+	}
+	in->points++;
+}
+
+int rp_push_val(struct rp_input *in, double v)
+{
+	if (in->n_vals == in->cap_vals) {
+		size_t cap = in->cap_vals ? in->cap_vals * 2 : 512;
+		double *q = realloc(in->vals, cap * sizeof(double));
+
+		if (!q)
+			return -1;
+		in->vals = q;
+		in->cap_vals = cap;
+	}
+	in->vals[in->n_vals++] = v;
+	return 0;
+}

@@ -1,0 +1,89 @@
+/*
+ * Warnings about the inputs (rp_warn(), ksft_metric_report_warnings()) and
+ * the strings the handle keeps for them and for the series it returns.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rp.h"
+
+static const char *keep_owned(struct ksft_metric_report *r, char *s)
+{
+	if (!s)
+		return NULL;
+	if (r->n_strings == r->cap_strings) {
+		size_t cap = r->cap_strings ? r->cap_strings * 2 : 32;
+		char **v = realloc(r->strings, cap * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			return NULL;
+		}
+		r->strings = v;
+		r->cap_strings = cap;
+	}
+	r->strings[r->n_strings++] = s;
+	return s;
+}
+
+const char *rp_keep_string(struct ksft_metric_report *r, const char *s)
+{
+	return keep_owned(r, rp_text_dup(s, strlen(s)));
+}
+
+void rp_warn(struct ksft_metric_report *r, const char *file,
+	     unsigned long line, const char *fmt, ...)
+{
+	struct rp_warning_store *w = &r->warn;
+	const char *reason;
+	char *s;
+	va_list ap;
+
+	w->total++;
+	if (w->n >= r->max_warnings)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	/* Reasons quote the input: keep them printable, valid UTF-8. */
+	reason = s ? rp_keep_string(r, s) : NULL;
+	free(s);
+	if (!reason)
+		return;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 16;
+		struct ksft_metric_report_warning *v = realloc(w->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		w->v = v;
+		w->cap = cap;
+	}
+	w->v[w->n].file = file;
+	w->v[w->n].line = line;
+	w->v[w->n].reason = reason;
+	w->n++;
+}
+
+KSFT_METRIC_REPORT_API size_t
+ksft_metric_report_warnings(const struct ksft_metric_report *r,
+			    const struct ksft_metric_report_warning **list,
+			    size_t *total)
+{
+	if (!r) {
+		if (list)
+			*list = NULL;
+		if (total)
+			*total = 0;
+		return 0;
+	}
+	if (list)
+		*list = r->warn.v;
+	if (total)
+		*total = r->warn.total;
+	return r->warn.n;
+}

@@ -1,0 +1,74 @@
+/*
+ * A series' test path as the history stores it (a JSON array of names) and
+ * the JSON columns read back with their checks. Storing (history.c),
+ * querying (history_query.c) and judging (history_gate.c) all use them.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "db.h"
+#include "errmsg.h"
+#include "history.h"
+
+char *history_path_json(const char *const *path, size_t n)
+{
+	json_t *a = json_array();
+	size_t k;
+	char *s;
+
+	for (k = 0; k < n; k++)
+		json_array_append_new(a, json_string(path[k]));
+	s = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII |
+			  JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+	json_decref(a);
+	return s;
+}
+
+int history_json(struct db *db, const char *text, const char *column, const char *row,
+		 json_t **out)
+{
+	json_error_t err;
+
+	*out = NULL;
+	if (!text)
+		return ksftm_fail(EBADMSG, "history database %s: %s is NULL in the row with %s",
+				  db_name(db), column, row);
+	*out = json_loads(text, JSON_DECODE_ANY, &err);
+	if (!*out)
+		return ksftm_fail(EBADMSG, "history database %s: %s in the row with %s is not"
+				  " JSON: %s", db_name(db), column, row, err.text);
+	return 0;
+}
+
+int history_path_parts(struct db *db, const char *text, const char *row, json_t **path,
+		       const char ***parts, size_t *n)
+{
+	size_t k, m;
+	int ret = history_json(db, text, "ksftm_series.path", row, path);
+
+	*parts = NULL;
+	*n = 0;
+	if (ret)
+		return ret;
+	m = json_array_size(*path);
+	for (k = 0; k < m && json_is_string(json_array_get(*path, k)); k++)
+		;
+	if (!json_is_array(*path) || k < m) {
+		json_decref(*path);
+		*path = NULL;
+		return ksftm_fail(EBADMSG, "history database %s: ksftm_series.path in the row with"
+				  " %s is not an array of strings", db_name(db), row);
+	}
+	*parts = calloc(m ? m : 1, sizeof(**parts));
+	if (!*parts) {
+		json_decref(*path);
+		*path = NULL;
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	for (k = 0; k < m; k++)
+		(*parts)[k] = json_string_value(json_array_get(*path, k));
+	*n = m;
+	return 0;
+}

@@ -1,0 +1,82 @@
+/*
+ * ksft-metric accept: accept a run's regressions as the new level. pin
+ * (cli_pin.c) shares its option handling, cli_run_action().
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char accept_usage[] =
+	"usage: ksft-metric accept --db DB RUN [SERIES]\n"
+	"\n"
+	"The level RUN started is intended: its regressions (and later runs'\n"
+	"regressions of the same series) feed baselines again, and those series'\n"
+	"windows start at RUN. With SERIES, only series whose title contains it,\n"
+	"re-levelled even without a regression verdict (accepting a change point\n"
+	"'history' shows).\n";
+
+/* accept and pin: --db DB RUN, one action. */
+int cli_run_action(int argc, char **argv, const char *name, const char *usage, int accept)
+{
+	static const struct option opts[] = {
+		CLI_OPTION_DB,
+		{ "unpin", no_argument, NULL, 'u' },
+		CLI_OPTION_BASE_DIR,
+		CLI_OPTION_HELP,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ksft_metric_report_history *h = NULL;
+	struct cli_common cc;
+	int ch, ret, unpin = 0, n;
+
+	ret = cli_common_init(&cc, name, usage, 0, argc);
+	if (ret != EXIT_OK)
+		return ret;
+	while ((ch = getopt_long(argc, argv, accept ? "D:C:h" : "D:uC:h", opts, NULL)) != -1) {
+		if (ch == 'u') {
+			unpin = 1;
+		} else if ((ret = cli_common_option(&cc, ch, optarg)) != CLI_OPT_NEXT) {
+			goto out;
+		}
+	}
+	n = argc - optind;
+	if (!cc.db || n < 1 || n > (accept ? 2 : 1)) {
+		ret = cli_needs(&cc, !cc.db ? "--db" : accept ? "RUN [SERIES]" : "one RUN");
+		goto out;
+	}
+	ret = EXIT_USAGE;
+	if (confine_init(&cc.c, cc.base))
+		goto out;
+	h = cli_open_history(&cc);
+	if (!h)
+		goto out;
+	if (accept)
+		n = ksft_metric_report_history_accept(h, argv[optind], n > 1 ? argv[optind + 1] : NULL);
+	else
+		n = ksft_metric_report_history_pin(h, argv[optind], !unpin);
+	if (n < 0) {
+		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
+		goto out;
+	}
+	if (accept)
+		printf("accepted %d regression result%s of run %s\n", n, n == 1 ? "" : "s",
+		       argv[optind]);
+	else
+		printf("%s run %s\n", unpin ? "unpinned" : "pinned", argv[optind]);
+	ret = EXIT_OK;
+out:
+	ksft_metric_report_history_close(h);
+	cli_common_free(&cc);
+	return ret;
+}
+
+int cmd_accept(int argc, char **argv)
+{
+	return cli_run_action(argc, argv, "accept", accept_usage, 1);
+}

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The helpers every ksft-metric command shares: option parsing (format,
+ * sizes, numbers, the common options), reading inputs and baselines, and
+ * writing the output. ksft_metric.c only dispatches to the commands.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_parse_format(const char *s, int allow_openmetrics, int *fmt)
+{
+	if (!strcmp(s, "text"))
+		*fmt = KSFT_METRIC_REPORT_TEXT;
+	else if (!strcmp(s, "json"))
+		*fmt = KSFT_METRIC_REPORT_JSON;
+	else if (!strcmp(s, "csv"))
+		*fmt = KSFT_METRIC_REPORT_CSV;
+	else if (allow_openmetrics && !strcmp(s, "openmetrics"))
+		*fmt = KSFT_METRIC_REPORT_OPENMETRICS;
+	else if (allow_openmetrics && !strcmp(s, "kcidb"))
+		*fmt = KSFT_METRIC_REPORT_KCIDB;
+	else if (allow_openmetrics && !strcmp(s, "nipa"))
+		*fmt = KSFT_METRIC_REPORT_NIPA;
+	else {
+		cli_error("unknown --format '%s' (text, json, csv%s)", s,
+			  allow_openmetrics ? ", openmetrics, kcidb, nipa" : "");
+		return -1;
+	}
+	return 0;
+}
+
+int cli_parse_size(const char *opt, const char *s, size_t max, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v < 1 || v > max) {
+		cli_error("%s: '%s' is not a count in [1, %zu]", opt, s, max);
+		return -1;
+	}
+	*out = (size_t)v;
+	return 0;
+}
+
+int cli_parse_double(const char *opt, const char *s, double min, double max,
+		     double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < min || v > max) {
+		cli_error("%s: '%s' is not a number in [%g, %g]", opt, s, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void print_warnings(const struct ksft_metric_report *r, size_t from)
+{
+	const struct ksft_metric_report_warning *w;
+	size_t total, n = ksft_metric_report_warnings(r, &w, &total), i;
+
+	for (i = from; i < n; i++) {
+		if (w[i].line)
+			fprintf(stderr, "%s:%lu: warning: %s\n", w[i].file, w[i].line,
+				w[i].reason);
+		else
+			fprintf(stderr, "%s: warning: %s\n", w[i].file, w[i].reason);
+	}
+}
+
+int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,
+		    char *const *files, int n, int quiet)
+{
+	size_t total, kept;
+	int i, stdin_used = 0;
+
+	if (n <= 0) {
+		cli_error("no input files (use '-' for stdin)");
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < n; i++) {
+		FILE *f;
+		int ret;
+
+		if (!strcmp(files[i], "-") && stdin_used++) {
+			cli_error("'-' given more than once");
+			return EXIT_USAGE;
+		}
+		f = confine_open_read(c, files[i]);
+		if (!f)
+			return EXIT_USAGE;
+		ret = ksft_metric_report_read_file(r, f, files[i]);
+		if (f != stdin)
+			fclose(f);
+		if (ret < 0) {
+			cli_error("%s: %s", files[i], ksft_metric_report_errmsg());
+			return EXIT_USAGE;
+		}
+	}
+	kept = ksft_metric_report_warnings(r, NULL, &total);
+	if (!quiet) {
+		print_warnings(r, 0);
+		if (total > kept)
+			fprintf(stderr, "ksft-metric: %zu more warnings not shown\n",
+				total - kept);
+	}
+	if (!ksft_metric_report_series_count(r)) {
+		cli_error("no metrics found in the input%s", total ? " (see warnings)" : "");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int cli_read_baselines(const struct confine *c,
+		       struct ksft_metric_report_baseline *b,
+		       char *const *files, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char *data;
+		size_t len;
+		int ret;
+
+		if (confine_read_all(c, files[i], &data, &len))
+			return EXIT_USAGE;
+		ret = ksft_metric_report_baseline_load(b, data, len, files[i]);
+		free(data);
+		if (ret < 0) {
+			cli_error("%s", ksft_metric_report_errmsg());
+			return EXIT_USAGE;
+		}
+	}
+	return EXIT_OK;
+}
+
+int cli_common_init(struct cli_common *cc, const char *name,
+		    const char *cmd_usage, int allow_openmetrics, int argc)
+{
+	static const struct ksft_metric_report_compare_opts copts =
+		KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
+
+	memset(cc, 0, sizeof(*cc));
+	cc->name = name;
+	cc->usage = cmd_usage;
+	cc->allow_openmetrics = allow_openmetrics;
+	cc->fmt = KSFT_METRIC_REPORT_TEXT;
+	cc->copts = copts;
+	cc->c.fd = -1;
+	/* Room for every argument: each --baseline or --context is at most one. */
+	cc->baselines = calloc((size_t)argc + 1, sizeof(char *));
+	cc->context = calloc((size_t)argc + 1, sizeof(char *));
+	return cc->baselines && cc->context ? EXIT_OK : EXIT_USAGE;
+}
+
+int cli_common_option(struct cli_common *cc, int ch, char *arg)
+{
+	switch (ch) {
+	case 'b':
+		cc->baselines[cc->n_baselines++] = arg;
+		return CLI_OPT_NEXT;
+	case 't':
+		if (cli_parse_double("--tolerance", arg, 0, 1e9,
+				     &cc->copts.tolerance_pct))
+			return EXIT_USAGE;
+		return CLI_OPT_NEXT;
+	case 'a':
+		if (cli_parse_double("--alpha", arg, 0, 1, &cc->copts.alpha))
+			return EXIT_USAGE;
+		return CLI_OPT_NEXT;
+	case 'f':
+		if (cli_parse_format(arg, cc->allow_openmetrics, &cc->fmt))
+			return EXIT_USAGE;
+		return CLI_OPT_NEXT;
+	case 'o':
+		cc->out = arg;
+		return CLI_OPT_NEXT;
+	case 'C':
+		cc->base = arg;
+		return CLI_OPT_NEXT;
+	case 'q':
+		cc->quiet = 1;
+		return CLI_OPT_NEXT;
+	case 'D':
+		cc->db = arg;
+		ksft_metric_report_history_redact(arg, cc->db_shown, sizeof(cc->db_shown));
+		return CLI_OPT_NEXT;
+	case 'x':
+		if (!strchr(arg, '=') || arg[0] == '=') {
+			cli_error("--context '%s' is not KEY=VALUE", arg);
+			return EXIT_USAGE;
+		}
+		cc->context[cc->n_context++] = arg;
+		return CLI_OPT_NEXT;
+	case 'h':
+		fputs(cc->usage, stdout);
+		return EXIT_OK;
+	default:
+		fputs(cc->usage, stderr);
+		return EXIT_USAGE;
+	}
+}
+
+int cli_needs(const struct cli_common *cc, const char *what)
+{
+	cli_error("%s needs %s", cc->name, what);
+	fputs(cc->usage, stderr);
+	return EXIT_USAGE;
+}
+
+int cli_load(struct cli_common *cc, char *const *files, int n,
+	     struct confine_target *t)
+{
+	int ret;
+
+	if (confine_init(&cc->c, cc->base))
+		return EXIT_USAGE;
+	if (cc->out) {
+		if (t && strcmp(cc->out, "-"))
+			ret = confine_target_open(&cc->c, cc->out, t);
+		else
+			ret = confine_check_write(&cc->c, cc->out);
+		if (ret)
+			return EXIT_USAGE;
+	}
+	cc->r = ksft_metric_report_new(NULL);
+	cc->b = ksft_metric_report_baseline_new();
+	if (!cc->r || !cc->b) {
+		cli_error("%s", ksft_metric_report_errmsg());
+		return EXIT_USAGE;
+	}
+	ret = cli_read_baselines(&cc->c, cc->b, cc->baselines, cc->n_baselines);
+	if (ret != EXIT_OK)
+		return ret;
+	return cli_read_inputs(&cc->c, cc->r, files, n, cc->quiet);
+}
+
+int cli_judging(const struct cli_common *cc, int db_ok, int needed)
+{
+	if (cc->n_baselines && cc->db)
+		return cli_needs(cc, "--baseline files or --db, not both");
+	if (cc->db && !db_ok) {
+		cli_error("%s judges against --baseline files only: --db is not supported"
+			  " (html draws and judges a run history)", cc->name);
+		fputs(cc->usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (needed && !cc->n_baselines && !cc->db)
+		return cli_needs(cc, "either --baseline files or --db");
+	return EXIT_OK;
+}
+
+int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *optstring,
+		     const struct option *opts, int db_ok, const char *what, const char **title)
+{
+	int ch, ret;
+
+	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+		if (ch == 'T') {
+			*title = optarg;
+			continue;
+		}
+		ret = cli_common_option(cc, ch, optarg);
+		if (ret != CLI_OPT_NEXT)
+			return ret;
+	}
+	if (!cc->out)
+		return cli_needs(cc, what);
+	ret = cli_judging(cc, db_ok, 0);
+	if (ret != EXIT_OK)
+		return ret;
+	return cli_load(cc, argv + optind, argc - optind, NULL);
+}
+
+void cli_common_free(struct cli_common *cc)
+{
+	ksft_metric_report_baseline_free(cc->b);
+	ksft_metric_report_free(cc->r);
+	confine_free(&cc->c);
+	free(cc->baselines);
+	free(cc->context);
+	cc->context = NULL;
+	cc->b = NULL;
+	cc->r = NULL;
+	cc->baselines = NULL;
+}
+
+int cli_emit(const struct confine *c, const char *out, char *text, size_t len)
+{
+	int ret = confine_write(c, out ? out : "-", text, len);
+
+	ksft_metric_report_text_free(text);
+	return ret ? EXIT_USAGE : EXIT_OK;
+}
+
+struct ksft_metric_report_history *cli_open_history(const struct cli_common *cc)
+{
+	struct ksft_metric_report_history *h;
+
+	if (strncmp(cc->db, "postgresql://", 13) && strncmp(cc->db, "postgres://", 11) &&
+	    confine_check_write(&cc->c, cc->db))
+		return NULL;
+	if (ksft_metric_report_history_open(cc->db, &h)) {
+		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
+		return NULL;
+	}
+	return h;
+}

@@ -1,0 +1,177 @@
+/* ksft-metric ingest: store the inputs as one run in the run history. */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define MAX_WINDOW 100000
+
+static const char ingest_usage[] =
+	"usage: ksft-metric ingest --db DB [--run ID] [--order KEY] [--context KEY=VALUE ...]\n"
+	"                          [--host-context] [--window N] [--fdr Q] [--base-dir DIR] FILE...\n"
+	"\n"
+	"Store the inputs (several FILEs: repeats of one run) as one run of the\n"
+	"history DB: every series, its policy, processed samples, summaries and\n"
+	"case status, in one transaction. Each series is judged against the runs\n"
+	"before it, as 'compare --db' would; a regression is stored but kept out\n"
+	"of later baselines until 'ksft-metric accept'.\n"
+	"\n"
+	"  -D, --db DB          SQLite file (created) or postgresql://... URI\n"
+	"  -r, --run ID         the run's unique id (default: a hash of its content)\n"
+	"  -O, --order KEY      the CI's order for the run (commit date, build number;\n"
+	"                       compared as text), default: now (UTC)\n"
+	"  -x, --context K=V    CI metadata (commit, branch, runner, device...), over\n"
+	"                       the logs' context lines; repeat for more\n"
+	"  -H, --host-context   add this host's hostname, kernel, arch and CPUs where\n"
+	"                       neither the logs nor --context say them (only when\n"
+	"                       the logs come from this machine)\n"
+	"  -w, --window N       runs judged against (30)\n"
+	"  -F, --fdr Q          the per-run test's run-level false-alarm rate (0.007;\n"
+	"                       the level-shift rule adds about 0.3%)\n"
+	"  -C, --base-dir DIR   every file read or written must resolve under DIR\n"
+	"  -q, --quiet          do not print input warnings\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"Exit status: 0 stored, 2 bad usage, unreadable input or refused run.\n";
+
+/* This host's facts as KEY=VALUE items (malloc'd), for --host-context. */
+static int host_items(char ***items, size_t *n)
+{
+	struct utsname u;
+	char model[256] = "", line[512], **v = calloc(5, sizeof(*v));
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	size_t k = 0;
+
+	if (!v || uname(&u)) {
+		free(v);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && colon) {
+			snprintf(model, sizeof(model), "%s", colon + 2);
+			model[strcspn(model, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (asprintf(&v[k++], "hostname=%s", u.nodename) < 0 ||
+	    asprintf(&v[k++], "kernel=%s", u.release) < 0 ||
+	    asprintf(&v[k++], "arch=%s", u.machine) < 0 ||
+	    asprintf(&v[k++], "cpu_count=%ld", sysconf(_SC_NPROCESSORS_ONLN)) < 0 ||
+	    (*model && asprintf(&v[k++], "cpu_model=%s", model) < 0)) {
+		v[k - 1] = NULL;
+		while (k--)
+			free(v[k]);
+		free(v);
+		return -1;
+	}
+	*items = v;
+	*n = k;
+	return 0;
+}
+
+/* Is KEY (of "KEY=VALUE") said by the logs or by --context already? */
+static int key_known(const struct cli_common *cc, const char *item)
+{
+	size_t klen = strcspn(item, "="), i;
+	const char *ctx = ksft_metric_report_context_json(cc->r);
+	char quoted[300];
+
+	for (i = 0; i < cc->n_context; i++)
+		if (!strncmp(cc->context[i], item, klen + 1))
+			return 1;
+	snprintf(quoted, sizeof(quoted), "\"%.*s\":", (int)klen, item);
+	return strstr(ctx, quoted) != NULL;
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CLI_OPTION_DB,
+		{ "run", required_argument, NULL, 'r' },
+		{ "order", required_argument, NULL, 'O' },
+		CLI_OPTION_CONTEXT,
+		{ "host-context", no_argument, NULL, 'H' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "fdr", required_argument, NULL, 'F' },
+		CLI_OPTION_BASE_DIR,
+		CLI_OPTION_QUIET,
+		CLI_OPTION_HELP,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ksft_metric_report_ingest_opts io = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
+	struct ksft_metric_report_history *h = NULL;
+	struct cli_common cc;
+	char **host = NULL, *run_id = NULL;
+	size_t n_host = 0, i;
+	int ch, ret, stored, host_ctx = 0;
+
+	ret = cli_common_init(&cc, "ingest", ingest_usage, 0, argc + 5);
+	if (ret != EXIT_OK)
+		return ret;
+	while ((ch = getopt_long(argc, argv, "D:r:O:x:Hw:F:C:qh", opts, NULL)) != -1) {
+		ret = EXIT_USAGE;
+		if (ch == 'r') {
+			io.run_id = optarg;
+		} else if (ch == 'O') {
+			io.order = optarg;
+		} else if (ch == 'H') {
+			host_ctx = 1;
+		} else if (ch == 'w') {
+			if (cli_parse_size("--window", optarg, MAX_WINDOW, &io.window))
+				goto out;
+		} else if (ch == 'F') {
+			if (cli_parse_double("--fdr", optarg, 1e-9, 0.5, &io.fdr))
+				goto out;
+		} else if ((ret = cli_common_option(&cc, ch, optarg)) != CLI_OPT_NEXT) {
+			goto out;
+		}
+	}
+	if (!cc.db) {
+		ret = cli_needs(&cc, "--db");
+		goto out;
+	}
+	ret = cli_load(&cc, argv + optind, argc - optind, NULL);
+	if (ret != EXIT_OK)
+		goto out;
+	ret = EXIT_USAGE;
+	if (host_ctx) {
+		if (host_items(&host, &n_host)) {
+			cli_error("cannot read this host's facts");
+			goto out;
+		}
+		for (i = 0; i < n_host; i++)
+			if (!key_known(&cc, host[i]))
+				cc.context[cc.n_context++] = host[i];
+	}
+	io.context = cc.context;
+	io.n_context = cc.n_context;
+	h = cli_open_history(&cc);
+	if (!h)
+		goto out;
+	stored = ksft_metric_report_history_ingest(h, cc.r, &io, &run_id);
+	if (stored < 0) {
+		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
+		goto out;
+	}
+	printf("ingested run %s: %d series\n", run_id, stored);
+	ret = EXIT_OK;
+out:
+	ksft_metric_report_text_free(run_id);
+	ksft_metric_report_history_close(h);
+	for (i = 0; i < n_host; i++)
+		free(host[i]);
+	free(host);
+	cli_common_free(&cc);
+	return ret;
+}
