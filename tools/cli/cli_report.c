@@ -1,4 +1,4 @@
-/* ksft-metric report and ksft-metric save. */
+/* ksft-metric report. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdio.h>
@@ -38,18 +38,6 @@ static const char report_usage[] =
 	"  -D, --db DB        kcidb, nipa: add verdicts against the run history\n"
 	"                     (--context describes this run, as for compare --db)\n"
 	"  -w, --window N, -F, --fdr Q, -O, --order O   as for compare --db\n"
-	"  -C, --base-dir DIR every file read or written must resolve under DIR\n"
-	"  -q, --quiet        do not print input warnings\n"
-	"  -h, --help         this help\n";
-
-static const char save_usage[] =
-	"usage: ksft-metric save -o BASELINE.json [--append] [--base-dir DIR] FILE...\n"
-	"\n"
-	"Write the inputs' series as one baseline run: each series' samples after\n"
-	"its transform and aggregation, with its identity and policy.\n"
-	"\n"
-	"  -o, --output FILE  the baseline file (required; '-' for stdout)\n"
-	"  -a, --append       add the run to FILE's runs (FILE may not exist yet)\n"
 	"  -C, --base-dir DIR every file read or written must resolve under DIR\n"
 	"  -q, --quiet        do not print input warnings\n"
 	"  -h, --help         this help\n";
@@ -194,93 +182,6 @@ int cmd_report(int argc, char **argv)
 out:
 	ksft_metric_report_history_close(h);
 	ksft_metric_report_comparison_free(cmp);
-	cli_common_free(&cc);
-	return ret;
-}
-
-int cmd_save(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		CLI_OPTION_OUTPUT,
-		{ "append", no_argument, NULL, 'a' },
-		CLI_OPTION_BASE_DIR,
-		CLI_OPTION_QUIET,
-		CLI_OPTION_HELP,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct confine_target t = { -1, NULL, NULL, NULL };
-	struct cli_common cc;
-	const char *out;
-	int append = 0, ch, ret;
-	char *text;
-	size_t len;
-
-	ret = cli_common_init(&cc, "save", save_usage, 0, argc);
-	if (ret != EXIT_OK)
-		return ret;
-	while ((ch = getopt_long(argc, argv, "o:aC:qh", opts, NULL)) != -1) {
-		if (ch == 'a') {	/* --append here, not --alpha */
-			append = 1;
-			continue;
-		}
-		ret = cli_common_option(&cc, ch, optarg);
-		if (ret != CLI_OPT_NEXT)
-			goto out;
-	}
-	out = cc.out;
-	if (!out) {
-		ret = cli_needs(&cc, "-o BASELINE.json");
-		goto out;
-	}
-	ret = EXIT_USAGE;
-	if (append && !strcmp(out, "-")) {
-		cli_error("--append needs a file, not stdout");
-		goto out;
-	}
-	/* Its directory is held from here on: checked, read and replaced there. */
-	ret = cli_load(&cc, argv + optind, argc - optind, &t);
-	if (ret != EXIT_OK)
-		goto out;
-	ret = EXIT_USAGE;
-	if (append) {
-		char *data;
-		size_t dlen;
-		int got;
-
-		/* Locked from the read to the rename: concurrent appends queue up. */
-		if (confine_target_lock(&t))
-			goto out;
-		got = confine_target_read(&t, &data, &dlen);
-		if (got < 0)
-			goto out;
-		if (!got) {
-			got = ksft_metric_report_baseline_load(cc.b, data, dlen, out);
-			free(data);
-			if (got < 0) {
-				cli_error("%s", ksft_metric_report_errmsg());
-				goto out;
-			}
-		}
-	}
-	if (ksft_metric_report_baseline_add_report(cc.b, cc.r,
-			(const char *const *)(argv + optind),
-			(size_t)(argc - optind)) < 0 ||
-	    ksft_metric_report_baseline_format(cc.b, &text, &len)) {
-		cli_error("%s", ksft_metric_report_errmsg());
-		goto out;
-	}
-	if (t.name) {
-		ret = confine_target_write(&t, text, len) ? EXIT_USAGE : EXIT_OK;
-		ksft_metric_report_text_free(text);
-	} else {
-		ret = cli_emit(&cc.c, "-", text, len);
-	}
-	if (ret == EXIT_OK && strcmp(out, "-"))
-		fprintf(stderr, "ksft-metric: saved %zu series as run %zu of %s\n",
-			ksft_metric_report_series_count(cc.r),
-			ksft_metric_report_baseline_runs(cc.b), out);
-out:
-	confine_target_close(&t);
 	cli_common_free(&cc);
 	return ret;
 }
