@@ -16,6 +16,7 @@ import shlex
 import threading
 
 from . import LIBRARY_PATH
+from . import _remote
 
 ENV_VAR = "KSFTMETRIC_PRODUCERS_LIBRARY"
 SONAME = "libksftmetric-producers.so.0"
@@ -150,4 +151,4 @@ def cfg_remote(cfg):
     if not hasattr(cfg, "remote"):
         raise ValueError("cfg.remote is missing: give the remote endpoint's command "
                          "prefix (e.g. ['ip', 'netns', 'exec', 'nsB']) or None")
-    return argv(cfg.remote, "cfg.remote")
+    return argv(_remote.remote_prefix(cfg.remote), "cfg.remote")

@@ -18,6 +18,7 @@ tar -xJf "$tarball" -C "$out/linux" --strip-components=1 \
 	"$top/$st/kselftest/runner.sh" \
 	"$top/$st/kselftest/prefix.pl" \
 	"$top/$st/net/lib/py" \
+	"$top/$st/drivers/net/lib/py" \
 	"$top/tools/net/ynl/lib/__init__.py" \
 	"$top/tools/net/ynl/lib/nlspec.py" \
 	"$top/tools/net/ynl/lib/ynl.py" \
