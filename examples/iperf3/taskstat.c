@@ -19,6 +19,7 @@
 #include <ksftmetric/metric.h>
 
 #include "proc.h"
+#include "own_counters.h"
 #include "taskstat.h"
 
 static int read_small(const char *path, char *buf, size_t size)
@@ -558,6 +559,13 @@ int ex_cost_context(const char *root, const struct ex_placement *p, const char *
 	mitigations(root, v, sizeof(v));
 	if (!ret)
 		ret = ksft_metric_context_set("mitigations", v);
+	/* Instructions per byte of the test's processes, or why not. */
+	if (!ret && ex_task_counters_probe(v, sizeof(v))) {
+		snprintf(path, sizeof(path), "none (%s)", v);
+		ret = ksft_metric_context_set("own_instructions", path);
+	} else if (!ret) {
+		ret = ksft_metric_context_set("own_instructions", "user and kernel");
+	}
 	if (ret || !ifname || !*ifname)
 		return ret;
 	snprintf(path, sizeof(path), "/sys/class/net/%s/threaded", ifname);

@@ -28,6 +28,7 @@ struct kperf_runner {
 	char pid_file[2][PATH_MAX];
 	int started[2];
 	char port[16];
+	struct ex_own_probe counters;	/* instruction counters only */
 };
 
 static void apply_defaults(struct kperf_opts *o)
@@ -169,6 +170,7 @@ int kperf_runner_stop(struct kperf_runner *r, char **err)
 		}
 		free(msg);
 	}
+	ex_own_counters_close(&r->counters);
 	free(r);
 	return first;
 }
@@ -214,6 +216,9 @@ int kperf_runner_start(const struct kperf_opts *opts, struct kperf_runner **out,
 			return ex_errf(err, -ENAMETOOLONG, "kperf: pid directory path too long");
 		}
 
+	/* Before the servers start: their daemons and threads are counted. */
+	if (ksft_metric_reporting_enabled() == 1)
+		ex_own_counters_open(&r->counters, EX_TASK_COUNTERS_HW);
 	for (side = LOCAL; side <= REMOTE; side++) {
 		/* Counted as started before it returns: a half-started daemon
 		 * may have written its pid file, and "--kill" is harmless. */
@@ -296,6 +301,8 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 	memset(&out, 0, sizeof(out));
 	memset(&probe, 0, sizeof(probe));
 	probe.pl = r->o.placement;
+	probe.ctr = r->counters.ctr;
+	probe.ctr_kind = r->counters.ctr_kind;
 	if (r->o.run_begin && (ret = r->o.run_begin(r->o.hook_ctx, err)))
 		goto done;
 	server_usage(r, LOCAL, &srv0[LOCAL]);
