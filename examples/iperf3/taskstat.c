@@ -620,3 +620,25 @@ int ex_nic_irqs_pin(const char *root, const char *ifname, const cpu_set_t *cpus,
 	closedir(d);
 	return ret;
 }
+
+int ex_nic_irqs_context(const char *ifname, const struct ex_placement *p, char *desc,
+			size_t size, char **err)
+{
+	char cpus[128];
+	int n = 0, ret;
+
+	if (!p->pinned) {
+		snprintf(desc, size, "not pinned (--cpus none)");
+	} else {
+		ret = ex_nic_irqs_pin(NULL, ifname, &p->server, &n, err);
+		if (ret)
+			return ret;
+		if (n)
+			snprintf(desc, size, "%d on %s", n,
+				 ex_cpulist_format(&p->server, cpus, sizeof(cpus)));
+		else
+			snprintf(desc, size, "none (no MSI interrupts)");
+	}
+	ret = ksft_metric_context_set("nic_irqs", desc);
+	return ret ? ex_errf(err, ret, "context: %s", ksft_metric_errmsg()) : 0;
+}

@@ -274,6 +274,7 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 	struct exproc_result out;
 	struct ex_task_usage srv0[2], srv1[2];
 	struct ex_own_probe probe;
+	struct ex_own_result own;
 	char *text = NULL, why[96];
 	size_t n = 0, extra = 0;
 	int ret;
@@ -332,6 +333,7 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 		goto done;
 	}
 	ret = kperf_parse(text, strlen(text), "kperf-client output", res, err);
+	res->test_cost = NAN;
 	if (ret) {
 		char *msg = err ? *err : NULL;
 
@@ -361,7 +363,9 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 		srv1[LOCAL].sys_s += out.usage.sys_s;
 		if (res->target.bytes)
 			ret = ex_own_end(&probe, &srv1[LOCAL], &srv1[REMOTE], NAN,
-					 res->target.bytes, NULL, err);
+					 res->target.bytes, &own, err);
+		if (!ret && res->target.bytes)
+			res->test_cost = own.cost_both;
 		if (ret) {
 			kperf_result_free(res);
 			goto done;
