@@ -2,6 +2,7 @@
 /* A/B mode: randomised interleaved trials (see ab.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <ksftmetric/metric.h>
 
 #include "ab.h"
+#include "cli_util.h"
 #include "ktap_out.h"
 #include "net_policy.h"
 #include "proc.h"
@@ -199,4 +201,62 @@ out:
 	for (t = 0; t < 4; t++)
 		free(v[t / 2][t % 2]);
 	return ret;
+}
+
+void ex_ab_cli_init(struct ex_ab_cli *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ab.pairs = 10;
+}
+
+int ex_ab_cli_opt(struct ex_ab_cli *c, const char *prog, int opt, int argc, char **argv)
+{
+	char what[80], *end;
+	int b = opt == EX_AB_OPT_B;
+
+	switch (opt) {
+	case EX_AB_OPT_A:
+	case EX_AB_OPT_B:
+		snprintf(what, sizeof(what), "%s %s", prog, b ? "--ab-b" : "--ab-a");
+		return ex_opt_remote(what, argc, argv, &c->setup[b], &c->store[b]) ? -1 : 1;
+	case EX_AB_OPT_PAIRS:
+		return ex_parse_int(prog, optarg, "pairs", 1, 100000, &c->ab.pairs) ? -1 : 1;
+	case EX_AB_OPT_SEED:
+		c->ab.seed = strtoull(optarg, &end, 0);
+		if (end == optarg || *end) {
+			fprintf(stderr, "%s: bad seed: %s\n", prog, optarg);
+			return -1;
+		}
+		c->seeded = 1;
+		return 1;
+	case EX_AB_OPT_NO_FLUSH:
+		c->ab.no_flush = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int ex_ab_cli_finish(struct ex_ab_cli *c, const char *prog, const char *const *remote)
+{
+	if (!c->setup[0] != !c->setup[1]) {
+		fprintf(stderr, "%s: A/B needs both --ab-a and --ab-b\n", prog);
+		return -1;
+	}
+	if (!c->seeded)
+		c->ab.seed = ex_ab_default_seed();
+	c->ab.setup[0] = c->setup[0];
+	c->ab.setup[1] = c->setup[1];
+	c->ab.remote = remote;
+	return c->setup[0] != NULL;
+}
+
+void ex_ab_cli_free(struct ex_ab_cli *c)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		free(c->setup[i]);
+		free(c->store[i]);
+	}
 }

@@ -289,6 +289,9 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 	ret = 0;
 	memset(&probe, 0, sizeof(probe));
 	probe.pl = c.o.placement;
+	/* Before the first server: its processes and the client's are counted. */
+	if (ksft_metric_reporting_enabled() == 1)
+		ex_own_counters_open(&probe, EX_TASK_COUNTERS_HW);
 	for (r = 0; !ret && r < c.o.repeat; r++) {
 		if (c.o.before_repeat)
 			ret = c.o.before_repeat(c.o.hook_ctx, r, err);
@@ -327,6 +330,7 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 			bytes += one.bytes;
 		}
 	}
+	ex_own_counters_close(&probe);
 	if (!ret && n_cost)
 		ret = ex_own_record_best(cost, n_cost, err);
 	if (!ret) {

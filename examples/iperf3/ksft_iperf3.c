@@ -164,32 +164,29 @@ static int cmd_run(int argc, char **argv)
 		{ "sysmon", no_argument, NULL, 'S' },
 		{ "iperf3", required_argument, NULL, 'x' },
 		{ "cpus", required_argument, NULL, 'c' },
-		{ "ab-a", required_argument, NULL, 'A' },
-		{ "ab-b", required_argument, NULL, 'B' },
-		{ "pairs", required_argument, NULL, 'N' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "no-flush", no_argument, NULL, 'F' },
+		EX_AB_LONGOPTS,
 		{ "irq-ifname", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char **setup[2] = { NULL, NULL };
-	char *setup_store[2] = { NULL, NULL };
-	struct ex_ab_opts ab;
+	struct ex_ab_cli ab;
 	struct ex_placement pl;
 	const char *cpus = "default", *irq_if = NULL;
-	int seeded = 0;
 	struct iperf3_opts o = IPERF3_OPTS_INIT;
 	struct iperf3_result res;
 	const char **remote = NULL;
-	char *store = NULL, *err = NULL, *end, num[40];
+	char *store = NULL, *err = NULL, *end, num[40], irqs[300];
 	struct cost_run cr = { NULL, NULL };
-	int c, metrics = 0, sysmon = 0, ret, rc;
+	int c, metrics = 0, sysmon = 0, ret, rc, is_ab;
 	enum ex_ktap_result result;
 
-	memset(&ab, 0, sizeof(ab));
-	ab.pairs = 10;
+	ex_ab_cli_init(&ab);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		ret = ex_ab_cli_opt(&ab, "ksft-iperf3", c, argc, argv);
+		if (ret < 0)
+			goto usage_error;
+		if (ret)
+			continue;
 		switch (c) {
 		case 'r':
 			if (ex_opt_remote("ksft-iperf3", argc, argv, &remote, &store))
@@ -240,27 +237,6 @@ static int cmd_run(int argc, char **argv)
 		case 'c':
 			cpus = optarg;
 			break;
-		case 'A':
-		case 'B':
-			if (ex_opt_remote(c == 'A' ? "ksft-iperf3 --ab-a" : "ksft-iperf3 --ab-b",
-					  argc, argv, &setup[c == 'B'], &setup_store[c == 'B']))
-				goto usage_error;
-			break;
-		case 'N':
-			if (ex_parse_int("ksft-iperf3", optarg, "pairs", 1, 100000, &ab.pairs))
-				goto usage_error;
-			break;
-		case 's':
-			ab.seed = strtoull(optarg, &end, 0);
-			if (end == optarg || *end) {
-				fprintf(stderr, "ksft-iperf3: bad seed: %s\n", optarg);
-				goto usage_error;
-			}
-			seeded = 1;
-			break;
-		case 'F':
-			ab.no_flush = 1;
-			break;
 		case 'I':
 			irq_if = optarg;
 			break;
@@ -269,13 +245,13 @@ static int cmd_run(int argc, char **argv)
 			goto usage_error;
 		}
 	}
-	if (optind != argc || !setup[0] != !setup[1]) {
-		if (optind == argc)
-			fprintf(stderr, "ksft-iperf3: A/B needs both --ab-a and --ab-b\n");
-		else
-			usage(stderr);
+	if (optind != argc) {
+		usage(stderr);
 		goto usage_error;
 	}
+	is_ab = ex_ab_cli_finish(&ab, "ksft-iperf3", remote);
+	if (is_ab < 0)
+		goto usage_error;
 	if (ex_placement_parse(NULL, cpus, &pl, &err)) {
 		fprintf(stderr, "ksft-iperf3: %s\n", err ? err : "out of memory");
 		free(err);
@@ -283,29 +259,16 @@ static int cmd_run(int argc, char **argv)
 	}
 	o.remote = remote;
 	o.placement = &pl;
-	if (!seeded)
-		ab.seed = ex_ab_default_seed();
-	ab.setup[0] = setup[0];
-	ab.setup[1] = setup[1];
-	ab.remote = remote;
 
 	ex_ktap_header(1);
 	if (ex_perf_skip("iperf3.throughput", &rc))
 		goto out;
 	/* A real NIC's interrupts go to the server's CPUs (the local end). */
-	if (irq_if && pl.pinned) {
-		char list[256], *ierr = NULL;
-		int n;
-
-		if (ex_nic_irqs_pin(NULL, irq_if, &pl.server, &n, &ierr)) {
-			ex_ktap_diag(ierr ? ierr : "pinning interrupts failed");
-			free(ierr);
-			rc = ex_ktap_finish("iperf3.throughput", EX_KTAP_FAIL, NULL);
-			goto out;
-		}
-		snprintf(list, sizeof(list), "%d on %s", n,
-			 ex_cpulist_format(&pl.server, list + 128, 128));
-		ksft_metric_context_set("nic_irqs", n ? list : "none (no MSI interrupts)");
+	if (irq_if && ex_nic_irqs_context(irq_if, &pl, irqs, sizeof(irqs), &err)) {
+		ex_ktap_diag(err ? err : "pinning interrupts failed");
+		rc = ex_ktap_finish("iperf3.throughput", EX_KTAP_FAIL, NULL);
+		free(err);
+		goto out;
 	}
 	/* Placement and what changes a cost's meaning: runs that differ here
 	 * are not comparable. */
@@ -318,12 +281,12 @@ static int cmd_run(int argc, char **argv)
 	if (sysmon && cost_start(&cr, &o, remote)) {
 		ret = -EINVAL;
 		err = strdup("the system monitor did not start");
-	} else if (setup[0]) {
+	} else if (is_ab) {
 		struct ab_ctx ac = { &o };
 
 		o.repeat = 1;
-		ret = ex_ab_run(&ab, ab_trial, &ac, &err);
-		res.repeats = (size_t)ab.pairs * 2;
+		ret = ex_ab_run(&ab.ab, ab_trial, &ac, &err);
+		res.repeats = (size_t)ab.ab.pairs * 2;
 	} else {
 		ret = iperf3_run(&o, &res, &err);
 	}
@@ -334,7 +297,7 @@ static int cmd_run(int argc, char **argv)
 		ret = -EPROTO;
 		err = strdup("the system monitor failed");
 	}
-	if (!ret && setup[0]) {
+	if (!ret && is_ab) {
 		result = EX_KTAP_PASS;
 	} else if (!ret) {
 		char line[200];
@@ -360,10 +323,7 @@ usage_error:
 out:
 	free(remote);
 	free(store);
-	free(setup[0]);
-	free(setup[1]);
-	free(setup_store[0]);
-	free(setup_store[1]);
+	ex_ab_cli_free(&ab);
 	return rc;
 }
 

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -73,8 +74,35 @@ int ex_own_begin(struct ex_own_probe *p, char **err)
 	p->t0_us = now_us();
 	if (ex_cpu_ticks_read(p->stat_path, &p->t0, err))
 		return -EIO;
+	if (p->ctr && ex_task_counters_read(p->ctr, p->ctr0)) {
+		ex_cpu_ticks_free(&p->t0);
+		return ex_errf(err, -EIO, "own instruction counters: read failed");
+	}
 	p->begun = 1;
 	return 0;
+}
+
+int ex_own_counters_open(struct ex_own_probe *p, enum ex_task_counters_kind kind)
+{
+	static int said;	/* one line per process, not per repeat or trial */
+	int ret;
+
+	ex_own_counters_close(p);
+	p->ctr_kind = kind;
+	p->why_not[0] = '\0';
+	ret = ex_task_counters_open(kind, &p->ctr, p->why_not, sizeof(p->why_not));
+	if (ret && !said && ksft_metric_reporting_enabled() == 1) {
+		said = 1;
+		printf("# instructions per byte: skipped: %s\n", p->why_not);
+		fflush(stdout);
+	}
+	return ret;
+}
+
+void ex_own_counters_close(struct ex_own_probe *p)
+{
+	ex_task_counters_close(p->ctr);
+	p->ctr = NULL;
 }
 
 void ex_own_free(struct ex_own_probe *p)
@@ -94,7 +122,7 @@ static int record(const char *name, double v, const char *host)
 	return isnan(v) ? 0 : ex_record_double(name, v, host);
 }
 
-static int record_all(const struct ex_own_result *r)
+static int record_all(const struct ex_own_result *r, int record_instr)
 {
 	static const char *const host[2] = { "local", "remote" };
 	int i, ret = 0;
@@ -122,6 +150,18 @@ static int record_all(const struct ex_own_result *r)
 		if (!ret)
 			ret = record(EX_POLICY_OTHERS, r->others[i], h);
 	}
+	/* Registered only when counted: no policy without a point. */
+	if (ret || !record_instr || isnan(r->instr[0]))
+		return ret;
+	ret = register_one(EX_POLICY_INSTR_USER, "instructions/byte, user", 1, "distribution",
+			   NULL);
+	if (!ret)
+		ret = register_one(EX_POLICY_INSTR_KERNEL, "instructions/byte, kernel", 1,
+				   "distribution", NULL);
+	if (!ret)
+		ret = record(EX_POLICY_INSTR_USER, r->instr[0], "both");
+	if (!ret)
+		ret = record(EX_POLICY_INSTR_KERNEL, r->instr[1], "both");
 	return ret;
 }
 
@@ -140,6 +180,7 @@ int ex_own_end(struct ex_own_probe *p, const struct ex_task_usage *local,
 		r.runq[i] = r.nivcsw[i] = r.steal[i] = r.others[i] = NAN;
 	r.cost_both = r.cost_local = r.cost_remote = NAN;
 	r.shared_cpus = 1;
+	r.instr[0] = r.instr[1] = NAN;
 	if (out)
 		*out = r;
 	if (!p->begun)
@@ -149,6 +190,13 @@ int ex_own_end(struct ex_own_probe *p, const struct ex_task_usage *local,
 	if (ret) {
 		ex_own_free(p);
 		return ret;
+	}
+	if (p->ctr && bytes) {
+		uint64_t c1[2];
+
+		if (ex_task_counters_read(p->ctr, c1) == 0)
+			for (i = 0; i < 2; i++)
+				r.instr[i] = (double)(c1[i] - p->ctr0[i]) / (double)bytes;
 	}
 	own[0] = cpu_of(local);
 	own[1] = remote ? cpu_of(remote) : remote_cpu_s;
@@ -195,7 +243,7 @@ int ex_own_end(struct ex_own_probe *p, const struct ex_task_usage *local,
 	if (ksft_metric_reporting_enabled() != 1)
 		return 0;
 	ret = ex_own_register(err);
-	if (!ret && (ret = record_all(&r)))
+	if (!ret && (ret = record_all(&r, p->ctr_kind == EX_TASK_COUNTERS_HW)))
 		ex_errf(err, ret, "metric: %s", ksft_metric_errmsg());
 	return ret;
 }

@@ -19,6 +19,10 @@
  *   interference.involuntary_switches  per second (host)
  *   interference.steal               steal s per s on the endpoint's CPUs
  *   interference.others_cpu          CPU s per s others used there
+ *   cpu.instructions_per_byte.test.user, .kernel
+ *                          instructions of the benchmark's processes per
+ *                          byte, user and kernel apart (host "both"), where
+ *                          the machine has a PMU (own_counters.h); shown
  *
  * Error rule: 0 or a negative errno with *@err (if @err) malloc'd.
  */
@@ -28,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "own_counters.h"
 #include "taskstat.h"
 
 #define EX_POLICY_TEST_COST "cpu.cost.test"
@@ -37,6 +42,8 @@
 #define EX_POLICY_NIVCSW "interference.involuntary_switches"
 #define EX_POLICY_STEAL "interference.steal"
 #define EX_POLICY_OTHERS "interference.others_cpu"
+#define EX_POLICY_INSTR_USER "cpu.instructions_per_byte.test.user"
+#define EX_POLICY_INSTR_KERNEL "cpu.instructions_per_byte.test.kernel"
 
 /** What one repeat measured (NAN where not measured). */
 struct ex_own_result {
@@ -46,6 +53,7 @@ struct ex_own_result {
 	double runq[2], nivcsw[2];	/* local, remote: per second */
 	double steal[2], others[2];	/* per endpoint CPU set; [0] only if shared */
 	int shared_cpus;		/* endpoints' CPU sets overlap (or unpinned) */
+	double instr[2];		/* user, kernel counts per byte (NAN: none) */
 };
 
 struct ex_own_probe {
@@ -54,7 +62,24 @@ struct ex_own_probe {
 	struct ex_cpu_ticks t0;
 	long long t0_us;
 	int begun;
+	/* ex_own_counters_open(): counts per repeat; NULL: none (why_not). */
+	struct ex_task_counters *ctr;
+	enum ex_task_counters_kind ctr_kind;	/* SW: measured, never recorded */
+	uint64_t ctr0[2];
+	char why_not[128];
 };
+
+/**
+ * ex_own_counters_open() - open @p's instruction counters (own_counters.h)
+ * before the benchmark's processes start: what starts after is counted.
+ * Where it cannot (no PMU) the reason is kept in @p->why_not and printed
+ * once per process as "# instructions per byte: skipped: <why>"; the
+ * series is then not recorded. @return 0 or the open's -errno.
+ */
+int ex_own_counters_open(struct ex_own_probe *p, enum ex_task_counters_kind kind);
+
+/** ex_own_counters_close() - close them (NULL-safe inside). */
+void ex_own_counters_close(struct ex_own_probe *p);
 
 /** ex_own_begin() - snapshot the CPUs now (right before the client starts). */
 int ex_own_begin(struct ex_own_probe *p, char **err);

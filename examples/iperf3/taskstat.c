@@ -19,6 +19,7 @@
 #include <ksftmetric/metric.h>
 
 #include "proc.h"
+#include "own_counters.h"
 #include "taskstat.h"
 
 static int read_small(const char *path, char *buf, size_t size)
@@ -558,6 +559,13 @@ int ex_cost_context(const char *root, const struct ex_placement *p, const char *
 	mitigations(root, v, sizeof(v));
 	if (!ret)
 		ret = ksft_metric_context_set("mitigations", v);
+	/* Instructions per byte of the test's processes, or why not. */
+	if (!ret && ex_task_counters_probe(v, sizeof(v))) {
+		snprintf(path, sizeof(path), "none (%s)", v);
+		ret = ksft_metric_context_set("own_instructions", path);
+	} else if (!ret) {
+		ret = ksft_metric_context_set("own_instructions", "user and kernel");
+	}
 	if (ret || !ifname || !*ifname)
 		return ret;
 	snprintf(path, sizeof(path), "/sys/class/net/%s/threaded", ifname);
@@ -611,4 +619,26 @@ int ex_nic_irqs_pin(const char *root, const char *ifname, const cpu_set_t *cpus,
 	}
 	closedir(d);
 	return ret;
+}
+
+int ex_nic_irqs_context(const char *ifname, const struct ex_placement *p, char *desc,
+			size_t size, char **err)
+{
+	char cpus[128];
+	int n = 0, ret;
+
+	if (!p->pinned) {
+		snprintf(desc, size, "not pinned (--cpus none)");
+	} else {
+		ret = ex_nic_irqs_pin(NULL, ifname, &p->server, &n, err);
+		if (ret)
+			return ret;
+		if (n)
+			snprintf(desc, size, "%d on %s", n,
+				 ex_cpulist_format(&p->server, cpus, sizeof(cpus)));
+		else
+			snprintf(desc, size, "none (no MSI interrupts)");
+	}
+	ret = ksft_metric_context_set("nic_irqs", desc);
+	return ret ? ex_errf(err, ret, "context: %s", ksft_metric_errmsg()) : 0;
 }

@@ -136,4 +136,14 @@ int ex_cost_context(const char *root, const struct ex_placement *p, const char *
 int ex_nic_irqs_pin(const char *root, const char *ifname, const cpu_set_t *cpus,
 		    int *n_irqs, char **err);
 
+/**
+ * ex_nic_irqs_context() - with a pinned @p, point @ifname's MSI interrupts
+ * at the server's CPUs (ex_nic_irqs_pin()) and record "nic_irqs" in the
+ * run context ("2 on 1", or "none (no MSI interrupts)"); unpinned, only
+ * "nic_irqs":"not pinned (--cpus none)"; @desc receives the value.
+ * @return 0 or -errno with *@err.
+ */
+int ex_nic_irqs_context(const char *ifname, const struct ex_placement *p, char *desc,
+			size_t size, char **err);
+
 #endif

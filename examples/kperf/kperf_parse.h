@@ -36,6 +36,8 @@ struct kperf_side {
 struct kperf_result {
 	struct kperf_side source;	/* the sender: the remote endpoint */
 	struct kperf_side target;	/* the receiver: the local endpoint */
+	double test_cost;		/* kperf_runner_run(): the test's own CPU
+					   s/GB (both endpoints), NAN unmeasured */
 };
 
 /**

@@ -28,6 +28,7 @@ struct kperf_runner {
 	char pid_file[2][PATH_MAX];
 	int started[2];
 	char port[16];
+	struct ex_own_probe counters;	/* instruction counters only */
 };
 
 static void apply_defaults(struct kperf_opts *o)
@@ -169,6 +170,7 @@ int kperf_runner_stop(struct kperf_runner *r, char **err)
 		}
 		free(msg);
 	}
+	ex_own_counters_close(&r->counters);
 	free(r);
 	return first;
 }
@@ -214,6 +216,9 @@ int kperf_runner_start(const struct kperf_opts *opts, struct kperf_runner **out,
 			return ex_errf(err, -ENAMETOOLONG, "kperf: pid directory path too long");
 		}
 
+	/* Before the servers start: their daemons and threads are counted. */
+	if (ksft_metric_reporting_enabled() == 1)
+		ex_own_counters_open(&r->counters, EX_TASK_COUNTERS_HW);
 	for (side = LOCAL; side <= REMOTE; side++) {
 		/* Counted as started before it returns: a half-started daemon
 		 * may have written its pid file, and "--kill" is harmless. */
@@ -269,6 +274,7 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 	struct exproc_result out;
 	struct ex_task_usage srv0[2], srv1[2];
 	struct ex_own_probe probe;
+	struct ex_own_result own;
 	char *text = NULL, why[96];
 	size_t n = 0, extra = 0;
 	int ret;
@@ -296,6 +302,8 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 	memset(&out, 0, sizeof(out));
 	memset(&probe, 0, sizeof(probe));
 	probe.pl = r->o.placement;
+	probe.ctr = r->counters.ctr;
+	probe.ctr_kind = r->counters.ctr_kind;
 	if (r->o.run_begin && (ret = r->o.run_begin(r->o.hook_ctx, err)))
 		goto done;
 	server_usage(r, LOCAL, &srv0[LOCAL]);
@@ -325,6 +333,7 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 		goto done;
 	}
 	ret = kperf_parse(text, strlen(text), "kperf-client output", res, err);
+	res->test_cost = NAN;
 	if (ret) {
 		char *msg = err ? *err : NULL;
 
@@ -354,7 +363,9 @@ int kperf_runner_run(struct kperf_runner *r, const char *const *client_args,
 		srv1[LOCAL].sys_s += out.usage.sys_s;
 		if (res->target.bytes)
 			ret = ex_own_end(&probe, &srv1[LOCAL], &srv1[REMOTE], NAN,
-					 res->target.bytes, NULL, err);
+					 res->target.bytes, &own, err);
+		if (!ret && res->target.bytes)
+			res->test_cost = own.cost_both;
 		if (ret) {
 			kperf_result_free(res);
 			goto done;

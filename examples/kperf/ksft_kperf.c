@@ -5,12 +5,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <ksftmetric/metric.h>
 
+#include "ab.h"
 #include "cli_util.h"
 #include "kperf_runner.h"
 #include "ktap_out.h"
@@ -21,13 +23,21 @@ static void usage(FILE *f)
 	      "       ksft-kperf run --local-addr A --remote-addr B [--remote CMD ...]\n"
 	      "                      [--server PATH] [--client PATH] [--port P]\n"
 	      "                      [--timeout S] [--pid-dir DIR] [--repeat N] [--metrics]\n"
-	      "                      [--cpus P] [-- CLIENT-ARGS...]\n"
+	      "                      [--cpus P] [--irq-ifname IF]\n"
+	      "                      [--ab-a CMD ... --ab-b CMD ... [--pairs N] [--seed S]\n"
+	      "                       [--no-flush]] [-- CLIENT-ARGS...]\n"
 	      "parse prints {\"source_throughput\": X, \"target_throughput\": Y,\n"
 	      "\"source_retransmits\": N, \"target_retransmits\": M} (--cpus adds the\n"
 	      "per-CPU lines); run prints KTAP and exits 0 pass, 1 fail, 4 skip.\n"
 	      "run --cpus P pins the local server (SERVER) and the remote server and\n"
 	      "client (CLIENT): default, none or SERVER/CLIENT CPU lists, as ksft-iperf3;\n"
-	      "each client run records the test's own cost and its interference.\n", f);
+	      "each client run records the test's own cost and its interference.\n"
+	      "--irq-ifname IF points IF's MSI interrupts at the local server's CPUs.\n"
+	      "--ab-a/--ab-b: A/B mode as ksft-iperf3's: N pairs (default 10), each\n"
+	      "variant's setup command (argv, words like --remote) before one client\n"
+	      "run with fresh servers, order random in each pair (--seed, printed),\n"
+	      "ip tcp_metrics flush before each trial (--no-flush: not); each point\n"
+	      "labelled variant and pair.\n", f);
 }
 
 static void print_cpus(const char *key, const struct kperf_side *s)
@@ -80,6 +90,25 @@ static int cmd_parse(int argc, char **argv)
 	return 0;
 }
 
+struct ab_ctx {
+	const struct kperf_opts *o;
+	const char *const *client_args;
+};
+
+/* One A/B trial: servers, one client run, servers stopped (a fresh start). */
+static int ab_trial(void *ctx, double *gbps, double *cost, char **err)
+{
+	struct ab_ctx *c = ctx;
+	struct kperf_result res;
+	int ret = kperf_run(c->o, c->client_args, &res, err);
+
+	*gbps = ret ? NAN : res.target.throughput;
+	*cost = ret ? NAN : res.test_cost;
+	if (!ret)
+		kperf_result_free(&res);
+	return ret;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -94,20 +123,29 @@ static int cmd_run(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "metrics", no_argument, NULL, 'm' },
 		{ "cpus", required_argument, NULL, 'C' },
+		{ "irq-ifname", required_argument, NULL, 'I' },
+		EX_AB_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cpus = "default";
+	const char *cpus = "default", *irq_if = NULL;
+	struct ex_ab_cli ab;
 	struct ex_placement pl;
 	struct kperf_opts o = KPERF_OPTS_INIT;
 	struct kperf_result res;
 	const char **remote = NULL;
 	char *store = NULL, *err = NULL, num[40], line[200];
 	const char *missing;
-	int c, metrics = 0, ret, secs, rc = 2;
+	int c, metrics = 0, ret, secs, rc = 2, is_ab;
 	enum ex_ktap_result result;
 
+	ex_ab_cli_init(&ab);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		ret = ex_ab_cli_opt(&ab, "ksft-kperf", c, argc, argv);
+		if (ret < 0)
+			goto out;
+		if (ret)
+			continue;
 		switch (c) {
 		case 'l':
 			o.local_addr = optarg;
@@ -143,6 +181,9 @@ static int cmd_run(int argc, char **argv)
 		case 'C':
 			cpus = optarg;
 			break;
+		case 'I':
+			irq_if = optarg;
+			break;
 		case 'n':
 			if (ex_parse_int("ksft-kperf", optarg, "repeat", 1, KPERF_MAX_REPEATS,
 					 &o.repeat))
@@ -168,6 +209,9 @@ static int cmd_run(int argc, char **argv)
 	}
 	o.remote = remote;
 	o.placement = &pl;
+	is_ab = ex_ab_cli_finish(&ab, "ksft-kperf", remote);
+	if (is_ab < 0)
+		goto out;
 
 	ex_ktap_header(1);
 	if (ex_perf_skip("kperf.throughput", &rc))
@@ -178,17 +222,32 @@ static int cmd_run(int argc, char **argv)
 		rc = ex_ktap_finish("kperf.throughput", EX_KTAP_SKIP, line);
 		goto out;
 	}
+	/* A real NIC's interrupts go to the local (Target) server's CPUs. */
+	if (irq_if && ex_nic_irqs_context(irq_if, &pl, line, sizeof(line), &err)) {
+		ex_ktap_diag(err ? err : "pinning interrupts failed");
+		rc = ex_ktap_finish("kperf.throughput", EX_KTAP_FAIL, NULL);
+		goto out;
+	}
 	/* Placement and what changes a cost's meaning (as ksft-iperf3). */
-	if (metrics && (ex_cost_context(NULL, &pl, NULL) || ksft_metric_context_emit()))
+	if (metrics && (ex_cost_context(NULL, &pl, irq_if) || ksft_metric_context_emit()))
 		ex_ktap_diag(ksft_metric_errmsg());
 	if (ex_metric_case_begin(metrics)) {
 		rc = 1;
 		goto out;
 	}
-	ret = kperf_run(&o, (const char *const *)argv + optind, &res, &err);
+	if (is_ab) {
+		struct ab_ctx ac = { &o, (const char *const *)argv + optind };
+
+		o.repeat = 1;
+		ret = ex_ab_run(&ab.ab, ab_trial, &ac, &err);
+	} else {
+		ret = kperf_run(&o, (const char *const *)argv + optind, &res, &err);
+	}
 	if (metrics)
 		ksft_metric_reporting(0);
-	if (!ret) {
+	if (!ret && is_ab) {
+		result = EX_KTAP_PASS;
+	} else if (!ret) {
 		char num2[40];
 
 		snprintf(line, sizeof(line),
@@ -211,6 +270,7 @@ out:
 	free(err);
 	free(remote);
 	free(store);
+	ex_ab_cli_free(&ab);
 	return rc;
 }
 

@@ -38,7 +38,13 @@ struct settings {
 	double sample_s;	/* system monitor interval */
 	const char *cpus;	/* --cpus: default, none, SERVER/CLIENT */
 	struct ex_placement pl;
+	const char *irq_if;	/* --irq-ifname: a real NIC's interrupts */
 };
+
+/* The first process pins the NIC's interrupts (in its own namespace, where
+ * the NIC is) and hands the description to the re-run inside the test
+ * namespace, which records it in the run context. */
+#define NIC_IRQS_ENV "KSFTM_NIC_IRQS"
 
 /* One measurement under the monitor; 0, or -errno with *@why set. */
 static int measure(const struct endpoints *ep, const struct settings *set,
@@ -123,6 +129,8 @@ static int run_tests(const struct endpoints *ep, struct settings *set)
 	 * runs apart; the reference prints none by default. */
 	if (ex_cost_context(NULL, &set->pl, ep->local_if))
 		printf("# run context: %s\n", ksft_metric_errmsg());
+	if (getenv(NIC_IRQS_ENV) && ksft_metric_context_set("nic_irqs", getenv(NIC_IRQS_ENV)))
+		printf("# run context: %s\n", ksft_metric_errmsg());
 	fflush(stdout);
 	if (ksft_metric_context_emit())
 		printf("# run context: %s\n", ksft_metric_errmsg());
@@ -158,7 +166,7 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--time S] [--repeat N] [--interval S] [--sample S] [--cpus P]\n"
-		"       [--loopback]\n"
+		"       [--irq-ifname IF] [--loopback]\n"
 		"  iperf3 forward and reverse under the system monitor, as KTAP.\n"
 		"  --time S      iperf3 run time (default 4)\n"
 		"  --repeat N    measurements per case, each a throughput point (default 3)\n"
@@ -166,6 +174,7 @@ static void usage(const char *prog)
 		"  --sample S    system monitor interval (default 0.5)\n"
 		"  --cpus P      placement: default (server on the highest CPU, client on\n"
 		"                the next), none (unpinned), or SERVER/CLIENT lists (1/0)\n"
+		"  --irq-ifname IF  point a real NIC's MSI interrupts at the server's CPUs\n"
 		"  --loopback    both endpoints on this host, even as root\n", prog);
 }
 
@@ -178,12 +187,13 @@ int main(int argc, char **argv)
 		{ "sample", required_argument, NULL, 's' },
 		{ "loopback", no_argument, NULL, 'l' },
 		{ "cpus", required_argument, NULL, 'c' },
+		{ "irq-ifname", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const here[] = { "env", NULL };
 	/* 2 cases x 3 repeats x 4 s: under a minute with the monitor. */
-	struct settings set = { 4, 3, 0.5, 0.5, "default", { 0 } };
+	struct settings set = { 4, 3, 0.5, 0.5, "default", { 0 }, NULL };
 	char *perr = NULL;
 	struct endpoints ep;
 	int c, loopback = 0;
@@ -208,6 +218,9 @@ int main(int argc, char **argv)
 		case 'c':
 			set.cpus = optarg;
 			break;
+		case 'I':
+			set.irq_if = optarg;
+			break;
 		default:
 			usage(argv[0]);
 			return c == 'h' ? 0 : 2;
@@ -223,6 +236,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", argv[0], perr ? perr : "out of memory");
 		free(perr);
 		return 2;
+	}
+	if (set.irq_if && !getenv(NIC_IRQS_ENV)) {
+		char desc[300];
+
+		if (ex_nic_irqs_context(set.irq_if, &set.pl, desc, sizeof(desc), &perr)) {
+			fprintf(stderr, "%s: --irq-ifname %s: %s\n", argv[0], set.irq_if,
+				perr ? perr : "out of memory");
+			free(perr);
+			return 1;
+		}
+		setenv(NIC_IRQS_ENV, desc, 1);
 	}
 
 	if (!loopback && !getenv(NETNS_ENV_REMOTE) && geteuid() == 0) {

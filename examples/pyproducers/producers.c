@@ -162,17 +162,34 @@ int ksftmetric_prod_iperf3_run_on(const char *iperf3, const char *server_addr,
 	return 0;
 }
 
-void *ksftmetric_prod_kperf_start(const char *server, const char *client,
-				  const char *local_addr, const char *remote_addr,
-				  const char *const *remote, int port, const char *pid_dir,
-				  void *mon)
+/* A kperf runner and the placement it points to (kperf_opts.placement). */
+struct prod_kperf {
+	struct kperf_runner *r;
+	struct ex_placement pl;
+};
+
+void *ksftmetric_prod_kperf_start_on(const char *server, const char *client,
+				     const char *local_addr, const char *remote_addr,
+				     const char *const *remote, int port, const char *pid_dir,
+				     void *mon, const char *cpus)
 {
 	struct prod_monitor *m = mon;
 	struct kperf_opts o = KPERF_OPTS_INIT;
-	struct kperf_runner *r = NULL;
+	struct prod_kperf *k = calloc(1, sizeof(*k));
 	char *err = NULL;
 	int ret;
 
+	if (!k) {
+		errno = -fail(-ENOMEM, "out of memory");
+		return NULL;
+	}
+	ret = ex_placement_parse(NULL, cpus ? cpus : "none", &k->pl, &err);
+	if (ret) {
+		free(k);
+		errno = -fail_runner(ret, err);
+		return NULL;
+	}
+	o.placement = &k->pl;
 	o.server = server;
 	o.client = client;
 	o.local_addr = local_addr;
@@ -182,23 +199,34 @@ void *ksftmetric_prod_kperf_start(const char *server, const char *client,
 	o.pid_dir = pid_dir;
 	if (m)
 		kperf_opts_cpu_cost(&o, m->meter);
-	ret = kperf_runner_start(&o, &r, &err);
+	ret = kperf_runner_start(&o, &k->r, &err);
 	if (ret) {
+		free(k);
 		errno = -fail_runner(ret, err);
 		return NULL;
 	}
-	return r;
+	return k;
+}
+
+void *ksftmetric_prod_kperf_start(const char *server, const char *client,
+				  const char *local_addr, const char *remote_addr,
+				  const char *const *remote, int port, const char *pid_dir,
+				  void *mon)
+{
+	return ksftmetric_prod_kperf_start_on(server, client, local_addr, remote_addr, remote,
+					      port, pid_dir, mon, "none");
 }
 
 int ksftmetric_prod_kperf_client(void *runner, const char *const *client_args, double out[4])
 {
+	struct prod_kperf *k = runner;
 	struct kperf_result res;
 	char *err = NULL;
 	int ret;
 
-	if (!runner)
+	if (!k)
 		return fail(-EINVAL, "kperf runner not started");
-	ret = kperf_runner_run(runner, client_args, &res, &err);
+	ret = kperf_runner_run(k->r, client_args, &res, &err);
 	if (ret)
 		return fail_runner(ret, err);
 	out[0] = res.source.throughput;
@@ -211,8 +239,10 @@ int ksftmetric_prod_kperf_client(void *runner, const char *const *client_args, d
 
 int ksftmetric_prod_kperf_stop(void *runner)
 {
+	struct prod_kperf *k = runner;
 	char *err = NULL;
-	int ret = kperf_runner_stop(runner, &err);
+	int ret = k ? kperf_runner_stop(k->r, &err) : 0;
 
+	free(k);
 	return ret ? fail_runner(ret, err) : 0;
 }

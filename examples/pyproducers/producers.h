@@ -67,6 +67,17 @@ KSFTP_API void *ksftmetric_prod_kperf_start(const char *server, const char *clie
 					    const char *pid_dir, void *mon);
 
 /**
+ * ksftmetric_prod_kperf_start_on() - the same, placed by @cpus as
+ * ksftmetric_prod_iperf3_run_on() (the local server on SERVER, the remote
+ * server and the client on CLIENT); ksftmetric_prod_kperf_start() is this
+ * with "none".
+ */
+KSFTP_API void *ksftmetric_prod_kperf_start_on(const char *server, const char *client,
+					       const char *local_addr, const char *remote_addr,
+					       const char *const *remote, int port,
+					       const char *pid_dir, void *mon, const char *cpus);
+
+/**
  * ksftmetric_prod_kperf_client() - kperf_runner_run(): one client run
  * @out: source and target throughput (Gbps), source and target retransmits
  */

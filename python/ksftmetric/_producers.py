@@ -59,6 +59,9 @@ def _declare(lib):
                                                   c_void_p, c_char_p, out5]),
         "ksftmetric_prod_kperf_start": (c_void_p, [c_char_p, c_char_p, c_char_p, c_char_p,
                                                    argv, c_int, c_char_p, c_void_p]),
+        "ksftmetric_prod_kperf_start_on": (c_void_p, [c_char_p, c_char_p, c_char_p,
+                                                      c_char_p, argv, c_int, c_char_p,
+                                                      c_void_p, c_char_p]),
         "ksftmetric_prod_kperf_client": (c_int, [c_void_p, argv, out4]),
         "ksftmetric_prod_kperf_stop": (c_int, [c_void_p]),
     }

@@ -14,10 +14,14 @@ class KperfRunner:
 
     ``cfg``: ``cfg.addr`` (this endpoint, --dst), ``cfg.remote_addr`` (the
     other, --src) and ``cfg.remote`` (its command prefix, None: this host).
+    ``cpus`` places them as ``Iperf3Runner.measure_bandwidth`` does:
+    "default" (the local server on the highest CPU, the remote server and
+    the client on the next), "none" (unpinned) or "SERVER/CLIENT" CPU lists;
+    each client run then records the test's own cost and its interference.
     """
 
     def __init__(self, cfg, server="kperf-server", client="kperf-client", port=0,
-                 pid_dir=None):
+                 pid_dir=None, cpus="default"):
         self._remote = _producers.cfg_remote(cfg)
         self._addr = _producers.cfg_str(cfg, "addr")
         self._remote_addr = _producers.cfg_str(cfg, "remote_addr")
@@ -28,6 +32,9 @@ class KperfRunner:
             raise ValueError(f"port must be 0 (kperf's own) to 65535, got {port!r}")
         if pid_dir is not None and (not isinstance(pid_dir, str) or not pid_dir):
             raise ValueError(f"pid_dir must be a directory path, got {pid_dir!r}")
+        if not isinstance(cpus, str) or not cpus:
+            raise ValueError(f"cpus must be default, none or SERVER/CLIENT, got {cpus!r}")
+        self._cpus = cpus.encode()
         self._server, self._client = server.encode(), client.encode()
         self._port = port
         self._pid_dir = pid_dir.encode() if pid_dir else None
@@ -38,9 +45,9 @@ class KperfRunner:
             raise RuntimeError("this KperfRunner is already running")
         # Under a SystemMonitor every client run is priced (cpu.cost).
         mon = active_monitor()
-        handle = _producers.lib().ksftmetric_prod_kperf_start(
+        handle = _producers.lib().ksftmetric_prod_kperf_start_on(
             self._server, self._client, self._addr, self._remote_addr, self._remote,
-            self._port, self._pid_dir, mon.handle if mon else None)
+            self._port, self._pid_dir, mon.handle if mon else None, self._cpus)
         if not handle:
             _producers.raise_last_errno("kperf servers")
         self._handle = handle

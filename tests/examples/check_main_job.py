@@ -22,8 +22,9 @@ def check(cond, what):
 
 
 REPEATS = 2
+# --irq-ifname lo: loopback has no MSI interrupts; said in the context.
 args = [selftest, "--time", "3", "--repeat", str(REPEATS), "--interval", "0.25",
-        "--sample", "0.5"]
+        "--sample", "0.5", "--irq-ifname", "lo"]
 if mode == "loopback":
     args.append("--loopback")
 proc = subprocess.run(args, capture_output=True, text=True, timeout=200)
@@ -50,6 +51,21 @@ if ctx:
           and "debug_kernel" in c, f"context {c}")
     check(lines.index(ctx[0]) < min(i for i, l in enumerate(lines)
                                     if l.startswith("# ktap-metric-json")), "context after metrics")
+
+if ctx:
+    c = json.loads(ctx[0].split(": ", 1)[1])
+    check(c.get("nic_irqs") == "none (no MSI interrupts)", f"nic_irqs {c.get('nic_irqs')}")
+    # Instructions per byte of the test's processes: counted (both series in
+    # each case), or skipped with the reason, in the context and said once.
+    own = c.get("own_instructions", "")
+    skipped = [l for l in lines if l.startswith("# instructions per byte: skipped: ")]
+    instr = [l for l in lines if '"name":"cpu.instructions_per_byte.test.' in l]
+    if own == "user and kernel":
+        check(not skipped and len(instr) >= 2, f"instructions counted: {skipped} {instr[:2]}")
+    else:
+        check(re.match(r"^none \(perf_event_open: .+\)$", own) is not None, f"own {own!r}")
+        check(len(skipped) == 1 and own[6:-1] in skipped[0] and not instr,
+              f"instructions skipped: {skipped} {instr[:2]}")
 
 # Counters: either both cases say why there are none, or neither does.
 missing = [l for l in lines if l.startswith("# cycles per byte: ")]

@@ -149,6 +149,8 @@ START_TEST(test_context)
 	ck_assert_int_eq(ex_placement_parse(root, "1/0", &p, &err), 0);
 	ck_assert_int_eq(ex_cost_context(root, &p, "eth9"), 0);
 	ck_assert_int_eq(ksft_metric_context_line(&line, NULL), 0);
+	ck_assert_msg(strstr(line, "\"own_instructions\":\"none (perf_event_open: ") ||
+		      strstr(line, "\"own_instructions\":\"user and kernel\""), "%s", line);
 	ck_assert_msg(strstr(line, "\"governor\":\"performance\"") &&
 		      strstr(line, "\"irq_time_accounting\":\"y\"") &&
 		      strstr(line, "\"mitigations\":\"off\"") &&
@@ -262,6 +264,77 @@ START_TEST(test_own_series)
 }
 END_TEST
 
+/*
+ * Instructions per byte of the benchmark's processes: counters opened
+ * before a child starts count it (inherit). Software task clocks prove the
+ * counting here (never recorded); the hardware counters either count and
+ * are recorded, or (a VM without a PMU) are skipped with the reason kept.
+ */
+static void busy_child(struct ex_own_probe *pr, struct ex_own_result *res, double *child_s)
+{
+	const char *const argv[] = { "sh", "-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done",
+				     NULL };
+	struct exproc_result r;
+	char *err = NULL;
+
+	ck_assert_int_eq(ex_own_begin(pr, &err), 0);
+	ck_assert_msg(exproc_run(NULL, argv, 60000, &r, &err) == 0, "%s", err);
+	ck_assert_int_eq(exproc_exit_code(r.status), 0);
+	*child_s = r.usage.user_s + r.usage.sys_s;
+	ck_assert_int_eq(ex_own_end(pr, &r.usage, NULL, NAN, 1000000, res, &err), 0);
+	exproc_result_free(&r);
+}
+
+START_TEST(test_own_counters)
+{
+	struct ex_own_probe pr;
+	struct ex_own_result res;
+	char *text = NULL, why[160];
+	double child_s;
+	int hw;
+
+	memset(&pr, 0, sizeof(pr));
+	ck_assert_int_eq(ksft_metric_case_begin(), 0);
+	ck_assert_int_eq(ksft_metric_reporting(1), 1);
+	ck_assert_msg(ex_own_counters_open(&pr, EX_TASK_COUNTERS_SW) == 0, "%s", pr.why_not);
+	busy_child(&pr, &res, &child_s);
+	/* task-clock ns per byte: at least half the child's CPU time. */
+	ck_assert_msg(res.instr[0] * 1e6 >= 0.5 * child_s * 1e9, "counted %g ns, child %g s",
+		      res.instr[0] * 1e6, child_s);
+	ck_assert_msg(res.instr[1] >= 0, "%g", res.instr[1]);
+	ex_own_counters_close(&pr);
+	ck_assert_ptr_null(pr.ctr);
+
+	hw = ex_own_counters_open(&pr, EX_TASK_COUNTERS_HW);
+	ck_assert_int_eq(ex_task_counters_probe(why, sizeof(why)), hw);
+	if (hw) {
+		/* No PMU: the reason is kept, nothing is counted or recorded. */
+		ck_assert_ptr_null(pr.ctr);
+		ck_assert_msg(!strncmp(pr.why_not, "perf_event_open: ", 17), "%s", pr.why_not);
+		ck_assert_str_eq(why, pr.why_not);
+	}
+	busy_child(&pr, &res, &child_s);
+	ex_own_counters_close(&pr);
+	ksft_metric_reporting(0);
+	ck_assert_int_gt(ksft_metric_case_end_buffer(&text, NULL), 0);
+	if (hw) {
+		ck_assert_msg(isnan(res.instr[0]) && isnan(res.instr[1]), "%g", res.instr[0]);
+		ck_assert_msg(!strstr(text, "cpu.instructions_per_byte"), "%s", text);
+	} else {
+		ck_assert_msg(res.instr[0] > 0 && res.instr[1] > 0, "%g %g", res.instr[0],
+			      res.instr[1]);
+		ck_assert_msg(strstr(text, "\"name\":\"cpu.instructions_per_byte.test.user\""),
+			      "%s", text);
+		ck_assert_msg(strstr(text, "\"name\":\"cpu.instructions_per_byte.test.kernel\""),
+			      "%s", text);
+	}
+	/* The own cost beside them (one endpoint: per endpoint). */
+	ck_assert_msg(strstr(text, "{\"host\":\"local\",\"name\":\"cpu.cost.test\""), "%s",
+		      text);
+	ksft_metric_free(text);
+}
+END_TEST
+
 /* The order is a function of the seed and pair only, both orders occur. */
 START_TEST(test_ab_order)
 {
@@ -291,6 +364,7 @@ int main(void)
 	tcase_add_test(tc, test_irqs);
 	tcase_add_test(tc, test_usage_of_child);
 	tcase_add_test(tc, test_own_series);
+	tcase_add_test(tc, test_own_counters);
 	tcase_add_test(tc, test_ab_order);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

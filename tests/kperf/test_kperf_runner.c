@@ -25,6 +25,7 @@
 #include "argv_log.h"
 #include "check_main.h"
 #include "cli_util.h"
+#include "ab.h"
 #include "kperf_runner.h"
 #include "proc.h"
 
@@ -417,6 +418,8 @@ START_TEST(test_remote_words_literal)
 }
 END_TEST
 
+static int cli_timeout_ms = 30000;	/* A/B: several server starts */
+
 static void run_cli(const char *const *extra, int timeout_s, struct exproc_result *r)
 {
 	const char *argv[40];
@@ -453,7 +456,7 @@ static void run_cli(const char *const *extra, int timeout_s, struct exproc_resul
 	argv[n++] = tmpdir;
 	argv[n] = NULL;
 	ck_assert_ptr_nonnull(argv[0]);
-	ck_assert_msg(exproc_run(NULL, argv, 30000, r, &err) == 0, "%s", err);
+	ck_assert_msg(exproc_run(NULL, argv, cli_timeout_ms, r, &err) == 0, "%s", err);
 	ck_assert_int_eq(r->timed_out, 0);
 }
 
@@ -488,7 +491,12 @@ START_TEST(test_cli_run)
 	ck_assert_msg(!strncmp(r.out, "TAP version 13\n1..1\n# ktap-metric-context-json: {", 49),
 		      "%s", r.out);
 	ck_assert_msg(strstr(r.out, "\"placement\":\"server="), "%s", r.out);
-	ck_assert_msg(strstr(r.out, "}\n# kperf: source (remote) 12.964 "
+	/* Instructions per byte: counted, or skipped with the reason said. */
+	ck_assert_msg(strstr(r.out, "\"own_instructions\":\"user and kernel\"") ||
+		      (strstr(r.out, "\"own_instructions\":\"none (perf_event_open: ") &&
+		       strstr(r.out, "}\n# instructions per byte: skipped: perf_event_open: ")),
+		      "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\n# kperf: source (remote) 12.964 "
 			     "Gbps, 26 retransmits; target (local) 12.952 Gbps, 0 "
 			     "retransmits\n# ktap-metric-policy-json: "), "%s", r.out);
 	ck_assert_msg(strstr(r.out, "# ktap-metric-json: {\"host\":\"local\",\"name\":"
@@ -503,6 +511,80 @@ START_TEST(test_cli_run)
 	ck_assert_msg(strstr(r.out, "/kperf-client timed out after 1000 ms and was killed\n"),
 		      "%s", r.out);
 	ck_assert_msg(strstr(r.out, "\nnot ok 1 kperf.throughput\n"), "%s", r.out);
+	exproc_result_free(&r);
+}
+END_TEST
+
+/*
+ * A/B mode with the stand-ins: the setup commands swap the report the
+ * client prints (variant A: 12.952 Gbps, B: 29.822), so every pair's B/A
+ * ratio is known; the order inside each pair follows the seed; each point
+ * is labelled; the NIC keys of --irq-ifname are in the context.
+ */
+START_TEST(test_cli_ab)
+{
+	char cmd_a[8192], cmd_b[8192], want[200], rep[300];
+	const char *extra[20];
+	struct exproc_result r;
+	const char *p;
+	int n = 0, pair, count = 0;
+
+	snprintf(rep, sizeof(rep), "%s/report.txt", tmpdir);
+	snprintf(cmd_a, sizeof(cmd_a), "cp %s %s", report("client-n1.txt"), rep);
+	snprintf(cmd_b, sizeof(cmd_b), "cp %s %s", report("client-n2.txt"), rep);
+	setenv("KSFTM_STANDIN_REPORT", rep, 1);
+	extra[n++] = "--server";
+	extra[n++] = server;
+	extra[n++] = "--cpus";
+	extra[n++] = "0/0";
+	extra[n++] = "--irq-ifname";
+	extra[n++] = "lo";
+	extra[n++] = "--ab-a";
+	extra[n++] = cmd_a;
+	extra[n++] = "--ab-b";
+	extra[n++] = cmd_b;
+	extra[n++] = "--pairs";
+	extra[n++] = "2";
+	extra[n++] = "--seed";
+	extra[n++] = "7";
+	/* ip tcp_metrics flush needs root; without it the reset is skipped. */
+	if (geteuid())
+		extra[n++] = "--no-flush";
+	extra[n] = NULL;
+	cli_timeout_ms = 240000;
+	run_cli(extra, 0, &r);
+	cli_timeout_ms = 30000;
+	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
+	ck_assert_msg(strstr(r.out, "\"nic_irqs\":\"none (no MSI interrupts)\""), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "# A/B: 2 pairs, seed 7 (order random inside each pair)\n"),
+		      "%s", r.out);
+	for (pair = 0; pair < 2; pair++) {
+		snprintf(want, sizeof(want), "# pair %d (%s first): A 12.952 Gbps, B 29.822 Gbps, "
+			 "B/A 2.3025\n", pair, ex_ab_order(7, pair) ? "B" : "A");
+		ck_assert_msg(strstr(r.out, want), "%s not in\n%s", want, r.out);
+	}
+	ck_assert_msg(strstr(r.out, "# A/B throughput: B/A median 2.3025 over 2 pairs, CV of "
+			     "the paired ratio 0.0%; unpaired CV A 0.0%, B 0.0%\n"), "%s", r.out);
+	/* Two hosts x 4 trials, each labelled by its variant and pair. */
+	for (p = r.out; (p = strstr(p, "\"name\":\"throughput\",\"pair\":")); p++)
+		count++;
+	ck_assert_msg(count == 8, "%d labelled throughput points:\n%s", count, r.out);
+	ck_assert_msg(strstr(r.out, "\"pair\":1,\"shape\":\"scalar\"") &&
+		      strstr(r.out, "\"variant\":\"B\""), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\"name\":\"ab.throughput_ratio\""), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\nok 1 kperf.throughput\n"), "%s", r.out);
+	exproc_result_free(&r);
+	unlink(rep);
+
+	/* Only one variant: a usage error naming what is missing. */
+	{
+		const char *const one[] = { "--server", server, "--ab-a", cmd_a, NULL };
+
+		run_cli(one, 0, &r);
+	}
+	ck_assert_int_eq(exproc_exit_code(r.status), 2);
+	ck_assert_msg(strstr(r.errout, "ksft-kperf: A/B needs both --ab-a and --ab-b"), "%s",
+		      r.errout);
 	exproc_result_free(&r);
 }
 END_TEST
@@ -601,6 +683,11 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_cli_run);
 	tcase_add_test(tc, test_cli_repeat);
 	tcase_add_test(tc, test_cli_skip);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ab");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_cli_ab);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("remote_quoting");
 	tcase_add_checked_fixture(tc, setup, teardown);

@@ -78,6 +78,37 @@ class KperfRunnerTest(unittest.TestCase):
             self.assertEqual(len(cost), 2, lines)
         self.assertIn('"display_label":"CPU ms/GB"', "".join(lines))
 
+    def test_placement(self):
+        # cpus="0/0": the remote server and the client on CPU 0 (the client
+        # is a real process: its affinity is what the stand-in reports).
+        aff = os.path.join(self.tmp.name, "affinity")
+        os.environ["KSFTM_STANDIN_AFFINITY"] = aff
+        try:
+            ksft_metric_case_begin()
+            ksft_metric_reporting(True)
+            with KperfRunner(self.cfg, cpus="0/0", **self.kw) as runner:
+                runner.run()
+            ksft_metric_reporting(False)
+            with open(aff, encoding="utf-8") as f:
+                self.assertEqual(f.read(), "0")
+            lines = self.lines()
+            # One CPU shared by both endpoints: interference on host "both".
+            self.assertTrue(any('{"host":"both","name":"interference.others_cpu"' in l
+                                for l in lines), lines)
+            with KperfRunner(self.cfg, cpus="none", **self.kw) as runner:
+                runner.run()
+            with open(aff, encoding="utf-8") as f:
+                self.assertEqual(f.read(), ",".join(str(c) for c in
+                                                    sorted(os.sched_getaffinity(0))))
+            os.unlink(aff)
+        finally:
+            del os.environ["KSFTM_STANDIN_AFFINITY"]
+        with self.assertRaisesRegex(ValueError, "kperf servers: .*"):
+            with KperfRunner(self.cfg, cpus="9999/0", **self.kw):
+                pass
+        with self.assertRaisesRegex(ValueError, "cpus must be"):
+            KperfRunner(self.cfg, cpus="", **self.kw)
+
     def test_not_reporting_records_nothing(self):
         ksft_metric_case_begin()
         with KperfRunner(self.cfg, **self.kw) as runner:
