@@ -458,25 +458,40 @@ static unsigned long sql_hash(const char *s)
  */
 static int lite_fail(struct db *db, const char *sql);
 
-static int lite_prepared(struct db *db, const char *sql, sqlite3_stmt **out)
+static int lite_prepared(struct db *db, const char *sql, struct lite_stmt **out)
 {
 	unsigned long h = sql_hash(sql);
-	struct lite_stmt *e;
-	sqlite3_stmt *st;
+	struct lite_stmt *e, fresh = { h, NULL, NULL };
+	char *text, *c;
 	size_t i;
-	char *copy;
+	int quoted = 0, rc;
 
 	for (i = 0; i < db->n_stmts; i++)
 		if (db->stmts[i].hash == h && !strcmp(db->stmts[i].sql, sql)) {
-			*out = db->stmts[i].st;
+			*out = &db->stmts[i];
 			return 0;
 		}
-	if (sqlite3_prepare_v2(db->lite, sql, -1, &st, NULL) != SQLITE_OK)
-		return lite_fail(db, sql);
 	if (!db->stmts && !(db->stmts = calloc(LITE_STMT_CACHE, sizeof(*db->stmts))))
-		goto uncached;
-	if (!(copy = strdup(sql)))
-		goto uncached;
+		return ksftm_fail(ENOMEM, "out of memory");
+	/* "$N" as SQLite's "?N", whose bind index is N: a named parameter's
+	 * index is looked up by a scan of the statement's names, which a
+	 * multi-row insert's thousands of parameters make quadratic. */
+	if (!(text = strdup(sql)))
+		return ksftm_fail(ENOMEM, "out of memory");
+	for (c = text; *c; c++) {
+		if (*c == '\'')
+			quoted = !quoted;
+		else if (!quoted && *c == '$' && c[1] >= '0' && c[1] <= '9')
+			*c = '?';
+	}
+	rc = sqlite3_prepare_v2(db->lite, text, -1, &fresh.st, NULL);
+	free(text);
+	if (rc != SQLITE_OK)
+		return lite_fail(db, sql);
+	if (!(fresh.sql = strdup(sql))) {
+		sqlite3_finalize(fresh.st);
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
 	if (db->n_stmts < LITE_STMT_CACHE) {
 		e = &db->stmts[db->n_stmts++];
 	} else {
@@ -485,36 +500,30 @@ static int lite_prepared(struct db *db, const char *sql, sqlite3_stmt **out)
 		sqlite3_finalize(e->st);
 		free(e->sql);
 	}
-	e->hash = h;
-	e->sql = copy;
-	e->st = st;
-	*out = st;
+	*e = fresh;
+	*out = e;
 	return 0;
-uncached:
-	sqlite3_finalize(st);
-	return ksftm_fail(ENOMEM, "out of memory");
 }
 
 static int lite_query(struct db *db, const char *sql, const char *const *params, int n,
 		      struct db_rows **rows)
 {
+	struct lite_stmt *cached = NULL;
 	sqlite3_stmt *st = NULL;
 	struct db_rows *r = NULL;
 	size_t cap = 0;
 	int i, rc, oom = 0, ret = 0;
-	char name[16];
 
-	if ((ret = lite_prepared(db, sql, &st)))
+	if ((ret = lite_prepared(db, sql, &cached)))
 		return ret;
+	st = cached->st;
+	/* "$N" is "?N" (lite_prepared()), bind index N; parameters past the
+	 * statement's last are not used by it. */
+	if (n > sqlite3_bind_parameter_count(st))
+		n = sqlite3_bind_parameter_count(st);
 	for (i = 0; i < n; i++) {
-		int idx;
-
-		snprintf(name, sizeof(name), "$%d", i + 1);
-		idx = sqlite3_bind_parameter_index(st, name);
-		if (!idx)
-			continue;	/* a parameter the statement does not use */
-		rc = params[i] ? sqlite3_bind_text(st, idx, params[i], -1, SQLITE_STATIC) :
-				 sqlite3_bind_null(st, idx);
+		rc = params[i] ? sqlite3_bind_text(st, i + 1, params[i], -1, SQLITE_STATIC) :
+				 sqlite3_bind_null(st, i + 1);
 		if (rc != SQLITE_OK) {
 			ret = lite_fail(db, sql);
 			goto out;
