@@ -608,11 +608,18 @@ static void items_free(struct ingest_item *items, size_t n)
 }
 
 /*
- * Rows per multi-row statement: a run's rows go in a few statements (one
- * round trip each on PostgreSQL), not 2-3 per series. 14 parameters a
- * result row: well under SQLite's 32,766 and PostgreSQL's 65,535.
+ * Rows per multi-row statement on PostgreSQL: a run's rows go in a few
+ * statements (one round trip each), not 2-3 per series. 14 parameters a
+ * result row: well under its 65,535. SQLite has no round trips, and its
+ * parser's cost grows with the square of a statement's parameters: one
+ * row per statement there, each statement prepared once (db.c).
  */
 #define INGEST_CHUNK 256
+
+static size_t chunk_of(const struct db *db)
+{
+	return db_dialect(db) == DB_SQLITE ? 1 : INGEST_CHUNK;
+}
 
 /* @head, then @rows groups "(p, ..., p)" of @w parameters numbered from $1,
  * each "$N" or, @typed, "CAST($N AS TEXT)", then @tail. */
@@ -655,19 +662,80 @@ static int cmp_item_id(const void *a, const void *b)
  * per chunk one INSERT ... ON CONFLICT DO NOTHING and one SELECT joining
  * the chunk's identities (VALUES) to the unique index.
  */
+/*
+ * One pass over the series @todo[0..@n_todo) of @items, chunk by chunk:
+ * @insert, an INSERT ... ON CONFLICT DO NOTHING of their identities; else
+ * a SELECT joining them (VALUES) to the unique index, filling their ids.
+ */
+static int series_pass(struct db *db, struct ingest_item *items, size_t n, const size_t *todo,
+		       size_t n_todo, int insert)
+{
+	const char **p = calloc(INGEST_CHUNK * 5, sizeof(*p));
+	char (*idx)[24] = calloc(INGEST_CHUNK, sizeof(*idx));
+	struct db_rows *rows = NULL;
+	size_t k, from, m;
+	int ret = 0, w = insert ? 4 : 5;
+
+	if (!p || !idx)
+		ret = ksftm_fail(ENOMEM, "out of memory");
+	for (from = 0; from < n_todo && !ret; from += m) {
+		char *sql;
+
+		m = n_todo - from < chunk_of(db) ? n_todo - from : chunk_of(db);
+		for (k = 0; k < m; k++) {
+			const struct ingest_item *it = &items[todo[from + k]];
+			const char **q = p + (size_t)w * k;
+
+			if (!insert) {
+				snprintf(idx[k], sizeof(idx[k]), "%zu", todo[from + k]);
+				*q++ = idx[k];
+			}
+			q[0] = it->row.path;
+			q[1] = it->s.case_name;
+			q[2] = it->s.name;
+			q[3] = it->s.labels_json;
+		}
+		sql = insert ? multi_values("INSERT INTO ksftm_series (path, case_name, metric, labels)"
+					    " VALUES ", m, 4, 0, " ON CONFLICT DO NOTHING") :
+			       multi_values("SELECT v.column1, s.id FROM (VALUES ", m, 5, 1,
+					    ") v JOIN ksftm_series s ON s.path = v.column2 AND"
+					    " s.case_name = v.column3 AND s.metric = v.column4 AND"
+					    " s.labels = v.column5");
+		ret = sql ? db_query(db, sql, p, (int)((size_t)w * m), insert ? NULL : &rows) :
+			    ksftm_fail(ENOMEM, "out of memory");
+		free(sql);
+		for (k = 0; !ret && k < db_rows_count(rows); k++) {
+			const char *at = db_rows_get(rows, k, 0), *id = db_rows_get(rows, k, 1);
+			char *end = NULL;
+			unsigned long j = at ? strtoul(at, &end, 10) : 0;
+
+			if (at && end != at && j < n && id)
+				items[j].id = strtoll(id, NULL, 10);
+		}
+		db_rows_free(rows);
+		rows = NULL;
+	}
+	free(p);
+	free(idx);
+	return ret;
+}
+
+/*
+ * Every series of @r in the history, their ids in @items (allocated): the
+ * known ones looked up (all of them, once a history has seen the job),
+ * the others inserted, then looked up.
+ */
 static int insert_series(struct db *db, const struct ksft_metric_report *r, size_t n,
 			 const char *key, struct ingest_item **out)
 {
 	struct ingest_item *items = calloc(n ? n : 1, sizeof(*items));
-	const char **p = calloc(INGEST_CHUNK * 5, sizeof(*p));
+	size_t *todo = malloc((n ? n : 1) * sizeof(*todo));
 	struct ingest_item **by_id = NULL;
-	struct db_rows *rows = NULL;
-	char *sql = NULL, (*idx)[24] = calloc(INGEST_CHUNK, sizeof(*idx));
-	size_t i, k, from, m;
+	size_t i, n_todo = 0;
 	int ret = 0;
 
 	*out = items;
-	if (!items || !p || !idx) {
+	if (!items || !todo) {
 		ret = ksftm_fail(ENOMEM, "out of memory");
 		goto out;
 	}
@@ -676,58 +744,16 @@ static int insert_series(struct db *db, const struct ksft_metric_report *r, size
 		if ((ret = ksft_metric_report_series_get(r, i, &items[i].s)) ||
 		    (ret = series_row(r, i, &items[i].s, &items[i].row)))
 			goto out;
+		todo[i] = i;
 	}
-	for (from = 0; from < n; from += m) {
-		m = n - from < INGEST_CHUNK ? n - from : INGEST_CHUNK;
-		for (k = 0; k < m; k++) {
-			const struct ingest_item *it = &items[from + k];
-
-			p[4 * k] = it->row.path;
-			p[4 * k + 1] = it->s.case_name;
-			p[4 * k + 2] = it->s.name;
-			p[4 * k + 3] = it->s.labels_json;
-		}
-		sql = multi_values("INSERT INTO ksftm_series (path, case_name, metric, labels) VALUES ",
-				   m, 4, 0, " ON CONFLICT DO NOTHING");
-		if (!sql) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
-			goto out;
-		}
-		if ((ret = db_query(db, sql, p, (int)(4 * m), NULL)))
-			goto out;
-		free(sql);
-		for (k = 0; k < m; k++) {
-			const struct ingest_item *it = &items[from + k];
-
-			snprintf(idx[k], sizeof(idx[k]), "%zu", from + k);
-			p[5 * k] = idx[k];
-			p[5 * k + 1] = it->row.path;
-			p[5 * k + 2] = it->s.case_name;
-			p[5 * k + 3] = it->s.name;
-			p[5 * k + 4] = it->s.labels_json;
-		}
-		sql = multi_values("SELECT v.column1, s.id FROM (VALUES ", m, 5, 1,
-				   ") v JOIN ksftm_series s ON s.path = v.column2 AND"
-				   " s.case_name = v.column3 AND s.metric = v.column4 AND"
-				   " s.labels = v.column5");
-		if (!sql) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
-			goto out;
-		}
-		if ((ret = db_query(db, sql, p, (int)(5 * m), &rows)))
-			goto out;
-		free(sql);
-		sql = NULL;
-		for (k = 0; k < db_rows_count(rows); k++) {
-			const char *at = db_rows_get(rows, k, 0), *id = db_rows_get(rows, k, 1);
-			size_t j = at ? strtoul(at, NULL, 10) : n;
-
-			if (j < n && id)
-				items[j].id = strtoll(id, NULL, 10);
-		}
-		db_rows_free(rows);
-		rows = NULL;
-	}
+	if ((ret = series_pass(db, items, n, todo, n, 0)))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!items[i].id)
+			todo[n_todo++] = i;
+	if (n_todo && ((ret = series_pass(db, items, n, todo, n_todo, 1)) ||
+		       (ret = series_pass(db, items, n, todo, n_todo, 0))))
+		goto out;
 	if (!(by_id = malloc((n ? n : 1) * sizeof(*by_id)))) {
 		ret = ksftm_fail(ENOMEM, "out of memory");
 		goto out;
@@ -747,10 +773,7 @@ static int insert_series(struct db *db, const struct ksft_metric_report *r, size
 					 by_id[i]->s.labels_json);
 out:
 	free(by_id);
-	free(sql);
-	free(p);
-	free(idx);
-	db_rows_free(rows);
+	free(todo);
 	return ret;
 }
 
@@ -771,7 +794,7 @@ static int insert_results(struct db *db, const struct ingest_item *items, size_t
 	for (from = 0; from < n && !ret; from += m) {
 		char *sql;
 
-		m = n - from < INGEST_CHUNK ? n - from : INGEST_CHUNK;
+		m = n - from < chunk_of(db) ? n - from : chunk_of(db);
 		for (k = 0; k < m; k++) {
 			const struct ingest_item *it = &items[from + k];
 			const char *verdict = worst_first[verdicts[from + k]];
