@@ -48,10 +48,6 @@ static void die(const char *what, int ret)
 	exit(1);
 }
 
-static const char *const ctx[] = {
-	"hostname=bench-vm", "arch=x86_64", "cpu_count=2", "runner=bench", "kernel=6.12.9",
-};
-
 struct hist {
 	const char *url;
 	struct ksft_metric_report_history *h;
@@ -64,16 +60,13 @@ static size_t order_seq;
 static void ingest(struct hist *hs, const struct ksft_metric_report *r, const char *tag,
 		   size_t run, size_t n_series)
 {
-	struct ksft_metric_report_ingest_opts o = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
+	struct ksft_metric_report_ingest_opts o;
 	char id[64], order[64];
 	int ret;
 
 	snprintf(id, sizeof(id), "%s-%06zu", tag, run);
 	snprintf(order, sizeof(order), "2026-12-01T%08zu", order_seq++);
-	o.run_id = id;
-	o.order = order;
-	o.context = ctx;
-	o.n_context = sizeof(ctx) / sizeof(ctx[0]);
+	bench_run_opts(&o, id, order);
 	ret = ksft_metric_report_history_ingest(hs->h, r, &o, NULL);
 	if (ret != (int)n_series)
 		die("ingest", ret);

@@ -40,10 +40,6 @@
 #include <libpq-fe.h>
 #endif
 
-static const char *const ctx[] = {
-	"hostname=bench-vm", "arch=x86_64", "cpu_count=2", "runner=bench", "kernel=6.12.9",
-};
-
 static void die(const char *what, int ret)
 {
 	fprintf(stderr, "%s: %d: %s\n", what, ret, ksft_metric_report_errmsg());
@@ -70,17 +66,14 @@ static double now_ns(void)
 static double ingest_one(struct ksft_metric_report_history *h, const struct ksft_metric_report *r,
 			 const char *tag, size_t n)
 {
-	struct ksft_metric_report_ingest_opts o = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
+	struct ksft_metric_report_ingest_opts o;
 	char id[64], order[64];
 	double t0;
 	int ret;
 
 	snprintf(id, sizeof(id), "%s-%06zu", tag, order_seq);
 	snprintf(order, sizeof(order), "2026-12-01T%08zu", order_seq++);
-	o.run_id = id;
-	o.order = order;
-	o.context = ctx;
-	o.n_context = sizeof(ctx) / sizeof(ctx[0]);
+	bench_run_opts(&o, id, order);
 	t0 = now_ns();
 	ret = ksft_metric_report_history_ingest(h, r, &o, NULL);
 	if (ret != (int)n)

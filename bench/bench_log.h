@@ -129,4 +129,21 @@ static struct ksft_metric_report *read_log(const struct buf *b, size_t n_series)
 	return r;
 }
 
+/* The run context of every synthetic run (one machine). */
+static const char *const ctx[] = {
+	"hostname=bench-vm", "arch=x86_64", "cpu_count=2", "runner=bench", "kernel=6.12.9",
+};
+
+/* Ingest options of run @id at order @order (caller storage), that context. */
+static inline void bench_run_opts(struct ksft_metric_report_ingest_opts *o, const char *id,
+				  const char *order)
+{
+	struct ksft_metric_report_ingest_opts init = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
+
+	*o = init;
+	o->run_id = id;
+	o->order = order;
+	o->context = ctx;
+	o->n_context = sizeof(ctx) / sizeof(ctx[0]);
+}
 #endif

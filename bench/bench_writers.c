@@ -25,10 +25,6 @@
 #include "bench_util.h"
 #include "report/store/db.h"
 
-static const char *const ctx[] = {
-	"hostname=bench-vm", "arch=x86_64", "cpu_count=2", "runner=bench", "kernel=6.12.9",
-};
-
 /* One writer: RUNS ingests; 0 or 1. */
 static int writer(const char *url, int w, int runs, size_t n)
 {
@@ -41,7 +37,7 @@ static int writer(const char *url, int w, int runs, size_t n)
 		return 1;
 	}
 	for (i = 0; i < runs; i++) {
-		struct ksft_metric_report_ingest_opts o = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
+		struct ksft_metric_report_ingest_opts o;
 		struct ksft_metric_report *r;
 		char id[64], order[64];
 
@@ -49,10 +45,7 @@ static int writer(const char *url, int w, int runs, size_t n)
 		r = read_log(&b, n);
 		snprintf(id, sizeof(id), "writer%02d-run%04d", w, i);
 		snprintf(order, sizeof(order), "2026-12-01T%04d-%02d", i, w);
-		o.run_id = id;
-		o.order = order;
-		o.context = ctx;
-		o.n_context = sizeof(ctx) / sizeof(ctx[0]);
+		bench_run_opts(&o, id, order);
 		ret = ksft_metric_report_history_ingest(h, r, &o, NULL);
 		ksft_metric_report_free(r);
 		if (ret != (int)n) {
