@@ -23,11 +23,26 @@ struct db {
 	char name[DB_NAME_MAX];	/* the URL or path as messages show it */
 #ifdef KSFTM_HAVE_SQLITE
 	sqlite3 *lite;
+	struct lite_stmt *stmts;	/* prepared once per handle (lite_prepared()) */
+	size_t n_stmts, next_evict;
 #endif
 #ifdef KSFTM_HAVE_LIBPQ
 	PGconn *pg;
 #endif
 };
+
+#ifdef KSFTM_HAVE_SQLITE
+/* A statement kept prepared for its SQL text: the gate and ingest run the
+ * same few statements once per series. */
+struct lite_stmt {
+	unsigned long hash;
+	char *sql;
+	sqlite3_stmt *st;
+};
+
+/* More than the distinct statements one command runs (about 30). */
+#define LITE_STMT_CACHE 64
+#endif
 
 struct db_rows {
 	size_t n;
@@ -247,6 +262,18 @@ static void pg_notice_ignore(void *arg, const char *message)
 #endif
 
 #ifdef KSFTM_HAVE_SQLITE
+/* Finalize every cached statement (before the connection closes). */
+static void lite_forget(struct db *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->n_stmts; i++) {
+		sqlite3_finalize(db->stmts[i].st);
+		free(db->stmts[i].sql);
+	}
+	db->n_stmts = 0;
+}
+
 /*
  * A WAL history that this process may read but not write: SQLite needs its
  * -shm and -wal files, and cannot create them in a directory it may not
@@ -274,6 +301,7 @@ static int lite_open_immutable(struct db *db, const char *path)
 		}
 	}
 	strcpy(uri + len, "?immutable=1");
+	lite_forget(db);
 	sqlite3_close(db->lite);
 	db->lite = NULL;
 	k = (size_t)sqlite3_open_v2(uri, &db->lite, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
@@ -376,6 +404,8 @@ void db_close(struct db *db)
 	if (!db)
 		return;
 #ifdef KSFTM_HAVE_SQLITE
+	lite_forget(db);
+	free(db->stmts);
 	if (db->lite)
 		sqlite3_close(db->lite);
 #endif
@@ -412,26 +442,88 @@ static int lite_fail(struct db *db, const char *sql)
 			  "history database: %s (in: %.80s)", sqlite3_errmsg(db->lite), sql);
 }
 
+static unsigned long sql_hash(const char *s)
+{
+	unsigned long h = 5381;
+
+	while (*s)
+		h = h * 33 ^ (unsigned char)*s++;
+	return h;
+}
+
+/*
+ * @sql prepared once per handle: the cached statement, or a new one kept
+ * in the cache (the oldest one finalized when it is full), in @out.
+ * @return 0 or a negative errno with its message.
+ */
+static int lite_fail(struct db *db, const char *sql);
+
+static int lite_prepared(struct db *db, const char *sql, struct lite_stmt **out)
+{
+	unsigned long h = sql_hash(sql);
+	struct lite_stmt *e, fresh = { h, NULL, NULL };
+	char *text, *c;
+	size_t i;
+	int quoted = 0, rc;
+
+	for (i = 0; i < db->n_stmts; i++)
+		if (db->stmts[i].hash == h && !strcmp(db->stmts[i].sql, sql)) {
+			*out = &db->stmts[i];
+			return 0;
+		}
+	if (!db->stmts && !(db->stmts = calloc(LITE_STMT_CACHE, sizeof(*db->stmts))))
+		return ksftm_fail(ENOMEM, "out of memory");
+	/* "$N" as SQLite's "?N", whose bind index is N: a named parameter's
+	 * index is looked up by a scan of the statement's names, which a
+	 * multi-row insert's thousands of parameters make quadratic. */
+	if (!(text = strdup(sql)))
+		return ksftm_fail(ENOMEM, "out of memory");
+	for (c = text; *c; c++) {
+		if (*c == '\'')
+			quoted = !quoted;
+		else if (!quoted && *c == '$' && c[1] >= '0' && c[1] <= '9')
+			*c = '?';
+	}
+	rc = sqlite3_prepare_v2(db->lite, text, -1, &fresh.st, NULL);
+	free(text);
+	if (rc != SQLITE_OK)
+		return lite_fail(db, sql);
+	if (!(fresh.sql = strdup(sql))) {
+		sqlite3_finalize(fresh.st);
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	if (db->n_stmts < LITE_STMT_CACHE) {
+		e = &db->stmts[db->n_stmts++];
+	} else {
+		e = &db->stmts[db->next_evict];
+		db->next_evict = (db->next_evict + 1) % LITE_STMT_CACHE;
+		sqlite3_finalize(e->st);
+		free(e->sql);
+	}
+	*e = fresh;
+	*out = e;
+	return 0;
+}
+
 static int lite_query(struct db *db, const char *sql, const char *const *params, int n,
 		      struct db_rows **rows)
 {
+	struct lite_stmt *cached = NULL;
 	sqlite3_stmt *st = NULL;
 	struct db_rows *r = NULL;
 	size_t cap = 0;
 	int i, rc, oom = 0, ret = 0;
-	char name[16];
 
-	if (sqlite3_prepare_v2(db->lite, sql, -1, &st, NULL) != SQLITE_OK)
-		return lite_fail(db, sql);
+	if ((ret = lite_prepared(db, sql, &cached)))
+		return ret;
+	st = cached->st;
+	/* "$N" is "?N" (lite_prepared()), bind index N; parameters past the
+	 * statement's last are not used by it. */
+	if (n > sqlite3_bind_parameter_count(st))
+		n = sqlite3_bind_parameter_count(st);
 	for (i = 0; i < n; i++) {
-		int idx;
-
-		snprintf(name, sizeof(name), "$%d", i + 1);
-		idx = sqlite3_bind_parameter_index(st, name);
-		if (!idx)
-			continue;	/* a parameter the statement does not use */
-		rc = params[i] ? sqlite3_bind_text(st, idx, params[i], -1, SQLITE_STATIC) :
-				 sqlite3_bind_null(st, idx);
+		rc = params[i] ? sqlite3_bind_text(st, i + 1, params[i], -1, SQLITE_STATIC) :
+				 sqlite3_bind_null(st, i + 1);
 		if (rc != SQLITE_OK) {
 			ret = lite_fail(db, sql);
 			goto out;
@@ -469,7 +561,9 @@ static int lite_query(struct db *db, const char *sql, const char *const *params,
 	else if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		ret = lite_fail(db, sql);
 out:
-	sqlite3_finalize(st);
+	/* Kept prepared: reset (releasing its read lock) for the next call. */
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
 	if (ret || !rows)
 		db_rows_free(r);
 	else

@@ -591,17 +591,262 @@ static int check_text(const char *field, const char *s)
 	return ret;
 }
 
+/* One series of the run being ingested. */
+struct ingest_item {
+	struct ksft_metric_report_series s;
+	struct series_row row;
+	long long id;		/* its ksftm_series.id */
+};
+
+static void items_free(struct ingest_item *items, size_t n)
+{
+	size_t i;
+
+	for (i = 0; items && i < n; i++)
+		series_row_free(&items[i].row);
+	free(items);
+}
+
+/*
+ * Rows per multi-row statement on PostgreSQL: a run's rows go in a few
+ * statements (one round trip each), not 2-3 per series. 14 parameters a
+ * result row: well under its 65,535. SQLite has no round trips, and its
+ * parser's cost grows with the square of a statement's parameters: one
+ * row per statement there, each statement prepared once (db.c).
+ */
+#define INGEST_CHUNK 256
+
+static size_t chunk_of(const struct db *db)
+{
+	return db_dialect(db) == DB_SQLITE ? 1 : INGEST_CHUNK;
+}
+
+/* @head, then @rows groups "(p, ..., p)" of @w parameters numbered from $1,
+ * each "$N" or, @typed, "CAST($N AS TEXT)", then @tail. */
+static char *multi_values(const char *head, size_t rows, int w, int typed, const char *tail)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char one[40];
+	size_t k;
+	int c;
+
+	strbuf_adds(&sb, head);
+	for (k = 0; k < rows; k++) {
+		strbuf_adds(&sb, k ? ", (" : "(");
+		for (c = 0; c < w; c++) {
+			if (c)
+				strbuf_adds(&sb, ", ");
+			snprintf(one, sizeof(one), typed ? "CAST($%d AS TEXT)" : "$%d",
+				 (int)k * w + c + 1);
+			strbuf_adds(&sb, one);
+		}
+		strbuf_addc(&sb, ')');
+	}
+	strbuf_adds(&sb, tail);
+	if (sb.oom) {
+		strbuf_free(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static int cmp_item_id(const void *a, const void *b)
+{
+	const struct ingest_item *const *x = a, *const *y = b;
+
+	return ((*x)->id > (*y)->id) - ((*x)->id < (*y)->id);
+}
+
+/*
+ * Every series of @r in the history, their ids in @items (allocated):
+ * per chunk one INSERT ... ON CONFLICT DO NOTHING and one SELECT joining
+ * the chunk's identities (VALUES) to the unique index.
+ */
+/*
+ * One pass over the series @todo[0..@n_todo) of @items, chunk by chunk:
+ * @insert, an INSERT ... ON CONFLICT DO NOTHING of their identities; else
+ * a SELECT joining them (VALUES) to the unique index, filling their ids.
+ */
+static int series_pass(struct db *db, struct ingest_item *items, size_t n, const size_t *todo,
+		       size_t n_todo, int insert)
+{
+	const char **p = calloc(INGEST_CHUNK * 5, sizeof(*p));
+	char (*idx)[24] = calloc(INGEST_CHUNK, sizeof(*idx));
+	struct db_rows *rows = NULL;
+	size_t k, from, m;
+	int ret = 0, w = insert ? 4 : 5;
+
+	if (!p || !idx)
+		ret = ksftm_fail(ENOMEM, "out of memory");
+	for (from = 0; from < n_todo && !ret; from += m) {
+		char *sql;
+
+		m = n_todo - from < chunk_of(db) ? n_todo - from : chunk_of(db);
+		for (k = 0; k < m; k++) {
+			const struct ingest_item *it = &items[todo[from + k]];
+			const char **q = p + (size_t)w * k;
+
+			if (!insert) {
+				snprintf(idx[k], sizeof(idx[k]), "%zu", todo[from + k]);
+				*q++ = idx[k];
+			}
+			q[0] = it->row.path;
+			q[1] = it->s.case_name;
+			q[2] = it->s.name;
+			q[3] = it->s.labels_json;
+		}
+		sql = insert ? multi_values("INSERT INTO ksftm_series (path, case_name, metric, labels)"
+					    " VALUES ", m, 4, 0, " ON CONFLICT DO NOTHING") :
+			       multi_values("SELECT v.column1, s.id FROM (VALUES ", m, 5, 1,
+					    ") v JOIN ksftm_series s ON s.path = v.column2 AND"
+					    " s.case_name = v.column3 AND s.metric = v.column4 AND"
+					    " s.labels = v.column5");
+		ret = sql ? db_query(db, sql, p, (int)((size_t)w * m), insert ? NULL : &rows) :
+			    ksftm_fail(ENOMEM, "out of memory");
+		free(sql);
+		for (k = 0; !ret && k < db_rows_count(rows); k++) {
+			const char *at = db_rows_get(rows, k, 0), *id = db_rows_get(rows, k, 1);
+			char *end = NULL;
+			unsigned long j = at ? strtoul(at, &end, 10) : 0;
+
+			if (at && end != at && j < n && id)
+				items[j].id = strtoll(id, NULL, 10);
+		}
+		db_rows_free(rows);
+		rows = NULL;
+	}
+	free(p);
+	free(idx);
+	return ret;
+}
+
+/*
+ * Every series of @r in the history, their ids in @items (allocated): the
+ * known ones looked up (all of them, once a history has seen the job),
+ * the others inserted, then looked up.
+ */
+static int insert_series(struct db *db, const struct ksft_metric_report *r, size_t n,
+			 const char *key, struct ingest_item **out)
+{
+	struct ingest_item *items = calloc(n ? n : 1, sizeof(*items));
+	size_t *todo = malloc((n ? n : 1) * sizeof(*todo));
+	struct ingest_item **by_id = NULL;
+	size_t i, n_todo = 0;
+	int ret = 0;
+
+	*out = items;
+	if (!items || !todo) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		items[i].s.sz = sizeof(items[i].s);
+		if ((ret = ksft_metric_report_series_get(r, i, &items[i].s)) ||
+		    (ret = series_row(r, i, &items[i].s, &items[i].row)))
+			goto out;
+		todo[i] = i;
+	}
+	if ((ret = series_pass(db, items, n, todo, n, 0)))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!items[i].id)
+			todo[n_todo++] = i;
+	if (n_todo && ((ret = series_pass(db, items, n, todo, n_todo, 1)) ||
+		       (ret = series_pass(db, items, n, todo, n_todo, 0))))
+		goto out;
+	if (!(by_id = malloc((n ? n : 1) * sizeof(*by_id)))) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (!items[i].id) {
+			ret = ksftm_fail(EIO, "history database lost a series row");
+			goto out;
+		}
+		by_id[i] = &items[i];
+	}
+	qsort(by_id, n, sizeof(*by_id), cmp_item_id);
+	for (i = 1; i < n && !ret; i++)
+		if (by_id[i]->id == by_id[i - 1]->id)
+			ret = ksftm_fail(EEXIST, "run %s holds series %s/%s %s twice", key,
+					 by_id[i]->s.case_name, by_id[i]->s.name,
+					 by_id[i]->s.labels_json);
+out:
+	free(by_id);
+	free(todo);
+	return ret;
+}
+
+/* The run's result rows, INGEST_CHUNK per INSERT. */
+static int insert_results(struct db *db, const struct ingest_item *items, size_t n,
+			  const char *run_id, const char *cmp, const char *order, int incomparable,
+			  const unsigned char *verdicts)
+{
+	const char **p = calloc(INGEST_CHUNK * 14, sizeof(*p));
+	char (*num)[64] = calloc(INGEST_CHUNK, sizeof(*num));
+	size_t k, from, m;
+	int ret = 0;
+
+	if (!p || !num) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	for (from = 0; from < n && !ret; from += m) {
+		char *sql;
+
+		m = n - from < chunk_of(db) ? n - from : chunk_of(db);
+		for (k = 0; k < m; k++) {
+			const struct ingest_item *it = &items[from + k];
+			const char *verdict = worst_first[verdicts[from + k]];
+			const char **q = p + 14 * k;
+			char *v = num[k], *sid = num[k] + 40, *usable = num[k] + 62;
+
+			snprintf(v, 40, "%.17g", it->row.value);
+			snprintf(sid, 22, "%lld", it->id);
+			/* Only measurements, on a comparable machine and not
+			 * judged a regression, feed baselines. */
+			usable[0] = history_status_measured(it->s.status) && !incomparable &&
+				    strcmp(verdict, "regression") ? '1' : '0';
+			usable[1] = '\0';
+			q[0] = run_id;
+			q[1] = sid;
+			q[2] = cmp;
+			q[3] = order;
+			q[4] = usable;
+			q[5] = it->s.status;
+			q[6] = it->s.shape;
+			q[7] = it->s.policy_json;
+			q[8] = it->s.compare;
+			q[9] = it->s.better;
+			q[10] = it->row.has_value ? v : NULL;
+			q[11] = it->row.samples;
+			q[12] = it->row.summary;
+			q[13] = verdict;
+		}
+		sql = multi_values("INSERT INTO ksftm_results (run_id, series_id, comparable,"
+				   " run_order, usable, status, shape, policy, compare_op, better,"
+				   " value, samples, summary, verdict) VALUES ", m, 14, 0, "");
+		ret = sql ? db_query(db, sql, p, (int)(14 * m), NULL) :
+			    ksftm_fail(ENOMEM, "out of memory");
+		free(sql);
+	}
+out:
+	free(p);
+	free(num);
+	return ret;
+}
+
 int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		   const struct history_run *run, char **run_key_out)
 {
-	struct ksft_metric_report_series s;
 	struct db *db = h->db;
 	struct db_rows *rows = NULL;
 	json_t *ctx_json = NULL;
 	struct ksft_metric_report_comparison *judged = NULL;
 	unsigned char *verdicts = NULL;
+	struct ingest_item *items = NULL;
 	char now[32], *ctx = NULL, *keys = NULL, *cmp = NULL, *key = NULL, *run_id = NULL;
-	size_t i, n = ksft_metric_report_series_count(r);
+	size_t n = ksft_metric_report_series_count(r);
 	int ret, incomparable;
 
 	if (run_key_out)
@@ -664,57 +909,10 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 			goto fail;
 		}
 	}
-	for (i = 0; i < n; i++) {
-		struct series_row row;
-		char value[40], usable[2];
-		const char *sid, *verdict;
-
-		memset(&s, 0, sizeof(s));
-		s.sz = sizeof(s);
-		if ((ret = ksft_metric_report_series_get(r, i, &s)) ||
-		    (ret = series_row(r, i, &s, &row)))
-			goto fail;
-		{
-			const char *p[4] = { row.path, s.case_name, s.name, s.labels_json };
-
-			ret = db_query(db, "INSERT INTO ksftm_series (path, case_name, metric, labels)"
-				       " VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING", p, 4, NULL);
-			if (!ret)
-				ret = db_query(db, "SELECT id FROM ksftm_series WHERE path = $1 AND"
-					       " case_name = $2 AND metric = $3 AND labels = $4",
-					       p, 4, &rows);
-		}
-		if (ret || !(sid = db_rows_get(rows, 0, 0))) {
-			series_row_free(&row);
-			ret = ret ? ret : ksftm_fail(EIO, "history database lost a series row");
-			goto fail;
-		}
-		snprintf(value, sizeof(value), "%.17g", row.value);
-		verdict = worst_first[verdicts[i]];
-		/* Only measurements, on a comparable machine and not judged a
-		 * regression, feed baselines. */
-		snprintf(usable, sizeof(usable), "%d", history_status_measured(s.status) &&
-			 !incomparable && strcmp(verdict, "regression"));
-		{
-			const char *p[14] = { run_id, sid, cmp, run->order ? run->order : now,
-					      usable, s.status, s.shape, s.policy_json, s.compare,
-					      s.better, row.has_value ? value : NULL, row.samples,
-					      row.summary, verdict };
-
-			ret = db_query(db, "INSERT INTO ksftm_results (run_id, series_id, comparable,"
-				       " run_order, usable, status, shape, policy, compare_op, better,"
-				       " value, samples, summary, verdict) VALUES ($1, $2, $3, $4, $5,"
-				       " $6, $7, $8, $9, $10, $11, $12, $13, $14)", p, 14, NULL);
-		}
-		db_rows_free(rows);
-		rows = NULL;
-		series_row_free(&row);
-		if (ret == -EEXIST)
-			ret = ksftm_fail(EEXIST, "run %s holds series %s/%s %s twice", key,
-					 s.case_name, s.name, s.labels_json);
-		if (ret)
-			goto fail;
-	}
+	if ((ret = insert_series(db, r, n, key, &items)) ||
+	    (ret = insert_results(db, items, n, run_id, cmp, run->order ? run->order : now,
+				  incomparable, verdicts)))
+		goto fail;
 	if ((ret = db_commit(db)))
 		goto fail;
 	ret = (int)n;
@@ -728,6 +926,7 @@ fail:
 out:
 	ksft_metric_report_comparison_free(judged);
 	free(verdicts);
+	items_free(items, n);
 	db_rows_free(rows);
 	free(run_id);
 	free(keys);
