@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The history gate on time-ordered replays through the product path
+ * (gate_product.h): run-level false alarms with 95 % Clopper-Pearson
+ * intervals at r = 1, 3 and 5 repeats, the delay after a lasting recorded
+ * slowdown (a dose, nftables rules) or an injected one of a known size,
+ * and that delay as a ratio to the CUSUM bound (Siegmund's approximation
+ * for the measured noise and the run's per-series budget).
+ *
+ *   build/bench/gate_timeline [--repeats 1,3,5] [--quick] CORPUS.jsonl...
+ *
+ * Every corpus is one CI job: each CI run holds every configuration of the
+ * recording as one case. Deterministic (no draws); nothing is timed.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate_product.h"
+#include "gate_stats.h"
+
+#define WARMUP 5		/* the gate judges from 5 comparable runs on */
+#define RUN_BUDGET 0.01		/* run-level false alarms the gate aims at */
+
+static const char *const pm_name[PM_COUNT] = { "throughput", "cpu.cost", "cpu.cost.test.best" };
+
+/* The run values of stream @s's metric @m at r repeats (the compare op). */
+static size_t run_values(const struct prod_stream *s, unsigned r, int m, double *v)
+{
+	size_t j, n = s->n / r, k = 0;
+	unsigned i;
+
+	for (j = 0; j < n; j++) {
+		double x[16], best = INFINITY;
+		unsigned nx = 0;
+
+		for (i = 0; i < r; i++) {
+			const struct prod_rep *p = &s->rep[j * r + i];
+			double y = m == PM_GBPS ? p->gbps : m == PM_COST_HOST ? p->cost_host :
+				   p->cost_test;
+
+			if (isnan(y))
+				continue;
+			x[nx++] = y;
+			best = fmin(best, y);
+		}
+		if (!nx)
+			continue;
+		v[k++] = m == PM_COST_TEST ? best : stats_median(x, nx);
+	}
+	return k;
+}
+
+/* sd of the logarithms of @v (relative noise) and their mean. */
+static void log_sd(const double *v, size_t n, double *mean, double *sd)
+{
+	double s = 0, ss = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += log(v[i]);
+	s /= (double)n;
+	for (i = 0; i < n; i++)
+		ss += (log(v[i]) - s) * (log(v[i]) - s);
+	*mean = s;
+	*sd = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+}
+
+static void cp_text(size_t k, size_t n, char *buf, size_t len)
+{
+	double lo, hi;
+
+	stats_clopper_pearson(k, n, &lo, &hi);
+	snprintf(buf, len, "%zu/%zu = %.1f%% [%.1f, %.1f]", k, n, n ? 100.0 * (double)k / (double)n : 0,
+		 100 * lo, 100 * hi);
+}
+
+static int false_alarms(const char *path, const struct prod_corpus *c, unsigned r,
+			size_t *tot_k, size_t *tot_n, size_t *tot_dist)
+{
+	size_t idx[64], j, k = 0, n = 0, i;
+	struct prod_plan p = { idx, c->n, r, SIZE_MAX, SIZE_MAX, NULL, 1, NULL };
+	struct prod_result res;
+	char buf[80];
+
+	for (i = 0; i < c->n && i < 64; i++)
+		idx[i] = i;
+	p.n_streams = i;
+	if (prod_replay(c, &p, &res))
+		return 1;
+	for (j = WARMUP; j < res.runs; j++) {
+		k += res.failed[j] != 0;
+		n++;
+	}
+	cp_text(k, n, buf, sizeof(buf));
+	printf("  %-44s r=%u  %2zu cases, %3zu gated series  FA %-28s disturbed %zu, too noisy %zu of %zu rows\n",
+	       path, r, p.n_streams, res.gated_series, buf, res.disturbed, res.noise,
+	       res.judged_rows);
+	*tot_k += k;
+	*tot_n += n;
+	*tot_dist += res.disturbed;
+	prod_result_free(&res);
+	return 0;
+}
+
+/*
+ * Siegmund's approximation of a one-sided CUSUM's average run length for
+ * a standardised normal shift @delta, reference k = delta / 2, threshold
+ * chosen so that the in-control run length is 1 / @alpha: the fewest runs
+ * after a lasting shift any detector at that false-alarm budget needs on
+ * average (CUSUM is optimal for it, Lorden/Moustakides).
+ */
+static double siegmund(double mu, double h)
+{
+	double b = h + 1.166;
+
+	if (fabs(mu) < 1e-9)
+		return b * b;
+	return (exp(-2 * mu * b) + 2 * mu * b - 1) / (2 * mu * mu);
+}
+
+static double cusum_bound(double delta, double alpha)
+{
+	double k = delta / 2, lo = 0, hi = 200;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (siegmund(-k, mid) < 1 / alpha)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return siegmund(delta - k, (lo + hi) / 2);
+}
+
+struct shift_case {
+	const char *what;
+	size_t target;			/* stream index */
+	const struct prod_stream *after;	/* recorded dose, or NULL */
+	double scale;			/* injected: cost x scale, throughput / scale */
+};
+
+/*
+ * One lasting shift replayed at several starts: the delay (runs from the
+ * shift to the first failing row of the target's metric @m, 1 = the first
+ * shifted run) per start, its median, the share found within 5, and the
+ * CUSUM bound for the shift measured in noise standard deviations.
+ */
+static int delays(const struct prod_corpus *c, const struct shift_case *sc, unsigned r, int m,
+		  const size_t *starts, size_t n_starts)
+{
+	size_t idx[64], i, t, found5 = 0, found = 0, left = 0;
+	double d[32], *v = malloc(sizeof(double) * (c->s[sc->target].n + 1));
+	double *w = malloc(sizeof(double) * (sc->after ? sc->after->n + 1 : 1));
+	double mean0, sd0, mean1 = 0, sd1, delta, alpha, bound, med;
+	size_t nv;
+
+	if (!v || !w) {
+		free(v);
+		free(w);
+		return 1;
+	}
+	for (i = 0; i < c->n && i < 64; i++)
+		idx[i] = i;
+	nv = run_values(&c->s[sc->target], r, m, v);
+	if (nv < 3) {
+		free(v);
+		free(w);
+		return 0;
+	}
+	log_sd(v, nv, &mean0, &sd0);
+	if (sc->after) {
+		size_t nw = run_values(sc->after, r, m, w);
+
+		log_sd(w, nw, &mean1, &sd1);
+	} else {
+		mean1 = mean0 + (m == PM_GBPS ? -log(sc->scale) : log(sc->scale));
+	}
+	delta = fabs(mean1 - mean0) / sd0;
+	alpha = RUN_BUDGET / (double)(i * PM_COUNT);
+	bound = cusum_bound(delta, alpha);
+	for (t = 0; t < n_starts && t < 32; t++) {
+		struct prod_plan p = { idx, i, r, sc->target, starts[t], sc->after, sc->scale, NULL };
+		struct prod_result res;
+		size_t j;
+
+		d[t] = INFINITY;
+		if (prod_replay(c, &p, &res)) {
+			free(v);
+			free(w);
+			return 1;
+		}
+		left = res.runs - starts[t];
+		for (j = starts[t]; j < res.runs; j++)
+			if (prod_flagged(&res, j, sc->target, m)) {
+				d[t] = (double)(j - starts[t] + 1);
+				break;
+			}
+		found += !isinf(d[t]);
+		found5 += d[t] <= 5;
+		prod_result_free(&res);
+	}
+	med = stats_median(d, t);
+	printf("  %-34s %-18s r=%u  change %+6.1f%% = %4.2f sd  bound %5.1f runs (1 in %.0f per series)"
+	       "  delay: median %s%.0f, within 5: %zu/%zu, found: %zu/%zu (%zu runs watched)  ratio %s\n",
+	       sc->what, pm_name[m], r, 100 * (exp(mean1 - mean0) - 1), delta, bound, 1 / alpha,
+	       isinf(med) ? ">" : "", isinf(med) ? (double)left : med, found5, t, found, t, left,
+	       isinf(med) ? "-" : "");
+	if (!isinf(med))
+		printf("      ratio delay / bound: %.2f\n", med / bound);
+	free(v);
+	free(w);
+	return 0;
+}
+
+static const struct prod_stream *find(const struct prod_corpus *c, int dose, int nb,
+				      const char *cpus, size_t *index)
+{
+	size_t i;
+	char want[48];
+
+	for (i = 0; i < c->n; i++) {
+		if (c->s[i].dose != dose)
+			continue;
+		if (cpus) {
+			snprintf(want, sizeof(want), "nb=%d cpus=%s dose=%d", nb, cpus, dose);
+			if (strcmp(c->s[i].name, want))
+				continue;
+		}
+		if (index)
+			*index = i;
+		return &c->s[i];
+	}
+	return NULL;
+}
+
+static int detection(const char *path, const struct prod_corpus *c, unsigned r, int quick)
+{
+	size_t t0, i, n_starts, starts[8];
+	const struct prod_stream *s0 = find(c, 0, 0, NULL, &t0);
+	int rc = 0;
+
+	if (!s0)
+		return 0;
+	n_starts = quick ? 1 : 3;
+	for (i = 0; i < n_starts; i++)
+		starts[i] = s0->n / r / 2 - (n_starts / 2) + i;
+	if (s0->n / r < 12)
+		return 0;
+	if (strstr(path, "interference")) {
+		/* An injected 5 % cost (and 1/1.05 throughput) beside a noisy
+		 * neighbour: no recording holds a dose and a neighbour. */
+		static const char *const cpus[] = { "0/0", "1/0", "none" };
+		size_t k, ti;
+
+		for (k = 0; k < 3 && !rc; k++) {
+			struct shift_case sc = { NULL, 0, NULL, 1.05 };
+			char what[64];
+
+			if (!find(c, 0, 1, cpus[k], &ti))
+				continue;
+			snprintf(what, sizeof(what), "+5%% injected, nb=1 cpus=%s", cpus[k]);
+			sc.what = what;
+			sc.target = ti;
+			rc |= delays(c, &sc, r, PM_COST_TEST, starts, n_starts);
+			rc |= delays(c, &sc, r, PM_GBPS, starts, n_starts);
+			if (quick)
+				break;
+		}
+		return rc;
+	}
+	for (i = 0; i < c->n && !rc; i++) {
+		struct shift_case sc = { NULL, t0, &c->s[i], 1 };
+		char what[64];
+		int m;
+
+		if (!c->s[i].dose || c->s[i].neighbours)
+			continue;
+		snprintf(what, sizeof(what), "recorded %s", c->s[i].name);
+		sc.what = what;
+		for (m = 0; m < PM_COUNT && !rc; m++)
+			if (m != PM_COST_TEST || !isnan(s0->rep[0].cost_test))
+				rc |= delays(c, &sc, r, m, starts, n_starts);
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned reps[8] = { 1, 3, 5 };
+	size_t n_reps = 3, ri;
+	int i, rc = 0, quick = 0, files = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick")) {
+			quick = 1;
+		} else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
+			char *p = argv[++i], *end;
+
+			n_reps = 0;
+			while (*p && n_reps < 8) {
+				unsigned long v = strtoul(p, &end, 10);
+
+				if (end == p || v < 1 || v > 15) {
+					fprintf(stderr, "--repeats: numbers 1..15, comma separated\n");
+					return 2;
+				}
+				reps[n_reps++] = (unsigned)v;
+				p = *end == ',' ? end + 1 : end;
+			}
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "usage: gate_timeline [--repeats 1,3,5] [--quick] CORPUS.jsonl...\n");
+			return 2;
+		} else {
+			files++;
+		}
+	}
+	if (!files) {
+		fprintf(stderr, "usage: gate_timeline [--repeats 1,3,5] [--quick] CORPUS.jsonl...\n");
+		return 2;
+	}
+	printf("Time-ordered replay through the product path (compare --db, then ingest, run by run;\n"
+	       "CLI defaults: window 30, its q; the producers' policies and tolerances).\n");
+	for (ri = 0; ri < n_reps; ri++) {
+		size_t k = 0, n = 0, dist = 0;
+		char buf[80];
+
+		printf("\n-- run-level false alarms, r = %u (runs from the %dth on) --\n", reps[ri],
+		       WARMUP + 1);
+		for (i = 1; i < argc; i++) {
+			struct prod_corpus c;
+
+			if (argv[i][0] == '-') {
+				i += !strcmp(argv[i], "--repeats");
+				continue;
+			}
+			if (prod_corpus_load(argv[i], &c))
+				return 1;
+			rc |= false_alarms(argv[i], &c, reps[ri], &k, &n, &dist);
+			prod_corpus_free(&c);
+		}
+		cp_text(k, n, buf, sizeof(buf));
+		printf("  all corpora r=%u: FA %s; disturbed rows %zu; unchanged runs for an upper "
+		       "bound < 2%% at this rate: %zu\n", reps[ri], buf, dist,
+		       stats_runs_for_upper(k, n, 0.02));
+	}
+	for (ri = 0; ri < n_reps; ri++) {
+		printf("\n-- delay after a lasting shift, r = %u --\n", reps[ri]);
+		for (i = 1; i < argc; i++) {
+			struct prod_corpus c;
+
+			if (argv[i][0] == '-') {
+				i += !strcmp(argv[i], "--repeats");
+				continue;
+			}
+			if (prod_corpus_load(argv[i], &c))
+				return 1;
+			rc |= detection(argv[i], &c, reps[ri], quick);
+			prod_corpus_free(&c);
+		}
+	}
+	return rc;
+}
