@@ -272,7 +272,7 @@ static void make_log(struct buf *b, const struct prod_corpus *c, const struct pr
 
 int prod_flagged(const struct prod_result *r, size_t j, size_t k, int m)
 {
-	return r->flag[j * r->gated_series + k * PM_COUNT + (size_t)m];
+	return r->flag[j * r->stride + k * PM_COUNT + (size_t)m];
 }
 
 void prod_result_free(struct prod_result *r)
@@ -315,7 +315,7 @@ static void tally(const struct ksft_metric_report_comparison *cmp, struct prod_r
 			continue;
 		for (m = 0; m < PM_COUNT; m++)
 			if (row.name && !strcmp(row.name, metric_name[m]))
-				out->flag[j * out->gated_series + k * PM_COUNT + (size_t)m] = 1;
+				out->flag[j * out->stride + k * PM_COUNT + (size_t)m] = 1;
 	}
 }
 
@@ -339,9 +339,14 @@ int prod_replay(const struct prod_corpus *c, const struct prod_plan *p, struct p
 	if (!p->n_streams || !runs || runs == SIZE_MAX)
 		return -EINVAL;
 	out->runs = runs;
-	out->gated_series = p->n_streams * PM_COUNT;
+	out->stride = p->n_streams * PM_COUNT;
+	for (k = 0; k < p->n_streams; k++) {
+		const struct prod_rep *x = &c->s[p->streams[k]].rep[0];
+
+		out->gated_series += !isnan(x->gbps) + !isnan(x->cost_host) + !isnan(x->cost_test);
+	}
 	out->failed = calloc(runs, sizeof(*out->failed));
-	out->flag = calloc(runs * out->gated_series, 1);
+	out->flag = calloc(runs * out->stride, 1);
 	if (!out->failed || !out->flag) {
 		prod_result_free(out);
 		return -ENOMEM;

@@ -72,7 +72,8 @@ struct prod_result {
 	/* per run, stream and gated metric: that row failed (a regression) */
 	unsigned char *flag;		/* [run][stream][PM_COUNT] */
 	size_t disturbed, noise, regressions, judged_rows;
-	size_t gated_series;		/* per CI run */
+	size_t gated_series;		/* gated series per CI run (present in the corpus) */
+	size_t stride;			/* flag[] entries per run: streams x PM_COUNT */
 };
 
 /* 0, -ENOMEM, -EIO (message on stderr). Free with prod_result_free(). */
