@@ -27,21 +27,22 @@ double stats_median(const double *v, size_t n)
 	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
-/* P(X <= k) for X ~ Binomial(n, p). */
+/* P(X <= k) for X ~ Binomial(n, p), the terms by their ratio in logs. */
 static double binom_cdf(size_t k, size_t n, double p)
 {
-	double s = 0, lp, lq;
+	double s = 0, lt, lr;
 	size_t i;
 
 	if (p <= 0)
 		return 1;
 	if (p >= 1)
 		return k >= n ? 1 : 0;
-	lp = log(p);
-	lq = log1p(-p);
-	for (i = 0; i <= k && i <= n; i++)
-		s += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
-			 lgamma((double)(n - i) + 1) + (double)i * lp + (double)(n - i) * lq);
+	lt = (double)n * log1p(-p);
+	lr = log(p) - log1p(-p);
+	for (i = 0; i <= k && i <= n; i++) {
+		s += exp(lt);
+		lt += log((double)(n - i) / (double)(i + 1)) + lr;
+	}
 	return fmin(1, s);
 }
 
@@ -80,6 +81,9 @@ size_t stats_runs_for_upper(size_t k, size_t n, double target)
 	size_t lo = 1, hi = 1000000, mid;
 	double l, h;
 
+	if (rate >= target)
+		return SIZE_MAX;
+	hi = 100000;
 	stats_clopper_pearson((size_t)(rate * (double)hi + 0.5), hi, &l, &h);
 	if (h >= target)
 		return SIZE_MAX;

@@ -13,7 +13,7 @@ void stats_clopper_pearson(size_t k, size_t n, double *lo, double *hi);
 
 /* The fewest trials at the observed rate k/n (at least 0 successes) whose
  * 95 % Clopper-Pearson upper end is below @target (SIZE_MAX: none up to
- * 10^6, the rate itself is not below it). */
+ * 10^5, or the rate itself is not below it). */
 size_t stats_runs_for_upper(size_t k, size_t n, double target);
 
 #endif
