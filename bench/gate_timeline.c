@@ -178,17 +178,6 @@ static double cusum_bound(double delta, double alpha)
 	return siegmund(delta - k, (lo + hi) / 2);
 }
 
-/* Gated series of a CI run holding every stream of @c. */
-static size_t gated_of(const struct prod_corpus *c)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < c->n && i < 64; i++)
-		n += !isnan(c->s[i].rep[0].gbps) + !isnan(c->s[i].rep[0].cost_host) +
-		     !isnan(c->s[i].rep[0].cost_test);
-	return n;
-}
-
 struct shift_case {
 	const char *what;
 	size_t target;			/* stream index */
@@ -197,76 +186,89 @@ struct shift_case {
 };
 
 /*
- * One lasting shift replayed at several starts: the delay (runs from the
- * shift to the first failing row of the target's metric @m, 1 = the first
- * shifted run) per start, its median, the share found within 5, and the
- * CUSUM bound for the shift measured in noise standard deviations.
+ * One lasting shift replayed at several starts, the target's case as a CI
+ * job of its own: per gated metric, the delay (runs from the shift to the
+ * first failing row of that metric, 1 = the first shifted run) per start,
+ * its median, the share found within 5, and the CUSUM bound for the shift
+ * measured in noise standard deviations (logarithms of the run values of
+ * the unchanged recording) at the job's per-series budget.
  */
-static int delays(const struct prod_corpus *c, const struct shift_case *sc, unsigned r, int m,
+static int delays(const struct prod_corpus *c, const struct shift_case *sc, unsigned r,
 		  const size_t *starts, size_t n_starts)
 {
-	size_t idx[64], i, t, found5 = 0, found = 0, left = 0;
-	double d[32], *v = malloc(sizeof(double) * (c->s[sc->target].n + 1));
+	const struct prod_stream *s0 = &c->s[sc->target];
+	double d[PM_COUNT][8], *v = malloc(sizeof(double) * (s0->n + 1));
 	double *w = malloc(sizeof(double) * (sc->after ? sc->after->n + 1 : 1));
-	double mean0, sd0, mean1 = 0, sd1, delta, alpha, bound, med;
-	size_t nv;
+	size_t t, left = 0, gated;
+	int m, rc = 0;
 
 	if (!v || !w) {
 		free(v);
 		free(w);
 		return 1;
 	}
-	for (i = 0; i < c->n && i < 64; i++)
-		idx[i] = i;
-	nv = run_values(&c->s[sc->target], r, m, v);
-	if (nv < 3) {
-		free(v);
-		free(w);
-		return 0;
-	}
-	log_sd(v, nv, &mean0, &sd0);
-	if (sc->after) {
-		size_t nw = run_values(sc->after, r, m, w);
-
-		log_sd(w, nw, &mean1, &sd1);
-	} else {
-		mean1 = mean0 + (m == PM_GBPS ? -log(sc->scale) : log(sc->scale));
-	}
-	delta = fabs(mean1 - mean0) / sd0;
-	alpha = RUN_BUDGET / (double)gated_of(c);
-	bound = cusum_bound(delta, alpha);
-	for (t = 0; t < n_starts && t < 32; t++) {
-		struct prod_plan p = { idx, i, r, sc->target, starts[t], sc->after, sc->scale, NULL };
+	gated = !isnan(s0->rep[0].gbps) + !isnan(s0->rep[0].cost_host) + !isnan(s0->rep[0].cost_test);
+	for (t = 0; t < n_starts && t < 8; t++) {
+		struct prod_plan p = { &sc->target, 1, r, 0, starts[t], sc->after, sc->scale, NULL };
 		struct prod_result res;
 		size_t j;
 
-		d[t] = INFINITY;
 		if (prod_replay(c, &p, &res)) {
-			free(v);
-			free(w);
-			return 1;
+			rc = 1;
+			goto out;
 		}
 		left = res.runs - starts[t];
-		for (j = starts[t]; j < res.runs; j++)
-			if (prod_flagged(&res, j, sc->target, m)) {
-				d[t] = (double)(j - starts[t] + 1);
-				break;
-			}
-		found += !isinf(d[t]);
-		found5 += d[t] <= 5;
+		for (m = 0; m < PM_COUNT; m++) {
+			d[m][t] = INFINITY;
+			for (j = starts[t]; j < res.runs; j++)
+				if (prod_flagged(&res, j, 0, m)) {
+					d[m][t] = (double)(j - starts[t] + 1);
+					break;
+				}
+		}
 		prod_result_free(&res);
 	}
-	med = stats_median(d, t);
-	printf("  %-34s %-18s r=%u  change %+6.1f%% = %4.2f sd  bound %5.1f runs (1 in %.0f per series)"
-	       "  delay: median %s%.0f, within 5: %zu/%zu, found: %zu/%zu (%zu runs watched)  ratio %s\n",
-	       sc->what, pm_name[m], r, 100 * (exp(mean1 - mean0) - 1), delta, bound, 1 / alpha,
-	       isinf(med) ? ">" : "", isinf(med) ? (double)left : med, found5, t, found, t, left,
-	       isinf(med) ? "-" : "");
-	if (!isinf(med))
-		printf("      ratio delay / bound: %.2f\n", med / bound);
+	for (m = 0; m < PM_COUNT; m++) {
+		double mean0, sd0, mean1, sd1, delta, alpha = RUN_BUDGET / (double)gated, bound, med;
+		size_t nv = run_values(s0, r, m, v), found = 0, found5 = 0, i;
+
+		if (nv < 3)
+			continue;
+		log_sd(v, nv, &mean0, &sd0);
+		if (sc->after) {
+			size_t nw = run_values(sc->after, r, m, w);
+
+			if (nw < 3)
+				continue;
+			log_sd(w, nw, &mean1, &sd1);
+		} else {
+			mean1 = mean0 + (m == PM_GBPS ? -log(sc->scale) : log(sc->scale));
+		}
+		delta = fabs(mean1 - mean0) / sd0;
+		bound = cusum_bound(delta, alpha);
+		for (i = 0; i < t; i++) {
+			found += !isinf(d[m][i]);
+			found5 += d[m][i] <= 5;
+		}
+		med = stats_median(d[m], t);
+		printf("  %-34s %-18s r=%u  change %+6.1f%% = %4.2f sd  bound %6.1f runs (1 in %.0f a series)"
+		       "  delay: median ", sc->what, pm_name[m], r, 100 * (exp(mean1 - mean0) - 1),
+		       delta, bound, 1 / alpha);
+		if (isinf(med))
+			printf(">%zu", left);
+		else
+			printf("%.0f", med);
+		printf(", within 5: %zu/%zu, found: %zu/%zu of %zu runs watched, delay/bound ", found5, t,
+		       found, t, left);
+		if (isinf(med))
+			printf("-\n");
+		else
+			printf("%.2f\n", med / bound);
+	}
+out:
 	free(v);
 	free(w);
-	return 0;
+	return rc;
 }
 
 static const struct prod_stream *find(const struct prod_corpus *c, int dose, int nb,
@@ -323,8 +325,7 @@ static int detection(const char *path, const struct prod_corpus *c, unsigned r, 
 			snprintf(what, sizeof(what), "+5%% injected, nb=1 cpus=%s", cpus[k]);
 			sc.what = what;
 			sc.target = ti;
-			rc |= delays(c, &sc, r, PM_COST_TEST, starts, n_starts);
-			rc |= delays(c, &sc, r, PM_GBPS, starts, n_starts);
+			rc |= delays(c, &sc, r, starts, n_starts);
 			if (quick)
 				break;
 		}
@@ -333,15 +334,12 @@ static int detection(const char *path, const struct prod_corpus *c, unsigned r, 
 	for (i = 0; i < c->n && !rc; i++) {
 		struct shift_case sc = { NULL, t0, &c->s[i], 1 };
 		char what[64];
-		int m;
 
 		if (!c->s[i].dose || c->s[i].neighbours)
 			continue;
 		snprintf(what, sizeof(what), "recorded %s", c->s[i].name);
 		sc.what = what;
-		for (m = 0; m < PM_COUNT && !rc; m++)
-			if (m != PM_COST_TEST || !isnan(s0->rep[0].cost_test))
-				rc |= delays(c, &sc, r, m, starts, n_starts);
+		rc |= delays(c, &sc, r, starts, n_starts);
 	}
 	return rc;
 }
