@@ -63,7 +63,8 @@ struct prod_plan {
 	size_t target, shift_at;
 	const struct prod_stream *after;
 	double cost_scale;
-	const char *db_dir;	/* where the temporary SQLite file goes */
+	const char *db_dir;	/* where the temporary SQLite file goes
+				   (NULL: /dev/shm, else /tmp) */
 };
 
 struct prod_result {
