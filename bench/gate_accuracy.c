@@ -255,19 +255,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			seed = strtoull(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
-			char *p = argv[++i], *end;
-
-			n_reps = 0;
-			while (*p && n_reps < 8) {
-				unsigned long v = strtoul(p, &end, 10);
-
-				if (end == p || v < 1 || v > 15) {
-					fprintf(stderr, "--repeats: numbers 1..15, comma separated\n");
-					return 2;
-				}
-				reps[n_reps++] = (unsigned)v;
-				p = *end == ',' ? end + 1 : end;
-			}
+			if (stats_parse_repeats(argv[++i], reps, 8, &n_reps))
+				return 2;
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "usage: gate_accuracy [--runs N] [--det N] [--trials N] "
 				"[--window N] [--seed S] [--repeats 1,3,5] CORPUS.jsonl...\n");

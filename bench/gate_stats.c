@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Small statistics the gate benchmarks share (gate_stats.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,4 +97,23 @@ size_t stats_runs_for_upper(size_t k, size_t n, double target)
 			lo = mid + 1;
 	}
 	return lo;
+}
+
+int stats_parse_repeats(const char *arg, unsigned *reps, size_t max, size_t *n)
+{
+	const char *p = arg;
+	char *end;
+
+	*n = 0;
+	while (*p && *n < max) {
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p || v < 1 || v > 15) {
+			fprintf(stderr, "--repeats %s: numbers 1..15, comma separated\n", arg);
+			return -1;
+		}
+		reps[(*n)++] = (unsigned)v;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return *n ? 0 : -1;
 }

@@ -344,93 +344,77 @@ static int detection(const char *path, const struct prod_corpus *c, unsigned r, 
 	return rc;
 }
 
+static void total(const char *what, unsigned r, size_t k, size_t n, size_t dist)
+{
+	size_t need = stats_runs_for_upper(k, n, 0.02);
+	char buf[80];
+
+	cp_text(k, n, buf, sizeof(buf));
+	printf("  all corpora r=%u, %s: FA %s; disturbed rows %zu; unchanged runs for an upper "
+	       "bound < 2%% at this rate: ", r, what, buf, dist);
+	if (need == SIZE_MAX)
+		printf("none (the rate itself is not below 2%%)\n");
+	else
+		printf("%zu\n", need);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned reps[8] = { 1, 3, 5 };
 	size_t n_reps = 3, ri;
-	int i, rc = 0, quick = 0, files = 0;
+	int i, pass, rc = 0, quick = 0, files = 0;
+	const char *usage = "usage: gate_timeline [--repeats 1,3,5] [--quick] CORPUS.jsonl...\n";
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
 			quick = 1;
 		} else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
-			char *p = argv[++i], *end;
-
-			n_reps = 0;
-			while (*p && n_reps < 8) {
-				unsigned long v = strtoul(p, &end, 10);
-
-				if (end == p || v < 1 || v > 15) {
-					fprintf(stderr, "--repeats: numbers 1..15, comma separated\n");
-					return 2;
-				}
-				reps[n_reps++] = (unsigned)v;
-				p = *end == ',' ? end + 1 : end;
-			}
+			if (stats_parse_repeats(argv[++i], reps, 8, &n_reps))
+				return 2;
 		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "usage: gate_timeline [--repeats 1,3,5] [--quick] CORPUS.jsonl...\n");
+			fputs(usage, stderr);
 			return 2;
 		} else {
 			files++;
 		}
 	}
 	if (!files) {
-		fprintf(stderr, "usage: gate_timeline [--repeats 1,3,5] [--quick] CORPUS.jsonl...\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	printf("Time-ordered replay through the product path (compare --db, then ingest, run by run;\n"
 	       "CLI defaults: window 30, its q; the producers' policies and tolerances).\n");
-	for (ri = 0; ri < n_reps; ri++) {
-		size_t k = 0, n = 0, dist = 0, k1 = 0, n1 = 0, dist1 = 0, need;
-		char buf[80];
+	for (pass = 0; pass < 2; pass++)
+		for (ri = 0; ri < n_reps; ri++) {
+			size_t k = 0, n = 0, dist = 0, k1 = 0, n1 = 0, dist1 = 0;
 
-		printf("\n-- run-level false alarms, r = %u (runs from the %dth on) --\n", reps[ri],
-		       WARMUP + 1);
-		for (i = 1; i < argc; i++) {
-			struct prod_corpus c;
+			if (pass)
+				printf("\n-- delay after a lasting shift, r = %u --\n", reps[ri]);
+			else
+				printf("\n-- run-level false alarms, r = %u (runs from the %dth on) --\n",
+				       reps[ri], WARMUP + 1);
+			for (i = 1; i < argc; i++) {
+				struct prod_corpus c;
 
-			if (argv[i][0] == '-') {
-				i += !strcmp(argv[i], "--repeats");
-				continue;
+				if (argv[i][0] == '-') {
+					i += !strcmp(argv[i], "--repeats");
+					continue;
+				}
+				if (prod_corpus_load(argv[i], &c))
+					return 1;
+				if (pass) {
+					rc |= detection(argv[i], &c, reps[ri], quick);
+				} else {
+					rc |= false_alarms(argv[i], &c, reps[ri], &k, &n, &dist);
+					rc |= false_alarms_per_case(argv[i], &c, reps[ri], &k1, &n1, &dist1);
+				}
+				prod_corpus_free(&c);
 			}
-			if (prod_corpus_load(argv[i], &c))
-				return 1;
-			rc |= false_alarms(argv[i], &c, reps[ri], &k, &n, &dist);
-			rc |= false_alarms_per_case(argv[i], &c, reps[ri], &k1, &n1, &dist1);
-			prod_corpus_free(&c);
-		}
-		cp_text(k1, n1, buf, sizeof(buf));
-		need = stats_runs_for_upper(k1, n1, 0.02);
-		printf("  all corpora r=%u, one case per job: FA %s; disturbed rows %zu; unchanged runs "
-		       "for an upper bound < 2%% at this rate: ", reps[ri], buf, dist1);
-		if (need == SIZE_MAX)
-			printf("none (the rate itself is not below 2%%)\n");
-		else
-			printf("%zu\n", need);
-		cp_text(k, n, buf, sizeof(buf));
-		need = stats_runs_for_upper(k, n, 0.02);
-		printf("  all corpora r=%u: FA %s; disturbed rows %zu; unchanged runs for an upper "
-		       "bound < 2%% at this rate: ", reps[ri], buf, dist);
-		if (need == SIZE_MAX)
-			printf("none (the rate itself is not below 2%%)\n");
-		else
-			printf("%zu\n", need);
-	}
-	for (ri = 0; ri < n_reps; ri++) {
-		printf("\n-- delay after a lasting shift, r = %u --\n", reps[ri]);
-		for (i = 1; i < argc; i++) {
-			struct prod_corpus c;
-
-			if (argv[i][0] == '-') {
-				i += !strcmp(argv[i], "--repeats");
-				continue;
+			if (!pass) {
+				total("one job of all cases", reps[ri], k, n, dist);
+				total("one case per job", reps[ri], k1, n1, dist1);
 			}
-			if (prod_corpus_load(argv[i], &c))
-				return 1;
-			rc |= detection(argv[i], &c, reps[ri], quick);
-			prod_corpus_free(&c);
 		}
-	}
 	return rc;
 }
