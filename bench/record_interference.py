@@ -21,7 +21,7 @@ doses are given by ``--doses`` (default none: only 0). The machine is
 shared: load1 (``/proc/loadavg``) is recorded with every repeat.
 
 Usage (root): bench/record_interference.py --out FILE --rounds N
-    [--time S] [--repeat R] [--cpus LIST...] [--neighbours LIST...]
+    [--time S] [--interval S] [--repeat R] [--cpus LIST...] [--neighbours LIST...]
     [--seed S] [--build DIR] [--doses D...] [--dose CMD]
 """
 import argparse
@@ -77,7 +77,7 @@ def stop(procs):
 
 def one_run(args, ns, cpus):
     argv = [os.path.join(args.build, "examples/iperf3/ksft-iperf3"), "run", "--metrics",
-            "--sysmon", "--time", str(args.time), "--interval", "0.25", "--repeat",
+            "--sysmon", "--time", str(args.time), "--interval", str(args.interval), "--repeat",
             str(args.repeat), "--cpus", cpus, "--server-addr", "198.18.0.1",
             "--remote", "ip", "netns", "exec", ns.b]
     r = subprocess.run(["ip", "netns", "exec", ns.a] + argv, capture_output=True,
@@ -123,6 +123,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--rounds", type=int, required=True)
     ap.add_argument("--time", type=int, default=2)
+    ap.add_argument("--interval", type=float, default=0.25,
+                    help="iperf3 report interval (7 needed: 0.1 for --time 1)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--cpus", nargs="+", default=["1/0", "0/0"])
     ap.add_argument("--neighbours", nargs="+", type=int, default=[0, 1, 2])
@@ -162,6 +164,7 @@ def main():
                 load1 = float(open("/proc/loadavg").read().split()[0])
                 common = {"round": rnd + args.round_offset, "order": k, "neighbours": n,
                           "cpus": cpus, "dose": dose, "load1": load1, "t": time.time(),
+                          "secs": args.time,
                           "seed": seed}
                 if failed is not None:
                     out.write(json.dumps(dict(common, failed=failed[0] if failed else
