@@ -235,6 +235,8 @@ struct sim_series {
 	const double *val;	/* window runs' values (medians) */
 	const double *cur_raw;	/* the current run's measurements */
 	double cur;		/* the current run's value */
+	const double *recent;	/* every run before the current one (NULL: the window) */
+	size_t n_recent;
 };
 
 /* One run of r measurements drawn from @lv; returns its median. */
@@ -497,7 +499,7 @@ const char *replay_method_name(int m)
 		[RL_GATE_DEFAULT] = "ours (gate_judge, CLI q)",
 		[RL_GATE_2ROW] = "ours, 2 runs in a row",
 		[RL_OTAVA] = "Apache Otava (E-divisive)",
-		[RL_GATE_FULL] = "ours (compare --db: + level shift)",
+		[RL_GATE_FULL] = "ours (compare --db, window rules)",
 	};
 
 	return m >= 0 && m < RL_COUNT ? names[m] : "?";
@@ -642,6 +644,8 @@ static int sim_judge_gate(struct sim_run *R, size_t upto, int gate_only)
 		gs->better = 1;
 		gs->rel_tol = NAN;
 		gs->abs_tol = NAN;
+		gs->recent = R->s[k].recent;
+		gs->n_recent = R->s[k].n_recent;
 	}
 	if (gate_judge(R->g, R->m, &go))
 		return -ENOMEM;
@@ -945,9 +949,11 @@ static int cp_found(const double *x, size_t n, size_t at, int *oom)
 
 /*
  * compare --db as ingest leaves the history: every run from the window's
- * size on is judged (gate_judge() at the CLI's q, then the level-shift
- * rule), and a run flagged either way stays out of later windows (the
- * ingest verdict: unaccepted regressions are never a baseline). Sets
+ * size on is judged (gate_judge() at the CLI's q, its CUSUM over the last
+ * 64 runs whatever was said of them), and a flagged run stays out of later
+ * windows (the ingest verdict: unaccepted regressions are never a
+ * baseline; the transient rule of history_gate.c is not replayed here:
+ * bench/gate_timeline replays the product itself). Sets
  * *first to the runs after the shift until the first flag. Its own draws
  * for the run's other series, so the other methods see the same runs.
  */
@@ -974,13 +980,16 @@ static int gate_full_first(const struct replay_corpus *c, const struct replay_la
 			R->s[0].val = uval + (nu - o->window);
 			R->s[0].cur_raw = hraw + j * o->repeats;
 			R->s[0].cur = hval[j];
+			R->s[0].recent = hval + (j > 64 ? j - 64 : 0);
+			R->s[0].n_recent = j > 64 ? 64 : j;
 			for (k = 1; k < R->m; k++)
 				sim_fill(R, &g, k, &c->lv[0], &c->lv[0]);
 			if (sim_judge_gate(R, 1, 1)) {
 				oom = 1;
 				break;
 			}
-			flagged = R->alarm[0][RM_GATE] || shift_flags(hval, j, &oom);
+			R->s[0].recent = NULL;
+			flagged = R->alarm[0][RM_GATE];
 		}
 		if (flagged && j >= o->before && *first == SIZE_MAX)
 			*first = j + 1 - o->before;

@@ -27,7 +27,7 @@
 #define REPLAY_MAX_LEVELS 8
 
 /* The q compare --db and ingest use (DEFAULT_FDR, lib/report/judge/history_gate.c). */
-#define REPLAY_CLI_Q 0.007
+#define REPLAY_CLI_Q 0.01
 
 /* The measurements of one configuration (one nftables rule count). */
 struct replay_level {
@@ -94,9 +94,9 @@ int replay_rates(const struct replay_corpus *c, const struct replay_opts *o,
 enum {
 	RL_CHANGEPOINTS = RM_COUNT, RL_PERFHERDER, RL_GATE_DEFAULT, RL_GATE_2ROW,
 	RL_OTAVA,	/* Apache Otava's defaults (otava_port.c), histories >= 50 runs */
-	RL_GATE_FULL,	/* compare --db: gate_judge() at the CLI's q, or
-			   gate_level_shift() on the last 64 runs; runs it flagged
-			   stay out of later windows, as ingest keeps them */
+	RL_GATE_FULL,	/* compare --db as the history holds runs: gate_judge() at
+			   the CLI's q over the last 64 runs (its CUSUM), runs it
+			   flagged out of later windows, as ingest keeps them */
 	RL_COUNT
 };
 
