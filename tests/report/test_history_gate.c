@@ -332,6 +332,57 @@ START_TEST(test_bad_options)
 }
 END_TEST
 
+/* The runs the throughput row's level was taken from, and its verdict. */
+static size_t level_runs(struct ksft_metric_report_history *h, double tput, char *verdict)
+{
+	struct ksft_metric_report_gate_opts o = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
+	struct ksft_metric_report *r = make_run(tput, 10.0, 0);
+	struct ksft_metric_report_comparison *c;
+	size_t i, runs = 0;
+
+	o.context = vm1;
+	o.n_context = 1;
+	ck_assert_msg(ksft_metric_report_history_compare(h, r, &o, &c) >= 0, "%s",
+		      ksft_metric_report_errmsg());
+	for (i = 0; i < ksft_metric_report_comparison_rows(c); i++) {
+		struct ksft_metric_report_row row = { .sz = sizeof(row) };
+
+		ck_assert_int_eq(ksft_metric_report_comparison_row(c, i, &row), 0);
+		if (!strcmp(row.name, "throughput")) {
+			runs = row.baseline_runs;
+			strcpy(verdict, row.verdict);
+		}
+	}
+	ksft_metric_report_comparison_free(c);
+	ksft_metric_report_free(r);
+	return runs;
+}
+
+/*
+ * Window hygiene: a run flagged at ingest stays out of the level until two
+ * later runs are back at the old level; then it was a transient and is
+ * back in the window. (Its noise counted all along: the recent runs.)
+ */
+START_TEST(test_transient_readmitted)
+{
+	struct ksft_metric_report_history *h = open_h();
+	char t[32];
+
+	rng_state = 41;
+	ingest_n(h, 0, 20, 100);
+	ingest_n(h, 20, 1, 60);		/* flagged: a regression at ingest */
+	ck_assert_uint_eq(level_runs(h, 100, t), 20);
+	ingest_n(h, 21, 1, 100);
+	ck_assert_uint_eq(level_runs(h, 100, t), 21);	/* still out */
+	ck_assert_str_eq(t, "ok");
+	ingest_n(h, 22, 1, 100);
+	/* Two runs back at the old level: r20 was a transient. */
+	ck_assert_uint_eq(level_runs(h, 100, t), 23);
+	ck_assert_str_eq(t, "ok");
+	ksft_metric_report_history_close(h);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("history_gate");
@@ -342,5 +393,6 @@ Suite *make_suite(void)
 	suite_add_tcase(s, hist_tcase("pinned_baseline", test_pinned_baseline));
 	suite_add_tcase(s, hist_tcase("debug_runs_stay_out", test_debug_runs_stay_out));
 	suite_add_tcase(s, hist_tcase("bad_options", test_bad_options));
+	suite_add_tcase(s, hist_tcase("transient_readmitted", test_transient_readmitted));
 	return s;
 }
