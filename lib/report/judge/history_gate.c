@@ -412,55 +412,124 @@ static int latest_pinned(struct judge *j, char **out)
 	return ret;
 }
 
-/* All pending rows of the run through gate_judge() at once. */
-static int judge_all(struct judge *j)
+/* An interference series (doc/producers.rst): how disturbed the machine
+ * was, not what the test measures. */
+static int is_interference(const struct cmp_row *row)
+{
+	return !strncmp(row->name, "interference.", 13) && !row->better;
+}
+
+/*
+ * Pending rows @idx[0..n) through one gate_judge() call (@interference:
+ * judged upward, higher is more disturbed, only to tell a disturbed run;
+ * their rows stay untracked). @disturbed gets the groups whose
+ * interference is measurably above the history's.
+ */
+static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interference,
+		       const char **disturbed, size_t *n_disturbed)
 {
 	struct gate_opts go = GATE_OPTS_DEFAULT;
-	struct gate_series *g = calloc(j->n_p ? j->n_p : 1, sizeof(*g));
-	size_t k;
+	struct gate_series *g = calloc(n ? n : 1, sizeof(*g));
+	size_t m;
 
 	if (!g)
 		return ksftm_fail(ENOMEM, "out of memory");
 	go.fdr = j->o->fdr > 0 ? j->o->fdr : DEFAULT_FDR;
-	for (k = 0; k < j->n_p; k++) {
-		const struct cmp_row *row = &j->c->rows[j->p[k].row];
+	for (m = 0; m < n; m++) {
+		const struct pending *pd = &j->p[idx[m]];
+		const struct cmp_row *row = &j->c->rows[pd->row];
 
-		g[k].window = j->p[k].window;
-		g[k].n_window = j->p[k].n_window;
-		g[k].recent = j->p[k].recent;
-		g[k].n_recent = j->p[k].n_recent;
-		g[k].recent_repeats = j->p[k].repeats;
-		g[k].recent_within = j->p[k].within;
-		g[k].repeats = j->p[k].cur_repeats;
-		g[k].within = j->p[k].cur_within;
-		g[k].group = j->p[k].group;
-		g[k].fresh = j->pinned != NULL;
-		g[k].current = row->current;
-		g[k].better = row->better;
-		g[k].rel_tol = j->p[k].rel_tol;
-		g[k].abs_tol = j->p[k].abs_tol;
+		g[m].window = pd->window;
+		g[m].n_window = pd->n_window;
+		g[m].recent = pd->recent;
+		g[m].n_recent = pd->n_recent;
+		g[m].recent_repeats = pd->repeats;
+		g[m].recent_within = pd->within;
+		g[m].repeats = pd->cur_repeats;
+		g[m].within = pd->cur_within;
+		g[m].group = pd->group;
+		g[m].fresh = j->pinned != NULL;
+		g[m].current = row->current;
+		g[m].better = interference ? -1 : row->better;
+		g[m].rel_tol = interference ? NAN : pd->rel_tol;
+		g[m].abs_tol = interference ? NAN : pd->abs_tol;
 	}
-	if (gate_judge(g, j->n_p, &go)) {
+	if (gate_judge(g, n, &go)) {
 		free(g);
 		return ksftm_fail(ENOMEM, "out of memory");
 	}
-	for (k = 0; k < j->n_p; k++) {
-		struct cmp_row *row = &j->c->rows[j->p[k].row];
+	for (m = 0; m < n; m++) {
+		struct cmp_row *row = &j->c->rows[j->p[idx[m]].row];
 
-		row->baseline = g[k].baseline;
-		row->change_pct = g[k].change * 100.0;
-		row->allowance = g[k].allowance;
-		row->p_value = g[k].q_value;
-		row->n_baseline = row->baseline_runs = g[k].n_window;
-		row->verdict = gate_verdict_name(g[k].verdict);
-		row->fails = g[k].verdict == GATE_REGRESSION;
-		row->noise_pct = g[k].sigma * 100.0;
-		row->smallest_pct = g[k].smallest * 100.0;
-		row->need_runs = g[k].need_runs;
-		row->need_repeats = g[k].need_repeats;
+		row->baseline = g[m].baseline;
+		row->change_pct = g[m].change * 100.0;
+		row->allowance = g[m].allowance;
+		row->n_baseline = row->baseline_runs = g[m].n_window;
+		if (interference) {
+			row->verdict = gate_verdict_name(GATE_UNTRACKED);
+			if (g[m].verdict == GATE_REGRESSION)
+				disturbed[(*n_disturbed)++] = j->p[idx[m]].group;
+			continue;
+		}
+		row->p_value = g[m].q_value;
+		row->verdict = gate_verdict_name(g[m].verdict);
+		row->fails = g[m].verdict == GATE_REGRESSION;
+		row->noise_pct = g[m].sigma * 100.0;
+		row->smallest_pct = g[m].smallest * 100.0;
+		row->need_runs = g[m].need_runs;
+		row->need_repeats = g[m].need_repeats;
 	}
 	free(g);
 	return 0;
+}
+
+/*
+ * All pending rows of the run through gate_judge() at once (the
+ * interference series apart: they must not spend the gated series'
+ * budget). Disturbed is not regressed: a regression in a case whose
+ * interference is measurably above its history's (the interference
+ * series' own upward test at the run's q) is "disturbed", to rerun, and
+ * does not fail the run.
+ */
+static int judge_all(struct judge *j)
+{
+	size_t *gated = malloc((j->n_p ? j->n_p : 1) * sizeof(*gated));
+	size_t *intf = malloc((j->n_p ? j->n_p : 1) * sizeof(*intf));
+	const char **disturbed = malloc((j->n_p ? j->n_p : 1) * sizeof(*disturbed));
+	size_t k, d, n_g = 0, n_i = 0, n_d = 0;
+	int ret;
+
+	if (!gated || !intf || !disturbed) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	for (k = 0; k < j->n_p; k++) {
+		if (is_interference(&j->c->rows[j->p[k].row]))
+			intf[n_i++] = k;
+		else
+			gated[n_g++] = k;
+	}
+	if ((ret = judge_batch(j, intf, n_i, 1, disturbed, &n_d)) ||
+	    (ret = judge_batch(j, gated, n_g, 0, disturbed, &n_d)))
+		goto out;
+	for (k = 0; k < n_g && n_d; k++) {
+		struct cmp_row *row = &j->c->rows[j->p[gated[k]].row];
+
+		if (!row->fails)
+			continue;
+		for (d = 0; d < n_d; d++)
+			if (!strcmp(disturbed[d], j->p[gated[k]].group)) {
+				row->verdict = "disturbed";
+				row->fails = 0;
+				j->c->disturbed++;
+				break;
+			}
+	}
+out:
+	free(gated);
+	free(intf);
+	free(disturbed);
+	return ret;
 }
 
 /*

@@ -51,6 +51,7 @@ struct ksft_metric_report_comparison {
 	struct cmp_row *rows;
 	size_t n, cap;
 	size_t failing;
+	size_t disturbed;	/* regressions held out as "disturbed" (rerun) */
 };
 
 #endif

@@ -535,7 +535,8 @@ static void utc_now(char *buf, size_t size)
 }
 
 static const char *const worst_first[] = {
-	"regression", "noise", "improvement", "incomparable", "new", "untracked", "ok",
+	"regression", "disturbed", "noise", "improvement", "incomparable", "new", "untracked",
+	"ok",
 };
 #define N_VERDICTS (sizeof(worst_first) / sizeof(worst_first[0]))
 
@@ -692,9 +693,11 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		snprintf(value, sizeof(value), "%.17g", row.value);
 		verdict = worst_first[verdicts[i]];
 		/* Only measurements, on a comparable machine and not judged a
-		 * regression, feed baselines. */
+		 * regression (nor measured on a disturbed machine), feed
+		 * baselines. */
 		snprintf(usable, sizeof(usable), "%d", history_status_measured(s.status) &&
-			 !incomparable && strcmp(verdict, "regression"));
+			 !incomparable && strcmp(verdict, "regression") &&
+			 strcmp(verdict, "disturbed"));
 		{
 			const char *p[14] = { run_id, sid, cmp, run->order ? run->order : now,
 					      usable, s.status, s.shape, s.policy_json, s.compare,
