@@ -3,7 +3,7 @@
  * How accurate is the history gate? Replays recorded iperf3 corpora
  * (bench/record_corpus.sh) through our gate and the methods users would
  * pick instead, and prints, per method and number of repeats: run-level
- * false alarms (95% Wilson interval), detection per recorded slowdown at
+ * false alarms (95% Clopper-Pearson interval), detection per recorded slowdown at
  * the method's default threshold and at the threshold tuned to <= 1%
  * run-level false alarms, the smallest slowdown detected in >= 50% of
  * runs at <= 1% false alarms, and how many runs after a shift each one
@@ -16,6 +16,8 @@
  * slowdown, 100), --window N (runs in the history, 30), --seed S,
  * --repeats LIST (e.g. 1,3,5). See
  * bench/gate_replay.h for how runs are built and what that leaves out.
+ * This is the resampled replay; bench/gate_timeline is the time-ordered
+ * one through the product path.
  */
 #include <math.h>
 #include <stdint.h>
@@ -24,6 +26,7 @@
 #include <string.h>
 
 #include "gate_replay.h"
+#include "gate_stats.h"
 
 #define SERIES 40
 static size_t window_runs = 30;
@@ -44,7 +47,7 @@ static void pct_ci(size_t k, size_t n, char *buf, size_t len)
 {
 	double lo, hi;
 
-	replay_wilson(k, n, &lo, &hi);
+	stats_clopper_pearson(k, n, &lo, &hi);
 	snprintf(buf, len, "%5.1f%% [%4.1f,%5.1f]", 100.0 * (double)k / (double)n, 100 * lo,
 		 100 * hi);
 }
@@ -217,8 +220,10 @@ static int run_corpus(const char *path, const unsigned *reps, size_t n_reps, siz
 		pct_ci(lat.fa_cp, lat.fa_histories, buf, sizeof(buf));
 		pct_ci(lat.fa_perfherder, lat.fa_histories, buf2, sizeof(buf2));
 		printf("  false alerts on %zu unchanged 40-series histories of %zu runs: "
-		       "changepoints_find %s, Perfherder %s\n", lat.fa_histories, lo.before + 30,
+		       "changepoints_find %s, Perfherder %s", lat.fa_histories, lo.before + 30,
 		       buf, buf2);
+		pct_ci(lat.fa_otava, lat.fa_histories, buf, sizeof(buf));
+		printf(", Otava %s\n", buf);
 		pct_ci(lat.fa_shift, lat.shift_runs, buf, sizeof(buf));
 		printf("  CI runs (the last 30 of each) failed by the level-shift rule of compare --db "
 		       "(gate_level_shift): %s of %zu\n", buf, lat.shift_runs);
@@ -250,19 +255,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			seed = strtoull(argv[++i], NULL, 10);
 		} else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
-			char *p = argv[++i], *end;
-
-			n_reps = 0;
-			while (*p && n_reps < 8) {
-				unsigned long v = strtoul(p, &end, 10);
-
-				if (end == p || v < 1 || v > 15) {
-					fprintf(stderr, "--repeats: numbers 1..15, comma separated\n");
-					return 2;
-				}
-				reps[n_reps++] = (unsigned)v;
-				p = *end == ',' ? end + 1 : end;
-			}
+			if (stats_parse_repeats(argv[++i], reps, 8, &n_reps))
+				return 2;
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "usage: gate_accuracy [--runs N] [--det N] [--trials N] "
 				"[--window N] [--seed S] [--repeats 1,3,5] CORPUS.jsonl...\n");

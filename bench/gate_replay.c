@@ -19,6 +19,7 @@
 #include "report/judge/changepoint.h"
 #include "report/judge/gate.h"
 #include "gate_replay.h"
+#include "otava_port.h"
 
 /* ---- deterministic randomness (xorshift64*) ---- */
 
@@ -234,6 +235,8 @@ struct sim_series {
 	const double *val;	/* window runs' values (medians) */
 	const double *cur_raw;	/* the current run's measurements */
 	double cur;		/* the current run's value */
+	const double *recent;	/* every run before the current one (NULL: the window) */
+	size_t n_recent;
 };
 
 /* One run of r measurements drawn from @lv; returns its median. */
@@ -493,9 +496,10 @@ const char *replay_method_name(int m)
 		[RM_TTEST] = "t-test (Bencher)",
 		[RL_CHANGEPOINTS] = "ours (changepoints_find)",
 		[RL_PERFHERDER] = "Perfherder t > 7",
-		[RL_GATE_DEFAULT] = "ours (gate_judge, q=0.01)",
+		[RL_GATE_DEFAULT] = "ours (gate_judge, CLI q)",
 		[RL_GATE_2ROW] = "ours, 2 runs in a row",
-		[RL_GATE_FULL] = "ours (compare --db: + level shift)",
+		[RL_OTAVA] = "Apache Otava (E-divisive)",
+		[RL_GATE_FULL] = "ours (compare --db, window rules)",
 	};
 
 	return m >= 0 && m < RL_COUNT ? names[m] : "?";
@@ -510,7 +514,7 @@ double replay_default_threshold(int m)
 {
 	switch (m) {
 	case RM_GATE:
-		return -0.01;		/* score -q: q <= 0.01 */
+		return -REPLAY_CLI_Q;	/* score -q: q <= the CLI's */
 	case RM_FIXED5:
 		return 0.05;
 	case RM_LKP:
@@ -624,9 +628,11 @@ static void sim_fill(struct sim_run *R, struct rng *g, size_t k, const struct re
  * series always go through the gate together: BH needs them all). */
 static int sim_judge_gate(struct sim_run *R, size_t upto, int gate_only)
 {
-	static const struct gate_opts go = GATE_OPTS_DEFAULT;
+	struct gate_opts go = GATE_OPTS_DEFAULT;
 	size_t k;
 	int mth;
+
+	go.fdr = REPLAY_CLI_Q;	/* compare --db's and ingest's q, not gate.c's */
 
 	for (k = 0; k < R->m; k++) {
 		struct gate_series *gs = &R->g[k];
@@ -638,6 +644,8 @@ static int sim_judge_gate(struct sim_run *R, size_t upto, int gate_only)
 		gs->better = 1;
 		gs->rel_tol = NAN;
 		gs->abs_tol = NAN;
+		gs->recent = R->s[k].recent;
+		gs->n_recent = R->s[k].n_recent;
 	}
 	if (gate_judge(R->g, R->m, &go))
 		return -ENOMEM;
@@ -939,6 +947,85 @@ static int cp_found(const double *x, size_t n, size_t at, int *oom)
 	return hit;
 }
 
+/*
+ * compare --db as ingest leaves the history: every run from the window's
+ * size on is judged (gate_judge() at the CLI's q, its CUSUM over the last
+ * 64 runs whatever was said of them), and a flagged run stays out of later
+ * windows (the ingest verdict: unaccepted regressions are never a
+ * baseline; the transient rule of history_gate.c is not replayed here:
+ * bench/gate_timeline replays the product itself). Sets
+ * *first to the runs after the shift until the first flag. Its own draws
+ * for the run's other series, so the other methods see the same runs.
+ */
+static int gate_full_first(const struct replay_corpus *c, const struct replay_latency_opts *o,
+			   struct sim_run *R, const double *hval, const double *hraw, size_t len,
+			   size_t trial, size_t *first)
+{
+	double *uval = malloc(len * sizeof(double)), *uraw = malloc(len * o->repeats * sizeof(double));
+	size_t j, k, nu = 0;
+	struct rng g;
+	int oom = 0;
+
+	if (!uval || !uraw) {
+		free(uval);
+		free(uraw);
+		return -ENOMEM;
+	}
+	rng_seed(&g, o->seed ^ (0x5bd1e995ULL * (trial + 1)));
+	for (j = 0; j < len && !oom; j++) {
+		int flagged = 0;
+
+		if (nu >= o->window) {
+			R->s[0].raw = uraw + (nu - o->window) * o->repeats;
+			R->s[0].val = uval + (nu - o->window);
+			R->s[0].cur_raw = hraw + j * o->repeats;
+			R->s[0].cur = hval[j];
+			R->s[0].recent = hval + (j > 64 ? j - 64 : 0);
+			R->s[0].n_recent = j > 64 ? 64 : j;
+			for (k = 1; k < R->m; k++)
+				sim_fill(R, &g, k, &c->lv[0], &c->lv[0]);
+			if (sim_judge_gate(R, 1, 1)) {
+				oom = 1;
+				break;
+			}
+			R->s[0].recent = NULL;
+			flagged = R->alarm[0][RM_GATE];
+		}
+		if (flagged && j >= o->before && *first == SIZE_MAX)
+			*first = j + 1 - o->before;
+		if (!flagged) {
+			uval[nu] = hval[j];
+			memcpy(uraw + nu * o->repeats, hraw + j * o->repeats,
+			       o->repeats * sizeof(double));
+			nu++;
+		}
+	}
+	free(uval);
+	free(uraw);
+	return oom ? -ENOMEM : 0;
+}
+
+/* Otava's drop within 3 runs of @at (any drop, when at is SIZE_MAX), on
+ * histories long enough for its 50-run window. */
+static int otava_found(const double *x, size_t n, size_t at, int *oom)
+{
+	struct otava_cp cp[64];
+	int k, i, hit = 0;
+
+	if (n < 50)
+		return 0;
+	k = otava_change_points(x, n, cp, 64);
+	if (k < 0) {
+		*oom = 1;
+		return 0;
+	}
+	for (i = 0; i < k; i++)
+		if (cp[i].mean_after < cp[i].mean_before &&
+		    (at == SIZE_MAX || (cp[i].index + 3 >= at && cp[i].index <= at + 3)))
+			hit = 1;
+	return hit;
+}
+
 int replay_latency_run(const struct replay_corpus *c, const struct replay_latency_opts *o,
 		       struct replay_latency *out)
 {
@@ -977,6 +1064,8 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 			for (j = 0; j < len; j++)
 				hval[j] = draw_run(&g, j < o->before ? &c->lv[0] : &c->lv[lv], o->repeats,
 						   hraw + j * o->repeats);
+			if (gate_full_first(c, o, &R, hval, hraw, len, tr, first[RL_GATE_FULL]))
+				goto out;
 			for (j = o->before - 1; j < len; j++) {
 				size_t after = j + 1 - o->before;
 
@@ -1011,12 +1100,12 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 				}
 				if (R.alarm[0][RM_GATE] && *first[RL_GATE_DEFAULT] == SIZE_MAX)
 					*first[RL_GATE_DEFAULT] = after;
-				if (*first[RL_GATE_FULL] == SIZE_MAX &&
-				    (R.alarm[0][RM_GATE] || shift_flags(hval, j, &oom)))
-					*first[RL_GATE_FULL] = after;
 				if (*first[RL_CHANGEPOINTS] == SIZE_MAX &&
 				    cp_found(hval, j + 1, o->before, &oom))
 					*first[RL_CHANGEPOINTS] = after;
+				if (*first[RL_OTAVA] == SIZE_MAX &&
+				    otava_found(hval, j + 1, o->before, &oom))
+					*first[RL_OTAVA] = after;
 				if (oom)
 					goto out;
 				if (*first[RL_PERFHERDER] == SIZE_MAX) {
@@ -1032,7 +1121,7 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 	/* False change points: histories of unchanged runs, one per series. */
 	out->fa_histories = o->fa_histories;
 	for (tr = 0; tr < o->fa_histories; tr++) {
-		int any_cp = 0, any_ph = 0;
+		int any_cp = 0, any_ph = 0, any_ot = 0;
 
 		memset(sfail, 0, len * sizeof(*sfail));	/* runs failed by a level shift */
 		for (k = 0; k < o->series; k++) {
@@ -1043,6 +1132,8 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 					sfail[j] = 1;
 			if (!any_cp && cp_found(hval, len, SIZE_MAX, &oom))
 				any_cp = 1;
+			if (!any_ot && otava_found(hval, len, SIZE_MAX, &oom))
+				any_ot = 1;
 			if (oom)
 				goto out;
 			if (!any_ph) {
@@ -1053,6 +1144,7 @@ int replay_latency_run(const struct replay_corpus *c, const struct replay_latenc
 		}
 		out->fa_cp += any_cp;
 		out->fa_perfherder += any_ph;
+		out->fa_otava += any_ot;
 		for (j = o->before; j < len; j++)
 			out->fa_shift += sfail[j] != 0;
 		out->shift_runs += o->after;

@@ -26,6 +26,9 @@
 
 #define REPLAY_MAX_LEVELS 8
 
+/* The q compare --db and ingest use (DEFAULT_FDR, lib/report/judge/history_gate.c). */
+#define REPLAY_CLI_Q 0.01
+
 /* The measurements of one configuration (one nftables rule count). */
 struct replay_level {
 	int rules;
@@ -46,7 +49,7 @@ int replay_corpus_load(const char *path, struct replay_corpus *c);
 void replay_corpus_free(struct replay_corpus *c);
 
 enum replay_method {
-	RM_GATE,		/* ours: gate_judge(), BH at q over the run */
+	RM_GATE,		/* ours: gate_judge(), BH at the CLI's q over the run */
 	RM_FIXED5,		/* 5% below the previous run (zperf, compare) */
 	RM_LKP,			/* lkp-tests: ranges separated */
 	RM_CONBENCH,		/* conbench: lookback z-score */
@@ -90,8 +93,10 @@ int replay_rates(const struct replay_corpus *c, const struct replay_opts *o,
 /* Change points: RM_COUNT per-run methods, then these. */
 enum {
 	RL_CHANGEPOINTS = RM_COUNT, RL_PERFHERDER, RL_GATE_DEFAULT, RL_GATE_2ROW,
-	RL_GATE_FULL,	/* compare --db: gate_judge() at q 0.01, or gate_level_shift()
-			   on the last 64 runs */
+	RL_OTAVA,	/* Apache Otava's defaults (otava_port.c), histories >= 50 runs */
+	RL_GATE_FULL,	/* compare --db as the history holds runs: gate_judge() at
+			   the CLI's q over the last 64 runs (its CUSUM), runs it
+			   flagged out of later windows, as ingest keeps them */
 	RL_COUNT
 };
 
@@ -106,7 +111,7 @@ struct replay_latency_opts {
 	size_t trials;		/* histories per slowdown */
 	size_t fa_histories;	/* 40-series histories without change */
 	const double *tuned;	/* RM_COUNT thresholds (NaN or NULL: the
-				   default); RL_GATE_DEFAULT is always q 0.01 */
+				   default); RL_GATE_DEFAULT is always the CLI's q */
 	uint64_t seed;
 	double persist;		/* RL_GATE_2ROW: -q flagged in two runs in a
 				   row (replay_persistence); >= 0: not run */
@@ -118,7 +123,7 @@ struct replay_latency {
 	 * run), per level and method; SIZE_MAX: not within opts.after. */
 	size_t *first[REPLAY_MAX_LEVELS][RL_COUNT];
 	size_t fa_histories;
-	size_t fa_cp, fa_perfherder;	/* histories with any false alert */
+	size_t fa_cp, fa_perfherder, fa_otava;	/* histories with any false alert */
 	/* CI runs (the last opts.after of each unchanged history) that
 	 * gate_level_shift() fails in any of the 40 series. */
 	size_t fa_shift, shift_runs;

@@ -11,6 +11,9 @@
 #include "rp_compare.h"
 #include "rp_table.h"
 
+static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c);
+static void needs_json(struct strbuf *sb, const struct cmp_row *row);
+
 static void pct_text(struct strbuf *sb, double v)
 {
 	char buf[32];
@@ -103,6 +106,7 @@ static int format_text(const struct ksft_metric_report_comparison *c,
 	}
 	if (!ret) {
 		table_render(&t, out, right);
+		needs_text(out, c);
 		snprintf(buf, sizeof(buf), "\n%zu rows:", c->n);
 		strbuf_adds(out, buf);
 		for (k = 0; k < 8; k++) {
@@ -161,6 +165,7 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		json_num_field(sb, "change_pct", row->change_pct);
 		json_num_field(sb, "allowance", row->allowance);
 		json_num_field(sb, "p_value", row->p_value);
+		needs_json(sb, row);
 		snprintf(buf, sizeof(buf),
 			 ",\"n_baseline\":%zu,\"n_current\":%zu,\"baseline_runs\":%zu,\"verdict\":\"%s\",\"fails\":%s}",
 			 row->n_baseline, row->n_current, row->baseline_runs,
@@ -257,4 +262,73 @@ ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison 
 	}
 	*out = strbuf_detach(&sb, len);
 	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
+}
+
+/*
+ * What a series the history gate cannot judge would need (issue 22): its
+ * run-to-run noise, the smallest change this run could have shown, and
+ * the runs (or repeats in one run) a change of the policy's tolerance
+ * takes to show. Text: one line per such series after the table.
+ */
+static int has_needs(const struct cmp_row *row)
+{
+	return !strcmp(row->verdict, "noise") && (isfinite(row->noise_pct) ||
+						 isfinite(row->need_runs));
+}
+
+static void needs_count(struct strbuf *sb, double v, const char *what)
+{
+	char buf[64];
+
+	if (isfinite(v))
+		snprintf(buf, sizeof(buf), "%.0f %s", v, what);
+	else
+		snprintf(buf, sizeof(buf), "no number of %s", what);
+	strbuf_adds(sb, buf);
+}
+
+static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c)
+{
+	struct strbuf title = STRBUF_INIT;
+	char buf[160];
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		const struct cmp_row *row = &c->rows[i];
+
+		if (!has_needs(row))
+			continue;
+		title.len = 0;
+		rp_series_title(&title, row->path, row->path_len, row->case_name, row->name,
+				row->labels, row->element);
+		strbuf_adds(out, "TOO NOISY: ");
+		strbuf_adds(out, title.data ? title.data : "");
+		if (!isfinite(row->noise_pct)) {
+			snprintf(buf, sizeof(buf), ": the history is too short, %.0f more runs\n",
+				 row->need_runs);
+			strbuf_adds(out, buf);
+			continue;
+		}
+		snprintf(buf, sizeof(buf), ": noise %.1f%% a run, this run could show %.1f%%;"
+			 " a lasting change of the tolerance needs ", row->noise_pct,
+			 row->smallest_pct);
+		strbuf_adds(out, buf);
+		needs_count(out, row->need_runs, "runs");
+		strbuf_adds(out, ", or one run of ");
+		needs_count(out, row->need_repeats, "repeats");
+		strbuf_addc(out, '\n');
+	}
+	strbuf_free(&title);
+}
+
+static void needs_json(struct strbuf *sb, const struct cmp_row *row)
+{
+	if (!has_needs(row))
+		return;
+	strbuf_adds(sb, ",\"needs\":{\"noise_pct\":");
+	rp_json_double(sb, row->noise_pct);
+	json_num_field(sb, "smallest_change_pct", row->smallest_pct);
+	json_num_field(sb, "runs", row->need_runs);
+	json_num_field(sb, "repeats", row->need_repeats);
+	strbuf_addc(sb, '}');
 }

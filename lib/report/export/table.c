@@ -109,5 +109,6 @@ void csv_field(struct strbuf *sb, const char *s)
 const char *rp_verdict_words(const char *v)
 {
 	return !strcmp(v, "ok") ? "no change" : !strcmp(v, "noise") ? "too noisy to tell" :
-	       !strcmp(v, "incomparable") ? "not comparable" : v;
+	       !strcmp(v, "incomparable") ? "not comparable" :
+	       !strcmp(v, "disturbed") ? "disturbed: rerun" : v;
 }

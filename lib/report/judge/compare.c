@@ -141,6 +141,7 @@ struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
 	row->series = -1;
 	row->baseline = row->current = row->change_pct = NAN;
 	row->allowance = row->p_value = NAN;
+	row->noise_pct = row->smallest_pct = row->need_runs = row->need_repeats = NAN;
 	return row;
 }
 

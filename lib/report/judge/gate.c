@@ -6,6 +6,7 @@
 
 #include "changepoint.h"
 #include "gate.h"
+#include "gate_control.h"
 #include "order_stats.h"
 
 static int all_positive(const double *w, size_t n, double x)
@@ -118,10 +119,259 @@ static double allowance_of(double base, double rel_tol, double abs_tol)
 	return allow;
 }
 
-/* One series' statistics, before the run-wide correction. */
-static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch)
+double gate_cusum_arl(double mu, double k, double h)
 {
+	double d = mu - k, b = h + GATE_SIEGMUND_B;
+
+	if (isinf(h))
+		return INFINITY;
+	if (fabs(d) < 1e-9)
+		return b * b;
+	return (exp(-2.0 * d * b) + 2.0 * d * b - 1.0) / (2.0 * d * d);
+}
+
+double gate_cusum_h(double alpha, double k)
+{
+	double lo = 0, hi = 64, mid;
+	int i;
+
+	if (!(alpha > 0))
+		return INFINITY;
+	for (i = 0; i < 100; i++) {
+		mid = (lo + hi) / 2;
+		if (GATE_CUSUM_SOJOURN / gate_cusum_arl(0, k, mid) > alpha)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/*
+ * The per-run chance that an unchanged series shows a CUSUM of @s or a
+ * single residual of @z (the combined Shewhart-CUSUM scheme: the CUSUM for
+ * a lasting change of about 1 sd, the run alone for a large one, which a
+ * CUSUM with k = 0.5 would need several sd more to see; Bonferroni over
+ * the two).
+ */
+double gate_detector_p(double s, double z)
+{
+	double pc, ps;
+
+	if (isnan(s) || isnan(z))
+		return NAN;
+	pc = GATE_CUSUM_SOJOURN / gate_cusum_arl(0, GATE_CUSUM_K, s) / (1 - GATE_SHEWHART_SHARE);
+	ps = 0.5 * erfc(z / M_SQRT2) / GATE_SHEWHART_SHARE;
+	pc = pc < ps ? pc : ps;
+	return pc < 1 ? pc : 1;
+}
+
+/* The noise model of one series on the test's scale (logarithms or values). */
+struct noise {
+	int logs;
+	double level;		/* the window's median, on that scale */
+	double sb2, sw2;	/* between-run and within-run variance */
+	double level_var;	/* the level's own variance */
+	double df;		/* the noise estimate's degrees of freedom */
+	double inflate;		/* the CUSUM's long-run variance factor (1+rho)/(1-rho) */
+};
+
+static double scaled(const struct noise *nz, double x)
+{
+	return nz->logs ? log(x) : x;
+}
+
+/* Variance of a run of @r repeats (0: unknown, as the window's runs) against the level. */
+static double run_var(const struct noise *nz, size_t r, double mean_inv_r)
+{
+	return nz->sb2 + nz->sw2 * (r ? 1.0 / (double)r : mean_inv_r) + nz->level_var;
+}
+
+/* A robust standard deviation of d[0..m): 1.4826 MAD. */
+static double mad_sd(const double *d, size_t m, double *scratch)
+{
+	double med;
+	size_t i;
+
+	memcpy(scratch, d, m * sizeof(*d));
+	med = median_of(scratch, m, scratch + m);
+	for (i = 0; i < m; i++)
+		scratch[i] = fabs(d[i] - med);
+	return 1.4826 * median_of(scratch, m, scratch + m);
+}
+
+/*
+ * The drift: residuals about the level wander more than successive
+ * differences show (the level moves slowly, the slow mode comes in spells).
+ * A robust spread of the recent runs about the level beyond the
+ * successive differences' is between-run noise too; and the residuals'
+ * lag-1 autocorrelation rho (winsorised, in [0, 0.8]) makes a sum of n of
+ * them vary like n (1 + rho) / (1 - rho) of them, which the CUSUM's
+ * increments are divided by (the run alone is judged on its own residual).
+ */
+static void drift_of(const double *seq, size_t m, struct noise *nz, double mean_inv_r,
+		     double *dev, double *scratch)
+{
+	double sd, about, num = 0, den = 0, rho, c;
+	size_t i;
+
+	nz->inflate = 1;
+	if (m < 5)
+		return;
+	for (i = 0; i < m; i++)
+		scratch[i] = fabs(scaled(nz, seq[i]) - nz->level);
+	/* Winsorised at GATE_DIFF_CLIP robust sd: the slow mode counts. */
+	sd = GATE_DIFF_CLIP * 1.4826 * median_of(scratch, m, scratch + m);
+	for (i = 0, about = 0; i < m; i++) {
+		c = fabs(scaled(nz, seq[i]) - nz->level);
+		c = c > sd ? sd : c;
+		about += c * c / (double)m;
+	}
+	about -= nz->sw2 * mean_inv_r;
+	if (about > nz->sb2)
+		nz->sb2 = about;
+	c = GATE_DIFF_CLIP * sqrt(nz->sb2 + nz->sw2 * mean_inv_r);
+	for (i = 0; i < m; i++) {
+		dev[i] = scaled(nz, seq[i]) - nz->level;
+		if (c > 0 && fabs(dev[i]) > c)
+			dev[i] = dev[i] > 0 ? c : -c;
+	}
+	for (i = 0; i < m; i++) {
+		den += dev[i] * dev[i];
+		if (i)
+			num += dev[i] * dev[i - 1];
+	}
+	rho = den > 0 ? num / den : 0;
+	rho = rho < 0 ? 0 : rho > 0.8 ? 0.8 : rho;
+	nz->inflate = (1 + rho) / (1 - rho);
+}
+
+/*
+ * Fill @nz from series @s (scratch holds 4 * max(n_recent, n_window) + 4
+ * doubles); @return the mean of 1/r over the recent runs (r unknown: 1/r of
+ * the current run, or 1).
+ */
+static double noise_of(const struct gate_series *s, const double *seq, size_t m,
+		       const double *lvl, size_t nl, struct noise *nz, double *scratch)
+{
+	double *d = scratch, *w = scratch + m + 1, sum = 0, clip, mean_inv_r = 0;
+	double sw_num = 0, sw_den = 0, def_inv_r = s->repeats ? 1.0 / (double)s->repeats : 1.0;
+	size_t i, nd = 0;
+
+	for (i = 0; i < nl; i++)
+		w[i] = scaled(nz, lvl[i]);
+	nz->level = median_of(w, nl, w + nl);
+	/* Within-run variance, pooled over the runs' repeats (delta method
+	 * on logarithms: var(log x) ~ var(x) / x^2). */
+	for (i = 0; i < m; i++) {
+		size_t r = s->recent_repeats ? s->recent_repeats[i] : 0;
+		double v = s->recent_within ? s->recent_within[i] : NAN;
+
+		if (r >= 2 && isfinite(v) && v >= 0) {
+			sw_num += (double)(r - 1) * (nz->logs ? v / (seq[i] * seq[i]) : v);
+			sw_den += (double)(r - 1);
+		}
+	}
+	if (s->repeats >= 2 && isfinite(s->within) && s->within >= 0) {
+		sw_num += (double)(s->repeats - 1) *
+			  (nz->logs ? s->within / (s->current * s->current) : s->within);
+		sw_den += (double)(s->repeats - 1);
+	}
+	nz->sw2 = sw_den > 0 ? sw_num / sw_den : 0;
+	/* Run-to-run: successive differences, winsorised. */
+	for (i = 1; i < m; i++) {
+		size_t r0 = s->recent_repeats ? s->recent_repeats[i - 1] : 0;
+		size_t r1 = s->recent_repeats ? s->recent_repeats[i] : 0;
+
+		d[nd++] = scaled(nz, seq[i]) - scaled(nz, seq[i - 1]);
+		mean_inv_r += ((r0 ? 1.0 / (double)r0 : def_inv_r) +
+			       (r1 ? 1.0 / (double)r1 : def_inv_r)) / 2;
+	}
+	mean_inv_r = nd ? mean_inv_r / (double)nd : def_inv_r;
+	clip = nd ? GATE_DIFF_CLIP * mad_sd(d, nd, w) : 0;
+	for (i = 0; i < nd; i++) {
+		double x = clip > 0 && fabs(d[i]) > clip ? clip : fabs(d[i]);
+
+		sum += x * x;
+	}
+	nz->sb2 = nd ? sum / (2.0 * (double)nd) - nz->sw2 * mean_inv_r : 0;
+	/* Half the mean square successive difference of m normal values:
+	 * variance about (3m - 4) / (m - 1)^2 sigma^4, so 2 (m - 1)^2 / (3m - 4)
+	 * degrees of freedom (two thirds of the sample variance's). */
+	nz->df = m > 2 ? 2.0 * (double)(m - 1) * (double)(m - 1) / (3.0 * (double)m - 4.0) : 0;
+	if (nz->sb2 < 0)
+		nz->sb2 = 0;
+	drift_of(seq, m, nz, mean_inv_r, d, w);
+	/* The median of n runs: about pi/2 times the mean's variance. */
+	nz->level_var = 1.5708 * (nz->sb2 + nz->sw2 * mean_inv_r) / (double)nl;
+	return mean_inv_r;
+}
+
+/* The normal deviate with upper tail @p (bisection on erfc). */
+static double normal_upper_quantile(double p)
+{
+	double lo = -40, hi = 40, mid;
+	int i;
+
+	for (i = 0; i < 80; i++) {
+		mid = (lo + hi) / 2;
+		if (0.5 * erfc(mid / M_SQRT2) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/*
+ * Standardised residual of @x (a run of @r repeats), positive toward worse.
+ * The noise is estimated from @df effective degrees of freedom: the ratio
+ * is a Student t, mapped to the normal deviate with the same tail, so that
+ * the CUSUM's normal-theory rate holds for short windows too.
+ */
+static double residual(const struct noise *nz, int better, double x, size_t r, double mean_inv_r)
+{
+	double v = run_var(nz, r, mean_inv_r), e = scaled(nz, x) - nz->level, t, tail;
+
+	e = better > 0 ? -e : e;
+	if (!(v > 1e-24 * (1 + nz->level * nz->level)))
+		return fabs(e) <= 1e-12 * fabs(nz->level) ? 0 : e > 0 ? INFINITY : -INFINITY;
+	t = e / sqrt(v);
+	if (!(nz->df > 0) || fabs(t) < 1)
+		return t;
+	tail = student_t_two_sided(fabs(t), nz->df) / 2;
+	if (!(tail > 0))
+		return t;
+	return t > 0 ? normal_upper_quantile(tail) : -normal_upper_quantile(tail);
+}
+
+/* A relative size of @z standard deviations (@sd on the test's scale). */
+static double rel_size(const struct noise *nz, double sd)
+{
+	return nz->logs ? expm1(sd) : sd / fabs(nz->level);
+}
+
+/* What need() takes of measure(). */
+struct model {
+	struct noise nz;
+	double mean_inv_r;
+	double s_prev;		/* the regression CUSUM before the current run */
+};
+
+/* One series' statistics, before the run-wide correction. */
+static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch,
+		    struct model *md)
+{
+	const double *seq = s->recent && s->n_recent ? s->recent : s->window;
+	size_t m = s->recent && s->n_recent ? s->n_recent : s->n_window, i;
+	struct noise nz = { 0 };
+	double mean_inv_r, up = 0, down = 0, z;
+
+	md->s_prev = 0;
+
 	s->baseline = s->change = s->p_value = s->q_value = NAN;
+	s->p_improve = s->q_improve = s->sigma = s->sigma_between = s->sigma_within = NAN;
+	s->z = s->cusum = s->h = s->smallest = s->need_runs = s->need_repeats = NAN;
 	s->allowance = 0;
 	s->verdict = GATE_UNTRACKED;
 	if (!s->n_window || !isfinite(s->current))
@@ -132,74 +382,130 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 		return;
 	s->allowance = allowance_of(s->baseline, s->rel_tol, s->abs_tol);
 	s->verdict = GATE_NO_CHANGE;
-	if (s->n_window >= o->min_runs && s->n_window >= 2)
-		s->p_value = gate_prediction_p(s->window, s->n_window, s->current);
-}
-
-struct ranked {
-	double p;
-	size_t i;
-};
-
-static int cmp_ranked(const void *a, const void *b)
-{
-	const struct ranked *x = a, *y = b;
-
-	if (x->p != y->p)
-		return x->p < y->p ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
-
-/* Benjamini-Hochberg adjusted p-values (q_value) of the tested series. */
-static int adjust(struct gate_series *s, size_t n)
-{
-	struct ranked *r = malloc((n ? n : 1) * sizeof(*r));
-	double running = 1.0;
-	size_t m = 0, k;
-
-	if (!r)
-		return -ENOMEM;
-	for (k = 0; k < n; k++)
-		if (!isnan(s[k].p_value))
-			r[m++] = (struct ranked){ s[k].p_value, k };
-	qsort(r, m, sizeof(*r), cmp_ranked);
-	for (k = m; k-- > 0;) {
-		double q = r[k].p * (double)m / (double)(k + 1);
-
-		if (q < running)
-			running = q;
-		s[r[k].i].q_value = running;
+	if (s->n_window < o->min_runs || s->n_window < 2) {
+		s->need_runs = (double)(o->min_runs > 2 ? o->min_runs : 2) - (double)s->n_window;
+		return;
 	}
-	free(r);
-	return 0;
+	nz.logs = use_logs(s->window, s->n_window, s->current);
+	for (i = 0; nz.logs && i < m; i++)
+		if (!(seq[i] > 0))
+			nz.logs = 0;
+	{
+		/* A guard band: the level and the noise come from runs at least
+		 * GATE_GUARD_RUNS old, so a lasting change has that many runs
+		 * to show in the CUSUM before it pulls the level and the noise
+		 * (drift, autocorrelation) toward itself. */
+		size_t g = GATE_GUARD_RUNS, nw = s->n_window, mn = m;
+
+		if (seq == s->recent && nw >= g + o->min_runs && m >= g + o->min_runs) {
+			nw -= g;
+			mn -= g;
+			s->baseline = median_of(s->window, nw, scratch);
+			s->change = rel_change(s->current, s->baseline);
+			s->allowance = allowance_of(s->baseline, s->rel_tol, s->abs_tol);
+		}
+		mean_inv_r = noise_of(s, seq, mn, s->window, nw, &nz, scratch);
+	}
+	if (!s->fresh && run_var(&nz, 1, mean_inv_r) > 0) {
+		for (i = 0; i < m; i++) {
+			size_t r = s->recent_repeats && seq == s->recent ? s->recent_repeats[i] : 0;
+
+			z = residual(&nz, s->better, seq[i], r, mean_inv_r) / sqrt(nz.inflate);
+			up = fmax(0, up + z - GATE_CUSUM_K);
+			down = fmax(0, down - z - GATE_CUSUM_K);
+		}
+	}
+	md->s_prev = up;
+	s->z = residual(&nz, s->better, s->current, s->repeats, mean_inv_r);
+	z = s->z / sqrt(nz.inflate);
+	s->cusum = fmax(0, up + z - GATE_CUSUM_K);
+	down = fmax(0, down - z - GATE_CUSUM_K);
+	s->p_value = gate_detector_p(s->cusum, s->z);
+	s->p_improve = gate_detector_p(down, -s->z);
+	s->sigma = rel_size(&nz, sqrt(nz.sb2 + nz.sw2 * (s->repeats ? 1.0 / (double)s->repeats :
+							  mean_inv_r)));
+	s->sigma_between = rel_size(&nz, sqrt(nz.sb2));
+	s->sigma_within = rel_size(&nz, sqrt(nz.sw2));
+	md->nz = nz;
+	md->mean_inv_r = mean_inv_r;
+}
+
+/*
+ * What the series would need (after the run-wide correction set its
+ * threshold @h): the smallest change this run could have shown, the runs a
+ * lasting change of the tolerance takes to show, and the repeats one run
+ * needs to show it alone.
+ */
+static void need(struct gate_series *s, const struct model *md, double alpha)
+{
+	const struct noise *nz = &md->nz;
+	double sd = sqrt(run_var(nz, s->repeats, md->mean_inv_r)), tol, t2, room, zmin, zs, h;
+
+	/* Each of the two detectors has its share of the series' budget. */
+	h = s->h = gate_cusum_h(alpha * (1 - GATE_SHEWHART_SHARE), GATE_CUSUM_K);
+	zs = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE);
+	zmin = h + GATE_CUSUM_K - md->s_prev;
+	if (zmin > zs)
+		zmin = zs;
+	if (zmin < GATE_CUSUM_K)
+		zmin = GATE_CUSUM_K;
+	s->smallest = rel_size(nz, zmin * sd);
+	tol = fabs(s->baseline) > 0 ? s->allowance / fabs(s->baseline) : NAN;
+	if (!(tol > 0) || !(sd > 0))
+		return;
+	if (s->smallest < tol)
+		s->smallest = tol;
+	/* The tolerance in standard deviations on the test's scale. */
+	tol = nz->logs ? log1p(tol) : tol * fabs(nz->level);
+	s->need_runs = tol / sd >= zs ? 1 : ceil(gate_cusum_arl(tol / sd, GATE_CUSUM_K, h));
+	if (!(s->need_runs < 1000))
+		s->need_runs = INFINITY;
+	/* One run alone shows the tolerance once it is zs of its sd. */
+	t2 = tol / zs;
+	t2 *= t2;
+	room = t2 - nz->sb2 - nz->level_var;
+	if (room <= 0)
+		s->need_repeats = INFINITY;
+	else
+		s->need_repeats = nz->sw2 > 0 ? ceil(nz->sw2 / room) : 1;
 }
 
 int gate_judge(struct gate_series *s, size_t n, const struct gate_opts *o)
 {
 	static const struct gate_opts defaults = GATE_OPTS_DEFAULT;
-	size_t i, max_window = 1;
+	size_t i, most = 1;
+	struct model *model;
 	double *scratch;
+	int ret;
 
 	if (!o)
 		o = &defaults;
-	for (i = 0; i < n; i++)
-		if (s[i].n_window > max_window)
-			max_window = s[i].n_window;
-	scratch = malloc(max_window * sizeof(*scratch));
-	if (!scratch)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		measure(&s[i], o, scratch);
-	free(scratch);
-	if (adjust(s, n))
-		return -ENOMEM;
 	for (i = 0; i < n; i++) {
+		if (s[i].n_window > most)
+			most = s[i].n_window;
+		if (s[i].recent && s[i].n_recent > most)
+			most = s[i].n_recent;
+	}
+	scratch = malloc((4 * most + 4) * sizeof(*scratch));
+	model = calloc(n ? n : 1, sizeof(*model));
+	if (!scratch || !model) {
+		free(scratch);
+		free(model);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		measure(&s[i], o, scratch, &model[i]);
+	free(scratch);
+	ret = gate_control(s, n, o->fdr);
+	for (i = 0; !ret && i < n; i++) {
 		struct gate_series *g = &s[i];
 		double d;
 		int beyond, worse;
 
 		if (g->verdict != GATE_NO_CHANGE)
 			continue;
+		if (!isnan(g->p_value))
+			need(g, &model[i], gate_series_budget(s, n, i, o->fdr));
 		d = g->current - g->baseline;
 		beyond = fabs(d) > g->allowance;
 		worse = g->better > 0 ? d < 0 : d > 0;
@@ -207,12 +513,15 @@ int gate_judge(struct gate_series *s, size_t n, const struct gate_opts *o)
 			continue;	/* within tolerance: does not matter */
 		/* A change that would matter, which the noise (or too short a
 		 * history to know the noise) leaves unproven either way. */
-		if (!isnan(g->q_value) && g->q_value <= o->fdr)
-			g->verdict = worse ? GATE_REGRESSION : GATE_IMPROVEMENT;
+		if (worse && !isnan(g->q_value) && g->q_value <= o->fdr)
+			g->verdict = GATE_REGRESSION;
+		else if (!worse && !isnan(g->q_improve) && g->q_improve <= o->fdr)
+			g->verdict = GATE_IMPROVEMENT;
 		else
 			g->verdict = GATE_TOO_NOISY;
 	}
-	return 0;
+	free(model);
+	return ret;
 }
 
 int gate_level_shift(const double *x, size_t n, int better, double rel_tol, double abs_tol,

@@ -1,33 +1,46 @@
 /*
- * The history gate's statistics: is one run's value of a series outside
- * what the series' own history says its noise is, judged for all series of
- * the run together so that the run, not each series, keeps its false-alarm
- * rate.
+ * The history gate's statistics: has one series moved the wrong way, judged
+ * for all series of the run together so that the run, not each series,
+ * keeps its false-alarm rate (doc/regression-gate.rst, "The method").
  *
- * Per series, the window is the compare values of the last N usable,
- * comparable runs (each the same summary of its own repeats as the current
- * run's value). Under "nothing changed" the current value is one more draw
- * from the same distribution, so the test is a prediction interval
- * (Student t with N - 1 degrees of freedom on the window's mean and
- * standard deviation, scaled by sqrt(1 + 1/N)), not a two-sample test:
- * the window's spread already holds every source of run-to-run noise
- * (between boots, between repeats), whatever its structure. The test runs
- * on logarithms or on the values themselves, whichever makes the window
- * more symmetric (smaller |skewness|; logarithms need every value
- * positive): noise that grows with the level (latencies, costs) is
- * log-normal, but noise under a ceiling (a saturated link's throughput)
- * is skewed to the left, and logarithms skew it further. A run fails on
- * a tail event, so the wrong scale multiplies the false alarms: on
- * recorded iperf3 runs (bench/gate_accuracy, doc/regression-gate.rst)
- * always-logarithms failed 12% of unchanged 40-series runs at q = 1%,
- * the more symmetric scale 0.8% (with medians of 3 or 5 repeats, 5-7%:
- * doc/regression-gate.rst says where the gate still loses).
+ * One detector per series (gate.c):
+ * - The scale: the test runs on logarithms or on the values themselves,
+ *   whichever makes the window more symmetric (noise that grows with the
+ *   level is log-normal; noise under a ceiling is skewed left).
+ * - The level: the median of the window (the last N usable runs, with the
+ *   transients re-admitted: history_gate.c).
+ * - The noise: run-to-run, from the series' recent runs in time order
+ *   (flagged runs included: they are noise until accepted), as half the
+ *   mean square of successive differences, each difference winsorised at
+ *   GATE_DIFF_CLIP robust standard deviations. Successive differences keep
+ *   the slow mode and the between-boot noise and leave out a slow drift of
+ *   the level. Split into between-run and within-run variance: the
+ *   within-run variance is pooled from each run's repeats, and a run of r
+ *   repeats has variance sigma_b^2 + sigma_w^2 / r (a run of 5 repeats is
+ *   not 5 runs).
+ * - The detector: a one-sided CUSUM, S_t = max(0, S_{t-1} + z_t - k), on the
+ *   standardised residuals z_t of the recent runs and the current run,
+ *   signed toward the metric's bad direction (a second CUSUM toward the
+ *   good direction finds improvements, with its own control). The p-value
+ *   of S is GATE_CUSUM_SOJOURN / ARL0(S), Siegmund's approximation of the
+ *   in-control average run length of a CUSUM with threshold S
+ *   (gate_cusum_arl()): the chance an unchanged run shows a CUSUM this high.
+ *   A CUSUM tuned to a 1 sd change is slow on a large one (one run 6 sd
+ *   off leaves S below the h of a 1-in-4000 budget), so the run's own
+ *   residual is a second statistic: the series' p is the smaller of the
+ *   two, each divided by its share of the budget (Lucas' combined
+ *   Shewhart-CUSUM; a weighted Bonferroni, GATE_SHEWHART_SHARE).
+ *   Residuals are Student t (the noise is estimated), mapped to the normal
+ *   deviate of the same tail.
  *
- * Across the run's series the p-values go through Benjamini-Hochberg at
- * level q. When nothing changed (every null hypothesis true) the false
- * discovery rate equals the probability that the run reports any false
- * regression, so q is the run-level false-alarm rate CI sees, for any
- * number of series, while a real change in a few series is still found.
+ * Across the run: series are grouped (a test case's series move together);
+ * each group's p-value is Simes' combination of its series', the groups go
+ * through Benjamini-Hochberg at q, and inside a selected group its series
+ * through Benjamini-Hochberg at q * R / G (Benjamini and Bogomolov's
+ * selective rule; R of G groups selected). When nothing changed, any
+ * alarm needs a group alarm, so q bounds the run's false-alarm rate.
+ * Regressions and improvements are controlled apart, each at q, and only
+ * regressions fail a run.
  *
  * A change must also be larger than the policy's tolerance to be a
  * regression or an improvement: statistics say whether it is real, the
@@ -39,6 +52,33 @@
 #include <stddef.h>
 
 #include "changepoint.h"	/* rel_change() */
+
+/*
+ * The detector's constants, in one place, the same for every policy.
+ * k is the CUSUM's reference value in noise standard deviations (half the
+ * shift it detects fastest: 1 sd). GATE_SIEGMUND_B is Siegmund's boundary
+ * correction (h + 1.166 for normal increments). GATE_CUSUM_SOJOURN turns
+ * the average run length into a per-run rate: the gate fails every run
+ * while S stays above h, not only the first, so the chance that an
+ * unchanged run's S is at least h is about 3.55 / ARL0(h) (2e8 steps of
+ * unit normal noise: 3.47 at h = 4, 3.53-3.58 for h = 5-9, the range a
+ * series' budget puts h in; doc/regression-gate.rst). The recorded
+ * histories' replay is bench/. GATE_DIFF_CLIP winsorises
+ * successive differences (robust standard deviations).
+ */
+#define GATE_CUSUM_K 0.5
+#define GATE_SIEGMUND_B 1.166
+#define GATE_CUSUM_SOJOURN 3.55
+#define GATE_DIFF_CLIP 3.5
+/* The level and the noise come from runs at least this many runs old
+ * (with enough history): a lasting change shows in the CUSUM before it
+ * can pull them toward itself. */
+#define GATE_GUARD_RUNS 5
+/* The run-alone statistic's share of a series' budget (the CUSUM has the
+ * rest). Replaying the recorded iperf3 histories in time order (r = 1,
+ * throughput and cost, one case): 0.5 failed 7 of 310 and 8 of 170
+ * unchanged runs, 0.2 12 of 310 and 5 of 170 (doc/regression-gate.rst). */
+#define GATE_SHEWHART_SHARE 0.5
 
 struct gate_opts {
 	double fdr;		/* run-level false-alarm rate q (0.01) */
@@ -58,7 +98,7 @@ enum gate_verdict {
 
 struct gate_series {
 	/* In. */
-	const double *window;	/* compare values of the window's runs */
+	const double *window;	/* compare values of the level's runs, oldest first */
 	size_t n_window;
 	double current;		/* the current run's compare value */
 	int better;		/* +1 higher is better, -1 lower, 0 none */
@@ -68,9 +108,32 @@ struct gate_series {
 	double baseline;	/* the window's median */
 	double change;		/* rel_change(current, baseline) */
 	double allowance;	/* tolerance in the metric's units */
-	double p_value;		/* prediction-interval p, NaN: not tested */
-	double q_value;		/* Benjamini-Hochberg adjusted p */
+	double p_value;		/* the regression CUSUM's p, NaN: not tested */
+	double q_value;		/* its run-level adjusted p (regressions) */
 	enum gate_verdict verdict;
+	/* In (optional: zero means none). */
+	const double *recent;	/* every measured run since the level, oldest
+				   first, flagged ones too (NULL: the window) */
+	size_t n_recent;
+	const size_t *recent_repeats;	/* repeats of each recent run (NULL: unknown) */
+	const double *recent_within;	/* each one's variance of its repeats on the
+					   values' scale (NaN/NULL: unknown) */
+	size_t repeats;		/* the current run's repeats (0: unknown) */
+	double within;		/* their variance (NaN/0 with repeats < 2: unknown) */
+	const char *group;	/* series of one group move together (NULL: alone) */
+	int fresh;		/* 1: start the CUSUM at the current run (pinned) */
+	/* Out. */
+	double sigma;		/* run-to-run noise of one such run, relative */
+	double sigma_between, sigma_within;	/* its parts, relative */
+	double z;		/* the current run's standardised residual (bad +) */
+	double cusum;		/* the regression CUSUM after the current run */
+	double p_improve, q_improve;	/* the improvement CUSUM's */
+	double h;		/* the CUSUM threshold this series' budget gives */
+	double smallest;	/* the smallest change this run could have shown,
+				   relative (NaN: unknown) */
+	double need_runs;	/* runs at a tolerance-sized lasting change until it
+				   shows (Inf: never at this noise) */
+	double need_repeats;	/* repeats a run needs to show one alone (Inf: none do) */
 };
 
 /*
@@ -79,26 +142,38 @@ struct gate_series {
  */
 int gate_judge(struct gate_series *s, size_t n, const struct gate_opts *o);
 
+/* Siegmund's approximation of a one-sided CUSUM's average run length, with
+ * reference @k and threshold @h, on unit-variance increments of mean @mu:
+ * (exp(-2 d b) + 2 d b - 1) / (2 d^2), d = mu - k, b = h + GATE_SIEGMUND_B
+ * (b^2 when d = 0). */
+double gate_cusum_arl(double mu, double k, double h);
+
+/* The detector's p-value of a regression CUSUM @s whose run's residual is
+ * @z: min(GATE_CUSUM_SOJOURN / ARL0(s) / (1 - w), P(Z >= z) / w), w the
+ * run-alone share GATE_SHEWHART_SHARE. */
+double gate_detector_p(double s, double z);
+
+/* The threshold h at which an unchanged series alarms in a fraction @alpha
+ * of runs (GATE_CUSUM_SOJOURN / ARL0(h) = alpha). */
+double gate_cusum_h(double alpha, double k);
+
 /* The prediction-interval p-value of @x against @w[0..n) (n >= 2), on
  * logarithms or values, whichever is more symmetric in @w; NaN when
- * undefined. */
+ * undefined. The gate before the CUSUM (bench/ compares the two). */
 double gate_prediction_p(const double *w, size_t n, double x);
 
 /*
- * A level shift: a run judged alone cannot see a drop of one or two
- * standard deviations at a 1 % false-alarm rate, but a few runs at the
- * new level can. @x[0..n) is the series' recent history, oldest first,
- * with the current value last. The latest change point in it
- * (changepoint.h) going the wrong way by more than the tolerance, with the
- * current value still beyond it, and its Welch p-value at most @max_p,
- * is a regression: @return 1 and fill
- * @before (the old level) and @p_value; 0 when not; -ENOMEM.
+ * The former level-shift rule (bench/ compares it; compare --db no longer
+ * uses it, the CUSUM replaces it): the latest change point in @x[0..n)
+ * (oldest first, the current value last) going the wrong way by more than
+ * the tolerance, with the current value still beyond it, and its Welch
+ * p-value at most @max_p: @return 1 and fill @before and @p_value; 0 when
+ * not; -ENOMEM.
  */
 int gate_level_shift(const double *x, size_t n, int better, double rel_tol, double abs_tol,
 		     double max_p, double *before, double *p_value);
 
-/* gate_level_shift()'s max_p in compare --db: the Welch p-value the
- * latest change point needs (bench/gate_accuracy tunes it). */
+/* gate_level_shift()'s max_p as compare --db used it. */
 #define GATE_SHIFT_P 1e-5
 
 /* Name of a verdict as the comparison rows spell it. */

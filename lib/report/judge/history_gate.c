@@ -19,9 +19,12 @@
 #include "rp_compare.h"
 
 #define DEFAULT_WINDOW 30
-/* The run's 1 % false-alarm budget: 0.7 % to the per-run test, the rest
- * to the level-shift rule (0.3 % measured at GATE_SHIFT_P: bench/gate_accuracy). */
-#define DEFAULT_FDR 0.007
+/* The run's false-alarm budget, all of it to the one detector (gate.h);
+ * regressions and improvements are controlled apart, each at this rate. */
+#define DEFAULT_FDR 0.01
+/* A flagged run followed by this many runs the gate did not flag is a
+ * transient: back in the level's window (doc/run-history.rst). */
+#define TRANSIENT_AFTER 2
 
 static const char window_sql[] = HISTORY_WINDOW_SQL;
 static const char missing_sql[] = HISTORY_MISSING_SQL;
@@ -39,6 +42,13 @@ struct pending {
 	size_t n_window;
 	double rel_tol, abs_tol;
 	long long id;		/* the series' id */
+	char *group;		/* its case: path and case name */
+	double *recent;		/* every measured run since the level, oldest first */
+	size_t *repeats;	/* each one's repeats */
+	double *within;		/* each one's variance of its repeats */
+	size_t n_recent;
+	size_t cur_repeats;	/* the current run's */
+	double cur_within;
 };
 
 struct judge {
@@ -106,7 +116,7 @@ static const char *level_of(const struct judge *j, long long id)
 	return lv ? lv->order : NULL;
 }
 
-/* The window's values of element @e (-1: the scalar value column). */
+/* The window's values of element @e (-1: the scalar value column), oldest first. */
 static double *window_values(struct db_rows *rows, const char *op, long e, size_t *n)
 {
 	size_t k, m = db_rows_count(rows);
@@ -115,7 +125,7 @@ static double *window_values(struct db_rows *rows, const char *op, long e, size_
 	*n = 0;
 	if (!v)
 		return NULL;
-	for (k = 0; k < m; k++) {
+	for (k = m; k-- > 0;) {
 		const char *val = db_rows_get(rows, k, 0);
 
 		if (e < 0) {
@@ -166,6 +176,36 @@ static int has_any(struct db *db, const char *sid, const char *cmp, int *any)
 		db_rows_free(rows);
 	}
 	return ret;
+}
+
+/* Sample variance of x[0..n) (NaN below 2). */
+static double variance_of(const double *x, size_t n)
+{
+	double m = 0, ss = 0;
+	size_t i;
+
+	if (n < 2)
+		return NAN;
+	for (i = 0; i < n; i++)
+		m += x[i];
+	m /= (double)n;
+	for (i = 0; i < n; i++)
+		ss += (x[i] - m) * (x[i] - m);
+	return ss / (double)(n - 1);
+}
+
+/* A case's group key: its path and case name (gate_control.h). */
+static char *group_of(const char *path, const char *case_name)
+{
+	size_t a = strlen(path), b = strlen(case_name);
+	char *g = malloc(a + b + 2);
+
+	if (g) {
+		memcpy(g, path, a);
+		g[a] = '\x1f';
+		memcpy(g + a + 1, case_name, b + 1);
+	}
+	return g;
 }
 
 static int judge_series(struct judge *j, const struct ksft_metric_report *r, size_t i)
@@ -229,7 +269,8 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {
 		struct cmp_row *row = cmp_row_new(j->c, (char *const *)s.path, s.path_len,
 						  s.case_name, s.name, s.labels_json, e);
-		struct pending pd = { 0, NULL, 0, rel_tol, abs_tol, id };
+		struct pending pd = { 0, NULL, 0, rel_tol, abs_tol, id, NULL, NULL, NULL, NULL, 0,
+				      vals.n, NAN };
 
 		if (!row) {
 			ret = ksftm_fail(ENOMEM, "out of memory");
@@ -260,8 +301,12 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		}
 		pd.row = j->c->n - 1;
 		pd.window = window_values(rows, op, e, &pd.n_window);
-		if (!pd.window || push_pending(j, &pd)) {
+		if (vals.width == 1 && e < 0)
+			pd.cur_within = variance_of(vals.v, vals.n);
+		pd.group = group_of(path, s.case_name);
+		if (!pd.window || !pd.group || push_pending(j, &pd)) {
 			free(pd.window);
+			free(pd.group);
 			ret = ksftm_fail(ENOMEM, "out of memory");
 			goto out;
 		}
@@ -367,62 +412,172 @@ static int latest_pinned(struct judge *j, char **out)
 	return ret;
 }
 
-/* All pending rows of the run through gate_judge() at once. */
-static int judge_all(struct judge *j)
+/* An interference series (doc/producers.rst): how disturbed the machine
+ * was, not what the test measures. */
+static int is_interference(const struct cmp_row *row)
+{
+	return !strncmp(row->name, "interference.", 13) && !row->better;
+}
+
+/*
+ * Pending rows @idx[0..n) through one gate_judge() call (@interference:
+ * judged upward, higher is more disturbed, only to tell a disturbed run;
+ * their rows stay untracked). @disturbed gets the groups whose
+ * interference is measurably above the history's.
+ */
+static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interference,
+		       const char **disturbed, size_t *n_disturbed)
 {
 	struct gate_opts go = GATE_OPTS_DEFAULT;
-	struct gate_series *g = calloc(j->n_p ? j->n_p : 1, sizeof(*g));
-	size_t k;
+	struct gate_series *g = calloc(n ? n : 1, sizeof(*g));
+	size_t m;
 
 	if (!g)
 		return ksftm_fail(ENOMEM, "out of memory");
 	go.fdr = j->o->fdr > 0 ? j->o->fdr : DEFAULT_FDR;
-	for (k = 0; k < j->n_p; k++) {
-		const struct cmp_row *row = &j->c->rows[j->p[k].row];
+	for (m = 0; m < n; m++) {
+		const struct pending *pd = &j->p[idx[m]];
+		const struct cmp_row *row = &j->c->rows[pd->row];
 
-		g[k].window = j->p[k].window;
-		g[k].n_window = j->p[k].n_window;
-		g[k].current = row->current;
-		g[k].better = row->better;
-		g[k].rel_tol = j->p[k].rel_tol;
-		g[k].abs_tol = j->p[k].abs_tol;
+		g[m].window = pd->window;
+		g[m].n_window = pd->n_window;
+		g[m].recent = pd->recent;
+		g[m].n_recent = pd->n_recent;
+		g[m].recent_repeats = pd->repeats;
+		g[m].recent_within = pd->within;
+		g[m].repeats = pd->cur_repeats;
+		g[m].within = pd->cur_within;
+		g[m].group = pd->group;
+		g[m].fresh = j->pinned != NULL;
+		g[m].current = row->current;
+		g[m].better = interference ? -1 : row->better;
+		g[m].rel_tol = interference ? NAN : pd->rel_tol;
+		g[m].abs_tol = interference ? NAN : pd->abs_tol;
 	}
-	if (gate_judge(g, j->n_p, &go)) {
+	if (gate_judge(g, n, &go)) {
 		free(g);
 		return ksftm_fail(ENOMEM, "out of memory");
 	}
-	for (k = 0; k < j->n_p; k++) {
-		struct cmp_row *row = &j->c->rows[j->p[k].row];
+	for (m = 0; m < n; m++) {
+		struct cmp_row *row = &j->c->rows[j->p[idx[m]].row];
 
-		row->baseline = g[k].baseline;
-		row->change_pct = g[k].change * 100.0;
-		row->allowance = g[k].allowance;
-		row->p_value = g[k].q_value;
-		row->n_baseline = row->baseline_runs = g[k].n_window;
-		row->verdict = gate_verdict_name(g[k].verdict);
-		row->fails = g[k].verdict == GATE_REGRESSION;
+		row->baseline = g[m].baseline;
+		row->change_pct = g[m].change * 100.0;
+		row->allowance = g[m].allowance;
+		row->n_baseline = row->baseline_runs = g[m].n_window;
+		if (interference) {
+			row->verdict = gate_verdict_name(GATE_UNTRACKED);
+			if (g[m].verdict == GATE_REGRESSION)
+				disturbed[(*n_disturbed)++] = j->p[idx[m]].group;
+			continue;
+		}
+		row->p_value = g[m].q_value;
+		row->verdict = gate_verdict_name(g[m].verdict);
+		row->fails = g[m].verdict == GATE_REGRESSION;
+		row->noise_pct = g[m].sigma * 100.0;
+		row->smallest_pct = g[m].smallest * 100.0;
+		row->need_runs = g[m].need_runs;
+		row->need_repeats = g[m].need_repeats;
 	}
 	free(g);
 	return 0;
 }
 
 /*
- * The series' recent values (measurements, on comparable machines),
- * whatever the gate said of each: a level shift shows only with the runs
- * that make it up, which the window leaves out. From the series' accepted
- * level on, newest first.
+ * All pending rows of the run through gate_judge() at once (the
+ * interference series apart: they must not spend the gated series'
+ * budget). Disturbed is not regressed: a regression in a case whose
+ * interference is measurably above its history's (the interference
+ * series' own upward test at the run's q) is "disturbed", to rerun, and
+ * does not fail the run.
+ */
+static int judge_all(struct judge *j)
+{
+	size_t *gated = malloc((j->n_p ? j->n_p : 1) * sizeof(*gated));
+	size_t *intf = malloc((j->n_p ? j->n_p : 1) * sizeof(*intf));
+	const char **disturbed = malloc((j->n_p ? j->n_p : 1) * sizeof(*disturbed));
+	size_t k, d, n_g = 0, n_i = 0, n_d = 0;
+	int ret;
+
+	if (!gated || !intf || !disturbed) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	for (k = 0; k < j->n_p; k++) {
+		if (is_interference(&j->c->rows[j->p[k].row]))
+			intf[n_i++] = k;
+		else
+			gated[n_g++] = k;
+	}
+	if ((ret = judge_batch(j, intf, n_i, 1, disturbed, &n_d)) ||
+	    (ret = judge_batch(j, gated, n_g, 0, disturbed, &n_d)))
+		goto out;
+	for (k = 0; k < n_g && n_d; k++) {
+		struct cmp_row *row = &j->c->rows[j->p[gated[k]].row];
+
+		if (!row->fails)
+			continue;
+		for (d = 0; d < n_d; d++)
+			if (!strcmp(disturbed[d], j->p[gated[k]].group)) {
+				row->verdict = "disturbed";
+				row->fails = 0;
+				j->c->disturbed++;
+				break;
+			}
+	}
+out:
+	free(gated);
+	free(intf);
+	free(disturbed);
+	return ret;
+}
+
+/*
+ * The series' recent runs (measurements, on comparable machines, from its
+ * accepted level on), whatever the gate said of each: the CUSUM runs over
+ * them, and their noise is the series' noise. Flagged runs stay out of the
+ * level until accepted, but a flagged run followed by TRANSIENT_AFTER runs
+ * the gate did not flag was a transient: it is back in the level's window.
  */
 static const char shift_sql[] = HISTORY_SHIFT_SQL;
 
-/* The level-shift rule (gate_level_shift()) on the series' recent runs. */
-static int shift_of(struct judge *j, const struct pending *pd)
+/* Count and variance of a run's stored repeats (a JSON array of numbers). */
+static void repeats_of(const char *samples, size_t *r, double *var)
 {
-	struct cmp_row *row = &j->c->rows[pd->row];
+	json_t *a = samples ? json_loads(samples, 0, NULL) : NULL;
+	double m = 0, ss = 0, x;
+	size_t k, n = 0;
+
+	*r = 0;
+	*var = NAN;
+	if (!json_is_array(a)) {
+		json_decref(a);
+		return;
+	}
+	for (k = 0; k < json_array_size(a); k++)
+		if (json_is_number(json_array_get(a, k))) {
+			m += json_number_value(json_array_get(a, k));
+			n++;
+		}
+	if (n && n == json_array_size(a)) {
+		m /= (double)n;
+		for (k = 0; k < n; k++) {
+			x = json_number_value(json_array_get(a, k)) - m;
+			ss += x * x;
+		}
+		*r = n;
+		*var = n > 1 ? ss / (double)(n - 1) : NAN;
+	}
+	json_decref(a);
+}
+
+static int recent_of(struct judge *j, struct pending *pd)
+{
 	const char *p[4] = { NULL, j->o->comparable, j->o->order, level_of(j, pd->id) };
+	size_t n, k, clean = 0, w = j->o->window ? j->o->window : DEFAULT_WINDOW;
 	struct db_rows *rows;
-	double x[64], before, pv;
+	double *grown;
 	char sid[32];
-	size_t n, k;
 	int ret;
 
 	snprintf(sid, sizeof(sid), "%lld", pd->id);
@@ -430,34 +585,50 @@ static int shift_of(struct judge *j, const struct pending *pd)
 	if ((ret = db_query(j->db, shift_sql, p, 4, &rows)))
 		return ret;
 	n = db_rows_count(rows);
-	for (k = 0; k < n; k++)
-		x[n - 1 - k] = strtod(db_rows_get(rows, k, 0), NULL);
-	db_rows_free(rows);
-	x[n++] = row->current;
-	ret = gate_level_shift(x, n, row->better, pd->rel_tol, pd->abs_tol, GATE_SHIFT_P,
-			       &before, &pv);
-	if (ret < 0)
+	pd->recent = malloc((n ? n : 1) * sizeof(*pd->recent));
+	pd->repeats = malloc((n ? n : 1) * sizeof(*pd->repeats));
+	pd->within = malloc((n ? n : 1) * sizeof(*pd->within));
+	grown = realloc(pd->window, (pd->n_window + n + 1) * sizeof(*grown));
+	if (grown)
+		pd->window = grown;
+	if (!pd->recent || !pd->repeats || !pd->within || !grown) {
+		db_rows_free(rows);
 		return ksftm_fail(ENOMEM, "out of memory");
-	if (ret) {
-		row->verdict = "regression";
-		row->fails = 1;
-		row->baseline = before;
-		row->change_pct = rel_change(row->current, before) * 100.0;
-		row->p_value = pv;
 	}
+	/* Newest first: count the unflagged runs after each flagged one. */
+	for (k = 0; k < n; k++) {
+		const char *verdict = db_rows_get(rows, k, 2), *acc = db_rows_get(rows, k, 3);
+		int flagged = verdict && !strcmp(verdict, "regression") && (!acc || !strcmp(acc, "0"));
+
+		pd->recent[n - 1 - k] = strtod(db_rows_get(rows, k, 0), NULL);
+		repeats_of(db_rows_get(rows, k, 1), &pd->repeats[n - 1 - k], &pd->within[n - 1 - k]);
+		if (!flagged) {
+			clean++;
+			continue;
+		}
+		if (clean >= TRANSIENT_AFTER && k < w) {
+			pd->window[pd->n_window++] = pd->recent[n - 1 - k];
+		}
+	}
+	pd->n_recent = n;
+	db_rows_free(rows);
 	return 0;
 }
 
-static int judge_shifts(struct judge *j)
+/* The recent runs of every scalar series the gate judges (a pinned
+ * baseline: none, the window alone is the reference). */
+static int recent_all(struct judge *j)
 {
 	size_t k;
 	int ret = 0;
 
+	if (j->pinned)
+		return 0;
 	for (k = 0; k < j->n_p && !ret; k++) {
 		const struct cmp_row *row = &j->c->rows[j->p[k].row];
 
-		if (row->element < 0 && row->better && !row->fails && isfinite(row->current))
-			ret = shift_of(j, &j->p[k]);
+		if (row->element < 0 && row->better && isfinite(row->current))
+			ret = recent_of(j, &j->p[k]);
 	}
 	return ret;
 }
@@ -483,9 +654,9 @@ int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 	if (!ret && !o->incomparable)
 		ret = missing_series(&j);
 	if (!ret)
+		ret = recent_all(&j);
+	if (!ret)
 		ret = judge_all(&j);
-	if (!ret && !pinned)
-		ret = judge_shifts(&j);
 	if (!ret) {
 		for (i = 0; i < j.c->n; i++)
 			j.c->failing += j.c->rows[i].fails != 0;
@@ -494,8 +665,13 @@ int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 		j.c = NULL;
 	}
 out:
-	for (i = 0; i < j.n_p; i++)
+	for (i = 0; i < j.n_p; i++) {
 		free(j.p[i].window);
+		free(j.p[i].group);
+		free(j.p[i].recent);
+		free(j.p[i].repeats);
+		free(j.p[i].within);
+	}
 	free(j.p);
 	free(j.seen);
 	free(pinned);

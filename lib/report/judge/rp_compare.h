@@ -19,6 +19,11 @@ struct cmp_row {
 	double disp_scale;	/* the policy's display_scale, NaN: none */
 	char *disp_label;	/* its display_label, NULL: none */
 	long series;		/* index in the current report; -1: none */
+	/* What a series the history gate cannot judge would need (NaN: not
+	 * known): its run-to-run noise and the smallest change this run could
+	 * have shown (percent), the runs a lasting change of the tolerance
+	 * takes to show and the repeats one run needs to show it (Inf: none). */
+	double noise_pct, smallest_pct, need_runs, need_repeats;
 };
 
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
@@ -46,6 +51,7 @@ struct ksft_metric_report_comparison {
 	struct cmp_row *rows;
 	size_t n, cap;
 	size_t failing;
+	size_t disturbed;	/* regressions held out as "disturbed" (rerun) */
 };
 
 #endif

@@ -535,7 +535,8 @@ static void utc_now(char *buf, size_t size)
 }
 
 static const char *const worst_first[] = {
-	"regression", "noise", "improvement", "incomparable", "new", "untracked", "ok",
+	"regression", "disturbed", "noise", "improvement", "incomparable", "new", "untracked",
+	"ok",
 };
 #define N_VERDICTS (sizeof(worst_first) / sizeof(worst_first[0]))
 
@@ -803,10 +804,12 @@ static int insert_results(struct db *db, const struct ingest_item *items, size_t
 
 			snprintf(v, 40, "%.17g", it->row.value);
 			snprintf(sid, 22, "%lld", it->id);
-			/* Only measurements, on a comparable machine and not
-			 * judged a regression, feed baselines. */
+			/* Only measurements, on a comparable machine and not judged
+			 * a regression (nor measured on a disturbed machine), feed
+			 * baselines. */
 			usable[0] = history_status_measured(it->s.status) && !incomparable &&
-				    strcmp(verdict, "regression") ? '1' : '0';
+				    strcmp(verdict, "regression") &&
+				    strcmp(verdict, "disturbed") ? '1' : '0';
 			usable[1] = '\0';
 			q[0] = run_id;
 			q[1] = sid;

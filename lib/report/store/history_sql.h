@@ -38,12 +38,15 @@
 #define HISTORY_LEVELS_SQL \
 	"SELECT series_id, run_order FROM ksftm_levels WHERE comparable = $1"
 
-/* The level-shift rule's recent values of series $1 on machines $2 (cases
- * measured, whatever the gate said of each) before order $3 (or all),
- * from its accepted level $4 (HISTORY_LEVELS_SQL, or NULL) on, newest
- * first; a parameter for the level, as in the window. */
+/* The gate's recent runs of series $1 on machines $2 (cases measured,
+ * whatever the gate said of each: the CUSUM's sequence and the noise)
+ * before order $3 (or all), from its accepted level $4 (HISTORY_LEVELS_SQL,
+ * or NULL) on, newest first; a parameter for the level, as in the window.
+ * The repeats (samples) give the within-run variance; the verdict, which
+ * flagged runs were transients. */
 #define HISTORY_SHIFT_SQL \
-	"SELECT res.value FROM ksftm_results res" \
+	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order" \
+	" FROM ksftm_results res" \
 	" WHERE res.series_id = $1 AND res.comparable = $2" \
 	" AND res.status IN " HISTORY_MEASURED_STATUSES \
 	" AND COALESCE(res.verdict, '') <> 'incomparable' AND res.value IS NOT NULL" \
