@@ -961,6 +961,26 @@ def test_html_history():
     trends = re.findall(r'<figure class="chart trend" id="(t-[^"]+)">', text)
     assert any("tput" in t for t in trends) and any("bare" in t for t in trends), trends
     assert text.count('line class="change"') == 1, text.count('line class="change"')
+    # Issue 23 item 5: the history above the cases; runs named on the axis,
+    # this run marked, the gate's band and tolerance drawn.
+    assert text.index('<section id="history">') < text.index('<section id="cases">')
+    tput = re.search(r'<figure class="chart trend" id="t-[^"]*tput[^"]*">.*?</figure>',
+                     text, re.S).group(0)
+    assert re.search(r">r1?[0-9]</text>", tput) and ">this run</text>" in tput, tput[-3000:]
+    assert 'circle class="current"' in tput and 'rect class="band"' in tput, tput[-3000:]
+    assert tput.count('line class="tolerance"') == 2, tput.count('line class="tolerance"')
+    # Accepted and pinned: the level and the pin drawn; with nothing
+    # regressed the table still lists every gated series (no change).
+    expect_rc(0, "accept", "--db", db, "r9")
+    expect_rc(0, "pin", "--db", db, "r14")
+    expect_rc(0, "html", "-o", page, "--db", db, cur)
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    listed = re.findall(r'<tr class="([a-z]+)" id="v-', text)
+    assert listed and "regression" not in listed and "ok" in listed, listed
+    assert "No regression and no improvement (every gated series above)" in text
+    assert 'line class="level"' in text and 'class="pin"' in text, "no level or pin"
+    expect_rc(0, "pin", "--db", db, "--unpin", "r14")
     _, err = expect_rc(2, "html", "-o", page, "--db", os.path.join(TMP, "no/such/dir/x.db"), cur)
     assert "no/such/dir" in err, err
 
