@@ -985,6 +985,61 @@ def test_html_history():
     assert "no/such/dir" in err, err
 
 
+def test_site():
+    """ksft-metric site (issue 23 item 5): index and one page per series,
+    names stable across builds, self-contained; refuses a non-empty
+    directory that is not a site; never writes through a symlink."""
+    db = os.path.join(TMP, "site-history.db")
+    for i in range(1, 13):
+        log = os.path.join(TMP, f"site{i}.log")
+        with open(log, "w") as f:
+            noise = ((i * 7) % 5 - 2) * 10**8
+            f.write(UNITS_LOG % ("%d" % ((32 if i <= 7 else 20) * 10**9 + noise)))
+        expect_rc(0, "ingest", "-q", "--db", db, "--run", f"r{i}", "--order", "%03d" % i,
+                  "--context", f"commit=abc{i}", log)
+    expect_rc(0, "pin", "--db", db, "r11")
+    out = os.path.join(TMP, "site")
+    outside = os.path.join(TMP, "site-outside.txt")
+    with open(outside, "w") as f:
+        f.write("keep")
+    _, err = expect_rc(0, "site", "--db", db, "-o", out)
+    assert "index.html and" in err, err
+    # A previous site whose index became a symlink out of it: replaced, not followed.
+    os.unlink(os.path.join(out, "index.html"))
+    os.symlink(outside, os.path.join(out, "index.html"))
+    expect_rc(0, "site", "-q", "--db", db, "-o", out)
+    assert open(outside).read() == "keep", "wrote through a symlink"
+    assert not os.path.islink(os.path.join(out, "index.html"))
+    names = sorted(os.listdir(out))
+    pages = [n for n in names if n.startswith("s-") and n.endswith(".html")]
+    assert len(pages) >= 2 and ".ksft-metric-site" in names, names
+    index = open(os.path.join(out, "index.html"), encoding="utf-8").read()
+    for p in pages:
+        assert f'href="{p}"' in index, p
+        text = open(os.path.join(out, p), encoding="utf-8").read()
+        assert "<script" not in text and "https://" not in text and "src=" not in text
+        assert 'href="index.html#' in text
+    tput = [p for p in pages if "tput" in p][0]
+    text = open(os.path.join(out, tput), encoding="utf-8").read()
+    assert 'line class="change"' in text and 'class="pin"' in text, tput
+    assert ">abc12</text>" in text and "circle class=\"point current\"" in text
+    assert re.search(r'<td class="verdict regression">regression</td>', index), index[-2000:]
+    # Rebuilt: the same names (stable links); into a foreign directory: refused.
+    expect_rc(0, "site", "-q", "--db", db, "-o", out)
+    assert sorted(os.listdir(out)) == names
+    foreign = os.path.join(TMP, "site-foreign")
+    os.mkdir(foreign)
+    with open(os.path.join(foreign, "notes.txt"), "w") as f:
+        f.write("mine")
+    _, err = expect_rc(2, "site", "--db", db, "-o", foreign)
+    assert "site-foreign: not empty" in err and "--force" in err, err
+    assert os.listdir(foreign) == ["notes.txt"]
+    expect_rc(0, "site", "-q", "--force", "--db", db, "-o", foreign)
+    assert "index.html" in os.listdir(foreign)
+    _, err = expect_rc(2, "site", "--db", db)
+    assert "-o DIR" in err, err
+
+
 def test_plot_escaping():
     log = os.path.join(TMP, "nasty.log")
     with open(log, "w") as f:

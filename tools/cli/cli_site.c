@@ -34,7 +34,7 @@
 
 static const char site_usage[] =
 	"usage: ksft-metric site --db DB -o DIR [--context K=V ...] [--last N]\n"
-	"                        [--title TEXT] [--force]\n"
+	"                        [--title TEXT] [--force] [--quiet]\n"
 	"\n"
 	"A static site over the whole history: DIR/index.html lists every series,\n"
 	"grouped by case, with its trend (a sparkline), latest value and latest\n"
@@ -51,6 +51,7 @@ static const char site_usage[] =
 	"  -n, --last N         the last N runs of each series (200)\n"
 	"  -T, --title TEXT     the index's title (default: the history's name)\n"
 	"  -F, --force          write into a non-empty DIR that is not a site\n"
+	"  -q, --quiet          do not say what was written\n"
 	"  -h, --help           this help\n";
 
 static const char site_css[] =
@@ -392,6 +393,7 @@ int cmd_site(int argc, char **argv)
 		{ "last", required_argument, NULL, 'n' },
 		{ "title", required_argument, NULL, 'T' },
 		{ "force", no_argument, NULL, 'F' },
+		CLI_OPTION_QUIET,
 		CLI_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -412,7 +414,7 @@ int cmd_site(int argc, char **argv)
 	ret = cli_common_init(&cc, "site", site_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "D:o:x:n:T:Fh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "D:o:x:n:T:Fqh", opts, NULL)) != -1) {
 		ret = EXIT_USAGE;
 		if (ch == 'n') {
 			if (cli_parse_size("--last", optarg, 100000, &ho.last))
