@@ -985,6 +985,25 @@ def test_html_history():
     assert "no/such/dir" in err, err
 
 
+def test_identical_lines():
+    """Two series with the same points in one chart (local and remote cost
+    on one host, issue 23): the later line dashed, the legend says so."""
+    log = os.path.join(TMP, "same.log")
+    lines = ["KTAP version 1", "1..1"]
+    for t in range(5):
+        for host in ("local", "remote"):
+            lines.append('# ktap-metric-json: {"name":"cost","shape":"scalar","time":%d,'
+                         '"value":%d,"host":"%s"}' % (t, 10 + t % 2, host))
+    lines.append("ok 1 same")
+    with open(log, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    page = os.path.join(TMP, "same.html")
+    expect_rc(0, "html", "-o", page, log)
+    text = open(page, encoding="utf-8").read()
+    assert text.count('<g class="same" stroke-dasharray') == 1, text.count('class="same"')
+    assert ">= line 1, dashed: host=remote</text>" in text, "no legend note"
+
+
 def test_site():
     """ksft-metric site (issue 23 item 5): index and one page per series,
     names stable across builds, self-contained; refuses a non-empty

@@ -200,8 +200,8 @@ double chart_lines(struct svg *s, const struct ksft_metric_report *r,
 		if (same_as(xs, ys, cnt, i) != (size_t)-1) {
 			char *more = NULL;
 
-			if (asprintf(&more, "%s (= line %zu, dashed)", label,
-				     same_as(xs, ys, cnt, i) + 1) < 0) {
+			if (asprintf(&more, "= line %zu, dashed: %s",
+				     same_as(xs, ys, cnt, i) + 1, label) < 0) {
 				free(label);
 				goto out;
 			}
