@@ -183,18 +183,17 @@ static int row_index(struct html_page *pg, struct rank_map *rows)
 	return 0;
 }
 
-static int one_trend(struct html_page *pg, const struct rank_map *rows, size_t idx,
+static int one_trend(struct html_page *pg, const struct rank_map *rows,
 		     const struct ksft_metric_report_series *sj, const char *a)
 {
 	struct ksft_metric_report_row row = { .sz = sizeof(row) };
 	json_t *s = history_of(pg, a);
 	struct trend_marks mk = { 0 };
 	struct svg body = { 0 };
-	char *name = series_title((struct ksft_metric_report_series *)sj, T_FULL);
+	char *name = series_title(sj, T_FULL);
 	double lo, hi, got;
 	int ri = rank_map_get(rows, a);
 
-	(void)idx;
 	if (!name)
 		return -1;
 	mk.title = name;
@@ -202,7 +201,6 @@ static int one_trend(struct html_page *pg, const struct rank_map *rows, size_t i
 	mk.unit = sj->aggregation ? "busy cores" : sj->display_label;
 	if (ri && !ksft_metric_report_comparison_row(pg->cmp, (size_t)ri - 1, &row))
 		mk.row = &row;
-	got = 0;
 	if (value_range(json_object_get(s, "points"), isfinite(mk.scale) ? mk.scale : 1.0,
 			&lo, &hi) || (lo == 0 && hi == 0)) {
 		free(name);	/* never left 0: the case's "Always 0" line says it */
@@ -257,7 +255,7 @@ int html_history_section(struct html_page *pg)
 			if (!a)
 				goto out;
 			r = rank_map_get(&pg->ranks, a) == rank && history_of(pg, a) ?
-			    one_trend(pg, &rows, i, &sj, a) : 0;
+			    one_trend(pg, &rows, &sj, a) : 0;
 			free(a);
 			if (r)
 				goto out;
