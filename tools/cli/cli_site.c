@@ -67,29 +67,6 @@ static const char site_css[] =
 	".meta,.note{color:#555}figure.chart{margin:6px 0;border:1px solid #ddd}"
 	"figure.chart svg{display:block}\n";
 
-/* The series' anchor, as html computes it (html_anchor.c). */
-static char *anchor_of(json_t *s)
-{
-	json_t *path = json_object_get(s, "path"), *p;
-	const char **parts = calloc(json_array_size(path) + 1, sizeof(char *));
-	char *labels = json_dumps(json_object_get(s, "labels"),
-				  JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
-	char *a = NULL;
-	size_t k;
-
-	if (parts && labels && json_is_string(json_object_get(s, "case")) &&
-	    json_is_string(json_object_get(s, "metric"))) {
-		json_array_foreach(path, k, p)
-			parts[k] = json_string_value(p) ? json_string_value(p) : "";
-		a = series_anchor(parts, json_array_size(path),
-				  json_string_value(json_object_get(s, "case")),
-				  json_string_value(json_object_get(s, "metric")), labels);
-	}
-	free(parts);
-	free(labels);
-	return a;
-}
-
 static const char *jstr(json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -328,7 +305,7 @@ static int index_page(struct html_page *pg, const char *title, const char *db)
 	if (!anchors || !done)
 		goto out;
 	json_array_foreach(series, i, s) {
-		if (!(anchors[i] = anchor_of(s)))
+		if (!(anchors[i] = history_anchor(s)))
 			goto out;
 		counts[state_rank(jstr(newest(s), "state"))]++;
 	}
@@ -456,7 +433,7 @@ int cmd_site(int argc, char **argv)
 	if ((dirfd = open_site_dir(cc.out, force)) < 0)
 		goto out;
 	json_array_foreach(json_object_get(pg.history, "series"), i, s) {
-		char *a = anchor_of(s), name[300];
+		char *a = history_anchor(s), name[300];
 		int bad;
 
 		if (!a) {

@@ -70,6 +70,8 @@ int html_verdicts(struct html_page *pg);
 int html_cases(struct html_page *pg);
 /* Read the history of @h (--db) into @pg; -1 on failure (errmsg says). */
 int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h);
+/* The anchor of a series of the history JSON (malloc'd; NULL: OOM or bad). */
+char *history_anchor(json_t *s);
 /* Index pg->history's series by anchor (after loading it); -1 on failure. */
 int html_history_index(struct html_page *pg);
 /* A <td> with the sparkline of the series at @anchor (empty without). */

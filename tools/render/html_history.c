@@ -37,6 +37,28 @@ int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h
 	return html_history_index(pg);
 }
 
+char *history_anchor(json_t *s)
+{
+	json_t *path = json_object_get(s, "path"), *p;
+	const char **parts = calloc(json_array_size(path) + 1, sizeof(char *));
+	char *labels = json_dumps(json_object_get(s, "labels"),
+				  JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+	char *anchor = NULL;
+	size_t k;
+
+	if (parts && labels && json_is_string(json_object_get(s, "case")) &&
+	    json_is_string(json_object_get(s, "metric"))) {
+		json_array_foreach(path, k, p)
+			parts[k] = json_string_value(p) ? json_string_value(p) : "";
+		anchor = series_anchor(parts, json_array_size(path),
+				       json_string_value(json_object_get(s, "case")),
+				       json_string_value(json_object_get(s, "metric")), labels);
+	}
+	free(parts);
+	free(labels);
+	return anchor;
+}
+
 int html_history_index(struct html_page *pg)
 {
 	json_t *series, *s;
@@ -46,27 +68,10 @@ int html_history_index(struct html_page *pg)
 	if (!json_is_array(series))
 		return -1;
 	json_array_foreach(series, i, s) {
-		json_t *path = json_object_get(s, "path"), *p;
-		const char **parts = calloc(json_array_size(path) + 1, sizeof(char *));
-		char *labels = json_dumps(json_object_get(s, "labels"),
-					  JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
-		char *anchor = NULL;
-		size_t k;
-		int ret = -1;
+		char *anchor = history_anchor(s);
+		/* The index + 1, so that 0 still means "none". */
+		int ret = anchor ? rank_map_put(&pg->hist_idx, anchor, (int)i + 1) : -1;
 
-		if (parts && labels && json_is_string(json_object_get(s, "case")) &&
-		    json_is_string(json_object_get(s, "metric"))) {
-			json_array_foreach(path, k, p)
-				parts[k] = json_string_value(p) ? json_string_value(p) : "";
-			anchor = series_anchor(parts, json_array_size(path),
-					       json_string_value(json_object_get(s, "case")),
-					       json_string_value(json_object_get(s, "metric")),
-					       labels);
-			/* The index + 1, so that 0 still means "none". */
-			ret = anchor ? rank_map_put(&pg->hist_idx, anchor, (int)i + 1) : -1;
-		}
-		free(parts);
-		free(labels);
 		free(anchor);
 		if (ret)
 			return -1;
