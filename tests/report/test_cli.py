@@ -961,8 +961,102 @@ def test_html_history():
     trends = re.findall(r'<figure class="chart trend" id="(t-[^"]+)">', text)
     assert any("tput" in t for t in trends) and any("bare" in t for t in trends), trends
     assert text.count('line class="change"') == 1, text.count('line class="change"')
+    # Issue 23 item 5: the history above the cases; runs named on the axis,
+    # this run marked, the gate's band and tolerance drawn.
+    assert text.index('<section id="history">') < text.index('<section id="cases">')
+    tput = re.search(r'<figure class="chart trend" id="t-[^"]*tput[^"]*">.*?</figure>',
+                     text, re.S).group(0)
+    assert re.search(r">r1?[0-9]</text>", tput) and ">this run</text>" in tput, tput[-3000:]
+    assert 'circle class="current"' in tput and 'rect class="band"' in tput, tput[-3000:]
+    assert tput.count('line class="tolerance"') == 2, tput.count('line class="tolerance"')
+    # Accepted and pinned: the level and the pin drawn; with nothing
+    # regressed the table still lists every gated series (no change).
+    expect_rc(0, "accept", "--db", db, "r9")
+    expect_rc(0, "pin", "--db", db, "r14")
+    expect_rc(0, "html", "-o", page, "--db", db, cur)
+    with open(page, encoding="utf-8") as f:
+        text = f.read()
+    listed = re.findall(r'<tr class="([a-z]+)" id="v-', text)
+    assert listed and "regression" not in listed and "ok" in listed, listed
+    assert "No regression and no improvement (every gated series above)" in text
+    assert 'line class="level"' in text and 'class="pin"' in text, "no level or pin"
+    expect_rc(0, "pin", "--db", db, "--unpin", "r14")
     _, err = expect_rc(2, "html", "-o", page, "--db", os.path.join(TMP, "no/such/dir/x.db"), cur)
     assert "no/such/dir" in err, err
+
+
+def test_identical_lines():
+    """Two series with the same points in one chart (local and remote cost
+    on one host, issue 23): the later line dashed, the legend says so."""
+    log = os.path.join(TMP, "same.log")
+    lines = ["KTAP version 1", "1..1"]
+    for t in range(5):
+        for host in ("local", "remote"):
+            lines.append('# ktap-metric-json: {"name":"cost","shape":"scalar","time":%d,'
+                         '"value":%d,"host":"%s"}' % (t, 10 + t % 2, host))
+    lines.append("ok 1 same")
+    with open(log, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    page = os.path.join(TMP, "same.html")
+    expect_rc(0, "html", "-o", page, log)
+    text = open(page, encoding="utf-8").read()
+    assert text.count('<g class="same" stroke-dasharray') == 1, text.count('class="same"')
+    assert ">= line 1, dashed: host=remote</text>" in text, "no legend note"
+
+
+def test_site():
+    """ksft-metric site (issue 23 item 5): index and one page per series,
+    names stable across builds, self-contained; refuses a non-empty
+    directory that is not a site; never writes through a symlink."""
+    db = os.path.join(TMP, "site-history.db")
+    for i in range(1, 13):
+        log = os.path.join(TMP, f"site{i}.log")
+        with open(log, "w") as f:
+            noise = ((i * 7) % 5 - 2) * 10**8
+            f.write(UNITS_LOG % ("%d" % ((32 if i <= 7 else 20) * 10**9 + noise)))
+        expect_rc(0, "ingest", "-q", "--db", db, "--run", f"r{i}", "--order", "%03d" % i,
+                  "--context", f"commit=abc{i}", log)
+    expect_rc(0, "pin", "--db", db, "r11")
+    out = os.path.join(TMP, "site")
+    outside = os.path.join(TMP, "site-outside.txt")
+    with open(outside, "w") as f:
+        f.write("keep")
+    _, err = expect_rc(0, "site", "--db", db, "-o", out)
+    assert "index.html and" in err, err
+    # A previous site whose index became a symlink out of it: replaced, not followed.
+    os.unlink(os.path.join(out, "index.html"))
+    os.symlink(outside, os.path.join(out, "index.html"))
+    expect_rc(0, "site", "-q", "--db", db, "-o", out)
+    assert open(outside).read() == "keep", "wrote through a symlink"
+    assert not os.path.islink(os.path.join(out, "index.html"))
+    names = sorted(os.listdir(out))
+    pages = [n for n in names if n.startswith("s-") and n.endswith(".html")]
+    assert len(pages) >= 2 and ".ksft-metric-site" in names, names
+    index = open(os.path.join(out, "index.html"), encoding="utf-8").read()
+    for p in pages:
+        assert f'href="{p}"' in index, p
+        text = open(os.path.join(out, p), encoding="utf-8").read()
+        assert "<script" not in text and "https://" not in text and "src=" not in text
+        assert 'href="index.html#' in text
+    tput = [p for p in pages if "tput" in p][0]
+    text = open(os.path.join(out, tput), encoding="utf-8").read()
+    assert 'line class="change"' in text and 'class="pin"' in text, tput
+    assert ">abc12</text>" in text and "circle class=\"point current\"" in text
+    assert re.search(r'<td class="verdict regression">regression</td>', index), index[-2000:]
+    # Rebuilt: the same names (stable links); into a foreign directory: refused.
+    expect_rc(0, "site", "-q", "--db", db, "-o", out)
+    assert sorted(os.listdir(out)) == names
+    foreign = os.path.join(TMP, "site-foreign")
+    os.mkdir(foreign)
+    with open(os.path.join(foreign, "notes.txt"), "w") as f:
+        f.write("mine")
+    _, err = expect_rc(2, "site", "--db", db, "-o", foreign)
+    assert "site-foreign: not empty" in err and "--force" in err, err
+    assert os.listdir(foreign) == ["notes.txt"]
+    expect_rc(0, "site", "-q", "--force", "--db", db, "-o", foreign)
+    assert "index.html" in os.listdir(foreign)
+    _, err = expect_rc(2, "site", "--db", db)
+    assert "-o DIR" in err, err
 
 
 def test_plot_escaping():

@@ -394,6 +394,28 @@ def html_counted(*args):
         return f.read(), rows
 
 
+def test_site_pages():
+    """ksft-metric site on this backend (SQLite file or PostgreSQL): the
+    runner's series get their pages, the pinned run is marked, the latest
+    verdict is in the index (issue 23)."""
+    r = "siterunner"
+    rng = random.Random(23)
+    for i in range(8):
+        ingest(r, f"{i:03d}", write_log(f"site{i}.log", 100 if i < 6 else 70, rng),
+               "--context", f"commit=feed{i}")
+    expect_rc(0, "pin", "--db", DB, f"{r}-005")
+    out = os.path.join(TMP, "site")
+    expect_rc(0, "site", "-q", "--db", DB, "--context", f"runner={r}", "-o", out)
+    pages = [n for n in os.listdir(out) if n.startswith("s-tcp-throughput")]
+    assert len(pages) == 1, os.listdir(out)
+    page = open(os.path.join(out, pages[0]), encoding="utf-8").read()
+    assert page.count('<circle class="point') == 8 and 'class="pin"' in page, pages
+    assert ">feed7</text>" in page and "ok, pinned" in page, page[-1500:]
+    index = open(os.path.join(out, "index.html"), encoding="utf-8").read()
+    assert f'href="{pages[0]}"' in index and 'class="verdict regression"' in index, index[-1500:]
+    expect_rc(0, "pin", "--db", DB, "--unpin", f"{r}-005")
+
+
 def test_html_reads_the_page_series_only():
     """Issue 19 item 10: html --db reads the history of the page's series
     (the run's) only, each its last 200 runs: 1,590 more series in the

@@ -215,7 +215,7 @@ int cmd_html(int argc, char **argv)
 		}
 		pg.cmp = cmp;
 	}
-	if (html_verdicts(&pg) || html_cases(&pg)) {
+	if (html_verdicts(&pg) || html_history_section(&pg) || html_cases(&pg)) {
 		cli_error("cannot write the page: %s", pg.out.oom ? "out of memory" :
 			  ksft_metric_report_errmsg());
 		goto out;

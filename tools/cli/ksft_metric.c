@@ -29,6 +29,7 @@ static const char usage[] =
 	"  history  each series' values run by run, with their change points\n"
 	"  accept   accept a run's regressions as the new level\n"
 	"  pin      freeze (or thaw) the baseline at a run\n"
+	"  site     write a static site over the whole run history (index + a page per series)\n"
 	"\n"
 	"FILE is a KTAP log, zperf console output or a twister JSON report; '-' is stdin.\n"
 	"Run 'ksft-metric <command> --help' for its options.\n"
@@ -50,6 +51,7 @@ int main(int argc, char **argv)
 		{ "history", cmd_history },
 		{ "accept", cmd_accept },
 		{ "pin", cmd_pin },
+		{ "site", cmd_site },
 	};
 	size_t i;
 

@@ -77,6 +77,19 @@ static size_t decimate(const double *t, const struct ksft_metric_report_points *
 	return n;
 }
 
+/* The first earlier line with the same vertices as line @i, or -1. */
+static size_t same_as(double *const *xs, double *const *ys, const size_t *cnt, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (cnt[j] == cnt[i] && cnt[i] &&
+		    !memcmp(xs[j], xs[i], cnt[i] * sizeof(double)) &&
+		    !memcmp(ys[j], ys[i], cnt[i] * sizeof(double)))
+			return j;
+	return (size_t)-1;
+}
+
 double chart_lines(struct svg *s, const struct ksft_metric_report *r,
 		   const size_t *members, size_t n, int stage, int individual,
 		   double x, double y, double w, double h, const char *title,
@@ -156,8 +169,17 @@ double chart_lines(struct svg *s, const struct ksft_metric_report *r,
 	svg_text(s, x + 4, y + 16, "start", 13, "#000000",
 		 fit_text(text, CHART_LEFT + w - 8, 13));
 	free(text);
-	for (i = 0; i < drawn; i++)
+	for (i = 0; i < drawn; i++) {
+		size_t d = same_as(xs, ys, cnt, i);
+
+		/* A line on top of an earlier identical one: dashed, so that
+		 * both colours show (the legend says which it repeats). */
+		if (d != (size_t)-1)
+			svg_printf(s, "<g class=\"same\" stroke-dasharray=\"6 5\">");
 		chart_series(s, &ch, xs[i], ys[i], cnt[i], 1, palette(i));
+		if (d != (size_t)-1)
+			svg_printf(s, "</g>\n");
+	}
 	ly = y + CHART_TOP + h + CHART_BOTTOM;
 	/* The legend: only when it tells lines apart or names the labels. */
 	colw = 220;
@@ -175,6 +197,17 @@ double chart_lines(struct svg *s, const struct ksft_metric_report *r,
 		label = series_title(&sj, T_LABELS);
 		if (!label)
 			goto out;
+		if (same_as(xs, ys, cnt, i) != (size_t)-1) {
+			char *more = NULL;
+
+			if (asprintf(&more, "= line %zu, dashed: %s",
+				     same_as(xs, ys, cnt, i) + 1, label) < 0) {
+				free(label);
+				goto out;
+			}
+			free(label);
+			label = more;
+		}
 		svg_rect(s, lx, ly + 4, 10, 10, palette(i));
 		svg_text(s, lx + 14, ly + 13, "start", 10, "#333333",
 			 fit_text(label, colw - 24, 10));

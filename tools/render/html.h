@@ -24,6 +24,7 @@
 #define HTML_MAX_TRENDS 120	/* history charts (--db) */
 #define HTML_CHART_W 470.0	/* one small multiple */
 #define HTML_CHART_H 130.0
+#define HTML_TREND_W 640.0	/* one history chart: room for the runs' names */
 
 /* A set of anchor ids with a rank: how much a series matters. */
 struct rank_map {
@@ -69,11 +70,48 @@ int html_verdicts(struct html_page *pg);
 int html_cases(struct html_page *pg);
 /* Read the history of @h (--db) into @pg; -1 on failure (errmsg says). */
 int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h);
+/* The anchor of a series of the history JSON (malloc'd; NULL: OOM or bad). */
+char *history_anchor(json_t *s);
+/* Index pg->history's series by anchor (after loading it); -1 on failure. */
+int html_history_index(struct html_page *pg);
 /* A <td> with the sparkline of the series at @anchor (empty without). */
 void html_sparkline(struct html_page *pg, const char *anchor, double scale,
 		    const char *unit);
-/* A <figure> with its trend over the runs (nothing without history). */
-int html_trend(struct html_page *pg, const char *anchor, const char *title,
-	       double scale, const char *unit);
+/*
+ * The History section (--db), above the cases: per series its trend over
+ * the runs, the gated series first in the verdict table's order, each
+ * with the current run and the gate's band, tolerance and marks.
+ */
+int html_history_section(struct html_page *pg);
+
+/* What a trend chart marks beside the stored points (chart_trend.c). */
+struct trend_marks {
+	const char *title;
+	double scale;		/* display scale, NaN: none */
+	const char *unit;	/* NULL: "value" */
+	const struct ksft_metric_report_row *row;	/* the current run's verdict
+				   row (current value, baseline, tolerance);
+				   NULL: the newest stored run is the latest */
+};
+
+/*
+ * An <svg> of one history series (an element of the "series" array of
+ * ksft_metric_report_history_format()'s JSON) @width wide with a plot
+ * @height tall: runs named on the x axis, the current (or newest) run
+ * marked, the gate's noise band, tolerance, change points, accepted
+ * levels and pinned runs drawn, a legend of them. Returns the height
+ * used, 0 when the series has no value, -1 on failure.
+ */
+double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk,
+		   double width, double height);
+/*
+ * The gate's window before point @end of @points and its prediction
+ * interval (scaled by @sc); *@from is the window's first point. Returns
+ * -1 when the window is too short for the gate to judge.
+ */
+int trend_band(json_t *points, size_t end, double sc, double *lo, double *hi, size_t *from);
+/* Hover texts of a point and of a change point. */
+void trend_point_title(struct svg *s, json_t *pt, double scale, const char *unit);
+void trend_change_title(struct svg *s, json_t *c, double scale, const char *unit);
 
 #endif

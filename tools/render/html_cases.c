@@ -183,51 +183,6 @@ out:
 	return ret;
 }
 
-/* The case's series over the runs (--db), in a grid of their own. */
-static int case_trends(struct html_page *pg, const struct groups *gr,
-		       const struct hcase *c)
-{
-	size_t g, j;
-	int opened = 0;
-
-	for (g = c->g0; g < c->g1; g++) {
-		const size_t *members = gr->order + gr->start[g];
-		size_t m = gr->start[g + 1] - gr->start[g];
-
-		for (j = 0; j < m; j++) {
-			struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
-			char *a, *name, *title = NULL;
-			int ret;
-
-			if (ksft_metric_report_series_get(pg->r, members[j], &sj))
-				return -1;
-			a = series_anchor(sj.path, sj.path_len, sj.case_name, sj.name,
-					  sj.labels_json);
-			name = series_short_name(&sj);
-			if (!a || !name || asprintf(&title, "%s over the runs", name) < 0) {
-				free(a);
-				free(name);
-				return -1;
-			}
-			if (!opened && rank_map_get(&pg->hist_idx, a)) {
-				html_printf(&pg->out, "<h4>History</h4>\n<div class=\"grid trends\">\n");
-				opened = 1;
-			}
-			/* Aggregated series are compared in busy cores. */
-			ret = html_trend(pg, a, title, sj.aggregation ? NAN : sj.display_scale,
-					 sj.aggregation ? "busy cores" : sj.display_label);
-			free(a);
-			free(name);
-			free(title);
-			if (ret)
-				return -1;
-		}
-	}
-	if (opened)
-		html_printf(&pg->out, "</div>\n");
-	return 0;
-}
-
 static char *case_heading(const struct ksft_metric_report_series *si)
 {
 	struct ksft_metric_report_series c = *si;
@@ -331,8 +286,6 @@ static int case_section(struct html_page *pg, const struct groups *gr,
 				goto out;
 		}
 	html_printf(&pg->out, "</div>\n");
-	if (pg->history && case_trends(pg, gr, c))
-		goto out;
 	if (nzero)
 		html_printf(&pg->out, "<p class=\"zero\">Always 0: %.*s</p>\n",
 			    (int)zero.len, zero.data);

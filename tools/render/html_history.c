@@ -1,7 +1,8 @@
 /*
- * The run history on the page (--db): a sparkline beside each verdict and
- * per series a trend over the runs, change points marked; every point's
- * hover text says its run, order, context and value.
+ * The run history on the page (--db): a sparkline beside each verdict and,
+ * above the cases, per series a trend over the runs (chart_trend.c), the
+ * gated series first; every point's hover text says its run, order,
+ * context and value.
  */
 #define _GNU_SOURCE
 #include <jansson.h>
@@ -24,9 +25,8 @@ int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h
 {
 	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
 	json_error_t err;
-	json_t *series, *s;
 	char *text = NULL;
-	size_t len, i;
+	size_t len;
 
 	o.last = HISTORY_RUNS;
 	o.report = pg->r;
@@ -34,31 +34,44 @@ int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h
 		return -1;
 	pg->history = json_loadb(text, len, 0, &err);
 	ksft_metric_report_text_free(text);
+	return html_history_index(pg);
+}
+
+char *history_anchor(json_t *s)
+{
+	json_t *path = json_object_get(s, "path"), *p;
+	const char **parts = calloc(json_array_size(path) + 1, sizeof(char *));
+	char *labels = json_dumps(json_object_get(s, "labels"),
+				  JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+	char *anchor = NULL;
+	size_t k;
+
+	if (parts && labels && json_is_string(json_object_get(s, "case")) &&
+	    json_is_string(json_object_get(s, "metric"))) {
+		json_array_foreach(path, k, p)
+			parts[k] = json_string_value(p) ? json_string_value(p) : "";
+		anchor = series_anchor(parts, json_array_size(path),
+				       json_string_value(json_object_get(s, "case")),
+				       json_string_value(json_object_get(s, "metric")), labels);
+	}
+	free(parts);
+	free(labels);
+	return anchor;
+}
+
+int html_history_index(struct html_page *pg)
+{
+	json_t *series, *s;
+	size_t i;
+
 	series = json_object_get(pg->history, "series");
 	if (!json_is_array(series))
 		return -1;
 	json_array_foreach(series, i, s) {
-		json_t *path = json_object_get(s, "path"), *p;
-		const char **parts = calloc(json_array_size(path) + 1, sizeof(char *));
-		char *labels = json_dumps(json_object_get(s, "labels"),
-					  JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
-		char *anchor = NULL;
-		size_t k;
-		int ret = -1;
+		char *anchor = history_anchor(s);
+		/* The index + 1, so that 0 still means "none". */
+		int ret = anchor ? rank_map_put(&pg->hist_idx, anchor, (int)i + 1) : -1;
 
-		if (parts && labels && json_is_string(json_object_get(s, "case")) &&
-		    json_is_string(json_object_get(s, "metric"))) {
-			json_array_foreach(path, k, p)
-				parts[k] = json_string_value(p) ? json_string_value(p) : "";
-			anchor = series_anchor(parts, json_array_size(path),
-					       json_string_value(json_object_get(s, "case")),
-					       json_string_value(json_object_get(s, "metric")),
-					       labels);
-			/* The index + 1, so that 0 still means "none". */
-			ret = anchor ? rank_map_put(&pg->hist_idx, anchor, (int)i + 1) : -1;
-		}
-		free(parts);
-		free(labels);
 		free(anchor);
 		if (ret)
 			return -1;
@@ -73,41 +86,6 @@ static json_t *history_of(const struct html_page *pg, const char *anchor)
 	return i ? json_array_get(json_object_get(pg->history, "series"), (size_t)i - 1) : NULL;
 }
 
-/* "run r21 (2026-...) ci_order=5: 20.1 Gbit/s, regression" for a <title>. */
-static void point_title(struct svg *s, json_t *pt, double scale, const char *unit)
-{
-	json_t *ctx = json_object_get(pt, "context"), *v;
-	const char *key, *state = json_string_value(json_object_get(pt, "state"));
-	char buf[128];
-
-	svg_printf(s, "<title>run ");
-	svg_escape(s, json_string_value(json_object_get(pt, "run")) ?
-		   json_string_value(json_object_get(pt, "run")) : "?");
-	if (json_string_value(json_object_get(pt, "order"))) {
-		svg_printf(s, " (");
-		svg_escape(s, json_string_value(json_object_get(pt, "order")));
-		svg_printf(s, ")");
-	}
-	json_object_foreach(ctx, key, v) {
-		char *t = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-
-		svg_printf(s, " ");
-		svg_escape(s, key);
-		svg_printf(s, "=");
-		svg_escape(s, json_is_string(v) ? json_string_value(v) : t ? t : "?");
-		free(t);
-	}
-	value_text(buf, sizeof(buf), json_number_value(json_object_get(pt, "value")),
-		   scale, unit);
-	svg_printf(s, ": ");
-	svg_escape(s, buf);
-	if (state) {
-		svg_printf(s, ", ");
-		svg_escape(s, state);
-	}
-	svg_printf(s, "</title>");
-}
-
 static int is_change(json_t *changes, size_t i, json_t **which)
 {
 	json_t *c;
@@ -119,26 +97,6 @@ static int is_change(json_t *changes, size_t i, json_t **which)
 			return 1;
 		}
 	return 0;
-}
-
-static void change_title(struct svg *s, json_t *c, double scale, const char *unit)
-{
-	char before[96], after[96];
-
-	value_text(before, sizeof(before), json_number_value(json_object_get(c, "before")),
-		   scale, unit);
-	value_text(after, sizeof(after), json_number_value(json_object_get(c, "after")),
-		   scale, unit);
-	svg_printf(s, "<title>change point at run ");
-	svg_escape(s, json_string_value(json_object_get(c, "run")) ?
-		   json_string_value(json_object_get(c, "run")) : "?");
-	svg_printf(s, ": ");
-	svg_escape(s, before);
-	svg_printf(s, " to ");
-	svg_escape(s, after);
-	if (json_is_number(json_object_get(c, "change_pct")))
-		svg_printf(s, " (%+.1f%%)", json_number_value(json_object_get(c, "change_pct")));
-	svg_printf(s, "</title>");
 }
 
 /* Value range of the finite points, scaled. */
@@ -197,81 +155,122 @@ void html_sparkline(struct html_page *pg, const char *anchor, double scale,
 			    chart_py(&ch, json_number_value(json_object_get(pt, "value")) * sc),
 			    cp ? "#d62728" : "#1f77b4");
 		if (cp)
-			change_title(&pg->out, c, scale, unit);
+			trend_change_title(&pg->out, c, scale, unit);
 		else
-			point_title(&pg->out, pt, scale, unit);
+			trend_point_title(&pg->out, pt, scale, unit);
 		html_printf(&pg->out, "</circle>");
 	}
 	html_printf(&pg->out, "</svg></td>");
 }
 
-int html_trend(struct html_page *pg, const char *anchor, const char *title,
-	       double scale, const char *unit)
-{
-	json_t *s = history_of(pg, anchor), *points, *changes, *pt, *c;
-	double lo, hi, sc = isfinite(scale) ? scale : 1.0, h = HTML_CHART_H;
-	double w = HTML_CHART_W - CHART_LEFT - CHART_RIGHT, total;
-	struct svg body = { 0 };
-	struct chart ch;
-	size_t i, n;
-	char *text;
 
-	if (!s || value_range(points = json_object_get(s, "points"), sc, &lo, &hi))
+/* Verdict rows by anchor (index + 1), whole series only. */
+static int row_index(struct html_page *pg, struct rank_map *rows)
+{
+	size_t n = pg->cmp ? ksft_metric_report_comparison_rows(pg->cmp) : 0, i;
+
+	for (i = 0; i < n; i++) {
+		struct ksft_metric_report_row row = { .sz = sizeof(row) };
+		char *a;
+		int ret;
+
+		if (ksft_metric_report_comparison_row(pg->cmp, i, &row))
+			return -1;
+		if (row.element >= 0)
+			continue;
+		a = series_anchor(row.path, row.path_len, row.case_name, row.name,
+				  row.labels_json);
+		ret = a ? rank_map_put(rows, a, (int)i + 1) : -1;
+		free(a);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+static int one_trend(struct html_page *pg, const struct rank_map *rows,
+		     const struct ksft_metric_report_series *sj, const char *a)
+{
+	struct ksft_metric_report_row row = { .sz = sizeof(row) };
+	json_t *s = history_of(pg, a);
+	struct trend_marks mk = { 0 };
+	struct svg body = { 0 };
+	char *name = series_title(sj, T_FULL);
+	double lo, hi, got;
+	int ri = rank_map_get(rows, a);
+
+	if (!name)
+		return -1;
+	mk.title = name;
+	mk.scale = sj->aggregation ? NAN : sj->display_scale;
+	mk.unit = sj->aggregation ? "busy cores" : sj->display_label;
+	if (ri && !ksft_metric_report_comparison_row(pg->cmp, (size_t)ri - 1, &row))
+		mk.row = &row;
+	if (value_range(json_object_get(s, "points"), isfinite(mk.scale) ? mk.scale : 1.0,
+			&lo, &hi) || (lo == 0 && hi == 0)) {
+		free(name);	/* never left 0: the case's "Always 0" line says it */
 		return 0;
-	if (lo == 0 && hi == 0)
-		return 0;	/* never left 0: the case's "Always 0" line says it */
+	}
 	if (pg->trends >= HTML_MAX_TRENDS) {
 		pg->trends_left_out++;
+		free(name);
 		return 0;
 	}
-	changes = json_object_get(s, "changes");
-	n = json_array_size(points);
-	nice_range(&lo, &hi);
-	ch = (struct chart){ CHART_LEFT, CHART_TOP, w, h, -0.5, (double)n - 0.5, lo, hi };
-	chart_axes(&body, &ch, NULL, "run (oldest to newest)", unit ? unit : "value");
-	text = strdup(title);
-	if (!text)
+	got = trend_chart(&body, s, &mk, HTML_TREND_W, HTML_CHART_H);
+	free(name);
+	if (got < 0 || body.oom) {
+		svg_free(&body);
 		return -1;
-	svg_text(&body, 4, 16, "start", 13, "#000000", fit_text(text, CHART_LEFT + w - 8, 13));
-	free(text);
-	json_array_foreach(changes, i, c) {
-		double x = chart_px(&ch, (double)json_integer_value(json_object_get(c, "index")) - 0.5);
-
-		svg_printf(&body, "<line class=\"change\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			   "stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"4 3\">",
-			   x, ch.y, x, ch.y + ch.h);
-		change_title(&body, c, scale, unit);
-		svg_printf(&body, "</line>\n");
 	}
-	svg_printf(&body, "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" points=\"");
-	json_array_foreach(points, i, pt)
-		if (json_is_number(json_object_get(pt, "value")))
-			svg_printf(&body, "%.1f,%.1f ", chart_px(&ch, (double)i),
-				   chart_py(&ch, json_number_value(json_object_get(pt, "value")) * sc));
-	svg_printf(&body, "\"/>\n");
-	json_array_foreach(points, i, pt) {
-		const char *state = json_string_value(json_object_get(pt, "state"));
-
-		if (!json_is_number(json_object_get(pt, "value")))
-			continue;
-		svg_printf(&body, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\">",
-			   chart_px(&ch, (double)i),
-			   chart_py(&ch, json_number_value(json_object_get(pt, "value")) * sc),
-			   state && !strcmp(state, "regression") ? "#d62728" :
-			   state && !strcmp(state, "improvement") ? "#2ca02c" : "#1f77b4");
-		point_title(&body, pt, scale, unit);
-		svg_printf(&body, "</circle>\n");
-	}
-	total = CHART_TOP + h + CHART_BOTTOM;
-	anchor = anchor + 1;	/* "t-...": the trend beside the row "s-..." */
-	html_printf(&pg->out, "<figure class=\"chart trend\" id=\"t%s\">"
-		    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-		    "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" role=\"img\"><title>",
-		    anchor, HTML_CHART_W, total, HTML_CHART_W, total);
-	html_escape(&pg->out, title);
-	html_printf(&pg->out, "</title>\n%.*s</svg></figure>\n", (int)body.len,
-		    body.data ? body.data : "");
+	/* "t-...": the trend of the series whose row is "s-..." */
+	html_printf(&pg->out, "<figure class=\"chart trend\" id=\"t%s\">%.*s</figure>\n",
+		    a + 1, (int)body.len, body.data ? body.data : "");
 	svg_free(&body);
 	pg->trends++;
 	return 0;
+}
+
+int html_history_section(struct html_page *pg)
+{
+	size_t n = ksft_metric_report_series_count(pg->r), i;
+	struct rank_map rows = { 0 };
+	int rank, ret = -1;
+
+	if (!pg->history)
+		return 0;
+	if (row_index(pg, &rows))
+		goto out;
+	html_printf(&pg->out, "<section id=\"history\">\n<h2>History</h2>\n<p class=\"note\">"
+		    "Each series over the stored runs (oldest left) and this run; shaded: the "
+		    "noise band of the gate's window, dashed grey: the tolerance around its "
+		    "baseline, dashed red: change points, green: accepted levels, purple: "
+		    "pinned baselines. Hover a mark for its run, context and value.</p>\n"
+		    "<div class=\"grid trends\">\n");
+	/* Regressions and improvements, then noise and missing, then no change, then the rest. */
+	for (rank = 3; rank >= 0; rank--)
+		for (i = 0; i < n; i++) {
+			struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
+			char *a;
+			int r;
+
+			if (ksft_metric_report_series_get(pg->r, i, &sj))
+				goto out;
+			a = series_anchor(sj.path, sj.path_len, sj.case_name, sj.name,
+					  sj.labels_json);
+			if (!a)
+				goto out;
+			r = rank_map_get(&pg->ranks, a) == rank && history_of(pg, a) ?
+			    one_trend(pg, &rows, &sj, a) : 0;
+			free(a);
+			if (r)
+				goto out;
+		}
+	html_printf(&pg->out, "</div>\n");
+	if (!pg->trends)
+		html_printf(&pg->out, "<p class=\"note\">No series of this run is in the history yet.</p>\n");
+	html_printf(&pg->out, "</section>\n");
+	ret = 0;
+out:
+	rank_map_free(&rows);
+	return ret;
 }

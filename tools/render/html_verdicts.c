@@ -1,7 +1,8 @@
 /*
- * The page's first screen: regressions and improvements, each with its
- * value, baseline, change and unit, linked to its series; then how many
- * rows had each other verdict.
+ * The page's first screen: the verdict of every gated series (regressions,
+ * improvements, missing, too noisy to tell, no change, new, not
+ * comparable, in that order), each with its value, baseline, change and
+ * unit, linked to its series; then how many rows had each verdict.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -16,6 +17,11 @@ static const char *const kinds[] = {
 	"untracked", "incomparable",
 };
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+/* The verdict table's order. */
+static const char *const listed_kinds[] = {
+	"regression", "improvement", "missing", "noise", "ok", "new", "incomparable",
+};
+#define N_LISTED (sizeof(listed_kinds) / sizeof(listed_kinds[0]))
 
 static void row_cells(struct html_page *pg, const struct ksft_metric_report_row *row,
 		      const char *anchor)
@@ -126,8 +132,9 @@ int html_verdicts(struct html_page *pg)
 		    "<th>Verdict</th><th>Value</th><th>Baseline</th><th>Change</th>"
 		    "<th>Unit</th><th>Compared</th>%s</tr></thead>\n<tbody>\n",
 		    pg->history ? "<th>History</th>" : "");
-	/* Regressions first, then improvements, each in report order. */
-	for (pass = 0; pass < 2; pass++) {
+	/* Every gated row, the worst first, each verdict in report order;
+	 * untracked series (no direction) only in the counts. */
+	for (pass = 0; pass < (int)N_LISTED; pass++) {
 		for (i = 0; i < n; i++) {
 			struct ksft_metric_report_row row = { .sz = sizeof(row) };
 			char *anchor;
@@ -136,7 +143,7 @@ int html_verdicts(struct html_page *pg)
 				rank_map_free(&display);
 				return -1;
 			}
-			if (strcmp(row.verdict, kinds[pass]))
+			if (strcmp(row.verdict, listed_kinds[pass]))
 				continue;
 			if (listed == HTML_MAX_VERDICTS) {
 				pg->verdicts_left_out++;
@@ -176,8 +183,9 @@ int html_verdicts(struct html_page *pg)
 		}
 		free(anchor);
 	}
-	if (!listed)
-		html_printf(&pg->out, "<p class=\"good\">No regression and no improvement.</p>\n");
+	if (!counts[0] && !counts[1])
+		html_printf(&pg->out, "<p class=\"good\">No regression and no improvement%s.</p>\n",
+			    listed ? " (every gated series above)" : "");
 	if (pg->verdicts_left_out)
 		html_printf(&pg->out, "<p class=\"note\">%zu more not listed (at most %d); "
 			    "<code>ksft-metric compare</code> lists every row.</p>\n",

@@ -217,6 +217,14 @@ void chart_xaxis(struct svg *s, const struct chart *c, const char *xlabel)
 void chart_axes(struct svg *s, const struct chart *c, const char *title,
 		const char *xlabel, const char *ylabel)
 {
+	chart_yaxis(s, c, ylabel);
+	chart_xaxis(s, c, xlabel);
+	if (title)
+		svg_text(s, c->x, c->y - 8, "start", 13, "#000000", title);
+}
+
+void chart_yaxis(struct svg *s, const struct chart *c, const char *ylabel)
+{
 	double step, v;
 	char buf[48];
 
@@ -230,9 +238,6 @@ void chart_axes(struct svg *s, const struct chart *c, const char *title,
 		snprintf(buf, sizeof(buf), "%g", fabs(v) < step * 1e-9 ? 0.0 : v);
 		svg_text(s, c->x - 6, py + 4, "end", 10, "#333333", buf);
 	}
-	chart_xaxis(s, c, xlabel);
-	if (title)
-		svg_text(s, c->x, c->y - 8, "start", 13, "#000000", title);
 	if (ylabel) {
 		svg_printf(s, "<g transform=\"translate(%.1f %.1f) rotate(-90)\">",
 			   c->x - 60, c->y + c->h / 2);

@@ -36,6 +36,8 @@ double chart_px(const struct chart *c, double x);
 double chart_py(const struct chart *c, double y);
 /* The x axis alone: ticks, their numbers, @xlabel (may be NULL). */
 void chart_xaxis(struct svg *s, const struct chart *c, const char *xlabel);
+/* Frame, y ticks and @ylabel (may be NULL): an x axis of one's own. */
+void chart_yaxis(struct svg *s, const struct chart *c, const char *ylabel);
 /* Frame, ticks and labels. */
 void chart_axes(struct svg *s, const struct chart *c, const char *title,
 		const char *xlabel, const char *ylabel);

@@ -133,7 +133,7 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 		ret = db_rows_check(db, rows, "ksftm_runs.run_key ksftm_results.run_order"
 				    " ksftm_runs.context ?ksftm_results.value ksftm_results.status"
 				    " ?ksftm_results.verdict ?ksftm_results.accepted"
-				    " ?ksftm_results.compare_op ?ksftm_results.better", 0, where);
+				    " ?ksftm_results.compare_op ?ksftm_results.better ?ksftm_runs.pinned", 0, where);
 	if (ret) {
 		db_rows_free(rows);
 		json_decref(points);
@@ -165,6 +165,10 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 			"context", ctx));
 		free(run);
 		free(order);
+		if (db_rows_get(rows, k, 9) && strcmp(db_rows_get(rows, k, 9), "0") &&
+		    strcmp(db_rows_get(rows, k, 9), "f"))
+			json_object_set_new(json_array_get(points, json_array_size(points) - 1),
+					    "pinned", json_true());
 		/* The newest result names the series' policy. */
 		if (k == 0) {
 			const char *op = db_rows_get(rows, k, 7), *b = db_rows_get(rows, k, 8);

@@ -1,0 +1,472 @@
+/*
+ * ksft-metric site: a static site over the whole run history, as asv's
+ * published pages or Perfherder's graphs: index.html lists every series
+ * grouped by case with its sparkline, latest value and latest verdict;
+ * one page per series (its trend with the gate's marks, its runs, its
+ * change points) named by the series' anchor, so links stay stable from
+ * one build of the site to the next. Inline CSS and SVG, no script,
+ * nothing fetched.
+ *
+ * Files are written only inside DIR: names are our own slugs
+ * ([a-z0-9-] and ".html"), each opened relative to DIR's descriptor with
+ * O_NOFOLLOW and replaced by rename, so nothing outside DIR is touched.
+ * DIR must be empty, missing, or a previous site (its marker file), unless
+ * --force.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "html.h"
+
+#define SITE_MARKER ".ksft-metric-site"
+#define SITE_LAST 200		/* runs per series (the page's chart) */
+
+static const char site_usage[] =
+	"usage: ksft-metric site --db DB -o DIR [--context K=V ...] [--last N]\n"
+	"                        [--title TEXT] [--force] [--quiet]\n"
+	"\n"
+	"A static site over the whole history: DIR/index.html lists every series,\n"
+	"grouped by case, with its trend (a sparkline), latest value and latest\n"
+	"verdict; DIR/s-....html is one page per series (its trend over the runs\n"
+	"with the gate's noise band, change points, accepted levels and pinned\n"
+	"baselines; its runs and change points). A series' page name is its\n"
+	"anchor (a slug of the series plus a hash), the same in every build of\n"
+	"the site and in html's pages. Self-contained: inline CSS and SVG.\n"
+	"\n"
+	"  -D, --db DB          the history (SQLite file or postgresql://...)\n"
+	"  -o, --output DIR     the site's directory (created; must be empty or\n"
+	"                       a previous site)\n"
+	"  -x, --context K=V    only runs whose context has this value; repeat\n"
+	"  -n, --last N         the last N runs of each series (200)\n"
+	"  -T, --title TEXT     the index's title (default: the history's name)\n"
+	"  -F, --force          write into a non-empty DIR that is not a site\n"
+	"  -q, --quiet          do not say what was written\n"
+	"  -h, --help           this help\n";
+
+static const char site_css[] =
+	"body{font:14px/1.4 sans-serif;margin:0 auto;max-width:1000px;padding:0 12px 24px;"
+	"color:#222;background:#fff}\n"
+	"h1{font-size:20px;margin:14px 0 4px}h2{font-size:16px;border-bottom:1px solid #ccc;"
+	"margin:18px 0 6px}\n"
+	"table{border-collapse:collapse;margin:4px 0}th,td{padding:2px 8px;text-align:left;"
+	"border-bottom:1px solid #eee;vertical-align:middle}th{border-bottom:1px solid #bbb}\n"
+	"td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+	"td.series{max-width:460px;overflow-wrap:anywhere}td.spark{padding:0 4px}\n"
+	".regression{color:#b00020;font-weight:bold}.improvement{color:#1b7f2a;font-weight:bold}\n"
+	".meta,.note{color:#555}figure.chart{margin:6px 0;border:1px solid #ddd}"
+	"figure.chart svg{display:block}\n";
+
+static const char *jstr(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+/* Write @data as DIR/@name: a temporary file renamed over it. */
+static int write_at(int dirfd, const char *dir, const char *name, const struct svg *data)
+{
+	char tmp[300];
+	size_t off = 0;
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		cli_error("%s/%s: %s", dir, tmp, strerror(errno));
+		return -1;
+	}
+	while (off < data->len) {
+		ssize_t n = write(fd, data->data + off, data->len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			cli_error("%s/%s: %s", dir, tmp, strerror(n < 0 ? errno : EIO));
+			close(fd);
+			unlinkat(dirfd, tmp, 0);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd) || renameat(dirfd, tmp, dirfd, name)) {
+		cli_error("%s/%s: %s", dir, name, strerror(errno));
+		unlinkat(dirfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
+/* Open DIR (created when missing): empty, a previous site, or --force. */
+static int open_site_dir(const char *dir, int force)
+{
+	int fd, empty = 1, site = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		cli_error("%s: cannot create the directory: %s", dir, strerror(errno));
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		cli_error("%s: %s", dir, errno == ENOTDIR ? "not a directory" : strerror(errno));
+		return -1;
+	}
+	d = fdopendir(dup(fd));
+	if (!d) {
+		cli_error("%s: %s", dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		empty = 0;
+		site |= !strcmp(e->d_name, SITE_MARKER);
+	}
+	closedir(d);
+	if (!empty && !site && !force) {
+		cli_error("%s: not empty and not a site ksft-metric wrote (no %s); "
+			  "use another directory, or --force", dir, SITE_MARKER);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void page_head(struct svg *o, const char *title)
+{
+	html_printf(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		    "style-src 'unsafe-inline'; img-src data:\">\n<title>");
+	html_escape(o, title);
+	html_printf(o, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>", site_css);
+	html_escape(o, title);
+	html_printf(o, "</h1>\n");
+}
+
+static void page_foot(struct svg *o)
+{
+	html_printf(o, "<footer><p class=\"meta\">ksft-metric " KSFT_METRIC_VERSION
+		    "</p></footer>\n</body>\n</html>\n");
+}
+
+static json_t *newest(json_t *s)
+{
+	json_t *pts = json_object_get(s, "points");
+
+	return json_array_get(pts, json_array_size(pts) - 1);
+}
+
+/* One series' page: its trend, its runs newest first, its change points. */
+static int series_page(json_t *s, const char *anchor, const char *site_title, struct svg *o)
+{
+	json_t *points = json_object_get(s, "points"), *pt, *c;
+	struct trend_marks mk = { 0 };
+	size_t i;
+	char buf[96];
+
+	page_head(o, jstr(s, "series"));
+	html_printf(o, "<p class=\"meta\"><a href=\"index.html#%s\">", anchor);
+	html_escape(o, site_title);
+	html_printf(o, "</a> &middot; compared by %s", jstr(s, "compare"));
+	if (json_string_value(json_object_get(s, "better")))
+		html_printf(o, ", %s is better", jstr(s, "better"));
+	html_printf(o, " &middot; %zu runs &middot; %zu change points</p>\n",
+		    json_array_size(points), json_array_size(json_object_get(s, "changes")));
+	mk.title = jstr(s, "series");
+	mk.scale = NAN;
+	html_printf(o, "<figure class=\"chart trend\" id=\"t%s\">", anchor + 1);
+	if (trend_chart(o, s, &mk, 960, 240) < 0)
+		return -1;
+	html_printf(o, "</figure>\n");
+	if (json_array_size(json_object_get(s, "changes"))) {
+		html_printf(o, "<h2>Change points</h2>\n<table class=\"changes\"><thead><tr>"
+			    "<th>Run</th><th>Order</th><th>Before</th><th>After</th><th>Change</th>"
+			    "<th>p</th></tr></thead><tbody>\n");
+		json_array_foreach(json_object_get(s, "changes"), i, c) {
+			html_printf(o, "<tr><td>");
+			html_escape(o, jstr(c, "run"));
+			html_printf(o, "</td><td>");
+			html_escape(o, jstr(c, "order"));
+			value_text(buf, sizeof(buf), json_number_value(json_object_get(c, "before")),
+				   1.0, NULL);
+			html_printf(o, "</td><td class=\"num\">%s</td>", buf);
+			value_text(buf, sizeof(buf), json_number_value(json_object_get(c, "after")),
+				   1.0, NULL);
+			html_printf(o, "<td class=\"num\">%s</td><td class=\"num\">%+.1f%%</td>"
+				    "<td class=\"num\">%.2g</td></tr>\n", buf,
+				    json_number_value(json_object_get(c, "change_pct")),
+				    json_number_value(json_object_get(c, "p_value")));
+		}
+		html_printf(o, "</tbody></table>\n");
+	}
+	html_printf(o, "<h2>Runs (newest first)</h2>\n<table class=\"runs\"><thead><tr><th>Run</th>"
+		    "<th>Order</th><th>Value</th><th>Verdict at ingest</th><th>Context</th>"
+		    "</tr></thead><tbody>\n");
+	for (i = json_array_size(points); i-- > 0;) {
+		json_t *ctx, *v;
+		const char *key;
+		int first = 1;
+
+		pt = json_array_get(points, i);
+		value_text(buf, sizeof(buf), json_number_value(json_object_get(pt, "value")), 1.0,
+			   NULL);
+		html_printf(o, "<tr id=\"run-%zu\"><td>", i);
+		html_escape(o, jstr(pt, "run"));
+		html_printf(o, "</td><td>");
+		html_escape(o, jstr(pt, "order"));
+		html_printf(o, "</td><td class=\"num\">%s</td><td class=\"", buf);
+		html_escape(o, jstr(pt, "state"));
+		html_printf(o, "\">");
+		html_escape(o, jstr(pt, "state"));
+		if (json_is_true(json_object_get(pt, "pinned")))
+			html_printf(o, ", pinned");
+		html_printf(o, "</td><td class=\"meta\">");
+		ctx = json_object_get(pt, "context");
+		json_object_foreach(ctx, key, v) {
+			if (!json_is_string(v))
+				continue;
+			html_printf(o, "%s", first ? "" : ", ");
+			html_escape(o, key);
+			html_printf(o, "=");
+			html_escape(o, json_string_value(v));
+			first = 0;
+		}
+		html_printf(o, "</td></tr>\n");
+	}
+	html_printf(o, "</tbody></table>\n");
+	page_foot(o);
+	return o->oom ? -1 : 0;
+}
+
+/* The latest verdicts a look is worth first. */
+static int state_rank(const char *st)
+{
+	static const char *const order[] = { "regression", "improvement", "noise", "ok",
+					     "accepted", "new" };
+	size_t i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (!strcmp(st, order[i]))
+			return (int)i;
+	return (int)(sizeof(order) / sizeof(order[0]));
+}
+
+static void index_row(struct html_page *pg, json_t *s, const char *anchor)
+{
+	json_t *last = newest(s);
+	char buf[96];
+
+	html_printf(&pg->out, "<tr id=\"%s\"><td class=\"series\"><a href=\"%s.html\">", anchor,
+		    anchor);
+	html_escape(&pg->out, jstr(s, "series"));
+	html_printf(&pg->out, "</a></td>");
+	html_sparkline(pg, anchor, NAN, NULL);
+	value_text(buf, sizeof(buf), json_number_value(json_object_get(last, "value")), 1.0, NULL);
+	html_printf(&pg->out, "<td class=\"num\">%s</td><td class=\"verdict ", buf);
+	html_escape(&pg->out, jstr(last, "state"));
+	html_printf(&pg->out, "\">");
+	html_escape(&pg->out, jstr(last, "state"));
+	html_printf(&pg->out, "</td><td>");
+	html_escape(&pg->out, jstr(last, "run"));
+	html_printf(&pg->out, "</td><td class=\"num\">%zu</td></tr>\n",
+		    json_array_size(json_object_get(s, "points")));
+}
+
+/*
+ * index.html: the counts of the latest verdicts, then per case (in the
+ * history's order) its series, the latest verdicts worth a look first.
+ */
+static int index_page(struct html_page *pg, const char *title, const char *db)
+{
+	json_t *series = json_object_get(pg->history, "series"), *s;
+	size_t n = json_array_size(series), i, j, counts[7] = { 0 };
+	static const char *const names[] = { "regression", "improvement", "noise", "ok",
+					     "accepted", "new", "other" };
+	char **anchors = calloc(n + 1, sizeof(char *));
+	char *done = calloc(n + 1, 1);
+	int ret = -1, r;
+	struct svg body = { 0 };
+
+	if (!anchors || !done)
+		goto out;
+	json_array_foreach(series, i, s) {
+		if (!(anchors[i] = history_anchor(s)))
+			goto out;
+		counts[state_rank(jstr(newest(s), "state"))]++;
+	}
+	page_head(&body, title);
+	html_printf(&body, "<p class=\"meta\">History ");
+	html_escape(&body, db);
+	html_printf(&body, " &middot; %zu series; latest verdicts:", n);
+	for (i = 0; i < 7; i++)
+		if (counts[i])
+			html_printf(&body, " <span class=\"%s\">%zu %s</span>", names[i], counts[i],
+				    names[i]);
+	html_printf(&body, "</p>\n");
+	/* Cases in order of first appearance, each gathered in one pass over
+	 * the series left: quadratic in the cases only in the worst case. */
+	for (i = 0; i < n; i++) {
+		const char *cname;
+
+		if (done[i])
+			continue;
+		cname = jstr(json_array_get(series, i), "case");
+		html_printf(&body, "<section class=\"case\"><h2>");
+		html_escape(&body, cname);
+		html_printf(&body, "</h2>\n<table class=\"index\"><thead><tr><th>Series</th>"
+			    "<th>Trend</th><th>Latest</th><th>Verdict</th><th>Run</th><th>Runs</th>"
+			    "</tr></thead><tbody>\n");
+		for (r = 0; r <= 6; r++)
+			for (j = i; j < n; j++) {
+				s = json_array_get(series, j);
+				if (done[j] || strcmp(jstr(s, "case"), cname) ||
+				    state_rank(jstr(newest(s), "state")) != r)
+					continue;
+				done[j] = 1;
+				pg->out.len = 0;
+				index_row(pg, s, anchors[j]);
+				html_printf(&body, "%.*s", (int)pg->out.len,
+					    pg->out.data ? pg->out.data : "");
+			}
+		html_printf(&body, "</tbody></table></section>\n");
+	}
+	page_foot(&body);
+	if (!body.oom && !pg->out.oom) {
+		svg_free(&pg->out);
+		pg->out = body;
+		body = (struct svg){ 0 };
+		ret = 0;
+	}
+out:
+	svg_free(&body);
+	for (i = 0; anchors && i < n; i++)
+		free(anchors[i]);
+	free(anchors);
+	free(done);
+	return ret;
+}
+
+int cmd_site(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CLI_OPTION_DB,
+		CLI_OPTION_OUTPUT,
+		CLI_OPTION_CONTEXT,
+		{ "last", required_argument, NULL, 'n' },
+		{ "title", required_argument, NULL, 'T' },
+		{ "force", no_argument, NULL, 'F' },
+		CLI_OPTION_QUIET,
+		CLI_OPTION_HELP,
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ksft_metric_report_history_opts ho = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
+	struct ksft_metric_report_history *h = NULL;
+	const char *title = NULL;
+	struct html_page pg;
+	struct cli_common cc;
+	struct svg one = { 0 };
+	json_error_t err;
+	json_t *s;
+	char *text = NULL;
+	size_t len, i;
+	int ch, ret, force = 0, dirfd = -1;
+
+	memset(&pg, 0, sizeof(pg));
+	ho.last = SITE_LAST;
+	ret = cli_common_init(&cc, "site", site_usage, 0, argc);
+	if (ret != EXIT_OK)
+		return ret;
+	while ((ch = getopt_long(argc, argv, "D:o:x:n:T:Fqh", opts, NULL)) != -1) {
+		ret = EXIT_USAGE;
+		if (ch == 'n') {
+			if (cli_parse_size("--last", optarg, 100000, &ho.last))
+				goto out;
+		} else if (ch == 'T') {
+			title = optarg;
+		} else if (ch == 'F') {
+			force = 1;
+		} else if ((ret = cli_common_option(&cc, ch, optarg)) != CLI_OPT_NEXT) {
+			goto out;
+		}
+	}
+	ret = EXIT_USAGE;
+	if (!cc.db || !cc.out || optind < argc) {
+		ret = cli_needs(&cc, !cc.db ? "--db" : !cc.out ? "-o DIR" : "no FILE arguments");
+		goto out;
+	}
+	if (!strcmp(cc.out, "-")) {
+		cli_error("site: -o is a directory, not '-'");
+		goto out;
+	}
+	if (confine_init(&cc.c, NULL))
+		goto out;
+	ho.context = cc.context;
+	ho.n_context = cc.n_context;
+	h = cli_open_history(&cc);
+	if (!h)
+		goto out;
+	if (ksft_metric_report_history_format(h, &ho, KSFT_METRIC_REPORT_JSON, &text, &len)) {
+		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
+		goto out;
+	}
+	pg.history = json_loadb(text, len, 0, &err);
+	ksft_metric_report_text_free(text);
+	if (!pg.history || html_history_index(&pg)) {
+		cli_error("%s: cannot read its history", cc.db_shown);
+		goto out;
+	}
+	if ((dirfd = open_site_dir(cc.out, force)) < 0)
+		goto out;
+	json_array_foreach(json_object_get(pg.history, "series"), i, s) {
+		char *a = history_anchor(s), name[300];
+		int bad;
+
+		if (!a) {
+			cli_error("out of memory");
+			goto out;
+		}
+		snprintf(name, sizeof(name), "%s.html", a);
+		one.len = 0;
+		bad = series_page(s, a, title ? title : cc.db_shown, &one) ||
+		      write_at(dirfd, cc.out, name, &one);
+		free(a);
+		if (bad)
+			goto out;
+	}
+	if (index_page(&pg, title ? title : cc.db_shown, cc.db_shown) ||
+	    write_at(dirfd, cc.out, "index.html", &pg.out))
+		goto out;
+	one.len = 0;
+	html_printf(&one, "A site ksft-metric site wrote: it may write here again.\n");
+	if (write_at(dirfd, cc.out, SITE_MARKER, &one))
+		goto out;
+	if (!cc.quiet)
+		fprintf(stderr, "ksft-metric: site: %s/index.html and %zu series pages\n", cc.out,
+			json_array_size(json_object_get(pg.history, "series")));
+	ret = EXIT_OK;
+out:
+	if (dirfd >= 0)
+		close(dirfd);
+	svg_free(&one);
+	svg_free(&pg.out);
+	rank_map_free(&pg.hist_idx);
+	json_decref(pg.history);
+	ksft_metric_report_history_close(h);
+	cli_common_free(&cc);
+	return ret;
+}
