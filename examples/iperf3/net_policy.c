@@ -17,10 +17,13 @@ int ex_net_policies_register(char **err)
 	tput.regression_better = "higher";
 	tput.regression_relative_tolerance.type = KSFT_METRIC_DOUBLE;
 	tput.regression_relative_tolerance.u.d = 0.05;
+	/* The unit: report, compare and the HTML show "32.6 Gbit/s". */
+	tput.display_label = "Gbps";
 	retr.summarize = "max";
 	/* Each stable interval of each repeat: how steady a run was. Shown,
 	 * not gated (the per-repeat "throughput" is the gated one). */
 	ival.summarize = "distribution";
+	ival.display_label = "Gbps";
 	ret = ksft_metric_aggregate(EX_POLICY_THROUGHPUT, &tput);
 	if (!ret)
 		ret = ksft_metric_aggregate(EX_POLICY_RETRANSMITS, &retr);

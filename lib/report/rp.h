@@ -269,8 +269,11 @@ void rp_series_title(struct strbuf *sb, char *const *path, size_t path_len,
 		     const char *labels, long elem);
 void rp_labels_text(struct strbuf *sb, const char *labels_json);
 void rp_text_number(struct strbuf *sb, double v);
-/* @v times @scale (NaN: 1) and " @label" (NULL: none), for tables. */
+/* @v times @scale (NaN: 1) and " @label" (NULL: none), for tables; a
+ * known unit is scaled to its best prefix (model/units.c). */
 void rp_text_display(struct strbuf *sb, double v, double scale,
 		     const char *label);
+/* @v (in @label's unit) as text into @buf, snprintf()'s return. */
+int rp_unit_text(char *buf, size_t size, double v, const char *label);
 
 #endif
