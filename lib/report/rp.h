@@ -276,6 +276,8 @@ void rp_text_number(struct strbuf *sb, double v);
  * known unit is scaled to its best prefix (model/units.c). */
 void rp_text_display(struct strbuf *sb, double v, double scale,
 		     const char *label);
+/* The unit part of a display label: all of it, or "us" of "Latency (us)". */
+const char *rp_unit_word(const char *label, size_t *len);
 /* @v (in @label's unit) as text into @buf, snprintf()'s return. */
 int rp_unit_text(char *buf, size_t size, double v, const char *label);
 

@@ -74,23 +74,31 @@ static const struct unit_spelling {
 	{ "ops/s", &fam_ops, 0 },
 };
 
-static const struct unit_spelling *unit_lookup(const char *label)
+const char *rp_unit_word(const char *label, size_t *len)
 {
 	const char *word = label;
-	size_t i, len;
 
-	if (!label)
-		return NULL;
-	len = strlen(label);
+	*len = strlen(label);
 	/* "Latency (us)": the unit at the end in parentheses. */
-	if (len > 2 && label[len - 1] == ')') {
+	if (*len > 2 && label[*len - 1] == ')') {
 		const char *open = strrchr(label, '(');
 
 		if (open && open > label && open[-1] == ' ') {
 			word = open + 1;
-			len = (size_t)(label + len - 1 - word);
+			*len = (size_t)(label + *len - 1 - word);
 		}
 	}
+	return word;
+}
+
+static const struct unit_spelling *unit_lookup(const char *label)
+{
+	const char *word;
+	size_t i, len;
+
+	if (!label)
+		return NULL;
+	word = rp_unit_word(label, &len);
 	for (i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++)
 		if (strlen(spellings[i].label) == len && !strncmp(spellings[i].label, word, len))
 			return &spellings[i];
