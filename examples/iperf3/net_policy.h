@@ -21,6 +21,13 @@
 int ex_net_policies_register(char **err);
 
 /**
+ * ex_net_throughput_unit - display_label of "throughput" and
+ * "throughput.interval" (their values are Gbps); NULL (the default, as the
+ * kernel's runners register them) for none. Set before the first case.
+ */
+extern const char *ex_net_throughput_unit;
+
+/**
  * ex_trial_set() - labels that every runner observation carries from now
  * on, besides its host: the A/B mode's "variant" ("A"/"B") and "pair"
  * (its number). @variant NULL clears them. One thread only.

@@ -21,6 +21,7 @@
 
 #include "iperf3_cost.h"
 #include "iperf3_runner.h"
+#include "net_policy.h"
 #include "netns.h"
 #include "sysmon.h"
 
@@ -197,6 +198,9 @@ int main(int argc, char **argv)
 	char *perr = NULL;
 	struct endpoints ep;
 	int c, loopback = 0;
+
+	/* Our own program: its throughput carries its unit (Gbps). */
+	ex_net_throughput_unit = "Gbps";
 
 	while ((c = getopt_long(argc, argv, "t:n:i:s:lh", opts, NULL)) != -1) {
 		switch (c) {

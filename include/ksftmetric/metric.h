@@ -75,7 +75,8 @@ struct ksft_metric_label {
  * ksft_metric_errmsg() - describe the calling thread's last failure
  *
  * @return a NUL-terminated message owned by the library, valid until the
- * thread's next failing call; "" if no call has failed yet. Thread-local.
+ * thread's next call; "" if no call has failed yet or the thread's last
+ * recording, registering or reporting-scope call succeeded. Thread-local.
  */
 KSFT_METRIC_API const char *ksft_metric_errmsg(void);
 
@@ -415,6 +416,26 @@ KSFT_METRIC_API int ksft_metric_set_output_callback(ksft_metric_sink_fn fn,
  * a newline or invalid UTF-8), -ENOMEM.
  */
 KSFT_METRIC_API int ksft_metric_set_prefix(const char *prefix);
+
+/* ------------------------------------------------------------------ */
+/* Refused calls                                                      */
+
+/**
+ * ksft_metric_set_strict() - fail a case whose producer calls were refused
+ *
+ * Every recording or registering call refused while a case is open (a
+ * misspelled policy key, a NaN, a policy after its metric...) is written
+ * at the case's end as a "ktap-metric-warning-json" line naming the call,
+ * the metric, the errno and the message (doc/line-format.rst), whether or
+ * not strict mode is on. With strict mode on (@enable != 0, or
+ * KSFTMETRIC_STRICT=1 in the environment), ksft_metric_case_end() and
+ * ksft_metric_case_end_buffer() then return -ECANCELED after writing (or
+ * returning) every line, so the test fails the case (<ksftmetric/harness.h>
+ * does). A successful call clears ksft_metric_errmsg().
+ *
+ * @return 0. Thread-safe.
+ */
+KSFT_METRIC_API int ksft_metric_set_strict(int enable);
 
 #ifdef __cplusplus
 }

@@ -726,6 +726,29 @@ KSFT_METRIC_REPORT_API int
 ksft_metric_report_history_pin(struct ksft_metric_report_history *h,
 			       const char *run_id, int pinned);
 
+/**
+ * ksft_metric_report_value_text() - a value as the text tables show it
+ * @value: the number in the metric's own units
+ * @scale: its display_scale (NaN: none)
+ * @label: its display_label (NULL: none)
+ *
+ * Writes @value times @scale followed by @label into @buf (snprintf()
+ * rules: always NUL-terminated when @size > 0). A label that names a
+ * known SI or binary unit ("bps", "Gbps", "B/s", "B", "KiB", "s", "ms",
+ * "us", "ns", "Hz", "pps", "IOPS"..., alone or at the end in parentheses:
+ * "Latency (us)") is scaled to the prefix that reads best, 6 significant
+ * digits (as every number of the tables): 7.981e9 with "bps" is
+ * "7.981 Gbit/s", 1500 with "us" is "1.5 ms".
+ * Other labels follow the number as given ("%.6g LABEL"); a non-finite
+ * value is "-". Thread-safe.
+ *
+ * @return the length the full text has (as snprintf()), -EINVAL if @buf
+ * is NULL with @size > 0.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_value_text(char *buf, size_t size, double value,
+			      double scale, const char *label);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,12 @@ int ksftm_fail(int err, const char *fmt, ...)
 	return -err;
 }
 
+void ksftm_errmsg_clear(void)
+{
+	if (!ksftm_emergency)
+		errmsg[0] = '\0';
+}
+
 /* Each library compiles its own copy (hidden), so each has its own message:
  * ksft_metric_errmsg() for the producer, ksft_metric_report_errmsg() for
  * the report engine. */

@@ -12,6 +12,9 @@ int ksftm_fail(int err, const char *fmt, ...)
  */
 extern __thread int ksftm_emergency;
 
+/* Forget the calling thread's message: a call succeeded. */
+void ksftm_errmsg_clear(void);
+
 /* The calling thread's last message ("" if none). */
 const char *ksftm_errmsg(void);
 

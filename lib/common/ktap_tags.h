@@ -11,6 +11,7 @@
 #define KSFTM_TAG_ABORT		"ktap-metric-abort-json:"
 #define KSFTM_TAG_CONTEXT	"ktap-metric-context-json:"
 #define KSFTM_TAG_STREAM	"ktap-metric-stream-json:"
+#define KSFTM_TAG_WARNING	"ktap-metric-warning-json:"
 
 /* Length of a tag (a string literal), without the NUL. */
 #define KSFTM_TAG_LEN(tag)	(sizeof(tag) - 1)

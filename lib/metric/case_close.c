@@ -28,6 +28,35 @@ void closed_case_free(struct closed_case *cc)
 		policy_release(&cc->policies[i].policy);
 	}
 	free(cc->policies);
+	free(cc->rejects);
+	cc->rejects = NULL;
+}
+
+/* Refusals of the closed case: kept ones plus those past the cap. */
+static unsigned long rejected(const struct closed_case *cc)
+{
+	unsigned long n = 0;
+	size_t i;
+
+	if (!cc->rejects)
+		return 0;
+	for (i = 0; i < cc->rejects->n; i++)
+		n += cc->rejects->v[i].count;
+	return n + cc->rejects->more;
+}
+
+/* Strict mode: a case with refused calls fails (its lines are written). */
+static int strict_result(const struct closed_case *cc, int ret)
+{
+	unsigned long n = rejected(cc);
+	const struct case_reject *r;
+
+	if (ret < 0 || !n || !case_rejects_strict())
+		return ret;
+	r = &cc->rejects->v[0];
+	return ksftm_fail(ECANCELED,
+			  "strict mode: %lu producer call%s refused in this test case; first: %s: %s",
+			  n, n == 1 ? " was" : "s were", r->call, r->msg);
 }
 
 /*
@@ -56,6 +85,9 @@ int case_close_into(struct closed_case *cc, struct case_data **emergency, size_t
 		ret = case_buffer_steal(&cc->data, &cc->n_data);
 	}
 	case_policies_take(&cc->policies, &cc->n_policies);
+	/* The refusals (never on the signal path: no allocation there). */
+	if (!emergency && (cc->rejects = malloc(sizeof(*cc->rejects))))
+		case_rejects_take(cc->rejects);
 	cc->start_ns = atomic_load(&ksftm_case_start);
 	cc->streamed = atomic_load(&ksftm_case_stream);
 	pthread_mutex_unlock(&ksftm_case_lock);
@@ -73,7 +105,7 @@ KSFT_METRIC_API int ksft_metric_case_end(void)
 
 	if (ret)
 		return ret;
-	ret = case_flush(&cc, NULL, NULL);
+	ret = strict_result(&cc, case_flush(&cc, NULL, NULL));
 	closed_case_free(&cc);
 	return ret;
 }
@@ -90,7 +122,7 @@ KSFT_METRIC_API int ksft_metric_case_end_buffer(char **out, size_t *len)
 	ret = case_close(&cc);
 	if (ret)
 		return ret;
-	ret = case_flush(&cc, out, &l);
+	ret = strict_result(&cc, case_flush(&cc, out, &l));
 	closed_case_free(&cc);
 	if (len)
 		*len = l;

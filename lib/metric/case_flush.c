@@ -4,6 +4,7 @@
  * in memory at once when writing to a sink.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,10 +241,38 @@ int case_flush_emergency(const struct closed_case *cc, char *buf, size_t size,
 	return e.err ? e.err : e.lines;
 }
 
+/* After the observations: one warning line per refused call. */
+static void emit_rejects(struct emitter *e, const struct closed_case *cc)
+{
+	static const char tag[] = KSFTM_TAG_WARNING " ";
+	const struct case_rejects *rj = cc->rejects;
+	struct case_reject more;
+	size_t i;
+
+	if (!rj)
+		return;
+	for (i = 0; i < rj->n; i++) {
+		line_begin(e, tag, sizeof(tag) - 1);
+		case_reject_format(&e->sb, &rj->v[i]);
+		line_end(e);
+	}
+	if (rj->more) {
+		memset(&more, 0, sizeof(more));
+		strcpy(more.call, "*");
+		snprintf(more.msg, sizeof(more.msg),
+			 "more refused calls than the %d kept per case", CASE_REJECTS_MAX);
+		more.count = rj->more;
+		line_begin(e, tag, sizeof(tag) - 1);
+		case_reject_format(&e->sb, &more);
+		line_end(e);
+	}
+}
+
 int case_flush(const struct closed_case *cc, char **out, size_t *out_len)
 {
 	struct emitter e = { STRBUF_INIT, !out, 0, 0, NULL, 0, 0, 0 };
 	char *prefix = sink_prefix_dup(&e.prefix_len);
+	int oom;
 
 	if (!prefix)
 		return ksftm_fail(ENOMEM, "out of memory writing metric lines");
@@ -251,7 +280,10 @@ int case_flush(const struct closed_case *cc, char **out, size_t *out_len)
 	emit_policies(&e, cc);
 	if (cc->streamed)
 		emit_stream_marker(&e, "end");
-	if (emit_observations(&e, cc, NULL) || e.sb.oom) {
+	oom = emit_observations(&e, cc, NULL);
+	if (!oom)
+		emit_rejects(&e, cc);
+	if (oom || e.sb.oom) {
 		e.err = ksftm_fail(ENOMEM, "out of memory writing metric lines");
 	} else if (!out) {
 		flush_batch(&e);

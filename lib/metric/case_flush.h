@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "case_rejects.h"
 #include "case_state.h"
 #include "policy.h"
 
@@ -20,6 +21,7 @@ struct closed_case {
 	size_t n_policies;
 	uint64_t start_ns;
 	int streamed;			/* lines already written at record time */
+	struct case_rejects *rejects;	/* refused calls (NULL: none kept) */
 };
 
 /*

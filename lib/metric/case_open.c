@@ -10,6 +10,7 @@
 
 #include <ksftmetric/metric.h>
 
+#include "case_rejects.h"
 #include "case_abort.h"
 #include "case_policies.h"
 #include "case_state.h"
@@ -60,6 +61,7 @@ KSFT_METRIC_API int ksft_metric_case_begin(void)
 		free(left);
 	}
 	case_policies_clear();
+	case_rejects_clear();
 	atomic_store(&ksftm_case_reporting, 0);
 	atomic_store(&ksftm_case_bytes, 0);
 	atomic_store(&ksftm_case_stream, stream_wanted());
@@ -107,7 +109,7 @@ KSFT_METRIC_API int ksft_metric_reporting(int enable)
 	else
 		ret = atomic_fetch_add(&ksftm_case_reporting, enable ? 1 : -1) + (enable ? 1 : -1);
 	pthread_mutex_unlock(&ksftm_case_lock);
-	return ret;
+	return case_call_result("ksft_metric_reporting", NULL, ret);
 }
 
 KSFT_METRIC_API int ksft_metric_reporting_enabled(void)

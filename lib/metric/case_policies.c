@@ -7,6 +7,7 @@
 
 #include "case_flush.h"
 #include "case_policies.h"
+#include "case_rejects.h"
 #include "case_state.h"
 #include "errmsg.h"
 #include "grow.h"
@@ -122,9 +123,9 @@ KSFT_METRIC_API int ksft_metric_aggregate(const char *name,
 
 	if (!ret)
 		ret = policy_from_struct(name, in, &p);
-	if (ret)
-		return ret;
-	return register_policy(name, &p);
+	if (!ret)
+		ret = register_policy(name, &p);
+	return case_call_result("ksft_metric_aggregate", name, ret);
 }
 
 KSFT_METRIC_API int ksft_metric_aggregate_json(const char *name, const char *json)
@@ -134,7 +135,7 @@ KSFT_METRIC_API int ksft_metric_aggregate_json(const char *name, const char *jso
 
 	if (!ret)
 		ret = policy_from_json(name, json, &p);
-	if (ret)
-		return ret;
-	return register_policy(name, &p);
+	if (!ret)
+		ret = register_policy(name, &p);
+	return case_call_result("ksft_metric_aggregate_json", name, ret);
 }

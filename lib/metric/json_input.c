@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_rejects.h"
 #include "errmsg.h"
 #include "observation.h"
 #include "policy.h"
@@ -135,7 +136,7 @@ KSFT_METRIC_API int ksft_metric_json(const char *name, const char *shape,
 
 	value = parse(name, "value", value_json, JSON_DECODE_ANY, &ret);
 	if (!value)
-		return ret;
+		return case_call_result("ksft_metric_json", name, ret);
 	if (labels_json) {
 		lab = parse(name, "labels", labels_json, 0, &ret);
 		if (!lab)
@@ -154,7 +155,7 @@ out:
 	free(kinds);
 	json_decref(lab);
 	json_decref(value);
-	return ret;
+	return case_call_result("ksft_metric_json", name, ret);
 }
 
 static int policy_string(const char *name, json_t *v, const char *field,

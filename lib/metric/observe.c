@@ -5,6 +5,7 @@
 #include <ksftmetric/metric.h>
 
 #include "errmsg.h"
+#include "case_rejects.h"
 #include "observation.h"
 
 KSFT_METRIC_API int ksft_metric_int(const char *name, const char *shape, int64_t value,
@@ -14,7 +15,7 @@ KSFT_METRIC_API int ksft_metric_int(const char *name, const char *shape, int64_t
 			       .n_labels = n_labels, .kind = OBS_INT };
 
 	d.scalar.i = value;
-	return case_buffer_record(&d);
+	return case_call_result("ksft_metric_int", name, case_buffer_record(&d));
 }
 
 KSFT_METRIC_API int ksft_metric_double(const char *name, const char *shape, double value,
@@ -24,7 +25,7 @@ KSFT_METRIC_API int ksft_metric_double(const char *name, const char *shape, doub
 			       .n_labels = n_labels, .kind = OBS_DOUBLE };
 
 	d.scalar.d = value;
-	return case_buffer_record(&d);
+	return case_call_result("ksft_metric_double", name, case_buffer_record(&d));
 }
 
 KSFT_METRIC_API int ksft_metric_array(const char *name, const char *shape,
@@ -39,7 +40,7 @@ KSFT_METRIC_API int ksft_metric_array(const char *name, const char *shape,
 
 	if (!n && !values)
 		d.dvals = none;
-	return case_buffer_record(&d);
+	return case_call_result("ksft_metric_array", name, case_buffer_record(&d));
 }
 
 /* The line format's integers are int64 (as the reference's): a uint64_t
@@ -50,8 +51,9 @@ KSFT_METRIC_API int ksft_metric_uint(const char *name, const char *shape, uint64
 	if (value > (uint64_t)INT64_MAX) {
 		if (!ksft_metric_case_is_open())
 			return ksftm_fail(EPERM, "ksft_metric() called outside of a test case");
-		return ksftm_fail(ERANGE, "metric %s: value %" PRIu64 " is outside int64",
-				  name ? name : "(null)", value);
+		return case_call_result("ksft_metric_uint", name,
+					ksftm_fail(ERANGE, "metric %s: value %" PRIu64 " is outside int64",
+						   name ? name : "(null)", value));
 	}
 	return ksft_metric_int(name, shape, (int64_t)value, labels, n_labels);
 }

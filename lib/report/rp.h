@@ -268,9 +268,17 @@ void rp_series_title(struct strbuf *sb, char *const *path, size_t path_len,
 		     const char *case_name, const char *name,
 		     const char *labels, long elem);
 void rp_labels_text(struct strbuf *sb, const char *labels_json);
+/* read/warn.c: a "ktap-metric-warning-json" payload [@p, @end) as a warning. */
+void rp_reject_line(struct ksft_metric_report *r, const char *file,
+		    unsigned long line, const char *p, const char *end);
 void rp_text_number(struct strbuf *sb, double v);
-/* @v times @scale (NaN: 1) and " @label" (NULL: none), for tables. */
+/* @v times @scale (NaN: 1) and " @label" (NULL: none), for tables; a
+ * known unit is scaled to its best prefix (model/units.c). */
 void rp_text_display(struct strbuf *sb, double v, double scale,
 		     const char *label);
+/* The unit part of a display label: all of it, or "us" of "Latency (us)". */
+const char *rp_unit_word(const char *label, size_t *len);
+/* @v (in @label's unit) as text into @buf, snprintf()'s return. */
+int rp_unit_text(char *buf, size_t size, double v, const char *label);
 
 #endif

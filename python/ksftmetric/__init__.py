@@ -483,13 +483,22 @@ def ksft_metric_case_begin():
         _raise_c(ret, "ksft_metric_case_begin")
 
 
+_strict_failure = None
+
+
 def _take_lines():
-    """Close the case; return its lines as one str ("" if none/no case)."""
+    """Close the case; return its lines as one str ("" if none/no case).
+
+    Strict mode (KSFTMETRIC_STRICT=1): a case with refused calls still
+    returns its lines; the failure is kept for ksft_metric_case_end()."""
+    global _strict_failure
     buf = ctypes.c_void_p()
     size = ctypes.c_size_t()
     ret = _c_end_buffer(ctypes.byref(buf), ctypes.byref(size))
     try:
-        if ret < 0:
+        if ret == -errno.ECANCELED:
+            _strict_failure = (_c_errmsg() or b"").decode("utf-8", "replace")
+        elif ret < 0:
             if ret == -errno.EPERM:
                 return ""
             _raise_c(ret, "ksft_metric_case_end")
@@ -509,20 +518,27 @@ def ksft_metric_case_end(pr=None):
     to @pr (the harness's print function, e.g. ksft_pr) without a prefix;
     by default "# <line>" is written to sys.stdout, so the lines stay in
     order with the harness's own output. Without an open case nothing is
-    printed. Returns the number of lines.
+    printed. Returns the number of lines. Refused calls of the case are
+    among the lines ("ktap-metric-warning-json"); with KSFTMETRIC_STRICT=1
+    a case that had any raises RuntimeError after printing them.
     """
+    global _strict_failure
     text = _take_lines()
-    if not text:
-        return 0
-    if pr is None:
-        out = sys.stdout
-        out.write(text)
-        out.flush()
-        return text.count("\n")
-    lines = text[:-1].split("\n")
-    for line in lines:
-        pr(line[len(_PREFIX):])
-    return len(lines)
+    n = 0
+    if text and pr is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        n = text.count("\n")
+    elif text:
+        lines = text[:-1].split("\n")
+        for line in lines:
+            pr(line[len(_PREFIX):])
+        n = len(lines)
+    if _strict_failure is not None:
+        # Strict mode: refused calls fail the case, after their warning lines.
+        msg, _strict_failure = _strict_failure, None
+        raise RuntimeError(msg)
+    return n
 
 
 # --- run context and performance-test gating ---------------------------------

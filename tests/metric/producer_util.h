@@ -44,6 +44,8 @@ void pu_begin(void);
  * Returns the malloc'd text (free() it); *@nlines gets the count if not NULL.
  */
 char *pu_end_text(int *nlines);
+/* pu_end_text() with the refused-call warning lines kept (test_rejects.c). */
+char *pu_end_raw(int *nlines);
 
 /* malloc'd copy of @text with each "time":<number> as "time":T. */
 char *pu_mask_time(const char *text);

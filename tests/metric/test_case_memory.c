@@ -193,7 +193,12 @@ START_TEST(test_stream_failed_write_changes_nothing)
 			"# " PU_POL "{\"name\":\"p\",\"summarize\":\"total\"}\n"
 			"# " PU_OBS "{\"name\":\"p\",\"shape\":\"scalar\",\"time\":T,\"value\":2}\n"
 			/* (its "begin" frame went to the broken output) */
-			"# ktap-metric-stream-json: {\"state\":\"end\"}\n");
+			"# ktap-metric-stream-json: {\"state\":\"end\"}\n"
+			/* the two failed writes, in the log after all */
+			"# ktap-metric-warning-json: {\"call\":\"ksft_metric_int\",\"count\":1,"
+			"\"errno\":\"EPIPE\",\"message\":\"writing metric lines to the output file descriptor failed: Broken pipe\",\"name\":\"m\"}\n"
+			"# ktap-metric-warning-json: {\"call\":\"ksft_metric_aggregate\",\"count\":1,"
+			"\"errno\":\"EPIPE\",\"message\":\"writing metric lines to the output file descriptor failed: Broken pipe\",\"name\":\"p\"}\n");
 		free(masked);
 	}
 	free(text);

@@ -360,9 +360,13 @@ static void reject_end_at(const char *file, int line)
 	reject_end_at(__FILE__, __LINE__);			\
 } while (0)
 
+/* The refused call's message, kept: a later successful call clears errmsg(). */
+static char rejected_msg[512];
+
 #define REJECT_PREFIX(call, pfx) do {				\
 	reject_begin();						\
 	pu_assert_err_prefix(call, EINVAL, pfx);		\
+	snprintf(rejected_msg, sizeof(rejected_msg), "%s", ksft_metric_errmsg()); \
 	reject_end_at(__FILE__, __LINE__);			\
 } while (0)
 
@@ -538,8 +542,8 @@ END_TEST
 /* errmsg() of the last call contains @needle. */
 static void assert_errmsg_has(const char *needle)
 {
-	ck_assert_msg(strstr(ksft_metric_errmsg(), needle) != NULL,
-		      "errmsg \"%s\" lacks \"%s\"", ksft_metric_errmsg(), needle);
+	ck_assert_msg(strstr(rejected_msg, needle) != NULL,
+		      "errmsg \"%s\" lacks \"%s\"", rejected_msg, needle);
 }
 
 START_TEST(test_reject_json_malformed)

@@ -412,9 +412,13 @@ static void reject_end_at(const char *file, int line)
 	reject_end_at(__FILE__, __LINE__);			\
 } while (0)
 
+/* The refused call's message, kept: a later successful call clears errmsg(). */
+static char rejected_msg[512];
+
 #define REJECT_PREFIX(call, pfx) do {				\
 	reject_begin();						\
 	pu_assert_err_prefix(call, EINVAL, pfx);		\
+	snprintf(rejected_msg, sizeof(rejected_msg), "%s", ksft_metric_errmsg()); \
 	reject_end_at(__FILE__, __LINE__);			\
 } while (0)
 
@@ -710,8 +714,8 @@ START_TEST(test_json_invalid_shape)
 	REJECT(ksft_metric_aggregate_json("bad", "[]"), "metric bad: policy JSON must be an object");
 	REJECT_PREFIX(ksft_metric_aggregate_json("bad", "\"max\""), "metric bad: policy JSON");
 	REJECT_PREFIX(ksft_metric_aggregate_json("bad", "{\"summarize\":"), "metric bad: policy JSON: ");
-	ck_assert_msg(strstr(ksft_metric_errmsg(), " at line 1 column ") != NULL,
-		      "no position in \"%s\"", ksft_metric_errmsg());
+	ck_assert_msg(strstr(rejected_msg, " at line 1 column ") != NULL,
+		      "no position in \"%s\"", rejected_msg);
 	REJECT_PREFIX(ksft_metric_aggregate_json("bad", "{\"summarize\":\"max\",\"summarize\":\"max\"}"),
 		      "metric bad: policy JSON: ");
 }

@@ -61,6 +61,9 @@ def main():
             print("$", cmd, "->", r.returncode)
             print(r.stdout[-2000:], r.stderr[-2000:])
             assert r.returncode == 0, cmd
+            if argv[1:] == ["report", "ktap.log"]:
+                # The policy's unit, scaled for display (doc/consumer.rst).
+                assert "p50=32.5 Gbit/s" in r.stdout, r.stdout
         assert os.path.getsize(os.path.join(tmp, "metrics.svg")) > 0
         assert json.load(open(os.path.join(tmp, "base.json")))
         kcidb = json.load(open(os.path.join(tmp, "kcidb.json")))
@@ -79,6 +82,7 @@ def main():
         lines = metric_lines(out)
         assert [k for k, _ in lines] == ["ktap-metric-policy-json"] + ["ktap-metric-json"] * 3, lines
         assert lines[0][1]["regression"]["compare"] == "p50"
+        assert lines[0][1]["display_label"] == "Gbps", lines[0]
 
         # Python, the consumer: regressions of a slower copy of the C example's
         # log against base.json (saved above from the original).

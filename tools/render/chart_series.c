@@ -118,12 +118,8 @@ char *fit_text(char *s, double px, double font)
 
 void value_text(char *buf, size_t n, double v, double scale, const char *label)
 {
-	if (!isfinite(v)) {
-		snprintf(buf, n, "-");
-		return;
-	}
-	snprintf(buf, n, "%.6g%s%s", v * (isfinite(scale) ? scale : 1.0),
-		 label ? " " : "", label ? label : "");
+	/* One spelling of a value and its unit everywhere (scaled prefixes). */
+	ksft_metric_report_value_text(buf, n, v, scale, label);
 }
 
 int series_kind(const struct ksft_metric_report *r, size_t idx, int stage,

@@ -65,7 +65,7 @@ static int number_row(struct html_page *pg, size_t idx,
 		v[0] = best;
 	}
 	value_text(buf, sizeof(buf), n >= 1 ? v[0] : NAN,
-		   plain ? NAN : si->display_scale, NULL);
+		   plain ? NAN : si->display_scale, plain ? NULL : si->display_label);
 	html_printf(&pg->out, "%s</td><td class=\"unit\">", buf);
 	html_escape(&pg->out, plain ? (si->aggregation ? "busy cores" : "") :
 		    si->display_label ? si->display_label : "");

@@ -44,9 +44,9 @@ static void row_cells(struct html_page *pg, const struct ksft_metric_report_row 
 		html_printf(&pg->out, " [%ld]", row->element);
 	free(title);
 	html_printf(&pg->out, "</a></td><td class=\"verdict\">%s</td>", row->verdict);
-	value_text(buf, sizeof(buf), row->current, row->display_scale, NULL);
+	value_text(buf, sizeof(buf), row->current, row->display_scale, row->display_label);
 	html_printf(&pg->out, "<td class=\"num\">%s</td>", buf);
-	value_text(buf, sizeof(buf), row->baseline, row->display_scale, NULL);
+	value_text(buf, sizeof(buf), row->baseline, row->display_scale, row->display_label);
 	html_printf(&pg->out, "<td class=\"num\">%s</td>", buf);
 	if (isfinite(row->change_pct))
 		html_printf(&pg->out, "<td class=\"num\">%+.2f%%</td>", row->change_pct);

@@ -234,22 +234,14 @@ static const struct unit_name {
 
 void rp_units_of(const struct rp_policy *p, struct rp_units *u)
 {
-	const char *label = p->disp_label, *word = label;
+	const char *label = p->disp_label, *word;
 	size_t i, len;
 
 	memset(u, 0, sizeof(*u));
 	if (!label || p->aggregation ||
 	    (!isnan(p->disp_scale) && p->disp_scale != 1.0))
 		return;
-	len = strlen(label);
-	if (len > 2 && label[len - 1] == ')') {
-		const char *open = strrchr(label, '(');
-
-		if (open && open > label && open[-1] == ' ') {
-			word = open + 1;
-			len = (size_t)(label + len - 1 - word);
-		}
-	}
+	word = rp_unit_word(label, &len);
 	for (i = 0; i < sizeof(unit_names) / sizeof(unit_names[0]); i++) {
 		if (strlen(unit_names[i].label) == len &&
 		    !strncmp(unit_names[i].label, word, len)) {

@@ -231,19 +231,6 @@ void rp_text_number(struct strbuf *sb, double v)
 	strbuf_add(sb, buf, (size_t)n);
 }
 
-/*
- * A value as people read it: times @scale (when finite) and followed by
- * " @label" (when given); a policy without display_* shows the bare number.
- */
-void rp_text_display(struct strbuf *sb, double v, double scale, const char *label)
-{
-	rp_text_number(sb, isfinite(scale) ? v * scale : v);
-	if (label && isfinite(v)) {
-		strbuf_addc(sb, ' ');
-		strbuf_adds(sb, label);
-	}
-}
-
 /* {"host":"local","n":1} -> host=local,n=1 (empty for {}). */
 void rp_labels_text(struct strbuf *sb, const char *labels_json)
 {

@@ -399,6 +399,11 @@ int rp_input_line(struct rp_input *in, const char *s, size_t n)
 			json_decref(obj);
 			return 0;
 		}
+		if (STARTS(p, end, KSFTM_TAG_WARNING)) {
+			rp_reject_line(in->r, in->file, in->lineno,
+				       p + KSFTM_TAG_LEN(KSFTM_TAG_WARNING), end);
+			return 0;
+		}
 		if (STARTS(p, end, KSFTM_TAG_STREAM)) {
 			stream_line(in, d, p + KSFTM_TAG_LEN(KSFTM_TAG_STREAM), end);
 			return in->oom ? -ENOMEM : 0;

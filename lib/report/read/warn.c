@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "rp.h"
 
 static const char *keep_owned(struct ksft_metric_report *r, char *s)
@@ -86,4 +88,27 @@ ksft_metric_report_warnings(const struct ksft_metric_report *r,
 	if (total)
 		*total = r->warn.total;
 	return r->warn.n;
+}
+
+/* A producer's refused call ("ktap-metric-warning-json"): one warning. */
+void rp_reject_line(struct ksft_metric_report *r, const char *file,
+		    unsigned long line, const char *p, const char *end)
+{
+	json_t *j = json_loadb(p, (size_t)(end - p), 0, NULL);
+	const char *call = json_string_value(json_object_get(j, "call"));
+	const char *name = json_string_value(json_object_get(j, "name"));
+	const char *msg = json_string_value(json_object_get(j, "message"));
+	const char *en = json_string_value(json_object_get(j, "errno"));
+	json_int_t count = json_integer_value(json_object_get(j, "count"));
+
+	if (!json_is_object(j) || !call || !msg)
+		rp_warn(r, file, line, "ktap-metric-warning-json is not a refused-call object; ignored");
+	else if (count > 1)
+		rp_warn(r, file, line, "producer call refused: %s(%s): %s%s%s (%lld times)",
+			call, name ? name : "", en ? en : "", en ? ": " : "", msg,
+			(long long)count);
+	else
+		rp_warn(r, file, line, "producer call refused: %s(%s): %s%s%s",
+			call, name ? name : "", en ? en : "", en ? ": " : "", msg);
+	json_decref(j);
 }
