@@ -166,6 +166,102 @@ int cli_common_init(struct cli_common *cc, const char *name,
 	return cc->baselines && cc->context ? EXIT_OK : EXIT_USAGE;
 }
 
+size_t cli_edit_distance(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t row[64], i, j, diag, up;
+
+	if (alen >= 64 || blen >= 64)
+		return (size_t)-1;
+	for (j = 0; j <= blen; j++)
+		row[j] = j;
+	for (i = 1; i <= alen; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= blen; j++) {
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+
+			up = row[j];
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[blen];
+}
+
+const char *cli_closest(const char *s, size_t len, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t i, d, best_d = (size_t)-1, limit = len < 4 ? 1 : len < 8 ? 2 : 3;
+
+	for (i = 0; i < n; i++) {
+		size_t nl = strlen(names[i]);
+
+		d = cli_edit_distance(s, len, names[i], nl);
+		/* A prefix of an option's name is its start typed out, not a typo. */
+		if (len >= 3 && nl > len && !strncmp(s, names[i], len))
+			d = 1;
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+	}
+	return best_d <= limit ? best : NULL;
+}
+
+int cli_getopt(struct cli_common *cc, int argc, char **argv, const char *optstring,
+	       const struct option *opts)
+{
+	cc->argv = argv;
+	cc->optstring = optstring;
+	cc->opts = opts;
+	opterr = 0;	/* bad_option() says it, naming the command */
+	return getopt_long(argc, argv, optstring, opts, NULL);
+}
+
+/*
+ * After getopt_long() returned '?': "ksft-metric CMD: unknown option
+ * '--x'" (or "needs a value"), the closest option's name, and a one-line
+ * hint instead of the whole usage.
+ */
+static void bad_option(const struct cli_common *cc)
+{
+	const char *arg = cc->argv && optind > 0 ? cc->argv[optind - 1] : "?";
+	const char *names[64], *best = NULL;
+	size_t n = 0, len;
+	int known = 0, i;
+	char shown[3] = { '-', 0, 0 };
+
+	if (optopt && cc->opts) {
+		for (i = 0; cc->opts[i].name; i++)
+			known |= cc->opts[i].val == optopt && cc->opts[i].has_arg;
+		known |= cc->optstring && strchr(cc->optstring, optopt) && optopt != ':';
+	}
+	if (known) {
+		fprintf(stderr, "ksft-metric %s: option '%s' needs a value\n", cc->name, arg);
+	} else {
+		if (optopt || !arg || strncmp(arg, "--", 2)) {
+			shown[1] = (char)optopt;
+			arg = optopt ? shown : arg;
+		}
+		fprintf(stderr, "ksft-metric %s: unknown option '%.*s'", cc->name,
+			(int)strcspn(arg, "="), arg);
+		for (i = 0; cc->opts && cc->opts[i].name && n < 64; i++)
+			names[n++] = cc->opts[i].name;
+		if (!strncmp(arg, "--", 2)) {
+			len = strcspn(arg + 2, "=");
+			best = cli_closest(arg + 2, len, names, n);
+		}
+		if (best)
+			fprintf(stderr, "; did you mean '--%s'?", best);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "Run 'ksft-metric %s --help' for its options.\n", cc->name);
+}
+
 int cli_common_option(struct cli_common *cc, int ch, char *arg)
 {
 	switch (ch) {
@@ -194,6 +290,9 @@ int cli_common_option(struct cli_common *cc, int ch, char *arg)
 	case 'q':
 		cc->quiet = 1;
 		return CLI_OPT_NEXT;
+	case 'N':
+		cc->first_run = 1;
+		return CLI_OPT_NEXT;
 	case 'D':
 		cc->db = arg;
 		ksft_metric_report_history_redact(arg, cc->db_shown, sizeof(cc->db_shown));
@@ -208,8 +307,11 @@ int cli_common_option(struct cli_common *cc, int ch, char *arg)
 	case 'h':
 		fputs(cc->usage, stdout);
 		return EXIT_OK;
+	case 'V':
+		puts("ksft-metric " KSFT_METRIC_VERSION);
+		return EXIT_OK;
 	default:
-		fputs(cc->usage, stderr);
+		bad_option(cc);
 		return EXIT_USAGE;
 	}
 }
@@ -268,7 +370,7 @@ int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *o
 {
 	int ch, ret;
 
-	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+	while ((ch = cli_getopt(cc, argc, argv, optstring, opts)) != -1) {
 		if (ch == 'T') {
 			*title = optarg;
 			continue;
@@ -306,10 +408,24 @@ int cli_emit(const struct confine *c, const char *out, char *text, size_t len)
 	return ret ? EXIT_USAGE : EXIT_OK;
 }
 
-struct ksft_metric_report_history *cli_open_history(const struct cli_common *cc)
+struct ksft_metric_report_history *cli_open_history(struct cli_common *cc)
 {
 	struct ksft_metric_report_history *h;
+	int there;
 
+	if (!cc->db_create) {
+		there = cli_history_exists(cc);
+		if (there < 0)
+			return NULL;
+		if (!there) {
+			cc->db_missing = 1;
+			if (!cc->first_run)
+				cli_error("%s: no run history there (a mistyped --db? ksft-metric"
+					  " ingest creates one; on a CI's first run --first-run"
+					  " says the history starts here)", cc->db_shown);
+			return NULL;
+		}
+	}
 	if (strncmp(cc->db, "postgresql://", 13) && strncmp(cc->db, "postgres://", 11) &&
 	    confine_check_write(&cc->c, cc->db))
 		return NULL;

@@ -39,7 +39,7 @@ int cmd_save(int argc, char **argv)
 	ret = cli_common_init(&cc, "save", save_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "o:aC:qh", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, "o:aC:qh", opts)) != -1) {
 		if (ch == 'a') {	/* --append here, not --alpha */
 			append = 1;
 			continue;
