@@ -599,7 +599,7 @@ def test_bad_input():
     with open(junk, "wb") as f:
         f.write(bytes(range(256)) * 64 + b"\n# ktap-metric-json: {\x00\xff\n")
     _, err = expect_rc(2, "report", junk)
-    assert "no metrics found in the input" in err, err
+    assert f"no metrics found in {junk}: it is a binary file" in err, err
     # byte 10 is a newline: 64 junk lines, then the bad metric line.
     assert "junk.bin:66: warning: malformed metric JSON" in err, err
     _, err = expect_rc(2, "report", os.path.join(TMP, "does-not-exist.log"))

@@ -79,6 +79,42 @@ def test_mistyped_command():
     assert "did you mean" not in err, err
 
 
+def test_wrong_file_says_what_it_is():
+    log = write("w.log", LOG)
+    base = os.path.join(TMP, "w.json")
+    expect_rc(0, "save", "-o", base, log)
+    _, err = expect_rc(2, "compare", "--baseline", log, log)
+    assert f"{log}: this is a KTAP log with metrics; --baseline wants a file written by" \
+           " 'ksft-metric save'" in err, err
+    _, err = expect_rc(2, "report", base)
+    assert f"no metrics found in {base}: it is a baseline written by ksft-metric save" in err, err
+    _, err = expect_rc(2, "report", "/etc/passwd")
+    assert "no metrics found in /etc/passwd: it is a text file" in err, err
+    txt = write("notes.txt", "just some notes\nabout nothing\n")
+    _, err = expect_rc(2, "report", txt)
+    assert f"no metrics found in {txt}: it is a text file" in err, err
+    bare = write("bare.log", "KTAP version 1\n1..1\nok 1 case\n")
+    _, err = expect_rc(2, "report", bare)
+    assert f"no metrics found in {bare}: it is a KTAP log without ktap-metric lines" in err, err
+    _, err = expect_rc(2, "compare", "--baseline", txt, log)
+    assert f"{txt}: this is a text file" in err, err
+
+
+def test_save_refuses_to_overwrite_a_log():
+    log = write("keep.log", LOG)
+    other = write("other.log", LOG)
+    _, err = expect_rc(2, "save", "-o", other, log)
+    assert f"refusing to overwrite {other}: it is a KTAP log" in err and "--force" in err, err
+    with open(other, encoding="utf-8") as f:
+        assert f.read() == LOG      # untouched
+    base = os.path.join(TMP, "keep.json")
+    expect_rc(0, "save", "-o", base, log)
+    expect_rc(0, "save", "-o", base, log)       # a baseline is replaced
+    expect_rc(0, "save", "-o", other, "--force", log)
+    with open(other, encoding="utf-8") as f:
+        assert '"ksft-metric-baseline"' in f.read()
+
+
 if __name__ == "__main__":
     try:
         sys.exit(cli_util.run_tests(globals()))

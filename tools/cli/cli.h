@@ -174,6 +174,15 @@ int cli_parse_double(const char *opt, const char *s, double min, double max,
 		     double *out);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * file_kind.c: what @data (a file's first bytes) is, as an error shows it
+ * ("a KTAP log without ktap-metric lines", "a baseline written by
+ * ksft-metric save (...)", "a text file (...)"); cli_path_kind() reads
+ * @path's first bytes ("" when it cannot, or for stdin).
+ */
+const char *cli_file_kind(const char *data, size_t len);
+const char *cli_path_kind(const struct confine *c, const char *path);
+
 int cmd_report(int argc, char **argv);
 int cmd_save(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

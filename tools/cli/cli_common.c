@@ -106,7 +106,13 @@ int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,
 		if (f != stdin)
 			fclose(f);
 		if (ret < 0) {
-			cli_error("%s: %s", files[i], ksft_metric_report_errmsg());
+			const char *kind = cli_path_kind(c, files[i]);
+
+			if (*kind)
+				cli_error("%s: %s (this is %s)", files[i], ksft_metric_report_errmsg(),
+					  kind);
+			else
+				cli_error("%s: %s", files[i], ksft_metric_report_errmsg());
 			return EXIT_USAGE;
 		}
 	}
@@ -118,7 +124,14 @@ int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,
 				total - kept);
 	}
 	if (!ksft_metric_report_series_count(r)) {
-		cli_error("no metrics found in the input%s", total ? " (see warnings)" : "");
+		/* Each file named, with what it is. */
+		for (i = 0; i < n; i++) {
+			const char *kind = cli_path_kind(c, files[i]);
+
+			cli_error("no metrics found in %s%s%s%s", strcmp(files[i], "-") ? files[i] :
+				  "stdin", *kind ? ": it is " : "", kind,
+				  total && i == n - 1 ? " (see warnings)" : "");
+		}
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -138,11 +151,18 @@ int cli_read_baselines(const struct confine *c,
 		if (confine_read_all(c, files[i], &data, &len))
 			return EXIT_USAGE;
 		ret = ksft_metric_report_baseline_load(b, data, len, files[i]);
-		free(data);
 		if (ret < 0) {
-			cli_error("%s", ksft_metric_report_errmsg());
+			const char *kind = cli_file_kind(data, len);
+
+			if (strncmp(kind, "a baseline", 10))
+				cli_error("%s: this is %s; --baseline wants a file written by"
+					  " 'ksft-metric save'", files[i], kind);
+			else
+				cli_error("%s", ksft_metric_report_errmsg());
+			free(data);
 			return EXIT_USAGE;
 		}
+		free(data);
 	}
 	return EXIT_OK;
 }
