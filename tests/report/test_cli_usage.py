@@ -79,6 +79,58 @@ def test_mistyped_command():
     assert "did you mean" not in err, err
 
 
+def untracked_logs():
+    """A series without a regression policy, 100 then 93: only --tolerance gates it."""
+    text = ("KTAP version 1\n1..1\n"
+            '# ktap-metric-json: {"name":"rate","shape":"scalar","time":1,"value":%s}\n'
+            "ok 1 case\n")
+    return write("u0.log", text % 100), write("u1.log", text % 93)
+
+
+def test_tolerance_percent():
+    """--tolerance 5% and 5 are both 5 percent (a 7 % drop regresses, 10 % does not)."""
+    a, b = untracked_logs()
+    base = os.path.join(TMP, "u.json")
+    expect_rc(0, "save", "-o", base, a)
+    for tol in ("5%", "5"):
+        out, _ = expect_rc(1, "compare", "--baseline", base, "--tolerance", tol, b)
+        assert "REGRESSION" in out, (tol, out)
+    expect_rc(0, "compare", "--baseline", base, "--tolerance", "10%", b)
+    _, err = expect_rc(1, "compare", "--baseline", base, "--tolerance", "0.05", b)
+    assert "0.05 is 0.05 percent" in err and "write 5% for that" in err, err
+    _, err = expect_rc(2, "compare", "--baseline", base, "--tolerance", "5%%", b)
+    assert "--tolerance" in err, err
+
+
+def test_compare_tracked_by_default_and_legend():
+    """Untracked series are counted, shown with --all; a legend; 120 columns
+    on a realistic producer log (make-log: the main job's series)."""
+    log = os.path.join(TMP, "make.log")
+    with open(log, "wb") as f:
+        subprocess.run([MAKE_LOG], stdout=f, check=True, timeout=120)
+    base = os.path.join(TMP, "make.json")
+    expect_rc(0, "save", "-o", base, log)
+    out, _ = expect_rc(0, "compare", "--baseline", base, log)
+    assert "UNTRACKED" not in out and "untracked series (no regression policy) not shown" in out
+    assert "^ higher, v lower" in out and "N: samples baseline/current" in out, out
+    assert "name[n]: element n" in out and "P: the p-value" in out, out
+    allout, _ = expect_rc(0, "compare", "--all", "--baseline", base, log)
+    assert "UNTRACKED" in allout and "not shown" not in allout, allout
+    for text in (out, allout):
+        width = max(len(line) for line in text.splitlines())
+        assert width <= 120, (width, text)
+    # one verdict vocabulary: help, table and HTML say NO CHANGE / TOO NOISY
+    help_text, _ = expect_rc(0, "compare", "--help")
+    for word in ("NO CHANGE", "TOO NOISY", "NOT COMPARABLE", "UNTRACKED"):
+        assert word in help_text, word
+    assert "NO CHANGE" in out, out
+    page = os.path.join(TMP, "make.html")
+    expect_rc(0, "html", "-o", page, "--baseline", base, log)
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    assert "no change</span>" in html, html[:2000]
+
+
 def test_wrong_file_says_what_it_is():
     log = write("w.log", LOG)
     base = os.path.join(TMP, "w.json")

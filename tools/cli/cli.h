@@ -172,6 +172,8 @@ int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *o
 int cli_emit(const struct confine *c, const char *out, char *text, size_t len);
 int cli_parse_double(const char *opt, const char *s, double min, double max,
 		     double *out);
+/* --tolerance: "5%" or "5", both 5 percent; -1 after printing why. */
+int cli_parse_tolerance(const char *s, double *pct);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*

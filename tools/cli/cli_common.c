@@ -67,6 +67,25 @@ int cli_parse_double(const char *opt, const char *s, double min, double max,
 	return 0;
 }
 
+int cli_parse_tolerance(const char *s, double *pct)
+{
+	size_t n = strlen(s);
+	char *num;
+	int ret;
+
+	/* "5%" and "5" are 5 percent. */
+	num = strndup(s, n && s[n - 1] == '%' ? n - 1 : n);
+	if (!num)
+		return -1;
+	ret = cli_parse_double("--tolerance", num, 0, 1e9, pct);
+	if (!ret && *pct > 0 && *pct < 1 && s[n - 1] != '%')
+		fprintf(stderr, "ksft-metric: note: --tolerance %s is %s percent, not the"
+			" fraction a policy's relative_tolerance is (write %g%% for that)\n",
+			s, num, *pct * 100);
+	free(num);
+	return ret;
+}
+
 static void print_warnings(const struct ksft_metric_report *r, size_t from)
 {
 	const struct ksft_metric_report_warning *w;
@@ -289,8 +308,7 @@ int cli_common_option(struct cli_common *cc, int ch, char *arg)
 		cc->baselines[cc->n_baselines++] = arg;
 		return CLI_OPT_NEXT;
 	case 't':
-		if (cli_parse_double("--tolerance", arg, 0, 1e9,
-				     &cc->copts.tolerance_pct))
+		if (cli_parse_tolerance(arg, &cc->copts.tolerance_pct))
 			return EXIT_USAGE;
 		return CLI_OPT_NEXT;
 	case 'a':

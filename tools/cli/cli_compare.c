@@ -27,9 +27,14 @@ static const char compare_usage[] =
 	"regression or improvement when the series' own run-to-run noise cannot\n"
 	"explain it (prediction interval; Benjamini-Hochberg across the run's\n"
 	"series, so Q is the rate of runs with any false alarm) and it exceeds the\n"
-	"policy's tolerance. Verdicts: REGRESSION, IMPROVEMENT, OK (no change),\n"
-	"NOISE (too noisy to tell), NEW, MISSING, INCOMPARABLE (a debug kernel or\n"
-	"KSFT_MACHINE_SLOW), UNTRACKED. P is the adjusted p-value.\n"
+	"policy's tolerance. P is the adjusted p-value.\n"
+	"\n"
+	"Verdicts (JSON and CSV: the code in brackets): REGRESSION [regression],\n"
+	"IMPROVEMENT [improvement], NO CHANGE [ok], TOO NOISY [noise] (too noisy to\n"
+	"tell), NEW [new], MISSING [missing], NOT COMPARABLE [incomparable] (a debug\n"
+	"kernel or KSFT_MACHINE_SLOW), UNTRACKED [untracked] (no regression policy).\n"
+	"The text table shows tracked series (with a direction; --all: every one),\n"
+	"fits 120 columns and ends with a legend.\n"
 	"\n"
 	"  -b, --baseline FILE  baseline file (repeat for more runs)\n"
 	"  -D, --db DB          run history (SQLite file or postgresql://...)\n"
@@ -47,7 +52,10 @@ static const char compare_usage[] =
 	"                       1 regression, 125 cannot tell (a tracked series too\n"
 	"                       noisy, not comparable, missing or new), 128 an error\n"
 	"  -t, --tolerance PCT  gate series without a regression policy too: a drop\n"
-	"                       of more than PCT percent regresses (zperf default 5)\n"
+	"                       of more than PCT percent regresses (zperf default 5);\n"
+	"                       '5%' and '5' are both 5 percent (a policy's\n"
+	"                       relative_tolerance is a fraction: 0.05)\n"
+	"      --all            the text table shows untracked series too\n"
 	"  -a, --alpha A        a regression also needs p < A (when a p is known)\n"
 	"  -m, --allow-missing  a gated series missing from FILE does not fail\n"
 	"  -f, --format FMT     text (default), json or csv\n"
@@ -58,10 +66,10 @@ static const char compare_usage[] =
 	"\n"
 	"Exit status: 0 no regression, 1 regression (or a gated series missing\n"
 	"without --allow-missing), 2 bad usage, unreadable input or a --db that\n"
-	"cannot judge the run (see --first-run); --bisect changes them. NOISE, NEW,\n"
-	"INCOMPARABLE and UNTRACKED never fail the gate.\n";
+	"cannot judge the run (see --first-run); --bisect changes them. TOO NOISY,\n"
+	"NEW, NOT COMPARABLE and UNTRACKED never fail the gate.\n";
 
-enum { OPT_BISECT = 256 };
+enum { OPT_BISECT = 256, OPT_ALL };
 
 /* --bisect's exit status for git bisect run: an error aborts the bisection. */
 #define EXIT_BISECT_ABORT 128
@@ -140,13 +148,14 @@ int cmd_compare(int argc, char **argv)
 		{ "order", required_argument, NULL, 'O' },
 		CLI_OPTION_FIRST_RUN,
 		{ "bisect", no_argument, NULL, OPT_BISECT },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
 	struct ksft_metric_report_history *h = NULL;
 	struct ksft_metric_report_comparison *cmp = NULL;
 	struct cli_common cc;
-	int ch, ret, failing, bisect = 0;
+	int ch, ret, failing, bisect = 0, all = 0;
 	char *text, *why = NULL;
 	size_t len;
 
@@ -157,6 +166,8 @@ int cmd_compare(int argc, char **argv)
 		ret = EXIT_USAGE;
 		if (ch == OPT_BISECT) {
 			bisect = 1;
+		} else if (ch == OPT_ALL) {
+			all = KSFT_METRIC_REPORT_COMPARE_ALL;
 		} else if (ch == 'm') {
 			cc.copts.allow_missing = go.allow_missing = 1;
 		} else if (ch == 'w') {
@@ -208,7 +219,8 @@ int cmd_compare(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (ksft_metric_report_comparison_format(cmp, cc.fmt, &text, &len)) {
+	if (ksft_metric_report_comparison_format(cmp, cc.fmt == KSFT_METRIC_REPORT_TEXT ?
+						 cc.fmt | all : cc.fmt, &text, &len)) {
 		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}
