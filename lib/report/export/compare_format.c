@@ -117,16 +117,16 @@ static int row_cells(struct table *t, const struct cmp_row *row, size_t skip,
 		tail = sb->oom ? NULL : strdup(sb->data);
 		tw = tail ? display_width(tail) : 0;
 		sb->len = 0;
-		if (whole && tail && row->path_len > skip && tw + 8 <= series_max) {
+		if (whole && tail && row->path_len > skip && tw + 4 <= series_max) {
 			/* "path / " cut at its end: "sel... / case metric{labels}" */
-			size_t keep = series_max - tw - 6, w = 0;
+			size_t keep = series_max - tw >= 8 ? series_max - tw - 6 : 0, w = 0;
 			const char *p;
 
 			for (p = whole; *p && w < keep; p++) {
 				strbuf_addc(sb, *p);
 				w += ((unsigned char)p[1] & 0xc0) != 0x80;
 			}
-			strbuf_adds(sb, "... / ");
+			strbuf_adds(sb, keep ? "... / " : "... ");
 			strbuf_adds(sb, tail);
 		} else if (whole) {
 			cut_middle(sb, whole, series_max);
