@@ -445,31 +445,3 @@ int cli_emit(const struct confine *c, const char *out, char *text, size_t len)
 	ksft_metric_report_text_free(text);
 	return ret ? EXIT_USAGE : EXIT_OK;
 }
-
-struct ksft_metric_report_history *cli_open_history(struct cli_common *cc)
-{
-	struct ksft_metric_report_history *h;
-	int there;
-
-	if (!cc->db_create) {
-		there = cli_history_exists(cc);
-		if (there < 0)
-			return NULL;
-		if (!there) {
-			cc->db_missing = 1;
-			if (!cc->first_run)
-				cli_error("%s: no run history there (a mistyped --db? ksft-metric"
-					  " ingest creates one; on a CI's first run --first-run"
-					  " says the history starts here)", cc->db_shown);
-			return NULL;
-		}
-	}
-	if (strncmp(cc->db, "postgresql://", 13) && strncmp(cc->db, "postgres://", 11) &&
-	    confine_check_write(&cc->c, cc->db))
-		return NULL;
-	if (ksft_metric_report_history_open(cc->db, &h)) {
-		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
-		return NULL;
-	}
-	return h;
-}

@@ -49,6 +49,34 @@ int cli_history_exists(const struct cli_common *cc)
 	return 1;
 }
 
+struct ksft_metric_report_history *cli_open_history(struct cli_common *cc)
+{
+	struct ksft_metric_report_history *h;
+	int there;
+
+	if (!cc->db_create) {
+		there = cli_history_exists(cc);
+		if (there < 0)
+			return NULL;
+		if (!there) {
+			cc->db_missing = 1;
+			if (!cc->first_run)
+				cli_error("%s: no run history there (a mistyped --db? ksft-metric"
+					  " ingest creates one; on a CI's first run --first-run"
+					  " says the history starts here)", cc->db_shown);
+			return NULL;
+		}
+	}
+	if (strncmp(cc->db, "postgresql://", 13) && strncmp(cc->db, "postgres://", 11) &&
+	    confine_check_write(&cc->c, cc->db))
+		return NULL;
+	if (ksft_metric_report_history_open(cc->db, &h)) {
+		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
+		return NULL;
+	}
+	return h;
+}
+
 /* "k=v, k=v" of the keys of @ctx whose value differs from @cur's (*@n of them). */
 static char *context_diff(json_t *ctx, json_t *cur, size_t *n)
 {
