@@ -29,7 +29,7 @@ const char *cli_file_kind(const char *data, size_t len)
 
 	if (len > SNIFF_BYTES)
 		len = SNIFF_BYTES;
-	if (!len)
+	if (!data || !len)
 		return "an empty file";
 	if (len >= 16 && !memcmp(data, "SQLite format 3", 16))
 		return "a SQLite database (a run history: give it as --db)";
@@ -68,9 +68,13 @@ const char *cli_path_kind(const struct confine *c, const char *path)
 	if (!f)
 		return none;
 	buf = malloc(SNIFF_BYTES);
-	n = buf ? fread(buf, 1, SNIFF_BYTES, f) : 0;
+	if (!buf) {
+		fclose(f);
+		return none;
+	}
+	n = fread(buf, 1, SNIFF_BYTES, f);
 	fclose(f);
-	kind = buf ? cli_file_kind(buf, n) : none;
+	kind = cli_file_kind(buf, n);
 	free(buf);
 	return kind;
 }
