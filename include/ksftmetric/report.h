@@ -517,10 +517,18 @@ KSFT_METRIC_REPORT_API int
 ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 				  size_t i, struct ksft_metric_report_row *out);
 
+/** Or'ed into the text format: the untracked rows too (below). */
+#define KSFT_METRIC_REPORT_COMPARE_ALL 0x100
+
 /**
  * ksft_metric_report_comparison_format() - render the comparison
- * @fmt: KSFT_METRIC_REPORT_TEXT, _JSON or _CSV
+ * @fmt: KSFT_METRIC_REPORT_TEXT, _JSON or _CSV; TEXT may be or'ed with
+ *       KSFT_METRIC_REPORT_COMPARE_ALL
  * @out: malloc'd NUL-terminated text; free with ksft_metric_report_text_free()
+ *
+ * The text table shows the tracked rows (a direction; untracked ones are
+ * counted) unless KSFT_METRIC_REPORT_COMPARE_ALL, cuts series titles to
+ * fit 120 columns and ends with a legend. JSON and CSV hold every row.
  *
  * @return 0, -EINVAL (also for OpenMetrics), -ENOMEM. Query.
  */

@@ -167,7 +167,7 @@ def test_units():
     assert re.search(r"\bbare .* last=7$", out, re.M), out
     base = os.path.join(TMP, "units-base.json")
     expect_rc(0, "save", "-o", base, fast)
-    out, _ = expect_rc(1, "compare", "--baseline", base, slow)
+    out, _ = expect_rc(1, "compare", "--all", "--baseline", base, slow)
     row = [line for line in out.splitlines() if "tput" in line][0]
     assert re.search(r"32\.5 Gbit/s\s+20 Gbit/s\s+-38\.46%\s+1\.625 Gbit/s", row), row
     row = [line for line in out.splitlines() if "bare" in line][0]
@@ -599,7 +599,7 @@ def test_bad_input():
     with open(junk, "wb") as f:
         f.write(bytes(range(256)) * 64 + b"\n# ktap-metric-json: {\x00\xff\n")
     _, err = expect_rc(2, "report", junk)
-    assert "no metrics found in the input" in err, err
+    assert f"no metrics found in {junk}: it is a binary file" in err, err
     # byte 10 is a newline: 64 junk lines, then the bad metric line.
     assert "junk.bin:66: warning: malformed metric JSON" in err, err
     _, err = expect_rc(2, "report", os.path.join(TMP, "does-not-exist.log"))
@@ -726,7 +726,10 @@ def test_round_trip():
     rows = [line for line in out.splitlines() if " throughput{host=local}" in line]
     assert len(rows) == 2 and all(r.endswith("REGRESSION") for r in rows), out
     # 10 current samples against 2 runs x 10 pooled: a tiny p-value.
-    assert all(re.search(r"\s20\s+10\s+\S+e-0\d\s+REGRESSION$", r) for r in rows), rows
+    assert all(re.search(r"\s20/10\s+\S+e-0\d\s+REGRESSION$", r) for r in rows), rows
+    # 30 untracked rows counted, not shown: the table fits 120 columns
+    assert "30 untracked series (no regression policy) not shown" in out, out
+    assert max(len(line) for line in out.splitlines()) <= 120, out
     cmp = json.loads(expect_rc(1, "compare", "-f", "json", "--baseline", base, slow)[0])
     assert cmp["result"] == "regression" and cmp["failing"] == 2
     # The test died: its series move to "incomplete"; the gated one is missing.
@@ -769,7 +772,7 @@ def test_sysmon_round_trip():
             assert 0 <= s["summary"]["p90"] <= os.cpu_count() + 1, s
     base = os.path.join(TMP, "sysmon-base.json")
     expect_rc(0, "save", "-o", base, logs[0])
-    out, _ = expect_rc(0, "compare", "--baseline", base, logs[1])
+    out, _ = expect_rc(0, "compare", "--all", "--baseline", base, logs[1])
     assert "RESULT: OK" in out and "UNTRACKED" in out, out
     svg = os.path.join(TMP, "sysmon.svg")
     expect_rc(0, "plot", "-o", svg, "--baseline", base, logs[1])
@@ -926,7 +929,7 @@ def test_html_page():
                       text)
     assert len(rows) == 1 and rows[0][0] == "regression", rows
     cells = re.findall(r"<td[^>]*>(.*?)</td>", rows[0][2])
-    assert cells[1:6] == ["regression", "20 Gbit/s", "32.5 Gbit/s", "-38.46%",
+    assert cells[1:6] == ["REGRESSION", "20 Gbit/s", "32.5 Gbit/s", "-38.46%",
                           "Gbit/s"], cells
     assert f'<tr id="{rows[0][1]}">' in text, rows[0][1]     # the link's target
     ids = re.findall(r' id="([^"]+)"', text)
@@ -1278,7 +1281,9 @@ def test_output_keeps_mode():
             with open(out, "w") as f:
                 f.write("old\n")
             os.chmod(out, mode)
-            expect_rc(0, *cmd, out, data("seed.log"))
+            # save replaces a file that is not a baseline only with --force
+            expect_rc(0, *cmd, out, *(["--force"] if cmd[0] == "save" else []),
+                      data("seed.log"))
             st = os.stat(out)
             assert stat.S_IMODE(st.st_mode) == mode, (cmd, oct(st.st_mode))
             with open(out) as f:

@@ -7,6 +7,8 @@
 
 #include <ksftmetric/report.h>
 
+struct option;
+
 /* Exit codes. */
 #define EXIT_OK 0
 #define EXIT_REGRESSION 1
@@ -87,6 +89,14 @@ struct cli_common {
 	char db_shown[KSFT_METRIC_REPORT_HISTORY_NAME_MAX];	/* -D as messages show it */
 	const char **context;	/* -x KEY=VALUE, in the order given */
 	size_t n_context;
+	int first_run;		/* --first-run: an empty history judges all new */
+	int db_create;		/* ingest: a missing --db is created */
+	int db_missing;		/* cli_open_history(): none there (--first-run) */
+
+	/* What cli_getopt() parses, for the message on a bad option. */
+	char **argv;
+	const char *optstring;
+	const struct option *opts;
 
 	/* Made by cli_load(), released by cli_common_free(). */
 	struct confine c;
@@ -102,12 +112,26 @@ struct cli_common {
 #define CLI_OPTION_OUTPUT	{ "output", required_argument, NULL, 'o' }
 #define CLI_OPTION_BASE_DIR	{ "base-dir", required_argument, NULL, 'C' }
 #define CLI_OPTION_QUIET	{ "quiet", no_argument, NULL, 'q' }
-#define CLI_OPTION_HELP		{ "help", no_argument, NULL, 'h' }
+/* --help and --version: every command takes both. */
+#define CLI_OPTION_HELP		{ "help", no_argument, NULL, 'h' }, \
+				{ "version", no_argument, NULL, 'V' }
 #define CLI_OPTION_DB		{ "db", required_argument, NULL, 'D' }
 #define CLI_OPTION_CONTEXT	{ "context", required_argument, NULL, 'x' }
 
 /* cli_common_option(): the option was taken, go on parsing. */
 #define CLI_OPT_NEXT (-1)
+
+/*
+ * getopt_long() for @cc's command, quiet: a bad option comes back as '?'
+ * and cli_common_option() says what was wrong ("ksft-metric CMD: unknown
+ * option '--x'", a did-you-mean and where the options are).
+ */
+int cli_getopt(struct cli_common *cc, int argc, char **argv, const char *optstring,
+	       const struct option *opts);
+/* Levenshtein distance of @a (@alen bytes) and @b (@blen), for did-you-mean. */
+size_t cli_edit_distance(const char *a, size_t alen, const char *b, size_t blen);
+/* The closest of the @n @names to @s (@len bytes), or NULL when none is close. */
+const char *cli_closest(const char *s, size_t len, const char *const *names, size_t n);
 
 /* Set up @cc for a command of @argc arguments; an exit code. */
 int cli_common_init(struct cli_common *cc, const char *name,
@@ -142,14 +166,24 @@ int cli_judging(const struct cli_common *cc, int db_ok, int needed);
  * and cli_load() the inputs. Returns an exit code;
  * EXIT_OK without cc->r after --help (nothing more to do).
  */
-struct option;
 int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *optstring,
 		     const struct option *opts, int db_ok, const char *what, const char **title);
 /* Write @text to @out (NULL or "-": stdout) and free it; an exit code. */
 int cli_emit(const struct confine *c, const char *out, char *text, size_t len);
 int cli_parse_double(const char *opt, const char *s, double min, double max,
 		     double *out);
+/* --tolerance: "5%" or "5", both 5 percent; -1 after printing why. */
+int cli_parse_tolerance(const char *s, double *pct);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * file_kind.c: what @data (a file's first bytes) is, as an error shows it
+ * ("a KTAP log without ktap-metric lines", "a baseline written by
+ * ksft-metric save (...)", "a text file (...)"); cli_path_kind() reads
+ * @path's first bytes ("" when it cannot, or for stdin).
+ */
+const char *cli_file_kind(const char *data, size_t len);
+const char *cli_path_kind(const struct confine *c, const char *path);
 
 int cmd_report(int argc, char **argv);
 int cmd_save(int argc, char **argv);
@@ -164,9 +198,32 @@ int cmd_site(int argc, char **argv);
 
 /*
  * Open --db (confined to --base-dir when it is a file); prints why and
- * returns NULL on failure. Call after cli_load() or confine_init().
+ * returns NULL on failure. Call after cli_load() or confine_init(). Only
+ * with db_create (ingest) is a missing SQLite file created; otherwise a
+ * missing one fails, or with first_run sets db_missing (no message).
  */
-struct ksft_metric_report_history *cli_open_history(const struct cli_common *cc);
+struct ksft_metric_report_history *cli_open_history(struct cli_common *cc);
+/* history_check.c: is --db a SQLite file there (1), none (0), or -1 (said why). */
+int cli_history_exists(const struct cli_common *cc);
+/*
+ * Can the history judge this run (@cmp, what the gate made of it)? 1 yes;
+ * 0 no, with *@why (malloc'd) saying why: the history holds no run, or
+ * holds the run's series only under other contexts (named); -1 after
+ * printing a read error.
+ */
+int cli_history_usable(const struct cli_common *cc, struct ksft_metric_report_history *h,
+		       const struct ksft_metric_report_comparison *cmp, char **why);
+/*
+ * compare, report and html --db: judge cc->r against the history --db
+ * (opened into *@h), failing loudly on a history that cannot judge it
+ * (without --first-run; *@why then says why, NULL when it was printed,
+ * and the rows are in *@out).
+ * Returns the failing count, -1 after printing an error, or -2 (*@why).
+ */
+int cli_history_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts *go,
+		      struct ksft_metric_report_history **h,
+		      struct ksft_metric_report_comparison **out, char **why);
+#define CLI_OPTION_FIRST_RUN	{ "first-run", no_argument, NULL, 'N' }
 /* accept and pin: one RUN (accept: [SERIES]) acted on in the history --db. */
 int cli_run_action(int argc, char **argv, const char *name, const char *usage, int accept);
 /* Parse a count option in [1, @max]; -1 after printing why. */

@@ -38,7 +38,7 @@ int cli_run_action(int argc, char **argv, const char *name, const char *usage, i
 	ret = cli_common_init(&cc, name, usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, accept ? "D:C:h" : "D:uC:h", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, accept ? "D:C:h" : "D:uC:h", opts)) != -1) {
 		if (ch == 'u') {
 			unpin = 1;
 		} else if ((ret = cli_common_option(&cc, ch, optarg)) != CLI_OPT_NEXT) {

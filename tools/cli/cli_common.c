@@ -67,6 +67,25 @@ int cli_parse_double(const char *opt, const char *s, double min, double max,
 	return 0;
 }
 
+int cli_parse_tolerance(const char *s, double *pct)
+{
+	size_t n = strlen(s);
+	char *num;
+	int ret;
+
+	/* "5%" and "5" are 5 percent. */
+	num = strndup(s, n && s[n - 1] == '%' ? n - 1 : n);
+	if (!num)
+		return -1;
+	ret = cli_parse_double("--tolerance", num, 0, 1e9, pct);
+	if (!ret && *pct > 0 && *pct < 1 && s[n - 1] != '%')
+		fprintf(stderr, "ksft-metric: note: --tolerance %s is %s percent, not the"
+			" fraction a policy's relative_tolerance is (write %g%% for that)\n",
+			s, num, *pct * 100);
+	free(num);
+	return ret;
+}
+
 static void print_warnings(const struct ksft_metric_report *r, size_t from)
 {
 	const struct ksft_metric_report_warning *w;
@@ -106,7 +125,13 @@ int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,
 		if (f != stdin)
 			fclose(f);
 		if (ret < 0) {
-			cli_error("%s: %s", files[i], ksft_metric_report_errmsg());
+			const char *kind = cli_path_kind(c, files[i]);
+
+			if (*kind)
+				cli_error("%s: %s (this is %s)", files[i], ksft_metric_report_errmsg(),
+					  kind);
+			else
+				cli_error("%s: %s", files[i], ksft_metric_report_errmsg());
 			return EXIT_USAGE;
 		}
 	}
@@ -118,7 +143,14 @@ int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,
 				total - kept);
 	}
 	if (!ksft_metric_report_series_count(r)) {
-		cli_error("no metrics found in the input%s", total ? " (see warnings)" : "");
+		/* Each file named, with what it is. */
+		for (i = 0; i < n; i++) {
+			const char *kind = cli_path_kind(c, files[i]);
+
+			cli_error("no metrics found in %s%s%s%s", strcmp(files[i], "-") ? files[i] :
+				  "stdin", *kind ? ": it is " : "", kind,
+				  total && i == n - 1 ? " (see warnings)" : "");
+		}
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -138,11 +170,18 @@ int cli_read_baselines(const struct confine *c,
 		if (confine_read_all(c, files[i], &data, &len))
 			return EXIT_USAGE;
 		ret = ksft_metric_report_baseline_load(b, data, len, files[i]);
-		free(data);
 		if (ret < 0) {
-			cli_error("%s", ksft_metric_report_errmsg());
+			const char *kind = cli_file_kind(data, len);
+
+			if (strncmp(kind, "a baseline", 10))
+				cli_error("%s: this is %s; --baseline wants a file written by"
+					  " 'ksft-metric save'", files[i], kind);
+			else
+				cli_error("%s", ksft_metric_report_errmsg());
+			free(data);
 			return EXIT_USAGE;
 		}
+		free(data);
 	}
 	return EXIT_OK;
 }
@@ -166,6 +205,102 @@ int cli_common_init(struct cli_common *cc, const char *name,
 	return cc->baselines && cc->context ? EXIT_OK : EXIT_USAGE;
 }
 
+size_t cli_edit_distance(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t row[64], i, j, diag, up;
+
+	if (alen >= 64 || blen >= 64)
+		return (size_t)-1;
+	for (j = 0; j <= blen; j++)
+		row[j] = j;
+	for (i = 1; i <= alen; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= blen; j++) {
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+
+			up = row[j];
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[blen];
+}
+
+const char *cli_closest(const char *s, size_t len, const char *const *names, size_t n)
+{
+	const char *best = NULL;
+	size_t i, d, best_d = (size_t)-1, limit = len < 4 ? 1 : len < 8 ? 2 : 3;
+
+	for (i = 0; i < n; i++) {
+		size_t nl = strlen(names[i]);
+
+		d = cli_edit_distance(s, len, names[i], nl);
+		/* A prefix of an option's name is its start typed out, not a typo. */
+		if (len >= 3 && nl > len && !strncmp(s, names[i], len))
+			d = 1;
+		if (d < best_d) {
+			best_d = d;
+			best = names[i];
+		}
+	}
+	return best_d <= limit ? best : NULL;
+}
+
+int cli_getopt(struct cli_common *cc, int argc, char **argv, const char *optstring,
+	       const struct option *opts)
+{
+	cc->argv = argv;
+	cc->optstring = optstring;
+	cc->opts = opts;
+	opterr = 0;	/* bad_option() says it, naming the command */
+	return getopt_long(argc, argv, optstring, opts, NULL);
+}
+
+/*
+ * After getopt_long() returned '?': "ksft-metric CMD: unknown option
+ * '--x'" (or "needs a value"), the closest option's name, and a one-line
+ * hint instead of the whole usage.
+ */
+static void bad_option(const struct cli_common *cc)
+{
+	const char *arg = cc->argv && optind > 0 ? cc->argv[optind - 1] : "?";
+	const char *names[64], *best = NULL;
+	size_t n = 0, len;
+	int known = 0, i;
+	char shown[3] = { '-', 0, 0 };
+
+	if (optopt && cc->opts) {
+		for (i = 0; cc->opts[i].name; i++)
+			known |= cc->opts[i].val == optopt && cc->opts[i].has_arg;
+		known |= cc->optstring && strchr(cc->optstring, optopt) && optopt != ':';
+	}
+	if (known) {
+		fprintf(stderr, "ksft-metric %s: option '%s' needs a value\n", cc->name, arg);
+	} else {
+		if (optopt || !arg || strncmp(arg, "--", 2)) {
+			shown[1] = (char)optopt;
+			arg = optopt ? shown : arg;
+		}
+		fprintf(stderr, "ksft-metric %s: unknown option '%.*s'", cc->name,
+			(int)strcspn(arg, "="), arg);
+		for (i = 0; cc->opts && cc->opts[i].name && n < 64; i++)
+			names[n++] = cc->opts[i].name;
+		if (!strncmp(arg, "--", 2)) {
+			len = strcspn(arg + 2, "=");
+			best = cli_closest(arg + 2, len, names, n);
+		}
+		if (best)
+			fprintf(stderr, "; did you mean '--%s'?", best);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "Run 'ksft-metric %s --help' for its options.\n", cc->name);
+}
+
 int cli_common_option(struct cli_common *cc, int ch, char *arg)
 {
 	switch (ch) {
@@ -173,8 +308,7 @@ int cli_common_option(struct cli_common *cc, int ch, char *arg)
 		cc->baselines[cc->n_baselines++] = arg;
 		return CLI_OPT_NEXT;
 	case 't':
-		if (cli_parse_double("--tolerance", arg, 0, 1e9,
-				     &cc->copts.tolerance_pct))
+		if (cli_parse_tolerance(arg, &cc->copts.tolerance_pct))
 			return EXIT_USAGE;
 		return CLI_OPT_NEXT;
 	case 'a':
@@ -194,6 +328,9 @@ int cli_common_option(struct cli_common *cc, int ch, char *arg)
 	case 'q':
 		cc->quiet = 1;
 		return CLI_OPT_NEXT;
+	case 'N':
+		cc->first_run = 1;
+		return CLI_OPT_NEXT;
 	case 'D':
 		cc->db = arg;
 		ksft_metric_report_history_redact(arg, cc->db_shown, sizeof(cc->db_shown));
@@ -208,8 +345,11 @@ int cli_common_option(struct cli_common *cc, int ch, char *arg)
 	case 'h':
 		fputs(cc->usage, stdout);
 		return EXIT_OK;
+	case 'V':
+		puts("ksft-metric " KSFT_METRIC_VERSION);
+		return EXIT_OK;
 	default:
-		fputs(cc->usage, stderr);
+		bad_option(cc);
 		return EXIT_USAGE;
 	}
 }
@@ -268,7 +408,7 @@ int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *o
 {
 	int ch, ret;
 
-	while ((ch = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+	while ((ch = cli_getopt(cc, argc, argv, optstring, opts)) != -1) {
 		if (ch == 'T') {
 			*title = optarg;
 			continue;
@@ -304,18 +444,4 @@ int cli_emit(const struct confine *c, const char *out, char *text, size_t len)
 
 	ksft_metric_report_text_free(text);
 	return ret ? EXIT_USAGE : EXIT_OK;
-}
-
-struct ksft_metric_report_history *cli_open_history(const struct cli_common *cc)
-{
-	struct ksft_metric_report_history *h;
-
-	if (strncmp(cc->db, "postgresql://", 13) && strncmp(cc->db, "postgres://", 11) &&
-	    confine_check_write(&cc->c, cc->db))
-		return NULL;
-	if (ksft_metric_report_history_open(cc->db, &h)) {
-		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
-		return NULL;
-	}
-	return h;
 }

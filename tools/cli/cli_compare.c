@@ -1,6 +1,7 @@
 /* ksft-metric compare: the regression gate. */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,10 @@
 static const char compare_usage[] =
 	"usage: ksft-metric compare --baseline B.json [--baseline ...] [--tolerance PCT]\n"
 	"                           [--alpha A] [--allow-missing] [--format text|json|csv]\n"
-	"                           [-o OUT] [--base-dir DIR] FILE...\n"
+	"                           [--bisect] [-o OUT] [--base-dir DIR] FILE...\n"
 	"       ksft-metric compare --db DB [--window N] [--fdr Q] [--context KEY=VALUE ...]\n"
-	"                           [--order KEY] [--allow-missing] [--format ...] FILE...\n"
+	"                           [--order KEY] [--first-run] [--allow-missing]\n"
+	"                           [--bisect] [--format ...] FILE...\n"
 	"\n"
 	"Compare each series' compare value (its regression policy's \"compare\")\n"
 	"with the median over the baseline runs. A value worse than the baseline\n"
@@ -25,9 +27,14 @@ static const char compare_usage[] =
 	"regression or improvement when the series' own run-to-run noise cannot\n"
 	"explain it (prediction interval; Benjamini-Hochberg across the run's\n"
 	"series, so Q is the rate of runs with any false alarm) and it exceeds the\n"
-	"policy's tolerance. Verdicts: REGRESSION, IMPROVEMENT, OK (no change),\n"
-	"NOISE (too noisy to tell), NEW, MISSING, INCOMPARABLE (a debug kernel or\n"
-	"KSFT_MACHINE_SLOW), UNTRACKED. P is the adjusted p-value.\n"
+	"policy's tolerance. P is the adjusted p-value.\n"
+	"\n"
+	"Verdicts (JSON and CSV: the code in brackets): REGRESSION [regression],\n"
+	"IMPROVEMENT [improvement], NO CHANGE [ok], TOO NOISY [noise] (too noisy to\n"
+	"tell), NEW [new], MISSING [missing], NOT COMPARABLE [incomparable] (a debug\n"
+	"kernel or KSFT_MACHINE_SLOW), UNTRACKED [untracked] (no regression policy).\n"
+	"The text table shows tracked series (with a direction; --all: every one),\n"
+	"fits 120 columns and ends with a legend.\n"
 	"\n"
 	"  -b, --baseline FILE  baseline file (repeat for more runs)\n"
 	"  -D, --db DB          run history (SQLite file or postgresql://...)\n"
@@ -37,8 +44,18 @@ static const char compare_usage[] =
 	"  -x, --context K=V    the current run's context over its logs' (decides\n"
 	"                       which runs are comparable); repeat\n"
 	"  -O, --order KEY      the current run's CI order: only earlier runs count\n"
+	"      --first-run      the history starts here: judge every series NEW when\n"
+	"                       --db does not exist yet, holds no run, or holds this\n"
+	"                       run's series only under other contexts (without it\n"
+	"                       those are errors, exit 2, naming the contexts found)\n"
+	"      --bisect         exit status for 'git bisect run': 0 no regression,\n"
+	"                       1 regression, 125 cannot tell (a tracked series too\n"
+	"                       noisy, not comparable, missing or new), 128 an error\n"
 	"  -t, --tolerance PCT  gate series without a regression policy too: a drop\n"
-	"                       of more than PCT percent regresses (zperf default 5)\n"
+	"                       of more than PCT percent regresses (zperf default 5);\n"
+	"                       '5%' and '5' are both 5 percent (a policy's\n"
+	"                       relative_tolerance is a fraction: 0.05)\n"
+	"      --all            the text table shows untracked series too\n"
 	"  -a, --alpha A        a regression also needs p < A (when a p is known)\n"
 	"  -m, --allow-missing  a gated series missing from FILE does not fail\n"
 	"  -f, --format FMT     text (default), json or csv\n"
@@ -48,8 +65,69 @@ static const char compare_usage[] =
 	"  -h, --help           this help\n"
 	"\n"
 	"Exit status: 0 no regression, 1 regression (or a gated series missing\n"
-	"without --allow-missing), 2 bad usage or unreadable input. NOISE, NEW,\n"
-	"INCOMPARABLE and UNTRACKED never fail the gate.\n";
+	"without --allow-missing), 2 bad usage, unreadable input or a --db that\n"
+	"cannot judge the run (see --first-run); --bisect changes them. TOO NOISY,\n"
+	"NEW, NOT COMPARABLE and UNTRACKED never fail the gate.\n";
+
+enum { OPT_BISECT = 256, OPT_ALL };
+
+/* --bisect's exit status for git bisect run: an error aborts the bisection. */
+#define EXIT_BISECT_ABORT 128
+#define EXIT_BISECT_SKIP 125
+
+/*
+ * --bisect: 1 when a tracked series regressed; 125 (git bisect's "cannot
+ * tell") when none did but one was too noisy, not comparable, missing or
+ * new, or none was judged at all; 0 otherwise.
+ */
+static int bisect_status(const struct ksft_metric_report_comparison *cmp)
+{
+	size_t i, n = ksft_metric_report_comparison_rows(cmp), judged = 0, unsure = 0;
+
+	for (i = 0; i < n; i++) {
+		struct ksft_metric_report_row row = { .sz = sizeof(row) };
+
+		if (ksft_metric_report_comparison_row(cmp, i, &row) || !row.better)
+			continue;	/* untracked: no direction, never a verdict */
+		if (!strcmp(row.verdict, "regression"))
+			return EXIT_REGRESSION;
+		if (!strcmp(row.verdict, "ok") || !strcmp(row.verdict, "improvement"))
+			judged++;
+		else
+			unsure++;
+	}
+	return unsure || !judged ? EXIT_BISECT_SKIP : EXIT_OK;
+}
+
+/*
+ * The JSON of a comparison the history could not judge: its rows (each
+ * verdict "no_history", failing), "result": "error" and the reason.
+ */
+static char *unusable_json(const char *text, const char *why, size_t *len)
+{
+	json_t *doc = json_loads(text, 0, NULL), *row;
+	char *out, *dump;
+	size_t i;
+
+	if (!doc)
+		return NULL;
+	json_array_foreach(json_object_get(doc, "rows"), i, row) {
+		json_object_set_new(row, "verdict", json_string("no_history"));
+		json_object_set_new(row, "fails", json_true());
+	}
+	json_object_set_new(doc, "failing", json_integer((json_int_t)json_array_size(
+					json_object_get(doc, "rows"))));
+	json_object_set_new(doc, "result", json_string("error"));
+	json_object_set_new(doc, "error", json_string(why));
+	dump = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	if (!dump || asprintf(&out, "%s\n", dump) < 0)
+		out = NULL;
+	free(dump);
+	if (out)
+		*len = strlen(out);
+	return out;
+}
 
 int cmd_compare(int argc, char **argv)
 {
@@ -68,22 +146,29 @@ int cmd_compare(int argc, char **argv)
 		{ "window", required_argument, NULL, 'w' },
 		{ "fdr", required_argument, NULL, 'F' },
 		{ "order", required_argument, NULL, 'O' },
+		CLI_OPTION_FIRST_RUN,
+		{ "bisect", no_argument, NULL, OPT_BISECT },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
 	struct ksft_metric_report_history *h = NULL;
 	struct ksft_metric_report_comparison *cmp = NULL;
 	struct cli_common cc;
-	int ch, ret, failing;
-	char *text;
+	int ch, ret, failing, bisect = 0, all = 0;
+	char *text, *why = NULL;
 	size_t len;
 
 	ret = cli_common_init(&cc, "compare", compare_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "b:t:a:mf:o:C:qhD:x:w:F:O:", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, "b:t:a:mf:o:C:qhD:x:w:F:O:", opts)) != -1) {
 		ret = EXIT_USAGE;
-		if (ch == 'm') {
+		if (ch == OPT_BISECT) {
+			bisect = 1;
+		} else if (ch == OPT_ALL) {
+			all = KSFT_METRIC_REPORT_COMPARE_ALL;
+		} else if (ch == 'm') {
 			cc.copts.allow_missing = go.allow_missing = 1;
 		} else if (ch == 'w') {
 			if (cli_parse_size("--window", optarg, 100000, &go.window))
@@ -104,25 +189,50 @@ int cmd_compare(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_USAGE;
+	if (cc.first_run && !cc.db) {
+		cli_error("--first-run is for --db (a run history that starts here)");
+		goto out;
+	}
 	if (cc.db) {
-		go.context = cc.context;
-		go.n_context = cc.n_context;
-		h = cli_open_history(&cc);
-		if (!h)
+		failing = cli_history_judge(&cc, &go, &h, &cmp, &why);
+		if (failing == -1)
 			goto out;
-		failing = ksft_metric_report_history_compare(h, cc.r, &go, &cmp);
 	} else {
 		failing = ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp);
+		if (failing < 0) {
+			cli_error("%s", ksft_metric_report_errmsg());
+			goto out;
+		}
 	}
-	if (failing < 0 ||
-	    ksft_metric_report_comparison_format(cmp, cc.fmt, &text, &len)) {
+	if (failing == -2) {
+		/* A history that cannot judge this run: exit 2, the rows in JSON. */
+		if (why)
+			cli_error("compare: %s", why);
+		if (cc.fmt == KSFT_METRIC_REPORT_JSON &&
+		    !ksft_metric_report_comparison_format(cmp, cc.fmt, &text, &len)) {
+			char *doc = unusable_json(text, why ? why : "no run history at --db", &len);
+
+			ksft_metric_report_text_free(text);
+			if (doc)
+				confine_write(&cc.c, cc.out ? cc.out : "-", doc, len);
+			free(doc);
+		}
+		goto out;
+	}
+	if (ksft_metric_report_comparison_format(cmp, cc.fmt == KSFT_METRIC_REPORT_TEXT ?
+						 cc.fmt | all : cc.fmt, &text, &len)) {
 		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}
 	ret = cli_emit(&cc.c, cc.out, text, len);
 	if (ret == EXIT_OK && failing)
 		ret = EXIT_REGRESSION;
+	if (ret != EXIT_USAGE && bisect)
+		ret = bisect_status(cmp);
 out:
+	if (bisect && ret == EXIT_USAGE)
+		ret = EXIT_BISECT_ABORT;
+	free(why);
 	ksft_metric_report_history_close(h);
 	ksft_metric_report_comparison_free(cmp);
 	cli_common_free(&cc);

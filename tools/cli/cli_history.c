@@ -50,7 +50,7 @@ int cmd_history(int argc, char **argv)
 	ret = cli_common_init(&cc, "history", history_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "D:x:n:Af:o:C:h", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, "D:x:n:Af:o:C:h", opts)) != -1) {
 		ret = EXIT_USAGE;
 		if (ch == 'n') {
 			if (cli_parse_size("--last", optarg, 10000000, &ho.last))

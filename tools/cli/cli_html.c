@@ -30,6 +30,7 @@ static const char html_usage[] =
 	"  -b, --baseline FILE  baseline file(s) for the verdicts\n"
 	"  -D, --db DB          run history (SQLite file or postgresql://...)\n"
 	"  -x, --context K=V    the current run's context, for the history gate\n"
+	"      --first-run      as for compare --db: the history starts here\n"
 	"  -t, --tolerance PCT  as for compare\n"
 	"  -a, --alpha A        as for compare\n"
 	"  -T, --title TEXT     title (default: the first input's name)\n"
@@ -169,6 +170,7 @@ int cmd_html(int argc, char **argv)
 		CLI_OPTION_BASE_DIR,
 		CLI_OPTION_QUIET,
 		CLI_OPTION_HELP,
+		CLI_OPTION_FIRST_RUN,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
@@ -192,25 +194,24 @@ int cmd_html(int argc, char **argv)
 	ret = EXIT_USAGE;
 	pg.r = cc.r;
 	if (cc.db) {
-		h = cli_open_history(&cc);
-		if (!h)
+		char *why;
+
+		/* Judged against the history unless --baseline files judge. */
+		if (cli_history_judge(&cc, &go, &h, &cmp, &why) < 0) {
+			if (why)
+				cli_error("html: %s", why);
+			free(why);
 			goto out;
-		if (html_history_load(&pg, h)) {
+		}
+		if (h && html_history_load(&pg, h)) {
 			cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 			goto out;
 		}
+		pg.cmp = cmp;
 	}
 	if (cc.n_baselines) {
 		if (ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp) < 0) {
 			cli_error("%s", ksft_metric_report_errmsg());
-			goto out;
-		}
-		pg.cmp = cmp;
-	} else if (h) {
-		go.context = cc.context;
-		go.n_context = cc.n_context;
-		if (ksft_metric_report_history_compare(h, cc.r, &go, &cmp) < 0) {
-			cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 			goto out;
 		}
 		pg.cmp = cmp;

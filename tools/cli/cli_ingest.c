@@ -119,7 +119,7 @@ int cmd_ingest(int argc, char **argv)
 	ret = cli_common_init(&cc, "ingest", ingest_usage, 0, argc + 5);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "D:r:O:x:Hw:F:C:qh", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, "D:r:O:x:Hw:F:C:qh", opts)) != -1) {
 		ret = EXIT_USAGE;
 		if (ch == 'r') {
 			io.run_id = optarg;
@@ -156,6 +156,7 @@ int cmd_ingest(int argc, char **argv)
 	}
 	io.context = cc.context;
 	io.n_context = cc.n_context;
+	cc.db_create = 1;	/* ingest starts a history */
 	h = cli_open_history(&cc);
 	if (!h)
 		goto out;

@@ -37,7 +37,7 @@ static const char report_usage[] =
 	"  -t, --tolerance P, -a, --alpha A   as for compare\n"
 	"  -D, --db DB        kcidb, nipa: add verdicts against the run history\n"
 	"                     (--context describes this run, as for compare --db)\n"
-	"  -w, --window N, -F, --fdr Q, -O, --order O   as for compare --db\n"
+	"  -w, --window N, -F, --fdr Q, -O, --order O, --first-run   as for compare --db\n"
 	"  -C, --base-dir DIR every file read or written must resolve under DIR\n"
 	"  -q, --quiet        do not print input warnings\n"
 	"  -h, --help         this help\n";
@@ -71,6 +71,7 @@ int cmd_report(int argc, char **argv)
 		CLI_OPTION_BASE_DIR,
 		CLI_OPTION_QUIET,
 		CLI_OPTION_HELP,
+		CLI_OPTION_FIRST_RUN,
 		CLI_OPTION_DB,
 		CLI_OPTION_CONTEXT,
 		{ "window", required_argument, NULL, 'w' },
@@ -96,7 +97,7 @@ int cmd_report(int argc, char **argv)
 	ret = cli_common_init(&cc, "report", report_usage, 1, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "f:o:b:t:a:C:qhD:x:w:F:O:", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, "f:o:b:t:a:C:qhD:x:w:F:O:", opts)) != -1) {
 		switch (ch) {
 		case 'w':
 			if (cli_parse_size("--window", optarg, 100000, &go.window)) {
@@ -159,15 +160,18 @@ int cmd_report(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	if (cc.db) {
-		h = cli_open_history(&cc);
-		if (!h) {
+		char *why;
+
+		if (cli_history_judge(&cc, &go, &h, &cmp, &why) < 0) {
+			if (why)
+				cli_error("report: %s", why);
+			free(why);
 			ret = EXIT_USAGE;
 			goto out;
 		}
 	}
-	if ((cc.n_baselines &&
-	     ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp) < 0) ||
-	    (h && ksft_metric_report_history_compare(h, cc.r, &go, &cmp) < 0)) {
+	if (cc.n_baselines &&
+	    ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp) < 0) {
 		cli_error("%s", ksft_metric_report_errmsg());
 		ret = EXIT_USAGE;
 		goto out;

@@ -1,20 +1,24 @@
 /* ksft-metric save: the inputs' series as one run of a baseline file. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
 static const char save_usage[] =
-	"usage: ksft-metric save -o BASELINE.json [--append] [--base-dir DIR] FILE...\n"
+	"usage: ksft-metric save -o BASELINE.json [--append] [--force] [--base-dir DIR] FILE...\n"
 	"\n"
 	"Write the inputs' series as one baseline run: each series' samples after\n"
 	"its transform and aggregation, with its identity and policy.\n"
 	"\n"
 	"  -o, --output FILE  the baseline file (required; '-' for stdout)\n"
 	"  -a, --append       add the run to FILE's runs (FILE may not exist yet)\n"
+	"  -F, --force        replace FILE even when it is not a baseline (without it,\n"
+	"                     save refuses to overwrite a log or any other file)\n"
 	"  -C, --base-dir DIR every file read or written must resolve under DIR\n"
 	"  -q, --quiet        do not print input warnings\n"
 	"  -h, --help         this help\n";
@@ -24,6 +28,7 @@ int cmd_save(int argc, char **argv)
 	static const struct option opts[] = {
 		CLI_OPTION_OUTPUT,
 		{ "append", no_argument, NULL, 'a' },
+		{ "force", no_argument, NULL, 'F' },
 		CLI_OPTION_BASE_DIR,
 		CLI_OPTION_QUIET,
 		CLI_OPTION_HELP,
@@ -32,16 +37,21 @@ int cmd_save(int argc, char **argv)
 	struct confine_target t = { -1, NULL, NULL, NULL };
 	struct cli_common cc;
 	const char *out;
-	int append = 0, ch, ret;
+	int append = 0, force = 0, ch, ret;
+	struct stat st;
 	char *text;
 	size_t len;
 
 	ret = cli_common_init(&cc, "save", save_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "o:aC:qh", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, "o:aFC:qh", opts)) != -1) {
 		if (ch == 'a') {	/* --append here, not --alpha */
 			append = 1;
+			continue;
+		}
+		if (ch == 'F') {
+			force = 1;
 			continue;
 		}
 		ret = cli_common_option(&cc, ch, optarg);
@@ -63,6 +73,25 @@ int cmd_save(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_USAGE;
+	if (!append && !force && t.name && !fstatat(t.dirfd, t.name, &st, 0) &&
+	    S_ISREG(st.st_mode)) {	/* a device or FIFO is written, never read */
+		char *data;
+		size_t dlen;
+		int got = confine_target_read(&t, &data, &dlen);
+		const char *kind;
+
+		if (got < 0)
+			goto out;
+		/* Replacing a baseline is what save does; anything else is refused. */
+		kind = got ? "" : dlen ? cli_file_kind(data, dlen) : "a baseline";
+		if (!got)
+			free(data);
+		if (*kind && strncmp(kind, "a baseline", 10)) {
+			cli_error("refusing to overwrite %s: it is %s, not a baseline (--force"
+				  " replaces it)", out, kind);
+			goto out;
+		}
+	}
 	if (append) {
 		char *data;
 		size_t dlen;

@@ -32,46 +32,91 @@ static const char usage[] =
 	"  site     write a static site over the whole run history (index + a page per series)\n"
 	"\n"
 	"FILE is a KTAP log, zperf console output or a twister JSON report; '-' is stdin.\n"
-	"Run 'ksft-metric <command> --help' for its options.\n"
+	"Run 'ksft-metric help <command>' (or '<command> --help') for its options;\n"
+	"'--version' prints the version (after any command too).\n"
 	"Exit status: 0 ok, 1 regression (compare), 2 bad usage or unreadable input.\n";
 
 
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} cmds[] = {
+	{ "report", cmd_report },
+	{ "save", cmd_save },
+	{ "compare", cmd_compare },
+	{ "plot", cmd_plot },
+	{ "html", cmd_html },
+	{ "ingest", cmd_ingest },
+	{ "history", cmd_history },
+	{ "accept", cmd_accept },
+	{ "pin", cmd_pin },
+	{ "site", cmd_site },
+};
+#define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+static int find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_CMDS; i++)
+		if (!strcmp(name, cmds[i].name))
+			return (int)i;
+	return -1;
+}
+
+/* "unknown command 'reprot'; did you mean 'report'?" and where the list is. */
+static int unknown_cmd(const char *name)
+{
+	const char *names[N_CMDS], *best;
+	size_t i;
+
+	for (i = 0; i < N_CMDS; i++)
+		names[i] = cmds[i].name;
+	best = cli_closest(name, strlen(name), names, N_CMDS);
+	if (best)
+		cli_error("unknown command '%s'; did you mean '%s'?", name, best);
+	else
+		cli_error("unknown command '%s'", name);
+	fputs("Run 'ksft-metric --help' for the commands.\n", stderr);
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int, char **);
-	} cmds[] = {
-		{ "report", cmd_report },
-		{ "save", cmd_save },
-		{ "compare", cmd_compare },
-		{ "plot", cmd_plot },
-		{ "html", cmd_html },
-		{ "ingest", cmd_ingest },
-		{ "history", cmd_history },
-		{ "accept", cmd_accept },
-		{ "pin", cmd_pin },
-		{ "site", cmd_site },
-	};
-	size_t i;
+	int k;
 
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "help")) {
+		/* help CMD: that command's --help. */
+		char *help_argv[] = { argv[2], (char *)"--help", NULL };
+
+		if (argc < 3) {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		}
+		k = find_cmd(argv[2]);
+		if (k < 0)
+			return unknown_cmd(argv[2]);
+		return cmds[k].fn(2, help_argv);
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, stdout);
 		return EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		puts("ksft-metric " KSFT_METRIC_VERSION);
 		return EXIT_OK;
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
-	cli_error("unknown command '%s'", argv[1]);
-	fputs(usage, stderr);
-	return EXIT_USAGE;
+	k = find_cmd(argv[1]);
+	if (k >= 0)
+		return cmds[k].fn(argc - 1, argv + 1);
+	if (argv[1][0] == '-') {
+		cli_error("unknown option '%s' (a command comes first)", argv[1]);
+		fputs("Run 'ksft-metric --help' for the commands.\n", stderr);
+		return EXIT_USAGE;
+	}
+	return unknown_cmd(argv[1]);
 }

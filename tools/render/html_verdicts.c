@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "html.h"
@@ -23,11 +24,28 @@ static const char *const listed_kinds[] = {
 };
 #define N_LISTED (sizeof(listed_kinds) / sizeof(listed_kinds[0]))
 
+/* What compare's text table calls them (one vocabulary: doc/consumer.rst). */
+static const char *const words[N_KINDS] = {
+	"regression", "improvement", "too noisy", "no change", "new", "missing",
+	"untracked", "not comparable",
+};
+
+static const char *verdict_words(const char *verdict)
+{
+	size_t k;
+
+	for (k = 0; k < N_KINDS; k++)
+		if (!strcmp(verdict, kinds[k]))
+			return words[k];
+	return verdict;
+}
+
 static void row_cells(struct html_page *pg, const struct ksft_metric_report_row *row,
 		      const char *anchor)
 {
 	struct ksft_metric_report_series fake = { .sz = sizeof(fake) };
 	char buf[128], *title;
+	size_t k;
 
 	fake.case_name = row->case_name;
 	fake.path = row->path;
@@ -43,7 +61,10 @@ static void row_cells(struct html_page *pg, const struct ksft_metric_report_row 
 	if (row->element >= 0)
 		html_printf(&pg->out, " [%ld]", row->element);
 	free(title);
-	html_printf(&pg->out, "</a></td><td class=\"verdict\">%s</td>", row->verdict);
+	snprintf(buf, sizeof(buf), "%s", verdict_words(row->verdict));
+	for (k = 0; buf[k]; k++)	/* as compare's table shows it */
+		buf[k] = (char)toupper((unsigned char)buf[k]);
+	html_printf(&pg->out, "</a></td><td class=\"verdict\">%s</td>", buf);
 	value_text(buf, sizeof(buf), row->current, row->display_scale, row->display_label);
 	html_printf(&pg->out, "<td class=\"num\">%s</td>", buf);
 	value_text(buf, sizeof(buf), row->baseline, row->display_scale, row->display_label);
@@ -194,7 +215,7 @@ int html_verdicts(struct html_page *pg)
 	for (k = 0; k < N_KINDS; k++)
 		if (counts[k])
 			html_printf(&pg->out, " <span class=\"%s\">%zu %s</span>",
-				    kinds[k], counts[k], kinds[k]);
+				    kinds[k], counts[k], words[k]);
 	html_printf(&pg->out, "</p>\n</section>\n");
 	return 0;
 }

@@ -44,68 +44,196 @@ static void upper(struct strbuf *sb, const char *s)
 		strbuf_addc(sb, *s >= 'a' && *s <= 'z' ? (char)(*s - 32) : *s);
 }
 
-static int format_text(const struct ksft_metric_report_comparison *c,
+/* The text table's width: a terminal's 120 columns (issue 23). */
+#define TEXT_WIDTH 120
+#define TEXT_COLS 9
+
+static size_t display_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* @s cut to @max display columns, its middle replaced by "...". */
+static void cut_middle(struct strbuf *sb, const char *s, size_t max)
+{
+	size_t n = 0, head, tail, i, w = 0;
+	const char *p;
+
+	for (p = s; *p; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	if (n <= max || max < 8) {
+		strbuf_adds(sb, s);
+		return;
+	}
+	head = (max - 3) / 3;		/* the case's start */
+	tail = max - 3 - head;		/* the metric and its labels */
+	for (p = s; *p && w < head; p++) {
+		strbuf_addc(sb, *p);
+		w += ((unsigned char)p[1] & 0xc0) != 0x80;
+	}
+	strbuf_adds(sb, "...");
+	for (p = s, i = 0; *p; p++)
+		if (((unsigned char)*p & 0xc0) != 0x80 && i++ == n - tail)
+			break;
+	strbuf_adds(sb, p);
+}
+
+/* The leading path components every row shares (shown once, above the table). */
+static size_t common_path(const struct ksft_metric_report_comparison *c)
+{
+	size_t i, k, n = c->n ? c->rows[0].path_len : 0;
+
+	for (i = 1; i < c->n; i++) {
+		if (c->rows[i].path_len < n)
+			n = c->rows[i].path_len;
+		for (k = 0; k < n; k++)
+			if (strcmp(c->rows[i].path[k], c->rows[0].path[k]))
+				n = k;
+	}
+	return n;
+}
+
+/*
+ * One row's cells: the series title without the @skip shared path
+ * components, cut to @series_max columns (0: whole).
+ */
+static int row_cells(struct table *t, const struct cmp_row *row, size_t skip,
+		     size_t series_max, struct strbuf *sb)
+{
+	char buf[64];
+	int ret = 0;
+
+	sb->len = 0;
+	rp_series_title(sb, row->path + skip, row->path_len - skip, row->case_name, row->name,
+			row->labels, row->element);
+	if (series_max && !sb->oom && display_width(sb->data) > series_max) {
+		/* The path gives way first: the case, metric and labels stay whole. */
+		char *whole = strdup(sb->data), *tail;
+		size_t tw;
+
+		sb->len = 0;
+		rp_series_title(sb, NULL, 0, row->case_name, row->name, row->labels, row->element);
+		tail = sb->oom ? NULL : strdup(sb->data);
+		tw = tail ? display_width(tail) : 0;
+		sb->len = 0;
+		if (whole && tail && row->path_len > skip && tw + 4 <= series_max) {
+			/* "path / " cut at its end: "sel... / case metric{labels}" */
+			size_t keep = series_max - tw >= 8 ? series_max - tw - 6 : 0, w = 0;
+			const char *p;
+
+			for (p = whole; *p && w < keep; p++) {
+				strbuf_addc(sb, *p);
+				w += ((unsigned char)p[1] & 0xc0) != 0x80;
+			}
+			strbuf_adds(sb, keep ? "... / " : "... ");
+			strbuf_adds(sb, tail);
+		} else if (whole) {
+			cut_middle(sb, whole, series_max);
+		}
+		free(whole);
+		free(tail);
+	}
+	ret |= table_cell(t, sb->data ? sb->data : "");
+	snprintf(buf, sizeof(buf), "%s%s", rp_op_name(row->compare) ?
+		 rp_op_name(row->compare) : "-",
+		 row->better > 0 ? " ^" : row->better < 0 ? " v" : "");
+	ret |= table_cell(t, buf);
+	sb->len = 0;
+	rp_text_display(sb, row->baseline, row->disp_scale, row->disp_label);
+	ret |= table_cell(t, sb->data);
+	sb->len = 0;
+	rp_text_display(sb, row->current, row->disp_scale, row->disp_label);
+	ret |= table_cell(t, sb->data);
+	sb->len = 0;
+	pct_text(sb, row->change_pct);
+	ret |= table_cell(t, sb->data);
+	sb->len = 0;
+	rp_text_display(sb, row->allowance, row->disp_scale, row->disp_label);
+	ret |= table_cell(t, sb->data);
+	snprintf(buf, sizeof(buf), "%zu/%zu", row->n_baseline, row->n_current);
+	ret |= table_cell(t, buf);
+	sb->len = 0;
+	p_text(sb, row->p_value);
+	ret |= table_cell(t, sb->data);
+	sb->len = 0;
+	upper(sb, rp_verdict_words(row->verdict));
+	ret |= table_cell(t, sb->data);
+	return ret || sb->oom ? -1 : 0;
+}
+
+/* The rows shown: tracked ones (a direction), or all with @all. */
+static int build_table(const struct ksft_metric_report_comparison *c, int all,
+		       size_t skip, size_t series_max, struct table *t, struct strbuf *sb)
+{
+	static const char *const head[TEXT_COLS] = {
+		"SERIES", "COMPARE", "BASELINE", "CURRENT", "CHANGE", "ALLOWED",
+		"N", "P", "VERDICT",
+	};
+	size_t i, k;
+	int ret = 0;
+
+	if (table_init(t, TEXT_COLS))
+		return -1;
+	for (k = 0; k < TEXT_COLS; k++)
+		ret |= table_cell(t, head[k]);
+	for (i = 0; i < c->n && !ret; i++)
+		if (all || strcmp(c->rows[i].verdict, "untracked"))
+			ret |= row_cells(t, &c->rows[i], skip, series_max, sb);
+	return ret;
+}
+
+static const char legend[] =
+	"COMPARE: the statistic judged (p50 the median) and its better direction (^ higher, v lower);\n"
+	"CHANGE: current against baseline; ALLOWED: the change the policy tolerates, in the metric's\n"
+	"units; N: samples baseline/current; P: the p-value (with --db, adjusted across the run);\n"
+	"name[n]: element n of an array metric. doc/consumer.rst explains each verdict.\n";
+
+static int format_text(const struct ksft_metric_report_comparison *c, int all,
 		       struct strbuf *out)
 {
-	static const char *const head[] = {
-		"SERIES", "COMPARE", "BASELINE", "CURRENT", "CHANGE", "ALLOWED",
-		"N(BASE)", "N(CUR)", "P", "VERDICT",
-	};
-	static const int right[] = { 0, 0, 1, 1, 1, 1, 1, 1, 1, 0 };
-	size_t counts[8] = { 0 }, i, k;
+	size_t counts[8] = { 0 }, i, k, others, untracked = 0, skip;
 	static const char *const kinds[] = {
 		"regression", "improvement", "noise", "ok", "new", "missing",
 		"untracked", "incomparable",
 	};
+	static const int right[] = { 0, 0, 1, 1, 1, 1, 1, 1, 0 };
 	struct strbuf sb = STRBUF_INIT;
 	struct table t;
-	char buf[64];
-	int ret = 0;
+	char buf[96];
+	int ret;
 
-	if (table_init(&t, 10))
-		return -ENOMEM;
-	for (k = 0; k < 10; k++)
-		ret |= table_cell(&t, head[k]);
 	for (i = 0; i < c->n; i++) {
-		const struct cmp_row *row = &c->rows[i];
-
 		for (k = 0; k < 8; k++)
-			counts[k] += !strcmp(row->verdict, kinds[k]);
-		sb.len = 0;
-		rp_series_title(&sb, row->path, row->path_len, row->case_name,
-				row->name, row->labels, row->element);
-		ret |= table_cell(&t, sb.data);
-		snprintf(buf, sizeof(buf), "%s%s", rp_op_name(row->compare) ?
-			 rp_op_name(row->compare) : "-",
-			 row->better > 0 ? " ^" : row->better < 0 ? " v" : "");
-		ret |= table_cell(&t, buf);
-		sb.len = 0;
-		rp_text_display(&sb, row->baseline, row->disp_scale, row->disp_label);
-		ret |= table_cell(&t, sb.data);
-		sb.len = 0;
-		rp_text_display(&sb, row->current, row->disp_scale, row->disp_label);
-		ret |= table_cell(&t, sb.data);
-		sb.len = 0;
-		pct_text(&sb, row->change_pct);
-		ret |= table_cell(&t, sb.data);
-		sb.len = 0;
-		rp_text_display(&sb, row->allowance, row->disp_scale, row->disp_label);
-		ret |= table_cell(&t, sb.data);
-		snprintf(buf, sizeof(buf), "%zu", row->n_baseline);
-		ret |= table_cell(&t, buf);
-		snprintf(buf, sizeof(buf), "%zu", row->n_current);
-		ret |= table_cell(&t, buf);
-		sb.len = 0;
-		p_text(&sb, row->p_value);
-		ret |= table_cell(&t, sb.data);
-		sb.len = 0;
-		upper(&sb, rp_verdict_words(row->verdict));
-		ret |= table_cell(&t, sb.data);
-		if (sb.oom)
-			ret = -1;
+			counts[k] += !strcmp(c->rows[i].verdict, kinds[k]);
+		untracked += !strcmp(c->rows[i].verdict, "untracked");
+	}
+	skip = common_path(c);
+	ret = build_table(c, all, skip, 0, &t, &sb);
+	/* Wider than a terminal: the series titles give way, cut in the middle. */
+	for (k = 1, others = 0; !ret && k < TEXT_COLS; k++)
+		others += t.width[k] + 2;
+	if (!ret && t.width[0] + others > TEXT_WIDTH) {
+		table_free(&t);
+		ret = build_table(c, all, skip, others + 24 < TEXT_WIDTH ? TEXT_WIDTH - others : 24,
+				  &t, &sb);
 	}
 	if (!ret) {
-		table_render(&t, out, right);
+		if (t.n > TEXT_COLS && skip) {
+			strbuf_adds(out, "In ");
+			for (k = 0; k < skip; k++) {
+				strbuf_adds(out, k ? " / " : "");
+				strbuf_adds(out, c->rows[0].path[k]);
+			}
+			strbuf_adds(out, ":\n");
+		}
+		if (t.n > TEXT_COLS) {
+			table_render(&t, out, right);
+			strbuf_adds(out, legend);
+		}
 		needs_text(out, c);
 		snprintf(buf, sizeof(buf), "\n%zu rows:", c->n);
 		strbuf_adds(out, buf);
@@ -115,8 +243,12 @@ static int format_text(const struct ksft_metric_report_comparison *c,
 			snprintf(buf, sizeof(buf), " %zu %s", counts[k], rp_verdict_words(kinds[k]));
 			strbuf_adds(out, buf);
 		}
-		strbuf_adds(out, c->failing ? "\nRESULT: REGRESSION\n" :
-					      "\nRESULT: OK\n");
+		if (untracked && !all) {
+			snprintf(buf, sizeof(buf), "\n%zu untracked series (no regression policy) not"
+				 " shown: --all shows them", untracked);
+			strbuf_adds(out, buf);
+		}
+		strbuf_adds(out, c->failing ? "\nRESULT: REGRESSION\n" : "\nRESULT: OK\n");
 	}
 	table_free(&t);
 	strbuf_free(&sb);
@@ -243,9 +375,9 @@ ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison 
 
 	if (!c || !out)
 		return ksftm_fail(EINVAL, "ksft_metric_report_comparison_format: NULL argument");
-	switch (fmt) {
+	switch (fmt & ~KSFT_METRIC_REPORT_COMPARE_ALL) {
 	case KSFT_METRIC_REPORT_TEXT:
-		ret = format_text(c, &sb);
+		ret = format_text(c, !!(fmt & KSFT_METRIC_REPORT_COMPARE_ALL), &sb);
 		break;
 	case KSFT_METRIC_REPORT_JSON:
 		ret = format_json(c, &sb);
