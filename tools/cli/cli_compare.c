@@ -77,8 +77,8 @@ enum { OPT_BISECT = 256, OPT_ALL };
 
 /*
  * --bisect: 1 when a tracked series regressed; 125 (git bisect's "cannot
- * tell") when none did but one was too noisy, not comparable, missing or
- * new, or none was judged at all; 0 otherwise.
+ * tell") when none did but one was too noisy, disturbed, not comparable,
+ * missing or new, or none was judged at all; 0 otherwise.
  */
 static int bisect_status(const struct ksft_metric_report_comparison *cmp)
 {
