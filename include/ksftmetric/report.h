@@ -492,7 +492,9 @@ struct ksft_metric_report_row {
 	double current;
 	double change_pct;		/**< NaN when the baseline is 0 or missing */
 	double allowance;		/**< in the metric's units */
-	double p_value;			/**< two-sided Mann-Whitney U, or NaN */
+	double p_value;			/**< --baseline: two-sided Mann-Whitney U;
+					     --db: the regression CUSUM's run-level
+					     adjusted p; NaN: not tested */
 	size_t n_baseline;		/**< baseline samples (all runs pooled) */
 	size_t n_current;		/**< current samples */
 	size_t baseline_runs;		/**< runs holding the series */

@@ -1046,6 +1046,9 @@ def test_site():
     text = open(os.path.join(out, tput), encoding="utf-8").read()
     assert 'line class="change"' in text and 'class="pin"' in text, tput
     assert ">abc12</text>" in text and "circle class=\"point current\"" in text
+    # Values in the policy's display units, as compare shows them.
+    assert re.search(r'<td class="num">[0-9.]+ [kMGT]?bit/s</td>', text), text[-3000:]
+    assert re.search(r'<td class="num">[0-9.]+ [kMGT]?bit/s</td>', index), index[-3000:]
     assert re.search(r'<td class="verdict regression">regression</td>', index), index[-2000:]
     # Rebuilt: the same names (stable links); into a foreign directory: refused.
     expect_rc(0, "site", "-q", "--db", db, "-o", out)

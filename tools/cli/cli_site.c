@@ -164,6 +164,19 @@ static void page_foot(struct svg *o)
 		    "</p></footer>\n</body>\n</html>\n");
 }
 
+/* The series' display units from its newest policy (NaN / NULL: none). */
+static double unit_scale(json_t *s)
+{
+	json_t *v = json_object_get(s, "display_scale");
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *unit_label(json_t *s)
+{
+	return json_string_value(json_object_get(s, "display_label"));
+}
+
 static json_t *newest(json_t *s)
 {
 	json_t *pts = json_object_get(s, "points");
@@ -188,7 +201,8 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 	html_printf(o, " &middot; %zu runs &middot; %zu change points</p>\n",
 		    json_array_size(points), json_array_size(json_object_get(s, "changes")));
 	mk.title = jstr(s, "series");
-	mk.scale = NAN;
+	mk.scale = unit_scale(s);
+	mk.unit = unit_label(s);
 	html_printf(o, "<figure class=\"chart trend\" id=\"t%s\">", anchor + 1);
 	if (trend_chart(o, s, &mk, 960, 240) < 0)
 		return -1;
@@ -203,10 +217,10 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 			html_printf(o, "</td><td>");
 			html_escape(o, jstr(c, "order"));
 			value_text(buf, sizeof(buf), json_number_value(json_object_get(c, "before")),
-				   1.0, NULL);
+				   mk.scale, mk.unit);
 			html_printf(o, "</td><td class=\"num\">%s</td>", buf);
 			value_text(buf, sizeof(buf), json_number_value(json_object_get(c, "after")),
-				   1.0, NULL);
+				   mk.scale, mk.unit);
 			html_printf(o, "<td class=\"num\">%s</td><td class=\"num\">%+.1f%%</td>"
 				    "<td class=\"num\">%.2g</td></tr>\n", buf,
 				    json_number_value(json_object_get(c, "change_pct")),
@@ -223,8 +237,8 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 		int first = 1;
 
 		pt = json_array_get(points, i);
-		value_text(buf, sizeof(buf), json_number_value(json_object_get(pt, "value")), 1.0,
-			   NULL);
+		value_text(buf, sizeof(buf), json_number_value(json_object_get(pt, "value")),
+			   mk.scale, mk.unit);
 		html_printf(o, "<tr id=\"run-%zu\"><td>", i);
 		html_escape(o, jstr(pt, "run"));
 		html_printf(o, "</td><td>");
@@ -275,8 +289,9 @@ static void index_row(struct html_page *pg, json_t *s, const char *anchor)
 		    anchor);
 	html_escape(&pg->out, jstr(s, "series"));
 	html_printf(&pg->out, "</a></td>");
-	html_sparkline(pg, anchor, NAN, NULL);
-	value_text(buf, sizeof(buf), json_number_value(json_object_get(last, "value")), 1.0, NULL);
+	html_sparkline(pg, anchor, unit_scale(s), unit_label(s));
+	value_text(buf, sizeof(buf), json_number_value(json_object_get(last, "value")),
+		   unit_scale(s), unit_label(s));
 	html_printf(&pg->out, "<td class=\"num\">%s</td><td class=\"verdict ", buf);
 	html_escape(&pg->out, jstr(last, "state"));
 	html_printf(&pg->out, "\">");

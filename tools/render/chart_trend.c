@@ -17,7 +17,8 @@
 
 #define TREND_WINDOW 30		/* the gate's default window (runs) */
 #define TREND_MIN_RUNS 5	/* fewer: the gate says "too noisy to tell" */
-#define TREND_Q 0.007		/* the gate's default run-level rate */
+#define TREND_Q 0.007		/* the band's two-sided rate (a picture of the
+				   window's spread, not the gate's CUSUM) */
 #define TREND_LABEL_W 66.0	/* pixels per x axis label */
 #define TREND_BOTTOM 64.0	/* three label lines and the legend */
 
@@ -358,15 +359,16 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 		value_text(a, sizeof(a), blo, 1.0, mk->unit);
 		value_text(b, sizeof(b), bhi, 1.0, mk->unit);
 		svg_printf(out, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			   "fill=\"#1f77b4\" fill-opacity=\"0.13\"><title>noise band of the gate's "
+			   "fill=\"#1f77b4\" fill-opacity=\"0.13\"><title>spread of the gate's "
 			   "window (from run %zu on): ", chart_px(&ch, (double)from - 0.5), y0,
 			   chart_px(&ch, (double)slots - 0.5) - chart_px(&ch, (double)from - 0.5),
 			   y1 - y0, from + 1);
 		svg_escape(out, a);
 		svg_printf(out, " to ");
 		svg_escape(out, b);
-		svg_printf(out, " (prediction interval at q = %g; outside it and beyond the "
-			   "tolerance is a change)</title></rect>\n", TREND_Q);
+		svg_printf(out, " (the window's prediction interval at q = %g; the gate "
+			   "itself runs a CUSUM on the run-to-run noise of these runs)</title>"
+			   "</rect>\n", TREND_Q);
 	}
 	if (isfinite(tlo)) {
 		char a[96];

@@ -16,6 +16,7 @@
 #include "errmsg.h"
 #include "history.h"
 #include "history_sql.h"
+#include "policy_vocab.h"
 #include "rp.h"
 #include "rp_table.h"
 
@@ -117,6 +118,32 @@ static char *shown_text(const char *s)
 	return s ? rp_text_dup(s, strlen(s)) : NULL;
 }
 
+/*
+ * The newest policy's display units on @series ("display_label",
+ * "display_scale"), as compare's rows show them: none when the policy
+ * aggregates (those values are busy cores, not the label's unit).
+ */
+static int display_units(struct db *db, const char *policy, const char *row, json_t *series)
+{
+	json_t *pol, *label, *scale;
+	int ret;
+
+	if (!policy)
+		return 0;
+	if ((ret = history_json(db, policy, "ksftm_results.policy", row, &pol)))
+		return ret;
+	label = json_object_get(pol, KSFTM_PK_DISPLAY_LABEL);
+	scale = json_object_get(pol, KSFTM_PK_DISPLAY_SCALE);
+	if (json_is_object(pol) && !json_object_get(pol, KSFTM_PK_AGGREGATION)) {
+		if (json_is_string(label) && json_string_length(label))
+			json_object_set(series, "display_label", label);
+		if (json_is_number(scale) && json_number_value(scale) > 0)
+			json_object_set(series, "display_scale", scale);
+	}
+	json_decref(pol);
+	return 0;
+}
+
 /* One series' points, oldest first; NULL points when none match. */
 static int series_points(struct db *db, const char *sql, const char *sid,
 			 const struct ksft_metric_report_history_opts *o, json_t *series)
@@ -133,7 +160,8 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 		ret = db_rows_check(db, rows, "ksftm_runs.run_key ksftm_results.run_order"
 				    " ksftm_runs.context ?ksftm_results.value ksftm_results.status"
 				    " ?ksftm_results.verdict ?ksftm_results.accepted"
-				    " ?ksftm_results.compare_op ?ksftm_results.better ?ksftm_runs.pinned", 0, where);
+				    " ?ksftm_results.compare_op ?ksftm_results.better ?ksftm_runs.pinned"
+				    " ?ksftm_results.policy", 0, where);
 	if (ret) {
 		db_rows_free(rows);
 		json_decref(points);
@@ -175,6 +203,8 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 
 			json_object_set_new(series, "compare", json_string(op ? op : "p50"));
 			json_object_set_new(series, "better", b ? json_string(b) : json_null());
+			if ((ret = display_units(db, db_rows_get(rows, k, 10), row, series)))
+				break;
 		}
 	}
 	db_rows_free(rows);
