@@ -39,8 +39,8 @@ static const char site_usage[] =
 	"A static site over the whole history: DIR/index.html lists every series,\n"
 	"grouped by case, with its trend (a sparkline), latest value and latest\n"
 	"verdict; DIR/s-....html is one page per series (its trend over the runs\n"
-	"with the gate's noise band, change points, accepted levels and pinned\n"
-	"baselines; its runs and change points). A series' page name is its\n"
+	"with the spread of the gate's window, change points, accepted levels and\n"
+	"pinned baselines; its runs and change points). A series' page name is its\n"
 	"anchor (a slug of the series plus a hash), the same in every build of\n"
 	"the site and in html's pages. Self-contained: inline CSS and SVG.\n"
 	"\n"
@@ -406,7 +406,7 @@ int cmd_site(int argc, char **argv)
 	ret = cli_common_init(&cc, "site", site_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = getopt_long(argc, argv, "D:o:x:n:T:Fqh", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, "D:o:x:n:T:Fqh", opts)) != -1) {
 		ret = EXIT_USAGE;
 		if (ch == 'n') {
 			if (cli_parse_size("--last", optarg, 100000, &ho.last))
