@@ -30,6 +30,7 @@ static const char usage[] =
 	"  accept   accept a run's regressions as the new level\n"
 	"  pin      freeze (or thaw) the baseline at a run\n"
 	"  site     write a static site over the whole run history (index + a page per series)\n"
+	"  ab       judge variant B against A from the pairs of an A/B run\n"
 	"\n"
 	"FILE is a KTAP log, zperf console output or a twister JSON report; '-' is stdin.\n"
 	"Run 'ksft-metric help <command>' (or '<command> --help') for its options;\n"
@@ -51,6 +52,7 @@ static const struct {
 	{ "accept", cmd_accept },
 	{ "pin", cmd_pin },
 	{ "site", cmd_site },
+	{ "ab", cmd_ab },
 };
 #define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
