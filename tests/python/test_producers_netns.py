@@ -12,10 +12,11 @@ usage: test_producers_netns.py IPERF_SELFTEST   (root and iperf3, else 77)
 import json
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import sys
+
+from netns_pair import netns_pair
 
 REPEATS = 2
 ADDR_A, ADDR_B = "198.18.0.1", "198.18.0.2"
@@ -67,27 +68,10 @@ def main():
         print("SKIP: needs root, ip and iperf3")
         return 77
     selftest = sys.argv[1]
-    tag = f"{os.getpid()}-{secrets.token_hex(3)}"
-    ns_a, ns_b = f"ksftm-pya-{tag}", f"ksftm-pyb-{tag}"
-    if_a, if_b = f"kpa{os.getpid() % 100000}", f"kpb{os.getpid() % 100000}"
-    setup = [["ip", "netns", "add", ns_a], ["ip", "netns", "add", ns_b],
-             ["ip", "-n", ns_a, "link", "add", if_a, "type", "veth", "peer", "name", if_b,
-              "netns", ns_b],
-             ["ip", "-n", ns_a, "addr", "add", ADDR_A + "/24", "dev", if_a],
-             ["ip", "-n", ns_b, "addr", "add", ADDR_B + "/24", "dev", if_b],
-             ["ip", "-n", ns_a, "link", "set", if_a, "up"],
-             ["ip", "-n", ns_b, "link", "set", if_b, "up"],
-             ["ip", "-n", ns_a, "link", "set", "lo", "up"],
-             ["ip", "-n", ns_b, "link", "set", "lo", "up"]]
-    errors = []
-    try:
-        for c in setup:
-            subprocess.run(c, check=True)
+    with netns_pair("py", ADDR_A, ADDR_B) as (ns_a, ns_b, if_a, if_b):
         py = subprocess.run(["ip", "netns", "exec", ns_a, sys.executable, __file__, "--inner",
                              ns_b, if_a, if_b], capture_output=True, text=True, timeout=200)
-    finally:
-        for ns in (ns_a, ns_b):
-            subprocess.run(["ip", "netns", "del", ns], check=False)
+    errors = []
     print(py.stdout)
     if py.returncode != 0:
         print(py.stderr)

@@ -21,7 +21,6 @@ usage: netdrv_env.py TREE KSFT_METRIC STANDIN_DIR FIXTURES_DIR
 import json
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import sys
@@ -29,6 +28,9 @@ import tempfile
 
 ADDR_A, ADDR_B = "198.19.7.1", "198.19.7.2"
 HERE = os.path.dirname(os.path.realpath(__file__))
+# The namespace pair, shared with tests/python (no package: by path).
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+from netns_pair import netns_pair  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def inner(tree, confdir, standin, fixtures):
@@ -76,31 +78,14 @@ def main():
     if os.geteuid() != 0 or not shutil.which("iperf3") or not shutil.which("ip"):
         print("SKIP: needs root, ip and iperf3")
         return 77
-    tag = f"{os.getpid()}-{secrets.token_hex(3)}"
-    ns_a, ns_b = f"ksftm-nda-{tag}", f"ksftm-ndb-{tag}"
-    if_a, if_b = f"nda{os.getpid() % 100000}", f"ndb{os.getpid() % 100000}"
-    setup = [["ip", "netns", "add", ns_a], ["ip", "netns", "add", ns_b],
-             ["ip", "-n", ns_a, "link", "add", if_a, "type", "veth", "peer", "name", if_b,
-              "netns", ns_b],
-             ["ip", "-n", ns_a, "addr", "add", ADDR_A + "/24", "dev", if_a],
-             ["ip", "-n", ns_b, "addr", "add", ADDR_B + "/24", "dev", if_b],
-             ["ip", "-n", ns_a, "link", "set", if_a, "up"],
-             ["ip", "-n", ns_b, "link", "set", if_b, "up"],
-             ["ip", "-n", ns_a, "link", "set", "lo", "up"],
-             ["ip", "-n", ns_b, "link", "set", "lo", "up"]]
     with tempfile.TemporaryDirectory() as confdir:
-        with open(os.path.join(confdir, "net.config"), "w", encoding="utf-8") as f:
-            f.write(f"NETIF={if_a}\nLOCAL_V4={ADDR_A}\nREMOTE_V4={ADDR_B}\n"
-                    f"REMOTE_TYPE=netns\nREMOTE_ARGS={ns_b}\n")
-        try:
-            for c in setup:
-                subprocess.run(c, check=True)
+        with netns_pair("nd", ADDR_A, ADDR_B) as (ns_a, ns_b, if_a, _):
+            with open(os.path.join(confdir, "net.config"), "w", encoding="utf-8") as f:
+                f.write(f"NETIF={if_a}\nLOCAL_V4={ADDR_A}\nREMOTE_V4={ADDR_B}\n"
+                        f"REMOTE_TYPE=netns\nREMOTE_ARGS={ns_b}\n")
             run = subprocess.run(["ip", "netns", "exec", ns_a, sys.executable, __file__,
                                   "--inner", tree, confdir, standin, fixtures],
                                  capture_output=True, text=True, timeout=300, check=False)
-        finally:
-            for ns in (ns_a, ns_b):
-                subprocess.run(["ip", "netns", "del", ns], check=False)
         log = os.path.join(confdir, "run.ktap")
         with open(log, "w", encoding="utf-8") as f:
             f.write(run.stdout)
