@@ -26,8 +26,8 @@
  * metric, the errno and the message, so an ignored return value still
  * shows in the log; with ksft_metric_set_strict(1) or KSFTMETRIC_STRICT=1
  * ksft_metric_case_end() then returns -ECANCELED. Any thread may record
- * while a case is open. A case belongs to the process that opened it: a forked
- * child cannot record into it or end it, and may open its own.
+ * while a case is open. A case belongs to the process that opened it: a
+ * forked child cannot record into it or end it, and may open its own.
  *
  * At exit() with a case open, and on SIGTERM, SIGINT, SIGHUP, SIGQUIT and
  * SIGABRT where the test left their disposition at the default, the lines
