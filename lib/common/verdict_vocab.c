@@ -1,4 +1,5 @@
 /* The verdict vocabulary's table and lookups (verdict_vocab.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -42,4 +43,17 @@ const char *ksftm_verdict_name(const char *code)
 	int i = ksftm_verdict_index(code);
 
 	return i < 0 ? code : ksftm_verdicts[i].name;
+}
+
+const char *ksftm_verdict_lower(const char *code, char *buf, size_t size)
+{
+	const char *name = ksftm_verdict_name(code);
+	size_t k;
+
+	if (!name || !size)
+		return name;
+	for (k = 0; name[k] && k + 1 < size; k++)
+		buf[k] = (char)tolower((unsigned char)name[k]);
+	buf[k] = '\0';
+	return buf;
 }

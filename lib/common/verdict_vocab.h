@@ -7,6 +7,8 @@
 #ifndef KSFTM_VERDICT_VOCAB_H
 #define KSFTM_VERDICT_VOCAB_H
 
+#include <stddef.h>
+
 /* The codes, as literals for static tables and SQL text. */
 #define KSFTM_VERDICT_REGRESSION	"regression"
 #define KSFTM_VERDICT_DISTURBED		"disturbed"
@@ -51,5 +53,9 @@ const char *ksftm_verdict_code(const char *code);
 /* The name people read for @code ("NO CHANGE"); @code itself when it is no
  * verdict (NULL stays NULL). */
 const char *ksftm_verdict_name(const char *code);
+
+/* The name in lower case, for a sentence ("3 no change") into @buf of
+ * @size bytes (cut to fit); @code itself when it is no verdict. */
+const char *ksftm_verdict_lower(const char *code, char *buf, size_t size);
 
 #endif

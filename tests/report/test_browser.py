@@ -178,7 +178,7 @@ def check_page(d, cpus):
         Array.from(r.cells).map(c => c.textContent)]);""")
     # Every gated series is listed, the worst first (issue 23).
     assert [r[0] for r in rows][:2] == ["regression", "improvement"], (what, rows)
-    assert all(r[0] in ("missing", "noise", "ok", "new", "incomparable") for r in rows[2:]), rows
+    assert all(r[0] in ("missing", "too_noisy", "no_change", "new", "not_comparable") for r in rows[2:]), rows
     assert rows[0][1][1:6] == [rows[0][1][1], rows[0][1][2], rows[0][1][3],
                                rows[0][1][4], "Gbit/s"], rows
     assert abs(float(rows[0][1][2].split()[0]) - 20.1) < 0.3 and rows[0][1][4].startswith("-"), rows
@@ -265,7 +265,7 @@ def check_history(d):
         'table.verdicts tbody tr')).map(r => [r.className, r.cells[5].textContent,
         r.querySelectorAll('td.spark circle.change').length]);""")
     assert rows[0] == ["regression", "Gbit/s", 1], (what, rows)
-    assert all(r[0] in ("noise", "ok", "new", "incomparable") for r in rows[1:]), rows
+    assert all(r[0] in ("too_noisy", "no_change", "new", "not_comparable") for r in rows[1:]), rows
     # The history above the cases: runs on the axis, this run marked.
     order = d.execute_script("""return Array.from(document.querySelectorAll(
         'section')).map(s => s.id);""")

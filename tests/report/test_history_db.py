@@ -177,7 +177,7 @@ def test_concurrent_first_seen():
     for _, order, verdict in rows:
         # No earlier run committed: new; only later ones: the window is
         # empty but the series is known (incomparable); else judged.
-        want = "new" if low is None else "incomparable" if order < low else "ok"
+        want = "new" if low is None else "not_comparable" if order < low else "no_change"
         assert verdict == want, rows
         low = order if low is None or order < low else low
 

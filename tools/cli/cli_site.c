@@ -319,6 +319,7 @@ static int index_page(struct html_page *pg, const char *title, const char *db)
 	char *done = calloc(n + 1, 1);
 	int ret = -1, r;
 	struct svg body = { 0 };
+	char low[32];
 
 	if (!anchors || !done)
 		goto out;
@@ -334,7 +335,7 @@ static int index_page(struct html_page *pg, const char *title, const char *db)
 	for (i = 0; i < 7; i++)
 		if (counts[i])
 			html_printf(&body, " <span class=\"%s\">%zu %s</span>", names[i], counts[i],
-				    ksftm_verdict_name(names[i]));
+				    ksftm_verdict_lower(names[i], low, sizeof(low)));
 	html_printf(&body, "</p>\n");
 	/* Cases in order of first appearance, each gathered in one pass over
 	 * the series left: quadratic in the cases only in the worst case. */

@@ -169,6 +169,7 @@ int html_verdicts(struct html_page *pg)
 	size_t n, i, k, counts[KSFTM_N_VERDICTS] = { 0 }, n_listed = 0;
 	struct rank_map display = { 0 };
 	json_t *doc, *rows;
+	char low[32];
 	int pass;
 
 	html_printf(&pg->out, "<section id=\"verdicts\">\n<h2>Verdicts</h2>\n");
@@ -256,7 +257,8 @@ int html_verdicts(struct html_page *pg)
 	for (k = 0; k < KSFTM_N_VERDICTS; k++)
 		if (counts[k])
 			html_printf(&pg->out, " <span class=\"%s\">%zu %s</span>",
-				    ksftm_verdicts[k].code, counts[k], ksftm_verdicts[k].name);
+				    ksftm_verdicts[k].code, counts[k],
+				    ksftm_verdict_lower(ksftm_verdicts[k].code, low, sizeof(low)));
 	html_printf(&pg->out, "</p>\n</section>\n");
 	return 0;
 }

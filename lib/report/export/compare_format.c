@@ -232,7 +232,10 @@ static int format_text(const struct ksft_metric_report_comparison *c, int all,
 		for (k = 0; k < KSFTM_N_VERDICTS; k++) {
 			if (!counts[k])
 				continue;
-			snprintf(buf, sizeof(buf), " %zu %s", counts[k], ksftm_verdicts[k].name);
+			char low[32];
+
+			snprintf(buf, sizeof(buf), " %zu %s", counts[k],
+				 ksftm_verdict_lower(ksftm_verdicts[k].code, low, sizeof(low)));
 			strbuf_adds(out, buf);
 		}
 		if (untracked && !all) {
