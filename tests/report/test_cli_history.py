@@ -273,7 +273,7 @@ def test_failed_cases_do_not_feed_baselines():
     out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", "--format",
                        "json", write_log("fcur.log", 100, rng))
     row = json.loads(out)["rows"][0]
-    assert row["verdict"] == "ok" and row["baseline_runs"] == 8, row
+    assert row["verdict"] == "no_change" and row["baseline_runs"] == 8, row
     doc = history_json(r)
     assert len(doc["series"][0]["points"]) == 8      # passed ones only by default
     out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={r}",
@@ -368,7 +368,7 @@ def test_twister_default_tolerance():
     out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", "--format",
                        "json", write_twister("twc.json", 13.098))
     row = udp4_row(out)
-    assert row["verdict"] == "ok" and row["baseline_runs"] == 8, row
+    assert row["verdict"] == "no_change" and row["baseline_runs"] == 8, row
     assert abs(row["allowance"] - 0.05 * 13.099) < 1e-9, row
     # the same allowance compare --baseline gives
     base = os.path.join(TMP, "twb.json")
@@ -527,7 +527,7 @@ def test_site_pages():
     assert len(pages) == 1, os.listdir(out)
     page = open(os.path.join(out, pages[0]), encoding="utf-8").read()
     assert page.count('<circle class="point') == 8 and 'class="pin"' in page, pages
-    assert ">feed7</text>" in page and "ok, pinned" in page, page[-1500:]
+    assert ">feed7</text>" in page and ">NO CHANGE, pinned" in page, page[-1500:]
     index = open(os.path.join(out, "index.html"), encoding="utf-8").read()
     assert f'href="{pages[0]}"' in index and 'class="verdict regression"' in index, index[-1500:]
     expect_rc(0, "pin", "--db", DB, "--unpin", f"{r}-005")

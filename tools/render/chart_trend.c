@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "verdict_vocab.h"
 
 #define TREND_WINDOW 30		/* the gate's default window (runs) */
 #define TREND_MIN_RUNS 5	/* fewer: the gate says "too noisy to tell" */
@@ -204,7 +205,7 @@ void trend_point_title(struct svg *s, json_t *pt, double scale, const char *unit
 	svg_escape(s, buf);
 	if (state) {
 		svg_printf(s, ", ");
-		svg_escape(s, state);
+		svg_escape(s, ksftm_verdict_name(state));
 	}
 	if (json_is_true(json_object_get(pt, "pinned")))
 		svg_printf(s, ", pinned baseline");
@@ -461,8 +462,8 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 		svg_printf(out, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"%s>",
 			   latest ? " current" : "", chart_px(&ch, (double)i), chart_py(&ch, v),
 			   latest ? "5" : "3",
-			   state && !strcmp(state, "regression") ? "#d62728" :
-			   state && !strcmp(state, "improvement") ? "#2ca02c" : "#1f77b4",
+			   state && !strcmp(state, KSFTM_VERDICT_REGRESSION) ? "#d62728" :
+			   state && !strcmp(state, KSFTM_VERDICT_IMPROVEMENT) ? "#2ca02c" : "#1f77b4",
 			   latest ? " stroke=\"#000000\" stroke-width=\"2\"" : "");
 		trend_point_title(out, pt, mk->scale, mk->unit);
 		svg_printf(out, "</circle>\n");
@@ -474,11 +475,11 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 		svg_printf(out, "<circle class=\"current\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" "
 			   "stroke=\"#000000\" stroke-width=\"2\"><title>this run: ",
 			   chart_px(&ch, (double)n), chart_py(&ch, cur),
-			   !strcmp(mk->row->verdict, "regression") ? "#d62728" :
-			   !strcmp(mk->row->verdict, "improvement") ? "#2ca02c" : "#ffffff");
+			   !strcmp(mk->row->verdict, KSFTM_VERDICT_REGRESSION) ? "#d62728" :
+			   !strcmp(mk->row->verdict, KSFTM_VERDICT_IMPROVEMENT) ? "#2ca02c" : "#ffffff");
 		svg_escape(out, a);
 		svg_printf(out, ", ");
-		svg_escape(out, mk->row->verdict);
+		svg_escape(out, ksftm_verdict_name(mk->row->verdict));
 		svg_printf(out, "</title></circle>\n");
 	}
 	/* The x axis: a label column every few runs, the newest always. */

@@ -8,6 +8,7 @@
 #include "gate.h"
 #include "gate_control.h"
 #include "order_stats.h"
+#include "verdict_vocab.h"
 
 static int all_positive(const double *w, size_t n, double x)
 {
@@ -552,15 +553,15 @@ const char *gate_verdict_name(enum gate_verdict v)
 {
 	switch (v) {
 	case GATE_REGRESSION:
-		return "regression";
+		return KSFTM_VERDICT_REGRESSION;
 	case GATE_IMPROVEMENT:
-		return "improvement";
+		return KSFTM_VERDICT_IMPROVEMENT;
 	case GATE_TOO_NOISY:
-		return "noise";
+		return KSFTM_VERDICT_TOO_NOISY;
 	case GATE_UNTRACKED:
-		return "untracked";
+		return KSFTM_VERDICT_UNTRACKED;
 	case GATE_NO_CHANGE:
 	default:
-		return "ok";
+		return KSFTM_VERDICT_NO_CHANGE;
 	}
 }

@@ -292,11 +292,11 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		row->current = cur[e < 0 ? 0 : e];
 		row->n_current = vals.n;
 		if (j->o->incomparable || (!db_rows_count(rows) && any)) {
-			row->verdict = "incomparable";
+			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
 			continue;
 		}
 		if (!rows || !db_rows_count(rows)) {
-			row->verdict = "new";
+			row->verdict = KSFTM_VERDICT_NEW;
 			continue;
 		}
 		pd.row = j->c->n - 1;
@@ -361,7 +361,7 @@ static int missing_series(struct judge *j)
 			ret = ksftm_fail(ENOMEM, "out of memory");
 			break;
 		}
-		row->verdict = "missing";
+		row->verdict = KSFTM_VERDICT_MISSING;
 		row->better = better_of(db_rows_get(rows, k, 5));
 		row->fails = row->better && !j->o->allow_missing;
 		/* The same series twice (its direction changed): one row. */
@@ -519,7 +519,7 @@ static int judge_all(struct judge *j)
 			continue;
 		for (d = 0; d < n_d; d++)
 			if (!strcmp(disturbed[d], j->p[gated[k]].group)) {
-				row->verdict = "disturbed";
+				row->verdict = KSFTM_VERDICT_DISTURBED;
 				row->fails = 0;
 				j->c->disturbed++;
 				break;
@@ -598,7 +598,7 @@ static int recent_of(struct judge *j, struct pending *pd)
 	/* Newest first: count the unflagged runs after each flagged one. */
 	for (k = 0; k < n; k++) {
 		const char *verdict = db_rows_get(rows, k, 2), *acc = db_rows_get(rows, k, 3);
-		int flagged = verdict && !strcmp(verdict, "regression") && (!acc || !strcmp(acc, "0"));
+		int flagged = verdict && !strcmp(verdict, KSFTM_VERDICT_REGRESSION) && (!acc || !strcmp(acc, "0"));
 
 		pd->recent[n - 1 - k] = strtod(db_rows_get(rows, k, 0), NULL);
 		repeats_of(db_rows_get(rows, k, 1), &pd->repeats[n - 1 - k], &pd->within[n - 1 - k]);

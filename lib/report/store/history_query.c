@@ -63,12 +63,13 @@ static json_t *num_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* The state of a result: its verdict at ingest, or accepted. */
+/* The state of a result: its verdict at ingest (a code from before issue
+ * 23 read as today's), or accepted. */
 static const char *state_of(const char *verdict, const char *accepted)
 {
 	if (accepted && strcmp(accepted, "0"))
-		return "accepted";
-	return verdict ? verdict : "ok";
+		return KSFTM_VERDICT_ACCEPTED;
+	return verdict ? ksftm_verdict_code(verdict) : KSFTM_VERDICT_NO_CHANGE;
 }
 
 /* Change points of the points' values (points without one are skipped). */
@@ -380,7 +381,7 @@ static int render_text(json_t *doc, struct strbuf *sb)
 			ret |= table_cell(&t, json_string_value(json_object_get(p, "order")));
 			ret |= table_cell(&t, num.data ? num.data : "-");
 			ret |= table_cell(&t, json_string_value(json_object_get(p, "status")));
-			ret |= table_cell(&t, rp_verdict_words(json_string_value(json_object_get(p,
+			ret |= table_cell(&t, ksftm_verdict_name(json_string_value(json_object_get(p,
 										"state"))));
 			ret |= num.oom;
 			strbuf_free(&num);
