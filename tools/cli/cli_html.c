@@ -203,7 +203,7 @@ int cmd_html(int argc, char **argv)
 			free(why);
 			goto out;
 		}
-		if (h && html_history_load(&pg, h)) {
+		if (h && html_history_load(&pg, h, (const char *const *)cc.context, cc.n_context)) {
 			cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 			goto out;
 		}

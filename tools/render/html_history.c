@@ -21,7 +21,8 @@
  * (issue 19). The gate beside it reads at most its window (30 runs) and
  * the level-shift rule's 63 per series (doc/regression-gate.rst).
  */
-int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h)
+int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h,
+		      const char *const *context, size_t n_context)
 {
 	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
 	json_error_t err;
@@ -30,6 +31,8 @@ int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h
 
 	o.last = HISTORY_RUNS;
 	o.report = pg->r;
+	o.context = context;	/* the run's, as the gate's: its comparable runs */
+	o.n_context = n_context;
 	if (ksft_metric_report_history_format(h, &o, KSFT_METRIC_REPORT_JSON, &text, &len))
 		return -1;
 	pg->history = json_loadb(text, len, 0, &err);
