@@ -23,6 +23,7 @@
 
 #define DEFAULT_LAST 1000
 #define GATE_WINDOW 30		/* compare --db's default window (runs) */
+#define GATE_RECENT 63		/* the recent runs the gate reads (history_sql.h) */
 #define GATE_TRANSIENT_AFTER 2	/* a flagged run this many clean runs ago is back */
 
 static const char points_sql[] = HISTORY_POINTS_SQL;
@@ -161,7 +162,8 @@ static int display_units(struct db *db, const char *policy, const char *row, jso
  * Runs' repeats are not in the points: each run counts as one.
  */
 struct band_in {
-	double *window, *recent;
+	double *window, *recent, *within;
+	size_t *repeats;
 	char *group, *run;
 	size_t from;		/* the window's first point */
 };
@@ -171,6 +173,17 @@ static int is_state(json_t *pt, const char *st)
 	const char *v = json_string_value(json_object_get(pt, "state"));
 
 	return v && !strcmp(v, st);
+}
+
+/* The repeats of point @pt and their variance (0, NaN: unknown). */
+static void rep_of(json_t *pt, size_t *r, double *var)
+{
+	json_t *rep = json_object_get(pt, "_rep");
+
+	*r = (size_t)json_integer_value(json_array_get(rep, 0));
+	*var = json_number_value(json_array_get(rep, 1));
+	if (!json_is_array(rep) || *var < 0)
+		*var = NAN;
 }
 
 static int band_inputs(json_t *series, int next, struct gate_series *g, struct band_in *in)
@@ -189,10 +202,12 @@ static int band_inputs(json_t *series, int next, struct gate_series *g, struct b
 	g->better = b && !strcmp(b, "higher") ? 1 : b && !strcmp(b, "lower") ? -1 : 0;
 	in->window = malloc((end + 1) * sizeof(double));
 	in->recent = malloc((end + 1) * sizeof(double));
+	in->within = malloc((end + 1) * sizeof(double));
+	in->repeats = malloc((end + 1) * sizeof(size_t));
 	in->group = malloc((path ? strlen(path) : 0) + (cs ? strlen(cs) : 0) + 2);
 	in->run = NULL;
 	in->from = end;
-	if (!in->window || !in->recent || !in->group || !path) {
+	if (!in->window || !in->recent || !in->within || !in->repeats || !in->group || !path) {
 		free(path);
 		return -ENOMEM;
 	}
@@ -208,6 +223,7 @@ static int band_inputs(json_t *series, int next, struct gate_series *g, struct b
 			g->current = json_number_value(json_object_get(pt, "value"));
 		else
 			return 0;	/* no value judged: no band */
+		rep_of(pt, &g->repeats, &g->within);
 	}
 	for (i = end; i-- > 0;)
 		if (json_is_true(json_object_get(json_array_get(points, i), "pinned"))) {
@@ -223,9 +239,12 @@ static int band_inputs(json_t *series, int next, struct gate_series *g, struct b
 	for (i = end; i-- > start;) {
 		json_t *v = json_object_get(pt = json_array_get(points, i), "value");
 
-		if (!json_is_number(v))
+		if (!json_is_number(v) || is_state(pt, "incomparable"))
 			continue;
-		in->recent[g->n_recent++] = json_number_value(v);
+		if (g->n_recent < GATE_RECENT) {
+			rep_of(pt, &in->repeats[g->n_recent], &in->within[g->n_recent]);
+			in->recent[g->n_recent++] = json_number_value(v);
+		}
 		if (!is_state(pt, "regression") && seen < GATE_WINDOW) {
 			in->window[seen++] = json_number_value(v);
 			in->from = i;
@@ -242,7 +261,7 @@ static int band_inputs(json_t *series, int next, struct gate_series *g, struct b
 	for (i = end, k = 0; !pinned && i-- > start;) {
 		json_t *v = json_object_get(pt = json_array_get(points, i), "value");
 
-		if (!json_is_number(v))
+		if (!json_is_number(v) || is_state(pt, "incomparable"))
 			continue;
 		if (!is_state(pt, "regression"))
 			clean++;
@@ -251,16 +270,23 @@ static int band_inputs(json_t *series, int next, struct gate_series *g, struct b
 		k++;
 	}
 	for (i = 0; i < g->n_recent / 2; i++) {
-		double t = in->recent[i];
+		size_t j = g->n_recent - 1 - i, r = in->repeats[i];
+		double t = in->recent[i], u = in->within[i];
 
-		in->recent[i] = in->recent[g->n_recent - 1 - i];
-		in->recent[g->n_recent - 1 - i] = t;
+		in->recent[i] = in->recent[j];
+		in->recent[j] = t;
+		in->within[i] = in->within[j];
+		in->within[j] = u;
+		in->repeats[i] = in->repeats[j];
+		in->repeats[j] = r;
 	}
 	g->window = in->window;
 	g->group = in->group;
 	g->fresh = pinned;
 	if (!pinned) {
 		g->recent = in->recent;
+		g->recent_repeats = in->repeats;
+		g->recent_within = in->within;
 	} else {
 		g->n_recent = 0;
 	}
@@ -351,6 +377,8 @@ out:
 	for (i = 0; in && i < n; i++) {
 		free(in[i].window);
 		free(in[i].recent);
+		free(in[i].within);
+		free(in[i].repeats);
 		free(in[i].group);
 		free(in[i].run);
 	}
@@ -361,6 +389,31 @@ out:
 	free(idx);
 	free(done);
 	return ret ? ksftm_fail(ENOMEM, "out of memory") : 0;
+}
+
+/* A run's repeats (its stored samples: count and variance) on @pt as
+ * "_rep", for the gate's band (removed before the JSON is shown). */
+static int repeats_json(const char *samples, json_t *pt)
+{
+	json_t *a = samples ? json_loads(samples, 0, NULL) : NULL;
+	double m = 0, ss = 0;
+	size_t k, n = json_array_size(a);
+	int ret = 0;
+
+	for (k = 0; k < n && json_is_number(json_array_get(a, k)); k++)
+		m += json_number_value(json_array_get(a, k));
+	if (n && k == n) {
+		m /= (double)n;
+		for (k = 0; k < n; k++) {
+			double x = json_number_value(json_array_get(a, k)) - m;
+
+			ss += x * x;
+		}
+		ret = json_object_set_new(pt, "_rep", json_pack("[I,f]", (json_int_t)n,
+				n > 1 ? ss / (double)(n - 1) : -1.0));
+	}
+	json_decref(a);
+	return ret;
 }
 
 /* Is a run of context @ctx comparable with the report's run (@like: the
@@ -383,7 +436,7 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 	const char *p[2] = { sid, o->all_status ? NULL : "measured" };
 	json_t *points = json_array();
 	struct db_rows *rows;
-	size_t k, n;
+	size_t k, n, newest;
 	char where[80];
 	int ret = db_query(db, sql, p, 2, &rows);
 
@@ -393,13 +446,13 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 				    " ksftm_runs.context ?ksftm_results.value ksftm_results.status"
 				    " ?ksftm_results.verdict ?ksftm_results.accepted"
 				    " ?ksftm_results.compare_op ?ksftm_results.better ?ksftm_runs.pinned"
-				    " ?ksftm_results.policy", 0, where);
+				    " ?ksftm_results.policy ?ksftm_results.samples", 0, where);
 	if (ret) {
 		db_rows_free(rows);
 		json_decref(points);
 		return ret;
 	}
-	n = db_rows_count(rows);
+	n = newest = db_rows_count(rows);
 	for (k = n; k-- > 0;) {
 		const char *v = db_rows_get(rows, k, 3);
 		char *run, *order;
@@ -425,19 +478,27 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 			"context", ctx));
 		free(run);
 		free(order);
+		if (repeats_json(db_rows_get(rows, k, 11),
+				 json_array_get(points, json_array_size(points) - 1))) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			break;
+		}
 		if (db_rows_get(rows, k, 9) && strcmp(db_rows_get(rows, k, 9), "0") &&
 		    strcmp(db_rows_get(rows, k, 9), "f"))
 			json_object_set_new(json_array_get(points, json_array_size(points) - 1),
 					    "pinned", json_true());
-		/* The newest result names the series' policy. */
-		if (k == 0) {
-			const char *op = db_rows_get(rows, k, 7), *b = db_rows_get(rows, k, 8);
+		newest = k;
+	}
+	/* The newest result shown names the series' policy. */
+	if (!ret && newest < n) {
+		const char *op = db_rows_get(rows, newest, 7), *b = db_rows_get(rows, newest, 8);
+		char row[96];
 
-			json_object_set_new(series, "compare", json_string(op ? op : "p50"));
-			json_object_set_new(series, "better", b ? json_string(b) : json_null());
-			if ((ret = display_units(db, db_rows_get(rows, k, 10), row, series)))
-				break;
-		}
+		snprintf(row, sizeof(row), "ksftm_runs.run_key = %.60s",
+			 db_rows_get(rows, newest, 0));
+		json_object_set_new(series, "compare", json_string(op ? op : "p50"));
+		json_object_set_new(series, "better", b ? json_string(b) : json_null());
+		ret = display_units(db, db_rows_get(rows, newest, 10), row, series);
 	}
 	db_rows_free(rows);
 	json_object_set_new(series, "points", points);
@@ -509,8 +570,10 @@ static int every_series(struct db *db, const char *sql,
 
 /* Only the series of o->report, each by its identity (the UNIQUE index),
  * in the report's order: the work follows the report, never the history
- * (html --db, doc/regression-gate.rst); only the runs comparable with the
- * report's run (its context with o->context over it), as the gate's. */
+ * (html --db, doc/regression-gate.rst). With o->context, only the runs
+ * comparable with the report's run (its context with o->context over it),
+ * as the gate's; without, every run (history_check.c names the contexts
+ * found). */
 static int report_series(struct history *h, const char *sql,
 			 const struct ksft_metric_report_history_opts *o, struct strbuf *title,
 			 json_t *all)
@@ -521,24 +584,27 @@ static int report_series(struct history *h, const char *sql,
 	char *keys = NULL, *cmp = NULL;
 	const char *like[2];
 	json_t *ctx = NULL;
-	int ret;
+	int ret = 0;
 
 	run.context = o->context;
 	run.n_context = o->n_context;
-	if ((ret = history_run_context(o->report, &run, &ctx)) ||
+	if (!o->n_context) {
+		like[0] = like[1] = NULL;
+	} else if ((ret = history_run_context(o->report, &run, &ctx)) ||
 	    (ret = history_comparable_keys(h, &keys))) {
 		json_decref(ctx);
 		return ret;
 	}
-	cmp = history_comparable(ctx, keys);
-	json_decref(ctx);
-	if (!cmp) {
-		free(keys);
-		return ksftm_fail(ENOMEM, "out of memory");
+	if (o->n_context) {
+		cmp = history_comparable(ctx, keys);
+		json_decref(ctx);
+		if (!cmp) {
+			free(keys);
+			return ksftm_fail(ENOMEM, "out of memory");
+		}
+		like[0] = keys;
+		like[1] = cmp;
 	}
-	like[0] = keys;
-	like[1] = cmp;
-
 	for (i = 0; !ret && i < n; i++) {
 		struct ksft_metric_report_series s = { .sz = sizeof(s) };
 		struct db_rows *rows = NULL;
@@ -561,7 +627,7 @@ static int report_series(struct history *h, const char *sql,
 				     " AND labels = $4", p, 4, &rows)))
 			ret = db_rows_check(db, rows, SERIES_COLUMNS, 0, NULL);
 		if (!ret && db_rows_count(rows))
-			ret = add_series(db, sql, o, like, rows, 0, title, all);
+			ret = add_series(db, sql, o, like[0] ? like : NULL, rows, 0, title, all);
 		db_rows_free(rows);
 		free(path);
 	}
@@ -587,6 +653,14 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	strbuf_free(&title);
 	if (!ret && bands)
 		ret = add_bands(all, o->report != NULL);
+	if (!ret) {
+		json_t *se, *pt;
+		size_t i, k;
+
+		json_array_foreach(all, i, se)
+			json_array_foreach(json_object_get(se, "points"), k, pt)
+				json_object_del(pt, "_rep");
+	}
 	if (ret) {
 		json_decref(all);
 		return ret;
