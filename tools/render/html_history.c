@@ -245,8 +245,9 @@ int html_history_section(struct html_page *pg)
 		goto out;
 	html_printf(&pg->out, "<section id=\"history\">\n<h2>History</h2>\n<p class=\"note\">"
 		    "Each series over the stored runs (oldest left) and this run; shaded: the "
-		    "spread of the gate's window, dashed grey: the tolerance around its "
-		    "baseline, dashed red: change points, green: accepted levels, purple: "
+		    "gate's band (a run beyond its orange line alarms on its own; the CUSUM "
+		    "also catches smaller lasting changes), dashed grey: the tolerance around "
+		    "its baseline, dashed red: change points, green: accepted levels, purple: "
 		    "pinned baselines. Hover a mark for its run, context and value.</p>\n"
 		    "<div class=\"grid trends\">\n");
 	/* Regressions and improvements, then noise and missing, then no change, then the rest. */
