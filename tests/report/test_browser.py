@@ -328,7 +328,7 @@ def check_gate_band(d, db, what):
     doc = json.loads(run("history", "--db", db, "--format", "json"))
     series = [s for s in doc["series"] if s["series"].endswith("throughput{host=local}")][0]
     gate, sc = series["gate"], series.get("display_scale", 1.0)
-    assert gate["judged"] and gate["run"] == "latest", gate
+    assert gate["judged"] and gate["applies_to"] == "latest", gate
     got = d.execute_script("""const f = document.querySelector('figure.trend svg');
         const b = f.querySelector('rect.band'), a = f.querySelector('line.alarm');
         return [Array.from(f.querySelectorAll('circle.point')).map(

@@ -534,7 +534,7 @@ def test_site_pages():
     # The band is the gate's (history JSON "gate", gate_band.c): the level
     # and the lines where the latest run alone alarms, at the series' budget.
     gate = history_json(r)["series"][0]["gate"]
-    assert gate["judged"] and gate["run"] == "latest", gate
+    assert gate["judged"] and gate["applies_to"] == "latest", gate
     assert gate["runs"] == 6 and gate["fresh"], gate    # windows end at the pin
     assert gate["alarm_worse"] < gate["level"] < gate["alarm_better"], gate
     assert 70 * 0.9 < 70 * 1.1 < gate["alarm_worse"], gate    # r7 (70) is beyond it

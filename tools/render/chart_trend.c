@@ -53,7 +53,7 @@ static int gate_band(json_t *series, int next, double sc, double *level, double 
 		     double *better, const char **why)
 {
 	json_t *g = json_object_get(series, "gate");
-	const char *run = json_string_value(json_object_get(g, "run"));
+	const char *run = json_string_value(json_object_get(g, "applies_to"));
 
 	*why = NULL;
 	*level = *worse = *better = NAN;

@@ -45,14 +45,18 @@ static double z_at(const struct gate_series *tpl, const struct gate_opts *o, dou
 /*
  * The value whose residual is @target, on the side @way (+1: above the
  * level, -1: below) where the residual moves toward it; NaN when no value
- * on that side reaches it (below a positive level: none above 0).
+ * on that side reaches it (below a positive level: none above 0). Steps
+ * out from the level by @sigma (relative) doubling, then closes in by
+ * regula falsi (Illinois), the residual being smooth between the two.
  */
 static double edge(const struct gate_series *tpl, const struct gate_opts *o, double level,
-		   int way, double target)
+		   int way, double target, double sigma)
 {
-	double near = level, far = NAN, step = fmax(fabs(level), 1e-300) * 1e-3, x, z;
-	int i;
+	double near = level, far = NAN, fn = -fabs(target), ff = NAN, x, z, f;
+	double step = fmax(fabs(level), 1e-300) * (sigma > 0 && isfinite(sigma) ? sigma : 1e-3);
+	int i, side = 0;
 
+	/* f = distance to the target, toward it: < 0 short of it, >= 0 beyond. */
 	for (i = 0; i < 1100; i++, step *= 2) {
 		if (way < 0 && level > 0)	/* logarithms: stay above 0 */
 			x = level * exp(-step / level);
@@ -63,24 +67,42 @@ static double edge(const struct gate_series *tpl, const struct gate_opts *o, dou
 		z = z_at(tpl, o, x);
 		if (isnan(z))
 			return NAN;
-		if (target > 0 ? z >= target : z <= target) {
+		f = target > 0 ? z - target : target - z;
+		if (f >= 0) {
 			far = x;
+			ff = isfinite(f) ? f : 1e300;
 			break;
 		}
 		near = x;
+		fn = f;
 	}
 	if (isnan(far))
 		return NAN;
-	for (i = 0; i < 200 && fabs(far - near) > 1e-12 * fmax(fabs(far), 1e-300); i++) {
-		double mid = (near + far) / 2;
+	for (i = 0; i < 100 && fabs(far - near) > 1e-12 * fmax(fabs(far), 1e-300); i++) {
+		double mid = ff < 1e299 && isfinite(fn) ? (near * ff - far * fn) / (ff - fn)
+							 : (near + far) / 2;
 
+		if (!(mid > fmin(near, far) && mid < fmax(near, far)))
+			mid = (near + far) / 2;
 		z = z_at(tpl, o, mid);
 		if (isnan(z))
 			return NAN;
-		if (target > 0 ? z >= target : z <= target)
+		f = target > 0 ? z - target : target - z;
+		if (f == 0)
+			return mid;
+		if (f > 0) {
 			far = mid;
-		else
+			ff = isfinite(f) ? f : 1e300;
+			if (side > 0)
+				fn /= 2;	/* Illinois: the stale end's weight halved */
+			side = 1;
+		} else {
 			near = mid;
+			fn = f;
+			if (side < 0)
+				ff /= 2;
+			side = -1;
+		}
 	}
 	return far;
 }
@@ -161,8 +183,8 @@ int gate_band_judge(struct gate_series *s, size_t n, const struct gate_opts *o,
 		}
 		/* Alone, at the series' own budget: one series, q = its budget. */
 		alone.fdr = g->budget;
-		g->worse = edge(&s[i], &alone, g->level, s[i].better > 0 ? -1 : 1, zs);
-		g->better = edge(&s[i], &alone, g->level, s[i].better > 0 ? 1 : -1, -zs);
+		g->worse = edge(&s[i], &alone, g->level, s[i].better > 0 ? -1 : 1, zs, g->sigma);
+		g->better = edge(&s[i], &alone, g->level, s[i].better > 0 ? 1 : -1, -zs, g->sigma);
 		g->cusum_before = cusum_before(&s[i], &alone, g->level, g->worse);
 	}
 	for (i = 0; i < n; i++)

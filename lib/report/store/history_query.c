@@ -308,11 +308,12 @@ static json_t *band_json(const struct gate_band *b, const struct gate_series *g,
 		else
 			snprintf(why, sizeof(why), "%zu runs in the gate's window; it judges from %zu on",
 				 g->n_window, (size_t)5);
-		return json_pack("{s:b,s:s,s:I,s:s}", "judged", 0, "run", next ? "next" : "latest",
+		return json_pack("{s:b,s:s,s:I,s:s}", "judged", 0,
+				 "applies_to", next ? "next" : "latest",
 				 "runs", (json_int_t)g->n_window, "reason", why);
 	}
 	o = json_pack("{s:b,s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-		      "judged", 1, "run", next ? "next" : "latest",
+		      "judged", 1, "applies_to", next ? "next" : "latest",
 		      "runs", (json_int_t)g->n_window, "from", (json_int_t)in->from,
 		      "level", num_or_null(b->level),
 		      "alarm_worse", num_or_null(b->worse), "alarm_better", num_or_null(b->better),
