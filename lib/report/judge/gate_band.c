@@ -9,19 +9,18 @@
 #include "gate_control.h"
 #include "order_stats.h"
 
-double gate_band_normal_upper(double p)
+/* The run-alone threshold at @budget: the residual whose detector p (with
+ * no CUSUM behind it, so the run-alone term decides) is the budget. */
+static double run_alone_z(double budget)
 {
-	double lo = -40, hi = 40, mid;
-	int i;
+	double lo = 0, hi = 40;
 
-	for (i = 0; i < 200 && hi - lo > 1e-13; i++) {
-		mid = (lo + hi) / 2;
-		if (0.5 * erfc(mid / M_SQRT2) > p)
-			lo = mid;
-		else
-			hi = mid;
+	while (hi - lo > 1e-12) {
+		double mid = (lo + hi) / 2;
+
+		*(gate_detector_p(0, mid) > budget ? &lo : &hi) = mid;
 	}
-	return (lo + hi) / 2;
+	return hi;
 }
 
 /* The gate's judgement of @tpl alone with its current run at @x. */
@@ -176,7 +175,7 @@ int gate_band_judge(struct gate_series *s, size_t n, const struct gate_opts *o,
 		g->sigma_within = s[i].sigma_within;
 		g->budget = gate_series_budget(s, n, i, o->fdr);
 		g->h = gate_cusum_h(g->budget * (1 - GATE_SHEWHART_SHARE), GATE_CUSUM_K);
-		g->z_alarm = zs = gate_band_normal_upper(g->budget * GATE_SHEWHART_SHARE);
+		g->z_alarm = zs = run_alone_z(g->budget);
 		if (!next[i]) {
 			g->z = s[i].z;
 			g->cusum = s[i].cusum;

@@ -39,7 +39,4 @@ struct gate_band {
 int gate_band_judge(struct gate_series *s, size_t n, const struct gate_opts *o,
 		    struct gate_band *b);
 
-/* The normal deviate with upper tail @p. */
-double gate_band_normal_upper(double p);
-
 #endif
