@@ -627,7 +627,10 @@ struct ksft_metric_report_history_opts {
 	const struct ksft_metric_report *report;	/**< only the series of
 				     this report, each found by its identity
 				     (an index lookup), in its order; NULL:
-				     every series of the history */
+				     every series of the history. With
+				     @context, @context is this report's
+				     run's context (over its logs') and only
+				     runs comparable with it are read */
 };
 
 #define KSFT_METRIC_REPORT_HISTORY_OPTS_INIT \

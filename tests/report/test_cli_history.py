@@ -11,6 +11,7 @@ usage: test_cli_history.py KSFT_METRIC MAKE_LOG
 """
 
 import json
+import re
 import os
 import random
 import shutil
@@ -530,7 +531,57 @@ def test_site_pages():
     assert ">feed7</text>" in page and ">NO CHANGE, pinned" in page, page[-1500:]
     index = open(os.path.join(out, "index.html"), encoding="utf-8").read()
     assert f'href="{pages[0]}"' in index and 'class="verdict regression"' in index, index[-1500:]
+    # The band is the gate's (history JSON "gate", gate_band.c): the level
+    # and the lines where the latest run alone alarms, at the series' budget.
+    gate = history_json(r)["series"][0]["gate"]
+    assert gate["judged"] and gate["applies_to"] == "latest", gate
+    assert gate["runs"] == 6 and gate["fresh"], gate    # windows end at the pin
+    assert gate["alarm_worse"] < gate["level"] < gate["alarm_better"], gate
+    assert 70 * 0.9 < 70 * 1.1 < gate["alarm_worse"], gate    # r7 (70) is beyond it
+    band = re.search(r'<rect class="band"[^>]* data-level="([^"]+)" data-worse="([^"]+)" '
+                     r'data-better="([^"]+)"><title>gate: a run beyond this line alarms on '
+                     r'its own; noise sigma = ([0-9.]+) %', page)
+    assert band, page[:3000]
+    for got, key in zip(band.groups()[:3], ("level", "alarm_worse", "alarm_better")):
+        assert abs(float(got) - gate[key]) <= 1e-9 * abs(gate[key]), (got, key, gate)
+    assert abs(float(band.group(4)) - gate["sigma_pct"]) <= 0.01 * gate["sigma_pct"], gate
+    assert "a run beyond alarms alone (noise sigma = " in page, page[-3000:]
     expect_rc(0, "pin", "--db", DB, "--unpin", f"{r}-005")
+    # Too few runs: no band, and the chart says why.
+    young = "siteyoung"
+    for i in range(3):
+        ingest(young, f"{i:03d}", write_log(f"young{i}.log", 100, rng))
+    out = os.path.join(TMP, "site-young")
+    expect_rc(0, "site", "-q", "--db", DB, "--context", f"runner={young}", "-o", out)
+    page = open(os.path.join(out, pages[0]), encoding="utf-8").read()
+    assert 'class="band"' not in page and 'class="key noband"' in page, page[-2000:]
+    assert "gate: no band: 2 runs in the gate&apos;s window; it judges from 5 on" in page, \
+        page[-2000:]
+
+
+def test_html_context_and_gate_band():
+    """html --db --context: the charts show the runs the gate compared the
+    run with (comparable with the run's context), not every runner's; the
+    band's level is the gate's baseline of the verdict row."""
+    rng = random.Random(5)
+    for i in range(6):
+        ingest("bandA", f"{i:03d}", write_log(f"bandA{i}.log", 100, rng))
+        ingest("bandB", f"{i:03d}", write_log(f"bandB{i}.log", 50, rng))
+    cur = write_log("bandcur.log", 101, rng)
+    page = os.path.join(TMP, "band.html")
+    expect_rc(0, "html", "-q", "--db", DB, "--context", "runner=bandA", "-o", page, cur)
+    text = open(page, encoding="utf-8").read()
+    trend = text[text.index('<figure class="chart trend"'):]
+    trend = trend[:trend.index("</figure>")]
+    assert trend.count('<circle class="point') == 6, trend.count('<circle class="point')
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", "runner=bandA",
+                       "--format", "json", cur)
+    row = [x for x in json.loads(out)["rows"] if x["name"] == "throughput"][0]
+    level = float(re.search(r'<rect class="band"[^>]* data-level="([^"]+)"', trend).group(1))
+    assert abs(level - row["baseline"]) <= 1e-9 * row["baseline"], (level, row)
+    worse = float(re.search(r'data-worse="([^"]+)"', trend).group(1))
+    assert 50 < worse < level, (worse, level)
+    assert "noise sigma = " in trend and "this run: worse than" in trend, trend[-2000:]
 
 
 def test_html_reads_the_page_series_only():

@@ -81,7 +81,8 @@
  * $2 NULL for every status, else measurements only). */
 #define HISTORY_POINTS_SQL \
 	"SELECT r.run_key, res.run_order, r.context, res.value, res.status, res.verdict," \
-	" res.accepted, res.compare_op, res.better, r.pinned, res.policy FROM ksftm_results res" \
+	" res.accepted, res.compare_op, res.better, r.pinned, res.policy, res.samples" \
+	" FROM ksftm_results res" \
 	" JOIN ksftm_runs r ON r.id = res.run_id WHERE res.series_id = $1" \
 	" AND (CAST($2 AS TEXT) IS NULL OR res.status IN " HISTORY_MEASURED_STATUSES ")" \
 	" ORDER BY res.run_order DESC LIMIT %zu"
