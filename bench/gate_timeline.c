@@ -7,7 +7,7 @@
  * and that delay as a ratio to the CUSUM bound (Siegmund's approximation
  * for the measured noise and the run's per-series budget).
  *
- *   build/bench/gate_timeline [--repeats 1,3,5] [--quick] CORPUS.jsonl...
+ *   build/bench/gate_timeline [--repeats 1,3,5] [--quick] [--no-delay] [--list] CORPUS.jsonl...
  *
  * Every corpus is one CI job: each CI run holds every configuration of the
  * recording as one case. Deterministic (no draws); nothing is timed.
