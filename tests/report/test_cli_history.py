@@ -76,8 +76,10 @@ def test_help():
 
 
 def test_ci_loop():
-    """Unchanged runs say no change; a 20% drop is a regression (exit 1)
-    that stays out of the baseline until accepted."""
+    """Unchanged runs say no change; a 25% drop is a regression (exit 1)
+    that stays out of the baseline until accepted. (With 12 runs of history
+    and the residuals' heavy tail, GATE_TAIL_DF, a 20% drop at 2.6% noise
+    is only "too noisy": p 0.0125; issue 22.)"""
     rng = random.Random(7)
     r = "loop"
     for i in range(12):
@@ -86,26 +88,26 @@ def test_ci_loop():
     out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}",
                        write_log("cur.log", 100, rng))
     assert "NO CHANGE" in out and "RESULT: OK" in out, out
-    slow = write_log("slow.log", 80, rng)
+    slow = write_log("slow.log", 75, rng)
     out, _ = expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}", slow)
     assert "REGRESSION" in out, out
     out, _ = expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}",
                        "--format", "json", slow)
     row = json.loads(out)["rows"][0]
     assert row["verdict"] == "regression" and row["baseline_runs"] == 12, row
-    assert -25 < row["change_pct"] < -15, row
+    assert -30 < row["change_pct"] < -20, row
     # Stored: judged a regression, and not a baseline for the next run.
     ingest(r, "012", slow)
-    ingest(r, "013", write_log("slow2.log", 80, rng))
+    ingest(r, "013", write_log("slow2.log", 75, rng))
     doc = history_json(r)
     states = [p["state"] for p in doc["series"][0]["points"]]
     assert states[-2:] == ["regression", "regression"], states
     expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}",
-              write_log("slow3.log", 80, rng))
+              write_log("slow3.log", 75, rng))
     out, _ = expect_rc(0, "accept", "--db", DB, f"{r}-012")
     assert "accepted 2 regression results" in out, out
     out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}",
-                       write_log("slow4.log", 80, rng))
+                       write_log("slow4.log", 75, rng))
     # two runs at the new level: too few to know its noise, never a failure
     assert "REGRESSION" not in out and "RESULT: OK" in out, out
     _, err = expect_rc(2, "accept", "--db", DB, "no-such-run")

