@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Producer benchmark: median cost of recording (1 and 2 threads, scalars and
- * 256-entry per-cpu arrays), of emitting a line, and of shortest-repr number
- * formatting, each beside the baseline the issue names, measured in the same
- * run. Prints figures; never passes or fails on them.
+ * Producer benchmark: median cost of recording (1, 2 and 8 threads, scalars
+ * and 256-entry per-cpu arrays), of emitting a line, and of shortest-repr
+ * number formatting, each beside the baseline the issue names, measured in
+ * the same run. Prints figures; never passes or fails on them.
+ *
+ *   bench-producer              every row
+ *   bench-producer record       the scalar recording rows only
+ *   bench-producer profile [N]  N scalar records in one case, no timing:
+ *                               for valgrind --tool=callgrind (instructions
+ *                               per call, independent of the machine's load)
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,6 +27,7 @@
 
 #define REPS 15
 #define NCPU 256
+#define MAX_THREADS 8
 
 static void row(const char *what, double ours, const char *base_what, double base)
 {
@@ -112,8 +119,8 @@ static double bench_record(int threads, int baseline, int array, int n)
 	int r, t;
 
 	for (r = 0; r < REPS; r++) {
-		struct job jobs[2];
-		pthread_t tid[2];
+		struct job jobs[MAX_THREADS];
+		pthread_t tid[MAX_THREADS];
 		pthread_barrier_t bar;
 		double sum = 0;
 		char *out;
@@ -238,23 +245,59 @@ static double random_double(void)
 	return d;
 }
 
-int main(void)
+/* The same call as the timed loop, for a profiler: no clock around it. */
+static void profile_record(int n)
+{
+	char *out;
+	int i;
+
+	if (ksft_metric_case_begin())
+		die("begin");
+	for (i = 0; i < n; i++)
+		if (ksft_metric_double("throughput", "scalar", i, host, 1))
+			die("record");
+	if (ksft_metric_case_end_buffer(&out, NULL) < 0)
+		die("end");
+	ksft_metric_free(out);
+}
+
+/* The scalar rows: 1, 2 and 8 threads, per record and thread. */
+static void bench_scalars(int n)
+{
+	double ours, base, base_clock;
+
+	ours = bench_record(1, 0, 0, n);
+	base = bench_record(1, 1, 0, n);
+	base_clock = bench_record(1, 2, 0, n);
+	row("record scalar, 1 thread", ours, "mutex lock+append", base);
+	row("", ours, "mutex lock+clock_gettime+append", base_clock);
+	ours = bench_record(2, 0, 0, n);
+	row("record scalar, 2 threads", ours, "mutex lock+append (1 thread)", base);
+	row("", ours, "mutex lock+append, 2 threads", bench_record(2, 1, 0, n));
+	/* More threads than cores: the per-thread cost includes waiting for a core. */
+	ours = bench_record(8, 0, 0, n / 4);
+	row("record scalar, 8 threads", ours, "mutex lock+clock+append (1 thr)", base_clock);
+	row("", ours, "mutex lock+clock+append, 8 thr", bench_record(8, 2, 0, n / 4));
+}
+
+int main(int argc, char **argv)
 {
 	enum { NREC = 200000, NARR = 20000, NLINE = 20000, NFMT = 200000 };
-	double ours, base, *vals = malloc(sizeof(double) * NFMT);
+	double ours, base, *vals;
 	int i;
 
 	/* The per-cpu runs buffer 80 MB in one case: above the default cap. */
 	if (ksft_metric_set_buffer_limit((size_t)1 << 34))
 		die("buffer limit");
+	if (argc > 1 && !strcmp(argv[1], "profile")) {
+		profile_record(argc > 2 ? atoi(argv[2]) : NREC);
+		return 0;
+	}
 	printf("libksftmetric producer benchmark: medians of %d runs\n\n", REPS);
-	ours = bench_record(1, 0, 0, NREC);
-	base = bench_record(1, 1, 0, NREC);
-	row("record scalar, 1 thread", ours, "mutex lock+append", base);
-	row("", ours, "mutex lock+clock_gettime+append", bench_record(1, 2, 0, NREC));
-	ours = bench_record(2, 0, 0, NREC);
-	row("record scalar, 2 threads", ours, "mutex lock+append (1 thread)", base);
-	row("", ours, "mutex lock+append, 2 threads", bench_record(2, 1, 0, NREC));
+	bench_scalars(NREC);
+	if (argc > 1 && !strcmp(argv[1], "record"))
+		return 0;
+	vals = malloc(sizeof(double) * NFMT);
 	ours = bench_record(1, 0, 1, NARR);
 	base = bench_record(1, 1, 1, NARR);
 	row("record 256-entry per-cpu", ours, "mutex lock+append 256 doubles", base);
