@@ -7,9 +7,11 @@
  *
  *   bench-producer              every row
  *   bench-producer record       the scalar recording rows only
- *   bench-producer profile [N]  N scalar records in one case, no timing:
- *                               for valgrind --tool=callgrind (instructions
- *                               per call, independent of the machine's load)
+ *   bench-producer profile [N]  N scalar records in one case, then N
+ *                               baseline appends, one pass each: for
+ *                               valgrind --tool=callgrind (instructions per
+ *                               call, independent of the machine's load);
+ *                               prints their thread CPU time per record
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -245,20 +247,37 @@ static double random_double(void)
 	return d;
 }
 
-/* The same call as the timed loop, for a profiler: no clock around it. */
+/*
+ * The same call as the timed loop, for a profiler, then the thread's CPU
+ * time per record beside the baseline's (a figure less sensitive to the
+ * machine's load than the wall-clock medians, as waiting for a core is
+ * not counted).
+ */
 static void profile_record(int n)
 {
+	double t0, ours, base;
 	char *out;
 	int i;
 
 	if (ksft_metric_case_begin())
 		die("begin");
+	t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (i = 0; i < n; i++)
 		if (ksft_metric_double("throughput", "scalar", i, host, 1))
 			die("record");
+	ours = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / n;
 	if (ksft_metric_case_end_buffer(&out, NULL) < 0)
 		die("end");
 	ksft_metric_free(out);
+	base_recs = malloc(sizeof(*base_recs) * (size_t)n);
+	base_n = 0;
+	t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	for (i = 0; i < n; i++)
+		base_append("throughput", i, 1);
+	base = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / n;
+	free(base_recs);
+	base_recs = NULL;
+	row("record scalar, thread CPU time", ours, "mutex lock+clock_gettime+append", base);
 }
 
 /* The scalar rows: 1, 2 and 8 threads, per record and thread. */
