@@ -85,6 +85,7 @@ struct job {
 	int array;
 	pthread_barrier_t *start;
 	double ns;	/* per record, this thread */
+	double cpu_ns;	/* the same in the thread's CPU time */
 };
 
 static const struct ksft_metric_label host[] = { KSFT_METRIC_LABEL_STR("host", "local") };
@@ -92,7 +93,7 @@ static const struct ksft_metric_label host[] = { KSFT_METRIC_LABEL_STR("host", "
 static void *record_job(void *arg)
 {
 	struct job *j = arg;
-	double cpu[NCPU], t0;
+	double cpu[NCPU], t0, c0;
 	int i;
 
 	for (i = 0; i < NCPU; i++)
@@ -100,6 +101,7 @@ static void *record_job(void *arg)
 	if (j->start)
 		pthread_barrier_wait(j->start);
 	t0 = bench_mono_ns();
+	c0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (i = 0; i < j->n; i++) {
 		if (j->baseline && j->array)
 			base_append_array(cpu);
@@ -111,20 +113,24 @@ static void *record_job(void *arg)
 			die("record");
 	}
 	j->ns = (bench_mono_ns() - t0) / j->n;
+	j->cpu_ns = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / j->n;
 	return NULL;
 }
 
-/* Median over REPS of the per-record cost with @threads recording at once. */
-static double bench_record(int threads, int baseline, int array, int n)
+/*
+ * Median over REPS of the per-record cost with @threads recording at once;
+ * the median thread CPU time per record into *@cpu_ns if not NULL.
+ */
+static double bench_record_cpu(int threads, int baseline, int array, int n, double *cpu_ns)
 {
-	double v[REPS];
+	double v[REPS], c[REPS];
 	int r, t;
 
 	for (r = 0; r < REPS; r++) {
 		struct job jobs[MAX_THREADS];
 		pthread_t tid[MAX_THREADS];
 		pthread_barrier_t bar;
-		double sum = 0;
+		double sum = 0, csum = 0;
 		char *out;
 
 		/* The baseline stores every record in fresh memory, as we do. */
@@ -143,9 +149,11 @@ static double bench_record(int threads, int baseline, int array, int n)
 		for (t = 0; t < threads; t++) {
 			pthread_join(tid[t], NULL);
 			sum += jobs[t].ns;
+			csum += jobs[t].cpu_ns;
 		}
 		pthread_barrier_destroy(&bar);
 		v[r] = sum / threads;
+		c[r] = csum / threads;
 		if (ksft_metric_case_end_buffer(&out, NULL) < 0)
 			die("end");
 		ksft_metric_free(out);
@@ -154,7 +162,14 @@ static double bench_record(int threads, int baseline, int array, int n)
 		base_arrays = NULL;
 		base_recs = NULL;
 	}
+	if (cpu_ns)
+		*cpu_ns = bench_median(c, REPS);
 	return bench_median(v, REPS);
+}
+
+static double bench_record(int threads, int baseline, int array, int n)
+{
+	return bench_record_cpu(threads, baseline, array, n, NULL);
 }
 
 /* ---- emitting ---------------------------------------------------------- */
@@ -280,23 +295,32 @@ static void profile_record(int n)
 	row("record scalar, thread CPU time", ours, "mutex lock+clock_gettime+append", base);
 }
 
-/* The scalar rows: 1, 2 and 8 threads, per record and thread. */
+/*
+ * The scalar rows: 1, 2 and 8 threads, per record and thread; then the same
+ * in thread CPU time, which leaves out waiting for a core (8 threads share
+ * the machine's cores, and a loaded machine's other work shows up in the
+ * wall-clock rows).
+ */
 static void bench_scalars(int n)
 {
-	double ours, base, base_clock;
+	double ours, base, base_clock, c1, cb, c2, c8, cb8;
 
-	ours = bench_record(1, 0, 0, n);
+	ours = bench_record_cpu(1, 0, 0, n, &c1);
 	base = bench_record(1, 1, 0, n);
-	base_clock = bench_record(1, 2, 0, n);
+	base_clock = bench_record_cpu(1, 2, 0, n, &cb);
 	row("record scalar, 1 thread", ours, "mutex lock+append", base);
 	row("", ours, "mutex lock+clock_gettime+append", base_clock);
-	ours = bench_record(2, 0, 0, n);
+	ours = bench_record_cpu(2, 0, 0, n, &c2);
 	row("record scalar, 2 threads", ours, "mutex lock+append (1 thread)", base);
 	row("", ours, "mutex lock+append, 2 threads", bench_record(2, 1, 0, n));
-	/* More threads than cores: the per-thread cost includes waiting for a core. */
-	ours = bench_record(8, 0, 0, n / 4);
+	ours = bench_record_cpu(8, 0, 0, n / 4, &c8);
 	row("record scalar, 8 threads", ours, "mutex lock+clock+append (1 thr)", base_clock);
-	row("", ours, "mutex lock+clock+append, 8 thr", bench_record(8, 2, 0, n / 4));
+	row("", ours, "mutex lock+clock+append, 8 thr",
+	    bench_record_cpu(8, 2, 0, n / 4, &cb8));
+	row("record scalar, 1 thread, CPU time", c1, "mutex lock+clock+append, CPU", cb);
+	row("record scalar, 2 threads, CPU", c2, "mutex lock+clock+append, CPU", cb);
+	row("record scalar, 8 threads, CPU", c8, "mutex lock+clock+append, CPU", cb);
+	row("", c8, "mutex lock+clock+append, 8 thr", cb8);
 }
 
 int main(int argc, char **argv)

@@ -74,18 +74,25 @@ static inline uint32_t intern_cache_slot(const char *s)
  * Id of @s if it was last looked up at this very address (a call site's
  * string literal) and still holds the same bytes, else -ENOENT: the bytes
  * are compared every time, as a caller may reuse a buffer for another
- * name, and strncmp() stops at @s's own NUL, never reading past it.
- * Inline and without a hash: the recording path's common case.
+ * name, stopping at @s's own NUL, never reading past it. Inline, without
+ * a hash or a call: the recording path's common case (names are short).
  */
 static inline int64_t intern_cached(const struct intern *t, const char *s)
 {
 	const struct intern_cache_slot *c = &t->cache[intern_cache_slot(s)];
+	const char *p;
+	uint32_t i, len;
 
 	/* An id past the table's end was truncated away (a rejected record). */
 	if (c->s != s || c->id >= t->n)
 		return -ENOENT;
-	return strncmp(s, intern_str(t, c->id), (size_t)intern_len(t, c->id) + 1) ?
-	       -ENOENT : (int64_t)c->id;
+	p = intern_str(t, c->id);
+	len = intern_len(t, c->id);
+	/* A shorter string at @s differs at its NUL: the loop stops there. */
+	for (i = 0; i < len; i++)
+		if (s[i] != p[i])
+			return -ENOENT;
+	return s[len] ? -ENOENT : (int64_t)c->id;
 }
 
 #endif
