@@ -143,7 +143,7 @@ static double bench_record_cpu(int threads, int baseline, int array, int n, doub
 			die("begin");
 		pthread_barrier_init(&bar, NULL, (unsigned)threads);
 		for (t = 0; t < threads; t++) {
-			jobs[t] = (struct job){ n, baseline, array, threads > 1 ? &bar : NULL, 0 };
+			jobs[t] = (struct job){ n, baseline, array, threads > 1 ? &bar : NULL, 0, 0 };
 			pthread_create(&tid[t], NULL, record_job, &jobs[t]);
 		}
 		for (t = 0; t < threads; t++) {
