@@ -2,7 +2,7 @@
  * The recording path's cache of interned strings by the address a caller
  * passed them at (lib/metric/intern.h, intern_cached()): a buffer reused for
  * another name, a shorter string at the same address, a string interned by
- * a rejected record, more call sites than the cache has slots, and a new
+ * a rejected record (then reused, or asked for again), more call sites than the cache has slots, and a new
  * case all record exactly what an uncached lookup would.
  */
 #include <stdio.h>
@@ -94,6 +94,28 @@ START_TEST(test_rejected_record_strings)
 }
 END_TEST
 
+/*
+ * The same, called again at once: the dropped strings' bytes and entries
+ * are still in the table's memory past its end, and must not be found
+ * there (a later string would take their ids and rename this record).
+ */
+START_TEST(test_rejected_then_same)
+{
+	static const char bad_utf8[] = { (char)0xff, 0 };
+	const struct ksft_metric_label bad = KSFT_METRIC_LABEL_STR("k", bad_utf8);
+	static const char first[] = "first.metric";
+	static const char second[] = "second.metric";
+
+	pu_begin();
+	pu_assert_err(ksft_metric_int(first, "scalar", 1, &bad, 1), EINVAL,
+		      "metric first.metric: label k value is not valid UTF-8");
+	pu_assert_ok(ksft_metric_int(first, "scalar", 2, NULL, 0));
+	pu_assert_ok(ksft_metric_int(second, "other", 3, NULL, 0));
+	pu_expect_end(SCALAR("first.metric", "2")
+		      OBS("{\"name\":\"second.metric\",\"shape\":\"other\",\"time\":T,\"value\":3}"));
+}
+END_TEST
+
 /* More distinct addresses than cache slots, each recorded twice, in turn. */
 START_TEST(test_many_call_sites)
 {
@@ -153,6 +175,7 @@ Suite *make_suite(void)
 	suite_add_tcase(s, pu_tcase("reused_buffer", test_reused_buffer));
 	suite_add_tcase(s, pu_tcase("reused_label_buffers", test_reused_label_buffers));
 	suite_add_tcase(s, pu_tcase("rejected_record_strings", test_rejected_record_strings));
+	suite_add_tcase(s, pu_tcase("rejected_then_same", test_rejected_then_same));
 	suite_add_tcase(s, pu_tcase("many_call_sites", test_many_call_sites));
 	suite_add_tcase(s, pu_tcase("next_case", test_next_case));
 	return s;
