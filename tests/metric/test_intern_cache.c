@@ -68,29 +68,35 @@ START_TEST(test_reused_label_buffers)
 }
 END_TEST
 
-/*
- * A refused record forgets the strings it interned; the cache still holds
- * their addresses. The ids are then given to other strings: a later call
- * at the first address must not find the second string's id.
- */
-START_TEST(test_rejected_record_strings)
+static const char first[] = "first.metric";
+static const char second[] = "second.metric";
+#define SECOND(v) OBS("{\"name\":\"second.metric\",\"shape\":\"other\",\"time\":T,\"value\":" v "}")
+
+/* Open a case whose first record, of "first.metric", is refused: its
+ * strings ("first.metric", "scalar", "k") are interned, then dropped. */
+static void begin_with_refused_record(void)
 {
 	static const char bad_utf8[] = { (char)0xff, 0 };
 	const struct ksft_metric_label bad = KSFT_METRIC_LABEL_STR("k", bad_utf8);
-	static const char first[] = "first.metric";
-	static const char second[] = "second.metric";
 
 	pu_begin();
-	/* "first.metric" and "scalar" are interned, then dropped with the record. */
 	pu_assert_err(ksft_metric_int(first, "scalar", 1, &bad, 1), EINVAL,
 		      "metric first.metric: label k value is not valid UTF-8");
+}
+
+/*
+ * The cache still holds the dropped strings' addresses. Their ids are
+ * then given to other strings: a later call at the first address must
+ * not find the second string's id.
+ */
+START_TEST(test_rejected_record_strings)
+{
+	begin_with_refused_record();
 	/* Takes the ids "first.metric" and "scalar" had. */
 	pu_assert_ok(ksft_metric_int(second, "other", 2, NULL, 0));
 	pu_assert_ok(ksft_metric_int(first, "scalar", 3, NULL, 0));
 	pu_assert_ok(ksft_metric_int(second, "other", 4, NULL, 0));
-	pu_expect_end(OBS("{\"name\":\"second.metric\",\"shape\":\"other\",\"time\":T,\"value\":2}")
-		      SCALAR("first.metric", "3")
-		      OBS("{\"name\":\"second.metric\",\"shape\":\"other\",\"time\":T,\"value\":4}"));
+	pu_expect_end(SECOND("2") SCALAR("first.metric", "3") SECOND("4"));
 }
 END_TEST
 
@@ -101,18 +107,10 @@ END_TEST
  */
 START_TEST(test_rejected_then_same)
 {
-	static const char bad_utf8[] = { (char)0xff, 0 };
-	const struct ksft_metric_label bad = KSFT_METRIC_LABEL_STR("k", bad_utf8);
-	static const char first[] = "first.metric";
-	static const char second[] = "second.metric";
-
-	pu_begin();
-	pu_assert_err(ksft_metric_int(first, "scalar", 1, &bad, 1), EINVAL,
-		      "metric first.metric: label k value is not valid UTF-8");
+	begin_with_refused_record();
 	pu_assert_ok(ksft_metric_int(first, "scalar", 2, NULL, 0));
 	pu_assert_ok(ksft_metric_int(second, "other", 3, NULL, 0));
-	pu_expect_end(SCALAR("first.metric", "2")
-		      OBS("{\"name\":\"second.metric\",\"shape\":\"other\",\"time\":T,\"value\":3}"));
+	pu_expect_end(SCALAR("first.metric", "2") SECOND("3"));
 }
 END_TEST
 
@@ -170,13 +168,19 @@ END_TEST
 
 Suite *make_suite(void)
 {
+	const struct ck_case cases[] = {
+		{ "reused_buffer", test_reused_buffer },
+		{ "reused_label_buffers", test_reused_label_buffers },
+		{ "rejected_record_strings", test_rejected_record_strings },
+		{ "rejected_then_same", test_rejected_then_same },
+		{ "many_call_sites", test_many_call_sites },
+		{ "next_case", test_next_case },
+	};
 	Suite *s = suite_create("intern_cache");
+	size_t i;
 
-	suite_add_tcase(s, pu_tcase("reused_buffer", test_reused_buffer));
-	suite_add_tcase(s, pu_tcase("reused_label_buffers", test_reused_label_buffers));
-	suite_add_tcase(s, pu_tcase("rejected_record_strings", test_rejected_record_strings));
-	suite_add_tcase(s, pu_tcase("rejected_then_same", test_rejected_then_same));
-	suite_add_tcase(s, pu_tcase("many_call_sites", test_many_call_sites));
-	suite_add_tcase(s, pu_tcase("next_case", test_next_case));
+	/* pu_tcase(): each case with the producer's reset fixture. */
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		suite_add_tcase(s, pu_tcase(cases[i].name, cases[i].test));
 	return s;
 }
