@@ -294,10 +294,8 @@ static int64_t intern_checked_slow(struct intern *t, const char *s, enum role ro
 {
 	size_t i, len;
 	uint64_t h = intern_hash(s, &len);
-	int64_t id;
+	int64_t id = intern_find(t, s, len, h);
 
-
-	id = intern_find(t, s, len, h);
 	if (id < 0) {
 		if (!utf8_valid(s, len)) {
 			if (role == ROLE_NAME)
@@ -319,7 +317,7 @@ static int64_t intern_checked_slow(struct intern *t, const char *s, enum role ro
 	}
 	intern_remember(t, s, (uint32_t)id);
 	if (role == ROLE_KEY && !(t->entries[id].flags & INTERN_KEY_OK)) {
-		if (!s[0])
+		if (!len)
 			return ksftm_fail(EINVAL, "metric %s: label name is empty", metric);
 		for (i = 0; i < sizeof(reserved_keys) / sizeof(reserved_keys[0]); i++)
 			if (!strcmp(s, reserved_keys[i]))

@@ -6,10 +6,10 @@
 #ifndef KSFTM_INTERN_H
 #define KSFTM_INTERN_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #define INTERN_NAME_USED 0x1u	/* observed as a metric name in this case */
 #define INTERN_CACHE_SLOTS 64
