@@ -1,7 +1,9 @@
 /*
  * Per-thread string table: every name, shape, label key and string label
  * value is stored once per case and referred to by a dense 32-bit id, so a
- * repeated string costs one hash lookup and no copy or re-validation.
+ * repeated string costs one hash lookup and no copy or re-validation; one
+ * passed again at the same address (a call site's literal) costs only a
+ * compare of its bytes (intern_cached()).
  */
 #ifndef KSFTM_INTERN_H
 #define KSFTM_INTERN_H
