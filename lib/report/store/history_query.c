@@ -233,20 +233,20 @@ static int band_inputs(json_t *series, int next, struct gate_series *g, struct b
 			break;
 		}
 	for (i = 0; i < end; i++)
-		if (is_state(json_array_get(points, i), "accepted") &&
-		    (!i || !is_state(json_array_get(points, i - 1), "accepted")))
+		if (is_state(json_array_get(points, i), KSFTM_VERDICT_ACCEPTED) &&
+		    (!i || !is_state(json_array_get(points, i - 1), KSFTM_VERDICT_ACCEPTED)))
 			start = i;
 	/* Newest first: the window's runs. */
 	for (i = end; i-- > start;) {
 		json_t *v = json_object_get(pt = json_array_get(points, i), "value");
 
-		if (!json_is_number(v) || is_state(pt, "incomparable"))
+		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE))
 			continue;
 		if (g->n_recent < GATE_RECENT) {
 			rep_of(pt, &in->repeats[g->n_recent], &in->within[g->n_recent]);
 			in->recent[g->n_recent++] = json_number_value(v);
 		}
-		if (!is_state(pt, "regression") && seen < GATE_WINDOW) {
+		if (!is_state(pt, KSFTM_VERDICT_REGRESSION) && seen < GATE_WINDOW) {
 			in->window[seen++] = json_number_value(v);
 			in->from = i;
 		}
@@ -262,9 +262,9 @@ static int band_inputs(json_t *series, int next, struct gate_series *g, struct b
 	for (i = end, k = 0; !pinned && i-- > start;) {
 		json_t *v = json_object_get(pt = json_array_get(points, i), "value");
 
-		if (!json_is_number(v) || is_state(pt, "incomparable"))
+		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE))
 			continue;
-		if (!is_state(pt, "regression"))
+		if (!is_state(pt, KSFTM_VERDICT_REGRESSION))
 			clean++;
 		else if (clean >= GATE_TRANSIENT_AFTER && k < GATE_WINDOW)
 			in->window[g->n_window++] = json_number_value(v);
