@@ -561,6 +561,28 @@ def test_site_pages():
         page[-2000:]
 
 
+def test_band_skips_not_comparable_runs():
+    """The band's inputs leave out a run from a debug kernel, stored as
+    not_comparable (the gate does: such a run is no measurement of the
+    code; issue 23's codes are what the history JSON reads back)."""
+    rng = random.Random(29)
+    r = "banddebug"
+    for i in range(6):
+        ingest(r, f"{i:03d}", write_log(f"bd{i}.log", 100, rng))
+    before = history_json(r)["series"][0]["gate"]
+    ingest(r, "006", write_log("bd6.log", 20, rng), "--context", "debug_kernel=true")
+    series = history_json(r)["series"][0]
+    assert series["points"][-1]["state"] == "not_comparable", series["points"][-1]
+    after = series["gate"]
+    assert after["runs"] == before["runs"], (before, after)
+    assert after["level"] == before["level"] and after["sigma_pct"] == before["sigma_pct"], \
+        (before, after)
+    # And once a comparable run follows, the debug run is not in its window.
+    ingest(r, "007", write_log("bd7.log", 100, rng))
+    later = history_json(r)["series"][0]["gate"]
+    assert later["runs"] == before["runs"] + 1, (before, later)
+
+
 def test_html_context_and_gate_band():
     """html --db --context: the charts show the runs the gate compared the
     run with (comparable with the run's context), not every runner's; the

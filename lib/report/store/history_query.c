@@ -190,13 +190,18 @@ static void rep_of(json_t *pt, size_t *r, double *var)
 static int band_inputs(json_t *series, int next, struct gate_series *g, struct band_in *in)
 {
 	json_t *points = json_object_get(series, "points"), *pt;
-	size_t n = json_array_size(points), end = next ? n : n ? n - 1 : 0, start = 0, i, k;
+	size_t n = json_array_size(points), end, start = 0, i, k;
 	size_t clean = 0, seen = 0;
 	const char *b = json_string_value(json_object_get(series, "better"));
 	char *path = json_dumps(json_object_get(series, "path"), JSON_COMPACT | JSON_ENCODE_ANY);
 	const char *cs = json_string_value(json_object_get(series, "case"));
 	int pinned = 0;
 
+	/* Runs from a debug kernel are no measurement: the latest judged run is
+	 * the newest comparable one. */
+	while (n && is_state(json_array_get(points, n - 1), KSFTM_VERDICT_NOT_COMPARABLE))
+		n--;
+	end = next ? n : n ? n - 1 : 0;
 	memset(g, 0, sizeof(*g));
 	g->current = NAN;
 	g->rel_tol = g->abs_tol = g->within = NAN;
