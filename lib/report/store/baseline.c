@@ -441,6 +441,105 @@ static int load_run(json_t *r, struct bl_run *run, const char *name, size_t ri)
 	return 0;
 }
 
+/* A series the scanner left to jansson: its object's text. */
+static int scan_fallback(struct bl_series *s, const char *span, size_t len,
+			 const char *name, size_t ri, size_t i)
+{
+	json_t *o;
+	int ret;
+
+	bl_series_clear(s);
+	memset(s, 0, sizeof(*s));
+	o = json_loadb(span, len, JSON_REJECT_DUPLICATES, NULL);
+	if (!o)
+		return -1;
+	ret = load_series(o, s, name, ri, i);
+	json_decref(o);
+	return ret ? -1 : 0;
+}
+
+/*
+ * The runs of a file as `save` writes it, in one pass (baseline_scan.c);
+ * -1 when the file is anything else or broken, for the jansson path to
+ * read (and to say what is wrong with it).
+ */
+static int load_scanned(struct ksft_metric_report_baseline *b,
+			const char *json, size_t len, const char *name)
+{
+	struct bl_run *runs = NULL;
+	size_t n = 0, cap = 0, i, cap_s;
+	struct bl_scan sc;
+	int ret = -1, r;
+
+	if (bl_scan_begin(&sc, json, len))
+		return -1;
+	for (;;) {
+		struct bl_run *run;
+
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 4;
+			struct bl_run *v = realloc(runs, c * sizeof(*v));
+
+			if (!v)
+				goto out;
+			runs = v;
+			cap = c;
+		}
+		run = &runs[n];
+		memset(run, 0, sizeof(*run));
+		n++;
+		r = bl_scan_run(&sc, run, n - 1);
+		if (r <= 0) {
+			run_clear(run);
+			n--;
+			if (r == 0)
+				ret = 0;
+			goto out;
+		}
+		cap_s = 0;
+		for (i = 0;; i++) {
+			const char *span;
+			size_t span_len;
+
+			if (run->n == cap_s) {
+				size_t c = cap_s ? cap_s * 2 : 64;
+				struct bl_series *v = realloc(run->series, c * sizeof(*v));
+
+				if (!v)
+					goto out;
+				run->series = v;
+				cap_s = c;
+			}
+			r = bl_scan_series(&sc, &run->series[run->n], i, &span, &span_len);
+			if (r == 0)
+				break;
+			run->n++;	/* from here on cleared with the run */
+			if (r < 0 || (r == 2 && scan_fallback(&run->series[run->n - 1], span,
+							      span_len, name, n - 1, i)))
+				goto out;
+		}
+		/* Give back the doubling's slack: memory ~ the series kept. */
+		if (run->n && run->n < cap_s) {
+			struct bl_series *v = realloc(run->series, run->n * sizeof(*v));
+
+			if (v)
+				run->series = v;
+		}
+	}
+out:
+	if (!ret && reserve_runs(b, n))
+		ret = -1;
+	if (!ret) {
+		for (i = 0; i < n; i++)
+			b->runs[b->n_runs++] = runs[i];
+		n = 0;		/* moved */
+	}
+	for (i = 0; i < n; i++)
+		run_clear(&runs[i]);
+	free(runs);
+	return ret;
+}
+
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 				 const void *json, size_t len,
@@ -455,6 +554,8 @@ ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 	if (!b || (!json && len))
 		return ksftm_fail(EINVAL, "ksft_metric_report_baseline_load: NULL argument");
 	name = name ? name : "baseline";
+	if (json && !load_scanned(b, json, len, name))
+		return (int)b->n_runs;
 	j = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &err);
 	if (!j)
 		return ksftm_fail(EINVAL, "%s:%d: malformed JSON: %s", name, err.line,
