@@ -168,7 +168,10 @@ struct rp_node {
 	int stream;		/* write-through frames seen: 1 begin, 2 end too */
 };
 
-/* A series. */
+/*
+ * A series. Its name, labels, shape, case name, path and path strings are
+ * the report's (r->pool), never freed with the series.
+ */
 struct rp_series {
 	struct rp_node *node;	/* while its input is being read */
 	char *name;
@@ -205,7 +208,19 @@ struct rp_htab {
 	size_t mask, n;
 };
 
+/*
+ * Interned strings and arena bytes that live as long as the report
+ * (model/strpool.c): the series' identity strings and path arrays, which
+ * rp_series_free() leaves alone. NULL on allocation failure.
+ */
+struct rp_strpool;
+struct rp_strpool *rp_strpool_new(void);
+void rp_strpool_free(struct rp_strpool *p);
+const char *rp_strpool_intern(struct rp_strpool *p, const char *s, size_t n);
+void *rp_strpool_alloc(struct rp_strpool *p, size_t n);
+
 struct ksft_metric_report {
+	struct rp_strpool *pool;	/* the series' identity strings */
 	size_t max_line;
 	size_t max_warnings;
 	struct rp_warning_store warn;

@@ -231,15 +231,77 @@ void rp_text_number(struct strbuf *sb, double v)
 	strbuf_add(sb, buf, (size_t)n);
 }
 
+/*
+ * Canonical labels whose keys and values are all strings of printable
+ * ASCII without escapes read as they are written: key=value,... straight
+ * from the text (what the jansson path below prints for them, without a
+ * document per series). 0 when the labels are anything else.
+ */
+static int labels_text_plain(struct strbuf *sb, const char *s)
+{
+	size_t start = sb->len;
+	const char *p = s + 1, *q, *prev = NULL;
+	size_t prev_len = 0;
+	int first = 1;
+
+	if (s[0] != '{')
+		return 0;
+	if (p[0] == '}' && !p[1])
+		return 1;
+	for (;;) {
+		if (*p != '"')
+			goto other;
+		for (q = ++p; *q && *q != '"'; q++)
+			if (*q == '\\' || (unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e)
+				goto other;
+		if (*q != '"' || q[1] != ':' || q[2] != '"')
+			goto other;
+		if (prev) {	/* keys in strcmp order, as the jansson path sorts them */
+			size_t pn = prev_len, kn = (size_t)(q - p);
+			int c = memcmp(prev, p, pn < kn ? pn : kn);
+
+			if (c > 0 || (c == 0 && pn >= kn))
+				goto other;
+		}
+		prev = p;
+		prev_len = (size_t)(q - p);
+		if (!first)
+			strbuf_addc(sb, ',');
+		first = 0;
+		strbuf_add(sb, p, (size_t)(q - p));
+		strbuf_addc(sb, '=');
+		for (p = q += 3; *q && *q != '"'; q++)
+			if (*q == '\\' || (unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e)
+				goto other;
+		if (*q != '"')
+			goto other;
+		strbuf_add(sb, p, (size_t)(q - p));
+		if (q[1] == '}' && !q[2])
+			return 1;
+		if (q[1] != ',')
+			goto other;
+		p = q + 2;
+	}
+other:
+	if (sb->data && !sb->oom) {
+		sb->len = start;
+		sb->data[start] = '\0';
+	}
+	return 0;
+}
+
 /* {"host":"local","n":1} -> host=local,n=1 (empty for {}). */
 void rp_labels_text(struct strbuf *sb, const char *labels_json)
 {
-	json_t *j = json_loads(labels_json, 0, NULL);
+	json_t *j;
 	const char **keys;
 	const char *k;
 	json_t *v;
 	size_t i = 0, n;
 
+	if (labels_text_plain(sb, labels_json))
+		return;
+	j = json_loads(labels_json, 0, NULL);
 	if (!j || !json_is_object(j) || !(n = json_object_size(j))) {
 		json_decref(j);
 		return;

@@ -71,18 +71,9 @@ int rp_htab_insert(struct rp_htab *t, struct rp_series *s)
 
 void rp_series_free(struct rp_series *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	free(s->name);
-	free(s->labels);
-	free(s->shape);
-	rp_vals_free(&s->raw);
-	free(s->case_name);
-	for (i = 0; i < s->path_len; i++)
-		free(s->path[i]);
-	free(s->path);
+	rp_vals_free(&s->raw);	/* identity strings: the report's pool */
 	free(s->key);
 	rp_policy_clear(&s->policy);
 	free(s);
@@ -158,7 +149,8 @@ char *rp_make_key(char *const *path, size_t path_len, const char *case_name,
 		  const char *name, const char *labels)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t i;
+	char *key, *shrunk;
+	size_t i, len;
 
 	for (i = 0; i < path_len; i++) {
 		json_add_string(&sb, path[i], strlen(path[i]));
@@ -170,7 +162,11 @@ char *rp_make_key(char *const *path, size_t path_len, const char *case_name,
 	json_add_string(&sb, name, strlen(name));
 	strbuf_addc(&sb, '\x1f');
 	strbuf_adds(&sb, labels);
-	return strbuf_detach(&sb, NULL);
+	key = strbuf_detach(&sb, &len);
+	/* json_add_string() reserves 6 bytes a character: keep only the key. */
+	if (key && (shrunk = realloc(key, len + 1)))
+		key = shrunk;
+	return key;
 }
 
 static void describe(struct strbuf *sb, const struct rp_series *s)
