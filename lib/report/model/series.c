@@ -145,13 +145,74 @@ const struct rp_policy *rp_series_policy(const struct rp_series *s,
 	return scratch;
 }
 
+/* Length of @s when JSON spells it as it is (no escapes), else 0. */
+static size_t plain_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
+			return 0;
+	return (size_t)(p - (const unsigned char *)s) + 1;	/* never 0 */
+}
+
+static char *put_quoted(char *o, const char *s, size_t n)
+{
+	*o++ = '"';
+	memcpy(o, s, n);
+	o += n;
+	*o++ = '"';
+	return o;
+}
+
+/* The key of plain identity strings in one exact allocation, else NULL. */
+static char *make_key_plain(char *const *path, size_t path_len,
+			    const char *case_name, const char *name,
+			    const char *labels, int *other)
+{
+	size_t lp[RP_MAX_DEPTH], lc, ln, ll = strlen(labels), total, i;
+	char *key, *o;
+
+	*other = 1;
+	if (path_len > RP_MAX_DEPTH || !(lc = plain_len(case_name)) ||
+	    !(ln = plain_len(name)))
+		return NULL;
+	/* plain_len() counts one more: "case", "name", 3 separators, NUL */
+	total = (lc + 1) + (ln + 1) + 3 + ll + 1;
+	for (i = 0; i < path_len; i++) {
+		if (!(lp[i] = plain_len(path[i])))
+			return NULL;
+		total += lp[i] + 2;	/* "entry"/ */
+	}
+	*other = 0;
+	key = malloc(total);
+	if (!key)
+		return NULL;
+	o = key;
+	for (i = 0; i < path_len; i++) {
+		o = put_quoted(o, path[i], lp[i] - 1);
+		*o++ = '/';
+	}
+	*o++ = '\x1f';
+	o = put_quoted(o, case_name, lc - 1);
+	*o++ = '\x1f';
+	o = put_quoted(o, name, ln - 1);
+	*o++ = '\x1f';
+	memcpy(o, labels, ll + 1);
+	return key;
+}
+
 char *rp_make_key(char *const *path, size_t path_len, const char *case_name,
 		  const char *name, const char *labels)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *key, *shrunk;
 	size_t i, len;
+	int other;
 
+	key = make_key_plain(path, path_len, case_name, name, labels, &other);
+	if (!other)
+		return key;
 	for (i = 0; i < path_len; i++) {
 		json_add_string(&sb, path[i], strlen(path[i]));
 		strbuf_addc(&sb, '/');
