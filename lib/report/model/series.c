@@ -86,7 +86,8 @@ int rp_series_add_point(struct rp_series *s, double t, const double *v,
 	size_t old_cap = s->cap_pts;
 	size_t nv = is_array ? (r->n ? r->off[r->n] : 0) + n : r->n + 1;
 
-	if (ksftm_grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double), 8))
+	/* From one point up: most series of a whole kselftest run hold one. */
+	if (ksftm_grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double), 1))
 		return -ENOMEM;
 	if (is_array && (s->cap_pts != old_cap || !r->off)) {
 		size_t *off = realloc(r->off, (s->cap_pts + 1) * sizeof(size_t));
@@ -97,7 +98,7 @@ int rp_series_add_point(struct rp_series *s, double t, const double *v,
 			off[0] = 0;
 		r->off = off;
 	}
-	if (ksftm_grow((void **)&r->v, &s->cap_v, nv ? nv : 1, sizeof(double), 8))
+	if (ksftm_grow((void **)&r->v, &s->cap_v, nv ? nv : 1, sizeof(double), 1))
 		return -ENOMEM;
 	r->t[r->n] = t;
 	if (is_array) {

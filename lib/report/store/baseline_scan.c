@@ -70,6 +70,46 @@ static char *plain_dup(struct bl_scan *sc, int *oom)
 	return d;
 }
 
+/* A plain string, interned. */
+static char *plain_pin(struct bl_scan *sc, int *oom)
+{
+	const char *s, *d;
+	size_t n;
+
+	if (!plain_str(sc, &s, &n))
+		return NULL;
+	d = rp_strpool_intern(sc->pool, s, n);
+	if (!d)
+		*oom = 1;
+	return (char *)d;
+}
+
+char **bl_path_pin(struct rp_strpool *pool, char *const *path, size_t n,
+		   char **prev, size_t prev_n)
+{
+	int same = prev && prev_n == n;
+	char **out;
+	size_t i;
+
+	for (i = 0; same && i < n; i++) {
+		const char *s = rp_strpool_intern(pool, path[i], strlen(path[i]));
+
+		if (!s)
+			return NULL;
+		same = s == prev[i];
+	}
+	if (same)
+		return prev;
+	out = rp_strpool_alloc(pool, (n ? n : 1) * sizeof(char *));
+	if (!out)
+		return NULL;
+	out[0] = NULL;
+	for (i = 0; i < n; i++)
+		if (!(out[i] = (char *)rp_strpool_intern(pool, path[i], strlen(path[i]))))
+			return NULL;
+	return out;
+}
+
 /* Past one JSON value (strings, nesting); 0 when the text ends first. */
 static int skip_value(struct bl_scan *sc)
 {
@@ -99,8 +139,12 @@ static int skip_value(struct bl_scan *sc)
 	return depth == 0;
 }
 
-int bl_scan_begin(struct bl_scan *sc, const char *buf, size_t len)
+int bl_scan_begin(struct bl_scan *sc, const char *buf, size_t len,
+		  struct rp_strpool *pool)
 {
+	sc->pool = pool;
+	sc->prev_path = NULL;
+	sc->prev_len = 0;
 	sc->p = buf;
 	sc->end = buf + len;
 	return lit(sc, "{") && lit(sc, "\"format\"") && lit(sc, ":") &&
@@ -149,7 +193,7 @@ int bl_scan_run(struct bl_scan *sc, struct bl_run *run, size_t ri)
 }
 
 /* {} or {"k":"v",...} of plain strings, keys in strcmp order: canonical as read. */
-static char *plain_labels(struct bl_scan *sc)
+static char *plain_labels(struct bl_scan *sc, int *oom)
 {
 	const char *start, *k, *v, *pk = NULL;
 	size_t kn, vn, pkn = 0;
@@ -183,7 +227,10 @@ static char *plain_labels(struct bl_scan *sc)
 	    memchr(start, '\t', (size_t)(sc->p - start)) ||
 	    memchr(start, '\r', (size_t)(sc->p - start)))
 		return NULL;
-	return strndup(start, (size_t)(sc->p - start));
+	k = rp_strpool_intern(sc->pool, start, (size_t)(sc->p - start));
+	if (!k)
+		*oom = 1;
+	return (char *)k;
 }
 
 static int push_val(double **v, size_t *n, size_t *cap, double x)
@@ -294,8 +341,8 @@ enum {
 /* The fields of one series object; 0 when jansson must decide. */
 static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 {
+	char *path[RP_MAX_DEPTH];
 	unsigned seen = 0;
-	size_t cap = 0;
 
 	if (!lit(sc, "{"))
 		return 0;
@@ -317,15 +364,15 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 		seen |= f;
 		switch (f) {
 		case F_CASE:
-			if (!(s->case_name = plain_dup(sc, oom)))
+			if (!(s->case_name = plain_pin(sc, oom)))
 				return 0;
 			break;
 		case F_NAME:
-			if (!(s->name = plain_dup(sc, oom)))
+			if (!(s->name = plain_pin(sc, oom)))
 				return 0;
 			break;
 		case F_SHAPE:
-			if (!(s->shape = plain_dup(sc, oom)))
+			if (!(s->shape = plain_pin(sc, oom)))
 				return 0;
 			break;
 		case F_SOURCE: {
@@ -338,7 +385,7 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 			break;
 		}
 		case F_LABELS:
-			if (!(s->labels = plain_labels(sc)))
+			if (!(s->labels = plain_labels(sc, oom)))
 				return 0;
 			break;
 		case F_PATH:
@@ -347,23 +394,10 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 			if (lit(sc, "]"))
 				break;
 			do {
-				char *e = plain_dup(sc, oom);
-
-				if (!e)
+				if (s->path_len == RP_MAX_DEPTH ||
+				    !(path[s->path_len] = plain_pin(sc, oom)))
 					return 0;
-				if (s->path_len == cap) {
-					size_t c = cap ? cap * 2 : 2;
-					char **v = realloc(s->path, c * sizeof(*v));
-
-					if (!v) {
-						free(e);
-						*oom = 1;
-						return 0;
-					}
-					s->path = v;
-					cap = c;
-				}
-				s->path[s->path_len++] = e;
+				s->path_len++;
 			} while (lit(sc, ","));
 			if (!lit(sc, "]"))
 				return 0;
@@ -400,10 +434,16 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 	if (!lit(sc, "}") || (seen & (F_CASE | F_PATH | F_NAME | F_LABELS | F_SAMPLES)) !=
 	    (F_CASE | F_PATH | F_NAME | F_LABELS | F_SAMPLES))
 		return 0;
-	if (!s->path && !(s->path = calloc(1, sizeof(char *))))
+	s->path = bl_path_pin(sc->pool, path, s->path_len, sc->prev_path, sc->prev_len);
+	if (!s->shape)
+		s->shape = (char *)rp_strpool_intern(sc->pool, s->is_array ? "array" : "scalar",
+						     s->is_array ? 5 : 6);
+	if (!s->path || !s->shape) {
+		*oom = 1;
 		return 0;
-	if (!s->shape && !(s->shape = strdup(s->is_array ? "array" : "scalar")))
-		return 0;
+	}
+	sc->prev_path = s->path;
+	sc->prev_len = s->path_len;
 	s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
 	return s->key != NULL;
 }

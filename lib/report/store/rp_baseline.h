@@ -4,6 +4,7 @@
 
 #include "rp.h"
 
+/* A baseline series; every string but key is the baseline's pool's. */
 struct bl_series {
 	char *key;
 	char **path;
@@ -27,6 +28,7 @@ struct bl_run {
 };
 
 struct ksft_metric_report_baseline {
+	struct rp_strpool *pool;	/* the series' identity strings */
 	struct bl_run *runs;
 	size_t n_runs, cap_runs;
 };
@@ -48,8 +50,18 @@ void rp_emit_identity(struct strbuf *sb, char *const *path, size_t path_len,
  */
 struct bl_scan {
 	const char *p, *end;
+	struct rp_strpool *pool;
+	char **prev_path;	/* the last series' (shared when equal) */
+	size_t prev_len;
 };
-int bl_scan_begin(struct bl_scan *sc, const char *buf, size_t len);
+/*
+ * @path's strings interned in @pool, in an array of the pool: @prev itself
+ * when it holds the same strings (series of one test share it). NULL: OOM.
+ */
+char **bl_path_pin(struct rp_strpool *pool, char *const *path, size_t n,
+		   char **prev, size_t prev_n);
+int bl_scan_begin(struct bl_scan *sc, const char *buf, size_t len,
+		  struct rp_strpool *pool);
 int bl_scan_run(struct bl_scan *sc, struct bl_run *run, size_t ri);
 int bl_scan_series(struct bl_scan *sc, struct bl_series *s, size_t i,
 		   const char **span, size_t *span_len);
