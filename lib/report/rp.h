@@ -263,6 +263,8 @@ void rp_input_abort(struct rp_input *in);
 
 /* Series storage (series.c). */
 uint64_t rp_hash(const void *p, size_t n, uint64_t h);
+/* Hash for lookups only (8 bytes a step; never printed, unlike rp_hash). */
+uint64_t rp_key_hash(const void *p, size_t n);
 int rp_htab_init(struct rp_htab *t);
 void rp_htab_free(struct rp_htab *t);
 int rp_htab_insert(struct rp_htab *t, struct rp_series *s);

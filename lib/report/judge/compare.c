@@ -49,7 +49,7 @@ static void bindex_free(struct bindex *ix)
 
 static struct bkey *bindex_find(const struct bindex *ix, const char *key)
 {
-	uint64_t h = rp_hash(key, strlen(key), 0xcbf29ce484222325ull);
+	uint64_t h = rp_key_hash(key, strlen(key));
 	struct bkey *k;
 
 	for (k = ix->b[h & ix->mask]; k; k = k->next)
@@ -82,7 +82,7 @@ static int bindex_build(struct bindex *ix, const struct ksft_metric_report_basel
 				if (!k)
 					return -ENOMEM;
 				k->key = s->key;
-				k->hash = rp_hash(s->key, strlen(s->key), 0xcbf29ce484222325ull);
+				k->hash = rp_key_hash(s->key, strlen(s->key));
 				k->next = ix->b[k->hash & ix->mask];
 				ix->b[k->hash & ix->mask] = k;
 				ix->order[ix->n++] = k;

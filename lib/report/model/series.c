@@ -25,6 +25,22 @@ uint64_t rp_hash(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
+uint64_t rp_key_hash(const void *p, size_t n)
+{
+	const char *key = p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+
+	for (; n >= 8; key += 8, n -= 8) {
+		memcpy(&w, key, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, key, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
+}
+
 int rp_htab_init(struct rp_htab *t)
 {
 	t->mask = 63;
@@ -263,7 +279,7 @@ int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
 {
 	struct rp_series *e;
 
-	s->hash = rp_hash(s->key, strlen(s->key), 0xcbf29ce484222325ull);
+	s->hash = rp_key_hash(s->key, strlen(s->key));
 	for (e = r->final_tab.b[s->hash & r->final_tab.mask]; e; e = e->hnext)
 		if (e->hash == s->hash && !strcmp(e->key, s->key))
 			break;

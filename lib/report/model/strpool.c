@@ -110,10 +110,11 @@ static int grow(struct rp_strpool *p)
 
 const char *rp_strpool_intern(struct rp_strpool *p, const char *s, size_t n)
 {
-	uint64_t h = rp_hash(s, n, 0xcbf29ce484222325ull);
+	uint64_t h;
 	size_t i;
 	char *d;
 
+	h = rp_key_hash(s, n);
 	for (i = h & p->mask; p->tab[i].s; i = (i + 1) & p->mask)
 		if (p->tab[i].hash == h && p->tab[i].len == n &&
 		    !memcmp(p->tab[i].s, s, n))

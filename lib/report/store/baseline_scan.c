@@ -92,7 +92,8 @@ char **bl_path_pin(struct rp_strpool *pool, char *const *path, size_t n,
 	size_t i;
 
 	for (i = 0; same && i < n; i++) {
-		const char *s = rp_strpool_intern(pool, path[i], strlen(path[i]));
+		const char *s = path[i] == prev[i] ? path[i] :	/* already the pool's */
+				rp_strpool_intern(pool, path[i], strlen(path[i]));
 
 		if (!s)
 			return NULL;
