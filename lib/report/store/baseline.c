@@ -527,7 +527,7 @@ static int load_scanned(struct ksft_metric_report_baseline *b,
 			r = bl_scan_series(&sc, &run->series[run->n], i, &span, &span_len);
 			if (r == 0)
 				break;
-			run->n++;	/* from here on cleared with the run */
+			run->n++;	/* zeroed or filled: cleared with the run */
 			if (r < 0 || (r == 2 && scan_fallback(b, &run->series[run->n - 1], span,
 							      span_len, name, n - 1, i)))
 				goto out;

@@ -455,13 +455,13 @@ int bl_scan_series(struct bl_scan *sc, struct bl_series *s, size_t i,
 	const char *at;
 	int oom = 0;
 
+	memset(s, 0, sizeof(*s));	/* the caller clears it whatever we return */
 	if (lit(sc, "]"))
 		return lit(sc, "}") ? 0 : -1;
 	if (i && !lit(sc, ","))
 		return -1;
 	ws(sc);
 	at = sc->p;
-	memset(s, 0, sizeof(*s));
 	if (series_fields(sc, s, &oom))
 		return 1;
 	if (oom)
