@@ -218,6 +218,12 @@ struct rp_strpool *rp_strpool_new(void);
 void rp_strpool_free(struct rp_strpool *p);
 const char *rp_strpool_intern(struct rp_strpool *p, const char *s, size_t n);
 void *rp_strpool_alloc(struct rp_strpool *p, size_t n);
+/*
+ * @path's strings interned in @p, in an array of the pool: @prev itself
+ * when it holds the same strings (series of one test share it). NULL: OOM.
+ */
+char **rp_strpool_path(struct rp_strpool *p, char *const *path, size_t n,
+		       char **prev, size_t prev_n);
 
 struct ksft_metric_report {
 	struct rp_strpool *pool;	/* the series' identity strings */

@@ -136,3 +136,30 @@ const char *rp_strpool_intern(struct rp_strpool *p, const char *s, size_t n)
 	p->n++;
 	return d;
 }
+
+char **rp_strpool_path(struct rp_strpool *pool, char *const *path, size_t n,
+		   char **prev, size_t prev_n)
+{
+	int same = prev && prev_n == n;
+	char **out;
+	size_t i;
+
+	for (i = 0; same && i < n; i++) {
+		const char *s = path[i] == prev[i] ? path[i] :	/* already the pool's */
+				rp_strpool_intern(pool, path[i], strlen(path[i]));
+
+		if (!s)
+			return NULL;
+		same = s == prev[i];
+	}
+	if (same)
+		return prev;
+	out = rp_strpool_alloc(pool, (n ? n : 1) * sizeof(char *));
+	if (!out)
+		return NULL;
+	out[0] = NULL;
+	for (i = 0; i < n; i++)
+		if (!(out[i] = (char *)rp_strpool_intern(pool, path[i], strlen(path[i]))))
+			return NULL;
+	return out;
+}

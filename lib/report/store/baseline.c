@@ -148,7 +148,7 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 		d->source = s->source;
 		d->is_array = s->is_array;
 		d->path_len = s->path_len;
-		d->path = bl_path_pin(b->pool, s->path, s->path_len,
+		d->path = rp_strpool_path(b->pool, s->path, s->path_len,
 				      run.n > 1 ? d[-1].path : NULL,
 				      run.n > 1 ? d[-1].path_len : 0);
 		d->case_name = pin(b, s->case_name);
@@ -348,7 +348,7 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 		}
 		tmp[k] = (char *)json_string_value(p);
 	}
-	s->path = bl_path_pin(b->pool, tmp, json_array_size(path),
+	s->path = rp_strpool_path(b->pool, tmp, json_array_size(path),
 			      i ? s[-1].path : NULL, i ? s[-1].path_len : 0);
 	free(tmp);
 	if (!s->path)
@@ -402,7 +402,7 @@ static int load_flat(struct ksft_metric_report_baseline *b, json_t *j,
 		if (!json_is_number(v))
 			return bad(name, "values of a flat baseline must be numbers");
 		s->source = RP_SRC_ZPERF;
-		s->path = bl_path_pin(b->pool, NULL, 0, NULL, 0);
+		s->path = rp_strpool_path(b->pool, NULL, 0, NULL, 0);
 		s->case_name = pin(b, "zperf");
 		s->name = pin(b, k);
 		s->labels = pin(b, "{}");

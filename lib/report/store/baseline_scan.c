@@ -84,33 +84,6 @@ static char *plain_pin(struct bl_scan *sc, int *oom)
 	return (char *)d;
 }
 
-char **bl_path_pin(struct rp_strpool *pool, char *const *path, size_t n,
-		   char **prev, size_t prev_n)
-{
-	int same = prev && prev_n == n;
-	char **out;
-	size_t i;
-
-	for (i = 0; same && i < n; i++) {
-		const char *s = path[i] == prev[i] ? path[i] :	/* already the pool's */
-				rp_strpool_intern(pool, path[i], strlen(path[i]));
-
-		if (!s)
-			return NULL;
-		same = s == prev[i];
-	}
-	if (same)
-		return prev;
-	out = rp_strpool_alloc(pool, (n ? n : 1) * sizeof(char *));
-	if (!out)
-		return NULL;
-	out[0] = NULL;
-	for (i = 0; i < n; i++)
-		if (!(out[i] = (char *)rp_strpool_intern(pool, path[i], strlen(path[i]))))
-			return NULL;
-	return out;
-}
-
 /* Past one JSON value (strings, nesting); 0 when the text ends first. */
 static int skip_value(struct bl_scan *sc)
 {
@@ -435,7 +408,7 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 	if (!lit(sc, "}") || (seen & (F_CASE | F_PATH | F_NAME | F_LABELS | F_SAMPLES)) !=
 	    (F_CASE | F_PATH | F_NAME | F_LABELS | F_SAMPLES))
 		return 0;
-	s->path = bl_path_pin(sc->pool, path, s->path_len, sc->prev_path, sc->prev_len);
+	s->path = rp_strpool_path(sc->pool, path, s->path_len, sc->prev_path, sc->prev_len);
 	if (!s->shape)
 		s->shape = (char *)rp_strpool_intern(sc->pool, s->is_array ? "array" : "scalar",
 						     s->is_array ? 5 : 6);

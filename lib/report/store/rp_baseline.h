@@ -54,12 +54,7 @@ struct bl_scan {
 	char **prev_path;	/* the last series' (shared when equal) */
 	size_t prev_len;
 };
-/*
- * @path's strings interned in @pool, in an array of the pool: @prev itself
- * when it holds the same strings (series of one test share it). NULL: OOM.
- */
-char **bl_path_pin(struct rp_strpool *pool, char *const *path, size_t n,
-		   char **prev, size_t prev_n);
+
 int bl_scan_begin(struct bl_scan *sc, const char *buf, size_t len,
 		  struct rp_strpool *pool);
 int bl_scan_run(struct bl_scan *sc, struct bl_run *run, size_t ri);
