@@ -454,6 +454,28 @@ static int load_run(struct ksft_metric_report_baseline *b, json_t *r,
 	return 0;
 }
 
+/* @runs[0..n) join @b's when @ok, else are cleared; frees @runs. -ENOMEM. */
+static int take_runs(struct ksft_metric_report_baseline *b, struct bl_run *runs,
+		     size_t n, int ok)
+{
+	size_t i;
+	int ret = 0;
+
+	if (ok && reserve_runs(b, n)) {
+		ret = -ENOMEM;
+		ok = 0;
+	}
+	if (ok) {
+		for (i = 0; i < n; i++)
+			b->runs[b->n_runs++] = runs[i];
+		n = 0;		/* moved */
+	}
+	for (i = 0; i < n; i++)
+		run_clear(&runs[i]);
+	free(runs);
+	return ret;
+}
+
 /* A series the scanner left to jansson: its object's text. */
 static int scan_fallback(struct ksft_metric_report_baseline *b,
 			 struct bl_series *s, const char *span, size_t len,
@@ -541,16 +563,8 @@ static int load_scanned(struct ksft_metric_report_baseline *b,
 		}
 	}
 out:
-	if (!ret && reserve_runs(b, n))
+	if (take_runs(b, runs, n, !ret))
 		ret = -1;
-	if (!ret) {
-		for (i = 0; i < n; i++)
-			b->runs[b->n_runs++] = runs[i];
-		n = 0;		/* moved */
-	}
-	for (i = 0; i < n; i++)
-		run_clear(&runs[i]);
-	free(runs);
 	return ret;
 }
 
@@ -618,15 +632,7 @@ ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 	}
 out:
 	json_decref(j);
-	if (!ret && reserve_runs(b, n))
+	if (take_runs(b, runs, n, !ret))
 		ret = ksftm_fail(ENOMEM, "out of memory");
-	if (!ret) {
-		for (i = 0; i < n; i++)
-			b->runs[b->n_runs++] = runs[i];
-		n = 0;		/* moved */
-	}
-	for (i = 0; i < n; i++)
-		run_clear(&runs[i]);
-	free(runs);
 	return ret ? ret : (int)b->n_runs;
 }
