@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Run a command and print "SECONDS PEAK_RSS_KB EXIT" for bench_cli.py.
+ * Run a command and print "SECONDS PEAK_RSS_KB EXIT CPU_SECONDS" for
+ * bench_cli.py (CPU: the child's user + system time, which a loaded
+ * machine does not inflate the way it inflates wall time).
  * A child forked straight from Python starts with Python's RSS high-water
  * mark (kept across exec), so the command is forked from this small
  * process instead and measured with wait4()'s ru_maxrss.
@@ -41,8 +43,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	printf("%.6f %ld %d\n", (double)(b.tv_sec - a.tv_sec) +
+	printf("%.6f %ld %d %.6f\n", (double)(b.tv_sec - a.tv_sec) +
 	       (double)(b.tv_nsec - a.tv_nsec) / 1e9, ru.ru_maxrss,
-	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+	       (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	return 0;
 }

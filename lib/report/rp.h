@@ -168,7 +168,10 @@ struct rp_node {
 	int stream;		/* write-through frames seen: 1 begin, 2 end too */
 };
 
-/* A series. */
+/*
+ * A series. Its name, labels, shape, case name, path and path strings are
+ * the report's (r->pool), never freed with the series.
+ */
 struct rp_series {
 	struct rp_node *node;	/* while its input is being read */
 	char *name;
@@ -205,7 +208,25 @@ struct rp_htab {
 	size_t mask, n;
 };
 
+/*
+ * Interned strings and arena bytes that live as long as the report
+ * (model/strpool.c): the series' identity strings and path arrays, which
+ * rp_series_free() leaves alone. NULL on allocation failure.
+ */
+struct rp_strpool;
+struct rp_strpool *rp_strpool_new(void);
+void rp_strpool_free(struct rp_strpool *p);
+const char *rp_strpool_intern(struct rp_strpool *p, const char *s, size_t n);
+void *rp_strpool_alloc(struct rp_strpool *p, size_t n);
+/*
+ * @path's strings interned in @p, in an array of the pool: @prev itself
+ * when it holds the same strings (series of one test share it). NULL: OOM.
+ */
+char **rp_strpool_path(struct rp_strpool *p, char *const *path, size_t n,
+		       char **prev, size_t prev_n);
+
 struct ksft_metric_report {
+	struct rp_strpool *pool;	/* the series' identity strings */
 	size_t max_line;
 	size_t max_warnings;
 	struct rp_warning_store warn;
@@ -248,6 +269,8 @@ void rp_input_abort(struct rp_input *in);
 
 /* Series storage (series.c). */
 uint64_t rp_hash(const void *p, size_t n, uint64_t h);
+/* Hash for lookups only (8 bytes a step; never printed, unlike rp_hash). */
+uint64_t rp_key_hash(const void *p, size_t n);
 int rp_htab_init(struct rp_htab *t);
 void rp_htab_free(struct rp_htab *t);
 int rp_htab_insert(struct rp_htab *t, struct rp_series *s);

@@ -414,6 +414,71 @@ START_TEST(test_baseline_malformed)
 }
 END_TEST
 
+/*
+ * The one-pass reader of save's layout (store/baseline_scan.c) against
+ * jansson: each text once as save lays it out and once with the top-level
+ * keys in another order (which only the jansson path reads) must give
+ * the same runs, or the same error.
+ */
+START_TEST(test_baseline_scan_same_as_jansson)
+{
+	static const char head[] = "{\"format\":\"ksft-metric-baseline\",\"version\":1,\"runs\":[";
+	static const char other[] = "{\"version\":1,\"format\":\"ksft-metric-baseline\",\"runs\":[";
+	static const char *const runs[] = {
+		"\n{\"sources\":[\"a.log\",\"b.log\"],\"series\":[\n"
+		" {\"case\":\"t\",\"path\":[\"p\",\"q\"],\"name\":\"m\",\"labels\":{\"a\":\"1\",\"b\":\"2\"},\"shape\":\"scalar\",\"source\":\"ktap\",\"policy\":null,\"samples\":[1,0.5,null,-0,1e5,123456789012345678,3.000000000000000444]},\n"
+		" {\"case\":\"t\",\"path\":[\"p\",\"q\"],\"name\":\"c\",\"labels\":{},\"shape\":\"per-cpu\",\"source\":\"ktap\",\"policy\":{\"summarize\":\"p90\",\"transform\":\"rate\"},\"samples\":[[0.5,null],[],[2]]}]}]}\n",
+		/* blanks, escapes, unsorted or non-string labels, unknown keys, key order */
+		"{ \"sources\" : [ ] , \"series\" : [ { \"samples\" : [ 2 ] , \"name\" : \"m\" , \"case\" : \"t\" , \"path\" : [ ] , \"labels\" : { } } ] } ] }",
+		"{\"sources\":[],\"series\":[{\"case\":\"t\\u00e9\\n\",\"path\":[\"\\\"x\\\"\"],\"name\":\"m\",\"labels\":{\"z\":\"1\",\"a\":\"2\"},\"samples\":[1]},"
+		"{\"case\":\"t\",\"path\":[],\"name\":\"m\",\"labels\":{\"n\":5},\"extra\":[1,{\"y\":\"}\"}],\"samples\":[1]},"
+		"{\"case\":\"t\",\"path\":[],\"name\":\"e\",\"labels\":{},\"shape\":\"x\",\"source\":\"zperf\",\"samples\":[]}]}]}",
+		/* errors: each must be the jansson path's */
+		"{\"sources\":[],\"series\":[{\"case\":\"t\",\"path\":[],\"name\":\"m\",\"labels\":{},\"samples\":[1,[2]]}]}]}",
+		"{\"sources\":[],\"series\":[{\"case\":\"t\",\"path\":[],\"name\":\"m\",\"name\":\"n\",\"labels\":{},\"samples\":[1]}]}]}",
+		"{\"sources\":[],\"series\":[{\"case\":\"t\",\"path\":[],\"name\":\"m\",\"labels\":{},\"policy\":{\"summarize\":\"p95\"},\"samples\":[1]}]}]}",
+		"{\"sources\":[],\"series\":[{\"case\":\"t\",\"path\":[],\"name\":\"m\",\"labels\":{},\"samples\":[1e999]}]}]}",
+		"{\"sources\":[],\"series\":[{\"case\":\"t\",\"path\":[],\"name\":\"m\",\"labels\":{},\"samples\":[1]}]}]}x",
+		"{\"sources\":[],\"series\":[{\"case\":\"t\",\"path\":[],\"name\":\"m\",\"labels\":{},\"samples\":[1]}",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct ksft_metric_report_baseline *b1 = ksft_metric_report_baseline_new();
+		struct ksft_metric_report_baseline *b2 = ksft_metric_report_baseline_new();
+		size_t n = strlen(runs[i]);
+		char *t1 = malloc(sizeof(head) + n), *t2 = malloc(sizeof(head) + n);
+		char *msg1;
+		int r1, r2;
+
+		ck_assert_ptr_nonnull(t1);
+		ck_assert_ptr_nonnull(t2);
+		memcpy(t1, head, sizeof(head) - 1);
+		memcpy(t1 + sizeof(head) - 1, runs[i], n + 1);
+		memcpy(t2, other, sizeof(other) - 1);
+		memcpy(t2 + sizeof(other) - 1, runs[i], n + 1);
+		r1 = ksft_metric_report_baseline_load(b1, t1, strlen(t1), "b.json");
+		msg1 = strdup(ksft_metric_report_errmsg());
+		r2 = ksft_metric_report_baseline_load(b2, t2, strlen(t2), "b.json");
+		ck_assert_msg(r1 == r2, "case %zu: %d vs %d", i, r1, r2);
+		if (r1 < 0) {
+			ck_assert_str_eq(msg1, ksft_metric_report_errmsg());
+		} else {
+			char *f1 = baseline_text(b1), *f2 = baseline_text(b2);
+
+			ck_assert_str_eq(f1, f2);
+			free(f1);
+			free(f2);
+		}
+		free(msg1);
+		free(t1);
+		free(t2);
+		ksft_metric_report_baseline_free(b1);
+		ksft_metric_report_baseline_free(b2);
+	}
+}
+END_TEST
+
 START_TEST(test_compare_formats)
 {
 	static const char *const runs[] = { POL(HIGHER_5) M(1, 100) "ok 1 t\n", NULL };
@@ -471,6 +536,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_baseline_round_trip);
 	tcase_add_test(tc, test_baseline_flat_zperf);
 	tcase_add_test(tc, test_baseline_malformed);
+	tcase_add_test(tc, test_baseline_scan_same_as_jansson);
 	suite_add_tcase(s, tc);
 	return s;
 }

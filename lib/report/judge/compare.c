@@ -49,7 +49,7 @@ static void bindex_free(struct bindex *ix)
 
 static struct bkey *bindex_find(const struct bindex *ix, const char *key)
 {
-	uint64_t h = rp_hash(key, strlen(key), 0xcbf29ce484222325ull);
+	uint64_t h = rp_key_hash(key, strlen(key));
 	struct bkey *k;
 
 	for (k = ix->b[h & ix->mask]; k; k = k->next)
@@ -82,7 +82,7 @@ static int bindex_build(struct bindex *ix, const struct ksft_metric_report_basel
 				if (!k)
 					return -ENOMEM;
 				k->key = s->key;
-				k->hash = rp_hash(s->key, strlen(s->key), 0xcbf29ce484222325ull);
+				k->hash = rp_key_hash(s->key, strlen(s->key));
 				k->next = ix->b[k->hash & ix->mask];
 				ix->b[k->hash & ix->mask] = k;
 				ix->order[ix->n++] = k;
@@ -110,7 +110,6 @@ struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
 			    const char *labels, long element)
 {
 	struct cmp_row *row;
-	size_t i;
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
@@ -121,19 +120,21 @@ struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
 		c->rows = v;
 		c->cap = cap;
 	}
+	if (!c->pool && !(c->pool = rp_strpool_new()))
+		return NULL;
 	row = &c->rows[c->n];
 	memset(row, 0, sizeof(*row));
-	row->path = calloc(path_len ? path_len : 1, sizeof(char *));
+	/* Identity strings are the comparison's pool's; a test's rows share a path. */
+	row->path = rp_strpool_path(c->pool, path, path_len,
+				    c->n ? c->rows[c->n - 1].path : NULL,
+				    c->n ? c->rows[c->n - 1].path_len : 0);
 	if (!row->path)
 		return NULL;
 	c->n++;		/* from here on freed with the comparison */
 	row->path_len = path_len;
-	for (i = 0; i < path_len; i++)
-		if (!(row->path[i] = strdup(path[i])))
-			return NULL;
-	row->case_name = strdup(case_name);
-	row->name = strdup(name);
-	row->labels = strdup(labels);
+	row->case_name = (char *)rp_strpool_intern(c->pool, case_name, strlen(case_name));
+	row->name = (char *)rp_strpool_intern(c->pool, name, strlen(name));
+	row->labels = (char *)rp_strpool_intern(c->pool, labels, strlen(labels));
 	if (!row->case_name || !row->name || !row->labels)
 		return NULL;
 	row->element = element;
@@ -476,22 +477,14 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 KSFT_METRIC_REPORT_API void
 ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!c)
 		return;
-	for (i = 0; i < c->n; i++) {
-		struct cmp_row *row = &c->rows[i];
-
-		for (j = 0; j < row->path_len; j++)
-			free(row->path[j]);
-		free(row->path);
-		free(row->case_name);
-		free(row->name);
-		free(row->labels);
-		free(row->disp_label);
-	}
+	for (i = 0; i < c->n; i++)
+		free(c->rows[i].disp_label);	/* the rest: the pool's */
 	free(c->rows);
+	rp_strpool_free(c->pool);
 	free(c);
 }
 

@@ -49,6 +49,7 @@ struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
 int rp_default_gate(int source, int *op, int *better, double *rel_tol);
 
 struct ksft_metric_report_comparison {
+	struct rp_strpool *pool;	/* rows' identity strings (made on first use) */
 	struct cmp_row *rows;
 	size_t n, cap;
 	size_t failing;

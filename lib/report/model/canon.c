@@ -218,28 +218,194 @@ char *rp_text_dup(const char *str, size_t n)
 	return out;
 }
 
+/*
+ * printf's "%.6g" of a normal, non-zero @v from its shortest round-trip
+ * digits (float_repr(), several times faster than printf). Rounding those
+ * digits to 6 gives what rounding the exact binary value gives, except
+ * when they are exactly halfway (a 7th digit 5 and nothing after: then
+ * the shortest digits are that midpoint and the exact value may lie on
+ * either side); returns 0 for that case and for subnormals.
+ */
+static size_t text_number_fast(double v, char *out)
+{
+	char repr[FLOAT_REPR_MAX], d[FLOAT_REPR_MAX];
+	const char *p = repr;
+	size_t n = 0, i, o = 0;
+	int e10 = 0, point = -1, x, lead = 1;
+
+	if (fabs(v) < 2.2250738585072014e-308)
+		return 0;
+	float_repr(v, repr);
+	if (*p == '-')
+		out[o++] = *p++;
+	for (; *p && *p != 'e'; p++) {
+		if (*p == '.') {
+			point = (int)n;
+			continue;
+		}
+		if (lead && *p == '0') {	/* 0.00123: leading zeros */
+			if (point >= 0)
+				e10--;
+			continue;
+		}
+		lead = 0;
+		d[n++] = *p;
+	}
+	if (point < 0)
+		point = (int)n;	/* "1e+16": every digit is before the point */
+	x = point + e10 - 1;	/* decimal exponent of d[0] */
+	if (*p == 'e')
+		x += atoi(p + 1);
+	while (n && d[n - 1] == '0')
+		n--;
+	if (!n)
+		return 0;
+	if (n > 6) {
+		int up = d[6] > '5';
+
+		if (d[6] == '5') {
+			if (n == 7)
+				return 0;	/* exactly halfway: printf decides */
+			up = 1;
+		}
+		n = 6;
+		if (up) {
+			for (i = 6; i-- > 0 && d[i] == '9';)
+				d[i] = '0';
+			if (i == (size_t)-1) {
+				d[0] = '1';
+				x++;
+			} else {
+				d[i]++;
+			}
+		}
+		while (n && d[n - 1] == '0')
+			n--;
+	}
+	if (x >= -4 && x < 6) {
+		if (x < 0) {
+			out[o++] = '0';
+			out[o++] = '.';
+			for (i = 1; i < (size_t)-x; i++)
+				out[o++] = '0';
+			memcpy(out + o, d, n);
+			return o + n;
+		}
+		for (i = 0; i <= (size_t)x; i++)
+			out[o++] = i < n ? d[i] : '0';
+		if (n > (size_t)x + 1) {
+			out[o++] = '.';
+			memcpy(out + o, d + x + 1, n - (size_t)x - 1);
+			o += n - (size_t)x - 1;
+		}
+		return o;
+	}
+	out[o++] = d[0];
+	if (n > 1) {
+		out[o++] = '.';
+		memcpy(out + o, d + 1, n - 1);
+		o += n - 1;
+	}
+	out[o++] = 'e';
+	out[o++] = x < 0 ? '-' : '+';
+	x = x < 0 ? -x : x;
+	if (x >= 100)
+		out[o++] = (char)('0' + x / 100);
+	out[o++] = (char)('0' + x / 10 % 10);
+	out[o++] = (char)('0' + x % 10);
+	return o;
+}
+
 void rp_text_number(struct strbuf *sb, double v)
 {
 	char buf[64];
+	size_t len;
 	int n;
 
 	if (!isfinite(v)) {
 		strbuf_addc(sb, '-');
 		return;
 	}
+	len = v != 0 ? text_number_fast(v, buf) : 0;
+	if (len) {
+		strbuf_add(sb, buf, len);
+		return;
+	}
 	n = snprintf(buf, sizeof(buf), "%.6g", v);
 	strbuf_add(sb, buf, (size_t)n);
+}
+
+/*
+ * Canonical labels whose keys and values are all strings of printable
+ * ASCII without escapes read as they are written: key=value,... straight
+ * from the text (what the jansson path below prints for them, without a
+ * document per series). 0 when the labels are anything else.
+ */
+static int labels_text_plain(struct strbuf *sb, const char *s)
+{
+	size_t start = sb->len;
+	const char *p = s + 1, *q, *prev = NULL;
+	size_t prev_len = 0;
+	int first = 1;
+
+	if (s[0] != '{')
+		return 0;
+	if (p[0] == '}' && !p[1])
+		return 1;
+	for (;;) {
+		if (*p != '"')
+			goto other;
+		for (q = ++p; *q && *q != '"'; q++)
+			if (*q == '\\' || (unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e)
+				goto other;
+		if (*q != '"' || q[1] != ':' || q[2] != '"')
+			goto other;
+		if (prev) {	/* keys in strcmp order, as the jansson path sorts them */
+			size_t pn = prev_len, kn = (size_t)(q - p);
+			int c = memcmp(prev, p, pn < kn ? pn : kn);
+
+			if (c > 0 || (c == 0 && pn >= kn))
+				goto other;
+		}
+		prev = p;
+		prev_len = (size_t)(q - p);
+		if (!first)
+			strbuf_addc(sb, ',');
+		first = 0;
+		strbuf_add(sb, p, (size_t)(q - p));
+		strbuf_addc(sb, '=');
+		for (p = q += 3; *q && *q != '"'; q++)
+			if (*q == '\\' || (unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e)
+				goto other;
+		if (*q != '"')
+			goto other;
+		strbuf_add(sb, p, (size_t)(q - p));
+		if (q[1] == '}' && !q[2])
+			return 1;
+		if (q[1] != ',')
+			goto other;
+		p = q + 2;
+	}
+other:
+	if (sb->data && !sb->oom) {
+		sb->len = start;
+		sb->data[start] = '\0';
+	}
+	return 0;
 }
 
 /* {"host":"local","n":1} -> host=local,n=1 (empty for {}). */
 void rp_labels_text(struct strbuf *sb, const char *labels_json)
 {
-	json_t *j = json_loads(labels_json, 0, NULL);
+	json_t *j;
 	const char **keys;
 	const char *k;
 	json_t *v;
 	size_t i = 0, n;
 
+	if (labels_text_plain(sb, labels_json))
+		return;
+	j = json_loads(labels_json, 0, NULL);
 	if (!j || !json_is_object(j) || !(n = json_object_size(j))) {
 		json_decref(j);
 		return;

@@ -25,6 +25,22 @@ uint64_t rp_hash(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
+uint64_t rp_key_hash(const void *p, size_t n)
+{
+	const char *key = p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+
+	for (; n >= 8; key += 8, n -= 8) {
+		memcpy(&w, key, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, key, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
+}
+
 int rp_htab_init(struct rp_htab *t)
 {
 	t->mask = 63;
@@ -71,18 +87,9 @@ int rp_htab_insert(struct rp_htab *t, struct rp_series *s)
 
 void rp_series_free(struct rp_series *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	free(s->name);
-	free(s->labels);
-	free(s->shape);
-	rp_vals_free(&s->raw);
-	free(s->case_name);
-	for (i = 0; i < s->path_len; i++)
-		free(s->path[i]);
-	free(s->path);
+	rp_vals_free(&s->raw);	/* identity strings: the report's pool */
 	free(s->key);
 	rp_policy_clear(&s->policy);
 	free(s);
@@ -95,7 +102,8 @@ int rp_series_add_point(struct rp_series *s, double t, const double *v,
 	size_t old_cap = s->cap_pts;
 	size_t nv = is_array ? (r->n ? r->off[r->n] : 0) + n : r->n + 1;
 
-	if (ksftm_grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double), 8))
+	/* From one point up: most series of a whole kselftest run hold one. */
+	if (ksftm_grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double), 1))
 		return -ENOMEM;
 	if (is_array && (s->cap_pts != old_cap || !r->off)) {
 		size_t *off = realloc(r->off, (s->cap_pts + 1) * sizeof(size_t));
@@ -106,7 +114,7 @@ int rp_series_add_point(struct rp_series *s, double t, const double *v,
 			off[0] = 0;
 		r->off = off;
 	}
-	if (ksftm_grow((void **)&r->v, &s->cap_v, nv ? nv : 1, sizeof(double), 8))
+	if (ksftm_grow((void **)&r->v, &s->cap_v, nv ? nv : 1, sizeof(double), 1))
 		return -ENOMEM;
 	r->t[r->n] = t;
 	if (is_array) {
@@ -154,12 +162,74 @@ const struct rp_policy *rp_series_policy(const struct rp_series *s,
 	return scratch;
 }
 
+/* Length of @s when JSON spells it as it is (no escapes), else 0. */
+static size_t plain_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
+			return 0;
+	return (size_t)(p - (const unsigned char *)s) + 1;	/* never 0 */
+}
+
+static char *put_quoted(char *o, const char *s, size_t n)
+{
+	*o++ = '"';
+	memcpy(o, s, n);
+	o += n;
+	*o++ = '"';
+	return o;
+}
+
+/* The key of plain identity strings in one exact allocation, else NULL. */
+static char *make_key_plain(char *const *path, size_t path_len,
+			    const char *case_name, const char *name,
+			    const char *labels, int *other)
+{
+	size_t lp[RP_MAX_DEPTH], lc, ln, ll = strlen(labels), total, i;
+	char *key, *o;
+
+	*other = 1;
+	if (path_len > RP_MAX_DEPTH || !(lc = plain_len(case_name)) ||
+	    !(ln = plain_len(name)))
+		return NULL;
+	/* plain_len() counts one more: "case", "name", 3 separators, NUL */
+	total = (lc + 1) + (ln + 1) + 3 + ll + 1;
+	for (i = 0; i < path_len; i++) {
+		if (!(lp[i] = plain_len(path[i])))
+			return NULL;
+		total += lp[i] + 2;	/* "entry"/ */
+	}
+	*other = 0;
+	key = malloc(total);
+	if (!key)
+		return NULL;
+	o = key;
+	for (i = 0; i < path_len; i++) {
+		o = put_quoted(o, path[i], lp[i] - 1);
+		*o++ = '/';
+	}
+	*o++ = '\x1f';
+	o = put_quoted(o, case_name, lc - 1);
+	*o++ = '\x1f';
+	o = put_quoted(o, name, ln - 1);
+	*o++ = '\x1f';
+	memcpy(o, labels, ll + 1);
+	return key;
+}
+
 char *rp_make_key(char *const *path, size_t path_len, const char *case_name,
 		  const char *name, const char *labels)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t i;
+	char *key, *shrunk;
+	size_t i, len;
+	int other;
 
+	key = make_key_plain(path, path_len, case_name, name, labels, &other);
+	if (!other)
+		return key;
 	for (i = 0; i < path_len; i++) {
 		json_add_string(&sb, path[i], strlen(path[i]));
 		strbuf_addc(&sb, '/');
@@ -170,7 +240,11 @@ char *rp_make_key(char *const *path, size_t path_len, const char *case_name,
 	json_add_string(&sb, name, strlen(name));
 	strbuf_addc(&sb, '\x1f');
 	strbuf_adds(&sb, labels);
-	return strbuf_detach(&sb, NULL);
+	key = strbuf_detach(&sb, &len);
+	/* json_add_string() reserves 6 bytes a character: keep only the key. */
+	if (key && (shrunk = realloc(key, len + 1)))
+		key = shrunk;
+	return key;
 }
 
 static void describe(struct strbuf *sb, const struct rp_series *s)
@@ -205,7 +279,7 @@ int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
 {
 	struct rp_series *e;
 
-	s->hash = rp_hash(s->key, strlen(s->key), 0xcbf29ce484222325ull);
+	s->hash = rp_key_hash(s->key, strlen(s->key));
 	for (e = r->final_tab.b[s->hash & r->final_tab.mask]; e; e = e->hnext)
 		if (e->hash == s->hash && !strcmp(e->key, s->key))
 			break;

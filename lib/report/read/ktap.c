@@ -456,39 +456,70 @@ void rp_input_long_line(struct rp_input *in)
 
 /* ---- end of input: name everything, join with earlier inputs --------- */
 
+static const char *node_name(struct rp_input *in, const struct rp_node *n)
+{
+	const char *name = n->name ? n->name : INCOMPLETE;
+
+	return rp_strpool_intern(in->r->pool, name, strlen(name));
+}
+
+/* The names of @parent and its ancestors, outermost first (the pool's). */
+static int path_of(struct rp_input *in, const struct rp_node *parent)
+{
+	const struct rp_node *a;
+	size_t depth = 0, i;
+	char **path;
+
+	if (in->path && in->path_parent == parent)
+		return 0;
+	for (a = parent; a; a = a->parent)
+		depth++;
+	path = rp_strpool_alloc(in->r->pool, (depth ? depth : 1) * sizeof(char *));
+	if (!path)
+		return -ENOMEM;
+	for (a = parent, i = depth; a; a = a->parent)
+		if (!(path[--i] = (char *)node_name(in, a)))
+			return -ENOMEM;
+	in->path = path;
+	in->path_len = depth;
+	in->path_parent = parent;
+	return 0;
+}
+
 static int resolve(struct rp_input *in, struct rp_series *s)
 {
-	struct rp_node *n = s->node, *a;
+	struct rp_node *n = s->node;
 	struct rp_pol_entry *e;
-	size_t depth = 0, i;
-	char *clean;
+	const unsigned char *c;
 
-	for (a = n->parent; a; a = a->parent)
-		depth++;
-	s->path = calloc(depth ? depth : 1, sizeof(char *));
-	s->case_name = strdup(n->name ? n->name : INCOMPLETE);
-	if (!s->path || !s->case_name)
+	if (path_of(in, n->parent))
 		return -ENOMEM;
-	s->path_len = depth;
-	for (a = n->parent, i = depth; a; a = a->parent) {
-		s->path[--i] = strdup(a->name ? a->name : INCOMPLETE);
-		if (!s->path[i])
-			return -ENOMEM;
-	}
+	s->path = in->path;
+	s->path_len = in->path_len;
+	s->case_name = (char *)node_name(in, n);
+	if (!s->case_name)
+		return -ENOMEM;
 	s->status = n->status;
 	s->abort = n->abort;
 	s->reason = n->reason;
-	clean = rp_text_dup(s->name, strlen(s->name));	/* no controls in tables */
-	if (!clean)
-		return -ENOMEM;
 	e = rp_pol_find(in, n, s->name);
 	if (e) {
 		if (rp_policy_copy(&s->policy, &e->pol))
 			return -ENOMEM;
 		s->has_policy = 1;
 	}
-	free(s->name);
-	s->name = clean;
+	for (c = (const unsigned char *)s->name; *c >= 0x20 && *c < 0x7f; c++)
+		;
+	if (*c) {	/* no controls in tables */
+		char *clean = rp_text_dup(s->name, strlen(s->name));
+
+		if (!clean)
+			return -ENOMEM;
+		s->name = (char *)rp_strpool_intern(in->r->pool, clean, strlen(clean));
+		free(clean);
+		if (!s->name)
+			return -ENOMEM;
+	}
 	s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name,
 			     s->labels);
 	s->node = NULL;

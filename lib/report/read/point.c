@@ -10,6 +10,19 @@
 
 #include "rp_input.h"
 
+/* The shape as text (controls replaced), interned. */
+static char *shape_of(struct rp_input *in, const struct mline *m)
+{
+	char *clean = rp_text_dup(m->shape, m->shape_len);
+	const char *s;
+
+	if (!clean)
+		return NULL;
+	s = rp_strpool_intern(in->r->pool, clean, strlen(clean));
+	free(clean);
+	return (char *)s;
+}
+
 static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
 				    int source, const struct mline *m)
 {
@@ -37,15 +50,11 @@ static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
 	s->file = in->file;
 	s->line = in->lineno;
 	s->labels_len = llen;
-	s->name = malloc(m->name_len + 1);
-	s->labels = malloc(llen + 1);
-	s->shape = rp_text_dup(m->shape, m->shape_len);
+	s->name = (char *)rp_strpool_intern(in->r->pool, m->name, m->name_len);
+	s->labels = (char *)rp_strpool_intern(in->r->pool, labels, llen);
+	s->shape = shape_of(in, m);
 	if (!s->name || !s->labels || !s->shape)
 		goto oom;
-	memcpy(s->name, m->name, m->name_len);
-	s->name[m->name_len] = '\0';
-	memcpy(s->labels, labels, llen);
-	s->labels[llen] = '\0';
 	if (in->n_list == in->cap_list) {
 		size_t cap = in->cap_list ? in->cap_list * 2 : 32;
 		struct rp_series **v = realloc(in->list, cap * sizeof(*v));

@@ -39,7 +39,13 @@ ksft_metric_report_new(const struct ksft_metric_report_opts *opts)
 		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
+	if (r && !(r->pool = rp_strpool_new())) {
+		free(r);
+		r = NULL;
+	}
 	if (!r || rp_htab_init(&r->final_tab)) {
+		if (r)
+			rp_strpool_free(r->pool);
 		free(r);
 		ksftm_fail(ENOMEM, "out of memory");
 		errno = ENOMEM;
@@ -70,6 +76,7 @@ KSFT_METRIC_REPORT_API void ksft_metric_report_free(struct ksft_metric_report *r
 	free(r->warn.v);
 	json_decref(r->context);
 	free(r->context_json);
+	rp_strpool_free(r->pool);
 	free(r);
 }
 

@@ -29,6 +29,10 @@ struct rp_input {
 	size_t points;
 	int deep_warned;
 	int oom;
+	/* The last path built (the parent's): series of one test share it. */
+	const struct rp_node *path_parent;
+	char **path;
+	size_t path_len;
 	/* Scratch for one metric line. */
 	struct strbuf labels, name_buf, shape_buf;
 	double *vals;

@@ -22,6 +22,10 @@ ksft_metric_report_baseline_new(void)
 {
 	struct ksft_metric_report_baseline *b = calloc(1, sizeof(*b));
 
+	if (b && !(b->pool = rp_strpool_new())) {
+		free(b);
+		b = NULL;
+	}
 	if (!b) {
 		ksftm_fail(ENOMEM, "out of memory");
 		errno = ENOMEM;
@@ -29,18 +33,10 @@ ksft_metric_report_baseline_new(void)
 	return b;
 }
 
+/* The identity strings stay: they are the baseline's pool's. */
 static void bl_series_clear(struct bl_series *s)
 {
-	size_t i;
-
 	free(s->key);
-	for (i = 0; i < s->path_len; i++)
-		free(s->path[i]);
-	free(s->path);
-	free(s->case_name);
-	free(s->name);
-	free(s->labels);
-	free(s->shape);
 	rp_policy_clear(&s->policy);
 	rp_vals_free(&s->samples);
 }
@@ -68,6 +64,7 @@ ksft_metric_report_baseline_free(struct ksft_metric_report_baseline *b)
 	for (i = 0; i < b->n_runs; i++)
 		run_clear(&b->runs[i]);
 	free(b->runs);
+	rp_strpool_free(b->pool);
 	free(b);
 }
 
@@ -100,6 +97,11 @@ static int push_run(struct ksft_metric_report_baseline *b, struct bl_run *run)
 		return -ENOMEM;
 	b->runs[b->n_runs++] = *run;
 	return 0;
+}
+
+static char *pin(struct ksft_metric_report_baseline *b, const char *s)
+{
+	return (char *)rp_strpool_intern(b->pool, s, strlen(s));
 }
 
 static char **dup_strings(char *const *v, size_t n)
@@ -146,11 +148,13 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 		d->source = s->source;
 		d->is_array = s->is_array;
 		d->path_len = s->path_len;
-		d->path = dup_strings(s->path, s->path_len);
-		d->case_name = strdup(s->case_name);
-		d->name = strdup(s->name);
-		d->labels = strdup(s->labels);
-		d->shape = strdup(s->shape);
+		d->path = rp_strpool_path(b->pool, s->path, s->path_len,
+				      run.n > 1 ? d[-1].path : NULL,
+				      run.n > 1 ? d[-1].path_len : 0);
+		d->case_name = pin(b, s->case_name);
+		d->name = pin(b, s->name);
+		d->labels = pin(b, s->labels);
+		d->shape = pin(b, s->shape);
 		d->key = strdup(s->key);
 		if (!d->path || !d->case_name || !d->name || !d->labels ||
 		    !d->shape || !d->key)
@@ -311,8 +315,9 @@ static int load_samples(json_t *arr, struct bl_series *s)
 	return 0;
 }
 
-static int load_series(json_t *o, struct bl_series *s, const char *name,
-		       size_t run_i, size_t i)
+static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
+		       struct bl_series *s, const char *name, size_t run_i,
+		       size_t i)
 {
 	json_t *path = json_object_get(o, "path"), *labels = json_object_get(o, "labels");
 	json_t *pol = json_object_get(o, "policy"), *samples = json_object_get(o, "samples");
@@ -321,6 +326,7 @@ static int load_series(json_t *o, struct bl_series *s, const char *name,
 	const char *shape = json_string_value(json_object_get(o, "shape"));
 	const char *src = json_string_value(json_object_get(o, "source"));
 	struct strbuf sb = STRBUF_INIT;
+	char **tmp;
 	json_t *p;
 	size_t k;
 	char where[64];
@@ -331,25 +337,30 @@ static int load_series(json_t *o, struct bl_series *s, const char *name,
 		return ksftm_fail(EINVAL, "%s: %s: needs case, path, name, labels and samples",
 				  name, where);
 	s->source = rp_source_parse(src);
-	s->path_len = json_array_size(path);
-	s->path = calloc(s->path_len ? s->path_len : 1, sizeof(char *));
-	if (!s->path)
+	tmp = calloc(json_array_size(path) + 1, sizeof(char *));
+	if (!tmp)
 		return ksftm_fail(ENOMEM, "out of memory");
 	json_array_foreach(path, k, p) {
-		if (!json_is_string(p))
+		if (!json_is_string(p)) {
+			free(tmp);
 			return ksftm_fail(EINVAL, "%s: %s: path entries must be strings",
 					  name, where);
-		s->path[k] = strdup(json_string_value(p));
+		}
+		tmp[k] = (char *)json_string_value(p);
 	}
-	s->case_name = strdup(c);
-	s->name = strdup(n);
+	s->path = rp_strpool_path(b->pool, tmp, json_array_size(path),
+			      i ? s[-1].path : NULL, i ? s[-1].path_len : 0);
+	free(tmp);
+	if (!s->path)
+		return ksftm_fail(ENOMEM, "out of memory");
+	s->path_len = json_array_size(path);
+	s->case_name = pin(b, c);
+	s->name = pin(b, n);
 	rp_json_emit(&sb, labels);
-	s->labels = strbuf_detach(&sb, NULL);
+	s->labels = sb.data && !sb.oom ? pin(b, sb.data) : NULL;
+	strbuf_free(&sb);
 	s->is_array = json_array_size(samples) && json_is_array(json_array_get(samples, 0));
-	s->shape = strdup(shape ? shape : s->is_array ? "array" : "scalar");
-	for (k = 0; k < s->path_len; k++)
-		if (!s->path[k])
-			return ksftm_fail(ENOMEM, "out of memory");
+	s->shape = pin(b, shape ? shape : s->is_array ? "array" : "scalar");
 	if (!s->case_name || !s->name || !s->labels || !s->shape)
 		return ksftm_fail(ENOMEM, "out of memory");
 	s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
@@ -376,7 +387,8 @@ static int load_series(json_t *o, struct bl_series *s, const char *name,
 }
 
 /* zperf_regression.py --save: {"udp4_mbps": 13.099, ...} */
-static int load_flat(json_t *j, struct bl_run *run, const char *name)
+static int load_flat(struct ksft_metric_report_baseline *b, json_t *j,
+		     struct bl_run *run, const char *name)
 {
 	const char *k;
 	json_t *v;
@@ -390,11 +402,11 @@ static int load_flat(json_t *j, struct bl_run *run, const char *name)
 		if (!json_is_number(v))
 			return bad(name, "values of a flat baseline must be numbers");
 		s->source = RP_SRC_ZPERF;
-		s->path = calloc(1, sizeof(char *));
-		s->case_name = strdup("zperf");
-		s->name = strdup(k);
-		s->labels = strdup("{}");
-		s->shape = strdup("scalar");
+		s->path = rp_strpool_path(b->pool, NULL, 0, NULL, 0);
+		s->case_name = pin(b, "zperf");
+		s->name = pin(b, k);
+		s->labels = pin(b, "{}");
+		s->shape = pin(b, "scalar");
 		s->samples.n = 1;
 		s->samples.width = 1;
 		s->samples.v = malloc(sizeof(double));
@@ -415,7 +427,8 @@ static int load_flat(json_t *j, struct bl_run *run, const char *name)
 	return 0;
 }
 
-static int load_run(json_t *r, struct bl_run *run, const char *name, size_t ri)
+static int load_run(struct ksft_metric_report_baseline *b, json_t *r,
+		    struct bl_run *run, const char *name, size_t ri)
 {
 	json_t *sources = json_object_get(r, "sources"), *series, *x;
 	size_t i;
@@ -434,11 +447,125 @@ static int load_run(json_t *r, struct bl_run *run, const char *name, size_t ri)
 		if (!(run->sources[i] = strdup(json_is_string(x) ? json_string_value(x) : "?")))
 			return ksftm_fail(ENOMEM, "out of memory");
 	json_array_foreach(series, i, x) {
-		ret = load_series(x, &run->series[run->n++], name, ri, i);
+		ret = load_series(b, x, &run->series[run->n++], name, ri, i);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+/* @runs[0..n) join @b's when @ok, else are cleared; frees @runs. -ENOMEM. */
+static int take_runs(struct ksft_metric_report_baseline *b, struct bl_run *runs,
+		     size_t n, int ok)
+{
+	size_t i;
+	int ret = 0;
+
+	if (ok && reserve_runs(b, n)) {
+		ret = -ENOMEM;
+		ok = 0;
+	}
+	if (ok) {
+		for (i = 0; i < n; i++)
+			b->runs[b->n_runs++] = runs[i];
+		n = 0;		/* moved */
+	}
+	for (i = 0; i < n; i++)
+		run_clear(&runs[i]);
+	free(runs);
+	return ret;
+}
+
+/* A series the scanner left to jansson: its object's text. */
+static int scan_fallback(struct ksft_metric_report_baseline *b,
+			 struct bl_series *s, const char *span, size_t len,
+			 const char *name, size_t ri, size_t i)
+{
+	json_t *o;
+	int ret;
+
+	bl_series_clear(s);
+	memset(s, 0, sizeof(*s));
+	o = json_loadb(span, len, JSON_REJECT_DUPLICATES, NULL);
+	if (!o)
+		return -1;
+	ret = load_series(b, o, s, name, ri, i);
+	json_decref(o);
+	return ret ? -1 : 0;
+}
+
+/*
+ * The runs of a file as `save` writes it, in one pass (baseline_scan.c);
+ * -1 when the file is anything else or broken, for the jansson path to
+ * read (and to say what is wrong with it).
+ */
+static int load_scanned(struct ksft_metric_report_baseline *b,
+			const char *json, size_t len, const char *name)
+{
+	struct bl_run *runs = NULL;
+	size_t n = 0, cap = 0, i, cap_s;
+	struct bl_scan sc;
+	int ret = -1, r;
+
+	if (bl_scan_begin(&sc, json, len, b->pool))
+		return -1;
+	for (;;) {
+		struct bl_run *run;
+
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 4;
+			struct bl_run *v = realloc(runs, c * sizeof(*v));
+
+			if (!v)
+				goto out;
+			runs = v;
+			cap = c;
+		}
+		run = &runs[n];
+		memset(run, 0, sizeof(*run));
+		n++;
+		r = bl_scan_run(&sc, run, n - 1);
+		if (r <= 0) {
+			run_clear(run);
+			n--;
+			if (r == 0)
+				ret = 0;
+			goto out;
+		}
+		cap_s = 0;
+		for (i = 0;; i++) {
+			const char *span;
+			size_t span_len;
+
+			if (run->n == cap_s) {
+				size_t c = cap_s ? cap_s * 2 : 64;
+				struct bl_series *v = realloc(run->series, c * sizeof(*v));
+
+				if (!v)
+					goto out;
+				run->series = v;
+				cap_s = c;
+			}
+			r = bl_scan_series(&sc, &run->series[run->n], i, &span, &span_len);
+			if (r == 0)
+				break;
+			run->n++;	/* zeroed or filled: cleared with the run */
+			if (r < 0 || (r == 2 && scan_fallback(b, &run->series[run->n - 1], span,
+							      span_len, name, n - 1, i)))
+				goto out;
+		}
+		/* Give back the doubling's slack: memory ~ the series kept. */
+		if (run->n && run->n < cap_s) {
+			struct bl_series *v = realloc(run->series, run->n * sizeof(*v));
+
+			if (v)
+				run->series = v;
+		}
+	}
+out:
+	if (take_runs(b, runs, n, !ret))
+		ret = -1;
+	return ret;
 }
 
 KSFT_METRIC_REPORT_API int
@@ -455,6 +582,8 @@ ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 	if (!b || (!json && len))
 		return ksftm_fail(EINVAL, "ksft_metric_report_baseline_load: NULL argument");
 	name = name ? name : "baseline";
+	if (json && !load_scanned(b, json, len, name))
+		return (int)b->n_runs;
 	j = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &err);
 	if (!j)
 		return ksftm_fail(EINVAL, "%s:%d: malformed JSON: %s", name, err.line,
@@ -471,7 +600,7 @@ ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 			goto out;
 		}
 		n = 1;
-		ret = load_flat(j, &runs[0], name);
+		ret = load_flat(b, j, &runs[0], name);
 		goto out;
 	}
 	ver = json_object_get(j, "version");
@@ -497,21 +626,13 @@ ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 	}
 	json_array_foreach(arr, i, x) {
 		n++;
-		ret = load_run(x, &runs[i], name, i);
+		ret = load_run(b, x, &runs[i], name, i);
 		if (ret)
 			goto out;
 	}
 out:
 	json_decref(j);
-	if (!ret && reserve_runs(b, n))
+	if (take_runs(b, runs, n, !ret))
 		ret = ksftm_fail(ENOMEM, "out of memory");
-	if (!ret) {
-		for (i = 0; i < n; i++)
-			b->runs[b->n_runs++] = runs[i];
-		n = 0;		/* moved */
-	}
-	for (i = 0; i < n; i++)
-		run_clear(&runs[i]);
-	free(runs);
 	return ret ? ret : (int)b->n_runs;
 }

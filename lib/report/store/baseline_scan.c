@@ -1,0 +1,449 @@
+/*
+ * The baseline files that `save` writes, read in one pass over the text
+ * without building a jansson document (issue 25: a 200,000-case baseline
+ * took 3x the time and memory of reading its log). The scanner knows the
+ * layout baseline.c writes; a series it cannot decode exactly the way
+ * jansson would (escapes, unsorted labels, unknown keys, a policy it
+ * cannot take) is handed back as its text for baseline.c to decode with
+ * jansson, and anything else unexpected ends the scan (baseline.c then
+ * reads the whole file with jansson, errors and all).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_text.h"
+#include "rp_baseline.h"
+
+static void ws(struct bl_scan *sc)
+{
+	while (sc->p < sc->end && (*sc->p == ' ' || *sc->p == '\n' ||
+				   *sc->p == '\t' || *sc->p == '\r'))
+		sc->p++;
+}
+
+static int lit(struct bl_scan *sc, const char *s)
+{
+	size_t n = strlen(s);
+
+	ws(sc);
+	if ((size_t)(sc->end - sc->p) < n || memcmp(sc->p, s, n))
+		return 0;
+	sc->p += n;
+	return 1;
+}
+
+/*
+ * A string of printable ASCII without escapes (its text is its value):
+ * [*s, *s + *n). Anything else is left to jansson.
+ */
+static int plain_str(struct bl_scan *sc, const char **s, size_t *n)
+{
+	const char *p;
+
+	ws(sc);
+	if (sc->p >= sc->end || *sc->p != '"')
+		return 0;
+	for (p = sc->p + 1; p < sc->end && *p != '"'; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e || *p == '\\')
+			return 0;
+	if (p >= sc->end)
+		return 0;
+	*s = sc->p + 1;
+	*n = (size_t)(p - *s);
+	sc->p = p + 1;
+	return 1;
+}
+
+static char *plain_dup(struct bl_scan *sc, int *oom)
+{
+	const char *s;
+	size_t n;
+	char *d;
+
+	if (!plain_str(sc, &s, &n))
+		return NULL;
+	d = strndup(s, n);
+	if (!d)
+		*oom = 1;
+	return d;
+}
+
+/* A plain string, interned. */
+static char *plain_pin(struct bl_scan *sc, int *oom)
+{
+	const char *s, *d;
+	size_t n;
+
+	if (!plain_str(sc, &s, &n))
+		return NULL;
+	d = rp_strpool_intern(sc->pool, s, n);
+	if (!d)
+		*oom = 1;
+	return (char *)d;
+}
+
+/* Past one JSON value (strings, nesting); 0 when the text ends first. */
+static int skip_value(struct bl_scan *sc)
+{
+	int depth = 0;
+
+	ws(sc);
+	while (sc->p < sc->end) {
+		char c = *sc->p++;
+
+		if (c == '"') {
+			while (sc->p < sc->end && *sc->p != '"')
+				sc->p += *sc->p == '\\' ? 2 : 1;
+			if (sc->p >= sc->end)
+				return 0;
+			sc->p++;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (--depth <= 0)
+				return depth == 0;
+		} else if (!depth && (c == ',' || c == ' ' || c == '\n' ||
+				      c == '\t' || c == '\r')) {
+			sc->p--;	/* end of a scalar */
+			return 1;
+		}
+	}
+	return depth == 0;
+}
+
+int bl_scan_begin(struct bl_scan *sc, const char *buf, size_t len,
+		  struct rp_strpool *pool)
+{
+	sc->pool = pool;
+	sc->prev_path = NULL;
+	sc->prev_len = 0;
+	sc->p = buf;
+	sc->end = buf + len;
+	return lit(sc, "{") && lit(sc, "\"format\"") && lit(sc, ":") &&
+	       lit(sc, "\"ksft-metric-baseline\"") && lit(sc, ",") &&
+	       lit(sc, "\"version\"") && lit(sc, ":") && lit(sc, "1") &&
+	       lit(sc, ",") && lit(sc, "\"runs\"") && lit(sc, ":") && lit(sc, "[") ?
+	       0 : -1;
+}
+
+int bl_scan_run(struct bl_scan *sc, struct bl_run *run, size_t ri)
+{
+	size_t cap = 0;
+	int oom = 0;
+
+	if (lit(sc, "]"))
+		return lit(sc, "}") && (ws(sc), sc->p == sc->end) ? 0 : -1;
+	if ((ri && !lit(sc, ",")) || !lit(sc, "{") || !lit(sc, "\"sources\"") ||
+	    !lit(sc, ":") || !lit(sc, "["))
+		return -1;
+	if (!lit(sc, "]")) {
+		do {
+			char *s = plain_dup(sc, &oom);
+
+			if (!s)
+				return -1;
+			if (run->n_sources == cap) {
+				size_t c = cap ? cap * 2 : 4;
+				char **v = realloc(run->sources, c * sizeof(*v));
+
+				if (!v) {
+					free(s);
+					return -1;
+				}
+				run->sources = v;
+				cap = c;
+			}
+			run->sources[run->n_sources++] = s;
+		} while (lit(sc, ","));
+		if (!lit(sc, "]"))
+			return -1;
+	}
+	if (!run->sources && !(run->sources = calloc(1, sizeof(char *))))
+		return -1;
+	return lit(sc, ",") && lit(sc, "\"series\"") && lit(sc, ":") &&
+	       lit(sc, "[") ? 1 : -1;
+}
+
+/* {} or {"k":"v",...} of plain strings, keys in strcmp order: canonical as read. */
+static char *plain_labels(struct bl_scan *sc, int *oom)
+{
+	const char *start, *k, *v, *pk = NULL;
+	size_t kn, vn, pkn = 0;
+	int first = 1;
+
+	ws(sc);
+	start = sc->p;
+	if (!lit(sc, "{"))
+		return NULL;
+	if (!lit(sc, "}")) {
+		do {
+			if (!plain_str(sc, &k, &kn) || !lit(sc, ":") ||
+			    !plain_str(sc, &v, &vn))
+				return NULL;
+			if (!first) {
+				int c = memcmp(pk, k, pkn < kn ? pkn : kn);
+
+				if (c > 0 || (c == 0 && pkn >= kn))
+					return NULL;
+			}
+			pk = k;
+			pkn = kn;
+			first = 0;
+		} while (lit(sc, ","));
+		if (!lit(sc, "}"))
+			return NULL;
+	}
+	/* Canonical text has no blanks: take the span only when it has none. */
+	if (memchr(start, ' ', (size_t)(sc->p - start)) ||
+	    memchr(start, '\n', (size_t)(sc->p - start)) ||
+	    memchr(start, '\t', (size_t)(sc->p - start)) ||
+	    memchr(start, '\r', (size_t)(sc->p - start)))
+		return NULL;
+	k = rp_strpool_intern(sc->pool, start, (size_t)(sc->p - start));
+	if (!k)
+		*oom = 1;
+	return (char *)k;
+}
+
+static int push_val(double **v, size_t *n, size_t *cap, double x)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 4;
+		double *q = realloc(*v, c * sizeof(double));
+
+		if (!q)
+			return -1;
+		*v = q;
+		*cap = c;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
+/* A number or null, as jansson's json_number_value() would give it. */
+static int sample(struct bl_scan *sc, double *x)
+{
+	const char *next;
+
+	ws(sc);
+	if (lit(sc, "null")) {
+		*x = NAN;
+		return 1;
+	}
+	if (rp_parse_number(sc->p, sc->end, &next, x))
+		return 0;
+	sc->p = next;
+	return 1;
+}
+
+static int samples(struct bl_scan *sc, struct bl_series *s)
+{
+	struct rp_vals *pv = &s->samples;
+	size_t cap_v = 0, cap_p = 0, nv = 0;
+	double x;
+
+	memset(pv, 0, sizeof(*pv));
+	if (!lit(sc, "["))
+		return 0;
+	ws(sc);
+	s->is_array = sc->p < sc->end && *sc->p == '[';
+	pv->width = s->is_array ? 0 : 1;
+	if (!lit(sc, "]")) {
+		do {
+			if (pv->n == cap_p) {
+				size_t c = cap_p ? cap_p * 2 : 4;
+				double *t = realloc(pv->t, c * sizeof(double));
+				size_t *off;
+
+				if (!t)
+					return 0;
+				pv->t = t;
+				if (s->is_array) {
+					off = realloc(pv->off, (c + 1) * sizeof(size_t));
+					if (!off)
+						return 0;
+					pv->off = off;
+				}
+				cap_p = c;
+			}
+			pv->t[pv->n] = NAN;
+			if (!s->is_array) {
+				if (!sample(sc, &x) || push_val(&pv->v, &nv, &cap_v, x))
+					return 0;
+				pv->n++;
+				continue;
+			}
+			pv->off[pv->n] = nv;
+			if (!lit(sc, "["))
+				return 0;
+			if (!lit(sc, "]")) {
+				do {
+					if (!sample(sc, &x) ||
+					    push_val(&pv->v, &nv, &cap_v, x))
+						return 0;
+				} while (lit(sc, ","));
+				if (!lit(sc, "]"))
+					return 0;
+			}
+			if (nv - pv->off[pv->n] > pv->width)
+				pv->width = nv - pv->off[pv->n];
+			pv->n++;
+		} while (lit(sc, ","));
+		if (!lit(sc, "]"))
+			return 0;
+	}
+	if (s->is_array && !pv->off &&
+	    !(pv->off = malloc(sizeof(size_t))))
+		return 0;
+	if (s->is_array)
+		pv->off[pv->n] = nv;
+	/* Exact-size blocks, like the jansson path: memory ~ the samples. */
+	if (!pv->v && !(pv->v = malloc(sizeof(double))))
+		return 0;
+	if (!pv->t && !(pv->t = malloc(sizeof(double))))
+		return 0;
+	return 1;
+}
+
+enum {
+	F_CASE = 1, F_PATH = 2, F_NAME = 4, F_LABELS = 8, F_SHAPE = 16,
+	F_SOURCE = 32, F_POLICY = 64, F_SAMPLES = 128,
+};
+
+/* The fields of one series object; 0 when jansson must decide. */
+static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
+{
+	char *path[RP_MAX_DEPTH];
+	unsigned seen = 0;
+
+	if (!lit(sc, "{"))
+		return 0;
+	do {
+		const char *k;
+		size_t kn;
+		unsigned f;
+
+		if (!plain_str(sc, &k, &kn) || !lit(sc, ":"))
+			return 0;
+#define KEY(s) (kn == sizeof(s) - 1 && !memcmp(k, s, kn))
+		f = KEY("case") ? F_CASE : KEY("path") ? F_PATH :
+		    KEY("name") ? F_NAME : KEY("labels") ? F_LABELS :
+		    KEY("shape") ? F_SHAPE : KEY("source") ? F_SOURCE :
+		    KEY("policy") ? F_POLICY : KEY("samples") ? F_SAMPLES : 0;
+#undef KEY
+		if (!f || (seen & f))
+			return 0;	/* unknown or twice: jansson's call */
+		seen |= f;
+		switch (f) {
+		case F_CASE:
+			if (!(s->case_name = plain_pin(sc, oom)))
+				return 0;
+			break;
+		case F_NAME:
+			if (!(s->name = plain_pin(sc, oom)))
+				return 0;
+			break;
+		case F_SHAPE:
+			if (!(s->shape = plain_pin(sc, oom)))
+				return 0;
+			break;
+		case F_SOURCE: {
+			char *src = plain_dup(sc, oom);
+
+			if (!src)
+				return 0;
+			s->source = rp_source_parse(src);
+			free(src);
+			break;
+		}
+		case F_LABELS:
+			if (!(s->labels = plain_labels(sc, oom)))
+				return 0;
+			break;
+		case F_PATH:
+			if (!lit(sc, "["))
+				return 0;
+			if (lit(sc, "]"))
+				break;
+			do {
+				if (s->path_len == RP_MAX_DEPTH ||
+				    !(path[s->path_len] = plain_pin(sc, oom)))
+					return 0;
+				s->path_len++;
+			} while (lit(sc, ","));
+			if (!lit(sc, "]"))
+				return 0;
+			break;
+		case F_POLICY: {
+			const char *at;
+			json_t *j;
+			char *why = NULL, *unknown = NULL;
+			int ok;
+
+			if (lit(sc, "null"))
+				break;
+			ws(sc);
+			at = sc->p;
+			if (!skip_value(sc))
+				return 0;
+			j = json_loadb(at, (size_t)(sc->p - at), JSON_REJECT_DUPLICATES, NULL);
+			ok = json_is_object(j) &&
+			     !rp_policy_from_json(j, &s->policy, &why, &unknown);
+			json_decref(j);
+			free(why);
+			free(unknown);
+			if (!ok)
+				return 0;
+			s->has_policy = 1;
+			break;
+		}
+		case F_SAMPLES:
+			if (!samples(sc, s))
+				return 0;
+			break;
+		}
+	} while (lit(sc, ","));
+	if (!lit(sc, "}") || (seen & (F_CASE | F_PATH | F_NAME | F_LABELS | F_SAMPLES)) !=
+	    (F_CASE | F_PATH | F_NAME | F_LABELS | F_SAMPLES))
+		return 0;
+	s->path = rp_strpool_path(sc->pool, path, s->path_len, sc->prev_path, sc->prev_len);
+	if (!s->shape)
+		s->shape = (char *)rp_strpool_intern(sc->pool, s->is_array ? "array" : "scalar",
+						     s->is_array ? 5 : 6);
+	if (!s->path || !s->shape) {
+		*oom = 1;
+		return 0;
+	}
+	sc->prev_path = s->path;
+	sc->prev_len = s->path_len;
+	s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
+	return s->key != NULL;
+}
+
+int bl_scan_series(struct bl_scan *sc, struct bl_series *s, size_t i,
+		   const char **span, size_t *span_len)
+{
+	const char *at;
+	int oom = 0;
+
+	memset(s, 0, sizeof(*s));	/* the caller clears it whatever we return */
+	if (lit(sc, "]"))
+		return lit(sc, "}") ? 0 : -1;
+	if (i && !lit(sc, ","))
+		return -1;
+	ws(sc);
+	at = sc->p;
+	if (series_fields(sc, s, &oom))
+		return 1;
+	if (oom)
+		return -1;
+	/* Not plain: its text, for jansson. */
+	sc->p = at;
+	if (!skip_value(sc))
+		return -1;
+	*span = at;
+	*span_len = (size_t)(sc->p - at);
+	return 2;
+}
