@@ -191,8 +191,10 @@ class HistoryTest(unittest.TestCase):
                 self.assertEqual([r.verdict for r in same.failing], [])
                 hist = json.loads(h.format("json", context=ctx))
                 self.assertEqual(len(hist["series"][0]["points"]), 12)
-            # By URL, through Report.compare(db=...): a 20% drop regresses.
-            slow = kr.read(noisy_log(80, rng))
+            # By URL, through Report.compare(db=...): a 25% drop regresses
+            # (12 runs are a short history: the gate's heavy-tailed residuals
+            # leave a 20% drop too noisy there, doc/regression-gate.rst).
+            slow = kr.read(noisy_log(75, rng))
             c = slow.compare(db=db, context=ctx)
             self.assertEqual([r.verdict for r in c], ["regression"])
             row = c.regressions[0]
