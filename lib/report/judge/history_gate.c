@@ -563,9 +563,17 @@ static int missing_series(struct judge *j)
 			continue;	/* in this run (or listed already) */
 		if ((ret = missing_row(j, id, db_rows_get(rows, k, 1))))
 			break;
-		/* The same series twice (its direction changed): one row. */
-		ret = push_seen(j, id);
-		qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
+		/* The same series twice (its direction changed): one row. The
+		 * ids stay sorted: inserted in place, not sorted again. */
+		if (!(ret = push_seen(j, id))) {
+			size_t at = j->n_seen - 1;
+
+			while (at && j->seen[at - 1] > id) {
+				j->seen[at] = j->seen[at - 1];
+				at--;
+			}
+			j->seen[at] = id;
+		}
 	}
 	db_rows_free(rows);
 	return ret;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "errmsg.h"
+#include "float_repr.h"
 #include "history.h"
 #include "history_sql.h"
 #include "rp.h"
@@ -352,12 +353,6 @@ static char *dump(json_t *j)
 	return s;
 }
 
-/* A finite double as JSON (null for NaN: a missing value). */
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* The run's context: the logs' context lines, then the CI's KEY=VALUE
  * items over them (the collector knows the commit and runner best). */
 int history_run_context(const struct ksft_metric_report *r, const struct history_run *run,
@@ -428,31 +423,52 @@ struct series_row {
 	int has_value;
 };
 
+/* A finite double as JSON, its shortest round-trip text (null for NaN:
+ * a missing value): the columns are written directly, not through a
+ * jansson tree and json_dumps, which were an eighth of an ingest. */
+static void put_num(struct strbuf *sb, double v)
+{
+	char buf[FLOAT_REPR_MAX];
+
+	if (isfinite(v))
+		strbuf_add(sb, buf, float_repr(v, buf));
+	else
+		strbuf_adds(sb, "null");
+}
+
 static int series_row(const struct ksft_metric_report *r, size_t i,
 		      const struct ksft_metric_report_series *s, struct series_row *row)
 {
-	static const char *const ops[] = { "last", "total", "max", "p50", "p90", "p99" };
+	/* json_dumps(JSON_SORT_KEYS)'s order, which the stored text keeps. */
+	static const char *const ops[] = { "last", "max", "p50", "p90", "p99", "total" };
 	struct ksft_metric_report_values v = { 0 };
-	json_t *samples = json_array(), *summary = json_object();
+	struct strbuf samples = STRBUF_INIT, summary = STRBUF_INIT;
 	const char *cmp = s->compare ? s->compare : "p50";
 	size_t k, e;
-	int ret, n;
+	int ret, n, first = 1;
 
 	memset(row, 0, sizeof(*row));
 	ret = ksft_metric_report_series_values(r, i, KSFT_METRIC_REPORT_PROCESSED, &v);
 	if (ret)
 		goto out;
+	strbuf_addc(&samples, '[');
 	for (k = 0; k < v.n; k++) {
+		if (k)
+			strbuf_addc(&samples, ',');
 		if (v.width == 1) {
-			json_array_append_new(samples, num(v.v[k]));
-		} else {
-			json_t *a = json_array();
-
-			for (e = 0; e < v.width; e++)
-				json_array_append_new(a, num(v.v[k * v.width + e]));
-			json_array_append_new(samples, a);
+			put_num(&samples, v.v[k]);
+			continue;
 		}
+		strbuf_addc(&samples, '[');
+		for (e = 0; e < v.width; e++) {
+			if (e)
+				strbuf_addc(&samples, ',');
+			put_num(&samples, v.v[k * v.width + e]);
+		}
+		strbuf_addc(&samples, ']');
 	}
+	strbuf_addc(&samples, ']');
+	strbuf_addc(&summary, '{');
 	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
 		double one[1];
 		double *all = one;
@@ -462,37 +478,46 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 			ret = n;
 			goto out;
 		}
+		if (n < 1)
+			continue;
+		strbuf_adds(&summary, first ? "\"" : ",\"");
+		strbuf_adds(&summary, ops[k]);
+		strbuf_adds(&summary, "\":");
+		first = 0;
 		if (n > 1) {	/* an array series: one value per element */
-			json_t *a = json_array();
-
 			all = malloc((size_t)n * sizeof(double));
 			if (!all) {
-				json_decref(a);
 				ret = ksftm_fail(ENOMEM, "out of memory");
 				goto out;
 			}
 			ksft_metric_report_series_summary(r, i, ops[k], all, (size_t)n);
-			for (e = 0; e < (size_t)n; e++)
-				json_array_append_new(a, num(all[e]));
+			strbuf_addc(&summary, '[');
+			for (e = 0; e < (size_t)n; e++) {
+				if (e)
+					strbuf_addc(&summary, ',');
+				put_num(&summary, all[e]);
+			}
+			strbuf_addc(&summary, ']');
 			free(all);
-			json_object_set_new(summary, ops[k], a);
-		} else if (n == 1) {
-			json_object_set_new(summary, ops[k], num(one[0]));
+		} else {
+			put_num(&summary, one[0]);
 			if (!strcmp(ops[k], cmp) && isfinite(one[0])) {
 				row->value = one[0];
 				row->has_value = 1;
 			}
 		}
 	}
+	strbuf_addc(&summary, '}');
 	row->path = history_path_json(s->path, s->path_len);
-	row->samples = dump(samples);
-	row->summary = dump(summary);
-	samples = summary = NULL;
+	if (!samples.oom && !summary.oom) {
+		row->samples = strbuf_detach(&samples, NULL);
+		row->summary = strbuf_detach(&summary, NULL);
+	}
 	if (!row->path || !row->samples || !row->summary)
 		ret = ksftm_fail(ENOMEM, "out of memory");
 out:
-	json_decref(samples);
-	json_decref(summary);
+	strbuf_free(&samples);
+	strbuf_free(&summary);
 	ksft_metric_report_values_release(&v);
 	return ret;
 }
