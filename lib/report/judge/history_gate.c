@@ -27,6 +27,7 @@
 #define TRANSIENT_AFTER 2
 
 static const char window_sql[] = HISTORY_WINDOW_SQL;
+#define WINDOW_COLUMNS "SELECT res.value, res.summary"
 static const char missing_sql[] = HISTORY_MISSING_SQL;
 
 /* Where a series' accepted level starts. */
@@ -61,6 +62,7 @@ struct judge {
 	size_t n_levels;
 	struct db_rows *level_rows;	/* their storage */
 	char window_q[sizeof(window_sql) + 24];
+	char scalar_q[sizeof(window_sql) + 24];	/* the same without the summaries */
 	struct pending *p;
 	size_t n_p, cap_p;
 	long long *seen;	/* series ids of the current run */
@@ -322,8 +324,9 @@ static int fetch_batched(struct judge *j, const char *sel, const char *const *pa
 	return ret;
 }
 
-/* The window of series @i (one query; on PostgreSQL the batch fetched it). */
-static int window_of(struct judge *j, size_t i, struct span *out)
+/* The window of series @i (one query; on PostgreSQL the batch fetched it);
+ * @scalar: its values only, not the summaries an array's elements need. */
+static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 {
 	const char *p[5] = { NULL, j->o->comparable, j->o->order, j->pinned,
 			     level_of(j, j->ids[i]) };
@@ -337,7 +340,7 @@ static int window_of(struct judge *j, size_t i, struct span *out)
 	memset(out, 0, sizeof(*out));
 	snprintf(sid, sizeof(sid), "%lld", j->ids[i]);
 	p[0] = sid;
-	ret = db_query(j->db, j->window_q, p, 5, &out->rows);
+	ret = db_query(j->db, scalar && *j->scalar_q ? j->scalar_q : j->window_q, p, 5, &out->rows);
 	out->n = db_rows_count(out->rows);
 	out->owned = 1;
 	return ret;
@@ -437,7 +440,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		goto out;
 	snprintf(sid, sizeof(sid), "%lld", id);
 	if (id && !j->o->incomparable) {
-		if ((ret = window_of(j, i, &rows)))
+		if ((ret = window_of(j, i, !s.is_array, &rows)))
 			goto out;
 		if (!rows.n && (ret = has_any(j->db, sid, j->o->comparable, &any)))
 			goto out;
@@ -933,6 +936,12 @@ int hgate_compare_ids(struct db *db, const struct ksft_metric_report *r,
 	if (!j.c)
 		return ksftm_fail(ENOMEM, "out of memory");
 	snprintf(j.window_q, sizeof(j.window_q), window_sql, o->window ? o->window : DEFAULT_WINDOW);
+	/* A scalar series reads its window's values only: the summary texts
+	 * were most of what a window query copied. Same WHERE, same plan. */
+	if (!strncmp(j.window_q, WINDOW_COLUMNS, strlen(WINDOW_COLUMNS))) {
+		strcpy(j.scalar_q, "SELECT res.value, NULL");
+		strcat(j.scalar_q, j.window_q + strlen(WINDOW_COLUMNS));
+	}
 	if ((ret = latest_pinned(&j, &pinned)) || (ret = load_levels(&j)))
 		goto out;
 	j.pinned = pinned;
