@@ -68,6 +68,7 @@ struct judge {
 	long long *seen;	/* series ids of the current run */
 	size_t n_seen, cap_seen;
 	const long long *ids;	/* series i's id (0: not in the history) */
+	const struct history_key *keys;	/* and its identity */
 	struct span *win;	/* PostgreSQL: every series' window, fetched at once */
 	struct span *shift;	/* and its recent runs (recent_of()) */
 	struct db_rows **batches;	/* their storage */
@@ -398,8 +399,8 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	struct ksft_metric_report_values vals = { 0 };
 	struct span rows = { 0 };
 	double one, *cur = &one, rel_tol, abs_tol;
-	char *path = NULL, sid[32];
-	const char *op;
+	char sid[32];
+	const char *op, *path;
 	long long id = j->ids[i];
 	int ret, n, better, any = 0;
 	long e;
@@ -418,9 +419,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 			abs_tol = NAN;
 		}
 	}
-	path = history_path_json(s.path, s.path_len);
-	if (!path)
-		return ksftm_fail(ENOMEM, "out of memory");
+	path = j->keys[i].path;
 	if (id && (ret = push_seen(j, id)))
 		goto out;
 	n = ksft_metric_report_series_summary(r, i, op, &one, 1);
@@ -495,7 +494,6 @@ out:
 	span_release(&rows);
 	if (cur != &one)
 		free(cur);
-	free(path);
 	return ret;
 }
 
@@ -877,17 +875,18 @@ static int recent_all(struct judge *j)
 	return ret;
 }
 
-/* The ids of @r's series (0: not in the history), one look-up for the run. */
-static int lookup_ids(struct db *db, const struct ksft_metric_report *r, long long **out)
+/* @r's series' identities and ids (0: not in the history), one look-up
+ * for the run; the paths are the caller's to free. */
+static int lookup_keys(struct db *db, const struct ksft_metric_report *r,
+		       struct history_key **out)
 {
 	size_t i, n = ksft_metric_report_series_count(r);
 	struct history_key *keys = calloc(n ? n : 1, sizeof(*keys));
-	long long *ids = calloc(n ? n : 1, sizeof(*ids));
 	int ret = 0;
 
-	*out = ids;
-	if (!keys || !ids)
-		ret = ksftm_fail(ENOMEM, "out of memory");
+	*out = keys;
+	if (!keys)
+		return ksftm_fail(ENOMEM, "out of memory");
 	for (i = 0; i < n && !ret; i++) {
 		struct ksft_metric_report_series s = { .sz = sizeof(s) };
 
@@ -898,43 +897,44 @@ static int lookup_ids(struct db *db, const struct ksft_metric_report *r, long lo
 		if (!keys[i].path)
 			ret = ksftm_fail(ENOMEM, "out of memory");
 	}
-	if (!ret)
-		ret = history_series_lookup(db, keys, NULL, n);
-	for (i = 0; i < n && keys; i++) {
-		if (ids)
-			ids[i] = keys[i].id;
-		free((char *)keys[i].path);
-	}
-	free(keys);
-	return ret;
+	return ret ? ret : history_series_lookup(db, keys, NULL, n);
 }
 
 int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 		  const struct hgate_opts *o, struct ksft_metric_report_comparison **out)
 {
-	long long *ids = NULL;
-	int ret = lookup_ids(db, r, &ids);
+	struct history_key *keys = NULL;
+	size_t i, n = ksft_metric_report_series_count(r);
+	int ret = lookup_keys(db, r, &keys);
 
 	*out = NULL;
 	if (!ret)
-		ret = hgate_compare_ids(db, r, o, ids, out);
-	free(ids);
+		ret = hgate_compare_keys(db, r, o, keys, out);
+	for (i = 0; i < n && keys; i++)
+		free((char *)keys[i].path);
+	free(keys);
 	return ret;
 }
 
-int hgate_compare_ids(struct db *db, const struct ksft_metric_report *r,
-		      const struct hgate_opts *o, const long long *ids,
-		      struct ksft_metric_report_comparison **out)
+int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
+		       const struct hgate_opts *o, const struct history_key *keys,
+		       struct ksft_metric_report_comparison **out)
 {
-	struct judge j = { .db = db, .r = r, .o = o, .ids = ids };
+	long long *ids = malloc((ksft_metric_report_series_count(r) + 1) * sizeof(*ids));
+	struct judge j = { .db = db, .r = r, .o = o, .ids = ids, .keys = keys };
 	char *pinned = NULL;
 	size_t i, n = ksft_metric_report_series_count(r);
 	int ret;
 
 	*out = NULL;
 	j.c = calloc(1, sizeof(*j.c));
-	if (!j.c)
+	if (!j.c || !ids) {
+		free(ids);
+		free(j.c);
 		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++)
+		ids[i] = keys[i].id;
 	snprintf(j.window_q, sizeof(j.window_q), window_sql, o->window ? o->window : DEFAULT_WINDOW);
 	/* A scalar series reads its window's values only: the summary texts
 	 * were most of what a window query copied. Same WHERE, same plan. */
@@ -974,6 +974,7 @@ out:
 	free(j.seen);
 	free(j.win);
 	free(j.shift);
+	free(ids);
 	for (i = 0; i < j.n_batches; i++)
 		db_rows_free(j.batches[i]);
 	free(j.batches);

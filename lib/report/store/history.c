@@ -917,10 +917,8 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	unsigned char *verdicts = NULL;
 	struct ingest_item *items = NULL;
 	struct history_key *series = NULL;
-	long long *ids = NULL;
 	char now[32], *ctx = NULL, *keys = NULL, *cmp = NULL, *key = NULL, *run_id = NULL;
 	size_t n = ksft_metric_report_series_count(r);
-	size_t i;
 	int ret, incomparable;
 
 	if (run_key_out)
@@ -955,19 +953,13 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	 * judges with them, and only the others are inserted. */
 	if ((ret = prepare_series(db, r, n, &items, &series)))
 		goto fail;
-	if (!(ids = malloc((n ? n : 1) * sizeof(*ids)))) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
-		goto fail;
-	}
-	for (i = 0; i < n; i++)
-		ids[i] = series[i].id;
 	/* Judge the run against the runs before it, as compare would: a
 	 * regression is kept but stays out of later windows until accepted. */
 	{
 		struct hgate_opts o = { cmp, run->order ? run->order : now, incomparable,
 					run->window, run->fdr, 1 };
 
-		ret = hgate_compare_ids(db, r, &o, ids, &judged);
+		ret = hgate_compare_keys(db, r, &o, series, &judged);
 		if (ret < 0)
 			goto fail;
 		ret = 0;
@@ -1012,7 +1004,6 @@ out:
 	free(verdicts);
 	items_free(items, n);
 	free(series);
-	free(ids);
 	db_rows_free(rows);
 	free(run_id);
 	free(keys);

@@ -140,10 +140,10 @@ struct hgate_opts {
 struct ksft_metric_report_comparison;
 int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 		  const struct hgate_opts *o, struct ksft_metric_report_comparison **out);
-/* The same with series i's ksftm_series.id in @ids[i] (0: not in the
- * history), which the caller looked up already (ingest). */
-int hgate_compare_ids(struct db *db, const struct ksft_metric_report *r,
-		      const struct hgate_opts *o, const long long *ids,
-		      struct ksft_metric_report_comparison **out);
+/* The same with series i's identity and id in @keys[i] (id 0: not in
+ * the history), which the caller looked up already (ingest). */
+int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
+		       const struct hgate_opts *o, const struct history_key *keys,
+		       struct ksft_metric_report_comparison **out);
 
 #endif
