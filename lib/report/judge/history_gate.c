@@ -71,6 +71,7 @@ struct judge {
 	const struct history_key *keys;	/* and its identity */
 	struct span *win;	/* PostgreSQL: every series' window, fetched at once */
 	struct span *shift;	/* and its recent runs (recent_of()) */
+	struct span *any;	/* a row if an empty window's series has any result */
 	struct db_rows **batches;	/* their storage */
 	size_t n_batches, cap_batches;
 };
@@ -368,6 +369,11 @@ static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 	" AND res.run_order >= COALESCE(v.lvl, '')" \
 	" ORDER BY res.run_order DESC LIMIT 63"
 
+/* The batched HISTORY_HAS_ANY_SQL ($1 comparability key): a row if any. */
+#define BATCH_HAS_ANY_SQL \
+	"SELECT 1 AS one, '' AS run_order FROM ksftm_results res" \
+	" WHERE res.series_id = v.sid AND res.comparable = $1 LIMIT 1"
+
 /* PostgreSQL: every known series' window, BATCH series a round trip. */
 static int prefetch_windows(struct judge *j, size_t n)
 {
@@ -379,7 +385,7 @@ static int prefetch_windows(struct judge *j, size_t n)
 	if (db_dialect(j->db) != DB_POSTGRESQL || j->o->incomparable)
 		return 0;
 	j->win = calloc(n ? n : 1, sizeof(*j->win));
-	idx = malloc((n ? n : 1) * sizeof(*idx));
+	idx = calloc(n ? n : 1, sizeof(*idx));
 	if (!j->win || !idx) {
 		free(idx);
 		return ksftm_fail(ENOMEM, "out of memory");
@@ -389,6 +395,14 @@ static int prefetch_windows(struct judge *j, size_t n)
 			idx[m++] = i;
 	snprintf(sel, sizeof(sel), BATCH_WINDOW_SQL, j->o->window ? j->o->window : DEFAULT_WINDOW);
 	ret = fetch_batched(j, sel, p, 3, idx, m, j->win);
+	/* has_any() of the series whose window is empty, batched alike. */
+	for (i = m = 0; !ret && i < n; i++)
+		if (j->ids[i] && !j->win[i].n)
+			idx[m++] = i;
+	if (!ret && !(j->any = calloc(n ? n : 1, sizeof(*j->any))))
+		ret = ksftm_fail(ENOMEM, "out of memory");
+	if (!ret && m)
+		ret = fetch_batched(j, BATCH_HAS_ANY_SQL, p, 1, idx, m, j->any);
 	free(idx);
 	return ret;
 }
@@ -441,7 +455,9 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	if (id && !j->o->incomparable) {
 		if ((ret = window_of(j, i, !s.is_array, &rows)))
 			goto out;
-		if (!rows.n && (ret = has_any(j->db, sid, j->o->comparable, &any)))
+		if (!rows.n && j->any)
+			any = j->any[i].n > 0;
+		else if (!rows.n && (ret = has_any(j->db, sid, j->o->comparable, &any)))
 			goto out;
 	}
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {
@@ -974,6 +990,7 @@ out:
 	free(j.seen);
 	free(j.win);
 	free(j.shift);
+	free(j.any);
 	free(ids);
 	for (i = 0; i < j.n_batches; i++)
 		db_rows_free(j.batches[i]);
