@@ -67,8 +67,7 @@ struct judge {
 	size_t n_p, cap_p;
 	long long *seen;	/* series ids of the current run */
 	size_t n_seen, cap_seen;
-	const long long *ids;	/* series i's id (0: not in the history) */
-	const struct history_key *keys;	/* and its identity */
+	const struct history_key *keys;	/* series i's identity and id (0: none) */
 	struct span *win;	/* PostgreSQL: every series' window, fetched at once */
 	struct span *shift;	/* and its recent runs (recent_of()) */
 	struct span *any;	/* a row if an empty window's series has any result */
@@ -231,10 +230,10 @@ static char *group_of(const char *path, const char *case_name)
  * A statement for @n series at once (PostgreSQL): @sel's rows for each
  * series of a VALUES list (k: its index, sid: its id, lvl: where its level
  * starts), through LATERAL, so each is the one-series query's index range
- * scan; ordered by k, then as @sel orders them. @params: $1..$@n_params
- * of @sel; each series then adds three.
+ * scan; ordered by k, then newest first. @sel's own parameters are
+ * $1..$@n_params; each series adds three after them.
  */
-static char *batch_sql(const char *sel, size_t n, int n_params, const char *order)
+static char *batch_sql(const char *sel, size_t n, int n_params)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char one[96];
@@ -250,7 +249,6 @@ static char *batch_sql(const char *sel, size_t n, int n_params, const char *orde
 	strbuf_adds(&sb, ") v(k, sid, lvl) CROSS JOIN LATERAL (");
 	strbuf_adds(&sb, sel);
 	strbuf_adds(&sb, ") w ORDER BY v.k, w.run_order DESC");
-	(void)order;
 	if (sb.oom) {
 		strbuf_free(&sb);
 		return NULL;
@@ -296,12 +294,12 @@ static int fetch_batched(struct judge *j, const char *sel, const char *const *pa
 			size_t i = idx[from + k];
 
 			snprintf(num[k], 24, "%zu", i);
-			snprintf(num[k] + 24, 24, "%lld", j->ids[i]);
+			snprintf(num[k] + 24, 24, "%lld", j->keys[i].id);
 			p[n_params + 3 * k] = num[k];
 			p[n_params + 3 * k + 1] = num[k] + 24;
-			p[n_params + 3 * k + 2] = level_of(j, j->ids[i]);
+			p[n_params + 3 * k + 2] = level_of(j, j->keys[i].id);
 		}
-		sql = batch_sql(sel, m, n_params, NULL);
+		sql = batch_sql(sel, m, n_params);
 		ret = sql ? db_query(j->db, sql, p, n_params + 3 * (int)m, &rows) :
 			    ksftm_fail(ENOMEM, "out of memory");
 		free(sql);
@@ -331,7 +329,7 @@ static int fetch_batched(struct judge *j, const char *sel, const char *const *pa
 static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 {
 	const char *p[5] = { NULL, j->o->comparable, j->o->order, j->pinned,
-			     level_of(j, j->ids[i]) };
+			     level_of(j, j->keys[i].id) };
 	char sid[32];
 	int ret;
 
@@ -340,7 +338,7 @@ static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 		return 0;
 	}
 	memset(out, 0, sizeof(*out));
-	snprintf(sid, sizeof(sid), "%lld", j->ids[i]);
+	snprintf(sid, sizeof(sid), "%lld", j->keys[i].id);
 	p[0] = sid;
 	ret = db_query(j->db, scalar && *j->scalar_q ? j->scalar_q : j->window_q, p, 5, &out->rows);
 	out->n = db_rows_count(out->rows);
@@ -391,13 +389,13 @@ static int prefetch_windows(struct judge *j, size_t n)
 		return ksftm_fail(ENOMEM, "out of memory");
 	}
 	for (i = 0; i < n; i++)
-		if (j->ids[i])
+		if (j->keys[i].id)
 			idx[m++] = i;
 	snprintf(sel, sizeof(sel), BATCH_WINDOW_SQL, j->o->window ? j->o->window : DEFAULT_WINDOW);
 	ret = fetch_batched(j, sel, p, 3, idx, m, j->win);
 	/* has_any() of the series whose window is empty, batched alike. */
 	for (i = m = 0; !ret && i < n; i++)
-		if (j->ids[i] && !j->win[i].n)
+		if (j->keys[i].id && !j->win[i].n)
 			idx[m++] = i;
 	if (!ret && !(j->any = calloc(n ? n : 1, sizeof(*j->any))))
 		ret = ksftm_fail(ENOMEM, "out of memory");
@@ -415,7 +413,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	double one, *cur = &one, rel_tol, abs_tol;
 	char sid[32];
 	const char *op, *path;
-	long long id = j->ids[i];
+	long long id = j->keys[i].id;
 	int ret, n, better, any = 0;
 	long e;
 
@@ -936,21 +934,15 @@ int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
 		       const struct hgate_opts *o, const struct history_key *keys,
 		       struct ksft_metric_report_comparison **out)
 {
-	long long *ids = malloc((ksft_metric_report_series_count(r) + 1) * sizeof(*ids));
-	struct judge j = { .db = db, .r = r, .o = o, .ids = ids, .keys = keys };
+	struct judge j = { .db = db, .r = r, .o = o, .keys = keys };
 	char *pinned = NULL;
 	size_t i, n = ksft_metric_report_series_count(r);
 	int ret;
 
 	*out = NULL;
 	j.c = calloc(1, sizeof(*j.c));
-	if (!j.c || !ids) {
-		free(ids);
-		free(j.c);
+	if (!j.c)
 		return ksftm_fail(ENOMEM, "out of memory");
-	}
-	for (i = 0; i < n; i++)
-		ids[i] = keys[i].id;
 	snprintf(j.window_q, sizeof(j.window_q), window_sql, o->window ? o->window : DEFAULT_WINDOW);
 	/* A scalar series reads its window's values only: the summary texts
 	 * were most of what a window query copied. Same WHERE, same plan. */
@@ -991,7 +983,6 @@ out:
 	free(j.win);
 	free(j.shift);
 	free(j.any);
-	free(ids);
 	for (i = 0; i < j.n_batches; i++)
 		db_rows_free(j.batches[i]);
 	free(j.batches);
