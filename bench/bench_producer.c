@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Producer benchmark: median cost of recording (1 and 2 threads, scalars and
- * 256-entry per-cpu arrays), of emitting a line, and of shortest-repr number
- * formatting, each beside the baseline the issue names, measured in the same
- * run. Prints figures; never passes or fails on them.
+ * Producer benchmark: median cost of recording (1, 2 and 8 threads, scalars
+ * and 256-entry per-cpu arrays), of emitting a line, and of shortest-repr
+ * number formatting, each beside the baseline the issue names, measured in
+ * the same run. Prints figures; never passes or fails on them.
+ *
+ *   bench-producer              every row
+ *   bench-producer record       the scalar recording rows only
+ *   bench-producer profile [N]  N scalar records in one case, then N
+ *                               baseline appends, one pass each: for
+ *                               valgrind --tool=callgrind (instructions per
+ *                               call, independent of the machine's load);
+ *                               prints their thread CPU time per record
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,6 +29,7 @@
 
 #define REPS 15
 #define NCPU 256
+#define MAX_THREADS 8
 
 static void row(const char *what, double ours, const char *base_what, double base)
 {
@@ -76,6 +85,7 @@ struct job {
 	int array;
 	pthread_barrier_t *start;
 	double ns;	/* per record, this thread */
+	double cpu_ns;	/* the same in the thread's CPU time */
 };
 
 static const struct ksft_metric_label host[] = { KSFT_METRIC_LABEL_STR("host", "local") };
@@ -83,7 +93,7 @@ static const struct ksft_metric_label host[] = { KSFT_METRIC_LABEL_STR("host", "
 static void *record_job(void *arg)
 {
 	struct job *j = arg;
-	double cpu[NCPU], t0;
+	double cpu[NCPU], t0, c0;
 	int i;
 
 	for (i = 0; i < NCPU; i++)
@@ -91,6 +101,7 @@ static void *record_job(void *arg)
 	if (j->start)
 		pthread_barrier_wait(j->start);
 	t0 = bench_mono_ns();
+	c0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (i = 0; i < j->n; i++) {
 		if (j->baseline && j->array)
 			base_append_array(cpu);
@@ -102,20 +113,24 @@ static void *record_job(void *arg)
 			die("record");
 	}
 	j->ns = (bench_mono_ns() - t0) / j->n;
+	j->cpu_ns = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / j->n;
 	return NULL;
 }
 
-/* Median over REPS of the per-record cost with @threads recording at once. */
-static double bench_record(int threads, int baseline, int array, int n)
+/*
+ * Median over REPS of the per-record cost with @threads recording at once;
+ * the median thread CPU time per record into *@cpu_ns if not NULL.
+ */
+static double bench_record_cpu(int threads, int baseline, int array, int n, double *cpu_ns)
 {
-	double v[REPS];
+	double v[REPS], c[REPS];
 	int r, t;
 
 	for (r = 0; r < REPS; r++) {
-		struct job jobs[2];
-		pthread_t tid[2];
+		struct job jobs[MAX_THREADS];
+		pthread_t tid[MAX_THREADS];
 		pthread_barrier_t bar;
-		double sum = 0;
+		double sum = 0, csum = 0;
 		char *out;
 
 		/* The baseline stores every record in fresh memory, as we do. */
@@ -128,15 +143,17 @@ static double bench_record(int threads, int baseline, int array, int n)
 			die("begin");
 		pthread_barrier_init(&bar, NULL, (unsigned)threads);
 		for (t = 0; t < threads; t++) {
-			jobs[t] = (struct job){ n, baseline, array, threads > 1 ? &bar : NULL, 0 };
+			jobs[t] = (struct job){ n, baseline, array, threads > 1 ? &bar : NULL, 0, 0 };
 			pthread_create(&tid[t], NULL, record_job, &jobs[t]);
 		}
 		for (t = 0; t < threads; t++) {
 			pthread_join(tid[t], NULL);
 			sum += jobs[t].ns;
+			csum += jobs[t].cpu_ns;
 		}
 		pthread_barrier_destroy(&bar);
 		v[r] = sum / threads;
+		c[r] = csum / threads;
 		if (ksft_metric_case_end_buffer(&out, NULL) < 0)
 			die("end");
 		ksft_metric_free(out);
@@ -145,7 +162,14 @@ static double bench_record(int threads, int baseline, int array, int n)
 		base_arrays = NULL;
 		base_recs = NULL;
 	}
+	if (cpu_ns)
+		*cpu_ns = bench_median(c, REPS);
 	return bench_median(v, REPS);
+}
+
+static double bench_record(int threads, int baseline, int array, int n)
+{
+	return bench_record_cpu(threads, baseline, array, n, NULL);
 }
 
 /* ---- emitting ---------------------------------------------------------- */
@@ -238,23 +262,85 @@ static double random_double(void)
 	return d;
 }
 
-int main(void)
+/*
+ * The same call as the timed loop, for a profiler, then the thread's CPU
+ * time per record beside the baseline's (a figure less sensitive to the
+ * machine's load than the wall-clock medians, as waiting for a core is
+ * not counted).
+ */
+static void profile_record(int n)
+{
+	double t0, ours, base;
+	char *out;
+	int i;
+
+	if (ksft_metric_case_begin())
+		die("begin");
+	t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	for (i = 0; i < n; i++)
+		if (ksft_metric_double("throughput", "scalar", i, host, 1))
+			die("record");
+	ours = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / n;
+	if (ksft_metric_case_end_buffer(&out, NULL) < 0)
+		die("end");
+	ksft_metric_free(out);
+	base_recs = malloc(sizeof(*base_recs) * (size_t)n);
+	base_n = 0;
+	t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	for (i = 0; i < n; i++)
+		base_append("throughput", i, 1);
+	base = (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / n;
+	free(base_recs);
+	base_recs = NULL;
+	row("record scalar, thread CPU time", ours, "mutex lock+clock_gettime+append", base);
+}
+
+/*
+ * The scalar rows: 1, 2 and 8 threads, per record and thread; then the same
+ * in thread CPU time, which leaves out waiting for a core (8 threads share
+ * the machine's cores, and a loaded machine's other work shows up in the
+ * wall-clock rows).
+ */
+static void bench_scalars(int n)
+{
+	double ours, base, base_clock, c1, cb, c2, c8, cb8;
+
+	ours = bench_record_cpu(1, 0, 0, n, &c1);
+	base = bench_record(1, 1, 0, n);
+	base_clock = bench_record_cpu(1, 2, 0, n, &cb);
+	row("record scalar, 1 thread", ours, "mutex lock+append", base);
+	row("", ours, "mutex lock+clock_gettime+append", base_clock);
+	ours = bench_record_cpu(2, 0, 0, n, &c2);
+	row("record scalar, 2 threads", ours, "mutex lock+append (1 thread)", base);
+	row("", ours, "mutex lock+append, 2 threads", bench_record(2, 1, 0, n));
+	ours = bench_record_cpu(8, 0, 0, n / 4, &c8);
+	row("record scalar, 8 threads", ours, "mutex lock+clock+append (1 thr)", base_clock);
+	row("", ours, "mutex lock+clock+append, 8 thr",
+	    bench_record_cpu(8, 2, 0, n / 4, &cb8));
+	row("record scalar, 1 thread, CPU time", c1, "mutex lock+clock+append, CPU", cb);
+	row("record scalar, 2 threads, CPU", c2, "mutex lock+clock+append, CPU", cb);
+	row("record scalar, 8 threads, CPU", c8, "mutex lock+clock+append, CPU", cb);
+	row("", c8, "mutex lock+clock+append, 8 thr", cb8);
+}
+
+int main(int argc, char **argv)
 {
 	enum { NREC = 200000, NARR = 20000, NLINE = 20000, NFMT = 200000 };
-	double ours, base, *vals = malloc(sizeof(double) * NFMT);
+	double ours, base, *vals;
 	int i;
 
 	/* The per-cpu runs buffer 80 MB in one case: above the default cap. */
 	if (ksft_metric_set_buffer_limit((size_t)1 << 34))
 		die("buffer limit");
+	if (argc > 1 && !strcmp(argv[1], "profile")) {
+		profile_record(argc > 2 ? atoi(argv[2]) : NREC);
+		return 0;
+	}
 	printf("libksftmetric producer benchmark: medians of %d runs\n\n", REPS);
-	ours = bench_record(1, 0, 0, NREC);
-	base = bench_record(1, 1, 0, NREC);
-	row("record scalar, 1 thread", ours, "mutex lock+append", base);
-	row("", ours, "mutex lock+clock_gettime+append", bench_record(1, 2, 0, NREC));
-	ours = bench_record(2, 0, 0, NREC);
-	row("record scalar, 2 threads", ours, "mutex lock+append (1 thread)", base);
-	row("", ours, "mutex lock+append, 2 threads", bench_record(2, 1, 0, NREC));
+	bench_scalars(NREC);
+	if (argc > 1 && !strcmp(argv[1], "record"))
+		return 0;
+	vals = malloc(sizeof(double) * NFMT);
 	ours = bench_record(1, 0, 1, NARR);
 	base = bench_record(1, 1, 1, NARR);
 	row("record 256-entry per-cpu", ours, "mutex lock+append 256 doubles", base);

@@ -311,7 +311,7 @@ static void tally(const struct ksft_metric_report_comparison *cmp, struct prod_r
 			continue;
 		if (!strcmp(row.verdict, "disturbed"))
 			out->disturbed++;
-		else if (!strcmp(row.verdict, "noise"))
+		else if (!strcmp(row.verdict, "too_noisy"))
 			out->noise++;
 		else if (!strcmp(row.verdict, "regression"))
 			out->regressions++;

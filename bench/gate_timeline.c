@@ -7,7 +7,7 @@
  * and that delay as a ratio to the CUSUM bound (Siegmund's approximation
  * for the measured noise and the run's per-series budget).
  *
- *   build/bench/gate_timeline [--repeats 1,3,5] [--quick] CORPUS.jsonl...
+ *   build/bench/gate_timeline [--repeats 1,3,5] [--quick] [--no-delay] [--list] CORPUS.jsonl...
  *
  * Every corpus is one CI job: each CI run holds every configuration of the
  * recording as one case. Deterministic (no draws); nothing is timed.
@@ -23,6 +23,11 @@
 
 #define WARMUP 5		/* the gate judges from 5 comparable runs on */
 #define RUN_BUDGET 0.01		/* run-level false alarms the gate aims at */
+
+static int list_runs;
+/* The first runs of a history: the level and noise from few runs, and
+ * each recording started with its machine warming up (a drift). */
+#define EARLY_RUNS 25		/* --list: print each one-case job's failing runs */
 
 static const char *const pm_name[PM_COUNT] = { "throughput", "cpu.cost", "cpu.cost.test.best" };
 
@@ -117,32 +122,62 @@ static int false_alarms(const char *path, const struct prod_corpus *c, unsigned 
 static int false_alarms_per_case(const char *path, const struct prod_corpus *c, unsigned r,
 				 size_t *tot_k, size_t *tot_n, size_t *tot_dist)
 {
-	size_t i, j, k = 0, n = 0, dist = 0;
+	size_t i, j, k = 0, n = 0, dist = 0, early = 0, together = 0, most = 0;
+	unsigned char *fail;
+	size_t *per_run;
 	char buf[80];
 
+	for (i = 0; i < c->n; i++)
+		most = c->s[i].n / r > most ? c->s[i].n / r : most;
+	fail = calloc(c->n * (most + 1) + 1, 1);
+	per_run = calloc(most + 1, sizeof(*per_run));
+	if (!fail || !per_run) {
+		free(fail);
+		free(per_run);
+		return 1;
+	}
 	for (i = 0; i < c->n; i++) {
 		struct prod_plan p = { &i, 1, r, SIZE_MAX, SIZE_MAX, NULL, 1, NULL };
 		struct prod_result res;
 
 		if (c->s[i].n / r <= WARMUP)
 			continue;
-		if (prod_replay(c, &p, &res))
+		if (prod_replay(c, &p, &res)) {
+			free(fail);
+			free(per_run);
 			return 1;
-		for (j = WARMUP; j < res.runs; j++) {
+		}
+		for (j = WARMUP; j < res.runs && j <= most; j++) {
 			k += res.failed[j] != 0;
 			n++;
+			if (!res.failed[j])
+				continue;
+			fail[i * (most + 1) + j] = 1;
+			per_run[j]++;
+			early += j < EARLY_RUNS;
+			if (list_runs)
+				printf("      %s: run %zu failed\n", c->s[i].name, j);
 		}
 		dist += res.disturbed;
 		prod_result_free(&res);
 	}
+	/* The configurations were recorded round-robin, so run j of every
+	 * job is the same stretch of time: failures in a run where at least
+	 * half of the jobs fail are the machine moving, all together. */
+	for (i = 0; i < c->n; i++)
+		for (j = 0; j <= most; j++)
+			together += fail[i * (most + 1) + j] && 2 * per_run[j] >= c->n && c->n > 2;
 	cp_text(k, n, buf, sizeof(buf));
-	printf("  %-44s r=%u  %2zu jobs of one case          FA %-28s disturbed %zu\n", path, r,
-	       c->n, buf, dist);
+	printf("  %-44s r=%u  %2zu jobs of one case          FA %-28s disturbed %zu; of the FA: "
+	       "%zu in runs < %d, %zu with half the jobs failing together\n", path, r, c->n, buf,
+	       dist, early, EARLY_RUNS, together);
 	if (!strstr(path, "calib")) {
 		*tot_k += k;
 		*tot_n += n;
 		*tot_dist += dist;
 	}
+	free(fail);
+	free(per_run);
 	return 0;
 }
 
@@ -362,13 +397,17 @@ int main(int argc, char **argv)
 {
 	unsigned reps[8] = { 1, 3, 5 };
 	size_t n_reps = 3, ri;
-	int i, pass, rc = 0, quick = 0, files = 0;
-	const char *usage = "usage: gate_timeline [--repeats 1,3,5] [--quick] CORPUS.jsonl...\n";
+	int i, pass, rc = 0, quick = 0, files = 0, no_delay = 0;
+	const char *usage = "usage: gate_timeline [--repeats 1,3,5] [--quick] [--no-delay] [--list] CORPUS.jsonl...\n";
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
 			quick = 1;
+		} else if (!strcmp(argv[i], "--list")) {
+			list_runs = 1;
+		} else if (!strcmp(argv[i], "--no-delay")) {
+			no_delay = 1;
 		} else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
 			if (stats_parse_repeats(argv[++i], reps, 8, &n_reps))
 				return 2;
@@ -385,7 +424,7 @@ int main(int argc, char **argv)
 	}
 	printf("Time-ordered replay through the product path (compare --db, then ingest, run by run;\n"
 	       "CLI defaults: window 30, its q; the producers' policies and tolerances).\n");
-	for (pass = 0; pass < 2; pass++)
+	for (pass = 0; pass < 2 - no_delay; pass++)
 		for (ri = 0; ri < n_reps; ri++) {
 			size_t k = 0, n = 0, dist = 0, k1 = 0, n1 = 0, dist1 = 0;
 

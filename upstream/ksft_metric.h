@@ -20,9 +20,14 @@
  *	ksft_test_result_pass("throughput\n");
  *
  * Every int-returning call returns 0 (or a count) or a negative errno;
- * ksft_metric_errmsg() says why in words. Any thread may record while a
- * case is open. A case belongs to the process that opened it: a forked
- * child cannot record into it or end it, and may open its own.
+ * ksft_metric_errmsg() says why in words, and a successful call clears it.
+ * A call refused while a case is open is also written at the case's end,
+ * as a "# ktap-metric-warning-json: {...}" line naming the call, the
+ * metric, the errno and the message, so an ignored return value still
+ * shows in the log; with ksft_metric_set_strict(1) or KSFTMETRIC_STRICT=1
+ * ksft_metric_case_end() then returns -ECANCELED. Any thread may record
+ * while a case is open. A case belongs to the process that opened it: a
+ * forked child cannot record into it or end it, and may open its own.
  *
  * At exit() with a case open, and on SIGTERM, SIGINT, SIGHUP, SIGQUIT and
  * SIGABRT where the test left their disposition at the default, the lines
@@ -172,7 +177,26 @@ static struct {
 	NULL, NULL, NULL, { NULL, 0, 0, 0 }, NULL, -1, "# ", 2
 };
 
-static __thread char ksft_metric_msg_[256];
+/* A refused call of the open case (distinct ones, with a count). */
+struct ksft_metric_reject_ {
+	char call[32];
+	char name[96];
+	char msg[384];
+	int err;
+	unsigned long count;
+};
+
+#define KSFT_METRIC_REJECTS_	16
+
+/* Under ksft_metric_st_.lock; written at the case's end. */
+static struct {
+	struct ksft_metric_reject_ v[KSFT_METRIC_REJECTS_];
+	size_t n;
+	unsigned long more;	/* refusals past the distinct ones kept */
+	int strict;		/* ksft_metric_set_strict(), atomic */
+} ksft_metric_rejects_;
+
+static __thread char ksft_metric_msg_[512];
 
 static inline const char *ksft_metric_errmsg(void)
 {
@@ -598,6 +622,8 @@ static inline void ksft_metric_clear_(void)
 	ksft_metric_st_.lines = ksft_metric_st_.lines_tail = NULL;
 	ksft_metric_st_.strings = ksft_metric_st_.strings_tail = NULL;
 	ksft_metric_st_.reporting = 0;
+	ksft_metric_rejects_.n = 0;
+	ksft_metric_rejects_.more = 0;
 }
 
 static inline struct ksft_metric_seen_ *ksft_metric_seen_find_(const char *name)
@@ -615,6 +641,150 @@ static inline int ksft_metric_case_ours_(void)
 	return __atomic_load_n(&ksft_metric_st_.open, __ATOMIC_ACQUIRE) &&
 	       __atomic_load_n(&ksft_metric_st_.owner, __ATOMIC_RELAXED) ==
 	       getpid();
+}
+
+/* ---- refused calls ------------------------------------------------- */
+
+/* Copy @src into @dst of @size, never cutting a UTF-8 sequence in two. */
+static inline void ksft_metric_copy_(char *dst, size_t size, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= size) {
+		n = size - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/*
+ * The end of a recording call: a refusal (@ret < 0) while this process's
+ * case is open is kept with the thread's message, for a warning line at
+ * the case's end; a success clears the message. @return @ret.
+ */
+static inline int ksft_metric_result_(const char *call, const char *name,
+				      int ret)
+{
+	const char *msg = ksft_metric_msg_;
+	struct ksft_metric_reject_ *r;
+	size_t i;
+
+	if (ret >= 0) {
+		ksft_metric_msg_[0] = '\0';
+		return ret;
+	}
+	pthread_mutex_lock(&ksft_metric_st_.lock);
+	if (!ksft_metric_case_ours_())
+		goto out;
+	if (!name || !ksft_metric_utf8_ok_(name))
+		name = "";
+	for (i = 0; i < ksft_metric_rejects_.n; i++) {
+		r = &ksft_metric_rejects_.v[i];
+		if (r->err == -ret && !strcmp(r->call, call) &&
+		    !strncmp(r->name, name, sizeof(r->name) - 1) &&
+		    !strncmp(r->msg, msg, sizeof(r->msg) - 1)) {
+			r->count++;
+			goto out;
+		}
+	}
+	if (ksft_metric_rejects_.n == KSFT_METRIC_REJECTS_) {
+		ksft_metric_rejects_.more++;
+		goto out;
+	}
+	r = &ksft_metric_rejects_.v[ksft_metric_rejects_.n++];
+	ksft_metric_copy_(r->call, sizeof(r->call), call);
+	ksft_metric_copy_(r->name, sizeof(r->name), name);
+	ksft_metric_copy_(r->msg, sizeof(r->msg), msg);
+	r->err = -ret;
+	r->count = 1;
+out:
+	pthread_mutex_unlock(&ksft_metric_st_.lock);
+	return ret;
+}
+
+/* {"call":"ksft_metric_int","count":1,"errno":"EINVAL","message":"...","name":"x"} */
+static inline void ksft_metric_format_reject_(struct ksft_metric_sb_ *sb,
+					      const struct ksft_metric_reject_ *r)
+{
+	static const struct {
+		int err;
+		const char *name;
+	} errnos[] = {
+		{ EINVAL, "EINVAL" }, { EPERM, "EPERM" }, { EEXIST, "EEXIST" },
+		{ EALREADY, "EALREADY" }, { ENOBUFS, "ENOBUFS" },
+		{ ENOMEM, "ENOMEM" }, { ERANGE, "ERANGE" }, { EBADF, "EBADF" },
+		{ EIO, "EIO" }, { EPIPE, "EPIPE" }, { ENOSPC, "ENOSPC" },
+	};
+	const char *en = NULL;
+	char num[24];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(errnos); i++)
+		if (errnos[i].err == r->err)
+			en = errnos[i].name;
+	ksft_metric_sb_adds_(sb, "{\"call\":");
+	ksft_metric_add_str_(sb, r->call);
+	snprintf(num, sizeof(num), "%lu", r->count);
+	ksft_metric_sb_adds_(sb, ",\"count\":");
+	ksft_metric_sb_adds_(sb, num);
+	ksft_metric_sb_adds_(sb, ",\"errno\":");
+	if (en) {
+		ksft_metric_add_str_(sb, en);
+	} else {
+		snprintf(num, sizeof(num), "%d", r->err);
+		ksft_metric_sb_adds_(sb, num);
+	}
+	ksft_metric_sb_adds_(sb, ",\"message\":");
+	ksft_metric_add_str_(sb, ksft_metric_utf8_ok_(r->msg) ? r->msg :
+			     "(message not valid UTF-8)");
+	ksft_metric_sb_adds_(sb, ",\"name\":");
+	ksft_metric_add_str_(sb, r->name);
+	ksft_metric_sb_adds_(sb, "}");
+}
+
+/* One warning line per refused call, after the observations. */
+static inline int ksft_metric_emit_rejects_(int *lines)
+{
+	struct ksft_metric_sb_ *sb = &ksft_metric_st_.sb;
+	struct ksft_metric_reject_ more;
+	size_t i, n = ksft_metric_rejects_.n;
+	int ret = 0;
+
+	for (i = 0; i <= n && !ret; i++) {
+		const struct ksft_metric_reject_ *r = &ksft_metric_rejects_.v[i];
+
+		if (i == n) {	/* those past the cap: one line */
+			if (!ksft_metric_rejects_.more)
+				break;
+			memset(&more, 0, sizeof(more));
+			more.call[0] = '*';
+			snprintf(more.msg, sizeof(more.msg),
+				 "more refused calls than the %d kept per case",
+				 KSFT_METRIC_REJECTS_);
+			more.count = ksft_metric_rejects_.more;
+			r = &more;
+		}
+		sb->len = 0;
+		sb->oom = 0;
+		ksft_metric_format_reject_(sb, r);
+		if (sb->oom)
+			return ksft_metric_fail_(ENOMEM, "out of memory writing metric lines");
+		ret = ksft_metric_emit_("ktap-metric-warning-json: ", sb->data,
+					sb->len, 0);
+		(*lines)++;
+	}
+	return ret;
+}
+
+/* Strict mode: ksft_metric_set_strict() or KSFTMETRIC_STRICT=1. */
+static inline int ksft_metric_strict_(void)
+{
+	const char *env = getenv("KSFTMETRIC_STRICT");
+
+	return __atomic_load_n(&ksft_metric_rejects_.strict, __ATOMIC_RELAXED) ||
+	       (env && !strcmp(env, "1"));
 }
 
 /* ---- abnormal ends ------------------------------------------------- */
@@ -895,6 +1065,8 @@ static inline int ksft_metric_flush_locked_(void)
 			lines++;
 		}
 	}
+	if (!ret)
+		ret = ksft_metric_emit_rejects_(&lines);
 	if (!ret && ksft_metric_st_.fd < 0 &&
 	    fflush(ksft_metric_st_.file ? ksft_metric_st_.file : stdout))
 		ret = ksft_metric_fail_(errno, "writing metric lines: %s",
@@ -903,17 +1075,52 @@ static inline int ksft_metric_flush_locked_(void)
 	return ret ? ret : lines;
 }
 
+/*
+ * ksft_metric_case_end() - write the case's lines and close it
+ *
+ * @return the number of lines written (policies, observations, refused
+ * calls), -EPERM without an open case, a write error, or -ECANCELED in
+ * strict mode when a call of the case was refused (after its lines).
+ */
 static inline int ksft_metric_case_end(void)
 {
+	static struct ksft_metric_reject_ first;
+	unsigned long refused = 0;
+	size_t i;
 	int ret;
 
 	pthread_mutex_lock(&ksft_metric_st_.lock);
-	if (ksft_metric_case_ours_())
-		ret = ksft_metric_flush_locked_();
-	else
+	if (!ksft_metric_case_ours_()) {
 		ret = ksft_metric_fail_(EPERM, "no test case is open");
+		goto out;
+	}
+	for (i = 0; i < ksft_metric_rejects_.n; i++)
+		refused += ksft_metric_rejects_.v[i].count;
+	refused += ksft_metric_rejects_.more;
+	if (refused)
+		first = ksft_metric_rejects_.v[0];
+	ret = ksft_metric_flush_locked_();
+	if (ret >= 0 && refused && ksft_metric_strict_())
+		ret = ksft_metric_fail_(ECANCELED,
+			"strict mode: %lu producer call%s refused in this test case; first: %s: %s",
+			refused, refused == 1 ? " was" : "s were", first.call,
+			first.msg);
+out:
 	pthread_mutex_unlock(&ksft_metric_st_.lock);
 	return ret;
+}
+
+/*
+ * ksft_metric_set_strict() - fail a case whose producer calls were refused
+ *
+ * With @enable (or KSFTMETRIC_STRICT=1), ksft_metric_case_end() returns
+ * -ECANCELED after writing the lines of a case that had a refused call.
+ */
+static inline int ksft_metric_set_strict(int enable)
+{
+	__atomic_store_n(&ksft_metric_rejects_.strict, !!enable,
+			 __ATOMIC_RELAXED);
+	return ksft_metric_result_(__func__, NULL, 0);
 }
 
 /* ---- observations -------------------------------------------------- */
@@ -1198,7 +1405,7 @@ static inline int ksft_metric_int(const char *name, const char *shape,
 	struct ksft_metric_obs_ o = { name, shape, labels, n_labels,
 				      KSFT_METRIC_V_INT_, value, 0, NULL, NULL, 0 };
 
-	return ksft_metric_record_(&o);
+	return ksft_metric_result_(__func__, name, ksft_metric_record_(&o));
 }
 
 static inline int ksft_metric_double(const char *name, const char *shape,
@@ -1210,7 +1417,7 @@ static inline int ksft_metric_double(const char *name, const char *shape,
 				      KSFT_METRIC_V_DOUBLE_, 0, value, NULL, NULL,
 				      0 };
 
-	return ksft_metric_record_(&o);
+	return ksft_metric_result_(__func__, name, ksft_metric_record_(&o));
 }
 
 /* An array (one value per CPU); present[i] == 0 prints null. */
@@ -1226,9 +1433,11 @@ static inline int ksft_metric_array(const char *name, const char *shape,
 	int ret = ksft_metric_check_(name, shape, labels, n_labels);
 
 	if (!ret && n && !values)
-		return ksft_metric_fail_(EINVAL, "metric %s: values array is NULL",
-					 name);
-	return ret ? ret : ksft_metric_record_(&o);
+		ret = ksft_metric_fail_(EINVAL, "metric %s: values array is NULL",
+					name);
+	else if (!ret)
+		ret = ksft_metric_record_(&o);
+	return ksft_metric_result_(__func__, name, ret);
 }
 
 /* A uint64_t counter; above INT64_MAX it is refused, never wrapped. */
@@ -1241,8 +1450,9 @@ static inline int ksft_metric_uint(const char *name, const char *shape,
 		if (!ksft_metric_case_ours_())
 			return ksft_metric_fail_(EPERM,
 				"ksft_metric() called outside of a test case");
-		return ksft_metric_fail_(ERANGE, "metric %s: value %" PRIu64 " is outside int64",
-					 name ? name : "(null)", value);
+		return ksft_metric_result_(__func__, name,
+			ksft_metric_fail_(ERANGE, "metric %s: value %" PRIu64 " is outside int64",
+					  name ? name : "(null)", value));
 	}
 	return ksft_metric_int(name, shape, (int64_t)value, labels, n_labels);
 }
@@ -1526,15 +1736,9 @@ static inline void ksft_metric_format_pol_(struct ksft_metric_sb_ *sb,
 	ksft_metric_sb_adds_(sb, "}");
 }
 
-/*
- * ksft_metric_aggregate() - register how metric @name is processed
- *
- * Before its first observation; NULL is the default (summarize "total").
- * Registering an equal policy again is fine (the latest spelling is kept),
- * a different one is -EEXIST, one after the metric was observed -EALREADY.
- */
-static inline int ksft_metric_aggregate(const char *name,
-					const struct ksft_metric_policy *policy)
+/* The work of ksft_metric_aggregate(), named @func in its messages. */
+static inline int ksft_metric_aggregate_(const char *func, const char *name,
+					 const struct ksft_metric_policy *policy)
 {
 	struct ksft_metric_sb_ *sb = &ksft_metric_st_.sb;
 	struct ksft_metric_pol_ p, *e;
@@ -1554,7 +1758,7 @@ static inline int ksft_metric_aggregate(const char *name,
 	pthread_mutex_lock(&ksft_metric_st_.lock);
 	if (!ksft_metric_case_ours_()) {
 		ret = ksft_metric_fail_(EPERM, "%s() called outside of a test case",
-					__func__);
+					func);
 		goto out;
 	}
 	for (e = ksft_metric_st_.pols; e; e = e->next)
@@ -1627,6 +1831,20 @@ out:
 	return ret;
 }
 
+/*
+ * ksft_metric_aggregate() - register how metric @name is processed
+ *
+ * Before its first observation; NULL is the default (summarize "total").
+ * Registering an equal policy again is fine (the latest spelling is kept),
+ * a different one is -EEXIST, one after the metric was observed -EALREADY.
+ */
+static inline int ksft_metric_aggregate(const char *name,
+					const struct ksft_metric_policy *policy)
+{
+	return ksft_metric_result_(__func__, name,
+				   ksft_metric_aggregate_(__func__, name, policy));
+}
+
 /* ---- reporting scope and output ------------------------------------ */
 
 /* Enter (@enable) or leave a reporting scope; @return the new depth. */
@@ -1644,7 +1862,7 @@ static inline int ksft_metric_reporting(int enable)
 	else
 		ret = ksft_metric_st_.reporting += enable ? 1 : -1;
 	pthread_mutex_unlock(&ksft_metric_st_.lock);
-	return ret;
+	return ksft_metric_result_(__func__, NULL, ret);
 }
 
 static inline int ksft_metric_reporting_enabled(void)

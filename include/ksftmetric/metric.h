@@ -437,6 +437,25 @@ KSFT_METRIC_API int ksft_metric_set_prefix(const char *prefix);
  */
 KSFT_METRIC_API int ksft_metric_set_strict(int enable);
 
+/**
+ * ksft_metric_refused() - keep a refusal made before the library was reached
+ *
+ * For bindings and wrappers that check arguments themselves (the Python
+ * binding's TypeError and ValueError): the refusal joins the open case's
+ * refused calls as if the library had refused @call, so it is written as a
+ * "ktap-metric-warning-json" line at the case's end, counted with the
+ * others, and fails the case in strict mode. @call names the call as its
+ * caller wrote it ("ksft_metric", at most 31 bytes kept), @name the metric
+ * (NULL or invalid UTF-8: ""), @err a positive errno (EINVAL), @message
+ * the words the caller was given (at most 383 bytes kept).
+ *
+ * @return 0 (the message of ksft_metric_errmsg() cleared), -EPERM outside
+ * a test case of this process (nothing kept), -EINVAL (@call NULL, empty
+ * or not UTF-8, @err not positive, @message NULL). Thread-safe.
+ */
+KSFT_METRIC_API int ksft_metric_refused(const char *call, const char *name,
+					int err, const char *message);
+
 #ifdef __cplusplus
 }
 

@@ -498,8 +498,11 @@ struct ksft_metric_report_row {
 	size_t n_baseline;		/**< baseline samples (all runs pooled) */
 	size_t n_current;		/**< current samples */
 	size_t baseline_runs;		/**< runs holding the series */
-	const char *verdict;		/**< ok, regression, improvement, noise,
-					     new, missing, untracked, incomparable */
+	const char *verdict;		/**< regression, improvement, disturbed,
+					     missing, too_noisy, no_change, new,
+					     not_comparable, untracked (the
+					     snake_case of the names the text
+					     shows: NO CHANGE is no_change) */
 	int fails;			/**< 1 if this row fails the gate */
 	double display_scale;		/**< the policy's display_scale (multiply
 					     baseline, current and allowance by
@@ -624,7 +627,10 @@ struct ksft_metric_report_history_opts {
 	const struct ksft_metric_report *report;	/**< only the series of
 				     this report, each found by its identity
 				     (an index lookup), in its order; NULL:
-				     every series of the history */
+				     every series of the history. With
+				     @context, @context is this report's
+				     run's context (over its logs') and only
+				     runs comparable with it are read */
 };
 
 #define KSFT_METRIC_REPORT_HISTORY_OPTS_INIT \

@@ -288,14 +288,13 @@ static int limit_reached(const char *metric)
 			  atomic_load(&ksftm_buffer_limit), metric);
 }
 
-/* Intern @s for @role, validating it the first time it is seen. */
-static int64_t intern_checked(struct intern *t, const char *s, enum role role,
-			      const char *metric, const char *key)
+/* intern_checked() past the call-site cache: hash, look up, validate, add. */
+static int64_t intern_checked_slow(struct intern *t, const char *s, enum role role,
+				   const char *metric, const char *key)
 {
-	size_t len;
+	size_t i, len;
 	uint64_t h = intern_hash(s, &len);
 	int64_t id = intern_find(t, s, len, h);
-	size_t i;
 
 	if (id < 0) {
 		if (!utf8_valid(s, len)) {
@@ -316,6 +315,7 @@ static int64_t intern_checked(struct intern *t, const char *s, enum role role,
 		if (id < 0)
 			return ksftm_fail(ENOMEM, "out of memory recording metric %s", metric);
 	}
+	intern_remember(t, s, (uint32_t)id);
 	if (role == ROLE_KEY && !(t->entries[id].flags & INTERN_KEY_OK)) {
 		if (!len)
 			return ksftm_fail(EINVAL, "metric %s: label name is empty", metric);
@@ -325,6 +325,17 @@ static int64_t intern_checked(struct intern *t, const char *s, enum role role,
 		t->entries[id].flags |= INTERN_KEY_OK;
 	}
 	return id;
+}
+
+/* Intern @s for @role, validating it the first time it is seen. */
+static inline int64_t intern_checked(struct intern *t, const char *s, enum role role,
+				     const char *metric, const char *key)
+{
+	int64_t id = intern_cached(t, s);
+
+	if (id >= 0 && (role != ROLE_KEY || (t->entries[id].flags & INTERN_KEY_OK)))
+		return id;
+	return intern_checked_slow(t, s, role, metric, key);
 }
 
 static size_t record_size(const struct obs_draft *d, int elem_kinds)

@@ -4,6 +4,8 @@
  * kept (distinct ones, with a count) and case_flush.c writes one
  * "ktap-metric-warning-json" line per refusal at the case's end, so the
  * log and `ksft-metric report` show it; strict mode fails the case.
+ * ksft_metric_refused() lets a binding add the refusals it makes itself
+ * (the Python one's TypeError/ValueError) to the same count.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,27 +40,22 @@ static void copy(char *dst, size_t size, const char *src)
 	dst[n] = '\0';
 }
 
-int case_call_result(const char *call, const char *name, int ret)
+/* Keep one refusal of this process's open case; @return 0 or -EPERM. */
+static int keep(const char *call, const char *name, int err, const char *msg)
 {
 	struct case_reject *r;
-	const char *msg;
 	size_t i;
 
-	if (ret >= 0) {
-		ksftm_errmsg_clear();
-		return ret;
-	}
 	/* Outside a case there is no case end to write it at. */
 	if (ksftm_emergency || !atomic_load(&ksftm_case_open) ||
 	    atomic_load(&ksftm_case_owner) != getpid())
-		return ret;
-	msg = ksftm_errmsg();
+		return -EPERM;
 	if (!name || !utf8_valid(name, strlen(name)))
 		name = "";
 	pthread_mutex_lock(&rejects_lock);
 	for (i = 0; i < rejects.n; i++) {
 		r = &rejects.v[i];
-		if (r->err == -ret && !strcmp(r->call, call) &&
+		if (r->err == err && !strcmp(r->call, call) &&
 		    !strncmp(r->name, name, sizeof(r->name) - 1) &&
 		    !strncmp(r->msg, msg, sizeof(r->msg) - 1)) {
 			r->count++;
@@ -73,10 +70,20 @@ int case_call_result(const char *call, const char *name, int ret)
 	copy(r->call, sizeof(r->call), call);
 	copy(r->name, sizeof(r->name), name);
 	copy(r->msg, sizeof(r->msg), msg);
-	r->err = -ret;
+	r->err = err;
 	r->count = 1;
 out:
 	pthread_mutex_unlock(&rejects_lock);
+	return 0;
+}
+
+int case_call_result(const char *call, const char *name, int ret)
+{
+	if (ret >= 0) {
+		ksftm_errmsg_clear();
+		return ret;
+	}
+	keep(call, name, -ret, ksftm_errmsg());
 	return ret;
 }
 
@@ -151,4 +158,21 @@ KSFT_METRIC_API int ksft_metric_set_strict(int enable)
 {
 	atomic_store(&strict_setting, !!enable);
 	return case_call_result("ksft_metric_set_strict", NULL, 0);
+}
+
+KSFT_METRIC_API int ksft_metric_refused(const char *call, const char *name, int err,
+					const char *message)
+{
+	int ret = 0;
+
+	if (!call || !call[0] || !utf8_valid(call, strlen(call)))
+		ret = ksftm_fail(EINVAL, "refused call: its name is NULL, empty or not valid UTF-8");
+	else if (err <= 0)
+		ret = ksftm_fail(EINVAL, "refused call %s: errno %d is not positive", call, err);
+	else if (!message)
+		ret = ksftm_fail(EINVAL, "refused call %s: message is NULL", call);
+	else if (keep(call, name, err, message))
+		ret = ksftm_fail(EPERM, "refused call %s: no test case is open", call);
+	/* A bad argument here is a refusal of its own. */
+	return case_call_result("ksft_metric_refused", name, ret);
 }

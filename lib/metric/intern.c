@@ -55,6 +55,14 @@ int64_t intern_find(const struct intern *t, const char *s, size_t len, uint64_t 
 	return -ENOENT;
 }
 
+void intern_remember(struct intern *t, const char *s, uint32_t id)
+{
+	struct intern_cache_slot *c = &t->cache[intern_cache_slot(s)];
+
+	c->s = s;
+	c->id = id;
+}
+
 static int rehash(struct intern *t, uint32_t nslots)
 {
 	uint32_t *slots = calloc(nslots, sizeof(*slots));

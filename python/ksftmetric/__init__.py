@@ -26,6 +26,11 @@ Exceptions:
   ``None``, a reserved label name, an invalid or conflicting policy, an empty
   name, a NUL character or lone surrogate in a string.
 * ``MemoryError``: the library ran out of memory.
+
+A call refused inside a case (by the library or by this binding) is also
+written at the case's end as a ``ktap-metric-warning-json`` line, so an
+exception a test catches still reaches the log; KSFTMETRIC_STRICT=1 makes
+ksft_metric_case_end() raise RuntimeError after such a case's lines.
 """
 
 import array
@@ -58,6 +63,7 @@ _c_aggregate = _fn["ksft_metric_aggregate_json_gil"]
 _c_reporting = _fn["ksft_metric_reporting_gil"]
 _c_reporting_enabled = _fn["ksft_metric_reporting_enabled_gil"]
 _c_begin = _fn["ksft_metric_case_begin_gil"]
+_c_refused = _fn["ksft_metric_refused_gil"]
 _c_free = _fn["ksft_metric_free"]
 # Formatting a case's lines may take a while: let other threads run.
 _c_end_buffer = _fn["ksft_metric_case_end_buffer"]
@@ -99,6 +105,18 @@ def _raise_c(ret, func, invalid=ValueError):
         _raise_if_closed(func)
         raise (ValueError if ret == -errno.EEXIST else invalid)(msg)
     raise OSError(-ret, msg)
+
+
+def _refused(func, name, err):
+    """A refusal made here, before the library was reached, joins the open
+    case's refused calls: the same warning line at the case's end, the same
+    count, the same strict mode. Never raises: @err is what the caller gets."""
+    def text(s):
+        # Any str, as readable UTF-8: a lone surrogate or NUL is why the
+        # call was refused, not a reason to lose the refusal.
+        return s.encode("utf-8", "backslashreplace").replace(b"\0", b"\\x00")
+    bname = text(name) if isinstance(name, str) else None
+    _c_refused(text(func), bname, errno.EINVAL, text(str(err)))
 
 
 # --- string encoding ---------------------------------------------------------
@@ -326,8 +344,9 @@ def ksft_metric(name, value, *, shape, **labels):
                 ret = _c_int(bname, bshape, value, None, 0)
         else:
             ret = _record_other(bname, bshape, name, value, labels)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as err:
         _raise_if_closed("ksft_metric")
+        _refused("ksft_metric", name, err)
         raise
     if ret:
         _raise_c(ret, "ksft_metric")
@@ -439,8 +458,9 @@ def ksft_metric_aggregate(name, summarize="total", *, aggregation=None,
             "display_scale": display_scale,
             "display_label": display_label,
         })
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as err:
         _raise_if_closed("ksft_metric_aggregate")
+        _refused("ksft_metric_aggregate", name, err)
         raise
     ret = _c_aggregate(bname, text)
     if ret:

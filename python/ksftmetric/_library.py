@@ -136,6 +136,7 @@ def declare(lib, pylib):
         "ksft_metric_context_line": (c_int, [ctypes.POINTER(c_void_p),
                                              ctypes.POINTER(c_size_t)]),
         "ksft_metric_perf_check": (c_int, [c_char_p, c_size_t]),
+        "ksft_metric_refused": (c_int, [c_char_p, c_char_p, c_int, c_char_p]),
     }
     fns = {}
     for name, (restype, argtypes) in protos.items():

@@ -36,7 +36,7 @@ from . import _library
 
 __all__ = ["Report", "Series", "Policy", "Points", "InputWarning", "Comparison",
            "Row", "History", "ReportError", "InputError", "BaselineError", "read",
-           "LIBRARY_PATH"]
+           "LIBRARY_PATH", "VERDICTS"]
 
 _lib, LIBRARY_PATH = _library.load_report(_PRODUCER_PATH)
 
@@ -180,6 +180,12 @@ def _declare():
 
 _c = _declare()
 
+# The verdicts (code: name people read), as lib/common/verdict_vocab.c
+# spells them; tests/report/test_verdict_vocab.py keeps the two equal.
+VERDICTS = {"regression": "REGRESSION", "improvement": "IMPROVEMENT",
+            "disturbed": "DISTURBED", "missing": "MISSING", "too_noisy": "TOO NOISY",
+            "no_change": "NO CHANGE", "new": "NEW", "not_comparable": "NOT COMPARABLE",
+            "untracked": "UNTRACKED", "no_history": "NO HISTORY", "accepted": "ACCEPTED"}
 _FORMATS = {"text": 0, "json": 1, "csv": 2, "openmetrics": 3, "kcidb": 4, "nipa": 5}
 _NAME_STYLES = {"ktap": 0, "nipa": 1}
 _PROCESSED, _RAW, _TRANSFORMED = 2, 0, 1
@@ -403,7 +409,7 @@ class Row:
     n_baseline: int
     n_current: int
     baseline_runs: int
-    verdict: str           # ok regression improvement noise new missing untracked incomparable
+    verdict: str           # one of VERDICTS
     fails: bool
 
     @property

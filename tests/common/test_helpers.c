@@ -13,6 +13,7 @@
 #include "grow.h"
 #include "order_stats.h"
 #include "policy_vocab.h"
+#include "verdict_vocab.h"
 
 START_TEST(test_grow_doubles)
 {
@@ -105,6 +106,35 @@ START_TEST(test_vocab)
 }
 END_TEST
 
+/* Each code is its name in snake_case; old codes read as today's. */
+START_TEST(test_verdict_vocab)
+{
+	char buf[32], want[32];
+	int i;
+	size_t k;
+
+	for (i = 0; i < KSFTM_N_VERDICTS; i++) {
+		const struct ksftm_verdict_word *w = &ksftm_verdicts[i];
+
+		for (k = 0; w->name[k] && k + 1 < sizeof(want); k++)
+			want[k] = w->name[k] == ' ' ? '_' : (char)(w->name[k] - 'A' + 'a');
+		want[k] = '\0';
+		ck_assert_str_eq(w->code, want);
+		ck_assert_int_eq(ksftm_verdict_index(w->code), i);
+		ck_assert_str_eq(ksftm_verdict_name(w->code), w->name);
+	}
+	ck_assert_str_eq(ksftm_verdict_code(KSFTM_VERDICT_OLD_NO_CHANGE), KSFTM_VERDICT_NO_CHANGE);
+	ck_assert_str_eq(ksftm_verdict_code("noise"), "too_noisy");
+	ck_assert_str_eq(ksftm_verdict_name("incomparable"), "NOT COMPARABLE");
+	ck_assert_str_eq(ksftm_verdict_code("regression"), "regression");
+	ck_assert_str_eq(ksftm_verdict_code("other"), "other");
+	ck_assert_ptr_null(ksftm_verdict_name(NULL));
+	ck_assert_int_eq(ksftm_verdict_index("OK"), -ENOENT);
+	ck_assert_str_eq(ksftm_verdict_lower("ok", buf, sizeof(buf)), "no change");
+	ck_assert_str_eq(ksftm_verdict_lower("too_noisy", buf, 4), "too");
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	struct ck_case tc[] = {
@@ -114,6 +144,7 @@ Suite *make_suite(void)
 		{ "median", test_median },
 		{ "quantile", test_quantile },
 		{ "vocab", test_vocab },
+		{ "verdict_vocab", test_verdict_vocab },
 	};
 
 	return ck_suite_of("common_helpers", tc, sizeof(tc) / sizeof(tc[0]));

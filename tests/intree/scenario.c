@@ -9,6 +9,11 @@
  *
  * The last word ends the run with a case open: exit(3), SIGTERM, abort(),
  * or a forked child that cannot touch its parent's case.
+ *
+ * Refused calls are written at each case's end as warning lines, which
+ * must be the same bytes too: some cases refuse in bursts (more distinct
+ * refusals than are kept, the same one repeated, names and messages
+ * longer than the fields they are cut to), and strict mode goes on and off.
  */
 #include <math.h>
 #include <stdint.h>
@@ -252,6 +257,59 @@ static void do_observation(void)
 	}
 }
 
+/* A name of @len bytes, ASCII and multi-byte characters mixed. */
+static const char *long_name(size_t len)
+{
+	static const char *const parts[] = { "a", "\xc3\xa9", "\xe6\x97\xa5",
+					     "\xf0\x9f\x9a\x80" };
+	static char buf[600];
+	size_t n = 0, k;
+	const char *p;
+
+	while (n < len) {
+		p = PICK(parts);
+		k = strlen(p);
+		if (n + k > len)
+			break;
+		memcpy(buf + n, p, k);
+		n += k;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Refused calls in bulk: past the kept ones, repeated, cut to size. */
+static void refusal_burst(void)
+{
+	struct ksft_metric_policy p = KSFT_METRIC_POLICY_INIT;
+	unsigned n = 4 + below(18), i;
+	char name[16];
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "m%u", below(24));
+		switch (below(5)) {
+		case 0:
+			report("double", ksft_metric_double(name, "scalar", NAN,
+							     NULL, 0));
+			break;
+		case 1:
+			report("double", ksft_metric_double(long_name(80 + below(400)),
+							     "scalar", NAN, NULL, 0));
+			break;
+		case 2:
+			report("uint", ksft_metric_uint(long_name(90 + below(12)),
+							"scalar", UINT64_MAX, NULL, 0));
+			break;
+		case 3:
+			p.summarize = below(2) ? "p95" : long_name(below(420));
+			report("aggregate", ksft_metric_aggregate(name, &p));
+			break;
+		default:
+			report("reporting", ksft_metric_reporting(0));
+		}
+	}
+}
+
 static void one_case(void)
 {
 	unsigned calls = below(12), i;
@@ -263,9 +321,13 @@ static void one_case(void)
 							    below(2) ? "#\t" : "x\ny"));
 	if (!below(10))
 		do_observation();	/* outside a case */
+	if (!below(8))
+		report("set_strict", ksft_metric_set_strict(!below(2)));
 	report("case_begin", ksft_metric_case_begin());
 	if (!below(10))
 		report("case_begin", ksft_metric_case_begin());
+	if (!below(6))
+		refusal_burst();
 	for (i = 0; i < calls; i++) {
 		switch (below(7)) {
 		case 0:

@@ -141,6 +141,66 @@ START_TEST(test_strict)
 }
 END_TEST
 
+/* A binding's own refusal (ksft_metric_refused()) is kept like the library's. */
+START_TEST(test_binding_refusal)
+{
+	char *out = NULL, *text;
+	size_t len = 0;
+	int n;
+
+	pu_reset();
+	/* Outside a case: nothing to keep it in. */
+	ck_assert_int_eq(ksft_metric_refused("ksft_metric", "x", EINVAL, "m"), -EPERM);
+	pu_begin();
+	ck_assert_int_eq(ksft_metric_refused("ksft_metric", "tput", EINVAL,
+					     "metric tput: value must be a number, not str"), 0);
+	ck_assert_str_eq(ksft_metric_errmsg(), "");
+	ck_assert_int_eq(ksft_metric_refused("ksft_metric", "tput", EINVAL,
+					     "metric tput: value must be a number, not str"), 0);
+	ck_assert_int_eq(ksft_metric_refused("ksft_metric", NULL, EINVAL,
+					     "metric name must be a str, not int"), 0);
+	ck_assert_int_eq(ksft_metric_refused("ksft_metric", "bad\xc3", ERANGE, "r"), 0);
+	/* Bad arguments are refused, and kept as refusals of their own. */
+	ck_assert_int_eq(ksft_metric_refused(NULL, "x", EINVAL, "m"), -EINVAL);
+	ck_assert_int_eq(ksft_metric_refused("", "x", EINVAL, "m"), -EINVAL);
+	ck_assert_int_eq(ksft_metric_refused("f", "x", 0, "m"), -EINVAL);
+	ck_assert_int_eq(ksft_metric_refused("f", "x", EINVAL, NULL), -EINVAL);
+	ck_assert_str_eq(ksft_metric_errmsg(), "refused call f: message is NULL");
+	text = pu_end_raw(&n);
+	ck_assert_int_eq(n, 6);
+	ck_assert_str_eq(warn_line(text, 0),
+		"# ktap-metric-warning-json: {\"call\":\"ksft_metric\",\"count\":2,"
+		"\"errno\":\"EINVAL\",\"message\":\"metric tput: value must be a number, not str\","
+		"\"name\":\"tput\"}\n"
+		"# ktap-metric-warning-json: {\"call\":\"ksft_metric\",\"count\":1,"
+		"\"errno\":\"EINVAL\",\"message\":\"metric name must be a str, not int\","
+		"\"name\":\"\"}\n"
+		"# ktap-metric-warning-json: {\"call\":\"ksft_metric\",\"count\":1,"
+		"\"errno\":\"ERANGE\",\"message\":\"r\",\"name\":\"\"}\n"
+		"# ktap-metric-warning-json: {\"call\":\"ksft_metric_refused\",\"count\":2,"
+		"\"errno\":\"EINVAL\",\"message\":\"refused call: its name is NULL, empty or not valid UTF-8\","
+		"\"name\":\"x\"}\n"
+		"# ktap-metric-warning-json: {\"call\":\"ksft_metric_refused\",\"count\":1,"
+		"\"errno\":\"EINVAL\",\"message\":\"refused call f: errno 0 is not positive\","
+		"\"name\":\"x\"}\n"
+		"# ktap-metric-warning-json: {\"call\":\"ksft_metric_refused\",\"count\":1,"
+		"\"errno\":\"EINVAL\",\"message\":\"refused call f: message is NULL\","
+		"\"name\":\"x\"}\n");
+	free(text);
+	/* Strict mode counts it like any other refusal. */
+	ck_assert_int_eq(ksft_metric_set_strict(1), 0);
+	ck_assert_int_eq(ksft_metric_case_begin(), 0);
+	ck_assert_int_eq(ksft_metric_refused("ksft_metric_aggregate", "t", EINVAL,
+					     "metric t: unknown regression key 'comapre'"), 0);
+	ck_assert_int_eq(ksft_metric_case_end_buffer(&out, &len), -ECANCELED);
+	ck_assert_str_eq(ksft_metric_errmsg(),
+		"strict mode: 1 producer call was refused in this test case; first: "
+		"ksft_metric_aggregate: metric t: unknown regression key 'comapre'");
+	ksft_metric_free(out);
+	ck_assert_int_eq(ksft_metric_set_strict(0), 0);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("rejects");
@@ -150,6 +210,7 @@ Suite *make_suite(void)
 	tcase_add_test(c, test_clean_case_unchanged_and_cleared);
 	tcase_add_test(c, test_cap);
 	tcase_add_test(c, test_strict);
+	tcase_add_test(c, test_binding_refusal);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -462,7 +462,13 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* Recording while the main thread ends the case.                     */
 
-enum { RACE_MAX = 4000000, RACE_EPERMS = 100 };
+/*
+ * RACE_SLACK: until armed, the racer waits (without using an iteration)
+ * once it is that far past what the main thread last waited for: a main
+ * thread starved on a loaded machine would otherwise find all RACE_MAX
+ * iterations used up, the sooner the faster recording is.
+ */
+enum { RACE_MAX = 4000000, RACE_EPERMS = 100, RACE_SLACK = 1000000 };
 
 struct racer {
 	pthread_t th;
@@ -471,6 +477,7 @@ struct racer {
 	atomic_long eperms;	/* all -EPERM returns */
 	atomic_int armed;	/* count -EPERMs towards stopping from now on */
 	atomic_long armed_eperms;
+	atomic_long target;	/* the count the main thread waits for */
 	atomic_int stop;
 	long other;
 };
@@ -482,7 +489,11 @@ static void *racer_main(void *arg)
 
 	for (j = 0; j < RACE_MAX && !atomic_load(&r->stop); j++) {
 		struct ksft_metric_label l = KSFT_METRIC_LABEL_INT("seq", j);
-		int ret = ksft_metric_int("race", "scalar", 0, &l, 1);
+		int ret;
+
+		while (!atomic_load(&r->armed) && j >= atomic_load(&r->target) + RACE_SLACK)
+			sched_yield();
+		ret = ksft_metric_int("race", "scalar", 0, &l, 1);
 
 		if (ret == 0) {
 			r->result[j] = 0;
@@ -509,6 +520,7 @@ static void racer_wait(struct racer *r, long n)
 {
 	long c;
 
+	atomic_store(&r->target, n);
 	while ((c = atomic_load(&r->count)) < n && c < RACE_MAX)
 		sched_yield();
 	ck_assert_msg(c >= n, "racer used all %d iterations before reaching %ld", RACE_MAX, n);

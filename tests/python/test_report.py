@@ -136,9 +136,9 @@ class CompareTest(unittest.TestCase):
                 self.assertEqual(len(c), 6)
             # A tolerance gates the untracked ones too.
             c = kr.read(SEED).compare(base, tolerance=1)
-            self.assertEqual({r.verdict for r in c}, {"ok"})
+            self.assertEqual({r.verdict for r in c}, {"no_change"})
             self.assertEqual({r.verdict for r in kr.read(SEED).compare(base)},
-                             {"ok", "untracked"})
+                             {"no_change", "untracked"})
 
     def test_bad_baselines(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -273,7 +273,7 @@ class FormatTest(unittest.TestCase):
         self.assertEqual(doc["tests"][0]["misc"]["context"], {"commit": "abc"})
         c = kr.read(SEED).compare(kr.read(SEED))
         nipa = json.loads(r.format("nipa", comparison=c))
-        self.assertEqual(nipa["results"][0]["metrics"][0]["verdicts"][0]["verdict"], "ok")
+        self.assertEqual(nipa["results"][0]["metrics"][0]["verdicts"][0]["verdict"], "no_change")
         with self.assertRaisesRegex(ValueError, "KCIDB origin"):
             r.format("kcidb")
         with self.assertRaisesRegex(ValueError, "KCIDB build id 'x'"):

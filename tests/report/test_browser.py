@@ -178,7 +178,7 @@ def check_page(d, cpus):
         Array.from(r.cells).map(c => c.textContent)]);""")
     # Every gated series is listed, the worst first (issue 23).
     assert [r[0] for r in rows][:2] == ["regression", "improvement"], (what, rows)
-    assert all(r[0] in ("missing", "noise", "ok", "new", "incomparable") for r in rows[2:]), rows
+    assert all(r[0] in ("missing", "too_noisy", "no_change", "new", "not_comparable") for r in rows[2:]), rows
     assert rows[0][1][1:6] == [rows[0][1][1], rows[0][1][2], rows[0][1][3],
                                rows[0][1][4], "Gbit/s"], rows
     assert abs(float(rows[0][1][2].split()[0]) - 20.1) < 0.3 and rows[0][1][4].startswith("-"), rows
@@ -265,7 +265,30 @@ def check_history(d):
         'table.verdicts tbody tr')).map(r => [r.className, r.cells[5].textContent,
         r.querySelectorAll('td.spark circle.change').length]);""")
     assert rows[0] == ["regression", "Gbit/s", 1], (what, rows)
-    assert all(r[0] in ("noise", "ok", "new", "incomparable") for r in rows[1:]), rows
+    assert all(r[0] in ("too_noisy", "no_change", "new", "not_comparable") for r in rows[1:]), rows
+    # Issue 22: a too-noisy row says what it would need, visible, inside
+    # its verdict cell, in the table's one vocabulary (a history of 3 runs
+    # is too short to judge the drop).
+    young = os.path.join(TMP, "young.db")
+    for i in range(1, 4):
+        run("ingest", "-q", "--db", young, "--order", "%03d" % i,
+            os.path.join(TMP, f"run{i}.log"))
+    run("html", "-o", page, "--db", young, cur)
+    d.get("file://" + page)
+    needs = d.execute_script("""return Array.from(document.querySelectorAll(
+        'table.verdicts tr.too_noisy')).map(r => {
+        const n = r.querySelector('td.verdict div.needs'), c = r.cells[1].getBoundingClientRect();
+        if (!n) return null;
+        const b = n.getBoundingClientRect();
+        return [r.cells[1].firstChild.textContent, n.textContent, b.height > 0,
+                b.left >= c.left - 1 && b.right <= c.right + 1];});""")
+    assert needs, (what, rows)
+    for n in needs:
+        assert n and n[0] == "TOO NOISY" and n[2] and n[3], (what, needs)
+        assert n[1].startswith("noise ") or n[1].startswith("history too short"), n
+    check_no_overlap(d, "html", what + ", too noisy")
+    run("html", "-o", page, "--db", db, cur)
+    d.get("file://" + page)
     # The history above the cases: runs on the axis, this run marked.
     order = d.execute_script("""return Array.from(document.querySelectorAll(
         'section')).map(s => s.id);""")
@@ -287,6 +310,18 @@ def check_history(d):
     assert "30" in trend[2] and "20" in trend[2] and "Gbit/s" in trend[2], trend[2]
     assert trend[3][0].startswith("run ") and "ci=build1:" in trend[3][0] and \
         "Gbit/s" in trend[3][0], trend[3][0]
+    # The band is the gate's for this run: its level is the verdict row's
+    # baseline, and the run (a 33 % drop) is beyond its alarm line.
+    band = d.execute_script("""const b = document.querySelector(
+        'figure.trend[id^="t-cpus-throughput"] rect.band');
+        return b && [b.dataset.level, b.dataset.worse].map(parseFloat);""")
+    p = subprocess.run([KSFT, "compare", "--db", db, "--format", "json", cur],
+                       capture_output=True, timeout=300)
+    assert p.returncode == 1, p.stderr     # the regression fails the run
+    rows = json.loads(p.stdout)["rows"]
+    row = [r for r in rows if r["name"] == "throughput" and r["verdict"] == "regression"][0]
+    assert band and abs(band[0] - row["baseline"] * 1e-9) <= 1e-9 * band[0], (what, band, row)
+    assert row["current"] * 1e-9 < band[1] < band[0], (what, band, row["current"])
     # A series that never left 0 gets no trend either.
     assert not d.execute_script(
         "return document.querySelector('figure.trend[id*=\"dropped\"]')")
@@ -307,6 +342,44 @@ def site_history(db, runs=30):
         if i == 24:
             run("accept", "--db", db, "r24")
     run("pin", "--db", db, "r28")
+
+
+def check_gate_band(d, db, what):
+    """The shaded band is the gate's (the history JSON's "gate", gate_band.c):
+    its edges and the alarm line sit where the chart's own value axis puts
+    the values where the latest run alone alarms, and its hover says so."""
+    doc = json.loads(run("history", "--db", db, "--format", "json"))
+    series = [s for s in doc["series"] if s["series"].endswith("throughput{host=local}")][0]
+    gate, sc = series["gate"], series.get("display_scale", 1.0)
+    assert gate["judged"] and gate["applies_to"] == "latest", gate
+    got = d.execute_script("""const f = document.querySelector('figure.trend svg');
+        const b = f.querySelector('rect.band'), a = f.querySelector('line.alarm');
+        return [Array.from(f.querySelectorAll('circle.point')).map(
+                    c => parseFloat(c.getAttribute('cy'))),
+                parseFloat(b.getAttribute('y')), parseFloat(b.getAttribute('height')),
+                a ? parseFloat(a.getAttribute('y1')) : null,
+                b.querySelector('title').textContent,
+                [b.dataset.level, b.dataset.worse, b.dataset.better].map(parseFloat),
+                Array.from(f.querySelectorAll('g.key text')).map(t => t.textContent)];""")
+    cy, top, height, alarm, title, data, legend = got
+    values = [p["value"] * sc for p in series["points"]]
+    assert len(cy) == len(values), (what, len(cy), len(values))
+    # The chart's value axis from its own points: y = a + b v.
+    i, j = values.index(min(values)), values.index(max(values))
+    slope = (cy[j] - cy[i]) / (values[j] - values[i])
+    def y(v):
+        return cy[i] + slope * (v - values[i])
+    worse, better = gate["alarm_worse"] * sc, gate["alarm_better"] * sc
+    for got_v, want in zip(data, (gate["level"] * sc, worse, better)):
+        assert abs(got_v - want) <= 1e-9 * abs(want), (what, data, gate)
+    assert abs(top - y(max(worse, better))) <= 0.6, (what, top, y(max(worse, better)))
+    assert abs(top + height - y(min(worse, better))) <= 0.6, (what, height, gate)
+    assert alarm is not None and abs(alarm - y(worse)) <= 0.6, (what, alarm, y(worse))
+    assert title.startswith("gate: a run beyond this line alarms on its own; noise sigma = "), \
+        title
+    assert f"h = {gate['h']:.2f}" in title and f"z = {gate['z_alarm']:.2f}" in title, title
+    assert any(t.startswith("gate: a run beyond alarms alone (noise sigma = ") for t in legend), \
+        legend
 
 
 def check_site(d):
@@ -342,6 +415,7 @@ def check_site(d):
     assert marks[0] == 30 and marks[1] >= 1 and marks[2] >= 1 and marks[3] == 1, (what, marks[:6])
     assert marks[4] == 1 and marks[5] == 1, (what, marks[:6])
     assert "r30" in marks[6] and "2026-11-30" in marks[6] and "c0ffee1e" in marks[6], marks[6]
+    check_gate_band(d, db, what)
     check_no_overlap(d, "html", what)
     assert not console_errors(d)
     page_shot = d.get_screenshot_as_png()

@@ -414,7 +414,7 @@ def test_kcidb():
                                log)[0])
     v = {t["misc"]["ksft_metric"]["name"]: t["misc"]["ksft_metric"]["verdicts"]
          for t in doc["tests"]}
-    assert [r["verdict"] for r in v["throughput"]] == ["ok"], v
+    assert [r["verdict"] for r in v["throughput"]] == ["no_change"], v
     assert schema_errors(json.dumps(doc)) == []
     # Bad options: exit 2, the field and why.
     for args, want in ((("--origin", "Bad-Origin", "--build-id", "x:1"), "KCIDB origin 'Bad-Origin'"),
@@ -980,8 +980,8 @@ def test_html_history():
     expect_rc(0, "html", "-o", page, "--db", db, cur)
     with open(page, encoding="utf-8") as f:
         text = f.read()
-    listed = re.findall(r'<tr class="([a-z]+)" id="v-', text)
-    assert listed and "regression" not in listed and "ok" in listed, listed
+    listed = re.findall(r'<tr class="([a-z_]+)" id="v-', text)
+    assert listed and "regression" not in listed and "no_change" in listed, listed
     assert "No regression and no improvement (every gated series above)" in text
     assert 'line class="level"' in text and 'class="pin"' in text, "no level or pin"
     expect_rc(0, "pin", "--db", db, "--unpin", "r14")
@@ -1049,7 +1049,7 @@ def test_site():
     # Values in the policy's display units, as compare shows them.
     assert re.search(r'<td class="num">[0-9.]+ [kMGT]?bit/s</td>', text), text[-3000:]
     assert re.search(r'<td class="num">[0-9.]+ [kMGT]?bit/s</td>', index), index[-3000:]
-    assert re.search(r'<td class="verdict regression">regression</td>', index), index[-2000:]
+    assert re.search(r'<td class="verdict regression">REGRESSION</td>', index), index[-2000:]
     # Rebuilt: the same names (stable links); into a foreign directory: refused.
     expect_rc(0, "site", "-q", "--db", db, "-o", out)
     assert sorted(os.listdir(out)) == names

@@ -11,6 +11,7 @@ usage: test_cli_history.py KSFT_METRIC MAKE_LOG
 """
 
 import json
+import re
 import os
 import random
 import shutil
@@ -75,8 +76,10 @@ def test_help():
 
 
 def test_ci_loop():
-    """Unchanged runs say no change; a 20% drop is a regression (exit 1)
-    that stays out of the baseline until accepted."""
+    """Unchanged runs say no change; a 25% drop is a regression (exit 1)
+    that stays out of the baseline until accepted. (With 12 runs of history
+    and the residuals' heavy tail, GATE_TAIL_DF, a 20% drop at 2.6% noise
+    is only "too noisy": p 0.0125; issue 22.)"""
     rng = random.Random(7)
     r = "loop"
     for i in range(12):
@@ -85,26 +88,26 @@ def test_ci_loop():
     out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}",
                        write_log("cur.log", 100, rng))
     assert "NO CHANGE" in out and "RESULT: OK" in out, out
-    slow = write_log("slow.log", 80, rng)
+    slow = write_log("slow.log", 75, rng)
     out, _ = expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}", slow)
     assert "REGRESSION" in out, out
     out, _ = expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}",
                        "--format", "json", slow)
     row = json.loads(out)["rows"][0]
     assert row["verdict"] == "regression" and row["baseline_runs"] == 12, row
-    assert -25 < row["change_pct"] < -15, row
+    assert -30 < row["change_pct"] < -20, row
     # Stored: judged a regression, and not a baseline for the next run.
     ingest(r, "012", slow)
-    ingest(r, "013", write_log("slow2.log", 80, rng))
+    ingest(r, "013", write_log("slow2.log", 75, rng))
     doc = history_json(r)
     states = [p["state"] for p in doc["series"][0]["points"]]
     assert states[-2:] == ["regression", "regression"], states
     expect_rc(1, "compare", "--db", DB, "--context", f"runner={r}",
-              write_log("slow3.log", 80, rng))
+              write_log("slow3.log", 75, rng))
     out, _ = expect_rc(0, "accept", "--db", DB, f"{r}-012")
     assert "accepted 2 regression results" in out, out
     out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}",
-                       write_log("slow4.log", 80, rng))
+                       write_log("slow4.log", 75, rng))
     # two runs at the new level: too few to know its noise, never a failure
     assert "REGRESSION" not in out and "RESULT: OK" in out, out
     _, err = expect_rc(2, "accept", "--db", DB, "no-such-run")
@@ -273,7 +276,7 @@ def test_failed_cases_do_not_feed_baselines():
     out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", "--format",
                        "json", write_log("fcur.log", 100, rng))
     row = json.loads(out)["rows"][0]
-    assert row["verdict"] == "ok" and row["baseline_runs"] == 8, row
+    assert row["verdict"] == "no_change" and row["baseline_runs"] == 8, row
     doc = history_json(r)
     assert len(doc["series"][0]["points"]) == 8      # passed ones only by default
     out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={r}",
@@ -368,7 +371,7 @@ def test_twister_default_tolerance():
     out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", "--format",
                        "json", write_twister("twc.json", 13.098))
     row = udp4_row(out)
-    assert row["verdict"] == "ok" and row["baseline_runs"] == 8, row
+    assert row["verdict"] == "no_change" and row["baseline_runs"] == 8, row
     assert abs(row["allowance"] - 0.05 * 13.099) < 1e-9, row
     # the same allowance compare --baseline gives
     base = os.path.join(TMP, "twb.json")
@@ -527,10 +530,60 @@ def test_site_pages():
     assert len(pages) == 1, os.listdir(out)
     page = open(os.path.join(out, pages[0]), encoding="utf-8").read()
     assert page.count('<circle class="point') == 8 and 'class="pin"' in page, pages
-    assert ">feed7</text>" in page and "ok, pinned" in page, page[-1500:]
+    assert ">feed7</text>" in page and ">NO CHANGE, pinned" in page, page[-1500:]
     index = open(os.path.join(out, "index.html"), encoding="utf-8").read()
     assert f'href="{pages[0]}"' in index and 'class="verdict regression"' in index, index[-1500:]
+    # The band is the gate's (history JSON "gate", gate_band.c): the level
+    # and the lines where the latest run alone alarms, at the series' budget.
+    gate = history_json(r)["series"][0]["gate"]
+    assert gate["judged"] and gate["applies_to"] == "latest", gate
+    assert gate["runs"] == 6 and gate["fresh"], gate    # windows end at the pin
+    assert gate["alarm_worse"] < gate["level"] < gate["alarm_better"], gate
+    assert 70 * 0.9 < 70 * 1.1 < gate["alarm_worse"], gate    # r7 (70) is beyond it
+    band = re.search(r'<rect class="band"[^>]* data-level="([^"]+)" data-worse="([^"]+)" '
+                     r'data-better="([^"]+)"><title>gate: a run beyond this line alarms on '
+                     r'its own; noise sigma = ([0-9.]+) %', page)
+    assert band, page[:3000]
+    for got, key in zip(band.groups()[:3], ("level", "alarm_worse", "alarm_better")):
+        assert abs(float(got) - gate[key]) <= 1e-9 * abs(gate[key]), (got, key, gate)
+    assert abs(float(band.group(4)) - gate["sigma_pct"]) <= 0.01 * gate["sigma_pct"], gate
+    assert "a run beyond alarms alone (noise sigma = " in page, page[-3000:]
     expect_rc(0, "pin", "--db", DB, "--unpin", f"{r}-005")
+    # Too few runs: no band, and the chart says why.
+    young = "siteyoung"
+    for i in range(3):
+        ingest(young, f"{i:03d}", write_log(f"young{i}.log", 100, rng))
+    out = os.path.join(TMP, "site-young")
+    expect_rc(0, "site", "-q", "--db", DB, "--context", f"runner={young}", "-o", out)
+    page = open(os.path.join(out, pages[0]), encoding="utf-8").read()
+    assert 'class="band"' not in page and 'class="key noband"' in page, page[-2000:]
+    assert "gate: no band: 2 runs in the gate&apos;s window; it judges from 5 on" in page, \
+        page[-2000:]
+
+
+def test_html_context_and_gate_band():
+    """html --db --context: the charts show the runs the gate compared the
+    run with (comparable with the run's context), not every runner's; the
+    band's level is the gate's baseline of the verdict row."""
+    rng = random.Random(5)
+    for i in range(6):
+        ingest("bandA", f"{i:03d}", write_log(f"bandA{i}.log", 100, rng))
+        ingest("bandB", f"{i:03d}", write_log(f"bandB{i}.log", 50, rng))
+    cur = write_log("bandcur.log", 101, rng)
+    page = os.path.join(TMP, "band.html")
+    expect_rc(0, "html", "-q", "--db", DB, "--context", "runner=bandA", "-o", page, cur)
+    text = open(page, encoding="utf-8").read()
+    trend = text[text.index('<figure class="chart trend"'):]
+    trend = trend[:trend.index("</figure>")]
+    assert trend.count('<circle class="point') == 6, trend.count('<circle class="point')
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", "runner=bandA",
+                       "--format", "json", cur)
+    row = [x for x in json.loads(out)["rows"] if x["name"] == "throughput"][0]
+    level = float(re.search(r'<rect class="band"[^>]* data-level="([^"]+)"', trend).group(1))
+    assert abs(level - row["baseline"]) <= 1e-9 * row["baseline"], (level, row)
+    worse = float(re.search(r'data-worse="([^"]+)"', trend).group(1))
+    assert 50 < worse < level, (worse, level)
+    assert "noise sigma = " in trend and "this run: worse than" in trend, trend[-2000:]
 
 
 def test_html_reads_the_page_series_only():

@@ -10,6 +10,7 @@
  * former test, is kept for bench/ and checked here too.)
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "check_main.h"
@@ -100,10 +101,13 @@ START_TEST(test_run_level_false_alarms)
 		failed_uncorrected += any_raw;
 	}
 	/* q = 5%: at most about 5% of runs fail, and apart from that at most
-	 * about 5% report an improvement; uncorrected, most runs would fail. */
+	 * about 5% report an improvement; uncorrected, far more runs would
+	 * fail (24.5 % with the residuals' heavy tail, GATE_TAIL_DF, which
+	 * makes a p-value of normal noise conservative; 50 % and more with
+	 * normal tails). */
 	ck_assert_double_le(failed / (double)(TRIALS / 4), 0.07);
 	ck_assert_double_le(improved / (double)(TRIALS / 4), 0.07);
-	ck_assert_double_ge(failed_uncorrected / (double)(TRIALS / 4), 0.5);
+	ck_assert_double_ge(failed_uncorrected / (double)(TRIALS / 4), 0.2);
 }
 END_TEST
 
@@ -114,7 +118,10 @@ START_TEST(test_finds_one_shift_among_40)
 	double shift[40] = { 0 };
 	size_t k;
 
-	shift[17] = -0.30;	/* six standard deviations of the noise */
+	/* Ten standard deviations of the noise: with the residuals' heavy
+	 * tail (GATE_TAIL_DF) one run six sd off, as this test had, is no
+	 * longer proof among 40 series at q = 1 %. */
+	shift[17] = -0.50;
 	rng_state = 3;
 	run_of(s, w, 40, 0.05, shift);
 	ck_assert_int_eq(gate_judge(s, 40, NULL), 0);
@@ -274,8 +281,13 @@ START_TEST(test_lasting_drop_delay)
 		ck_assert_int_eq(gate_judge(&s, 1, NULL), 0);
 		quiet += s.verdict != GATE_REGRESSION;
 	}
-	ck_assert_uint_ge(found, 195);
-	ck_assert_uint_le(late, 25);
+	printf("lasting 1.5 sd drop: found %zu of 200 within 40 runs, %zu late or never, "
+	       "%zu quiet before it\n", found, late, quiet);
+	/* Measured: 175, 39, 200 with the residuals' heavy tail (GATE_TAIL_DF
+	 * = 6; the normal tail found 195+ and had up to 25 late, and on the
+	 * recorded corpus failed 2.5 times as many unchanged runs). */
+	ck_assert_uint_ge(found, 165);
+	ck_assert_uint_le(late, 60);
 	ck_assert_uint_ge(quiet, 194);
 }
 END_TEST
@@ -348,7 +360,7 @@ START_TEST(test_groups_share_a_budget)
 	size_t k;
 
 	for (k = 0; k < 10; k++)
-		shift[k] = -0.25;
+		shift[k] = -0.45;	/* 9 sd: one run (GATE_TAIL_DF) */
 	rng_state = 19;
 	run_of(s, w, 40, 0.05, shift);
 	for (k = 0; k < 40; k++)

@@ -177,7 +177,7 @@ def test_concurrent_first_seen():
     for _, order, verdict in rows:
         # No earlier run committed: new; only later ones: the window is
         # empty but the series is known (incomparable); else judged.
-        want = "new" if low is None else "incomparable" if order < low else "ok"
+        want = "new" if low is None else "not_comparable" if order < low else "no_change"
         assert verdict == want, rows
         low = order if low is None or order < low else low
 
@@ -341,6 +341,72 @@ def test_nulls_and_bad_json():
         _, err = expect_rc(2, "history", "--db", url)
         assert "ksftm_runs.context in the row with ksftm_runs.run_key = u1 is not JSON" \
             in err, err
+
+
+def run_log(name, values):
+    """A run log whose throughput samples are @values."""
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(LOG.split("# ktap-metric-json")[0])
+        for t, v in enumerate(values):
+            f.write('# ktap-metric-json: {"name":"throughput","shape":"scalar",'
+                    f'"time":{t + 1},"value":{v}}}\n')
+        f.write("ok 1 tcp\n")
+    return path
+
+
+def db_exec(url, sql):
+    """One statement on the history, through the backend's own client;
+    the rows as tuples of text."""
+    if PG:
+        return [tuple(r.split("|")) for r in psql(url, sql).split()]
+    con = sqlite3.connect(url, isolation_level=None)
+    rows = [tuple(str(c) for c in r) for r in con.execute(sql).fetchall()]
+    con.close()
+    return rows
+
+
+def test_old_verdict_codes_read():
+    """Issue 23: a history whose rows hold the verdict codes from before
+    (ok, noise, incomparable) judges and shows exactly as one holding
+    today's (no_change, too_noisy, not_comparable); new rows are stored
+    in today's codes. A slow debug-kernel run (not comparable) is left out
+    of the gate's recent runs under either spelling: under a third one it
+    is not, and the judgement changes (so the spelling is what is read)."""
+    url = pg_with_db("ksftm_oldcodes") if PG else os.path.join(TMP, "oldcodes.sqlite")
+    for k in range(8):
+        v = 100 + (k % 3) - 1
+        expect_rc(0, "ingest", "--db", url, "--run", f"o{k}", "--order", f"{k:02d}",
+                  run_log(f"old{k}.log", (v, v + 1, v - 1)))
+    expect_rc(0, "ingest", "--db", url, "--run", "dbg", "--order", "08",
+              "--context", "debug_kernel=1", run_log("dbg.log", (40, 41, 39)))
+    cur = run_log("cur.log", (93, 94, 92))
+    stored = {r[0] for r in db_exec(url, "SELECT DISTINCT verdict FROM ksftm_results")}
+    assert "not_comparable" in stored and "no_change" in stored, stored
+    assert not stored & {"ok", "noise", "incomparable"}, stored
+
+    def judged():
+        rc, out, _ = run("compare", "--db", url, "--format", "json", cur)
+        hist, _ = expect_rc(0, "history", "--db", url, "--format", "json")
+        text, _ = expect_rc(0, "history", "--db", url)
+        return out, hist, text, rc
+
+    new = judged()
+    db_exec(url, "UPDATE ksftm_results SET verdict = CASE verdict WHEN 'no_change' THEN 'ok'"
+            " WHEN 'too_noisy' THEN 'noise' WHEN 'not_comparable' THEN 'incomparable'"
+            " ELSE verdict END")
+    stored = {r[0] for r in db_exec(url, "SELECT DISTINCT verdict FROM ksftm_results")}
+    assert "incomparable" in stored and "ok" in stored, stored
+    old = judged()
+    assert old == new, (old, new)
+    states = {p["state"] for s in json.loads(new[1])["series"] for p in s["points"]}
+    assert states == {"new", "no_change", "not_comparable"}, states
+    assert "NO CHANGE" in new[2] and "NOT COMPARABLE" in new[2], new[2]
+    assert not any(w in new[0] for w in ('"ok"', '"noise"', '"incomparable"')), new[0]
+    # The debug run under a spelling nobody writes: it counts, and the
+    # judgement changes.
+    db_exec(url, "UPDATE ksftm_results SET verdict = 'other' WHERE verdict = 'incomparable'")
+    assert judged()[0] != new[0], new[0]
 
 
 if __name__ == "__main__":

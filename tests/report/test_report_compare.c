@@ -93,7 +93,7 @@ START_TEST(test_allowance_higher)
 	ck_assert_uint_eq(o.row.n_current, 1);
 	ck_assert(isnan(o.row.p_value));	/* one current sample */
 	o = compare(three_runs, POL(HIGHER_5) M(1, 95) "ok 1 t\n", -1, 0);
-	ck_assert_str_eq(o.row.verdict, "ok");		/* exactly at the edge */
+	ck_assert_str_eq(o.row.verdict, "no_change");		/* exactly at the edge */
 	ck_assert_int_eq(o.failing, 0);
 	o = compare(three_runs, POL(HIGHER_5) M(1, 105.5) "ok 1 t\n", -1, 0);
 	ck_assert_str_eq(o.row.verdict, "improvement");
@@ -115,7 +115,7 @@ START_TEST(test_allowance_absolute_and_lower)
 	/* max(5% of 100, 10) = 10: 94 is within, 89 is not. */
 	o = compare(abs_runs, ABS_POL M(1, 94) "ok 1 t\n", -1, 0);
 	ru_assert_num(o.row.allowance, 10);
-	ck_assert_str_eq(o.row.verdict, "ok");
+	ck_assert_str_eq(o.row.verdict, "no_change");
 	o = compare(abs_runs, ABS_POL M(1, 89) "ok 1 t\n", -1, 0);
 	ck_assert_str_eq(o.row.verdict, "regression");
 	/* The current run's policy decides: without one, nothing is gated. */
@@ -143,7 +143,7 @@ START_TEST(test_median_of_runs)
 
 	ru_assert_num(o.row.baseline, 105);
 	ru_assert_num(o.row.allowance, 5.25);
-	ck_assert_str_eq(o.row.verdict, "ok");		/* 100 >= 99.75 */
+	ck_assert_str_eq(o.row.verdict, "no_change");		/* 100 >= 99.75 */
 	/* Two runs and two current samples: a p-value. Baseline pool {100,110}. */
 	o = compare(runs, POL(HIGHER_5) M(1, 50) M(2, 60) "ok 1 t\n", -1, 0);
 	ck_assert_str_eq(o.row.verdict, "regression");
@@ -166,7 +166,7 @@ START_TEST(test_compare_independent_of_summarize)
 
 	ru_assert_close(o.row.baseline, 4.6, 1e-15);
 	ru_assert_num(o.row.current, 4.6);
-	ck_assert_str_eq(o.row.verdict, "ok");
+	ck_assert_str_eq(o.row.verdict, "no_change");
 }
 END_TEST
 
@@ -185,7 +185,7 @@ START_TEST(test_alpha)
 	ck_assert_uint_eq(o.row.n_baseline, 3);
 	ck_assert_uint_eq(o.row.n_current, 3);
 	o = compare(runs, cur, -1, 0.05);
-	ck_assert_str_eq(o.row.verdict, "noise");		/* p = 0.1 >= 0.05 */
+	ck_assert_str_eq(o.row.verdict, "too_noisy");		/* p = 0.1 >= 0.05 */
 	ck_assert_int_eq(o.failing, 0);
 	o = compare(runs, cur, -1, 0.2);
 	ck_assert_str_eq(o.row.verdict, "regression");
@@ -213,7 +213,7 @@ START_TEST(test_tolerance)
 	ck_assert_str_eq(o.row.verdict, "regression");	/* 89 < 100 - 10 */
 	ru_assert_num(o.row.allowance, 10);
 	o = compare(runs, cur, 12, 0);
-	ck_assert_str_eq(o.row.verdict, "ok");
+	ck_assert_str_eq(o.row.verdict, "no_change");
 }
 END_TEST
 
@@ -224,11 +224,11 @@ START_TEST(test_zperf_gate)
 	struct outcome o;
 
 	o = compare(runs, "ZPERF-RESULT udp4_mbps=12.5\n", -1, 0);
-	ck_assert_str_eq(o.row.verdict, "ok");		/* -4.6% */
+	ck_assert_str_eq(o.row.verdict, "no_change");		/* -4.6% */
 	o = compare(runs, "ZPERF-RESULT udp4_mbps=12.3\n", -1, 0);
 	ck_assert_str_eq(o.row.verdict, "regression");	/* -6.1% */
 	o = compare(runs, "ZPERF-RESULT udp4_mbps=12.3\n", 7, 0);
-	ck_assert_str_eq(o.row.verdict, "ok");
+	ck_assert_str_eq(o.row.verdict, "no_change");
 	o = compare(runs, "ZPERF-RESULT udp4_mbps=12.5\n", 1, 0);
 	ck_assert_str_eq(o.row.verdict, "regression");
 }
@@ -266,7 +266,7 @@ START_TEST(test_new_and_missing)
 	ck_assert_int_eq(ksft_metric_report_comparison_row(c, 3, &row), -ERANGE);
 	ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_TEXT,
 							      &text, &len), 0);
-	ck_assert_msg(strstr(text, "3 rows: 1 new 2 missing\nRESULT: REGRESSION\n"), "%s", text);
+	ck_assert_msg(strstr(text, "3 rows: 2 missing 1 new\nRESULT: REGRESSION\n"), "%s", text);
 	free(text);
 	ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_OPENMETRICS,
 							      &text, &len), -EINVAL);
@@ -303,11 +303,11 @@ START_TEST(test_per_element_rows)
 	ck_assert_uint_eq(ksft_metric_report_comparison_rows(c), 3);
 	ksft_metric_report_comparison_row(c, 0, &row);
 	ck_assert_int_eq(row.element, 0);
-	ck_assert_str_eq(row.verdict, "ok");		/* 1.5 <= 1 + 1 */
+	ck_assert_str_eq(row.verdict, "no_change");		/* 1.5 <= 1 + 1 */
 	ksft_metric_report_comparison_row(c, 1, &row);
 	ck_assert_str_eq(row.verdict, "regression");	/* 4 > 2 + 1 */
 	ksft_metric_report_comparison_row(c, 2, &row);
-	ck_assert_str_eq(row.verdict, "incomparable");	/* no baseline CPU 2 */
+	ck_assert_str_eq(row.verdict, "not_comparable");	/* no baseline CPU 2 */
 	ksft_metric_report_comparison_free(c);
 	ksft_metric_report_baseline_free(b);
 	ksft_metric_report_free(r);
@@ -375,7 +375,7 @@ START_TEST(test_baseline_flat_zperf)
 	ck_assert_str_eq(row.name, "udp4_mbps");
 	ck_assert_str_eq(row.verdict, "regression");
 	ksft_metric_report_comparison_row(c, 1, &row);
-	ck_assert_str_eq(row.verdict, "ok");
+	ck_assert_str_eq(row.verdict, "no_change");
 	ksft_metric_report_comparison_free(c);
 	ksft_metric_report_baseline_free(b);
 	ksft_metric_report_free(r);

@@ -17,6 +17,7 @@
 #include "ab.h"
 #include "cli.h"
 #include "order_stats.h"
+#include "verdict_vocab.h"
 
 static const char ab_usage[] =
 	"usage: ksft-metric ab [--alpha A] [--tolerance PCT] [--format text|json]\n"
@@ -195,20 +196,22 @@ static int take_series(const struct ksft_metric_report *r, size_t i, struct ab_g
 	return ret;
 }
 
-static const char *verdict_text(const struct ab_group *g, int json)
+/* The verdict's code (JSON) or, with @text, its name (verdict_vocab.h). */
+static const char *verdict_text(const struct ab_group *g, int text)
 {
+	const char *code;
+
 	if (!g->judged)
-		return json ? "untracked" : "UNTRACKED";
-	switch (g->res.verdict) {
-	case GATE_REGRESSION:
-		return json ? "regression" : "REGRESSION";
-	case GATE_IMPROVEMENT:
-		return json ? "improvement" : "IMPROVEMENT";
-	case GATE_TOO_NOISY:
-		return json ? "noise" : "TOO NOISY";
-	default:
-		return json ? "ok" : "NO CHANGE";
-	}
+		code = KSFTM_VERDICT_UNTRACKED;
+	else if (g->res.verdict == GATE_REGRESSION)
+		code = KSFTM_VERDICT_REGRESSION;
+	else if (g->res.verdict == GATE_IMPROVEMENT)
+		code = KSFTM_VERDICT_IMPROVEMENT;
+	else if (g->res.verdict == GATE_TOO_NOISY)
+		code = KSFTM_VERDICT_TOO_NOISY;
+	else
+		code = KSFTM_VERDICT_NO_CHANGE;
+	return text ? ksftm_verdict_name(code) : code;
 }
 
 static void print_text(FILE *f, const struct ab_groups *gs, size_t judged, double alpha,
@@ -226,7 +229,7 @@ static void print_text(FILE *f, const struct ab_groups *gs, size_t judged, doubl
 		snprintf(title, sizeof(title), "%s %s%s", g->case_name, g->name,
 			 strcmp(g->labels, "{}") ? g->labels : "");
 		fprintf(f, "%-48s %5zu %9.4f %+7.2f%% %9.2g  %s\n", title, g->res.n_pairs,
-			g->res.ratio, 100 * (g->res.ratio - 1), p, verdict_text(g, 0));
+			g->res.ratio, 100 * (g->res.ratio - 1), p, verdict_text(g, 1));
 	}
 	fprintf(f, "\n%zu series, %zu judged at alpha %g each (%g over the run)\n"
 		"RESULT: %s\n", gs->n, judged, judged ? alpha / (double)judged : alpha, alpha,
@@ -251,7 +254,7 @@ static int print_json(FILE *f, const struct ab_groups *gs, double alpha, int fai
 					"ratio", isfinite(g->res.ratio) ? json_real(g->res.ratio) :
 					json_null(), "p_worse", g->judged && isfinite(g->res.p_worse) ?
 					json_real(g->res.p_worse) : json_null(),
-					"verdict", verdict_text(g, 1));
+					"verdict", verdict_text(g, 0));
 
 		ret = row ? json_array_append_new(rows, row) : -1;
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "verdict_vocab.h"
 
 static const char compare_usage[] =
 	"usage: ksft-metric compare --baseline B.json [--baseline ...] [--tolerance PCT]\n"
@@ -29,10 +30,11 @@ static const char compare_usage[] =
 	"series, so Q is the rate of runs with any false alarm) and it exceeds the\n"
 	"policy's tolerance. P is the adjusted p-value.\n"
 	"\n"
-	"Verdicts (JSON and CSV: the code in brackets): REGRESSION [regression],\n"
-	"IMPROVEMENT [improvement], NO CHANGE [ok], TOO NOISY [noise] (too noisy to\n"
-	"tell), NEW [new], MISSING [missing], NOT COMPARABLE [incomparable] (a debug\n"
-	"kernel or KSFT_MACHINE_SLOW), UNTRACKED [untracked] (no regression policy).\n"
+	"Verdicts: REGRESSION, IMPROVEMENT, NO CHANGE, TOO NOISY (too noisy to\n"
+	"tell: a line after the table says what would settle it), DISTURBED (the\n"
+	"machine was measurably disturbed: rerun), NEW, MISSING, NOT COMPARABLE (a\n"
+	"debug kernel or KSFT_MACHINE_SLOW), UNTRACKED (no regression policy).\n"
+	"JSON and CSV spell them in snake_case: no_change, too_noisy, ...\n"
 	"The text table shows tracked series (with a direction; --all: every one),\n"
 	"fits 120 columns and ends with a legend.\n"
 	"\n"
@@ -67,7 +69,7 @@ static const char compare_usage[] =
 	"Exit status: 0 no regression, 1 regression (or a gated series missing\n"
 	"without --allow-missing), 2 bad usage, unreadable input or a --db that\n"
 	"cannot judge the run (see --first-run); --bisect changes them. TOO NOISY,\n"
-	"NEW, NOT COMPARABLE and UNTRACKED never fail the gate.\n";
+	"DISTURBED, NEW, NOT COMPARABLE and UNTRACKED never fail the gate.\n";
 
 enum { OPT_BISECT = 256, OPT_ALL };
 
@@ -89,9 +91,10 @@ static int bisect_status(const struct ksft_metric_report_comparison *cmp)
 
 		if (ksft_metric_report_comparison_row(cmp, i, &row) || !row.better)
 			continue;	/* untracked: no direction, never a verdict */
-		if (!strcmp(row.verdict, "regression"))
+		if (!strcmp(row.verdict, KSFTM_VERDICT_REGRESSION))
 			return EXIT_REGRESSION;
-		if (!strcmp(row.verdict, "ok") || !strcmp(row.verdict, "improvement"))
+		if (!strcmp(row.verdict, KSFTM_VERDICT_NO_CHANGE) ||
+		    !strcmp(row.verdict, KSFTM_VERDICT_IMPROVEMENT))
 			judged++;
 		else
 			unsure++;
@@ -101,7 +104,7 @@ static int bisect_status(const struct ksft_metric_report_comparison *cmp)
 
 /*
  * The JSON of a comparison the history could not judge: its rows (each
- * verdict "no_history", failing), "result": "error" and the reason.
+ * verdict no_history, failing), "result": "error" and the reason.
  */
 static char *unusable_json(const char *text, const char *why, size_t *len)
 {
@@ -112,7 +115,7 @@ static char *unusable_json(const char *text, const char *why, size_t *len)
 	if (!doc)
 		return NULL;
 	json_array_foreach(json_object_get(doc, "rows"), i, row) {
-		json_object_set_new(row, "verdict", json_string("no_history"));
+		json_object_set_new(row, "verdict", json_string(KSFTM_VERDICT_NO_HISTORY));
 		json_object_set_new(row, "fails", json_true());
 	}
 	json_object_set_new(doc, "failing", json_integer((json_int_t)json_array_size(

@@ -24,12 +24,14 @@ static const char html_usage[] =
 	"and unit; then per case its headline numbers and its charts, series that\n"
 	"stay 0 as one line of text. Every series has an anchor (#s-...). With\n"
 	"--db: each verdict's sparkline and per series its trend over the runs,\n"
-	"change points marked (verdicts from the history gate without --baseline).\n"
+	"change points and the gate's band marked (verdicts from the history gate\n"
+	"without --baseline).\n"
 	"\n"
 	"  -o, --output OUT     the HTML file (required; '-' for stdout)\n"
 	"  -b, --baseline FILE  baseline file(s) for the verdicts\n"
 	"  -D, --db DB          run history (SQLite file or postgresql://...)\n"
-	"  -x, --context K=V    the current run's context, for the history gate\n"
+	"  -x, --context K=V    the current run's context, for the history gate;\n"
+	"                       the trends show the runs comparable with it\n"
 	"      --first-run      as for compare --db: the history starts here\n"
 	"  -t, --tolerance PCT  as for compare\n"
 	"  -a, --alpha A        as for compare\n"
@@ -49,6 +51,7 @@ static const char css[] =
 	"td.series{max-width:520px;overflow-wrap:anywhere}\n"
 	"tr.regression td.verdict{color:#b00020;font-weight:bold}\n"
 	"tr.improvement td.verdict{color:#1b7f2a;font-weight:bold}\n"
+	"td.verdict div.needs{color:#555;font-size:12px;max-width:300px;white-space:normal}\n"
 	"span.regression{color:#b00020;font-weight:bold}span.improvement{color:#1b7f2a;font-weight:bold}\n"
 	".grid{display:flex;flex-wrap:wrap;align-items:flex-start;gap:8px;margin:6px 0}\n"
 	"figure.chart{margin:0;border:1px solid #ddd;background:#fff}\n"
@@ -203,7 +206,7 @@ int cmd_html(int argc, char **argv)
 			free(why);
 			goto out;
 		}
-		if (h && html_history_load(&pg, h)) {
+		if (h && html_history_load(&pg, h, (const char *const *)cc.context, cc.n_context)) {
 			cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 			goto out;
 		}

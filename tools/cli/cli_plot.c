@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "chart.h"
+#include "verdict_vocab.h"
 
 #define WIDTH 1000.0
 #define CELL_W 485.0		/* two charts side by side */
@@ -448,8 +449,8 @@ static int draw_bars(struct plot *p, const struct ksft_metric_report_comparison 
 		}
 		big = fmax(fabs(isfinite(row.baseline) ? row.baseline : 0),
 			   fabs(isfinite(row.current) ? row.current : 0));
-		color = !strcmp(row.verdict, "regression") ? "#d62728" :
-			!strcmp(row.verdict, "improvement") ? "#2ca02c" : "#1f77b4";
+		color = !strcmp(row.verdict, KSFTM_VERDICT_REGRESSION) ? "#d62728" :
+			!strcmp(row.verdict, KSFTM_VERDICT_IMPROVEMENT) ? "#2ca02c" : "#1f77b4";
 		svg_text(&p->s, x0 - 10, p->y + 12, "end", 10, "#000000", tail(label, 70));
 		free(label);
 		if (isfinite(row.baseline) && big > 0)
@@ -463,7 +464,8 @@ static int draw_bars(struct plot *p, const struct ksft_metric_report_comparison 
 		value_text(buf, sizeof(buf), row.current, row.display_scale, row.display_label);
 		svg_text(&p->s, x0 + bw + 8, p->y + 19, "start", 9, "#000000",
 			 fit_text(buf, 90, 9));
-		svg_text(&p->s, x0 + bw + 104, p->y + 13, "start", 10, color, row.verdict);
+		svg_text(&p->s, x0 + bw + 104, p->y + 13, "start", 10, color,
+			 ksftm_verdict_name(row.verdict));
 		p->y += 24;
 		drawn++;
 	}

@@ -28,6 +28,7 @@
 
 #include "cli.h"
 #include "html.h"
+#include "verdict_vocab.h"
 
 #define SITE_MARKER ".ksft-metric-site"
 #define SITE_LAST 200		/* runs per series (the page's chart) */
@@ -39,10 +40,11 @@ static const char site_usage[] =
 	"A static site over the whole history: DIR/index.html lists every series,\n"
 	"grouped by case, with its trend (a sparkline), latest value and latest\n"
 	"verdict; DIR/s-....html is one page per series (its trend over the runs\n"
-	"with the spread of the gate's window, change points, accepted levels and\n"
-	"pinned baselines; its runs and change points). A series' page name is its\n"
-	"anchor (a slug of the series plus a hash), the same in every build of\n"
-	"the site and in html's pages. Self-contained: inline CSS and SVG.\n"
+	"with the gate's band (where one run alone alarms), change points,\n"
+	"accepted levels and pinned baselines; its runs and change points). A\n"
+	"series' page name is its anchor (a slug of the series plus a hash), the\n"
+	"same in every build of the site and in html's pages. Self-contained:\n"
+	"inline CSS and SVG.\n"
 	"\n"
 	"  -D, --db DB          the history (SQLite file or postgresql://...)\n"
 	"  -o, --output DIR     the site's directory (created; must be empty or\n"
@@ -246,7 +248,7 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 		html_printf(o, "</td><td class=\"num\">%s</td><td class=\"", buf);
 		html_escape(o, jstr(pt, "state"));
 		html_printf(o, "\">");
-		html_escape(o, jstr(pt, "state"));
+		html_escape(o, ksftm_verdict_name(jstr(pt, "state")));
 		if (json_is_true(json_object_get(pt, "pinned")))
 			html_printf(o, ", pinned");
 		html_printf(o, "</td><td class=\"meta\">");
@@ -270,8 +272,9 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 /* The latest verdicts a look is worth first. */
 static int state_rank(const char *st)
 {
-	static const char *const order[] = { "regression", "improvement", "noise", "ok",
-					     "accepted", "new" };
+	static const char *const order[] = { KSFTM_VERDICT_REGRESSION, KSFTM_VERDICT_IMPROVEMENT,
+					     KSFTM_VERDICT_TOO_NOISY, KSFTM_VERDICT_NO_CHANGE,
+					     KSFTM_VERDICT_ACCEPTED, KSFTM_VERDICT_NEW };
 	size_t i;
 
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
@@ -295,7 +298,7 @@ static void index_row(struct html_page *pg, json_t *s, const char *anchor)
 	html_printf(&pg->out, "<td class=\"num\">%s</td><td class=\"verdict ", buf);
 	html_escape(&pg->out, jstr(last, "state"));
 	html_printf(&pg->out, "\">");
-	html_escape(&pg->out, jstr(last, "state"));
+	html_escape(&pg->out, ksftm_verdict_name(jstr(last, "state")));
 	html_printf(&pg->out, "</td><td>");
 	html_escape(&pg->out, jstr(last, "run"));
 	html_printf(&pg->out, "</td><td class=\"num\">%zu</td></tr>\n",
@@ -310,12 +313,14 @@ static int index_page(struct html_page *pg, const char *title, const char *db)
 {
 	json_t *series = json_object_get(pg->history, "series"), *s;
 	size_t n = json_array_size(series), i, j, counts[7] = { 0 };
-	static const char *const names[] = { "regression", "improvement", "noise", "ok",
-					     "accepted", "new", "other" };
+	static const char *const names[] = { KSFTM_VERDICT_REGRESSION, KSFTM_VERDICT_IMPROVEMENT,
+					     KSFTM_VERDICT_TOO_NOISY, KSFTM_VERDICT_NO_CHANGE,
+					     KSFTM_VERDICT_ACCEPTED, KSFTM_VERDICT_NEW, "other" };
 	char **anchors = calloc(n + 1, sizeof(char *));
 	char *done = calloc(n + 1, 1);
 	int ret = -1, r;
 	struct svg body = { 0 };
+	char low[32];
 
 	if (!anchors || !done)
 		goto out;
@@ -331,7 +336,7 @@ static int index_page(struct html_page *pg, const char *title, const char *db)
 	for (i = 0; i < 7; i++)
 		if (counts[i])
 			html_printf(&body, " <span class=\"%s\">%zu %s</span>", names[i], counts[i],
-				    names[i]);
+				    ksftm_verdict_lower(names[i], low, sizeof(low)));
 	html_printf(&body, "</p>\n");
 	/* Cases in order of first appearance, each gathered in one pass over
 	 * the series left: quadratic in the cases only in the worst case. */

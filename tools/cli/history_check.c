@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "verdict_vocab.h"
 
 static int is_pg(const char *db)
 {
@@ -250,7 +251,8 @@ static int judged_any(const struct ksft_metric_report_comparison *cmp)
 		struct ksft_metric_report_row row = { .sz = sizeof(row) };
 
 		if (!ksft_metric_report_comparison_row(cmp, i, &row) &&
-		    strcmp(row.verdict, "new") && strcmp(row.verdict, "missing"))
+		    strcmp(row.verdict, KSFTM_VERDICT_NEW) &&
+		    strcmp(row.verdict, KSFTM_VERDICT_MISSING))
 			return 1;
 	}
 	return 0;

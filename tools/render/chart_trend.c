@@ -2,7 +2,8 @@
  * One series' trend over the runs of its history (the JSON of
  * ksft_metric_report_history_format()), with what the gate saw: the x
  * axis names each run (id, date, commit or kernel), the current run is
- * marked, the noise band of the gate's window shaded, the policy's
+ * marked, the gate's own band shaded (the history JSON's "gate": its level
+ * and the lines a run beyond which alarms on its own), the policy's
  * tolerance around the baseline dashed, change points, accepted levels
  * and pinned baselines drawn; every mark's hover text says what it is.
  */
@@ -14,11 +15,8 @@
 #include <string.h>
 
 #include "html.h"
+#include "verdict_vocab.h"
 
-#define TREND_WINDOW 30		/* the gate's default window (runs) */
-#define TREND_MIN_RUNS 5	/* fewer: the gate says "too noisy to tell" */
-#define TREND_Q 0.007		/* the band's two-sided rate (a picture of the
-				   window's spread, not the gate's CUSUM) */
 #define TREND_LABEL_W 66.0	/* pixels per x axis label */
 #define TREND_BOTTOM 64.0	/* three label lines and the legend */
 
@@ -37,113 +35,91 @@ static int has_value(json_t *pt, double sc, double *v)
 	return 1;
 }
 
-/* The standard normal quantile (Acklam's rational approximation). */
-static double normal_quantile(double p)
+static double num(json_t *o, const char *key)
 {
-	static const double a[] = { -39.69683028665376, 220.9460984245205, -275.9285104469687,
-				    138.3577518672690, -30.66479806614716, 2.506628277459239 };
-	static const double b[] = { -54.47609879822406, 161.5858368580409, -155.6989798598866,
-				    66.80131188771972, -13.28068155288572 };
-	static const double c[] = { -0.007784894002430293, -0.3223964580411365, -2.400758277161838,
-				    -2.549732539343734, 4.374664141464968, 2.938163982698783 };
-	static const double d[] = { 0.007784695709041462, 0.3224671290700398, 2.445134137142996,
-				    3.754408661907416 };
-	double q, r;
+	json_t *v = json_object_get(o, key);
 
-	if (p < 0.02425) {
-		q = sqrt(-2 * log(p));
-		return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-		       ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-	}
-	if (p > 1 - 0.02425)
-		return -normal_quantile(1 - p);
-	q = p - 0.5;
-	r = q * q;
-	return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
-	       (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-}
-
-/* Student's t quantile with @df degrees of freedom (Cornish-Fisher from the
- * normal one; within 1 % from 4 degrees of freedom on: a picture's band). */
-static double t_quantile(double p, double df)
-{
-	double z = normal_quantile(p), z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
-
-	return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df * df) +
-	       (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * df * df * df);
-}
-
-static double skewness(const double *w, size_t n, int logs)
-{
-	double m = 0, m2 = 0, m3 = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		m += logs ? log(w[i]) : w[i];
-	m /= (double)n;
-	for (i = 0; i < n; i++) {
-		double v = (logs ? log(w[i]) : w[i]) - m;
-
-		m2 += v * v;
-		m3 += v * v * v;
-	}
-	m2 /= (double)n;
-	return m2 > 0 ? m3 / (double)n / pow(m2, 1.5) : 0;
+	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 /*
- * The gate's window before point @end: the last TREND_WINDOW measured
- * points that are not unaccepted regressions, from the latest accepted
- * level on; its prediction interval at TREND_Q (two-sided, on logarithms
- * or values, whichever is more symmetric: lib/report/judge/gate.h) in
- * [*lo, *hi], its first point's index in *from. Returns 0, or -1 when
- * the window has fewer than TREND_MIN_RUNS runs (the gate cannot tell).
+ * The gate's band of the series (the history JSON's "gate": gate_band.h),
+ * scaled by @sc: the level and the lines a run beyond which alarms on its
+ * own, toward worse and toward better. Returns 1 when the gate judged the
+ * run the chart ends with (@next: the current run beside the history,
+ * html --db; else the latest stored run, site), 0 when not (then *why
+ * says why, or is NULL when the series has no gate object).
  */
-int trend_band(json_t *points, size_t end, double sc, double *lo, double *hi, size_t *from)
+static int gate_band(json_t *series, int next, double sc, double *level, double *worse,
+		     double *better, const char **why)
 {
-	double w[TREND_WINDOW], m = 0, ss = 0, t, half;
-	size_t n = 0, i, start = 0;
-	int logs = 1;
+	json_t *g = json_object_get(series, "gate");
+	const char *run = json_string_value(json_object_get(g, "applies_to"));
 
-	/* While a run is pinned, windows end at the latest pinned one. */
-	for (i = end; i-- > 0;)
-		if (json_is_true(json_object_get(json_array_get(points, i), "pinned"))) {
-			end = i + 1;
-			break;
-		}
-	for (i = 0; i < end; i++) {
-		const char *st = str(json_array_get(points, i), "state");
-
-		if (st && !strcmp(st, "accepted") &&
-		    (!i || !str(json_array_get(points, i - 1), "state") ||
-		     strcmp(str(json_array_get(points, i - 1), "state"), "accepted")))
-			start = i;
+	*why = NULL;
+	*level = *worse = *better = NAN;
+	if (!json_is_object(g))
+		return 0;
+	if (!json_is_true(json_object_get(g, "judged")) || !run ||
+	    strcmp(run, next ? "next" : "latest")) {
+		*why = json_string_value(json_object_get(g, "reason"));
+		if (!*why)
+			*why = "the gate's band is of another run than this chart's";
+		return 0;
 	}
-	for (i = end; i-- > start && n < TREND_WINDOW;) {
-		json_t *pt = json_array_get(points, i);
-		const char *st = str(pt, "state");
-		double v;
-
-		if ((st && !strcmp(st, "regression")) || !has_value(pt, sc, &v))
-			continue;
-		w[n++] = v;
-		*from = i;
-		logs &= v > 0;
+	*level = num(g, "level") * sc;
+	*worse = num(g, "alarm_worse") * sc;
+	*better = num(g, "alarm_better") * sc;
+	if (!isfinite(*level)) {
+		*why = "the gate gave no level";
+		return 0;
 	}
-	if (n < TREND_MIN_RUNS)
-		return -1;
-	if (logs && fabs(skewness(w, n, 1)) > fabs(skewness(w, n, 0)))
-		logs = 0;
-	for (i = 0; i < n; i++)
-		m += logs ? log(w[i]) : w[i];
-	m /= (double)n;
-	for (i = 0; i < n; i++)
-		ss += ((logs ? log(w[i]) : w[i]) - m) * ((logs ? log(w[i]) : w[i]) - m);
-	t = t_quantile(1 - TREND_Q / 2, (double)(n - 1));
-	half = t * sqrt(ss / (double)(n - 1)) * sqrt(1.0 + 1.0 / (double)n);
-	*lo = logs ? exp(m - half) : m - half;
-	*hi = logs ? exp(m + half) : m + half;
-	return 0;
+	return 1;
+}
+
+/* "1.2 %" or, below 0.1 %, "0.034 %" (a noise sigma). */
+static void pct_text(char *buf, size_t size, double pct)
+{
+	if (!isfinite(pct))
+		snprintf(buf, size, "unknown");
+	else
+		snprintf(buf, size, fabs(pct) >= 0.1 ? "%.2f %%" : "%.2g %%", pct);
+}
+
+/* The band's hover text: what the gate does with it, in its numbers. */
+static void gate_title(struct svg *s, json_t *g, double sc, const char *unit, int next)
+{
+	char a[96], b[96], sg[32], sb[32], sw[32];
+	double worse = num(g, "alarm_worse"), better = num(g, "alarm_better");
+
+	pct_text(sg, sizeof(sg), num(g, "sigma_pct"));
+	pct_text(sb, sizeof(sb), num(g, "sigma_between_pct"));
+	pct_text(sw, sizeof(sw), num(g, "sigma_within_pct"));
+	svg_printf(s, "<title>gate: a run beyond this line alarms on its own; noise sigma = ");
+	svg_escape(s, sg);
+	svg_printf(s, " (between runs ");
+	svg_escape(s, sb);
+	svg_printf(s, ", within ");
+	svg_escape(s, sw);
+	svg_printf(s, "). Level ");
+	value_text(a, sizeof(a), num(g, "level"), sc, unit);
+	svg_escape(s, a);
+	svg_printf(s, " (median of %lld runs); %s: worse than ",
+		   (long long)json_integer_value(json_object_get(g, "runs")),
+		   next ? "this run" : "the latest run");
+	value_text(a, sizeof(a), worse, sc, unit);
+	value_text(b, sizeof(b), better, sc, unit);
+	svg_escape(s, isfinite(worse) ? a : "(none)");
+	svg_printf(s, " a regression, better than ");
+	svg_escape(s, isfinite(better) ? b : "(none)");
+	svg_printf(s, " an improvement, if also beyond the tolerance (run-alone threshold "
+		   "z = %.2f at the series' budget %.2g of the run's q). The CUSUM catches "
+		   "smaller lasting changes: %.2f before this run",
+		   num(g, "z_alarm"), num(g, "budget"), num(g, "cusum_before"));
+	if (isfinite(num(g, "cusum")))
+		svg_printf(s, ", %.2f after it", num(g, "cusum"));
+	svg_printf(s, ", alarm at h = %.2f%s</title>", num(g, "h"),
+		   json_is_true(json_object_get(g, "fresh")) ? " (restarted at the pinned run)" : "");
 }
 
 /* What names a run on the axis: a commit, else the kernel. */
@@ -204,7 +180,7 @@ void trend_point_title(struct svg *s, json_t *pt, double scale, const char *unit
 	svg_escape(s, buf);
 	if (state) {
 		svg_printf(s, ", ");
-		svg_escape(s, state);
+		svg_escape(s, ksftm_verdict_name(state));
 	}
 	if (json_is_true(json_object_get(pt, "pinned")))
 		svg_printf(s, ", pinned baseline");
@@ -236,9 +212,9 @@ struct legend {
 	double x, y, right;
 };
 
-/* A swatch of a mark (@cls: current, band, tolerance, change, level, pin)
- * and its name. */
-static void legend_item(struct legend *l, const char *cls, const char *text)
+/* A swatch of a mark (@cls: current, band, noband, tolerance, change,
+ * level, pin), its name and a hover text (@title, NULL: none). */
+static void legend_item(struct legend *l, const char *cls, const char *text, const char *title)
 {
 	static const char *const line[][2] = {
 		{ "tolerance", "stroke=\"#7f7f7f\" stroke-dasharray=\"2 3\"" },
@@ -257,12 +233,23 @@ static void legend_item(struct legend *l, const char *cls, const char *text)
 			   "stroke=\"#000000\" stroke-width=\"2\"/>", l->x + 6, y);
 	else if (!strcmp(cls, "band"))
 		svg_printf(l->s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"8\" "
-			   "fill=\"#1f77b4\" fill-opacity=\"0.25\"/>", l->x, y - 4);
+			   "fill=\"#1f77b4\" fill-opacity=\"0.25\"/><line x1=\"%.1f\" y1=\"%.1f\" "
+			   "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ff7f0e\" stroke-width=\"1.5\"/>",
+			   l->x, y - 4, l->x, y + 4, l->x + 14, y + 4);
+	else if (!strcmp(cls, "noband"))
+		svg_printf(l->s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"8\" "
+			   "fill=\"none\" stroke=\"#1f77b4\" stroke-dasharray=\"2 2\"/>",
+			   l->x, y - 4);
 	for (i = 0; i < sizeof(line) / sizeof(line[0]); i++)
 		if (!strcmp(cls, line[i][0]))
 			svg_printf(l->s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" %s/>",
 				   l->x, y, l->x + 14, y, line[i][1]);
 	svg_text(l->s, l->x + 18, l->y, "start", 9, "#333333", text);
+	if (title) {
+		svg_printf(l->s, "<title>gate: no band: ");
+		svg_escape(l->s, title);
+		svg_printf(l->s, "</title>");
+	}
 	svg_printf(l->s, "</g>\n");
 	l->x += w;
 }
@@ -297,9 +284,11 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 	json_t *points = json_object_get(series, "points"), *changes, *pt, *c;
 	double sc = isfinite(mk->scale) ? mk->scale : 1.0, lo = INFINITY, hi = -INFINITY;
 	double w = width - CHART_LEFT - CHART_RIGHT, v, blo = NAN, bhi = NAN, cur = NAN;
-	double tlo = NAN, thi = NAN, step, total;
+	double tlo = NAN, thi = NAN, glevel, gworse, gbetter, step, total;
 	size_t n = json_array_size(points), slots, i, from = 0, every, shown = 0;
+	json_t *gate = json_object_get(series, "gate");
 	int band, pins = 0, levels = 0;
+	const char *why;
 	struct legend lg;
 	struct chart ch;
 	char *text;
@@ -314,9 +303,16 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 		return 0;
 	if (mk->row && isfinite(mk->row->current * sc))
 		cur = mk->row->current * sc;
-	/* The band is the window before the current run: the whole history
-	 * with a current run beside it, else the points before the latest. */
-	band = !trend_band(points, isfinite(cur) ? n : n - 1, sc, &blo, &bhi, &from);
+	/* The gate's band for the run the chart ends with: the current run
+	 * beside the history (html --db), else the latest stored run (site).
+	 * A side without a line (nothing there alarms alone) is left open. */
+	band = gate_band(series, mk->row != NULL, sc, &glevel, &gworse, &gbetter, &why);
+	if (band) {
+		blo = fmin(gworse, gbetter);
+		bhi = fmax(gworse, gbetter);
+		from = (size_t)json_integer_value(json_object_get(gate, "from"));
+		from = from < n ? from : n ? n - 1 : 0;
+	}
 	if (mk->row && isfinite(mk->row->baseline) && isfinite(mk->row->allowance) &&
 	    mk->row->allowance > 0) {
 		tlo = (mk->row->baseline - mk->row->allowance) * sc;
@@ -330,8 +326,8 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 	if (band) {
 		double span = hi > lo ? hi - lo : fabs(hi) + 1;
 
-		lo = fmin(lo, fmax(blo, lo - span));
-		hi = fmax(hi, fmin(bhi, hi + span));
+		lo = fmin(lo, fmax(isfinite(blo) ? blo : lo, lo - span));
+		hi = fmax(hi, fmin(isfinite(bhi) ? bhi : hi, hi + span));
 	}
 	if (isfinite(tlo)) {
 		lo = fmin(lo, tlo);
@@ -351,24 +347,49 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 		return -1;
 	svg_text(out, 4, 16, "start", 13, "#000000", fit_text(text, width - 8, 13));
 	free(text);
-	/* The band behind everything. */
+	/* The gate's band behind everything: from its window's first run to
+	 * the run judged, between the lines where a run alone alarms. */
 	if (band) {
-		char a[96], b[96];
-		double y0 = chart_py(&ch, fmin(bhi, hi)), y1 = chart_py(&ch, fmax(blo, lo));
+		double x0 = chart_px(&ch, (double)from - 0.5), x1 = chart_px(&ch, (double)slots - 0.5);
+		double top = isfinite(gworse) && isfinite(gbetter) ? fmin(bhi, hi) : hi;
+		double bottom = isfinite(gworse) && isfinite(gbetter) ? fmax(blo, lo) : lo;
+		double y0, y1;
 
-		value_text(a, sizeof(a), blo, 1.0, mk->unit);
-		value_text(b, sizeof(b), bhi, 1.0, mk->unit);
-		svg_printf(out, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			   "fill=\"#1f77b4\" fill-opacity=\"0.13\"><title>spread of the gate's "
-			   "window (from run %zu on): ", chart_px(&ch, (double)from - 0.5), y0,
-			   chart_px(&ch, (double)slots - 0.5) - chart_px(&ch, (double)from - 0.5),
-			   y1 - y0, from + 1);
-		svg_escape(out, a);
-		svg_printf(out, " to ");
-		svg_escape(out, b);
-		svg_printf(out, " (the window's prediction interval at q = %g; the gate "
-			   "itself runs a CUSUM on the run-to-run noise of these runs)</title>"
-			   "</rect>\n", TREND_Q);
+		if (isfinite(gworse) != isfinite(gbetter)) {	/* one line only */
+			double edge = isfinite(gworse) ? gworse : gbetter;
+
+			if (edge > glevel)
+				top = fmin(edge, hi);
+			else
+				bottom = fmax(edge, lo);
+		}
+		y0 = chart_py(&ch, top);
+		y1 = chart_py(&ch, bottom);
+		svg_printf(out, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			   "height=\"%.1f\" fill=\"#1f77b4\" fill-opacity=\"0.13\" "
+			   "data-level=\"%.17g\" data-worse=\"%.17g\" data-better=\"%.17g\">",
+			   x0, y0, x1 - x0, y1 - y0, glevel, gworse, gbetter);
+		gate_title(out, gate, mk->scale, mk->unit, mk->row != NULL);
+		svg_printf(out, "</rect>\n<line class=\"gate-level\" x1=\"%.1f\" y1=\"%.1f\" "
+			   "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1f77b4\" stroke-width=\"1\" "
+			   "stroke-opacity=\"0.5\">", x0, chart_py(&ch, glevel), x1,
+			   chart_py(&ch, glevel));
+		{
+			char a[96];
+
+			value_text(a, sizeof(a), num(gate, "level"), mk->scale, mk->unit);
+			svg_printf(out, "<title>gate: the level the run is judged against, ");
+			svg_escape(out, a);
+			svg_printf(out, " (median of its window)</title></line>\n");
+		}
+		if (isfinite(gworse) && gworse >= lo && gworse <= hi) {
+			double y = chart_py(&ch, gworse);
+
+			svg_printf(out, "<line class=\"alarm\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+				   "y2=\"%.1f\" stroke=\"#ff7f0e\" stroke-width=\"1.5\">", x0, y, x1, y);
+			gate_title(out, gate, mk->scale, mk->unit, mk->row != NULL);
+			svg_printf(out, "</line>\n");
+		}
 	}
 	if (isfinite(tlo)) {
 		char a[96];
@@ -461,8 +482,8 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 		svg_printf(out, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"%s>",
 			   latest ? " current" : "", chart_px(&ch, (double)i), chart_py(&ch, v),
 			   latest ? "5" : "3",
-			   state && !strcmp(state, "regression") ? "#d62728" :
-			   state && !strcmp(state, "improvement") ? "#2ca02c" : "#1f77b4",
+			   state && !strcmp(state, KSFTM_VERDICT_REGRESSION) ? "#d62728" :
+			   state && !strcmp(state, KSFTM_VERDICT_IMPROVEMENT) ? "#2ca02c" : "#1f77b4",
 			   latest ? " stroke=\"#000000\" stroke-width=\"2\"" : "");
 		trend_point_title(out, pt, mk->scale, mk->unit);
 		svg_printf(out, "</circle>\n");
@@ -474,11 +495,11 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 		svg_printf(out, "<circle class=\"current\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" "
 			   "stroke=\"#000000\" stroke-width=\"2\"><title>this run: ",
 			   chart_px(&ch, (double)n), chart_py(&ch, cur),
-			   !strcmp(mk->row->verdict, "regression") ? "#d62728" :
-			   !strcmp(mk->row->verdict, "improvement") ? "#2ca02c" : "#ffffff");
+			   !strcmp(mk->row->verdict, KSFTM_VERDICT_REGRESSION) ? "#d62728" :
+			   !strcmp(mk->row->verdict, KSFTM_VERDICT_IMPROVEMENT) ? "#2ca02c" : "#ffffff");
 		svg_escape(out, a);
 		svg_printf(out, ", ");
-		svg_escape(out, mk->row->verdict);
+		svg_escape(out, ksftm_verdict_name(mk->row->verdict));
 		svg_printf(out, "</title></circle>\n");
 	}
 	/* The x axis: a label column every few runs, the newest always. */
@@ -507,17 +528,24 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 	}
 	/* The legend of the marks drawn. */
 	lg = (struct legend){ out, ch.x, ch.y + ch.h + 52, ch.x + ch.w };
-	legend_item(&lg, "current", isfinite(cur) ? "this run" : "latest run");
-	if (band)
-		legend_item(&lg, "band", "noise band");
+	legend_item(&lg, "current", isfinite(cur) ? "this run" : "latest run", NULL);
+	if (band) {
+		char t[96], p[32];
+
+		pct_text(p, sizeof(p), num(gate, "sigma_pct"));
+		snprintf(t, sizeof(t), "gate: a run beyond alarms alone (noise sigma = %s)", p);
+		legend_item(&lg, "band", t, NULL);
+	} else if (why) {
+		legend_item(&lg, "noband", "no gate band", why);
+	}
 	if (isfinite(tlo))
-		legend_item(&lg, "tolerance", "tolerance");
+		legend_item(&lg, "tolerance", "tolerance", NULL);
 	if (json_array_size(changes))
-		legend_item(&lg, "change", "change point");
+		legend_item(&lg, "change", "change point", NULL);
 	if (levels)
-		legend_item(&lg, "level", "accepted level");
+		legend_item(&lg, "level", "accepted level", NULL);
 	if (pins)
-		legend_item(&lg, "pin", "pinned baseline");
+		legend_item(&lg, "pin", "pinned baseline", NULL);
 	svg_printf(out, "</svg>");
 	total = CHART_TOP + height + TREND_BOTTOM;
 	return out->oom ? -1 : total;

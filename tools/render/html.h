@@ -68,8 +68,11 @@ struct html_page {
 int html_verdicts(struct html_page *pg);
 /* The case sections; returns -1 on failure. */
 int html_cases(struct html_page *pg);
-/* Read the history of @h (--db) into @pg; -1 on failure (errmsg says). */
-int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h);
+/* Read the history of @h (--db) into @pg: the runs comparable with the
+ * page's run (its context with the @context items over it, as the gate
+ * judged it); -1 on failure (errmsg says). */
+int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h,
+		      const char *const *context, size_t n_context);
 /* The anchor of a series of the history JSON (malloc'd; NULL: OOM or bad). */
 char *history_anchor(json_t *s);
 /* Index pg->history's series by anchor (after loading it); -1 on failure. */
@@ -98,18 +101,12 @@ struct trend_marks {
  * An <svg> of one history series (an element of the "series" array of
  * ksft_metric_report_history_format()'s JSON) @width wide with a plot
  * @height tall: runs named on the x axis, the current (or newest) run
- * marked, the gate's noise band, tolerance, change points, accepted
+ * marked, the gate's band (the JSON's "gate"), tolerance, change points, accepted
  * levels and pinned runs drawn, a legend of them. Returns the height
  * used, 0 when the series has no value, -1 on failure.
  */
 double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk,
 		   double width, double height);
-/*
- * The gate's window before point @end of @points and its prediction
- * interval (scaled by @sc); *@from is the window's first point. Returns
- * -1 when the window is too short for the gate to judge.
- */
-int trend_band(json_t *points, size_t end, double sc, double *lo, double *hi, size_t *from);
 /* Hover texts of a point and of a change point. */
 void trend_point_title(struct svg *s, json_t *pt, double scale, const char *unit);
 void trend_change_title(struct svg *s, json_t *c, double scale, const char *unit);

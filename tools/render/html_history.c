@@ -21,7 +21,8 @@
  * (issue 19). The gate beside it reads at most its window (30 runs) and
  * the level-shift rule's 63 per series (doc/regression-gate.rst).
  */
-int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h)
+int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h,
+		      const char *const *context, size_t n_context)
 {
 	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
 	json_error_t err;
@@ -30,6 +31,8 @@ int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h
 
 	o.last = HISTORY_RUNS;
 	o.report = pg->r;
+	o.context = context;	/* the run's, as the gate's: its comparable runs */
+	o.n_context = n_context;
 	if (ksft_metric_report_history_format(h, &o, KSFT_METRIC_REPORT_JSON, &text, &len))
 		return -1;
 	pg->history = json_loadb(text, len, 0, &err);
@@ -242,8 +245,9 @@ int html_history_section(struct html_page *pg)
 		goto out;
 	html_printf(&pg->out, "<section id=\"history\">\n<h2>History</h2>\n<p class=\"note\">"
 		    "Each series over the stored runs (oldest left) and this run; shaded: the "
-		    "spread of the gate's window, dashed grey: the tolerance around its "
-		    "baseline, dashed red: change points, green: accepted levels, purple: "
+		    "gate's band (a run beyond its orange line alarms on its own; the CUSUM "
+		    "also catches smaller lasting changes), dashed grey: the tolerance around "
+		    "its baseline, dashed red: change points, green: accepted levels, purple: "
 		    "pinned baselines. Hover a mark for its run, context and value.</p>\n"
 		    "<div class=\"grid trends\">\n");
 	/* Regressions and improvements, then noise and missing, then no change, then the rest. */

@@ -1,8 +1,8 @@
 /*
- * The page's first screen: the verdict of every gated series (regressions,
- * improvements, missing, too noisy to tell, no change, new, not
- * comparable, in that order), each with its value, baseline, change and
- * unit, linked to its series; then how many rows had each verdict.
+ * The page's first screen: the verdict of every gated series (in the
+ * vocabulary's order, verdict_vocab.h), each with its value, baseline,
+ * change and unit, linked to its series, and for a series too noisy to
+ * judge what it would need; then how many rows had each verdict.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -10,42 +10,57 @@
 #include <stdlib.h>
 #include <ctype.h>
 #include <string.h>
+#include <jansson.h>
 
 #include "html.h"
+#include "verdict_vocab.h"
 
-static const char *const kinds[] = {
-	"regression", "improvement", "noise", "ok", "new", "missing",
-	"untracked", "incomparable",
-};
-#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
-/* The verdict table's order. */
-static const char *const listed_kinds[] = {
-	"regression", "improvement", "missing", "noise", "ok", "new", "incomparable",
-};
-#define N_LISTED (sizeof(listed_kinds) / sizeof(listed_kinds[0]))
-
-/* What compare's text table calls them (one vocabulary: doc/consumer.rst). */
-static const char *const words[N_KINDS] = {
-	"regression", "improvement", "too noisy", "no change", "new", "missing",
-	"untracked", "not comparable",
-};
-
-static const char *verdict_words(const char *verdict)
+/* Listed in the table: every verdict but untracked (only counted). */
+static int listed(int kind)
 {
-	size_t k;
+	return strcmp(ksftm_verdicts[kind].code, KSFTM_VERDICT_UNTRACKED) != 0;
+}
 
-	for (k = 0; k < N_KINDS; k++)
-		if (!strcmp(verdict, kinds[k]))
-			return words[k];
-	return verdict;
+static void needs_count(struct html_page *pg, json_t *v, const char *what)
+{
+	if (json_is_number(v))
+		html_printf(&pg->out, "%.0f %s", json_number_value(v), what);
+	else
+		html_printf(&pg->out, "no number of %s", what);
+}
+
+/*
+ * What a too-noisy series would need (issue 22), from the comparison's
+ * JSON row ("needs", as compare --format json writes it): its measured
+ * noise, the smallest change this run could have shown, and the runs or
+ * repeats a change of the tolerance would need.
+ */
+static void needs_cell(struct html_page *pg, json_t *needs)
+{
+	json_t *noise = json_object_get(needs, "noise_pct");
+
+	if (!json_is_object(needs))
+		return;
+	html_printf(&pg->out, "<div class=\"needs\">");
+	if (!json_is_number(noise)) {
+		html_printf(&pg->out, "history too short: ");
+		needs_count(pg, json_object_get(needs, "runs"), "more runs");
+	} else {
+		html_printf(&pg->out, "noise %.1f%% a run; this run could show %.1f%%; a lasting "
+			    "change of the tolerance needs ", json_number_value(noise),
+			    json_number_value(json_object_get(needs, "smallest_change_pct")));
+		needs_count(pg, json_object_get(needs, "runs"), "runs");
+		html_printf(&pg->out, ", or one run of ");
+		needs_count(pg, json_object_get(needs, "repeats"), "repeats");
+	}
+	html_printf(&pg->out, "</div>");
 }
 
 static void row_cells(struct html_page *pg, const struct ksft_metric_report_row *row,
-		      const char *anchor)
+		      const char *anchor, json_t *needs)
 {
 	struct ksft_metric_report_series fake = { .sz = sizeof(fake) };
 	char buf[128], *title;
-	size_t k;
 
 	fake.case_name = row->case_name;
 	fake.path = row->path;
@@ -61,10 +76,10 @@ static void row_cells(struct html_page *pg, const struct ksft_metric_report_row 
 	if (row->element >= 0)
 		html_printf(&pg->out, " [%ld]", row->element);
 	free(title);
-	snprintf(buf, sizeof(buf), "%s", verdict_words(row->verdict));
-	for (k = 0; buf[k]; k++)	/* as compare's table shows it */
-		buf[k] = (char)toupper((unsigned char)buf[k]);
-	html_printf(&pg->out, "</a></td><td class=\"verdict\">%s</td>", buf);
+	html_printf(&pg->out, "</a></td><td class=\"verdict\">");
+	html_escape(&pg->out, ksftm_verdict_name(row->verdict));
+	needs_cell(pg, needs);
+	html_printf(&pg->out, "</td>");
 	value_text(buf, sizeof(buf), row->current, row->display_scale, row->display_label);
 	html_printf(&pg->out, "<td class=\"num\">%s</td>", buf);
 	value_text(buf, sizeof(buf), row->baseline, row->display_scale, row->display_label);
@@ -125,17 +140,36 @@ static void fill_display(struct html_page *pg, const struct rank_map *idx,
 
 static int rank_of(const char *verdict)
 {
-	if (!strcmp(verdict, "regression") || !strcmp(verdict, "improvement"))
+	if (!strcmp(verdict, KSFTM_VERDICT_REGRESSION) ||
+	    !strcmp(verdict, KSFTM_VERDICT_IMPROVEMENT))
 		return 3;
-	if (!strcmp(verdict, "noise") || !strcmp(verdict, "missing"))
+	if (!strcmp(verdict, KSFTM_VERDICT_TOO_NOISY) || !strcmp(verdict, KSFTM_VERDICT_MISSING) ||
+	    !strcmp(verdict, KSFTM_VERDICT_DISTURBED))
 		return 2;
-	return !strcmp(verdict, "ok") ? 1 : 0;
+	return !strcmp(verdict, KSFTM_VERDICT_NO_CHANGE) ? 1 : 0;
+}
+
+/* The comparison's rows as compare --format json writes them (for
+ * "needs"); NULL when that fails (the table is shown without them). */
+static json_t *json_rows(const struct ksft_metric_report_comparison *cmp)
+{
+	char *text = NULL;
+	size_t len;
+	json_t *doc;
+
+	if (ksft_metric_report_comparison_format(cmp, KSFT_METRIC_REPORT_JSON, &text, &len))
+		return NULL;
+	doc = json_loadb(text, len, 0, NULL);
+	free(text);
+	return doc;
 }
 
 int html_verdicts(struct html_page *pg)
 {
-	size_t n, i, k, counts[N_KINDS] = { 0 }, listed = 0;
+	size_t n, i, k, counts[KSFTM_N_VERDICTS] = { 0 }, n_listed = 0;
 	struct rank_map display = { 0 };
+	json_t *doc, *rows;
+	char low[32];
 	int pass;
 
 	html_printf(&pg->out, "<section id=\"verdicts\">\n<h2>Verdicts</h2>\n");
@@ -149,24 +183,29 @@ int html_verdicts(struct html_page *pg)
 		rank_map_free(&display);
 		return -1;
 	}
+	doc = json_rows(pg->cmp);
+	rows = json_object_get(doc, "rows");
 	html_printf(&pg->out, "<table class=\"verdicts\">\n<thead><tr><th>Series</th>"
 		    "<th>Verdict</th><th>Value</th><th>Baseline</th><th>Change</th>"
 		    "<th>Unit</th><th>Compared</th>%s</tr></thead>\n<tbody>\n",
 		    pg->history ? "<th>History</th>" : "");
 	/* Every gated row, the worst first, each verdict in report order;
 	 * untracked series (no direction) only in the counts. */
-	for (pass = 0; pass < (int)N_LISTED; pass++) {
+	for (pass = 0; pass < KSFTM_N_VERDICTS; pass++) {
+		if (!listed(pass))
+			continue;
 		for (i = 0; i < n; i++) {
 			struct ksft_metric_report_row row = { .sz = sizeof(row) };
 			char *anchor;
 
 			if (ksft_metric_report_comparison_row(pg->cmp, i, &row)) {
 				rank_map_free(&display);
+				json_decref(doc);
 				return -1;
 			}
-			if (strcmp(row.verdict, listed_kinds[pass]))
+			if (strcmp(row.verdict, ksftm_verdicts[pass].code))
 				continue;
-			if (listed == HTML_MAX_VERDICTS) {
+			if (n_listed == HTML_MAX_VERDICTS) {
 				pg->verdicts_left_out++;
 				continue;
 			}
@@ -174,15 +213,18 @@ int html_verdicts(struct html_page *pg)
 					       row.name, row.labels_json);
 			if (!anchor) {
 				rank_map_free(&display);
+				json_decref(doc);
 				return -1;
 			}
 			fill_display(pg, &display, &row, anchor);
-			row_cells(pg, &row, anchor);
+			row_cells(pg, &row, anchor,
+				  json_object_get(json_array_get(rows, i), "needs"));
 			free(anchor);
-			listed++;
+			n_listed++;
 		}
 	}
 	rank_map_free(&display);
+	json_decref(doc);
 	html_printf(&pg->out, "</tbody>\n</table>\n");
 	for (i = 0; i < n; i++) {
 		struct ksft_metric_report_row row = { .sz = sizeof(row) };
@@ -191,8 +233,8 @@ int html_verdicts(struct html_page *pg)
 
 		if (ksft_metric_report_comparison_row(pg->cmp, i, &row))
 			return -1;
-		for (k = 0; k < N_KINDS; k++)
-			counts[k] += !strcmp(row.verdict, kinds[k]);
+		for (k = 0; k < KSFTM_N_VERDICTS; k++)
+			counts[k] += !strcmp(row.verdict, ksftm_verdicts[k].code);
 		rank = rank_of(row.verdict);
 		if (!rank)
 			continue;
@@ -206,16 +248,17 @@ int html_verdicts(struct html_page *pg)
 	}
 	if (!counts[0] && !counts[1])
 		html_printf(&pg->out, "<p class=\"good\">No regression and no improvement%s.</p>\n",
-			    listed ? " (every gated series above)" : "");
+			    n_listed ? " (every gated series above)" : "");
 	if (pg->verdicts_left_out)
 		html_printf(&pg->out, "<p class=\"note\">%zu more not listed (at most %d); "
 			    "<code>ksft-metric compare</code> lists every row.</p>\n",
 			    pg->verdicts_left_out, HTML_MAX_VERDICTS);
 	html_printf(&pg->out, "<p class=\"counts\">%zu rows:", n);
-	for (k = 0; k < N_KINDS; k++)
+	for (k = 0; k < KSFTM_N_VERDICTS; k++)
 		if (counts[k])
 			html_printf(&pg->out, " <span class=\"%s\">%zu %s</span>",
-				    kinds[k], counts[k], words[k]);
+				    ksftm_verdicts[k].code, counts[k],
+				    ksftm_verdict_lower(ksftm_verdicts[k].code, low, sizeof(low)));
 	html_printf(&pg->out, "</p>\n</section>\n");
 	return 0;
 }

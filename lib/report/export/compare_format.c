@@ -38,12 +38,6 @@ static void p_text(struct strbuf *sb, double p)
 	strbuf_adds(sb, buf);
 }
 
-static void upper(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++)
-		strbuf_addc(sb, *s >= 'a' && *s <= 'z' ? (char)(*s - 32) : *s);
-}
-
 /* The text table's width: a terminal's 120 columns (issue 23). */
 #define TEXT_WIDTH 120
 #define TEXT_COLS 9
@@ -160,7 +154,7 @@ static int row_cells(struct table *t, const struct cmp_row *row, size_t skip,
 	p_text(sb, row->p_value);
 	ret |= table_cell(t, sb->data);
 	sb->len = 0;
-	upper(sb, rp_verdict_words(row->verdict));
+	strbuf_adds(sb, ksftm_verdict_name(row->verdict));
 	ret |= table_cell(t, sb->data);
 	return ret || sb->oom ? -1 : 0;
 }
@@ -181,7 +175,7 @@ static int build_table(const struct ksft_metric_report_comparison *c, int all,
 	for (k = 0; k < TEXT_COLS; k++)
 		ret |= table_cell(t, head[k]);
 	for (i = 0; i < c->n && !ret; i++)
-		if (all || strcmp(c->rows[i].verdict, "untracked"))
+		if (all || strcmp(c->rows[i].verdict, KSFTM_VERDICT_UNTRACKED))
 			ret |= row_cells(t, &c->rows[i], skip, series_max, sb);
 	return ret;
 }
@@ -195,11 +189,7 @@ static const char legend[] =
 static int format_text(const struct ksft_metric_report_comparison *c, int all,
 		       struct strbuf *out)
 {
-	size_t counts[8] = { 0 }, i, k, others, untracked = 0, skip;
-	static const char *const kinds[] = {
-		"regression", "improvement", "noise", "ok", "new", "missing",
-		"untracked", "incomparable",
-	};
+	size_t counts[KSFTM_N_VERDICTS] = { 0 }, i, k, others, untracked = 0, skip;
 	static const int right[] = { 0, 0, 1, 1, 1, 1, 1, 1, 0 };
 	struct strbuf sb = STRBUF_INIT;
 	struct table t;
@@ -207,9 +197,11 @@ static int format_text(const struct ksft_metric_report_comparison *c, int all,
 	int ret;
 
 	for (i = 0; i < c->n; i++) {
-		for (k = 0; k < 8; k++)
-			counts[k] += !strcmp(c->rows[i].verdict, kinds[k]);
-		untracked += !strcmp(c->rows[i].verdict, "untracked");
+		int v = ksftm_verdict_index(c->rows[i].verdict);
+
+		if (v >= 0)
+			counts[v]++;
+		untracked += !strcmp(c->rows[i].verdict, KSFTM_VERDICT_UNTRACKED);
 	}
 	skip = common_path(c);
 	ret = build_table(c, all, skip, 0, &t, &sb);
@@ -237,10 +229,13 @@ static int format_text(const struct ksft_metric_report_comparison *c, int all,
 		needs_text(out, c);
 		snprintf(buf, sizeof(buf), "\n%zu rows:", c->n);
 		strbuf_adds(out, buf);
-		for (k = 0; k < 8; k++) {
+		for (k = 0; k < KSFTM_N_VERDICTS; k++) {
 			if (!counts[k])
 				continue;
-			snprintf(buf, sizeof(buf), " %zu %s", counts[k], rp_verdict_words(kinds[k]));
+			char low[32];
+
+			snprintf(buf, sizeof(buf), " %zu %s", counts[k],
+				 ksftm_verdict_lower(ksftm_verdicts[k].code, low, sizeof(low)));
 			strbuf_adds(out, buf);
 		}
 		if (untracked && !all) {
@@ -404,7 +399,7 @@ ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison 
  */
 static int has_needs(const struct cmp_row *row)
 {
-	return !strcmp(row->verdict, "noise") && (isfinite(row->noise_pct) ||
+	return !strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY) && (isfinite(row->noise_pct) ||
 						 isfinite(row->need_runs));
 }
 
@@ -433,7 +428,8 @@ static void needs_text(struct strbuf *out, const struct ksft_metric_report_compa
 		title.len = 0;
 		rp_series_title(&title, row->path, row->path_len, row->case_name, row->name,
 				row->labels, row->element);
-		strbuf_adds(out, "TOO NOISY: ");
+		strbuf_adds(out, ksftm_verdict_name(KSFTM_VERDICT_TOO_NOISY));
+		strbuf_adds(out, ": ");
 		strbuf_adds(out, title.data ? title.data : "");
 		if (!isfinite(row->noise_pct)) {
 			snprintf(buf, sizeof(buf), ": the history is too short, %.0f more runs\n",

@@ -436,9 +436,16 @@ void rp_row_json(struct strbuf *sb, const struct cmp_row *row)
 	} else {
 		strbuf_adds(sb, "null");
 	}
-	strbuf_adds(sb, ",\"compare\":\"");
-	strbuf_adds(sb, rp_op_name(row->compare));
-	strbuf_adds(sb, "\",\"better\":");
+	/* A missing series of the history has no compare op (null). */
+	strbuf_adds(sb, ",\"compare\":");
+	if (rp_op_name(row->compare)) {
+		strbuf_addc(sb, '"');
+		strbuf_adds(sb, rp_op_name(row->compare));
+		strbuf_addc(sb, '"');
+	} else {
+		strbuf_adds(sb, "null");
+	}
+	strbuf_adds(sb, ",\"better\":");
 	if (better) {
 		strbuf_addc(sb, '"');
 		strbuf_adds(sb, better);

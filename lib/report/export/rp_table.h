@@ -20,7 +20,5 @@ int table_cell(struct table *t, const char *text);
 void table_render(const struct table *t, struct strbuf *sb, const int *right);
 /* One CSV text field, quoted when it needs to be; formulas neutralised. */
 void csv_field(struct strbuf *sb, const char *s);
-/* A verdict as people read it in text (JSON and CSV keep the API names). */
-const char *rp_verdict_words(const char *v);
 
 #endif

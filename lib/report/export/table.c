@@ -105,10 +105,3 @@ void csv_field(struct strbuf *sb, const char *s)
 	}
 	strbuf_addc(sb, '"');
 }
-
-const char *rp_verdict_words(const char *v)
-{
-	return !strcmp(v, "ok") ? "no change" : !strcmp(v, "noise") ? "too noisy" :
-	       !strcmp(v, "incomparable") ? "not comparable" :
-	       !strcmp(v, "disturbed") ? "disturbed: rerun" : v;
-}

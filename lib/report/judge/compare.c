@@ -209,11 +209,11 @@ static void verdict(struct cmp_row *row, const struct gate *g,
 	row->compare = g->op;
 	row->change_pct = rel_change(cur, base) * 100.0;
 	if (!isfinite(base) || !isfinite(cur)) {
-		row->verdict = "incomparable";
+		row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
 		return;
 	}
 	if (!g->gated || !g->better) {
-		row->verdict = "untracked";
+		row->verdict = KSFTM_VERDICT_UNTRACKED;
 		return;
 	}
 	allow = 0;
@@ -226,14 +226,14 @@ static void verdict(struct cmp_row *row, const struct gate *g,
 	better = g->better > 0 ? cur > base + allow : cur < base - allow;
 	significant = !(o->alpha > 0) || isnan(row->p_value) || row->p_value < o->alpha;
 	if (worse && significant) {
-		row->verdict = "regression";
+		row->verdict = KSFTM_VERDICT_REGRESSION;
 		row->fails = 1;
 	} else if (better && significant) {
-		row->verdict = "improvement";
+		row->verdict = KSFTM_VERDICT_IMPROVEMENT;
 	} else if (worse || better) {
-		row->verdict = "noise";
+		row->verdict = KSFTM_VERDICT_TOO_NOISY;
 	} else {
-		row->verdict = "ok";
+		row->verdict = KSFTM_VERDICT_NO_CHANGE;
 	}
 }
 
@@ -391,9 +391,9 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		row->better = g.better;
 		row->compare = g.op;
 		if (!k) {
-			row->verdict = "new";
+			row->verdict = KSFTM_VERDICT_NEW;
 		} else if (shape_change) {
-			row->verdict = "incomparable";
+			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
 		} else {
 			verdict(row, &g, o);
 		}
@@ -468,7 +468,7 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 		return -ENOMEM;
 	row->better = g.better;
 	row->compare = g.op;
-	row->verdict = "missing";
+	row->verdict = KSFTM_VERDICT_MISSING;
 	row->fails = g.gated && g.better && !o->allow_missing;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include "gate.h"
 #include "gate_control.h"
 #include "order_stats.h"
+#include "verdict_vocab.h"
 
 static int all_positive(const double *w, size_t n, double x)
 {
@@ -324,22 +325,64 @@ static double normal_upper_quantile(double p)
 }
 
 /*
- * Standardised residual of @x (a run of @r repeats), positive toward worse.
- * The noise is estimated from @df effective degrees of freedom: the ratio
- * is a Student t, mapped to the normal deviate with the same tail, so that
- * the CUSUM's normal-theory rate holds for short windows too.
+ * The residuals' degrees of freedom: the noise estimate's (@nz->df) and
+ * the noise's own heavy tail (GATE_TAIL_DF), combined as the variances of
+ * the two sources of a large ratio add: 1 / df = 1 / df_est + 1 / nu.
+ */
+static double tail_df(const struct noise *nz)
+{
+	return nz->df > 0 ? 1.0 / (1.0 / nz->df + 1.0 / GATE_TAIL_DF) : GATE_TAIL_DF;
+}
+
+/* The residual t (on the noise's own scale) whose tail is that of the
+ * normal deviate @z (the inverse of residual()'s mapping). */
+static double raw_of_normal(double z, double df)
+{
+	double lo = 1, hi = 1e6, mid, want = 0.5 * erfc(z / M_SQRT2);
+	int i;
+
+	if (z < 1)
+		return z;
+	for (i = 0; i < 200; i++) {
+		mid = (lo + hi) / 2;
+		if (student_t_two_sided(mid, df) / 2 > want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* The normal deviate with the tail of residual @t (residual()'s mapping). */
+static double normal_of_raw(double t, double df)
+{
+	double tail;
+
+	if (t < 1)
+		return t;
+	tail = student_t_two_sided(t, df) / 2;
+	return tail > 0 ? normal_upper_quantile(tail) : t;
+}
+
+/*
+ * Standardised residual of @x (a run of @r repeats), positive toward worse:
+ * a Student t with tail_df() degrees of freedom (the noise is estimated,
+ * and has heavy tails), mapped to the normal deviate with the same tail,
+ * so that the CUSUM's normal-theory rate holds for short windows and
+ * for the real noise's tail too (gate.h, GATE_TAIL_DF).
  */
 static double residual(const struct noise *nz, int better, double x, size_t r, double mean_inv_r)
 {
-	double v = run_var(nz, r, mean_inv_r), e = scaled(nz, x) - nz->level, t, tail;
+	double v = run_var(nz, r, mean_inv_r), e = scaled(nz, x) - nz->level, t, tail, df;
 
 	e = better > 0 ? -e : e;
 	if (!(v > 1e-24 * (1 + nz->level * nz->level)))
 		return fabs(e) <= 1e-12 * fabs(nz->level) ? 0 : e > 0 ? INFINITY : -INFINITY;
 	t = e / sqrt(v);
-	if (!(nz->df > 0) || fabs(t) < 1)
+	df = tail_df(nz);
+	if (fabs(t) < 1)
 		return t;
-	tail = student_t_two_sided(fabs(t), nz->df) / 2;
+	tail = student_t_two_sided(fabs(t), df) / 2;
 	if (!(tail > 0))
 		return t;
 	return t > 0 ? normal_upper_quantile(tail) : -normal_upper_quantile(tail);
@@ -449,7 +492,7 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 		zmin = zs;
 	if (zmin < GATE_CUSUM_K)
 		zmin = GATE_CUSUM_K;
-	s->smallest = rel_size(nz, zmin * sd);
+	s->smallest = rel_size(nz, raw_of_normal(zmin, tail_df(nz)) * sd);
 	tol = fabs(s->baseline) > 0 ? s->allowance / fabs(s->baseline) : NAN;
 	if (!(tol > 0) || !(sd > 0))
 		return;
@@ -457,11 +500,13 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 		s->smallest = tol;
 	/* The tolerance in standard deviations on the test's scale. */
 	tol = nz->logs ? log1p(tol) : tol * fabs(nz->level);
-	s->need_runs = tol / sd >= zs ? 1 : ceil(gate_cusum_arl(tol / sd, GATE_CUSUM_K, h));
+	zmin = normal_of_raw(tol / sd, tail_df(nz));
+	s->need_runs = zmin >= zs ? 1 : ceil(gate_cusum_arl(zmin, GATE_CUSUM_K, h));
 	if (!(s->need_runs < 1000))
 		s->need_runs = INFINITY;
-	/* One run alone shows the tolerance once it is zs of its sd. */
-	t2 = tol / zs;
+	/* One run alone shows the tolerance once it is zs of its sd (on the
+	 * residuals' t scale). */
+	t2 = tol / raw_of_normal(zs, tail_df(nz));
 	t2 *= t2;
 	room = t2 - nz->sb2 - nz->level_var;
 	if (room <= 0)
@@ -552,15 +597,15 @@ const char *gate_verdict_name(enum gate_verdict v)
 {
 	switch (v) {
 	case GATE_REGRESSION:
-		return "regression";
+		return KSFTM_VERDICT_REGRESSION;
 	case GATE_IMPROVEMENT:
-		return "improvement";
+		return KSFTM_VERDICT_IMPROVEMENT;
 	case GATE_TOO_NOISY:
-		return "noise";
+		return KSFTM_VERDICT_TOO_NOISY;
 	case GATE_UNTRACKED:
-		return "untracked";
+		return KSFTM_VERDICT_UNTRACKED;
 	case GATE_NO_CHANGE:
 	default:
-		return "ok";
+		return KSFTM_VERDICT_NO_CHANGE;
 	}
 }

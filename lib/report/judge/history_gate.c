@@ -362,7 +362,8 @@ static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 	" FROM ksftm_results res" \
 	" WHERE res.series_id = v.sid AND res.comparable = $1" \
 	" AND res.status IN " HISTORY_MEASURED_STATUSES \
-	" AND COALESCE(res.verdict, '') <> 'incomparable' AND res.value IS NOT NULL" \
+	" AND COALESCE(res.verdict, '') NOT IN ('" KSFTM_VERDICT_NOT_COMPARABLE "', '" \
+	KSFTM_VERDICT_OLD_NOT_COMPARABLE "') AND res.value IS NOT NULL" \
 	" AND (CAST($2 AS TEXT) IS NULL OR res.run_order < $2)" \
 	" AND res.run_order >= COALESCE(v.lvl, '')" \
 	" ORDER BY res.run_order DESC LIMIT 63"
@@ -484,11 +485,11 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		row->current = cur[e < 0 ? 0 : e];
 		row->n_current = vals.n;
 		if (j->o->incomparable || (!rows.n && any)) {
-			row->verdict = "incomparable";
+			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
 			continue;
 		}
 		if (!rows.rows || !rows.n) {
-			row->verdict = "new";
+			row->verdict = KSFTM_VERDICT_NEW;
 			continue;
 		}
 		pd.row = j->c->n - 1;
@@ -546,7 +547,7 @@ static int missing_row(struct judge *j, long long id, const char *better)
 	db_rows_free(rows);
 	if (!row)
 		return ksftm_fail(ENOMEM, "out of memory");
-	row->verdict = "missing";
+	row->verdict = KSFTM_VERDICT_MISSING;
 	row->better = better_of(better);
 	row->fails = row->better && !j->o->allow_missing;
 	return 0;
@@ -741,7 +742,7 @@ static int judge_all(struct judge *j)
 			continue;
 		for (d = 0; d < n_d; d++)
 			if (!strcmp(disturbed[d], j->p[gated[k]].group)) {
-				row->verdict = "disturbed";
+				row->verdict = KSFTM_VERDICT_DISTURBED;
 				row->fails = 0;
 				j->c->disturbed++;
 				break;
@@ -834,7 +835,8 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 	/* Newest first: count the unflagged runs after each flagged one. */
 	for (k = 0; k < n; k++) {
 		const char *verdict = span_get(&rows, k, 2), *acc = span_get(&rows, k, 3);
-		int flagged = verdict && !strcmp(verdict, "regression") && (!acc || !strcmp(acc, "0"));
+		int flagged = verdict && !strcmp(verdict, KSFTM_VERDICT_REGRESSION) &&
+			      (!acc || !strcmp(acc, "0"));
 
 		pd->recent[n - 1 - k] = strtod(span_get(&rows, k, 0), NULL);
 		repeats_of(span_get(&rows, k, 1), &pd->repeats[n - 1 - k], &pd->within[n - 1 - k]);

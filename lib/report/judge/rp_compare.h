@@ -3,6 +3,7 @@
 #define KSFTM_RP_COMPARE_H
 
 #include "rp.h"
+#include "verdict_vocab.h"
 
 struct cmp_row {
 	char **path;
@@ -13,7 +14,7 @@ struct cmp_row {
 	int better;		/* +1, -1, 0 */
 	double baseline, current, change_pct, allowance, p_value;
 	size_t n_baseline, n_current, baseline_runs;
-	const char *verdict;
+	const char *verdict;	/* KSFTM_VERDICT_* (verdict_vocab.h) */
 	int fails;
 	int has_current;
 	double disp_scale;	/* the policy's display_scale, NaN: none */

@@ -561,8 +561,9 @@ static void utc_now(char *buf, size_t size)
 }
 
 static const char *const worst_first[] = {
-	"regression", "disturbed", "noise", "improvement", "incomparable", "new", "untracked",
-	"ok",
+	KSFTM_VERDICT_REGRESSION, KSFTM_VERDICT_DISTURBED, KSFTM_VERDICT_TOO_NOISY,
+	KSFTM_VERDICT_IMPROVEMENT, KSFTM_VERDICT_NOT_COMPARABLE, KSFTM_VERDICT_NEW,
+	KSFTM_VERDICT_UNTRACKED, KSFTM_VERDICT_NO_CHANGE,
 };
 #define N_VERDICTS (sizeof(worst_first) / sizeof(worst_first[0]))
 
@@ -875,8 +876,8 @@ static int insert_results(struct db *db, const struct ingest_item *items,
 			 * a regression (nor measured on a disturbed machine), feed
 			 * baselines. */
 			usable[0] = history_status_measured(it->s.status) && !incomparable &&
-				    strcmp(verdict, "regression") &&
-				    strcmp(verdict, "disturbed") ? '1' : '0';
+				    strcmp(verdict, KSFTM_VERDICT_REGRESSION) &&
+				    strcmp(verdict, KSFTM_VERDICT_DISTURBED) ? '1' : '0';
 			usable[1] = '\0';
 			q[0] = run_id;
 			q[1] = sid;
@@ -1106,7 +1107,7 @@ int history_accept(struct history *h, const char *run_key, const char *series)
 			ret = m;
 			break;
 		}
-		if (!m || (!series && (!verdict || strcmp(verdict, "regression"))))
+		if (!m || (!series && (!verdict || strcmp(verdict, KSFTM_VERDICT_REGRESSION))))
 			continue;
 		ret = db_query(db, "UPDATE ksftm_results SET accepted = 1, usable ="
 			       " CASE WHEN status IN " HISTORY_MEASURED_STATUSES " THEN 1 ELSE 0 END"

@@ -14,6 +14,7 @@
 
 #include "changepoint.h"
 #include "errmsg.h"
+#include "gate_band.h"
 #include "history.h"
 #include "history_sql.h"
 #include "policy_vocab.h"
@@ -21,6 +22,9 @@
 #include "rp_table.h"
 
 #define DEFAULT_LAST 1000
+#define GATE_WINDOW 30		/* compare --db's default window (runs) */
+#define GATE_RECENT 63		/* the recent runs the gate reads (history_sql.h) */
+#define GATE_TRANSIENT_AFTER 2	/* a flagged run this many clean runs ago is back */
 
 static const char points_sql[] = HISTORY_POINTS_SQL;
 
@@ -63,12 +67,13 @@ static json_t *num_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* The state of a result: its verdict at ingest, or accepted. */
+/* The state of a result: its verdict at ingest (a code from before issue
+ * 23 read as today's), or accepted. */
 static const char *state_of(const char *verdict, const char *accepted)
 {
 	if (accepted && strcmp(accepted, "0"))
-		return "accepted";
-	return verdict ? verdict : "ok";
+		return KSFTM_VERDICT_ACCEPTED;
+	return verdict ? ksftm_verdict_code(verdict) : KSFTM_VERDICT_NO_CHANGE;
 }
 
 /* Change points of the points' values (points without one are skipped). */
@@ -144,14 +149,296 @@ static int display_units(struct db *db, const char *policy, const char *row, jso
 	return 0;
 }
 
-/* One series' points, oldest first; NULL points when none match. */
+/*
+ * The gate's band (gate_band.h) on each series of @all, as "gate": for the
+ * latest point (judged against the points before it, as at its ingest;
+ * @next: for the next run, judged against every point, html --db's). The
+ * gate's inputs are rebuilt from the points as history_gate.c reads them:
+ * the level's window is the last GATE_WINDOW measured runs that are not
+ * unaccepted regressions (a flagged run GATE_TRANSIENT_AFTER clean runs
+ * ago is back), from the latest accepted level on, ending at a pinned run
+ * (then the CUSUM starts at the run judged); the recent runs are every
+ * measured run since the level. Series whose judged run is the same are
+ * judged together (their budgets share the run's q, as at ingest).
+ * Runs' repeats are not in the points: each run counts as one.
+ */
+struct band_in {
+	double *window, *recent, *within;
+	size_t *repeats;
+	char *group, *run;
+	size_t from;		/* the window's first point */
+};
+
+static int is_state(json_t *pt, const char *st)
+{
+	const char *v = json_string_value(json_object_get(pt, "state"));
+
+	return v && !strcmp(v, st);
+}
+
+/* The repeats of point @pt and their variance (0, NaN: unknown). */
+static void rep_of(json_t *pt, size_t *r, double *var)
+{
+	json_t *rep = json_object_get(pt, "_rep");
+
+	*r = (size_t)json_integer_value(json_array_get(rep, 0));
+	*var = json_number_value(json_array_get(rep, 1));
+	if (!json_is_array(rep) || *var < 0)
+		*var = NAN;
+}
+
+static int band_inputs(json_t *series, int next, struct gate_series *g, struct band_in *in)
+{
+	json_t *points = json_object_get(series, "points"), *pt;
+	size_t n = json_array_size(points), end = next ? n : n ? n - 1 : 0, start = 0, i, k;
+	size_t clean = 0, seen = 0;
+	const char *b = json_string_value(json_object_get(series, "better"));
+	char *path = json_dumps(json_object_get(series, "path"), JSON_COMPACT | JSON_ENCODE_ANY);
+	const char *cs = json_string_value(json_object_get(series, "case"));
+	int pinned = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->current = NAN;
+	g->rel_tol = g->abs_tol = g->within = NAN;
+	g->better = b && !strcmp(b, "higher") ? 1 : b && !strcmp(b, "lower") ? -1 : 0;
+	in->window = malloc((end + 1) * sizeof(double));
+	in->recent = malloc((end + 1) * sizeof(double));
+	in->within = malloc((end + 1) * sizeof(double));
+	in->repeats = malloc((end + 1) * sizeof(size_t));
+	in->group = malloc((path ? strlen(path) : 0) + (cs ? strlen(cs) : 0) + 2);
+	in->run = NULL;
+	in->from = end;
+	if (!in->window || !in->recent || !in->within || !in->repeats || !in->group || !path) {
+		free(path);
+		return -ENOMEM;
+	}
+	sprintf(in->group, "%s\n%s", path, cs ? cs : "");
+	free(path);
+	if (!next && n) {
+		pt = json_array_get(points, n - 1);
+		in->run = strdup(json_string_value(json_object_get(pt, "run")) ?
+				 json_string_value(json_object_get(pt, "run")) : "?");
+		if (!in->run)
+			return -ENOMEM;
+		if (json_is_number(json_object_get(pt, "value")))
+			g->current = json_number_value(json_object_get(pt, "value"));
+		else
+			return 0;	/* no value judged: no band */
+		rep_of(pt, &g->repeats, &g->within);
+	}
+	for (i = end; i-- > 0;)
+		if (json_is_true(json_object_get(json_array_get(points, i), "pinned"))) {
+			end = i + 1;
+			pinned = 1;
+			break;
+		}
+	for (i = 0; i < end; i++)
+		if (is_state(json_array_get(points, i), "accepted") &&
+		    (!i || !is_state(json_array_get(points, i - 1), "accepted")))
+			start = i;
+	/* Newest first: the window's runs. */
+	for (i = end; i-- > start;) {
+		json_t *v = json_object_get(pt = json_array_get(points, i), "value");
+
+		if (!json_is_number(v) || is_state(pt, "incomparable"))
+			continue;
+		if (g->n_recent < GATE_RECENT) {
+			rep_of(pt, &in->repeats[g->n_recent], &in->within[g->n_recent]);
+			in->recent[g->n_recent++] = json_number_value(v);
+		}
+		if (!is_state(pt, "regression") && seen < GATE_WINDOW) {
+			in->window[seen++] = json_number_value(v);
+			in->from = i;
+		}
+	}
+	for (i = 0; i < seen / 2; i++) {
+		double t = in->window[i];
+
+		in->window[i] = in->window[seen - 1 - i];
+		in->window[seen - 1 - i] = t;
+	}
+	g->n_window = seen;
+	/* Then the flagged runs that were transients (history_gate.c's order). */
+	for (i = end, k = 0; !pinned && i-- > start;) {
+		json_t *v = json_object_get(pt = json_array_get(points, i), "value");
+
+		if (!json_is_number(v) || is_state(pt, "incomparable"))
+			continue;
+		if (!is_state(pt, "regression"))
+			clean++;
+		else if (clean >= GATE_TRANSIENT_AFTER && k < GATE_WINDOW)
+			in->window[g->n_window++] = json_number_value(v);
+		k++;
+	}
+	for (i = 0; i < g->n_recent / 2; i++) {
+		size_t j = g->n_recent - 1 - i, r = in->repeats[i];
+		double t = in->recent[i], u = in->within[i];
+
+		in->recent[i] = in->recent[j];
+		in->recent[j] = t;
+		in->within[i] = in->within[j];
+		in->within[j] = u;
+		in->repeats[i] = in->repeats[j];
+		in->repeats[j] = r;
+	}
+	g->window = in->window;
+	g->group = in->group;
+	g->fresh = pinned;
+	if (!pinned) {
+		g->recent = in->recent;
+		g->recent_repeats = in->repeats;
+		g->recent_within = in->within;
+	} else {
+		g->n_recent = 0;
+	}
+	return 0;
+}
+
+static json_t *band_json(const struct gate_band *b, const struct gate_series *g,
+			 const struct band_in *in, int next)
+{
+	json_t *o;
+
+	if (!b->judged) {
+		char why[160];
+
+		if (!g->better)
+			snprintf(why, sizeof(why), "the policy gives no direction (untracked)");
+		else if (!next && !isfinite(g->current))
+			snprintf(why, sizeof(why), "the latest run has no value");
+		else
+			snprintf(why, sizeof(why), "%zu runs in the gate's window; it judges from %zu on",
+				 g->n_window, (size_t)5);
+		return json_pack("{s:b,s:s,s:I,s:s}", "judged", 0,
+				 "applies_to", next ? "next" : "latest",
+				 "runs", (json_int_t)g->n_window, "reason", why);
+	}
+	o = json_pack("{s:b,s:s,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		      "judged", 1, "applies_to", next ? "next" : "latest",
+		      "runs", (json_int_t)g->n_window, "from", (json_int_t)in->from,
+		      "level", num_or_null(b->level),
+		      "alarm_worse", num_or_null(b->worse), "alarm_better", num_or_null(b->better),
+		      "z_alarm", num_or_null(b->z_alarm), "budget", num_or_null(b->budget),
+		      "sigma_pct", num_or_null(b->sigma * 100.0),
+		      "sigma_between_pct", num_or_null(b->sigma_between * 100.0),
+		      "sigma_within_pct", num_or_null(b->sigma_within * 100.0),
+		      "h", num_or_null(b->h), "cusum_before", num_or_null(b->cusum_before),
+		      "cusum", num_or_null(b->cusum), "z", num_or_null(b->z),
+		      "fresh", g->fresh ? json_true() : json_false());
+	return o;
+}
+
+static int add_bands(json_t *all, int next)
+{
+	size_t n = json_array_size(all), i, j, m;
+	struct gate_series *g = calloc(n ? n : 1, sizeof(*g)), *run = NULL;
+	struct band_in *in = calloc(n ? n : 1, sizeof(*in));
+	struct gate_band *b = calloc(n ? n : 1, sizeof(*b));
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	unsigned char *done = calloc(n ? n : 1, 1);
+	int ret = 0;
+
+	if (!g || !in || !b || !idx || !done) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	run = calloc(n ? n : 1, sizeof(*run));
+	if (!run) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n && !ret; i++)
+		ret = band_inputs(json_array_get(all, i), next, &g[i], &in[i]);
+	/* The series judged in one run, together. */
+	for (i = 0; i < n && !ret; i++) {
+		struct gate_band *rb = b;
+
+		if (done[i])
+			continue;
+		for (j = i, m = 0; j < n; j++)
+			if (!done[j] && (next || !strcmp(in[j].run ? in[j].run : "",
+							 in[i].run ? in[i].run : ""))) {
+				done[j] = 1;
+				idx[m] = j;
+				run[m++] = g[j];
+			}
+		if (gate_band_judge(run, m, NULL, rb)) {
+			ret = -ENOMEM;
+			break;
+		}
+		for (j = 0; j < m; j++) {
+			json_t *o = band_json(&rb[j], &run[j], &in[idx[j]], next);
+
+			if (!o || json_object_set_new(json_array_get(all, idx[j]), "gate", o)) {
+				ret = -ENOMEM;
+				break;
+			}
+		}
+	}
+out:
+	for (i = 0; in && i < n; i++) {
+		free(in[i].window);
+		free(in[i].recent);
+		free(in[i].within);
+		free(in[i].repeats);
+		free(in[i].group);
+		free(in[i].run);
+	}
+	free(g);
+	free(run);
+	free(in);
+	free(b);
+	free(idx);
+	free(done);
+	return ret ? ksftm_fail(ENOMEM, "out of memory") : 0;
+}
+
+/* A run's repeats (its stored samples: count and variance) on @pt as
+ * "_rep", for the gate's band (removed before the JSON is shown). */
+static int repeats_json(const char *samples, json_t *pt)
+{
+	json_t *a = samples ? json_loads(samples, 0, NULL) : NULL;
+	double m = 0, ss = 0;
+	size_t k, n = json_array_size(a);
+	int ret = 0;
+
+	for (k = 0; k < n && json_is_number(json_array_get(a, k)); k++)
+		m += json_number_value(json_array_get(a, k));
+	if (n && k == n) {
+		m /= (double)n;
+		for (k = 0; k < n; k++) {
+			double x = json_number_value(json_array_get(a, k)) - m;
+
+			ss += x * x;
+		}
+		ret = json_object_set_new(pt, "_rep", json_pack("[I,f]", (json_int_t)n,
+				n > 1 ? ss / (double)(n - 1) : -1.0));
+	}
+	json_decref(a);
+	return ret;
+}
+
+/* Is a run of context @ctx comparable with the report's run (@like: the
+ * history's comparable keys and the run's comparable text)? */
+static int comparable_with(json_t *ctx, const char *const *like)
+{
+	char *c = history_comparable(ctx, like[0]);
+	int same = c && !strcmp(c, like[1]);
+
+	free(c);
+	return same;
+}
+
+/* One series' points, oldest first (@like: only the runs comparable with
+ * the report's, else those o->context matches); NULL points when none match. */
 static int series_points(struct db *db, const char *sql, const char *sid,
-			 const struct ksft_metric_report_history_opts *o, json_t *series)
+			 const struct ksft_metric_report_history_opts *o, const char *const *like,
+			 json_t *series)
 {
 	const char *p[2] = { sid, o->all_status ? NULL : "measured" };
 	json_t *points = json_array();
 	struct db_rows *rows;
-	size_t k, n;
+	size_t k, n, newest;
 	char where[80];
 	int ret = db_query(db, sql, p, 2, &rows);
 
@@ -161,13 +448,13 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 				    " ksftm_runs.context ?ksftm_results.value ksftm_results.status"
 				    " ?ksftm_results.verdict ?ksftm_results.accepted"
 				    " ?ksftm_results.compare_op ?ksftm_results.better ?ksftm_runs.pinned"
-				    " ?ksftm_results.policy", 0, where);
+				    " ?ksftm_results.policy ?ksftm_results.samples", 0, where);
 	if (ret) {
 		db_rows_free(rows);
 		json_decref(points);
 		return ret;
 	}
-	n = db_rows_count(rows);
+	n = newest = db_rows_count(rows);
 	for (k = n; k-- > 0;) {
 		const char *v = db_rows_get(rows, k, 3);
 		char *run, *order;
@@ -177,7 +464,7 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 		snprintf(row, sizeof(row), "ksftm_runs.run_key = %.60s", db_rows_get(rows, k, 0));
 		if ((ret = history_json(db, db_rows_get(rows, k, 2), "ksftm_runs.context", row, &ctx)))
 			break;
-		if (!json_is_object(ctx) || !context_matches(ctx, o)) {
+		if (!json_is_object(ctx) || (like ? !comparable_with(ctx, like) : !context_matches(ctx, o))) {
 			json_decref(ctx);
 			continue;
 		}
@@ -193,19 +480,27 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 			"context", ctx));
 		free(run);
 		free(order);
+		if (repeats_json(db_rows_get(rows, k, 11),
+				 json_array_get(points, json_array_size(points) - 1))) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			break;
+		}
 		if (db_rows_get(rows, k, 9) && strcmp(db_rows_get(rows, k, 9), "0") &&
 		    strcmp(db_rows_get(rows, k, 9), "f"))
 			json_object_set_new(json_array_get(points, json_array_size(points) - 1),
 					    "pinned", json_true());
-		/* The newest result names the series' policy. */
-		if (k == 0) {
-			const char *op = db_rows_get(rows, k, 7), *b = db_rows_get(rows, k, 8);
+		newest = k;
+	}
+	/* The newest result shown names the series' policy. */
+	if (!ret && newest < n) {
+		const char *op = db_rows_get(rows, newest, 7), *b = db_rows_get(rows, newest, 8);
+		char row[96];
 
-			json_object_set_new(series, "compare", json_string(op ? op : "p50"));
-			json_object_set_new(series, "better", b ? json_string(b) : json_null());
-			if ((ret = display_units(db, db_rows_get(rows, k, 10), row, series)))
-				break;
-		}
+		snprintf(row, sizeof(row), "ksftm_runs.run_key = %.60s",
+			 db_rows_get(rows, newest, 0));
+		json_object_set_new(series, "compare", json_string(op ? op : "p50"));
+		json_object_set_new(series, "better", b ? json_string(b) : json_null());
+		ret = display_units(db, db_rows_get(rows, newest, 10), row, series);
 	}
 	db_rows_free(rows);
 	json_object_set_new(series, "points", points);
@@ -216,8 +511,8 @@ static int series_points(struct db *db, const char *sql, const char *sid,
  * with its points appended to @all, unless the title filter or the
  * points' filters leave nothing of it. */
 static int add_series(struct db *db, const char *sql,
-		      const struct ksft_metric_report_history_opts *o, struct db_rows *rows,
-		      size_t k, struct strbuf *title, json_t *all)
+		      const struct ksft_metric_report_history_opts *o, const char *const *like,
+		      struct db_rows *rows, size_t k, struct strbuf *title, json_t *all)
 {
 	json_t *path, *labels, *series;
 	const char **parts;
@@ -246,7 +541,7 @@ static int add_series(struct db *db, const char *sql,
 	series = json_pack("{s:s,s:s,s:o,s:s,s:o}", "series", title->data,
 			   "case", db_rows_get(rows, k, 2), "path", path,
 			   "metric", db_rows_get(rows, k, 3), "labels", labels);
-	ret = series ? series_points(db, sql, db_rows_get(rows, k, 0), o, series)
+	ret = series ? series_points(db, sql, db_rows_get(rows, k, 0), o, like, series)
 		     : ksftm_fail(ENOMEM, "out of memory");
 	if (!ret && json_array_size(json_object_get(series, "points")))
 		ret = json_array_append(all, series) ? ksftm_fail(ENOMEM, "out of memory") : 0;
@@ -270,21 +565,48 @@ static int every_series(struct db *db, const char *sql,
 			     " ORDER BY id", NULL, 0, &rows)))
 		ret = db_rows_check(db, rows, SERIES_COLUMNS, 0, NULL);
 	for (k = 0; !ret && k < db_rows_count(rows); k++)
-		ret = add_series(db, sql, o, rows, k, title, all);
+		ret = add_series(db, sql, o, NULL, rows, k, title, all);
 	db_rows_free(rows);
 	return ret;
 }
 
 /* Only the series of o->report, each by its identity (the UNIQUE index),
  * in the report's order: the work follows the report, never the history
- * (html --db, doc/regression-gate.rst). */
-static int report_series(struct db *db, const char *sql,
+ * (html --db, doc/regression-gate.rst). With o->context, only the runs
+ * comparable with the report's run (its context with o->context over it),
+ * as the gate's; without, every run (history_check.c names the contexts
+ * found). */
+static int report_series(struct history *h, const char *sql,
 			 const struct ksft_metric_report_history_opts *o, struct strbuf *title,
 			 json_t *all)
 {
+	struct history_run run = { 0 };
+	struct db *db = history_db(h);
 	size_t n = ksft_metric_report_series_count(o->report), i;
+	char *keys = NULL, *cmp = NULL;
+	const char *like[2];
+	json_t *ctx = NULL;
 	int ret = 0;
 
+	run.context = o->context;
+	run.n_context = o->n_context;
+	if (!o->n_context) {
+		like[0] = like[1] = NULL;
+	} else if ((ret = history_run_context(o->report, &run, &ctx)) ||
+	    (ret = history_comparable_keys(h, &keys))) {
+		json_decref(ctx);
+		return ret;
+	}
+	if (o->n_context) {
+		cmp = history_comparable(ctx, keys);
+		json_decref(ctx);
+		if (!cmp) {
+			free(keys);
+			return ksftm_fail(ENOMEM, "out of memory");
+		}
+		like[0] = keys;
+		like[1] = cmp;
+	}
 	for (i = 0; !ret && i < n; i++) {
 		struct ksft_metric_report_series s = { .sz = sizeof(s) };
 		struct db_rows *rows = NULL;
@@ -294,8 +616,10 @@ static int report_series(struct db *db, const char *sql,
 		if ((ret = ksft_metric_report_series_get(o->report, i, &s)))
 			break;
 		path = history_path_json(s.path, s.path_len);
-		if (!path)
-			return ksftm_fail(ENOMEM, "out of memory");
+		if (!path) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			break;
+		}
 		p[0] = path;
 		p[1] = s.case_name;
 		p[2] = s.name;
@@ -305,15 +629,17 @@ static int report_series(struct db *db, const char *sql,
 				     " AND labels = $4", p, 4, &rows)))
 			ret = db_rows_check(db, rows, SERIES_COLUMNS, 0, NULL);
 		if (!ret && db_rows_count(rows))
-			ret = add_series(db, sql, o, rows, 0, title, all);
+			ret = add_series(db, sql, o, like[0] ? like : NULL, rows, 0, title, all);
 		db_rows_free(rows);
 		free(path);
 	}
+	free(keys);
+	free(cmp);
 	return ret;
 }
 
 static int build(struct history *h, const struct ksft_metric_report_history_opts *o,
-		 json_t **out)
+		 int bands, json_t **out)
 {
 	struct db *db = history_db(h);
 	char sql[sizeof(points_sql) + 24];
@@ -324,9 +650,19 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	if (!all)
 		return ksftm_fail(ENOMEM, "out of memory");
 	snprintf(sql, sizeof(sql), points_sql, o->last ? o->last : DEFAULT_LAST);
-	ret = o->report ? report_series(db, sql, o, &title, all)
+	ret = o->report ? report_series(h, sql, o, &title, all)
 			: every_series(db, sql, o, &title, all);
 	strbuf_free(&title);
+	if (!ret && bands)
+		ret = add_bands(all, o->report != NULL);
+	if (!ret) {
+		json_t *se, *pt;
+		size_t i, k;
+
+		json_array_foreach(all, i, se)
+			json_array_foreach(json_object_get(se, "points"), k, pt)
+				json_object_del(pt, "_rep");
+	}
 	if (ret) {
 		json_decref(all);
 		return ret;
@@ -380,7 +716,7 @@ static int render_text(json_t *doc, struct strbuf *sb)
 			ret |= table_cell(&t, json_string_value(json_object_get(p, "order")));
 			ret |= table_cell(&t, num.data ? num.data : "-");
 			ret |= table_cell(&t, json_string_value(json_object_get(p, "status")));
-			ret |= table_cell(&t, rp_verdict_words(json_string_value(json_object_get(p,
+			ret |= table_cell(&t, ksftm_verdict_name(json_string_value(json_object_get(p,
 										"state"))));
 			ret |= num.oom;
 			strbuf_free(&num);
@@ -457,7 +793,7 @@ int history_format(struct history *h, const struct ksft_metric_report_history_op
 	if (fmt != KSFT_METRIC_REPORT_TEXT && fmt != KSFT_METRIC_REPORT_JSON &&
 	    fmt != KSFT_METRIC_REPORT_CSV)
 		return ksftm_fail(EINVAL, "history format %d is not supported", fmt);
-	if ((ret = build(h, o, &doc)))
+	if ((ret = build(h, o, fmt == KSFT_METRIC_REPORT_JSON, &doc)))
 		return ret;
 	if (fmt == KSFT_METRIC_REPORT_JSON) {
 		char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17));

@@ -7,6 +7,8 @@
 #ifndef KSFTM_HISTORY_SQL_H
 #define KSFTM_HISTORY_SQL_H
 
+#include "verdict_vocab.h"
+
 /*
  * The statuses whose results are measurements, the only ones that feed
  * baselines (history_status_measured() in C): a case that passed, and a
@@ -43,13 +45,15 @@
  * before order $3 (or all), from its accepted level $4 (HISTORY_LEVELS_SQL,
  * or NULL) on, newest first; a parameter for the level, as in the window.
  * The repeats (samples) give the within-run variance; the verdict, which
- * flagged runs were transients. */
+ * flagged runs were transients. Not comparable runs are left out, under
+ * either spelling (histories before issue 23 hold the old one). */
 #define HISTORY_SHIFT_SQL \
 	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order" \
 	" FROM ksftm_results res" \
 	" WHERE res.series_id = $1 AND res.comparable = $2" \
 	" AND res.status IN " HISTORY_MEASURED_STATUSES \
-	" AND COALESCE(res.verdict, '') <> 'incomparable' AND res.value IS NOT NULL" \
+	" AND COALESCE(res.verdict, '') NOT IN ('" KSFTM_VERDICT_NOT_COMPARABLE "', '" \
+	KSFTM_VERDICT_OLD_NOT_COMPARABLE "') AND res.value IS NOT NULL" \
 	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)" \
 	" AND res.run_order >= COALESCE(CAST($4 AS TEXT), '')" \
 	" ORDER BY res.run_order DESC LIMIT 63"
@@ -79,7 +83,8 @@
  * $2 NULL for every status, else measurements only). */
 #define HISTORY_POINTS_SQL \
 	"SELECT r.run_key, res.run_order, r.context, res.value, res.status, res.verdict," \
-	" res.accepted, res.compare_op, res.better, r.pinned, res.policy FROM ksftm_results res" \
+	" res.accepted, res.compare_op, res.better, r.pinned, res.policy, res.samples" \
+	" FROM ksftm_results res" \
 	" JOIN ksftm_runs r ON r.id = res.run_id WHERE res.series_id = $1" \
 	" AND (CAST($2 AS TEXT) IS NULL OR res.status IN " HISTORY_MEASURED_STATUSES ")" \
 	" ORDER BY res.run_order DESC LIMIT %zu"
