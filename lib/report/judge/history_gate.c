@@ -27,6 +27,7 @@
 #define TRANSIENT_AFTER 2
 
 static const char window_sql[] = HISTORY_WINDOW_SQL;
+#define WINDOW_COLUMNS "SELECT res.value, res.summary"
 static const char missing_sql[] = HISTORY_MISSING_SQL;
 
 /* Where a series' accepted level starts. */
@@ -53,6 +54,7 @@ struct pending {
 
 struct judge {
 	struct db *db;
+	const struct ksft_metric_report *r;
 	const struct hgate_opts *o;
 	struct ksft_metric_report_comparison *c;
 	const char *pinned;	/* latest pinned run's order, or NULL */
@@ -60,11 +62,45 @@ struct judge {
 	size_t n_levels;
 	struct db_rows *level_rows;	/* their storage */
 	char window_q[sizeof(window_sql) + 24];
+	char scalar_q[sizeof(window_sql) + 24];	/* the same without the summaries */
 	struct pending *p;
 	size_t n_p, cap_p;
 	long long *seen;	/* series ids of the current run */
 	size_t n_seen, cap_seen;
+	const struct history_key *keys;	/* series i's identity and id (0: none) */
+	struct span *win;	/* PostgreSQL: every series' window, fetched at once */
+	struct span *shift;	/* and its recent runs (recent_of()) */
+	struct span *any;	/* a row if an empty window's series has any result */
+	struct db_rows **batches;	/* their storage */
+	size_t n_batches, cap_batches;
 };
+
+/*
+ * Rows @from..@from+@n of @rows, columns from @col: one series' window or
+ * recent runs, a query of its own (SQLite: an index range scan prepared
+ * once) or a slice of one batched query for many series (PostgreSQL: one
+ * round trip per BATCH series, not one per series).
+ */
+struct span {
+	struct db_rows *rows;
+	size_t from, n;
+	int col;
+	int owned;	/* @rows is this span's alone */
+};
+
+#define BATCH 256
+
+static const char *span_get(const struct span *sp, size_t k, int c)
+{
+	return db_rows_get(sp->rows, sp->from + k, sp->col + c);
+}
+
+static void span_release(struct span *sp)
+{
+	if (sp->owned)
+		db_rows_free(sp->rows);
+	memset(sp, 0, sizeof(*sp));
+}
 
 static int better_of(const char *b)
 {
@@ -117,22 +153,22 @@ static const char *level_of(const struct judge *j, long long id)
 }
 
 /* The window's values of element @e (-1: the scalar value column), oldest first. */
-static double *window_values(struct db_rows *rows, const char *op, long e, size_t *n)
+static double *window_values(const struct span *rows, const char *op, long e, size_t *n)
 {
-	size_t k, m = db_rows_count(rows);
+	size_t k, m = rows->n;
 	double *v = malloc((m ? m : 1) * sizeof(*v));
 
 	*n = 0;
 	if (!v)
 		return NULL;
 	for (k = m; k-- > 0;) {
-		const char *val = db_rows_get(rows, k, 0);
+		const char *val = span_get(rows, k, 0);
 
 		if (e < 0) {
 			if (val)
 				v[(*n)++] = strtod(val, NULL);
 		} else {
-			json_t *sum = json_loads(db_rows_get(rows, k, 1), 0, NULL);
+			json_t *sum = json_loads(span_get(rows, k, 1), 0, NULL);
 			json_t *all = json_object_get(sum, op);
 			/* A one-element array is stored as its single value. */
 			json_t *x = json_is_array(all) ? json_array_get(all, (size_t)e) :
@@ -144,24 +180,6 @@ static double *window_values(struct db_rows *rows, const char *op, long e, size_
 		}
 	}
 	return v;
-}
-
-/* The series id of an identity, or 0 when the history never saw it. */
-static int series_id(struct db *db, const char *path, const struct ksft_metric_report_series *s,
-		     long long *id)
-{
-	const char *p[4] = { path, s->case_name, s->name, s->labels_json };
-	struct db_rows *rows;
-	int ret = db_query(db, "SELECT id FROM ksftm_series WHERE path = $1 AND case_name = $2"
-			   " AND metric = $3 AND labels = $4", p, 4, &rows);
-
-	*id = 0;
-	if (ret)
-		return ret;
-	if (db_rows_count(rows) && db_rows_get(rows, 0, 0))
-		*id = strtoll(db_rows_get(rows, 0, 0), NULL, 10);
-	db_rows_free(rows);
-	return 0;
 }
 
 /* Has the history any result of the series on such machines at all? */
@@ -208,15 +226,195 @@ static char *group_of(const char *path, const char *case_name)
 	return g;
 }
 
+/*
+ * A statement for @n series at once (PostgreSQL): @sel's rows for each
+ * series of a VALUES list (k: its index, sid: its id, lvl: where its level
+ * starts), through LATERAL, so each is the one-series query's index range
+ * scan; ordered by k, then newest first. @sel's own parameters are
+ * $1..$@n_params; each series adds three after them.
+ */
+static char *batch_sql(const char *sel, size_t n, int n_params)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char one[96];
+	size_t k;
+
+	strbuf_adds(&sb, "SELECT v.k, w.* FROM (VALUES ");
+	for (k = 0; k < n; k++) {
+		snprintf(one, sizeof(one), "%s(CAST($%zu AS INTEGER), CAST($%zu AS BIGINT),"
+			 " CAST($%zu AS TEXT))", k ? ", " : "", (size_t)n_params + 3 * k + 1,
+			 (size_t)n_params + 3 * k + 2, (size_t)n_params + 3 * k + 3);
+		strbuf_adds(&sb, one);
+	}
+	strbuf_adds(&sb, ") v(k, sid, lvl) CROSS JOIN LATERAL (");
+	strbuf_adds(&sb, sel);
+	strbuf_adds(&sb, ") w ORDER BY v.k, w.run_order DESC");
+	if (sb.oom) {
+		strbuf_free(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static int keep_batch(struct judge *j, struct db_rows *rows)
+{
+	int ret = ksftm_grow((void **)&j->batches, &j->cap_batches, j->n_batches + 1,
+			     sizeof(*j->batches), 8);
+
+	if (ret) {
+		db_rows_free(rows);
+		return ksftm_fail(-ret, "out of memory");
+	}
+	j->batches[j->n_batches++] = rows;
+	return 0;
+}
+
+/*
+ * PostgreSQL: the rows of @sel (run per series with "v.sid" and "v.lvl"
+ * for the series' id and level, $1..$@n_params being @params) for the
+ * series @idx[0..n), into @out[idx[k]], BATCH series per round trip.
+ */
+static int fetch_batched(struct judge *j, const char *sel, const char *const *params,
+			 int n_params, const size_t *idx, size_t n, struct span *out)
+{
+	const char **p = calloc((size_t)n_params + 3 * BATCH, sizeof(*p));
+	char (*num)[48] = calloc(BATCH, sizeof(*num));
+	size_t from, m, k, r;
+	int ret = 0;
+
+	if (!p || !num)
+		ret = ksftm_fail(ENOMEM, "out of memory");
+	for (from = 0; from < n && !ret; from += m) {
+		struct db_rows *rows = NULL;
+		char *sql;
+
+		m = n - from < BATCH ? n - from : BATCH;
+		memcpy(p, params, (size_t)n_params * sizeof(*p));
+		for (k = 0; k < m; k++) {
+			size_t i = idx[from + k];
+
+			snprintf(num[k], 24, "%zu", i);
+			snprintf(num[k] + 24, 24, "%lld", j->keys[i].id);
+			p[n_params + 3 * k] = num[k];
+			p[n_params + 3 * k + 1] = num[k] + 24;
+			p[n_params + 3 * k + 2] = level_of(j, j->keys[i].id);
+		}
+		sql = batch_sql(sel, m, n_params);
+		ret = sql ? db_query(j->db, sql, p, n_params + 3 * (int)m, &rows) :
+			    ksftm_fail(ENOMEM, "out of memory");
+		free(sql);
+		if (ret || (ret = keep_batch(j, rows)))
+			break;
+		for (r = 0; r < db_rows_count(rows);) {
+			const char *at = db_rows_get(rows, r, 0);
+			size_t i = at ? strtoul(at, NULL, 10) : SIZE_MAX, e = r;
+
+			while (e < db_rows_count(rows) && db_rows_get(rows, e, 0) && at &&
+			       !strcmp(db_rows_get(rows, e, 0), at))
+				e++;
+			if (e == r)
+				e++;
+			else if (i < ksft_metric_report_series_count(j->r))
+				out[i] = (struct span){ rows, r, e - r, 1, 0 };
+			r = e;
+		}
+	}
+	free(p);
+	free(num);
+	return ret;
+}
+
+/* The window of series @i (one query; on PostgreSQL the batch fetched it);
+ * @scalar: its values only, not the summaries an array's elements need. */
+static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
+{
+	const char *p[5] = { NULL, j->o->comparable, j->o->order, j->pinned,
+			     level_of(j, j->keys[i].id) };
+	char sid[32];
+	int ret;
+
+	if (j->win) {
+		*out = j->win[i];
+		return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	snprintf(sid, sizeof(sid), "%lld", j->keys[i].id);
+	p[0] = sid;
+	ret = db_query(j->db, scalar && *j->scalar_q ? j->scalar_q : j->window_q, p, 5, &out->rows);
+	out->n = db_rows_count(out->rows);
+	out->owned = 1;
+	return ret;
+}
+
+/* The batched windows ($1 comparability key, $2 order, $3 pinned order):
+ * HISTORY_WINDOW_SQL with the series' id and level from the VALUES list. */
+#define BATCH_WINDOW_SQL \
+	"SELECT res.value, res.summary, res.run_order FROM ksftm_results res" \
+	" WHERE res.series_id = v.sid AND res.comparable = $1 AND res.usable = 1" \
+	" AND (CAST($2 AS TEXT) IS NULL OR res.run_order < $2)" \
+	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order <= $3)" \
+	" AND res.run_order >= COALESCE(v.lvl, '')" \
+	" ORDER BY res.run_order DESC LIMIT %zu"
+
+/* The batched recent runs ($1 comparability key, $2 order): HISTORY_SHIFT_SQL's. */
+#define BATCH_SHIFT_SQL \
+	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order" \
+	" FROM ksftm_results res" \
+	" WHERE res.series_id = v.sid AND res.comparable = $1" \
+	" AND res.status IN " HISTORY_MEASURED_STATUSES \
+	" AND COALESCE(res.verdict, '') NOT IN ('" KSFTM_VERDICT_NOT_COMPARABLE "', '" \
+	KSFTM_VERDICT_OLD_NOT_COMPARABLE "') AND res.value IS NOT NULL" \
+	" AND (CAST($2 AS TEXT) IS NULL OR res.run_order < $2)" \
+	" AND res.run_order >= COALESCE(v.lvl, '')" \
+	" ORDER BY res.run_order DESC LIMIT 63"
+
+/* The batched HISTORY_HAS_ANY_SQL ($1 comparability key): a row if any. */
+#define BATCH_HAS_ANY_SQL \
+	"SELECT 1 AS one, '' AS run_order FROM ksftm_results res" \
+	" WHERE res.series_id = v.sid AND res.comparable = $1 LIMIT 1"
+
+/* PostgreSQL: every known series' window, BATCH series a round trip. */
+static int prefetch_windows(struct judge *j, size_t n)
+{
+	const char *p[3] = { j->o->comparable, j->o->order, j->pinned };
+	char sel[sizeof(BATCH_WINDOW_SQL) + 24];
+	size_t *idx, i, m = 0;
+	int ret;
+
+	if (db_dialect(j->db) != DB_POSTGRESQL || j->o->incomparable)
+		return 0;
+	j->win = calloc(n ? n : 1, sizeof(*j->win));
+	idx = calloc(n ? n : 1, sizeof(*idx));
+	if (!j->win || !idx) {
+		free(idx);
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++)
+		if (j->keys[i].id)
+			idx[m++] = i;
+	snprintf(sel, sizeof(sel), BATCH_WINDOW_SQL, j->o->window ? j->o->window : DEFAULT_WINDOW);
+	ret = fetch_batched(j, sel, p, 3, idx, m, j->win);
+	/* has_any() of the series whose window is empty, batched alike. */
+	for (i = m = 0; !ret && i < n; i++)
+		if (j->keys[i].id && !j->win[i].n)
+			idx[m++] = i;
+	if (!ret && !(j->any = calloc(n ? n : 1, sizeof(*j->any))))
+		ret = ksftm_fail(ENOMEM, "out of memory");
+	if (!ret && m)
+		ret = fetch_batched(j, BATCH_HAS_ANY_SQL, p, 1, idx, m, j->any);
+	free(idx);
+	return ret;
+}
+
 static int judge_series(struct judge *j, const struct ksft_metric_report *r, size_t i)
 {
 	struct ksft_metric_report_series s = { .sz = sizeof(s) };
 	struct ksft_metric_report_values vals = { 0 };
-	struct db_rows *rows = NULL;
+	struct span rows = { 0 };
 	double one, *cur = &one, rel_tol, abs_tol;
-	char *path = NULL, sid[32];
-	const char *op;
-	long long id;
+	char sid[32];
+	const char *op, *path;
+	long long id = j->keys[i].id;
 	int ret, n, better, any = 0;
 	long e;
 
@@ -234,11 +432,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 			abs_tol = NAN;
 		}
 	}
-	path = history_path_json(s.path, s.path_len);
-	if (!path)
-		return ksftm_fail(ENOMEM, "out of memory");
-	if ((ret = series_id(j->db, path, &s, &id)))
-		goto out;
+	path = j->keys[i].path;
 	if (id && (ret = push_seen(j, id)))
 		goto out;
 	n = ksft_metric_report_series_summary(r, i, op, &one, 1);
@@ -258,12 +452,11 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		goto out;
 	snprintf(sid, sizeof(sid), "%lld", id);
 	if (id && !j->o->incomparable) {
-		const char *p[5] = { sid, j->o->comparable, j->o->order, j->pinned,
-				     level_of(j, id) };
-
-		if ((ret = db_query(j->db, j->window_q, p, 5, &rows)))
+		if ((ret = window_of(j, i, !s.is_array, &rows)))
 			goto out;
-		if (!db_rows_count(rows) && (ret = has_any(j->db, sid, j->o->comparable, &any)))
+		if (!rows.n && j->any)
+			any = j->any[i].n > 0;
+		else if (!rows.n && (ret = has_any(j->db, sid, j->o->comparable, &any)))
 			goto out;
 	}
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {
@@ -291,16 +484,16 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		row->better = better;
 		row->current = cur[e < 0 ? 0 : e];
 		row->n_current = vals.n;
-		if (j->o->incomparable || (!db_rows_count(rows) && any)) {
+		if (j->o->incomparable || (!rows.n && any)) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
 			continue;
 		}
-		if (!rows || !db_rows_count(rows)) {
+		if (!rows.rows || !rows.n) {
 			row->verdict = KSFTM_VERDICT_NEW;
 			continue;
 		}
 		pd.row = j->c->n - 1;
-		pd.window = window_values(rows, op, e, &pd.n_window);
+		pd.window = window_values(&rows, op, e, &pd.n_window);
 		if (vals.width == 1 && e < 0)
 			pd.cur_within = variance_of(vals.v, vals.n);
 		pd.group = group_of(path, s.case_name);
@@ -313,11 +506,51 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	}
 out:
 	ksft_metric_report_values_release(&vals);
-	db_rows_free(rows);
+	span_release(&rows);
 	if (cur != &one)
 		free(cur);
-	free(path);
 	return ret;
+}
+
+/* One missing series @id's row, direction @better. */
+static int missing_row(struct judge *j, long long id, const char *better)
+{
+	char sid[32], where[64];
+	const char *p[1] = { sid };
+	struct db_rows *rows;
+	struct cmp_row *row;
+	const char **parts;
+	json_t *path;
+	size_t m;
+	int ret;
+
+	snprintf(sid, sizeof(sid), "%lld", id);
+	snprintf(where, sizeof(where), "ksftm_series.id = %lld", id);
+	if ((ret = db_query(j->db, "SELECT path, case_name, metric, labels FROM ksftm_series"
+			    " WHERE id = $1", p, 1, &rows)))
+		return ret;
+	if (!db_rows_count(rows)) {
+		db_rows_free(rows);
+		return ksftm_fail(EBADMSG, "history database %s: no ksftm_series row with %s",
+				  db_name(j->db), where);
+	}
+	if ((ret = db_rows_check(j->db, rows, "ksftm_series.path ksftm_series.case_name"
+				 " ksftm_series.metric ksftm_series.labels", -1, where)) ||
+	    (ret = history_path_parts(j->db, db_rows_get(rows, 0, 0), where, &path, &parts, &m))) {
+		db_rows_free(rows);
+		return ret;
+	}
+	row = cmp_row_new(j->c, (char *const *)parts, m, db_rows_get(rows, 0, 1),
+			  db_rows_get(rows, 0, 2), db_rows_get(rows, 0, 3), -1);
+	free(parts);
+	json_decref(path);
+	db_rows_free(rows);
+	if (!row)
+		return ksftm_fail(ENOMEM, "out of memory");
+	row->verdict = KSFTM_VERDICT_MISSING;
+	row->better = better_of(better);
+	row->fails = row->better && !j->o->allow_missing;
+	return 0;
 }
 
 /* Series the recent comparable runs have and this run lacks. */
@@ -332,9 +565,8 @@ static int missing_series(struct judge *j)
 	snprintf(sql, sizeof(sql), missing_sql, j->o->window ? j->o->window : DEFAULT_WINDOW);
 	if ((ret = db_query(j->db, sql, p, 3, &rows)))
 		return ret;
-	if ((ret = db_rows_check(j->db, rows, "ksftm_results.series_id ksftm_series.path"
-				 " ksftm_series.case_name ksftm_series.metric ksftm_series.labels"
-				 " ?ksftm_results.better", 0, NULL))) {
+	if ((ret = db_rows_check(j->db, rows, "ksftm_results.series_id ?ksftm_results.better",
+				 0, NULL))) {
 		db_rows_free(rows);
 		return ret;
 	}
@@ -342,31 +574,22 @@ static int missing_series(struct judge *j)
 		qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
 	for (k = 0; k < db_rows_count(rows) && !ret; k++) {
 		long long id = strtoll(db_rows_get(rows, k, 0), NULL, 10);
-		json_t *path;
-		const char **parts;
-		struct cmp_row *row;
-		char where[64];
-		size_t m;
 
 		if (j->n_seen && bsearch(&id, j->seen, j->n_seen, sizeof(*j->seen), cmp_ll))
 			continue;	/* in this run (or listed already) */
-		snprintf(where, sizeof(where), "ksftm_series.id = %lld", id);
-		if ((ret = history_path_parts(j->db, db_rows_get(rows, k, 1), where, &path, &parts, &m)))
+		if ((ret = missing_row(j, id, db_rows_get(rows, k, 1))))
 			break;
-		row = cmp_row_new(j->c, (char *const *)parts, m, db_rows_get(rows, k, 2),
-				  db_rows_get(rows, k, 3), db_rows_get(rows, k, 4), -1);
-		free(parts);
-		json_decref(path);
-		if (!row) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
-			break;
+		/* The same series twice (its direction changed): one row. The
+		 * ids stay sorted: inserted in place, not sorted again. */
+		if (!(ret = push_seen(j, id))) {
+			size_t at = j->n_seen - 1;
+
+			while (at && j->seen[at - 1] > id) {
+				j->seen[at] = j->seen[at - 1];
+				at--;
+			}
+			j->seen[at] = id;
 		}
-		row->verdict = KSFTM_VERDICT_MISSING;
-		row->better = better_of(db_rows_get(rows, k, 5));
-		row->fails = row->better && !j->o->allow_missing;
-		/* The same series twice (its direction changed): one row. */
-		ret = push_seen(j, id);
-		qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
 	}
 	db_rows_free(rows);
 	return ret;
@@ -571,20 +794,34 @@ static void repeats_of(const char *samples, size_t *r, double *var)
 	json_decref(a);
 }
 
-static int recent_of(struct judge *j, struct pending *pd)
+/* Does the gate want pending row @pd's recent runs (recent_all())? */
+static int wants_recent(const struct judge *j, const struct pending *pd)
+{
+	const struct cmp_row *row = &j->c->rows[pd->row];
+
+	return row->element < 0 && row->better && isfinite(row->current);
+}
+
+static int recent_of(struct judge *j, struct pending *pd, size_t i)
 {
 	const char *p[4] = { NULL, j->o->comparable, j->o->order, level_of(j, pd->id) };
 	size_t n, k, clean = 0, w = j->o->window ? j->o->window : DEFAULT_WINDOW;
-	struct db_rows *rows;
+	struct span rows = { 0 };
 	double *grown;
 	char sid[32];
 	int ret;
 
-	snprintf(sid, sizeof(sid), "%lld", pd->id);
-	p[0] = sid;
-	if ((ret = db_query(j->db, shift_sql, p, 4, &rows)))
-		return ret;
-	n = db_rows_count(rows);
+	if (j->shift) {
+		rows = j->shift[i];
+	} else {
+		snprintf(sid, sizeof(sid), "%lld", pd->id);
+		p[0] = sid;
+		if ((ret = db_query(j->db, shift_sql, p, 4, &rows.rows)))
+			return ret;
+		rows.n = db_rows_count(rows.rows);
+		rows.owned = 1;
+	}
+	n = rows.n;
 	pd->recent = malloc((n ? n : 1) * sizeof(*pd->recent));
 	pd->repeats = malloc((n ? n : 1) * sizeof(*pd->repeats));
 	pd->within = malloc((n ? n : 1) * sizeof(*pd->within));
@@ -592,16 +829,17 @@ static int recent_of(struct judge *j, struct pending *pd)
 	if (grown)
 		pd->window = grown;
 	if (!pd->recent || !pd->repeats || !pd->within || !grown) {
-		db_rows_free(rows);
+		span_release(&rows);
 		return ksftm_fail(ENOMEM, "out of memory");
 	}
 	/* Newest first: count the unflagged runs after each flagged one. */
 	for (k = 0; k < n; k++) {
-		const char *verdict = db_rows_get(rows, k, 2), *acc = db_rows_get(rows, k, 3);
-		int flagged = verdict && !strcmp(verdict, KSFTM_VERDICT_REGRESSION) && (!acc || !strcmp(acc, "0"));
+		const char *verdict = span_get(&rows, k, 2), *acc = span_get(&rows, k, 3);
+		int flagged = verdict && !strcmp(verdict, KSFTM_VERDICT_REGRESSION) &&
+			      (!acc || !strcmp(acc, "0"));
 
-		pd->recent[n - 1 - k] = strtod(db_rows_get(rows, k, 0), NULL);
-		repeats_of(db_rows_get(rows, k, 1), &pd->repeats[n - 1 - k], &pd->within[n - 1 - k]);
+		pd->recent[n - 1 - k] = strtod(span_get(&rows, k, 0), NULL);
+		repeats_of(span_get(&rows, k, 1), &pd->repeats[n - 1 - k], &pd->within[n - 1 - k]);
 		if (!flagged) {
 			clean++;
 			continue;
@@ -611,8 +849,28 @@ static int recent_of(struct judge *j, struct pending *pd)
 		}
 	}
 	pd->n_recent = n;
-	db_rows_free(rows);
+	span_release(&rows);
 	return 0;
+}
+
+/* PostgreSQL: the recent runs of every series recent_all() reads, batched. */
+static int prefetch_recent(struct judge *j, size_t n_series)
+{
+	const char *p[2] = { j->o->comparable, j->o->order };
+	size_t *idx = malloc((j->n_p ? j->n_p : 1) * sizeof(*idx)), k, m = 0;
+	int ret;
+
+	j->shift = calloc(n_series ? n_series : 1, sizeof(*j->shift));
+	if (!idx || !j->shift) {
+		free(idx);
+		return ksftm_fail(ENOMEM, "out of memory");
+	}
+	for (k = 0; k < j->n_p; k++)
+		if (wants_recent(j, &j->p[k]))
+			idx[m++] = (size_t)j->c->rows[j->p[k].row].series;
+	ret = fetch_batched(j, BATCH_SHIFT_SQL, p, 2, idx, m, j->shift);
+	free(idx);
+	return ret;
 }
 
 /* The recent runs of every scalar series the gate judges (a pinned
@@ -624,19 +882,61 @@ static int recent_all(struct judge *j)
 
 	if (j->pinned)
 		return 0;
-	for (k = 0; k < j->n_p && !ret; k++) {
-		const struct cmp_row *row = &j->c->rows[j->p[k].row];
-
-		if (row->element < 0 && row->better && isfinite(row->current))
-			ret = recent_of(j, &j->p[k]);
-	}
+	if (db_dialect(j->db) == DB_POSTGRESQL &&
+	    (ret = prefetch_recent(j, ksft_metric_report_series_count(j->r))))
+		return ret;
+	for (k = 0; k < j->n_p && !ret; k++)
+		if (wants_recent(j, &j->p[k]))
+			ret = recent_of(j, &j->p[k], (size_t)j->c->rows[j->p[k].row].series);
 	return ret;
+}
+
+/* @r's series' identities and ids (0: not in the history), one look-up
+ * for the run; the paths are the caller's to free. */
+static int lookup_keys(struct db *db, const struct ksft_metric_report *r,
+		       struct history_key **out)
+{
+	size_t i, n = ksft_metric_report_series_count(r);
+	struct history_key *keys = calloc(n ? n : 1, sizeof(*keys));
+	int ret = 0;
+
+	*out = keys;
+	if (!keys)
+		return ksftm_fail(ENOMEM, "out of memory");
+	for (i = 0; i < n && !ret; i++) {
+		struct ksft_metric_report_series s = { .sz = sizeof(s) };
+
+		if ((ret = ksft_metric_report_series_get(r, i, &s)))
+			break;
+		keys[i] = (struct history_key){ history_path_json(s.path, s.path_len), s.case_name,
+						s.name, s.labels_json, 0 };
+		if (!keys[i].path)
+			ret = ksftm_fail(ENOMEM, "out of memory");
+	}
+	return ret ? ret : history_series_lookup(db, keys, NULL, n);
 }
 
 int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 		  const struct hgate_opts *o, struct ksft_metric_report_comparison **out)
 {
-	struct judge j = { .db = db, .o = o };
+	struct history_key *keys = NULL;
+	size_t i, n = ksft_metric_report_series_count(r);
+	int ret = lookup_keys(db, r, &keys);
+
+	*out = NULL;
+	if (!ret)
+		ret = hgate_compare_keys(db, r, o, keys, out);
+	for (i = 0; i < n && keys; i++)
+		free((char *)keys[i].path);
+	free(keys);
+	return ret;
+}
+
+int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
+		       const struct hgate_opts *o, const struct history_key *keys,
+		       struct ksft_metric_report_comparison **out)
+{
+	struct judge j = { .db = db, .r = r, .o = o, .keys = keys };
 	char *pinned = NULL;
 	size_t i, n = ksft_metric_report_series_count(r);
 	int ret;
@@ -646,9 +946,17 @@ int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 	if (!j.c)
 		return ksftm_fail(ENOMEM, "out of memory");
 	snprintf(j.window_q, sizeof(j.window_q), window_sql, o->window ? o->window : DEFAULT_WINDOW);
+	/* A scalar series reads its window's values only: the summary texts
+	 * were most of what a window query copied. Same WHERE, same plan. */
+	if (!strncmp(j.window_q, WINDOW_COLUMNS, strlen(WINDOW_COLUMNS))) {
+		strcpy(j.scalar_q, "SELECT res.value, NULL");
+		strcat(j.scalar_q, j.window_q + strlen(WINDOW_COLUMNS));
+	}
 	if ((ret = latest_pinned(&j, &pinned)) || (ret = load_levels(&j)))
 		goto out;
 	j.pinned = pinned;
+	if ((ret = prefetch_windows(&j, n)))
+		goto out;
 	for (i = 0; i < n && !ret; i++)
 		ret = judge_series(&j, r, i);
 	if (!ret && !o->incomparable)
@@ -674,6 +982,12 @@ out:
 	}
 	free(j.p);
 	free(j.seen);
+	free(j.win);
+	free(j.shift);
+	free(j.any);
+	for (i = 0; i < j.n_batches; i++)
+		db_rows_free(j.batches[i]);
+	free(j.batches);
 	free(pinned);
 	free(j.levels);
 	db_rows_free(j.level_rows);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "errmsg.h"
+#include "float_repr.h"
 #include "history.h"
 #include "history_sql.h"
 #include "rp.h"
@@ -351,12 +353,6 @@ static char *dump(json_t *j)
 	return s;
 }
 
-/* A finite double as JSON (null for NaN: a missing value). */
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* The run's context: the logs' context lines, then the CI's KEY=VALUE
  * items over them (the collector knows the commit and runner best). */
 int history_run_context(const struct ksft_metric_report *r, const struct history_run *run,
@@ -427,31 +423,52 @@ struct series_row {
 	int has_value;
 };
 
+/* A finite double as JSON, its shortest round-trip text (null for NaN:
+ * a missing value): the columns are written directly, not through a
+ * jansson tree and json_dumps, which were an eighth of an ingest. */
+static void put_num(struct strbuf *sb, double v)
+{
+	char buf[FLOAT_REPR_MAX];
+
+	if (isfinite(v))
+		strbuf_add(sb, buf, float_repr(v, buf));
+	else
+		strbuf_adds(sb, "null");
+}
+
 static int series_row(const struct ksft_metric_report *r, size_t i,
 		      const struct ksft_metric_report_series *s, struct series_row *row)
 {
-	static const char *const ops[] = { "last", "total", "max", "p50", "p90", "p99" };
+	/* json_dumps(JSON_SORT_KEYS)'s order, which the stored text keeps. */
+	static const char *const ops[] = { "last", "max", "p50", "p90", "p99", "total" };
 	struct ksft_metric_report_values v = { 0 };
-	json_t *samples = json_array(), *summary = json_object();
+	struct strbuf samples = STRBUF_INIT, summary = STRBUF_INIT;
 	const char *cmp = s->compare ? s->compare : "p50";
 	size_t k, e;
-	int ret, n;
+	int ret, n, first = 1;
 
 	memset(row, 0, sizeof(*row));
 	ret = ksft_metric_report_series_values(r, i, KSFT_METRIC_REPORT_PROCESSED, &v);
 	if (ret)
 		goto out;
+	strbuf_addc(&samples, '[');
 	for (k = 0; k < v.n; k++) {
+		if (k)
+			strbuf_addc(&samples, ',');
 		if (v.width == 1) {
-			json_array_append_new(samples, num(v.v[k]));
-		} else {
-			json_t *a = json_array();
-
-			for (e = 0; e < v.width; e++)
-				json_array_append_new(a, num(v.v[k * v.width + e]));
-			json_array_append_new(samples, a);
+			put_num(&samples, v.v[k]);
+			continue;
 		}
+		strbuf_addc(&samples, '[');
+		for (e = 0; e < v.width; e++) {
+			if (e)
+				strbuf_addc(&samples, ',');
+			put_num(&samples, v.v[k * v.width + e]);
+		}
+		strbuf_addc(&samples, ']');
 	}
+	strbuf_addc(&samples, ']');
+	strbuf_addc(&summary, '{');
 	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
 		double one[1];
 		double *all = one;
@@ -461,37 +478,46 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 			ret = n;
 			goto out;
 		}
+		if (n < 1)
+			continue;
+		strbuf_adds(&summary, first ? "\"" : ",\"");
+		strbuf_adds(&summary, ops[k]);
+		strbuf_adds(&summary, "\":");
+		first = 0;
 		if (n > 1) {	/* an array series: one value per element */
-			json_t *a = json_array();
-
 			all = malloc((size_t)n * sizeof(double));
 			if (!all) {
-				json_decref(a);
 				ret = ksftm_fail(ENOMEM, "out of memory");
 				goto out;
 			}
 			ksft_metric_report_series_summary(r, i, ops[k], all, (size_t)n);
-			for (e = 0; e < (size_t)n; e++)
-				json_array_append_new(a, num(all[e]));
+			strbuf_addc(&summary, '[');
+			for (e = 0; e < (size_t)n; e++) {
+				if (e)
+					strbuf_addc(&summary, ',');
+				put_num(&summary, all[e]);
+			}
+			strbuf_addc(&summary, ']');
 			free(all);
-			json_object_set_new(summary, ops[k], a);
-		} else if (n == 1) {
-			json_object_set_new(summary, ops[k], num(one[0]));
+		} else {
+			put_num(&summary, one[0]);
 			if (!strcmp(ops[k], cmp) && isfinite(one[0])) {
 				row->value = one[0];
 				row->has_value = 1;
 			}
 		}
 	}
+	strbuf_addc(&summary, '}');
 	row->path = history_path_json(s->path, s->path_len);
-	row->samples = dump(samples);
-	row->summary = dump(summary);
-	samples = summary = NULL;
+	if (!samples.oom && !summary.oom) {
+		row->samples = strbuf_detach(&samples, NULL);
+		row->summary = strbuf_detach(&summary, NULL);
+	}
 	if (!row->path || !row->samples || !row->summary)
 		ret = ksftm_fail(ENOMEM, "out of memory");
 out:
-	json_decref(samples);
-	json_decref(summary);
+	strbuf_free(&samples);
+	strbuf_free(&summary);
 	ksft_metric_report_values_release(&v);
 	return ret;
 }
@@ -597,7 +623,6 @@ static int check_text(const char *field, const char *s)
 struct ingest_item {
 	struct ksft_metric_report_series s;
 	struct series_row row;
-	long long id;		/* its ksftm_series.id */
 };
 
 static void items_free(struct ingest_item *items, size_t n)
@@ -652,127 +677,168 @@ static char *multi_values(const char *head, size_t rows, int w, int typed, const
 	return strbuf_detach(&sb, NULL);
 }
 
-static int cmp_item_id(const void *a, const void *b)
+/* multi_values() of @m rows, the text kept in @sql while @m stays the
+ * same (on SQLite every statement is one row: built once, not per row). */
+static const char *multi_values_of(char **sql, size_t *sql_m, const char *head, size_t m,
+				   int w, int typed, const char *tail)
 {
-	const struct ingest_item *const *x = a, *const *y = b;
-
-	return ((*x)->id > (*y)->id) - ((*x)->id < (*y)->id);
+	if (!*sql || *sql_m != m) {
+		free(*sql);
+		*sql = multi_values(head, m, w, typed, tail);
+		*sql_m = m;
+	}
+	return *sql;
 }
 
+/* A series' identity: its path, case, metric and labels, in one statement. */
+static const char lookup_one_sql[] =
+	"SELECT id FROM ksftm_series WHERE path = $1 AND case_name = $2 AND metric = $3"
+	" AND labels = $4";
+
 /*
- * Every series of @r in the history, their ids in @items (allocated):
- * per chunk one INSERT ... ON CONFLICT DO NOTHING and one SELECT joining
- * the chunk's identities (VALUES) to the unique index.
- */
-/*
- * One pass over the series @todo[0..@n_todo) of @items, chunk by chunk:
+ * One pass over the series @todo[0..@n_todo) of @keys, chunk by chunk:
  * @insert, an INSERT ... ON CONFLICT DO NOTHING of their identities; else
- * a SELECT joining them (VALUES) to the unique index, filling their ids.
+ * their ids: on PostgreSQL a SELECT joining a chunk (VALUES) to the unique
+ * index, on SQLite the one-series look-up, prepared once.
  */
-static int series_pass(struct db *db, struct ingest_item *items, size_t n, const size_t *todo,
+static int series_pass(struct db *db, struct history_key *keys, size_t n, const size_t *todo,
 		       size_t n_todo, int insert)
 {
 	const char **p = calloc(INGEST_CHUNK * 5, sizeof(*p));
 	char (*idx)[24] = calloc(INGEST_CHUNK, sizeof(*idx));
 	struct db_rows *rows = NULL;
-	size_t k, from, m;
-	int ret = 0, w = insert ? 4 : 5;
+	size_t k, from, m, sql_m = 0;
+	char *sql = NULL;
+	int ret = 0, w = insert ? 4 : 5, lite_get = !insert && db_dialect(db) == DB_SQLITE;
 
 	if (!p || !idx)
 		ret = ksftm_fail(ENOMEM, "out of memory");
 	for (from = 0; from < n_todo && !ret; from += m) {
-		char *sql;
+		const char *text;
 
 		m = n_todo - from < chunk_of(db) ? n_todo - from : chunk_of(db);
 		for (k = 0; k < m; k++) {
-			const struct ingest_item *it = &items[todo[from + k]];
+			const struct history_key *it = &keys[todo ? todo[from + k] : from + k];
 			const char **q = p + (size_t)w * k;
 
-			if (!insert) {
-				snprintf(idx[k], sizeof(idx[k]), "%zu", todo[from + k]);
+			if (!insert && !lite_get) {
+				snprintf(idx[k], sizeof(idx[k]), "%zu", todo ? todo[from + k] : from + k);
 				*q++ = idx[k];
 			}
-			q[0] = it->row.path;
-			q[1] = it->s.case_name;
-			q[2] = it->s.name;
-			q[3] = it->s.labels_json;
+			q[0] = it->path;
+			q[1] = it->case_name;
+			q[2] = it->metric;
+			q[3] = it->labels;
 		}
-		sql = insert ? multi_values("INSERT INTO ksftm_series (path, case_name, metric, labels)"
-					    " VALUES ", m, 4, 0, " ON CONFLICT DO NOTHING") :
-			       multi_values("SELECT v.column1, s.id FROM (VALUES ", m, 5, 1,
-					    ") v JOIN ksftm_series s ON s.path = v.column2 AND"
-					    " s.case_name = v.column3 AND s.metric = v.column4 AND"
-					    " s.labels = v.column5");
-		ret = sql ? db_query(db, sql, p, (int)((size_t)w * m), insert ? NULL : &rows) :
-			    ksftm_fail(ENOMEM, "out of memory");
-		free(sql);
+		if (lite_get) {
+			ret = db_query(db, lookup_one_sql, p, 4, &rows);
+			if (!ret && db_rows_count(rows) && db_rows_get(rows, 0, 0))
+				keys[todo ? todo[from] : from].id =
+					strtoll(db_rows_get(rows, 0, 0), NULL, 10);
+			db_rows_free(rows);
+			rows = NULL;
+			continue;
+		}
+		text = insert ? multi_values_of(&sql, &sql_m, "INSERT INTO ksftm_series (path,"
+						 " case_name, metric, labels) VALUES ", m, 4, 0,
+						 " ON CONFLICT DO NOTHING") :
+			      multi_values_of(&sql, &sql_m, "SELECT v.column1, s.id FROM (VALUES ",
+					      m, 5, 1, ") v JOIN ksftm_series s ON s.path = v.column2"
+					      " AND s.case_name = v.column3 AND s.metric = v.column4"
+					      " AND s.labels = v.column5");
+		ret = text ? db_query(db, text, p, (int)((size_t)w * m), insert ? NULL : &rows) :
+			     ksftm_fail(ENOMEM, "out of memory");
 		for (k = 0; !ret && k < db_rows_count(rows); k++) {
 			const char *at = db_rows_get(rows, k, 0), *id = db_rows_get(rows, k, 1);
 			char *end = NULL;
 			unsigned long j = at ? strtoul(at, &end, 10) : 0;
 
 			if (at && end != at && j < n && id)
-				items[j].id = strtoll(id, NULL, 10);
+				keys[j].id = strtoll(id, NULL, 10);
 		}
 		db_rows_free(rows);
 		rows = NULL;
 	}
+	free(sql);
 	free(p);
 	free(idx);
 	return ret;
 }
 
+int history_series_lookup(struct db *db, struct history_key *keys, const size_t *todo,
+			  size_t n_todo)
+{
+	return series_pass(db, keys, SIZE_MAX, todo, n_todo, 0);
+}
+
+static int cmp_key_id(const void *a, const void *b)
+{
+	const struct history_key *const *x = a, *const *y = b;
+
+	return ((*x)->id > (*y)->id) - ((*x)->id < (*y)->id);
+}
+
 /*
- * Every series of @r in the history, their ids in @items (allocated): the
- * known ones looked up (all of them, once a history has seen the job),
- * the others inserted, then looked up.
+ * The run's series: @items (allocated) with the rows the history keeps of
+ * them, and @keys (allocated) with their identities and the ids of those
+ * the history has (the gate judges with these).
  */
-static int insert_series(struct db *db, const struct ksft_metric_report *r, size_t n,
-			 const char *key, struct ingest_item **out)
+static int prepare_series(struct db *db, const struct ksft_metric_report *r, size_t n,
+			  struct ingest_item **items_out, struct history_key **keys_out)
 {
 	struct ingest_item *items = calloc(n ? n : 1, sizeof(*items));
-	size_t *todo = malloc((n ? n : 1) * sizeof(*todo));
-	struct ingest_item **by_id = NULL;
-	size_t i, n_todo = 0;
+	struct history_key *keys = calloc(n ? n : 1, sizeof(*keys));
+	size_t i;
 	int ret = 0;
 
-	*out = items;
-	if (!items || !todo) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
-		goto out;
-	}
+	*items_out = items;
+	*keys_out = keys;
+	if (!items || !keys)
+		return ksftm_fail(ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		items[i].s.sz = sizeof(items[i].s);
 		if ((ret = ksft_metric_report_series_get(r, i, &items[i].s)) ||
 		    (ret = series_row(r, i, &items[i].s, &items[i].row)))
-			goto out;
-		todo[i] = i;
+			return ret;
+		keys[i] = (struct history_key){ items[i].row.path, items[i].s.case_name,
+						items[i].s.name, items[i].s.labels_json, 0 };
 	}
-	if ((ret = series_pass(db, items, n, todo, n, 0)))
-		goto out;
-	for (i = 0; i < n; i++)
-		if (!items[i].id)
-			todo[n_todo++] = i;
-	if (n_todo && ((ret = series_pass(db, items, n, todo, n_todo, 1)) ||
-		       (ret = series_pass(db, items, n, todo, n_todo, 0))))
-		goto out;
-	if (!(by_id = malloc((n ? n : 1) * sizeof(*by_id)))) {
+	return history_series_lookup(db, keys, NULL, n);
+}
+
+/*
+ * The series the history lacks inserted, then looked up: every key of
+ * @keys[0..n) gets its id; a run holding one series twice is -EEXIST.
+ */
+static int insert_series(struct db *db, struct history_key *keys, size_t n, const char *key)
+{
+	size_t *todo = malloc((n ? n : 1) * sizeof(*todo));
+	struct history_key **by_id = malloc((n ? n : 1) * sizeof(*by_id));
+	size_t i, n_todo = 0;
+	int ret = 0;
+
+	if (!todo || !by_id) {
 		ret = ksftm_fail(ENOMEM, "out of memory");
 		goto out;
 	}
+	for (i = 0; i < n; i++)
+		if (!keys[i].id)
+			todo[n_todo++] = i;
+	if (n_todo && ((ret = series_pass(db, keys, n, todo, n_todo, 1)) ||
+		       (ret = series_pass(db, keys, n, todo, n_todo, 0))))
+		goto out;
 	for (i = 0; i < n; i++) {
-		if (!items[i].id) {
+		if (!keys[i].id) {
 			ret = ksftm_fail(EIO, "history database lost a series row");
 			goto out;
 		}
-		by_id[i] = &items[i];
+		by_id[i] = &keys[i];
 	}
-	qsort(by_id, n, sizeof(*by_id), cmp_item_id);
+	qsort(by_id, n, sizeof(*by_id), cmp_key_id);
 	for (i = 1; i < n && !ret; i++)
 		if (by_id[i]->id == by_id[i - 1]->id)
 			ret = ksftm_fail(EEXIST, "run %s holds series %s/%s %s twice", key,
-					 by_id[i]->s.case_name, by_id[i]->s.name,
-					 by_id[i]->s.labels_json);
+					 by_id[i]->case_name, by_id[i]->metric, by_id[i]->labels);
 out:
 	free(by_id);
 	free(todo);
@@ -780,13 +846,14 @@ out:
 }
 
 /* The run's result rows, INGEST_CHUNK per INSERT. */
-static int insert_results(struct db *db, const struct ingest_item *items, size_t n,
-			  const char *run_id, const char *cmp, const char *order, int incomparable,
+static int insert_results(struct db *db, const struct ingest_item *items,
+			  const struct history_key *keys, size_t n, const char *run_id, const char *cmp, const char *order, int incomparable,
 			  const unsigned char *verdicts)
 {
 	const char **p = calloc(INGEST_CHUNK * 14, sizeof(*p));
 	char (*num)[64] = calloc(INGEST_CHUNK, sizeof(*num));
-	size_t k, from, m;
+	size_t k, from, m, sql_m = 0;
+	char *sql = NULL;
 	int ret = 0;
 
 	if (!p || !num) {
@@ -794,7 +861,7 @@ static int insert_results(struct db *db, const struct ingest_item *items, size_t
 		goto out;
 	}
 	for (from = 0; from < n && !ret; from += m) {
-		char *sql;
+		const char *text;
 
 		m = n - from < chunk_of(db) ? n - from : chunk_of(db);
 		for (k = 0; k < m; k++) {
@@ -804,7 +871,7 @@ static int insert_results(struct db *db, const struct ingest_item *items, size_t
 			char *v = num[k], *sid = num[k] + 40, *usable = num[k] + 62;
 
 			snprintf(v, 40, "%.17g", it->row.value);
-			snprintf(sid, 22, "%lld", it->id);
+			snprintf(sid, 22, "%lld", keys[from + k].id);
 			/* Only measurements, on a comparable machine and not judged
 			 * a regression (nor measured on a disturbed machine), feed
 			 * baselines. */
@@ -827,14 +894,15 @@ static int insert_results(struct db *db, const struct ingest_item *items, size_t
 			q[12] = it->row.summary;
 			q[13] = verdict;
 		}
-		sql = multi_values("INSERT INTO ksftm_results (run_id, series_id, comparable,"
-				   " run_order, usable, status, shape, policy, compare_op, better,"
-				   " value, samples, summary, verdict) VALUES ", m, 14, 0, "");
-		ret = sql ? db_query(db, sql, p, (int)(14 * m), NULL) :
-			    ksftm_fail(ENOMEM, "out of memory");
-		free(sql);
+		text = multi_values_of(&sql, &sql_m, "INSERT INTO ksftm_results (run_id, series_id,"
+				       " comparable, run_order, usable, status, shape, policy,"
+				       " compare_op, better, value, samples, summary, verdict)"
+				       " VALUES ", m, 14, 0, "");
+		ret = text ? db_query(db, text, p, (int)(14 * m), NULL) :
+			     ksftm_fail(ENOMEM, "out of memory");
 	}
 out:
+	free(sql);
 	free(p);
 	free(num);
 	return ret;
@@ -849,6 +917,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	struct ksft_metric_report_comparison *judged = NULL;
 	unsigned char *verdicts = NULL;
 	struct ingest_item *items = NULL;
+	struct history_key *series = NULL;
 	char now[32], *ctx = NULL, *keys = NULL, *cmp = NULL, *key = NULL, *run_id = NULL;
 	size_t n = ksft_metric_report_series_count(r);
 	int ret, incomparable;
@@ -881,13 +950,17 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		ret = ksftm_fail(ENOMEM, "out of memory");
 		goto fail;
 	}
+	/* The run's series and the ids of those the history has: the gate
+	 * judges with them, and only the others are inserted. */
+	if ((ret = prepare_series(db, r, n, &items, &series)))
+		goto fail;
 	/* Judge the run against the runs before it, as compare would: a
 	 * regression is kept but stays out of later windows until accepted. */
 	{
 		struct hgate_opts o = { cmp, run->order ? run->order : now, incomparable,
 					run->window, run->fdr, 1 };
 
-		ret = hgate_compare(db, r, &o, &judged);
+		ret = hgate_compare_keys(db, r, &o, series, &judged);
 		if (ret < 0)
 			goto fail;
 		ret = 0;
@@ -913,8 +986,8 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 			goto fail;
 		}
 	}
-	if ((ret = insert_series(db, r, n, key, &items)) ||
-	    (ret = insert_results(db, items, n, run_id, cmp, run->order ? run->order : now,
+	if ((ret = insert_series(db, series, n, key)) ||
+	    (ret = insert_results(db, items, series, n, run_id, cmp, run->order ? run->order : now,
 				  incomparable, verdicts)))
 		goto fail;
 	if ((ret = db_commit(db)))
@@ -931,6 +1004,7 @@ out:
 	ksft_metric_report_comparison_free(judged);
 	free(verdicts);
 	items_free(items, n);
+	free(series);
 	db_rows_free(rows);
 	free(run_id);
 	free(keys);

@@ -105,6 +105,22 @@ int history_context_incomparable(struct json_t *ctx);
 /* A series' identity as the history stores it: the path as JSON text. */
 char *history_path_json(const char *const *path, size_t n);
 
+/* One series' identity as ksftm_series keeps it, and its id (0: none). */
+struct history_key {
+	const char *path;	/* history_path_json() */
+	const char *case_name, *metric, *labels;
+	long long id;
+};
+
+/*
+ * The ids of @keys[@todo[0..@n_todo)] (all of @keys when @todo is NULL;
+ * an identity the history lacks keeps id 0): per INGEST_CHUNK series one
+ * statement on PostgreSQL, one prepared look-up per series on SQLite.
+ * @return 0 or a negative errno.
+ */
+int history_series_lookup(struct db *db, struct history_key *keys, const size_t *todo,
+			  size_t n_todo);
+
 /* How the gate judges one run against the history (history_gate.c). */
 struct hgate_opts {
 	const char *comparable;	/* the run's comparability key */
@@ -124,5 +140,10 @@ struct hgate_opts {
 struct ksft_metric_report_comparison;
 int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 		  const struct hgate_opts *o, struct ksft_metric_report_comparison **out);
+/* The same with series i's identity and id in @keys[i] (id 0: not in
+ * the history), which the caller looked up already (ingest). */
+int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
+		       const struct hgate_opts *o, const struct history_key *keys,
+		       struct ksft_metric_report_comparison **out);
 
 #endif

@@ -7,16 +7,55 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "db.h"
 #include "errmsg.h"
 #include "history.h"
 
+/* Is @s printable ASCII that JSON quotes as it is (no '"', no '\\')? */
+static int plain_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f || *s == '"' || *s == '\\')
+			return 0;
+	return 1;
+}
+
+/*
+ * The path as jansson's compact, ASCII-escaped dump writes it, which is the
+ * series' identity in the history: printable ASCII names (all a kselftest
+ * path holds) are quoted directly, byte for byte what jansson writes; any
+ * other name sends the whole path through jansson.
+ */
 char *history_path_json(const char *const *path, size_t n)
 {
-	json_t *a = json_array();
-	size_t k;
-	char *s;
+	json_t *a;
+	size_t k, len = 3;
+	char *s, *at;
+
+	for (k = 0; k < n && path[k] && plain_ascii(path[k]); k++)
+		len += strlen(path[k]) + 3;
+	if (k == n) {
+		at = s = malloc(len);
+		if (!s)
+			return NULL;
+		*at++ = '[';
+		for (k = 0; k < n; k++) {
+			size_t m = strlen(path[k]);
+
+			if (k)
+				*at++ = ',';
+			*at++ = '"';
+			memcpy(at, path[k], m);
+			at += m;
+			*at++ = '"';
+		}
+		*at++ = ']';
+		*at = '\0';
+		return s;
+	}
+	a = json_array();
 
 	for (k = 0; k < n; k++)
 		json_array_append_new(a, json_string(path[k]));

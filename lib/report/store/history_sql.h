@@ -59,10 +59,12 @@
 	" ORDER BY res.run_order DESC LIMIT 63"
 
 /* Series of the last %zu comparable runs ($1 comparability key, $2 order,
- * $3 pinned order, as above). */
+ * $3 pinned order, as above): their ids only, the identities of the few
+ * the current run lacks read after (a run's thousand series, not the
+ * recent runs' thirty thousand result rows, each joined to its series). */
 #define HISTORY_MISSING_SQL \
-	"SELECT DISTINCT res.series_id, s.path, s.case_name, s.metric, s.labels, res.better" \
-	" FROM ksftm_results res JOIN ksftm_series s ON s.id = res.series_id" \
+	"SELECT DISTINCT res.series_id, res.better" \
+	" FROM ksftm_results res" \
 	" WHERE res.usable = 1 AND res.run_id IN (SELECT id FROM ksftm_runs" \
 	"  WHERE comparable = $1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)" \
 	"  AND (CAST($3 AS TEXT) IS NULL OR run_order <= $3)" \
