@@ -253,14 +253,14 @@ START_TEST(test_level_shift_found_over_runs)
 	json_decref(s);
 	/*
 	 * With the residuals' heavy tail (gate.h, GATE_TAIL_DF) the gate
-	 * flags the shift on some of the 15 runs, but two unflagged runs
-	 * after them make them transients (history_gate.c, TRANSIENT_AFTER,
-	 * which counts a "noise" run as clean), so the 16th run is judged
-	 * against a level that took the shift in: a change it cannot prove,
-	 * never "ok". Issue 22's report names that rule.
+	 * flags the shift on some of the 15 runs; the others, too noisy to
+	 * prove it, are measurements and enter the level's window, so the
+	 * 16th run is judged against a level that took the shift in: a
+	 * change it cannot prove, never "no change". (The flagged ones stay
+	 * out: too-noisy runs do not make them transients.)
 	 */
 	judge(h, make_run(82, 10, 0), vm1, 1, 0, t, l);
-	ck_assert_msg(!strcmp(t, "regression") || !strcmp(t, "noise") || !strcmp(t, "too_noisy"),
+	ck_assert_msg(!strcmp(t, "regression") || !strcmp(t, "too_noisy"),
 		      "%s", t);
 	ck_assert_str_ne(l, "regression");
 	/* the shift showed run by run only once enough runs made it */
@@ -396,6 +396,34 @@ START_TEST(test_transient_readmitted)
 }
 END_TEST
 
+/*
+ * Window hygiene: too-noisy runs after a flagged one are not "back at the
+ * old level" (they may be the change going on, unproven), so the flagged
+ * run stays out of the level; two runs back at it then re-admit it.
+ */
+#define TRANSIENT_PROBE 94.0	/* 6 % down: beyond the 5 % tolerance, unproven */
+START_TEST(test_transient_needs_old_level)
+{
+	struct ksft_metric_report_history *h = open_h();
+	char t[32];
+
+	rng_state = 41;
+	ingest_n(h, 0, 20, 100);
+	ingest_n(h, 20, 1, 60);		/* flagged */
+	ck_assert_uint_eq(level_runs(h, TRANSIENT_PROBE, t), 20);
+	ck_assert_str_eq(t, "too_noisy");
+	ingest_n(h, 21, 1, TRANSIENT_PROBE);
+	ingest_n(h, 22, 1, 100);
+	/* One too-noisy run and one back: r20 is still out (the rule that
+	 * counted every unflagged run let it in: 23). */
+	ck_assert_uint_eq(level_runs(h, 100, t), 22);
+	ck_assert_str_eq(t, "no_change");
+	ingest_n(h, 23, 1, 100);
+	ck_assert_uint_eq(level_runs(h, 100, t), 24);	/* two back: r20 re-admitted */
+	ksft_metric_report_history_close(h);
+}
+END_TEST
+
 /* A run whose case also reports how disturbed the machine was. */
 static struct ksft_metric_report *make_disturbed_run(double tput, double runq)
 {
@@ -491,6 +519,7 @@ Suite *make_suite(void)
 	suite_add_tcase(s, hist_tcase("debug_runs_stay_out", test_debug_runs_stay_out));
 	suite_add_tcase(s, hist_tcase("bad_options", test_bad_options));
 	suite_add_tcase(s, hist_tcase("transient_readmitted", test_transient_readmitted));
+	suite_add_tcase(s, hist_tcase("transient_needs_old_level", test_transient_needs_old_level));
 	suite_add_tcase(s, hist_tcase("disturbed_not_regressed", test_disturbed_not_regressed));
 	return s;
 }

@@ -22,8 +22,9 @@
 /* The run's false-alarm budget, all of it to the one detector (gate.h);
  * regressions and improvements are controlled apart, each at this rate. */
 #define DEFAULT_FDR 0.01
-/* A flagged run followed by this many runs the gate did not flag is a
- * transient: back in the level's window (doc/run-history.rst). */
+/* A flagged run followed by this many runs back at the old level (judged
+ * no change or better) is a transient: back in the level's window
+ * (doc/run-history.rst). */
 #define TRANSIENT_AFTER 2
 
 static const char window_sql[] = HISTORY_WINDOW_SQL;
@@ -760,7 +761,7 @@ out:
  * accepted level on), whatever the gate said of each: the CUSUM runs over
  * them, and their noise is the series' noise. Flagged runs stay out of the
  * level until accepted, but a flagged run followed by TRANSIENT_AFTER runs
- * the gate did not flag was a transient: it is back in the level's window.
+ * back at the old level was a transient: it is back in the level's window.
  */
 static const char shift_sql[] = HISTORY_SHIFT_SQL;
 
@@ -832,16 +833,22 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 		span_release(&rows);
 		return ksftm_fail(ENOMEM, "out of memory");
 	}
-	/* Newest first: count the unflagged runs after each flagged one. */
+	/* Newest first: count the runs back at the old level after each
+	 * flagged one. A too-noisy run is not: it may be the change going on
+	 * unproven, and counting it would let a lasting change the CUSUM has
+	 * not yet proven into the level. */
 	for (k = 0; k < n; k++) {
 		const char *verdict = span_get(&rows, k, 2), *acc = span_get(&rows, k, 3);
-		int flagged = verdict && !strcmp(verdict, KSFTM_VERDICT_REGRESSION) &&
+		const char *code = verdict ? ksftm_verdict_code(verdict) : NULL;
+		int flagged = code && !strcmp(code, KSFTM_VERDICT_REGRESSION) &&
 			      (!acc || !strcmp(acc, "0"));
 
 		pd->recent[n - 1 - k] = strtod(span_get(&rows, k, 0), NULL);
 		repeats_of(span_get(&rows, k, 1), &pd->repeats[n - 1 - k], &pd->within[n - 1 - k]);
 		if (!flagged) {
-			clean++;
+			if (code && (!strcmp(code, KSFTM_VERDICT_NO_CHANGE) ||
+				     !strcmp(code, KSFTM_VERDICT_IMPROVEMENT)))
+				clean++;
 			continue;
 		}
 		if (clean >= TRANSIENT_AFTER && k < w) {

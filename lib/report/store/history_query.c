@@ -24,7 +24,7 @@
 #define DEFAULT_LAST 1000
 #define GATE_WINDOW 30		/* compare --db's default window (runs) */
 #define GATE_RECENT 63		/* the recent runs the gate reads (history_sql.h) */
-#define GATE_TRANSIENT_AFTER 2	/* a flagged run this many clean runs ago is back */
+#define GATE_TRANSIENT_AFTER 2	/* a flagged run this many runs back at its level ago is back */
 
 static const char points_sql[] = HISTORY_POINTS_SQL;
 
@@ -269,10 +269,14 @@ static int band_inputs(json_t *series, int next, struct gate_series *g, struct b
 
 		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE))
 			continue;
-		if (!is_state(pt, KSFTM_VERDICT_REGRESSION))
-			clean++;
-		else if (clean >= GATE_TRANSIENT_AFTER && k < GATE_WINDOW)
+		if (!is_state(pt, KSFTM_VERDICT_REGRESSION)) {
+			/* Back at the old level; a too-noisy run is not. */
+			if (is_state(pt, KSFTM_VERDICT_NO_CHANGE) ||
+			    is_state(pt, KSFTM_VERDICT_IMPROVEMENT))
+				clean++;
+		} else if (clean >= GATE_TRANSIENT_AFTER && k < GATE_WINDOW) {
 			in->window[g->n_window++] = json_number_value(v);
+		}
 		k++;
 	}
 	for (i = 0; i < g->n_recent / 2; i++) {
