@@ -634,143 +634,6 @@ static void items_free(struct ingest_item *items, size_t n)
 	free(items);
 }
 
-/*
- * Rows per multi-row statement on PostgreSQL: a run's rows go in a few
- * statements (one round trip each), not 2-3 per series. 14 parameters a
- * result row: well under its 65,535. SQLite has no round trips, and its
- * parser's cost grows with the square of a statement's parameters: one
- * row per statement there, each statement prepared once (db.c).
- */
-#define INGEST_CHUNK 256
-
-static size_t chunk_of(const struct db *db)
-{
-	return db_dialect(db) == DB_SQLITE ? 1 : INGEST_CHUNK;
-}
-
-/* @head, then @rows groups "(p, ..., p)" of @w parameters numbered from $1,
- * each "$N" or, @typed, "CAST($N AS TEXT)", then @tail. */
-static char *multi_values(const char *head, size_t rows, int w, int typed, const char *tail)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char one[40];
-	size_t k;
-	int c;
-
-	strbuf_adds(&sb, head);
-	for (k = 0; k < rows; k++) {
-		strbuf_adds(&sb, k ? ", (" : "(");
-		for (c = 0; c < w; c++) {
-			if (c)
-				strbuf_adds(&sb, ", ");
-			snprintf(one, sizeof(one), typed ? "CAST($%d AS TEXT)" : "$%d",
-				 (int)k * w + c + 1);
-			strbuf_adds(&sb, one);
-		}
-		strbuf_addc(&sb, ')');
-	}
-	strbuf_adds(&sb, tail);
-	if (sb.oom) {
-		strbuf_free(&sb);
-		return NULL;
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
-/* multi_values() of @m rows, the text kept in @sql while @m stays the
- * same (on SQLite every statement is one row: built once, not per row). */
-static const char *multi_values_of(char **sql, size_t *sql_m, const char *head, size_t m,
-				   int w, int typed, const char *tail)
-{
-	if (!*sql || *sql_m != m) {
-		free(*sql);
-		*sql = multi_values(head, m, w, typed, tail);
-		*sql_m = m;
-	}
-	return *sql;
-}
-
-/* A series' identity: its path, case, metric and labels, in one statement. */
-static const char lookup_one_sql[] =
-	"SELECT id FROM ksftm_series WHERE path = $1 AND case_name = $2 AND metric = $3"
-	" AND labels = $4";
-
-/*
- * One pass over the series @todo[0..@n_todo) of @keys, chunk by chunk:
- * @insert, an INSERT ... ON CONFLICT DO NOTHING of their identities; else
- * their ids: on PostgreSQL a SELECT joining a chunk (VALUES) to the unique
- * index, on SQLite the one-series look-up, prepared once.
- */
-static int series_pass(struct db *db, struct history_key *keys, size_t n, const size_t *todo,
-		       size_t n_todo, int insert)
-{
-	const char **p = calloc(INGEST_CHUNK * 5, sizeof(*p));
-	char (*idx)[24] = calloc(INGEST_CHUNK, sizeof(*idx));
-	struct db_rows *rows = NULL;
-	size_t k, from, m, sql_m = 0;
-	char *sql = NULL;
-	int ret = 0, w = insert ? 4 : 5, lite_get = !insert && db_dialect(db) == DB_SQLITE;
-
-	if (!p || !idx)
-		ret = ksftm_fail(ENOMEM, "out of memory");
-	for (from = 0; from < n_todo && !ret; from += m) {
-		const char *text;
-
-		m = n_todo - from < chunk_of(db) ? n_todo - from : chunk_of(db);
-		for (k = 0; k < m; k++) {
-			const struct history_key *it = &keys[todo ? todo[from + k] : from + k];
-			const char **q = p + (size_t)w * k;
-
-			if (!insert && !lite_get) {
-				snprintf(idx[k], sizeof(idx[k]), "%zu", todo ? todo[from + k] : from + k);
-				*q++ = idx[k];
-			}
-			q[0] = it->path;
-			q[1] = it->case_name;
-			q[2] = it->metric;
-			q[3] = it->labels;
-		}
-		if (lite_get) {
-			ret = db_query(db, lookup_one_sql, p, 4, &rows);
-			if (!ret && db_rows_count(rows) && db_rows_get(rows, 0, 0))
-				keys[todo ? todo[from] : from].id =
-					strtoll(db_rows_get(rows, 0, 0), NULL, 10);
-			db_rows_free(rows);
-			rows = NULL;
-			continue;
-		}
-		text = insert ? multi_values_of(&sql, &sql_m, "INSERT INTO ksftm_series (path,"
-						 " case_name, metric, labels) VALUES ", m, 4, 0,
-						 " ON CONFLICT DO NOTHING") :
-			      multi_values_of(&sql, &sql_m, "SELECT v.column1, s.id FROM (VALUES ",
-					      m, 5, 1, ") v JOIN ksftm_series s ON s.path = v.column2"
-					      " AND s.case_name = v.column3 AND s.metric = v.column4"
-					      " AND s.labels = v.column5");
-		ret = text ? db_query(db, text, p, (int)((size_t)w * m), insert ? NULL : &rows) :
-			     ksftm_fail(ENOMEM, "out of memory");
-		for (k = 0; !ret && k < db_rows_count(rows); k++) {
-			const char *at = db_rows_get(rows, k, 0), *id = db_rows_get(rows, k, 1);
-			char *end = NULL;
-			unsigned long j = at ? strtoul(at, &end, 10) : 0;
-
-			if (at && end != at && j < n && id)
-				keys[j].id = strtoll(id, NULL, 10);
-		}
-		db_rows_free(rows);
-		rows = NULL;
-	}
-	free(sql);
-	free(p);
-	free(idx);
-	return ret;
-}
-
-int history_series_lookup(struct db *db, struct history_key *keys, const size_t *todo,
-			  size_t n_todo)
-{
-	return series_pass(db, keys, SIZE_MAX, todo, n_todo, 0);
-}
-
 static int cmp_key_id(const void *a, const void *b)
 {
 	const struct history_key *const *x = a, *const *y = b;
@@ -824,8 +687,8 @@ static int insert_series(struct db *db, struct history_key *keys, size_t n, cons
 	for (i = 0; i < n; i++)
 		if (!keys[i].id)
 			todo[n_todo++] = i;
-	if (n_todo && ((ret = series_pass(db, keys, n, todo, n_todo, 1)) ||
-		       (ret = series_pass(db, keys, n, todo, n_todo, 0))))
+	if (n_todo && ((ret = history_series_pass(db, keys, n, todo, n_todo, 1)) ||
+		       (ret = history_series_pass(db, keys, n, todo, n_todo, 0))))
 		goto out;
 	for (i = 0; i < n; i++) {
 		if (!keys[i].id) {
@@ -863,7 +726,7 @@ static int insert_results(struct db *db, const struct ingest_item *items,
 	for (from = 0; from < n && !ret; from += m) {
 		const char *text;
 
-		m = n - from < chunk_of(db) ? n - from : chunk_of(db);
+		m = n - from < history_chunk_of(db) ? n - from : history_chunk_of(db);
 		for (k = 0; k < m; k++) {
 			const struct ingest_item *it = &items[from + k];
 			const char *verdict = worst_first[verdicts[from + k]];
@@ -894,7 +757,7 @@ static int insert_results(struct db *db, const struct ingest_item *items,
 			q[12] = it->row.summary;
 			q[13] = verdict;
 		}
-		text = multi_values_of(&sql, &sql_m, "INSERT INTO ksftm_results (run_id, series_id,"
+		text = history_multi_values_of(&sql, &sql_m, "INSERT INTO ksftm_results (run_id, series_id,"
 				       " comparable, run_order, usable, status, shape, policy,"
 				       " compare_op, better, value, samples, summary, verdict)"
 				       " VALUES ", m, 14, 0, "");

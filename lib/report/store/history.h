@@ -121,6 +121,28 @@ struct history_key {
 int history_series_lookup(struct db *db, struct history_key *keys, const size_t *todo,
 			  size_t n_todo);
 
+/*
+ * One pass over the series @todo[0..@n_todo) of @keys[0..@n) (history_series.c):
+ * @insert, an INSERT ... ON CONFLICT DO NOTHING of their identities; else
+ * their ids. @return 0 or a negative errno.
+ */
+int history_series_pass(struct db *db, struct history_key *keys, size_t n, const size_t *todo,
+			size_t n_todo, int insert);
+
+/*
+ * Rows per multi-row statement on PostgreSQL: a run's rows go in a few
+ * statements (one round trip each), not 2-3 per series; SQLite, one row
+ * per statement, each prepared once (history_series.c).
+ */
+#define INGEST_CHUNK 256
+size_t history_chunk_of(const struct db *db);
+
+/* @head, @m groups "(p, ..., p)" of @w parameters ($N or, @typed,
+ * CAST($N AS TEXT)), @tail; the text kept in @sql while @m stays the same.
+ * NULL when out of memory. */
+const char *history_multi_values_of(char **sql, size_t *sql_m, const char *head, size_t m,
+				    int w, int typed, const char *tail);
+
 /* How the gate judges one run against the history (history_gate.c). */
 struct hgate_opts {
 	const char *comparable;	/* the run's comparability key */
