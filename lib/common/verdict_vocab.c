@@ -38,6 +38,13 @@ const char *ksftm_verdict_code(const char *code)
 	return i < 0 ? code : ksftm_verdicts[i].code;
 }
 
+int ksftm_verdict_at_level(const char *code)
+{
+	code = ksftm_verdict_code(code);
+	return code && (!strcmp(code, KSFTM_VERDICT_NO_CHANGE) ||
+			!strcmp(code, KSFTM_VERDICT_IMPROVEMENT));
+}
+
 const char *ksftm_verdict_name(const char *code)
 {
 	int i = ksftm_verdict_index(code);

@@ -50,6 +50,12 @@ int ksftm_verdict_index(const char *code);
  * no verdict (NULL stays NULL). */
 const char *ksftm_verdict_code(const char *code);
 
+/* Was a run judged @code (current or old spelling) back at its series'
+ * old level: no change or better? A too-noisy run is not (it may be a
+ * change going on, unproven): the window's transient rule (history_gate.c
+ * and the chart band's inputs, history_query.c). */
+int ksftm_verdict_at_level(const char *code);
+
 /* The name people read for @code ("NO CHANGE"); @code itself when it is no
  * verdict (NULL stays NULL). */
 const char *ksftm_verdict_name(const char *code);

@@ -127,6 +127,12 @@ START_TEST(test_verdict_vocab)
 	ck_assert_str_eq(ksftm_verdict_code("noise"), "too_noisy");
 	ck_assert_str_eq(ksftm_verdict_name("incomparable"), "NOT COMPARABLE");
 	ck_assert_str_eq(ksftm_verdict_code("regression"), "regression");
+	/* back at the old level: no change or better, never too noisy */
+	ck_assert(ksftm_verdict_at_level("no_change") && ksftm_verdict_at_level("ok"));
+	ck_assert(ksftm_verdict_at_level("improvement"));
+	ck_assert(!ksftm_verdict_at_level("too_noisy") && !ksftm_verdict_at_level("noise"));
+	ck_assert(!ksftm_verdict_at_level("regression") && !ksftm_verdict_at_level("accepted"));
+	ck_assert(!ksftm_verdict_at_level(NULL));
 	ck_assert_str_eq(ksftm_verdict_code("other"), "other");
 	ck_assert_ptr_null(ksftm_verdict_name(NULL));
 	ck_assert_int_eq(ksftm_verdict_index("OK"), -ENOENT);

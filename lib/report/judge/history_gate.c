@@ -846,9 +846,7 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 		pd->recent[n - 1 - k] = strtod(span_get(&rows, k, 0), NULL);
 		repeats_of(span_get(&rows, k, 1), &pd->repeats[n - 1 - k], &pd->within[n - 1 - k]);
 		if (!flagged) {
-			if (code && (!strcmp(code, KSFTM_VERDICT_NO_CHANGE) ||
-				     !strcmp(code, KSFTM_VERDICT_IMPROVEMENT)))
-				clean++;
+			clean += ksftm_verdict_at_level(code);
 			continue;
 		}
 		if (clean >= TRANSIENT_AFTER && k < w) {

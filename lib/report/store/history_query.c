@@ -266,17 +266,14 @@ static int band_inputs(json_t *series, int next, struct gate_series *g, struct b
 	/* Then the flagged runs that were transients (history_gate.c's order). */
 	for (i = end, k = 0; !pinned && i-- > start;) {
 		json_t *v = json_object_get(pt = json_array_get(points, i), "value");
+		const char *st = json_string_value(json_object_get(pt, "state"));
 
 		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE))
 			continue;
-		if (!is_state(pt, KSFTM_VERDICT_REGRESSION)) {
-			/* Back at the old level; a too-noisy run is not. */
-			if (is_state(pt, KSFTM_VERDICT_NO_CHANGE) ||
-			    is_state(pt, KSFTM_VERDICT_IMPROVEMENT))
-				clean++;
-		} else if (clean >= GATE_TRANSIENT_AFTER && k < GATE_WINDOW) {
+		if (!is_state(pt, KSFTM_VERDICT_REGRESSION))
+			clean += ksftm_verdict_at_level(st);
+		else if (clean >= GATE_TRANSIENT_AFTER && k < GATE_WINDOW)
 			in->window[g->n_window++] = json_number_value(v);
-		}
 		k++;
 	}
 	for (i = 0; i < g->n_recent / 2; i++) {
