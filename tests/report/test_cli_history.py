@@ -201,6 +201,14 @@ def test_fail_loudly_wrong_context():
     assert "NEW" in out and "RESULT: OK" in out, out
     out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", log)
     assert "NO CHANGE" in out, out
+    # --tolerance and --alpha belong to --baseline files: with --db they
+    # would be ignored, so they are refused, and nothing is judged.
+    for cmd, opt in (("compare", ["--tolerance", "1%"]), ("compare", ["--alpha", "0.05"]),
+                     ("report", ["-t", "5"]), ("html", ["-o", os.path.join(TMP, "t.html"),
+                                                       "--alpha", "0.05"])):
+        out, err = expect_rc(2, cmd, "--db", DB, "--context", f"runner={r}", *opt, log)
+        assert "is for --baseline files" in err and not out, (cmd, out, err)
+        assert not os.path.exists(os.path.join(TMP, "t.html"))
 
 
 def test_bisect_exit_status():

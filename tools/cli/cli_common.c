@@ -400,6 +400,17 @@ int cli_judging(const struct cli_common *cc, int db_ok, int needed)
 	}
 	if (needed && !cc->n_baselines && !cc->db)
 		return cli_needs(cc, "either --baseline files or --db");
+	/*
+	 * The history gate judges with each policy's tolerance and the series'
+	 * own noise: accepting these with --db and ignoring them would let a
+	 * mis-set CI step believe it had tightened the gate.
+	 */
+	if (cc->db && (cc->copts.tolerance_pct >= 0 || cc->copts.alpha > 0)) {
+		cli_error("--%s is for --baseline files: --db judges each series with its"
+			  " policy's tolerance and its history's noise (--fdr sets the"
+			  " false-alarm rate)", cc->copts.tolerance_pct >= 0 ? "tolerance" : "alpha");
+		return EXIT_USAGE;
+	}
 	return EXIT_OK;
 }
 

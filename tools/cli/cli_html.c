@@ -15,8 +15,8 @@
 #include "html.h"
 
 static const char html_usage[] =
-	"usage: ksft-metric html -o OUT.html [--baseline B.json ... | --db DB [--context K=V ...]]\n"
-	"                        [--tolerance PCT] [--alpha A] [--title TEXT]\n"
+	"usage: ksft-metric html -o OUT.html [--baseline B.json ... [--tolerance PCT] [--alpha A]\n"
+	"                        | --db DB [--context K=V ...]] [--title TEXT]\n"
 	"                        [--base-dir DIR] FILE...\n"
 	"\n"
 	"One self-contained page (inline CSS and SVG, no network): regressions and\n"
