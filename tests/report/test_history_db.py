@@ -408,6 +408,42 @@ def test_old_verdict_codes_read():
     db_exec(url, "UPDATE ksftm_results SET verdict = 'other' WHERE verdict = 'incomparable'")
     assert judged()[0] != new[0], new[0]
 
+def index_names(url):
+    if PG:
+        sql = "SELECT indexname FROM pg_indexes WHERE tablename = 'ksftm_results'"
+    else:
+        sql = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ksftm_results'"
+    return {r[0] for r in db_exec(url, sql)}
+
+
+def test_read_indexes_added_by_writer():
+    """Issue 25: a history written before the covering read indexes (version
+    1's ksftm_results_window and ksftm_results_run) judges the same; readers
+    leave it as it is, and its next writer swaps the indexes in."""
+    url = pg_with_db("ksftm_oldidx") if PG else os.path.join(TMP, "oldidx.sqlite")
+    new_idx = {"ksftm_results_window_value", "ksftm_results_run_series"}
+    for k in range(6):
+        v = 100 + (k % 3) - 1
+        expect_rc(0, "ingest", "--db", url, "--run", f"i{k}", "--order", f"{k:02d}",
+                  run_log(f"idx{k}.log", (v, v + 1, v - 1)))
+    assert new_idx <= index_names(url), index_names(url)
+    cur = run_log("idxcur.log", (70, 71, 69))
+    today, _ = expect_rc(1, "compare", "--db", url, "--format", "json", cur)
+    db_exec(url, "DROP INDEX ksftm_results_window_value")
+    db_exec(url, "DROP INDEX ksftm_results_run_series")
+    db_exec(url, "CREATE INDEX ksftm_results_window"
+            " ON ksftm_results (series_id, comparable, usable, run_order)")
+    db_exec(url, "CREATE INDEX ksftm_results_run ON ksftm_results (run_id)")
+    before, _ = expect_rc(1, "compare", "--db", url, "--format", "json", cur)
+    assert before == today, (before, today)
+    expect_rc(0, "history", "--db", url)
+    names = index_names(url)
+    assert not new_idx & names and "ksftm_results_window" in names, names
+    expect_rc(0, "ingest", "--db", url, "--run", "i6", "--order", "06",
+              run_log("idx6.log", (100, 101, 99)))
+    names = index_names(url)
+    assert new_idx <= names and not names & {"ksftm_results_window", "ksftm_results_run"}, names
+
 
 if __name__ == "__main__":
     try:

@@ -28,7 +28,6 @@
 #define TRANSIENT_AFTER 2
 
 static const char window_sql[] = HISTORY_WINDOW_SQL;
-#define WINDOW_COLUMNS "SELECT res.value, res.summary"
 static const char missing_sql[] = HISTORY_MISSING_SQL;
 
 /* Where a series' accepted level starts. */
@@ -341,7 +340,7 @@ static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 	memset(out, 0, sizeof(*out));
 	snprintf(sid, sizeof(sid), "%lld", j->keys[i].id);
 	p[0] = sid;
-	ret = db_query(j->db, scalar && *j->scalar_q ? j->scalar_q : j->window_q, p, 5, &out->rows);
+	ret = db_query(j->db, scalar ? j->scalar_q : j->window_q, p, 5, &out->rows);
 	out->n = db_rows_count(out->rows);
 	out->owned = 1;
 	return ret;
@@ -952,11 +951,9 @@ int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
 		return ksftm_fail(ENOMEM, "out of memory");
 	snprintf(j.window_q, sizeof(j.window_q), window_sql, o->window ? o->window : DEFAULT_WINDOW);
 	/* A scalar series reads its window's values only: the summary texts
-	 * were most of what a window query copied. Same WHERE, same plan. */
-	if (!strncmp(j.window_q, WINDOW_COLUMNS, strlen(WINDOW_COLUMNS))) {
-		strcpy(j.scalar_q, "SELECT res.value, NULL");
-		strcat(j.scalar_q, j.window_q + strlen(WINDOW_COLUMNS));
-	}
+	 * were most of what a window query copied. Same WHERE. */
+	snprintf(j.scalar_q, sizeof(j.scalar_q), HISTORY_WINDOW_VALUES_SQL,
+		 o->window ? o->window : DEFAULT_WINDOW);
 	if ((ret = latest_pinned(&j, &pinned)) || (ret = load_levels(&j)))
 		goto out;
 	j.pinned = pinned;

@@ -20,6 +20,7 @@ struct history {
 	struct db *db;
 	long version;	/* the schema's, as found at open (0: none) */
 	long target;	/* what writers create or migrate to */
+	int read_indexes;	/* read_indexes known to exist */
 };
 
 /*
@@ -59,10 +60,26 @@ static const char schema_v1_common[] =
 	" samples TEXT NOT NULL,"
 	" summary TEXT NOT NULL,"
 	" PRIMARY KEY (series_id, run_id));"
-	"CREATE INDEX IF NOT EXISTS ksftm_results_window"
-	" ON ksftm_results (series_id, comparable, usable, run_order);"
-	"CREATE INDEX IF NOT EXISTS ksftm_results_run ON ksftm_results (run_id);"
 	"CREATE INDEX IF NOT EXISTS ksftm_runs_order ON ksftm_runs (comparable, run_order);";
+
+/*
+ * The results' two read paths at scale, each answered from the index alone
+ * (no table row per result): a scalar series' window (its values, newest
+ * first) and the series of the recent runs (the missing-series check).
+ * Not part of the schema version: every query is the same with or without
+ * them (only slower), so a writer adds them to an existing history
+ * (history_writable()) without making an older ksft-metric refuse it. They
+ * replace version 1's narrower ksftm_results_window (series_id, comparable,
+ * usable, run_order) and ksftm_results_run (run_id), whose columns lead them.
+ */
+#define HISTORY_READ_INDEX "ksftm_results_window_value"
+static const char read_indexes[] =
+	"CREATE INDEX IF NOT EXISTS " HISTORY_READ_INDEX
+	" ON ksftm_results (series_id, comparable, usable, run_order, value);"
+	"CREATE INDEX IF NOT EXISTS ksftm_results_run_series"
+	" ON ksftm_results (run_id, usable, series_id, better);"
+	"DROP INDEX IF EXISTS ksftm_results_window;"
+	"DROP INDEX IF EXISTS ksftm_results_run;";
 
 /*
  * Context keys that make two runs comparable by default: the same machine
@@ -199,8 +216,8 @@ static int create_schema(struct db *db, long target)
 		static const char ins[] = "INSERT INTO ksftm_meta (key, value) VALUES ($1, $2)";
 
 		snprintf(sql, sizeof(sql), schema_v1_common, autoinc, autoinc);
-		if ((ret = db_exec(db, sql)) || (ret = db_query(db, ins, p, 2, NULL)) ||
-		    (ret = db_query(db, ins, q, 2, NULL)))
+		if ((ret = db_exec(db, sql)) || (ret = db_exec(db, read_indexes)) ||
+		    (ret = db_query(db, ins, p, 2, NULL)) || (ret = db_query(db, ins, q, 2, NULL)))
 			goto fail;
 		v = 1;
 	}
@@ -312,18 +329,50 @@ int history_open_version(const char *url, long version, struct history **out)
 	return 0;
 }
 
+/* A history written before read_indexes existed gets them from its next writer. */
+static int add_read_indexes(struct db *db)
+{
+	struct db_rows *rows;
+	int ret = db_query(db, db_dialect(db) == DB_POSTGRESQL ?
+			   "SELECT 1 WHERE to_regclass('" HISTORY_READ_INDEX "') IS NOT NULL" :
+			   "SELECT 1 FROM sqlite_master WHERE type = 'index'"
+			   " AND name = '" HISTORY_READ_INDEX "'", NULL, 0, &rows);
+	size_t have;
+
+	if (ret)
+		return ret;
+	have = db_rows_count(rows);
+	db_rows_free(rows);
+	if (have)
+		return 0;
+	if ((ret = db_begin_write(db)))
+		return ret;
+	if ((ret = db_exec(db, read_indexes))) {
+		db_rollback(db);
+		return ret;
+	}
+	return db_commit(db);
+}
+
 int history_writable(struct history *h)
 {
 	int ret;
 
 	if ((ret = db_writable(h->db)))
 		return ret;
-	if (h->version >= h->target)
-		return 0;
-	ret = create_schema(h->db, h->target);
-	if (!ret)
-		ret = read_version(h->db, &h->version);
-	return ret;
+	if (h->version < h->target) {
+		ret = create_schema(h->db, h->target);
+		if (!ret)
+			ret = read_version(h->db, &h->version);
+		if (ret)
+			return ret;
+	}
+	if (h->version >= 2 && !h->read_indexes) {
+		if ((ret = add_read_indexes(h->db)))
+			return ret;
+		h->read_indexes = 1;
+	}
+	return 0;
 }
 
 int history_readable(struct history *h)

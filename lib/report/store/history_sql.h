@@ -28,8 +28,14 @@
  * and an unknown lower bound beside the upper one made it estimate two
  * rows and sort all of the series' results instead of reading the last N
  * backwards through an index (a window that grew with the history). */
-#define HISTORY_WINDOW_SQL \
-	"SELECT res.value, res.summary FROM ksftm_results res" \
+#define HISTORY_WINDOW_SQL "SELECT res.value, res.summary" HISTORY_WINDOW_FROM
+
+/* The same for a scalar series, its values only: answered from the index
+ * ksftm_results_window_value alone (history.c), no table row per value. */
+#define HISTORY_WINDOW_VALUES_SQL "SELECT res.value, NULL" HISTORY_WINDOW_FROM
+
+#define HISTORY_WINDOW_FROM \
+	" FROM ksftm_results res" \
 	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.usable = 1" \
 	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)" \
 	" AND (CAST($4 AS TEXT) IS NULL OR res.run_order <= $4)" \
