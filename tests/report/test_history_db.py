@@ -444,6 +444,18 @@ def test_read_indexes_added_by_writer():
     names = index_names(url)
     assert new_idx <= names and not names & {"ksftm_results_window", "ksftm_results_run"}, names
 
+def test_values_read_back_exactly():
+    """A stored value reads back as the double that was ingested, on both
+    backends (SQLite's own text of a REAL has 15 digits: 1/3 came back as
+    0.333333333333333, a different double)."""
+    url = pg_with_db("ksftm_exact") if PG else os.path.join(TMP, "exact.sqlite")
+    third = 1 / 3
+    expect_rc(0, "ingest", "--db", url, "--run", "x0", "--order", "00",
+              run_log("exact.log", (third, third, third)))
+    out, _ = expect_rc(0, "history", "--db", url, "--format", "json")
+    values = [p["value"] for s in json.loads(out)["series"] for p in s["points"]]
+    assert values == [third], (values, third)
+
 
 if __name__ == "__main__":
     try:
