@@ -155,7 +155,14 @@ START_TEST(test_exits_at_start)
 END_TEST
 
 /* A fake remote: prints a banner and the ready line, then answers "s" with @answer. */
-static int fake(const char *answer, const char *ifname, uint64_t *nic)
+/*
+ * A remote endpoint that answers each sample request with @answer, given
+ * @timeout_ms to do it: 300 ms only where the test wants the timeout, a
+ * generous 10 s where it wants the answer (a shell starved by a loaded
+ * machine under a sanitizer must not turn a parse error into a timeout).
+ */
+static int fake_within(const char *answer, const char *ifname, uint64_t *nic,
+		       int timeout_ms)
 {
 	char code[1024];
 	const char *const prefix[] = { "sh", "-c", code, "fake", NULL };
@@ -164,10 +171,15 @@ static int fake(const char *answer, const char *ifname, uint64_t *nic)
 	snprintf(code, sizeof(code),
 		 "echo 'Welcome!'; echo __KSFT_SYSMON_READY__ 250\n"
 		 "while read -r l; do [ \"$l\" = s ] && { %s; }; done", answer);
-	err = remote_sampler_start(&rs, prefix, ifname, NULL, 300);
+	err = remote_sampler_start(&rs, prefix, ifname, NULL, timeout_ms);
 	ck_assert_msg(err == 0, "%s", sm_errmsg());
 	ck_assert_int_eq(remote_sampler_clk_tck(rs), 250);
 	return remote_sampler_collect(rs, &snap, nic);
+}
+
+static int fake(const char *answer, const char *ifname, uint64_t *nic)
+{
+	return fake_within(answer, ifname, nic, 10000);
 }
 
 START_TEST(test_garbage_stat)
@@ -207,7 +219,8 @@ START_TEST(test_hangs)
 	struct timespec a, b;
 
 	/* Never answers, ignores SIGTERM and EOF: a timeout, then SIGKILL at stop. */
-	ck_assert_int_eq(fake("trap '' TERM; while :; do sleep 0.05; done", NULL, nic), -ETIMEDOUT);
+	ck_assert_int_eq(fake_within("trap '' TERM; while :; do sleep 0.05; done", NULL, nic, 300),
+			 -ETIMEDOUT);
 	assert_msg_has("fake`: no complete sample within 0.3 s");
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	remote_sampler_stop(rs);
