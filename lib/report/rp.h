@@ -138,6 +138,13 @@ void rp_cols_free(struct rp_cols *c);
 size_t rp_cols_get(const struct rp_cols *c, size_t e, double **x);
 void rp_cols_summarize(struct rp_cols *c, struct rp_summary *s);
 double rp_summary_op(const struct rp_summary *s, int op);
+/*
+ * The summaries of series @i's processed values, one per element, from one
+ * pass over them (ingest stores six of each): *@sums (free()) has the
+ * returned width (>= 0) of them; -errno. @sums NULL: only the width.
+ */
+struct ksft_metric_report;
+int rp_series_summaries(const struct ksft_metric_report *r, size_t i, struct rp_summary **sums);
 /* Finite values of element @elem, in point order; returns count. */
 size_t rp_element_values(const struct rp_vals *pv, size_t elem, double *out);
 /* Two-sided Mann-Whitney U p-value; NaN if either side has < 1 value. */

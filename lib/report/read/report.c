@@ -461,42 +461,59 @@ ksft_metric_report_values_release(struct ksft_metric_report_values *v)
 	memset(v, 0, sizeof(*v));
 }
 
-KSFT_METRIC_REPORT_API int
-ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
-				  const char *op, double *out, size_t n_out)
+int rp_series_summaries(const struct ksft_metric_report *r, size_t i, struct rp_summary **sums)
 {
 	const struct rp_series *s = NULL;
 	struct rp_policy scratch;
 	struct rp_vals pv;
-	size_t w, j;
-	int code, ret = get_series(r, i, &s);
+	struct rp_cols c;
+	size_t w;
+	int ret = get_series(r, i, &s);
 
+	if (sums)
+		*sums = NULL;
 	if (ret)
 		return ret;
-	code = op ? rp_op_parse(op, 0) : RP_OP_NONE;
-	if (!code || (!out && n_out))
-		return ksftm_fail(EINVAL, "unknown summary \"%s\"", op ? op : "(null)");
-	if (rp_process(&s->raw, rp_series_policy(s, &scratch),
-		       KSFT_METRIC_REPORT_PROCESSED, &pv))
+	if (rp_process(&s->raw, rp_series_policy(s, &scratch), KSFT_METRIC_REPORT_PROCESSED, &pv))
 		return ksftm_fail(ENOMEM, "out of memory");
 	w = pv.off ? pv.width : 1;
-	if (n_out) {
-		struct rp_cols c;
-
+	if (w > 0x7fffffff)
+		w = 0x7fffffff;
+	if (sums && w) {
 		if (rp_cols_build(&pv, &c)) {
 			rp_vals_free(&pv);
 			return ksftm_fail(ENOMEM, "out of memory");
 		}
-		for (j = 0; j < w && j < n_out; j++) {
-			struct rp_summary sum;
-			double *x;
-			size_t n = rp_cols_get(&c, j, &x);
-
-			rp_summarize_values(x, n, &sum);
-			out[j] = rp_summary_op(&sum, code);
-		}
+		*sums = malloc(w * sizeof(**sums));
+		if (*sums)
+			rp_cols_summarize(&c, *sums);
 		rp_cols_free(&c);
+		if (!*sums) {
+			rp_vals_free(&pv);
+			return ksftm_fail(ENOMEM, "out of memory");
+		}
 	}
 	rp_vals_free(&pv);
-	return w > 0x7fffffff ? 0x7fffffff : (int)w;
+	return (int)w;
+}
+
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
+				  const char *op, double *out, size_t n_out)
+{
+	const struct rp_series *s;
+	struct rp_summary *sums = NULL;
+	size_t j;
+	int code, w = get_series(r, i, &s);
+
+	if (w)
+		return w;
+	code = op ? rp_op_parse(op, 0) : RP_OP_NONE;
+	if (!code || (!out && n_out))
+		return ksftm_fail(EINVAL, "unknown summary \"%s\"", op ? op : "(null)");
+	w = rp_series_summaries(r, i, n_out ? &sums : NULL);
+	for (j = 0; w > 0 && sums && j < (size_t)w && j < n_out; j++)
+		out[j] = rp_summary_op(&sums[j], code);
+	free(sums);
+	return w;
 }

@@ -492,6 +492,7 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 	static const char *const ops[] = { "last", "max", "p50", "p90", "p99", "total" };
 	struct ksft_metric_report_values v = { 0 };
 	struct strbuf samples = STRBUF_INIT, summary = STRBUF_INIT;
+	struct rp_summary *sums = NULL;
 	const char *cmp = s->compare ? s->compare : "p50";
 	size_t k, e;
 	int ret, n, first = 1;
@@ -517,41 +518,33 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 		strbuf_addc(&samples, ']');
 	}
 	strbuf_addc(&samples, ']');
+	n = rp_series_summaries(r, i, &sums);
+	if (n < 0) {
+		ret = n;
+		goto out;
+	}
 	strbuf_addc(&summary, '{');
-	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
-		double one[1];
-		double *all = one;
+	for (k = 0; n > 0 && k < sizeof(ops) / sizeof(ops[0]); k++) {
+		int code = rp_op_parse(ops[k], 0);
 
-		n = ksft_metric_report_series_summary(r, i, ops[k], one, 1);
-		if (n < 0) {
-			ret = n;
-			goto out;
-		}
-		if (n < 1)
-			continue;
 		strbuf_adds(&summary, first ? "\"" : ",\"");
 		strbuf_adds(&summary, ops[k]);
 		strbuf_adds(&summary, "\":");
 		first = 0;
 		if (n > 1) {	/* an array series: one value per element */
-			all = malloc((size_t)n * sizeof(double));
-			if (!all) {
-				ret = ksftm_fail(ENOMEM, "out of memory");
-				goto out;
-			}
-			ksft_metric_report_series_summary(r, i, ops[k], all, (size_t)n);
 			strbuf_addc(&summary, '[');
 			for (e = 0; e < (size_t)n; e++) {
 				if (e)
 					strbuf_addc(&summary, ',');
-				put_num(&summary, all[e]);
+				put_num(&summary, rp_summary_op(&sums[e], code));
 			}
 			strbuf_addc(&summary, ']');
-			free(all);
 		} else {
-			put_num(&summary, one[0]);
-			if (!strcmp(ops[k], cmp) && isfinite(one[0])) {
-				row->value = one[0];
+			double one = rp_summary_op(&sums[0], code);
+
+			put_num(&summary, one);
+			if (!strcmp(ops[k], cmp) && isfinite(one)) {
+				row->value = one;
 				row->has_value = 1;
 			}
 		}
@@ -565,6 +558,7 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 	if (!row->path || !row->samples || !row->summary)
 		ret = ksftm_fail(ENOMEM, "out of memory");
 out:
+	free(sums);
 	strbuf_free(&samples);
 	strbuf_free(&summary);
 	ksft_metric_report_values_release(&v);
