@@ -9,7 +9,7 @@ out=${KSFTM_TEST_BUILD:-$root/build-test}
 
 scripts/install-deps.sh || exit 2
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 failures=
 log() { printf '\n=== %s\n' "$*"; }
 
 # run_suite NAME BUILDDIR MESON-SETUP-ARGS... -- MESON-TEST-ARGS...
@@ -42,6 +42,10 @@ run_suite() {
 		failed=$((failed + 1))
 		return
 	fi
+	# Named again at the end, beside the summary line: a CI that keeps only
+	# the tail of the output must still say which test failed.
+	failures+=$(grep -E '^ *[0-9]+/[0-9]+ ' "$dir.test.log" |
+		grep -vE ' (OK|SKIP|EXPECTEDFAIL) +[0-9.]+s' | sed "s/^/$name: /")$'\n'
 	passed=$((passed + ok))
 	skipped=$((skipped + ${skip:-0}))
 	failed=$((failed + ${fail:-0} + ${timeout:-0} + ${xpass:-0}))
@@ -77,6 +81,11 @@ if command -v clang >/dev/null; then
 fi
 
 echo
+if [ -n "${failures//$'\n'/}" ]; then
+	echo "failed:"
+	printf '%s' "$failures" | sed '/^$/d; s/^/  /'
+	grep -h '^fuzz.*FAIL\|^fuzz_.*: FAIL' "$out-fuzz.log" 2>/dev/null | sed 's/^/  /'
+fi
 # Skipped tests (exit 77: no root, a package missing) are counted, not hidden.
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
