@@ -13,7 +13,9 @@ with R repeats; every repeat becomes one JSON line:
    "cost_host" (busy CPU s/GB, whole host), "cost_test" (the test's own
    processes, CPU s/GB), "split_local", "split_remote", "runq_local",
    "runq_remote", "nivcsw_local", "nivcsw_remote", "steal", "others"
-   (summed over the endpoints' CPU sets), "load1", "t"}
+   (summed over the endpoints' CPU sets), "load1", "t", with --reference
+   "ref" (CPU s of a fixed piece of work on the run's CPUs, before and
+   after the run)}
 
 ``--dose CMD`` runs CMD (argv, split on whitespace) with the dose level
 appended before a configuration with a nonzero dose, and with 0 after;
@@ -22,7 +24,7 @@ shared: load1 (``/proc/loadavg``) is recorded with every repeat.
 
 Usage (root): bench/record_interference.py --out FILE --rounds N
     [--time S] [--interval S] [--repeat R] [--cpus LIST...] [--neighbours LIST...]
-    [--seed S] [--build DIR] [--doses D...] [--dose CMD]
+    [--seed S] [--build DIR] [--doses D...] [--dose CMD] [--reference]
 """
 import argparse
 import json
@@ -73,6 +75,24 @@ def stop(procs):
     for p in procs:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
+
+
+# A fixed piece of work (a 128 MB copy and an interpreter loop), timed in
+# CPU seconds on one CPU: how fast this vCPU is right now. The VM's speed
+# moves from run to run where no interference series sees it (issue 21);
+# dividing a run's cost by this asks whether the run's cost moved with it.
+REFERENCE = ("import time\nt = time.process_time()\nb = bytearray(16 << 20)\n"
+             "for _ in range(8):\n    c = bytes(b)\ns = 0\n"
+             "for i in range(300000):\n    s += i * i\n"
+             "print(time.process_time() - t)\n")
+
+
+def reference(cpus):
+    """CPU seconds of REFERENCE on each CPU of placement @cpus, averaged."""
+    ids = sorted({int(c) for part in cpus.split("/") for c in part.split(",") if c})
+    secs = [float(sh("taskset", "-c", str(c), sys.executable, "-c", REFERENCE).stdout)
+            for c in ids]
+    return sum(secs) / len(secs)
 
 
 def one_run(args, ns, cpus):
@@ -131,6 +151,9 @@ def main():
     ap.add_argument("--doses", nargs="+", type=float, default=[0])
     ap.add_argument("--dose", help="command setting a dose level (appended)")
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--reference", action="store_true",
+                    help="time a fixed piece of work on the run's CPUs before and"
+                    " after it (\"ref\", CPU s)")
     ap.add_argument("--build", default="build")
     ap.add_argument("--round-offset", type=int, default=0,
                     help="first round's number (appending to a corpus)")
@@ -149,6 +172,7 @@ def main():
             for k, (n, cpus, dose) in enumerate(order):
                 if args.dose:
                     sh(*args.dose.split(), ns.a, ns.ifa, str(dose))
+                ref = reference(cpus) if args.reference else None
                 busy = neighbours(n)
                 failed = None
                 try:
@@ -166,6 +190,8 @@ def main():
                           "cpus": cpus, "dose": dose, "load1": load1, "t": time.time(),
                           "secs": args.time,
                           "seed": seed}
+                if ref is not None:
+                    common["ref"] = (ref + reference(cpus)) / 2
                 if failed is not None:
                     out.write(json.dumps(dict(common, failed=failed[0] if failed else
                                               "ksft-iperf3 failed"), sort_keys=True) + "\n")
