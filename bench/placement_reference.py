@@ -6,7 +6,8 @@ with ``record_interference.py --reference`` (each run carries "ref": the
 CPU seconds of a fixed piece of work on the run's CPUs, before and after
 it). For each placement: runs, CV of the best of the run's repeats, of the
 best divided by ref, the successive-difference CV (slow drift left out),
-the correlation of best and ref, and the same for throughput. Usage:
+the correlation of best and ref, the best less ref's share (a slope
+fitted on the other half of the runs), and the same for throughput. Usage:
     bench/placement_reference.py bench/corpus/interference-2026-12-02-placement.jsonl
 """
 import collections
@@ -29,6 +30,20 @@ def corr(x, y):
     mx, my = st.mean(x), st.mean(y)
     sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
     return sxy / (sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y)) ** 0.5
+
+
+def cross_fitted(best, ref):
+    """@best less the reference's share: each half (in time order) corrected
+    with the least-squares slope of best on ref fitted on the other half."""
+    half = len(best) // 2
+    out = []
+    for part, other in ((range(0, half), range(half, len(best))),
+                        (range(half, len(best)), range(0, half))):
+        x, y = [ref[i] for i in other], [best[i] for i in other]
+        mx, my = st.mean(x), st.mean(y)
+        slope = sum((a - mx) * (b - my) for a, b in zip(x, y)) / sum((a - mx) ** 2 for a in x)
+        out += [best[i] - slope * (ref[i] - mx) for i in part]
+    return out
 
 
 def main(path):
@@ -59,6 +74,7 @@ def main(path):
               f"{corr(best, ref):+.2f}")
         print(f"  cost best / ref     CV {cv(norm):5.1f}%  succ-diff {sd_cv(norm):5.1f}%"
               f"  steal<=0.01 ({len(qnorm)} runs) {cv(qnorm):5.1f}%")
+        print(f"  cost best less ref's share (cross-fitted)  CV {cv(cross_fitted(best, ref)):5.1f}%")
         print(f"  throughput best     CV {cv(gbps):5.1f}%  x ref {cv(gnorm):5.1f}%"
               f"  corr(gbps, ref) {corr(gbps, ref):+.2f}")
     return 0
