@@ -293,6 +293,41 @@ START_TEST(test_lasting_drop_delay)
 END_TEST
 
 /*
+ * A short history: before GATE_CUSUM_MIN_RUNS recent runs the CUSUM does
+ * not accumulate (the run alone is judged, and "what it would need" counts
+ * the runs until it does); with that many, the same runs accumulate.
+ */
+START_TEST(test_short_history_run_alone)
+{
+	double rec[40];
+	struct gate_series s;
+	size_t n;
+
+	rng_state = 41;
+	noise(rec, 40, 100.0, 0.02);
+	for (n = 34; n < 40; n++)	/* the last runs 1.2 sd worse */
+		rec[n] = 100.0 * (1 - 1.2 * 0.02);
+	for (n = 20; n <= 39; n += 19) {
+		/* The same last runs, behind 14 or 33 older ones. */
+		s = (struct gate_series){ .window = rec + n - 14, .n_window = 14,
+					  .current = rec[39], .better = 1, .rel_tol = 0.01,
+					  .abs_tol = NAN, .recent = rec + 39 - n,
+					  .n_recent = n };
+		ck_assert_int_eq(gate_judge(&s, 1, NULL), 0);
+		if (n == 20) {	/* under GATE_CUSUM_MIN_RUNS (25) */
+			ck_assert_msg(s.cusum <= fmax(0, s.z - GATE_CUSUM_K) + 1e-12,
+				      "n %zu: S %g from z %g alone", n, s.cusum, s.z);
+			ck_assert_msg(s.need_runs >= (double)(GATE_CUSUM_MIN_RUNS - n) + 1,
+				      "n %zu: needs %g runs", n, s.need_runs);
+		} else {
+			ck_assert_msg(s.cusum > s.z - GATE_CUSUM_K + 1.0,
+				      "n %zu: S %g does not accumulate (z %g)", n, s.cusum, s.z);
+		}
+	}
+}
+END_TEST
+
+/*
  * Repeats: a run's value of 5 repeats with a between-run sd of 5 % and a
  * within-run sd of 5 % has sd sqrt(25 + 25 / 5) %, not 5 / sqrt(5) %: the
  * gate's noise says so, and the run-level rate holds with 5 repeats.
@@ -412,6 +447,7 @@ Suite *make_suite(void)
 	tcase_add_test(c, test_repeats_counted_for_their_worth);
 	tcase_add_test(c, test_groups_share_a_budget);
 	tcase_add_test(c, test_says_what_it_would_need);
+	tcase_add_test(c, test_short_history_run_alone);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -399,6 +399,7 @@ struct model {
 	struct noise nz;
 	double mean_inv_r;
 	double s_prev;		/* the regression CUSUM before the current run */
+	size_t cusum_wait;	/* runs until the CUSUM accumulates (GATE_CUSUM_MIN_RUNS) */
 };
 
 /* One series' statistics, before the run-wide correction. */
@@ -411,6 +412,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	double mean_inv_r, up = 0, down = 0, z;
 
 	md->s_prev = 0;
+	md->cusum_wait = 0;
 
 	s->baseline = s->change = s->p_value = s->q_value = NAN;
 	s->p_improve = s->q_improve = s->sigma = s->sigma_between = s->sigma_within = NAN;
@@ -449,7 +451,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 		}
 		mean_inv_r = noise_of(s, seq, mn, s->window, nw, &nz, scratch);
 	}
-	if (!s->fresh && run_var(&nz, 1, mean_inv_r) > 0) {
+	if (!s->fresh && m >= GATE_CUSUM_MIN_RUNS && run_var(&nz, 1, mean_inv_r) > 0) {
 		for (i = 0; i < m; i++) {
 			size_t r = s->recent_repeats && seq == s->recent ? s->recent_repeats[i] : 0;
 
@@ -459,6 +461,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 		}
 	}
 	md->s_prev = up;
+	md->cusum_wait = m < GATE_CUSUM_MIN_RUNS ? GATE_CUSUM_MIN_RUNS - m : 0;
 	s->z = residual(&nz, s->better, s->current, s->repeats, mean_inv_r);
 	z = s->z / sqrt(nz.inflate);
 	s->cusum = fmax(0, up + z - GATE_CUSUM_K);
@@ -501,7 +504,8 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 	/* The tolerance in standard deviations on the test's scale. */
 	tol = nz->logs ? log1p(tol) : tol * fabs(nz->level);
 	zmin = normal_of_raw(tol / sd, tail_df(nz));
-	s->need_runs = zmin >= zs ? 1 : ceil(gate_cusum_arl(zmin, GATE_CUSUM_K, h));
+	s->need_runs = zmin >= zs ? 1 : (double)md->cusum_wait +
+					ceil(gate_cusum_arl(zmin, GATE_CUSUM_K, h));
 	if (!(s->need_runs < 1000))
 		s->need_runs = INFINITY;
 	/* One run alone shows the tolerance once it is zs of its sd (on the

@@ -92,6 +92,18 @@
  * other (doc/regression-gate.rst, "Why unchanged runs alarmed"): nu = 5.
  */
 #define GATE_TAIL_DF 6.0
+/*
+ * The CUSUM accumulates only from this many recent runs on; before, the
+ * run-alone statistic judges by itself. In a short history the level and
+ * the noise come from a dozen runs, and a level that is still settling
+ * (a new machine, a new CI job) drifts by more than their successive
+ * differences show: the time-ordered replay of all eight recordings
+ * (doc/regression-gate.rst) put 72 of the 129 alarms at r = 1 in runs
+ * 10-24. 25 halves the alarms at r = 1 and 3 and costs delay only in
+ * histories shorter than that (r = 5's short replays: the 15-28 % drops
+ * found after 9 runs instead of 5-7).
+ */
+#define GATE_CUSUM_MIN_RUNS 25
 
 struct gate_opts {
 	double fdr;		/* run-level false-alarm rate q (0.01) */
