@@ -489,7 +489,11 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 		      const struct ksft_metric_report_series *s, struct series_row *row)
 {
 	/* json_dumps(JSON_SORT_KEYS)'s order, which the stored text keeps. */
-	static const char *const ops[] = { "last", "max", "p50", "p90", "p99", "total" };
+	static const struct {
+		const char *name;
+		int code;
+	} ops[] = { { "last", RP_OP_LAST }, { "max", RP_OP_MAX }, { "p50", RP_OP_P50 },
+		    { "p90", RP_OP_P90 }, { "p99", RP_OP_P99 }, { "total", RP_OP_TOTAL } };
 	struct ksft_metric_report_values v = { 0 };
 	struct strbuf samples = STRBUF_INIT, summary = STRBUF_INIT;
 	struct rp_summary *sums = NULL;
@@ -525,10 +529,10 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 	}
 	strbuf_addc(&summary, '{');
 	for (k = 0; n > 0 && k < sizeof(ops) / sizeof(ops[0]); k++) {
-		int code = rp_op_parse(ops[k], 0);
+		int code = ops[k].code;
 
 		strbuf_adds(&summary, first ? "\"" : ",\"");
-		strbuf_adds(&summary, ops[k]);
+		strbuf_adds(&summary, ops[k].name);
 		strbuf_adds(&summary, "\":");
 		first = 0;
 		if (n > 1) {	/* an array series: one value per element */
@@ -543,7 +547,7 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 			double one = rp_summary_op(&sums[0], code);
 
 			put_num(&summary, one);
-			if (!strcmp(ops[k], cmp) && isfinite(one)) {
+			if (!strcmp(ops[k].name, cmp) && isfinite(one)) {
 				row->value = one;
 				row->has_value = 1;
 			}
