@@ -43,9 +43,11 @@ run_suite() {
 		return
 	fi
 	# Named again at the end, beside the summary line: a CI that keeps only
-	# the tail of the output must still say which test failed.
+	# the tail of the output must still say which test failed (once: meson
+	# prints a failure twice, in the progress and in its summary).
 	failures+=$(grep -E '^ *[0-9]+/[0-9]+ ' "$dir.test.log" |
-		grep -vE ' (OK|SKIP|EXPECTEDFAIL) +[0-9.]+s' | sed "s/^/$name: /")$'\n'
+		grep -vE ' (OK|SKIP|EXPECTEDFAIL) +[0-9.]+s' | awk '!seen[$0]++' |
+		sed "s/^/$name: /")$'\n'
 	passed=$((passed + ok))
 	skipped=$((skipped + ${skip:-0}))
 	failed=$((failed + ${fail:-0} + ${timeout:-0} + ${xpass:-0}))

@@ -26,7 +26,11 @@
 #include "ktap_tags.h"
 #include "sink.h"
 
-static pthread_once_t install_once = PTHREAD_ONCE_INIT;
+/* Under ksftm_case_lock: fork() (fork.c) takes it, so no child inherits a
+ * half-done install (a pthread_once() in progress in a thread the child does
+ * not have would hang it under TSan, whose pthread_once has no fork
+ * generation as glibc's has). */
+static int installed;
 
 static const struct { int sig; const char *name; } fatal[] = {
 	{ SIGTERM, "SIGTERM" }, { SIGINT, "SIGINT" }, { SIGHUP, "SIGHUP" },
@@ -189,5 +193,8 @@ static void install(void)
 
 void case_abort_install(void)
 {
-	pthread_once(&install_once, install);
+	if (!installed) {
+		install();
+		installed = 1;
+	}
 }

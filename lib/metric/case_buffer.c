@@ -29,7 +29,6 @@ struct tbuf {
 
 static __thread struct tbuf *tls_tbuf;
 static pthread_key_t tbuf_key;
-static pthread_once_t tbuf_once = PTHREAD_ONCE_INIT;
 static struct tbuf *tbuf_list;
 static unsigned tbuf_next_idx;
 
@@ -59,7 +58,12 @@ void case_buffer_unlock_all(void)
 		pthread_mutex_unlock(&tb->lock);
 }
 
-static void tbuf_init_once(void)
+/*
+ * At load, not through pthread_once() at first use: a fork() while another
+ * thread is inside a pthread_once() leaves the child's copy "in progress"
+ * for good under TSan (glibc's own pthread_once restarts it in the child).
+ */
+__attribute__((constructor)) static void tbuf_key_init(void)
 {
 	pthread_key_create(&tbuf_key, tbuf_thread_exit);
 }
@@ -70,7 +74,6 @@ static struct tbuf *tbuf_get(void)
 
 	if (tb)
 		return tb;
-	pthread_once(&tbuf_once, tbuf_init_once);
 	tb = aligned_alloc(128, sizeof(*tb));
 	if (!tb)
 		return NULL;

@@ -41,12 +41,12 @@ KSFT_METRIC_API int ksft_metric_case_begin(void)
 	struct case_data **left;
 	size_t n, i;
 
-	case_abort_install();
 	/* KSFTMETRIC_CONTEXT=1: the run's context line, once, before the
 	 * first case's lines (outside every case). Best effort: a sink that
 	 * cannot be written fails the case's own lines at its end anyway. */
 	(void)run_context_emit_from_env();
 	pthread_mutex_lock(&ksftm_case_lock);
+	case_abort_install();
 	/* A case inherited without our fork handlers (raw clone) is not ours. */
 	if (atomic_load(&ksftm_case_open) && atomic_load(&ksftm_case_owner) != getpid())
 		atomic_store(&ksftm_case_open, 0);
