@@ -504,6 +504,14 @@ START_TEST(test_disturbed_not_regressed)
 	ck_assert_str_eq(t, "regression");
 	ck_assert_int_eq(judge_disturbed(h, 100, 0.1, t), 0);
 	ck_assert_str_eq(t, "no_change");
+	/* Moderately disturbed: a wait 30 % above its history (more than
+	 * GATE_DISTURBED_Z sd and GATE_DISTURBED_MIN_CHANGE, short of the
+	 * run-level test: a regression before) still makes the drop a rerun;
+	 * 5 % more wait is not a disturbance. */
+	ck_assert_int_eq(judge_disturbed(h, 70, 0.013, t), 0);
+	ck_assert_str_eq(t, "disturbed");
+	ck_assert_int_eq(judge_disturbed(h, 70, 0.0105, t), 1);
+	ck_assert_str_eq(t, "regression");
 	ksft_metric_report_history_close(h);
 }
 END_TEST

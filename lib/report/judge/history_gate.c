@@ -690,7 +690,9 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 		row->n_baseline = row->baseline_runs = g[m].n_window;
 		if (interference) {
 			row->verdict = gate_verdict_name(GATE_UNTRACKED);
-			if (g[m].verdict == GATE_REGRESSION)
+			if (g[m].verdict == GATE_REGRESSION ||
+			    (g[m].z >= GATE_DISTURBED_Z &&
+			     g[m].change >= GATE_DISTURBED_MIN_CHANGE))
 				disturbed[(*n_disturbed)++] = j->p[idx[m]].group;
 			continue;
 		}
@@ -711,8 +713,9 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
  * interference series apart: they must not spend the gated series'
  * budget). Disturbed is not regressed: a regression in a case whose
  * interference is measurably above its history's (the interference
- * series' own upward test at the run's q) is "disturbed", to rerun, and
- * does not fail the run.
+ * series' own upward test at the run's q, or its run alone beyond
+ * GATE_DISTURBED_Z and GATE_DISTURBED_MIN_CHANGE) is "disturbed", to
+ * rerun, and does not fail the run.
  */
 static int judge_all(struct judge *j)
 {
