@@ -1009,21 +1009,11 @@ static int gate_full_first(const struct replay_corpus *c, const struct replay_la
  * histories long enough for its 50-run window. */
 static int otava_found(const double *x, size_t n, size_t at, int *oom)
 {
-	struct otava_cp cp[64];
-	int k, i, hit = 0;
+	int hit = otava_worse_near(x, n, at, 1);
 
-	if (n < 50)
-		return 0;
-	k = otava_change_points(x, n, cp, 64);
-	if (k < 0) {
+	if (hit < 0)
 		*oom = 1;
-		return 0;
-	}
-	for (i = 0; i < k; i++)
-		if (cp[i].mean_after < cp[i].mean_before &&
-		    (at == SIZE_MAX || (cp[i].index + 3 >= at && cp[i].index <= at + 3)))
-			hit = 1;
-	return hit;
+	return hit > 0;
 }
 
 int replay_latency_run(const struct replay_corpus *c, const struct replay_latency_opts *o,

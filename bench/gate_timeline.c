@@ -20,6 +20,7 @@
 
 #include "gate_product.h"
 #include "gate_stats.h"
+#include "otava_port.h"
 
 #define WARMUP 5		/* the gate judges from 5 comparable runs on */
 #define RUN_BUDGET 0.01		/* run-level false alarms the gate aims at */
@@ -117,12 +118,58 @@ static int false_alarms(const char *path, const struct prod_corpus *c, unsigned 
 	return 0;
 }
 
+/* Otava's sense of worse for metric @m: throughput higher, costs lower. */
+static int better_of(int m)
+{
+	return m == PM_GBPS ? 1 : -1;
+}
+
+/*
+ * Apache Otava (bench/otava_port.h) run as a CI would after every run of
+ * one unchanged configuration: run j alarms when Otava, over the runs up
+ * to j, finds a change for the worse in any gated metric within the last 4
+ * runs. Counted from OTAVA_MIN_RUNS on (its window).
+ */
+static int otava_false_alarms(const struct prod_stream *st, unsigned r, size_t *k, size_t *n)
+{
+	double *v = malloc(sizeof(double) * (st->n + 1));
+	unsigned char *hit = calloc(st->n + 1, 1);
+	size_t nv, j, most = 0;
+	int m, ret = 0;
+
+	if (!v || !hit) {
+		free(v);
+		free(hit);
+		return 1;
+	}
+	for (m = 0; m < PM_COUNT && !ret; m++) {
+		nv = run_values(st, r, m, v);
+		if (nv > most)
+			most = nv;
+		for (j = OTAVA_MIN_RUNS - 1; j < nv && !ret; j++) {
+			int a = otava_worse_near(v, j + 1, j, better_of(m));
+
+			if (a < 0)
+				ret = 1;
+			else
+				hit[j] |= a;
+		}
+	}
+	for (j = OTAVA_MIN_RUNS - 1; j < most; j++) {
+		*k += hit[j];
+		(*n)++;
+	}
+	free(v);
+	free(hit);
+	return ret;
+}
+
 /* Every configuration as a CI job of its own (one case a run): more
  * unchanged runs, fewer series per run. */
 static int false_alarms_per_case(const char *path, const struct prod_corpus *c, unsigned r,
-				 size_t *tot_k, size_t *tot_n, size_t *tot_dist)
+				 size_t *tot_k, size_t *tot_n, size_t *tot_dist, size_t *tot_ot)
 {
-	size_t i, j, k = 0, n = 0, dist = 0, early = 0, together = 0, most = 0;
+	size_t i, j, k = 0, n = 0, dist = 0, early = 0, together = 0, most = 0, ot_k = 0, ot_n = 0;
 	unsigned char *fail;
 	size_t *per_run;
 	char buf[80];
@@ -160,6 +207,11 @@ static int false_alarms_per_case(const char *path, const struct prod_corpus *c, 
 		}
 		dist += res.disturbed;
 		prod_result_free(&res);
+		if (otava_false_alarms(&c->s[i], r, &ot_k, &ot_n)) {
+			free(fail);
+			free(per_run);
+			return 1;
+		}
 	}
 	/* The configurations were recorded round-robin, so run j of every
 	 * job is the same stretch of time: failures in a run where at least
@@ -171,6 +223,15 @@ static int false_alarms_per_case(const char *path, const struct prod_corpus *c, 
 	printf("  %-44s r=%u  %2zu jobs of one case          FA %-28s disturbed %zu; of the FA: "
 	       "%zu in runs < %d, %zu with half the jobs failing together\n", path, r, c->n, buf,
 	       dist, early, EARLY_RUNS, together);
+	if (ot_n) {
+		cp_text(ot_k, ot_n, buf, sizeof(buf));
+		printf("  %-44s r=%u  the same jobs, Apache Otava  FA %-28s (runs %d on: a change for the "
+		       "worse found in the last 4 runs)\n", "", r, buf, OTAVA_MIN_RUNS);
+	}
+	if (!strstr(path, "calib")) {
+		tot_ot[0] += ot_k;
+		tot_ot[1] += ot_n;
+	}
 	if (!strstr(path, "calib")) {
 		*tot_k += k;
 		*tot_n += n;
@@ -221,6 +282,49 @@ struct shift_case {
 };
 
 /*
+ * Apache Otava's delay after each of the @n starts over the same
+ * time-ordered run values of metric @m (@v: the unchanged configuration's
+ * @nv runs; @w: the recorded dose's @nw, unused for an injected scale),
+ * run after every run as a CI would: the runs from the shift to the first
+ * time Otava finds a change for the worse within 3 runs of it. @od[i] is
+ * INFINITY when it never does, NaN for all when a start leaves under
+ * OTAVA_MIN_RUNS runs before the shift.
+ */
+static int otava_delays(const struct shift_case *sc, int m, const double *v, size_t nv,
+			const double *w, size_t nw, const size_t *starts, size_t n, double *od)
+{
+	size_t len = sc->after && nw < nv ? nw : nv, i, j;
+	double *x;
+
+	for (i = 0; i < n; i++)
+		od[i] = starts[i] < OTAVA_MIN_RUNS ? NAN : INFINITY;
+	if (isnan(od[0]))
+		return 0;
+	x = malloc(sizeof(double) * (len + 1));
+	if (!x)
+		return 1;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < len; j++)
+			x[j] = j < starts[i] ? v[j] : sc->after ? w[j] :
+			       m == PM_GBPS ? v[j] / sc->scale : v[j] * sc->scale;
+		for (j = starts[i]; j < len; j++) {
+			int a = otava_worse_near(x, j + 1, starts[i], better_of(m));
+
+			if (a < 0) {
+				free(x);
+				return 1;
+			}
+			if (a) {
+				od[i] = (double)(j - starts[i] + 1);
+				break;
+			}
+		}
+	}
+	free(x);
+	return 0;
+}
+
+/*
  * One lasting shift replayed at several starts, the target's case as a CI
  * job of its own: per gated metric, the delay (runs from the shift to the
  * first failing row of that metric, 1 = the first shifted run) per start,
@@ -232,7 +336,7 @@ static int delays(const struct prod_corpus *c, const struct shift_case *sc, unsi
 		  const size_t *starts, size_t n_starts)
 {
 	const struct prod_stream *s0 = &c->s[sc->target];
-	double d[PM_COUNT][8], *v = malloc(sizeof(double) * (s0->n + 1));
+	double d[PM_COUNT][8], od[8], *v = malloc(sizeof(double) * (s0->n + 1));
 	double *w = malloc(sizeof(double) * (sc->after ? sc->after->n + 1 : 1));
 	size_t t, left = 0, gated;
 	int m, rc = 0;
@@ -265,13 +369,13 @@ static int delays(const struct prod_corpus *c, const struct shift_case *sc, unsi
 	}
 	for (m = 0; m < PM_COUNT; m++) {
 		double mean0, sd0, mean1, sd1, delta, alpha = RUN_BUDGET / (double)gated, bound, med;
-		size_t nv = run_values(s0, r, m, v), found = 0, found5 = 0, i;
+		size_t nv = run_values(s0, r, m, v), nw = 0, found = 0, found5 = 0, i;
 
 		if (nv < 3)
 			continue;
 		log_sd(v, nv, &mean0, &sd0);
 		if (sc->after) {
-			size_t nw = run_values(sc->after, r, m, w);
+			nw = run_values(sc->after, r, m, w);
 
 			if (nw < 3)
 				continue;
@@ -296,9 +400,24 @@ static int delays(const struct prod_corpus *c, const struct shift_case *sc, unsi
 		printf(", within 5: %zu/%zu, found: %zu/%zu of %zu runs watched, delay/bound ", found5, t,
 		       found, t, left);
 		if (isinf(med))
-			printf("-\n");
+			printf("-");
 		else
-			printf("%.2f\n", med / bound);
+			printf("%.2f", med / bound);
+		if (otava_delays(sc, m, v, nv, w, nw, starts, t, od)) {
+			rc = 1;
+			goto out;
+		}
+		if (isnan(od[0])) {
+			printf("; otava: - (under %d runs before the shift)\n", OTAVA_MIN_RUNS);
+			continue;
+		}
+		for (i = 0, found = 0; i < t; i++)
+			found += !isinf(od[i]);
+		med = stats_median(od, t);
+		if (isinf(med))
+			printf("; otava: median >%zu, found %zu/%zu\n", left, found, t);
+		else
+			printf("; otava: median %.0f, found %zu/%zu\n", med, found, t);
 	}
 out:
 	free(v);
@@ -426,7 +545,7 @@ int main(int argc, char **argv)
 	       "CLI defaults: window 30, its q; the producers' policies and tolerances).\n");
 	for (pass = 0; pass < 2 - no_delay; pass++)
 		for (ri = 0; ri < n_reps; ri++) {
-			size_t k = 0, n = 0, dist = 0, k1 = 0, n1 = 0, dist1 = 0;
+			size_t k = 0, n = 0, dist = 0, k1 = 0, n1 = 0, dist1 = 0, ot[2] = { 0, 0 };
 
 			if (pass)
 				printf("\n-- delay after a lasting shift, r = %u --\n", reps[ri]);
@@ -446,13 +565,21 @@ int main(int argc, char **argv)
 					rc |= detection(argv[i], &c, reps[ri], quick);
 				} else {
 					rc |= false_alarms(argv[i], &c, reps[ri], &k, &n, &dist);
-					rc |= false_alarms_per_case(argv[i], &c, reps[ri], &k1, &n1, &dist1);
+					rc |= false_alarms_per_case(argv[i], &c, reps[ri], &k1, &n1, &dist1,
+								    ot);
 				}
 				prod_corpus_free(&c);
 			}
 			if (!pass) {
 				total("one job of all cases", reps[ri], k, n, dist);
 				total("one case per job", reps[ri], k1, n1, dist1);
+				if (ot[1]) {
+					char buf[80];
+
+					cp_text(ot[0], ot[1], buf, sizeof(buf));
+					printf("  all corpora r=%u, one case per job, Apache Otava (runs %d on): "
+					       "FA %s\n", reps[ri], OTAVA_MIN_RUNS, buf);
+				}
 			}
 		}
 	return rc;

@@ -2,6 +2,7 @@
 /* Apache Otava's change points with its defaults, our port (otava_port.h). */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,4 +222,24 @@ int otava_change_points(const double *x, size_t len, struct otava_cp *out, size_
 	for (k = 0; k < n && k < max; k++)
 		out[k] = cp[k];
 	return (int)(n < max ? n : max);
+}
+
+int otava_worse_near(const double *x, size_t n, size_t at, int better)
+{
+	struct otava_cp cp[64];
+	int k, i;
+
+	if (n < OTAVA_MIN_RUNS)
+		return 0;
+	k = otava_change_points(x, n, cp, 64);
+	if (k < 0)
+		return k;
+	for (i = 0; i < k; i++) {
+		int worse = better > 0 ? cp[i].mean_after < cp[i].mean_before :
+					 cp[i].mean_after > cp[i].mean_before;
+
+		if (worse && (at == SIZE_MAX || (cp[i].index + 3 >= at && cp[i].index <= at + 3)))
+			return 1;
+	}
+	return 0;
 }

@@ -25,4 +25,15 @@ struct otava_cp {
  * -ENOMEM. */
 int otava_change_points(const double *x, size_t n, struct otava_cp *out, size_t max);
 
+/* Histories shorter than Otava's window (50 values) are not judged. */
+#define OTAVA_MIN_RUNS 50
+
+/*
+ * Does Otava find a change for the worse (@better > 0: a lower mean after,
+ * < 0: a higher one) in x[0..n) at an index within 3 of @at, or anywhere
+ * when @at is SIZE_MAX? 0 on histories shorter than OTAVA_MIN_RUNS.
+ * Returns 1, 0 or -ENOMEM.
+ */
+int otava_worse_near(const double *x, size_t n, size_t at, int better);
+
 #endif

@@ -130,9 +130,18 @@ START_TEST(test_otava_port)
 	ck_assert_uint_eq(cp[0].index, 20);
 	ck_assert(cp[0].mean_after < cp[0].mean_before);
 	ck_assert(cp[0].p < 0.001);
+	/* The drop is worse for a higher-is-better series only, near 20 only,
+	 * and not judged on a history shorter than Otava's window. */
+	ck_assert_int_eq(otava_worse_near(x, 60, 20, 1), 1);
+	ck_assert_int_eq(otava_worse_near(x, 60, 17, 1), 1);
+	ck_assert_int_eq(otava_worse_near(x, 60, 30, 1), 0);
+	ck_assert_int_eq(otava_worse_near(x, 60, SIZE_MAX, 1), 1);
+	ck_assert_int_eq(otava_worse_near(x, 60, 20, -1), 0);
+	ck_assert_int_eq(otava_worse_near(x, OTAVA_MIN_RUNS - 1, 20, 1), 0);
 	for (i = 0; i < 60; i++)
 		x[i] = 10 + (i % 2 ? 0.5 : -0.5);
 	ck_assert_int_eq(otava_change_points(x, 60, cp, 8), 0);
+	ck_assert_int_eq(otava_worse_near(x, 60, SIZE_MAX, 1), 0);
 }
 END_TEST
 
