@@ -7,7 +7,11 @@
  * and that delay as a ratio to the CUSUM bound (Siegmund's approximation
  * for the measured noise and the run's per-series budget).
  *
- *   build/bench/gate_timeline [--repeats 1,3,5] [--quick] [--no-delay] [--list] CORPUS.jsonl...
+ *   build/bench/gate_timeline [--repeats 1,3,5] [--quick] [--no-delay] [--list]
+ *                             [--otava-p P] CORPUS.jsonl...
+ *
+ * --otava-p sets Apache Otava's max_pvalue (0.001 by default), to compare
+ * it with the gate at a false-alarm rate like the gate's.
  *
  * Every corpus is one CI job: each CI run holds every configuration of the
  * recording as one case. Deterministic (no draws); nothing is timed.
@@ -517,7 +521,8 @@ int main(int argc, char **argv)
 	unsigned reps[8] = { 1, 3, 5 };
 	size_t n_reps = 3, ri;
 	int i, pass, rc = 0, quick = 0, files = 0, no_delay = 0;
-	const char *usage = "usage: gate_timeline [--repeats 1,3,5] [--quick] [--no-delay] [--list] CORPUS.jsonl...\n";
+	const char *usage = "usage: gate_timeline [--repeats 1,3,5] [--quick] [--no-delay] [--list] "
+			    "[--otava-p P] CORPUS.jsonl...\n";
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (i = 1; i < argc; i++) {
@@ -527,6 +532,14 @@ int main(int argc, char **argv)
 			list_runs = 1;
 		} else if (!strcmp(argv[i], "--no-delay")) {
 			no_delay = 1;
+		} else if (!strcmp(argv[i], "--otava-p") && i + 1 < argc) {
+			char *end;
+
+			otava_max_p = strtod(argv[++i], &end);
+			if (*end || !(otava_max_p > 0 && otava_max_p < 1)) {
+				fprintf(stderr, "gate_timeline: --otava-p wants a p-value in (0, 1)\n");
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--repeats") && i + 1 < argc) {
 			if (stats_parse_repeats(argv[++i], reps, 8, &n_reps))
 				return 2;
@@ -556,7 +569,7 @@ int main(int argc, char **argv)
 				struct prod_corpus c;
 
 				if (argv[i][0] == '-') {
-					i += !strcmp(argv[i], "--repeats");
+					i += !strcmp(argv[i], "--repeats") || !strcmp(argv[i], "--otava-p");
 					continue;
 				}
 				if (prod_corpus_load(argv[i], &c))

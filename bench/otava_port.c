@@ -10,8 +10,12 @@
 #include "otava_port.h"
 
 #define OTAVA_WINDOW 50
-#define OTAVA_MAX_P 0.001
-#define OTAVA_FIRST_P 0.01	/* max_pvalue * 10 below 0.05 */
+/* Otava's max_pvalue (its default 0.001) and the weak points' bar: ten
+ * times it for a max_pvalue under 0.05, twice it under 0.5. */
+double otava_max_p = 0.001;
+#define OTAVA_MAX_P otava_max_p
+#define OTAVA_FIRST_P (otava_max_p < 0.05 ? otava_max_p * 10 : \
+		       otava_max_p < 0.5 ? otava_max_p * 2 : otava_max_p)
 #define MAX_CP 64
 
 /* Student's pooled t-test of x[a..b) against x[b..c), population sds. */

@@ -25,6 +25,10 @@ struct otava_cp {
  * -ENOMEM. */
 int otava_change_points(const double *x, size_t n, struct otava_cp *out, size_t max);
 
+/* Its max_pvalue, 0.001 by default: lower it to compare at a lower
+ * false-alarm rate (gate_timeline --otava-p). */
+extern double otava_max_p;
+
 /* Histories shorter than Otava's window (50 values) are not judged. */
 #define OTAVA_MIN_RUNS 50
 
