@@ -235,8 +235,6 @@ static int false_alarms_per_case(const char *path, const struct prod_corpus *c, 
 	if (!strstr(path, "calib")) {
 		tot_ot[0] += ot_k;
 		tot_ot[1] += ot_n;
-	}
-	if (!strstr(path, "calib")) {
 		*tot_k += k;
 		*tot_n += n;
 		*tot_dist += dist;
@@ -291,8 +289,8 @@ struct shift_case {
  * @nv runs; @w: the recorded dose's @nw, unused for an injected scale),
  * run after every run as a CI would: the runs from the shift to the first
  * time Otava finds a change for the worse within 3 runs of it. @od[i] is
- * INFINITY when it never does, NaN for all when a start leaves under
- * OTAVA_MIN_RUNS runs before the shift.
+ * INFINITY when it never does, NaN for all when the earliest start leaves
+ * under OTAVA_MIN_RUNS runs before the shift.
  */
 static int otava_delays(const struct shift_case *sc, int m, const double *v, size_t nv,
 			const double *w, size_t nw, const size_t *starts, size_t n, double *od)
@@ -300,9 +298,10 @@ static int otava_delays(const struct shift_case *sc, int m, const double *v, siz
 	size_t len = sc->after && nw < nv ? nw : nv, i, j;
 	double *x;
 
+	/* The starts ascend: the first is the shortest history. */
 	for (i = 0; i < n; i++)
-		od[i] = starts[i] < OTAVA_MIN_RUNS ? NAN : INFINITY;
-	if (isnan(od[0]))
+		od[i] = starts[0] < OTAVA_MIN_RUNS ? NAN : INFINITY;
+	if (!n || isnan(od[0]))
 		return 0;
 	x = malloc(sizeof(double) * (len + 1));
 	if (!x)

@@ -230,12 +230,12 @@ int otava_change_points(const double *x, size_t len, struct otava_cp *out, size_
 
 int otava_worse_near(const double *x, size_t n, size_t at, int better)
 {
-	struct otava_cp cp[64];
+	struct otava_cp cp[MAX_CP];
 	int k, i;
 
 	if (n < OTAVA_MIN_RUNS)
 		return 0;
-	k = otava_change_points(x, n, cp, 64);
+	k = otava_change_points(x, n, cp, MAX_CP);
 	if (k < 0)
 		return k;
 	for (i = 0; i < k; i++) {
