@@ -78,6 +78,27 @@ static void log_sd(const double *v, size_t n, double *mean, double *sd)
 	*sd = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
 }
 
+/*
+ * The lag-1 autocorrelation of the logarithms of @v about their mean, in
+ * [0, 0.95]: the unchanged runs' serial dependence (drift, spells). For
+ * AR(1) noise the best detector (a CUSUM on the prewhitened residuals)
+ * sees a shift of delta sd as one of delta sqrt((1 - rho) / (1 + rho))
+ * innovation sd, so its bound is the i.i.d. one at that smaller shift.
+ */
+static double log_rho(const double *v, size_t n, double mean)
+{
+	double num = 0, den = 0, rho;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		den += (log(v[i]) - mean) * (log(v[i]) - mean);
+		if (i)
+			num += (log(v[i]) - mean) * (log(v[i - 1]) - mean);
+	}
+	rho = den > 0 ? num / den : 0;
+	return rho < 0 ? 0 : rho > 0.95 ? 0.95 : rho;
+}
+
 static void cp_text(size_t k, size_t n, char *buf, size_t len)
 {
 	double lo, hi;
@@ -372,6 +393,7 @@ static int delays(const struct prod_corpus *c, const struct shift_case *sc, unsi
 	}
 	for (m = 0; m < PM_COUNT; m++) {
 		double mean0, sd0, mean1, sd1, delta, alpha = RUN_BUDGET / (double)gated, bound, med;
+		double rho, bound_ar;
 		size_t nv = run_values(s0, r, m, v), nw = 0, found = 0, found5 = 0, i;
 
 		if (nv < 3)
@@ -388,6 +410,8 @@ static int delays(const struct prod_corpus *c, const struct shift_case *sc, unsi
 		}
 		delta = fabs(mean1 - mean0) / sd0;
 		bound = cusum_bound(delta, alpha);
+		rho = log_rho(v, nv, mean0);
+		bound_ar = cusum_bound(delta * sqrt((1 - rho) / (1 + rho)), alpha);
 		for (i = 0; i < t; i++) {
 			found += !isinf(d[m][i]);
 			found5 += d[m][i] <= 5;
@@ -406,6 +430,11 @@ static int delays(const struct prod_corpus *c, const struct shift_case *sc, unsi
 			printf("-");
 		else
 			printf("%.2f", med / bound);
+		printf(" (AR(1) rho %.2f: bound %.1f, ", rho, bound_ar);
+		if (isinf(med))
+			printf("-)");
+		else
+			printf("%.2f)", med / bound_ar);
 		if (otava_delays(sc, m, v, nv, w, nw, starts, t, od)) {
 			rc = 1;
 			goto out;

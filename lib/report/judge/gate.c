@@ -402,6 +402,33 @@ struct model {
 	size_t cusum_wait;	/* runs until the CUSUM accumulates (GATE_CUSUM_MIN_RUNS) */
 };
 
+/*
+ * The CUSUMs over the recent runs (@up and @down before the current run)
+ * and the regression CUSUM's excursion: how many runs, the current one
+ * included, it has stayed above zero (0: the CUSUM does not run yet).
+ */
+static size_t cusum_runs(const struct gate_series *s, const double *seq, size_t m,
+			 const struct noise *nz, double mean_inv_r, double *up, double *down)
+{
+	size_t i, exc = 0;
+	double z, u;
+
+	*up = *down = 0;
+	if (s->fresh || m < GATE_CUSUM_MIN_RUNS || !(run_var(nz, 1, mean_inv_r) > 0))
+		return 0;
+	for (i = 0; i < m; i++) {
+		size_t r = s->recent_repeats && seq == s->recent ? s->recent_repeats[i] : 0;
+
+		z = residual(nz, s->better, seq[i], r, mean_inv_r) / sqrt(nz->inflate);
+		*up = fmax(0, *up + z - GATE_CUSUM_K);
+		*down = fmax(0, *down - z - GATE_CUSUM_K);
+		exc = *up > 0 ? exc + 1 : 0;
+	}
+	z = residual(nz, s->better, s->current, s->repeats, mean_inv_r) / sqrt(nz->inflate);
+	u = fmax(0, *up + z - GATE_CUSUM_K);
+	return u > 0 ? exc + 1 : 0;
+}
+
 /* One series' statistics, before the run-wide correction. */
 static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch,
 		    struct model *md)
@@ -435,29 +462,39 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	for (i = 0; nz.logs && i < m; i++)
 		if (!(seq[i] > 0))
 			nz.logs = 0;
+	/*
+	 * A guard band: the level and the noise come from runs at least
+	 * GATE_GUARD_RUNS old, so a lasting change has that many runs to show
+	 * in the CUSUM before it pulls the level and the noise (drift,
+	 * autocorrelation) toward itself. For runs of GATE_GUARD_ADAPT_REPEATS
+	 * repeats or more, a CUSUM still above zero when its excursion reaches
+	 * past the band widens it to where the excursion began (Page's
+	 * estimate of the change's run), up to GATE_GUARD_MAX_RUNS: a change
+	 * the CUSUM has not flagged yet stays out of the model (gate.h).
+	 */
 	{
-		/* A guard band: the level and the noise come from runs at least
-		 * GATE_GUARD_RUNS old, so a lasting change has that many runs
-		 * to show in the CUSUM before it pulls the level and the noise
-		 * (drift, autocorrelation) toward itself. */
-		size_t g = GATE_GUARD_RUNS, nw = s->n_window, mn = m;
+		size_t g = GATE_GUARD_RUNS, tries;
 
-		if (seq == s->recent && nw >= g + o->min_runs && m >= g + o->min_runs) {
-			nw -= g;
-			mn -= g;
-			s->baseline = median_of(s->window, nw, scratch);
+		for (tries = 0; tries < 4; tries++) {
+			size_t nw = s->n_window, mn = m, exc;
+
+			s->baseline = median_of(s->window, s->n_window, scratch);
+			if (seq == s->recent && nw >= g + o->min_runs && m >= g + o->min_runs) {
+				nw -= g;
+				mn -= g;
+				s->baseline = median_of(s->window, nw, scratch);
+			}
 			s->change = rel_change(s->current, s->baseline);
 			s->allowance = allowance_of(s->baseline, s->rel_tol, s->abs_tol);
-		}
-		mean_inv_r = noise_of(s, seq, mn, s->window, nw, &nz, scratch);
-	}
-	if (!s->fresh && m >= GATE_CUSUM_MIN_RUNS && run_var(&nz, 1, mean_inv_r) > 0) {
-		for (i = 0; i < m; i++) {
-			size_t r = s->recent_repeats && seq == s->recent ? s->recent_repeats[i] : 0;
-
-			z = residual(&nz, s->better, seq[i], r, mean_inv_r) / sqrt(nz.inflate);
-			up = fmax(0, up + z - GATE_CUSUM_K);
-			down = fmax(0, down - z - GATE_CUSUM_K);
+			mean_inv_r = noise_of(s, seq, mn, s->window, nw, &nz, scratch);
+			exc = cusum_runs(s, seq, m, &nz, mean_inv_r, &up, &down);
+			/* The excursion counts the current run; the band, past runs. */
+			if (seq != s->recent || s->repeats < GATE_GUARD_ADAPT_REPEATS ||
+			    exc <= g + 1 || g >= GATE_GUARD_MAX_RUNS)
+				break;
+			g = exc - 1 < GATE_GUARD_MAX_RUNS ? exc - 1 : GATE_GUARD_MAX_RUNS;
+			if (s->n_window < g + o->min_runs || m < g + o->min_runs)
+				break;
 		}
 	}
 	md->s_prev = up;
