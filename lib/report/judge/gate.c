@@ -478,14 +478,14 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 		for (tries = 0; tries < 4; tries++) {
 			size_t nw = s->n_window, mn = m, exc;
 
-			s->baseline = median_of(s->window, s->n_window, scratch);
+			/* Past the first try the band always fits (checked below). */
 			if (seq == s->recent && nw >= g + o->min_runs && m >= g + o->min_runs) {
 				nw -= g;
 				mn -= g;
 				s->baseline = median_of(s->window, nw, scratch);
+				s->change = rel_change(s->current, s->baseline);
+				s->allowance = allowance_of(s->baseline, s->rel_tol, s->abs_tol);
 			}
-			s->change = rel_change(s->current, s->baseline);
-			s->allowance = allowance_of(s->baseline, s->rel_tol, s->abs_tol);
 			mean_inv_r = noise_of(s, seq, mn, s->window, nw, &nz, scratch);
 			exc = cusum_runs(s, seq, m, &nz, mean_inv_r, &up, &down);
 			/* The excursion counts the current run; the band, past runs. */
