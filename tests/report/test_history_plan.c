@@ -213,9 +213,11 @@ START_TEST(test_window_plan)
 			       res, 1);
 	}
 	{
-		const char *p[2] = { sid, cmp };
+		const char *p[3] = { sid, cmp, NULL }, *q[3] = { sid, cmp, "2026-12-01T23" };
 
-		assert_indexed(h, "has_any", HISTORY_HAS_ANY_SQL, p, 2,
+		assert_indexed(h, "has_any", HISTORY_HAS_ANY_SQL, p, 3,
+			       (const char *const[]){ "ksftm_results" }, 1);
+		assert_indexed(h, "has_any before an order", HISTORY_HAS_ANY_SQL, q, 3,
 			       (const char *const[]){ "ksftm_results" }, 1);
 	}
 	{

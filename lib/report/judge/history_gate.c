@@ -182,12 +182,12 @@ static double *window_values(const struct span *rows, const char *op, long e, si
 	return v;
 }
 
-/* Has the history any result of the series on such machines at all? */
-static int has_any(struct db *db, const char *sid, const char *cmp, int *any)
+/* Has the history any result of the series on such machines before the run? */
+static int has_any(struct db *db, const char *sid, const char *cmp, const char *order, int *any)
 {
-	const char *p[2] = { sid, cmp };
+	const char *p[3] = { sid, cmp, order };
 	struct db_rows *rows;
-	int ret = db_query(db, HISTORY_HAS_ANY_SQL, p, 2, &rows);
+	int ret = db_query(db, HISTORY_HAS_ANY_SQL, p, 3, &rows);
 
 	if (!ret) {
 		*any = db_rows_count(rows) > 0;
@@ -368,10 +368,11 @@ static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 	" AND res.run_order >= COALESCE(v.lvl, '')" \
 	" ORDER BY res.run_order DESC LIMIT 63"
 
-/* The batched HISTORY_HAS_ANY_SQL ($1 comparability key): a row if any. */
+/* The batched HISTORY_HAS_ANY_SQL ($1 comparability key, $2 order): a row if any. */
 #define BATCH_HAS_ANY_SQL \
 	"SELECT 1 AS one, '' AS run_order FROM ksftm_results res" \
-	" WHERE res.series_id = v.sid AND res.comparable = $1 LIMIT 1"
+	" WHERE res.series_id = v.sid AND res.comparable = $1" \
+	" AND (CAST($2 AS TEXT) IS NULL OR res.run_order < $2) LIMIT 1"
 
 /* PostgreSQL: every known series' window, BATCH series a round trip. */
 static int prefetch_windows(struct judge *j, size_t n)
@@ -401,7 +402,7 @@ static int prefetch_windows(struct judge *j, size_t n)
 	if (!ret && !(j->any = calloc(n ? n : 1, sizeof(*j->any))))
 		ret = ksftm_fail(ENOMEM, "out of memory");
 	if (!ret && m)
-		ret = fetch_batched(j, BATCH_HAS_ANY_SQL, p, 1, idx, m, j->any);
+		ret = fetch_batched(j, BATCH_HAS_ANY_SQL, p, 2, idx, m, j->any);
 	free(idx);
 	return ret;
 }
@@ -456,7 +457,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 			goto out;
 		if (!rows.n && j->any)
 			any = j->any[i].n > 0;
-		else if (!rows.n && (ret = has_any(j->db, sid, j->o->comparable, &any)))
+		else if (!rows.n && (ret = has_any(j->db, sid, j->o->comparable, j->o->order, &any)))
 			goto out;
 	}
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {

@@ -274,6 +274,24 @@ static void trim(struct rp_series *s)
 	}
 }
 
+/* How bad a case status is: failures first, then the statuses that are
+ * no measurement, then a pass, then a skip (no points), then none. */
+static int status_rank(int st)
+{
+	switch (st) {
+	case RP_ST_FAIL: return 9;
+	case RP_ST_ERROR: return 8;
+	case RP_ST_TIMEOUT: return 7;
+	case RP_ST_INCOMPLETE: return 6;
+	case RP_ST_XPASS: return 5;
+	case RP_ST_XFAIL: return 4;
+	case RP_ST_TODO: return 3;
+	case RP_ST_PASS: return 2;
+	case RP_ST_SKIP: return 1;
+	default: return 0;
+	}
+}
+
 /* Takes @s: it becomes a report series, or is merged and freed. */
 int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
 {
@@ -321,9 +339,14 @@ int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
 			"conflicting policy for metric %s in case %s: keeping the one from %s:%lu",
 			s->name, s->case_name, e->policy.file, e->policy.line);
 	}
-	e->status = s->status;
-	e->abort = s->abort;
-	e->reason = s->reason;
+	/* Repeats of one case (several inputs, or one log's repeated result
+	 * lines) have one status whatever their order: the worst. A failed
+	 * repeat's points never make a passing measurement. */
+	if (status_rank(s->status) > status_rank(e->status)) {
+		e->status = s->status;
+		e->abort = s->abort;
+		e->reason = s->reason;
+	}
 	if (rp_series_append(e, s))
 		goto oom;
 	trim(e);

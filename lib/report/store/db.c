@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "db.h"
 #include "errmsg.h"
@@ -281,6 +282,20 @@ static void lite_forget(struct db *db)
  * write. Without them no writer has the file open (a writer keeps both), so
  * the file is read as immutable (a URI; the path percent-encoded).
  */
+/* Has @path a -wal file with content (commits not in the file itself)? */
+static int lite_wal_pending(const char *path)
+{
+	struct stat st;
+	char *wal;
+	int pending;
+
+	if (asprintf(&wal, "%s-wal", path) < 0)
+		return 1;	/* cannot tell: do not read stale */
+	pending = !stat(wal, &st) && st.st_size > 0;
+	free(wal);
+	return pending;
+}
+
 static int lite_open_immutable(struct db *db, const char *path)
 {
 	static const char hex[] = "0123456789ABCDEF";
@@ -363,8 +378,24 @@ int db_open(const char *url, struct db **out)
 	 * nothing to set up, only to read. */
 	db->read_only = sqlite3_db_readonly(db->lite, "main") == 1;
 	if (db->read_only) {
-		if (sqlite3_exec(db->lite, "SELECT count(*) FROM sqlite_master", NULL, NULL,
-				 NULL) != SQLITE_OK &&
+		int readable = sqlite3_exec(db->lite, "SELECT count(*) FROM sqlite_master", NULL,
+					    NULL, NULL) == SQLITE_OK;
+
+		/* Immutable reads ignore the -wal: commits still in it (a copy
+		 * taken without -shm) would be silently missing. */
+		if (!readable && lite_wal_pending(url)) {
+			int ret = ksftm_fail(EIO, "history database %s: its write-ahead log %s-wal"
+					     " holds commits a reader sees only through %s-shm,"
+					     " which cannot be created here (the directory is not"
+					     " writable): read it where it can be created, or"
+					     " have a writer checkpoint it first (sqlite3 FILE"
+					     " 'PRAGMA wal_checkpoint(TRUNCATE)')", db->name,
+					     db->name, db->name);
+
+			db_close(db);
+			return ret;
+		}
+		if (!readable &&
 		    (lite_open_immutable(db, url) != SQLITE_OK ||
 		     sqlite3_exec(db->lite, "SELECT count(*) FROM sqlite_master", NULL, NULL,
 				  NULL) != SQLITE_OK)) {

@@ -578,7 +578,8 @@ static void series_row_free(struct series_row *row)
 
 /* A run key from the content when the CI gives none: the same logs give
  * the same key, so ingesting them twice is refused, not duplicated. */
-static char *content_key(const struct ksft_metric_report *r, const char *ctx)
+static char *content_key(const struct ksft_metric_report *r, const char *ctx,
+			 const char *order)
 {
 	char *text = NULL, *key;
 	size_t len = 0, i;
@@ -590,6 +591,10 @@ static char *content_key(const struct ksft_metric_report *r, const char *ctx)
 		h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
 	for (i = 0; ctx[i]; i++)
 		h = (h ^ (unsigned char)ctx[i]) * 1099511628211ULL;
+	/* The CI's order too: a new build with the same numbers (a
+	 * deterministic measurement) is a new run, not the same one again. */
+	for (i = 0; order && order[i]; i++)
+		h = (h ^ (unsigned char)order[i]) * 1099511628211ULL;
 	ksft_metric_report_text_free(text);
 	key = malloc(24);
 	if (key)
@@ -829,6 +834,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	struct ingest_item *items = NULL;
 	struct history_key *series = NULL;
 	char now[32], *ctx = NULL, *keys = NULL, *cmp = NULL, *key = NULL, *run_id = NULL;
+	char *order = NULL, *sort = NULL;
 	size_t n = ksft_metric_report_series_count(r);
 	int ret, incomparable;
 
@@ -836,16 +842,19 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		*run_key_out = NULL;
 	if ((ret = history_writable(h)) || (ret = check_text("run id", run->run_key)) ||
 	    (ret = check_text("order", run->order)) ||
+	    (run->order && (ret = history_order_normalise("order", run->order, &order))) ||
 	    (ret = history_run_context(r, run, &ctx_json)))
-		return ret;
+		goto out;
 	ctx = dump(ctx_json);
-	if (!ctx)
-		return ksftm_fail(ENOMEM, "out of memory");
+	if (!ctx) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
+	}
 	utc_now(now, sizeof(now));
-	key = run->run_key ? strdup(run->run_key) : content_key(r, ctx);
+	key = run->run_key ? strdup(run->run_key) : content_key(r, ctx, order);
 	if (!key) {
-		free(ctx);
-		return ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
 	}
 
 	if ((ret = db_begin_write(db)))
@@ -855,8 +864,16 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	ctx_json = json_loads(ctx, 0, NULL);
 	cmp = history_comparable(ctx_json, keys ? keys : default_comparable);
 	incomparable = history_context_incomparable(ctx_json);
+	/* No --order: the run's own time, else the database's clock, read
+	 * under the write lock so that runs ingested one after the other
+	 * follow each other (never tied at one second, never a client's
+	 * clock). The run id breaks ties of equal orders. */
+	if (!order && (ret = history_order_default(db, ctx_json, &order))) {
+		json_decref(ctx_json);
+		goto fail;
+	}
 	json_decref(ctx_json);
-	if (!cmp) {
+	if (!cmp || !(sort = history_order_key(order, key))) {
 		ret = ksftm_fail(ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -867,7 +884,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	/* Judge the run against the runs before it, as compare would: a
 	 * regression is kept but stays out of later windows until accepted. */
 	{
-		struct hgate_opts o = { cmp, run->order ? run->order : now, incomparable,
+		struct hgate_opts o = { cmp, sort, incomparable,
 					run->window, run->fdr, 1 };
 
 		ret = hgate_compare_keys(db, r, &o, series, &judged);
@@ -880,7 +897,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		goto fail;
 	}
 	{
-		const char *p[5] = { key, run->order ? run->order : now, ctx, cmp, now };
+		const char *p[5] = { key, sort, ctx, cmp, now };
 
 		ret = db_query(db, "INSERT INTO ksftm_runs (run_key, run_order, context, comparable,"
 			       " ingested) VALUES ($1, $2, $3, $4, $5) RETURNING id", p, 5, &rows);
@@ -897,8 +914,8 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		}
 	}
 	if ((ret = insert_series(db, series, n, key)) ||
-	    (ret = insert_results(db, items, series, n, run_id, cmp, run->order ? run->order : now,
-				  incomparable, verdicts)))
+	    (ret = insert_results(db, items, series, n, run_id, cmp, sort, incomparable,
+				  verdicts)))
 		goto fail;
 	if ((ret = db_commit(db)))
 		goto fail;
@@ -921,6 +938,8 @@ out:
 	free(cmp);
 	free(ctx);
 	free(key);
+	free(order);
+	free(sort);
 	return ret;
 }
 

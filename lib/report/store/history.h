@@ -50,10 +50,33 @@ int history_json(struct db *db, const char *text, const char *column, const char
 int history_path_parts(struct db *db, const char *text, const char *row, struct json_t **path,
 		       const char ***parts, size_t *n);
 
+/*
+ * A run's order (run_order.c). The stored order is the CI's text (an ISO
+ * 8601 date-time with a zone converted to UTC, "YYYY-MM-DDTHH:MM:SS.ffffffZ",
+ * so that offsets compare), then HISTORY_ORDER_SEP and the run id: a total
+ * order, ties broken by the id (derived from the content by default), never
+ * by when a run was ingested. Orders and ids hold no control character, so
+ * the separator sorts before anything that could follow a shorter order.
+ */
+#define HISTORY_ORDER_SEP "\x01"
+/* The run context's key for when the run started (UTC ISO 8601). */
+#define HISTORY_CONTEXT_TIME "time"
+struct json_t;
+/* @order as stored (malloc'd in @out); -EINVAL naming @what when it looks
+ * like a date-time but is not one. */
+int history_order_normalise(const char *what, const char *order, char **out);
+/* The order of a run the CI gave none: the context's HISTORY_CONTEXT_TIME,
+ * else the database's clock (PostgreSQL's server, not this client's). */
+int history_order_default(struct db *db, struct json_t *ctx, char **out);
+/* @order HISTORY_ORDER_SEP @run_key (malloc'd; NULL: out of memory). */
+char *history_order_key(const char *order, const char *run_key);
+/* How much of a stored order is the CI's text (before the separator). */
+size_t history_order_shown_len(const char *stored);
+
 /* One run to ingest. */
 struct history_run {
 	const char *run_key;	/* unique; NULL: derived from the content */
-	const char *order;	/* CI order (commit date...); NULL: ingest time */
+	const char *order;	/* CI order (commit date...); NULL: history_order_default() */
 	/* Context keys: "KEY=VALUE" items, over the logs' context lines. */
 	const char *const *context;
 	size_t n_context;

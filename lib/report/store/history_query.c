@@ -187,19 +187,40 @@ static void rep_of(json_t *pt, size_t *r, double *var)
 		*var = NAN;
 }
 
-static int band_inputs(json_t *series, int next, struct gate_series *g, struct band_in *in)
+/* Is point @pt of the machines the band is drawn for (@cmp: their
+ * comparability key; NULL: any)? */
+static int of_machines(json_t *pt, const char *cmp)
+{
+	const char *c = json_string_value(json_object_get(pt, "_cmp"));
+
+	return !cmp || (c && !strcmp(c, cmp));
+}
+
+/*
+ * The gate's inputs for series @series' band: the runs the gate judges
+ * with, those comparable with the judged run only (@next_cmp: the report's
+ * run; else the newest judged point's), never every machine's pooled.
+ */
+static int band_inputs(json_t *series, int next, const char *next_cmp, struct gate_series *g,
+		       struct band_in *in)
 {
 	json_t *points = json_object_get(series, "points"), *pt;
-	size_t n = json_array_size(points), end, start = 0, i, k;
+	size_t n = json_array_size(points), end, start = 0, i, k, prev;
 	size_t clean = 0, seen = 0;
 	const char *b = json_string_value(json_object_get(series, "better"));
 	char *path = json_dumps(json_object_get(series, "path"), JSON_COMPACT | JSON_ENCODE_ANY);
 	const char *cs = json_string_value(json_object_get(series, "case"));
+	const char *cmp = next_cmp;
 	int pinned = 0;
 
 	/* Runs from a debug kernel are no measurement: the latest judged run is
-	 * the newest comparable one. */
+	 * the newest comparable one, and its machines are the band's. */
 	while (n && is_state(json_array_get(points, n - 1), KSFTM_VERDICT_NOT_COMPARABLE))
+		n--;
+	if (!next && n)
+		cmp = json_string_value(json_object_get(json_array_get(points, n - 1), "_cmp"));
+	while (n && (is_state(json_array_get(points, n - 1), KSFTM_VERDICT_NOT_COMPARABLE) ||
+		     !of_machines(json_array_get(points, n - 1), cmp)))
 		n--;
 	end = next ? n : n ? n - 1 : 0;
 	memset(g, 0, sizeof(*g));
@@ -232,20 +253,27 @@ static int band_inputs(json_t *series, int next, struct gate_series *g, struct b
 		rep_of(pt, &g->repeats, &g->within);
 	}
 	for (i = end; i-- > 0;)
-		if (json_is_true(json_object_get(json_array_get(points, i), "pinned"))) {
+		if (of_machines(json_array_get(points, i), cmp) &&
+		    json_is_true(json_object_get(json_array_get(points, i), "pinned"))) {
 			end = i + 1;
 			pinned = 1;
 			break;
 		}
-	for (i = 0; i < end; i++)
+	for (i = 0, prev = SIZE_MAX; i < end; i++) {
+		if (!of_machines(json_array_get(points, i), cmp))
+			continue;
 		if (is_state(json_array_get(points, i), KSFTM_VERDICT_ACCEPTED) &&
-		    (!i || !is_state(json_array_get(points, i - 1), KSFTM_VERDICT_ACCEPTED)))
+		    (prev == SIZE_MAX ||
+		     !is_state(json_array_get(points, prev), KSFTM_VERDICT_ACCEPTED)))
 			start = i;
+		prev = i;
+	}
 	/* Newest first: the window's runs. */
 	for (i = end; i-- > start;) {
 		json_t *v = json_object_get(pt = json_array_get(points, i), "value");
 
-		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE))
+		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE) ||
+		    !of_machines(pt, cmp))
 			continue;
 		if (g->n_recent < GATE_RECENT) {
 			rep_of(pt, &in->repeats[g->n_recent], &in->within[g->n_recent]);
@@ -268,7 +296,8 @@ static int band_inputs(json_t *series, int next, struct gate_series *g, struct b
 		json_t *v = json_object_get(pt = json_array_get(points, i), "value");
 		const char *st = json_string_value(json_object_get(pt, "state"));
 
-		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE))
+		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE) ||
+		    !of_machines(pt, cmp))
 			continue;
 		if (!is_state(pt, KSFTM_VERDICT_REGRESSION))
 			clean += ksftm_verdict_at_level(st);
@@ -334,7 +363,7 @@ static json_t *band_json(const struct gate_band *b, const struct gate_series *g,
 	return o;
 }
 
-static int add_bands(json_t *all, int next)
+static int add_bands(json_t *all, int next, const char *next_cmp)
 {
 	size_t n = json_array_size(all), i, j, m;
 	struct gate_series *g = calloc(n ? n : 1, sizeof(*g)), *run = NULL;
@@ -354,7 +383,7 @@ static int add_bands(json_t *all, int next)
 		goto out;
 	}
 	for (i = 0; i < n && !ret; i++)
-		ret = band_inputs(json_array_get(all, i), next, &g[i], &in[i]);
+		ret = band_inputs(json_array_get(all, i), next, next_cmp, &g[i], &in[i]);
 	/* The series judged in one run, together. */
 	for (i = 0; i < n && !ret; i++) {
 		struct gate_band *rb = b;
@@ -439,7 +468,7 @@ static int comparable_with(json_t *ctx, const char *const *like)
  * the report's, else those o->context matches); NULL points when none match. */
 static int series_points(struct db *db, const char *sql, const char *sid,
 			 const struct ksft_metric_report_history_opts *o, const char *const *like,
-			 json_t *series)
+			 const char *keys, json_t *series)
 {
 	const char *p[2] = { sid, o->all_status ? NULL : "measured" };
 	json_t *points = json_array();
@@ -477,7 +506,9 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 		/* Ingest refuses ids and orders that are not text a terminal shows
 		 * as is; histories others wrote are shown neutralised. */
 		run = shown_text(db_rows_get(rows, k, 0));
-		order = shown_text(db_rows_get(rows, k, 1));
+		/* The CI's order, without the run id that breaks its ties. */
+		order = rp_text_dup(db_rows_get(rows, k, 1),
+				    history_order_shown_len(db_rows_get(rows, k, 1)));
 		json_array_append_new(points, json_pack("{s:s,s:s,s:o,s:s,s:s,s:o}",
 			"run", run ? run : "?", "order", order ? order : "?",
 			"value", v ? json_real(strtod(v, NULL)) : json_null(),
@@ -486,6 +517,18 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 			"context", ctx));
 		free(run);
 		free(order);
+		/* Its machines, for the gate's band (removed before the JSON is shown). */
+		{
+			char *cmp = history_comparable(ctx, keys);
+
+			if (!cmp || json_object_set_new(json_array_get(points, json_array_size(points) - 1),
+							"_cmp", json_string(cmp))) {
+				free(cmp);
+				ret = ksftm_fail(ENOMEM, "out of memory");
+				break;
+			}
+			free(cmp);
+		}
 		if (repeats_json(db_rows_get(rows, k, 11),
 				 json_array_get(points, json_array_size(points) - 1))) {
 			ret = ksftm_fail(ENOMEM, "out of memory");
@@ -518,7 +561,8 @@ static int series_points(struct db *db, const char *sql, const char *sid,
  * points' filters leave nothing of it. */
 static int add_series(struct db *db, const char *sql,
 		      const struct ksft_metric_report_history_opts *o, const char *const *like,
-		      struct db_rows *rows, size_t k, struct strbuf *title, json_t *all)
+		      const char *keys, struct db_rows *rows, size_t k, struct strbuf *title,
+		      json_t *all)
 {
 	json_t *path, *labels, *series;
 	const char **parts;
@@ -547,7 +591,7 @@ static int add_series(struct db *db, const char *sql,
 	series = json_pack("{s:s,s:s,s:o,s:s,s:o}", "series", title->data,
 			   "case", db_rows_get(rows, k, 2), "path", path,
 			   "metric", db_rows_get(rows, k, 3), "labels", labels);
-	ret = series ? series_points(db, sql, db_rows_get(rows, k, 0), o, like, series)
+	ret = series ? series_points(db, sql, db_rows_get(rows, k, 0), o, like, keys, series)
 		     : ksftm_fail(ENOMEM, "out of memory");
 	if (!ret && json_array_size(json_object_get(series, "points")))
 		ret = json_array_append(all, series) ? ksftm_fail(ENOMEM, "out of memory") : 0;
@@ -560,8 +604,8 @@ static int add_series(struct db *db, const char *sql,
 
 /* Every series of the history, in id order. */
 static int every_series(struct db *db, const char *sql,
-			const struct ksft_metric_report_history_opts *o, struct strbuf *title,
-			json_t *all)
+			const struct ksft_metric_report_history_opts *o, const char *keys,
+			struct strbuf *title, json_t *all)
 {
 	struct db_rows *rows = NULL;
 	size_t k;
@@ -571,7 +615,7 @@ static int every_series(struct db *db, const char *sql,
 			     " ORDER BY id", NULL, 0, &rows)))
 		ret = db_rows_check(db, rows, SERIES_COLUMNS, 0, NULL);
 	for (k = 0; !ret && k < db_rows_count(rows); k++)
-		ret = add_series(db, sql, o, NULL, rows, k, title, all);
+		ret = add_series(db, sql, o, NULL, keys, rows, k, title, all);
 	db_rows_free(rows);
 	return ret;
 }
@@ -583,8 +627,8 @@ static int every_series(struct db *db, const char *sql,
  * as the gate's; without, every run (history_check.c names the contexts
  * found). */
 static int report_series(struct history *h, const char *sql,
-			 const struct ksft_metric_report_history_opts *o, struct strbuf *title,
-			 json_t *all)
+			 const struct ksft_metric_report_history_opts *o, const char *all_keys,
+			 struct strbuf *title, json_t *all)
 {
 	struct history_run run = { 0 };
 	struct db *db = history_db(h);
@@ -635,7 +679,8 @@ static int report_series(struct history *h, const char *sql,
 				     " AND labels = $4", p, 4, &rows)))
 			ret = db_rows_check(db, rows, SERIES_COLUMNS, 0, NULL);
 		if (!ret && db_rows_count(rows))
-			ret = add_series(db, sql, o, like[0] ? like : NULL, rows, 0, title, all);
+			ret = add_series(db, sql, o, like[0] ? like : NULL, all_keys, rows, 0, title,
+					 all);
 		db_rows_free(rows);
 		free(path);
 	}
@@ -651,23 +696,46 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	char sql[sizeof(points_sql) + 24];
 	struct strbuf title = STRBUF_INIT;
 	json_t *doc, *all = json_array();
+	char *keys = NULL, *run_cmp = NULL;
 	int ret;
 
 	if (!all)
 		return ksftm_fail(ENOMEM, "out of memory");
 	snprintf(sql, sizeof(sql), points_sql, o->last ? o->last : DEFAULT_LAST);
-	ret = o->report ? report_series(h, sql, o, &title, all)
-			: every_series(db, sql, o, &title, all);
+	ret = history_comparable_keys(h, &keys);
+	if (!ret)
+		ret = o->report ? report_series(h, sql, o, keys, &title, all)
+				: every_series(db, sql, o, keys, &title, all);
 	strbuf_free(&title);
+	/* html --db: the band of the run judged is drawn from the runs its
+	 * gate reads, those comparable with it (its context, --context over
+	 * it), whatever runs the chart shows. */
+	if (!ret && bands && o->report) {
+		struct history_run run = { 0 };
+		json_t *ctx = NULL;
+
+		run.context = o->context;
+		run.n_context = o->n_context;
+		if (!(ret = history_run_context(o->report, &run, &ctx))) {
+			run_cmp = history_comparable(ctx, keys);
+			json_decref(ctx);
+			if (!run_cmp)
+				ret = ksftm_fail(ENOMEM, "out of memory");
+		}
+	}
 	if (!ret && bands)
-		ret = add_bands(all, o->report != NULL);
+		ret = add_bands(all, o->report != NULL, run_cmp);
+	free(keys);
+	free(run_cmp);
 	if (!ret) {
 		json_t *se, *pt;
 		size_t i, k;
 
 		json_array_foreach(all, i, se)
-			json_array_foreach(json_object_get(se, "points"), k, pt)
+			json_array_foreach(json_object_get(se, "points"), k, pt) {
 				json_object_del(pt, "_rep");
+				json_object_del(pt, "_cmp");
+			}
 	}
 	if (ret) {
 		json_decref(all);

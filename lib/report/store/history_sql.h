@@ -76,9 +76,12 @@
 	"  AND (CAST($3 AS TEXT) IS NULL OR run_order <= $3)" \
 	"  ORDER BY run_order DESC LIMIT %zu)"
 
-/* Has the history any result of series $1 on machines $2? */
+/* Has the history any result of series $1 on machines $2 before order $3
+ * (or at all)? Runs after the current one say nothing of it: a backfill
+ * ingested newest first finds the later runs stored already. */
 #define HISTORY_HAS_ANY_SQL \
-	"SELECT 1 FROM ksftm_results WHERE series_id = $1 AND comparable = $2 LIMIT 1"
+	"SELECT 1 FROM ksftm_results WHERE series_id = $1 AND comparable = $2" \
+	" AND (CAST($3 AS TEXT) IS NULL OR run_order < $3) LIMIT 1"
 
 /* The latest pinned run's order ($1 comparability key, $2 order). */
 #define HISTORY_LATEST_PINNED_SQL \
