@@ -619,12 +619,17 @@ static const char *const worst_first[] = {
 };
 #define N_VERDICTS (sizeof(worst_first) / sizeof(worst_first[0]))
 
+const char *history_verdict_name(unsigned char v)
+{
+	return worst_first[v < N_VERDICTS ? v : N_VERDICTS - 1];
+}
+
 /*
  * Each series' verdict from the comparison's rows (the worst of an array's
  * elements), as indexes into worst_first[]: one pass over the rows, not one
  * per series (rp_work counts the rows visited). NULL: out of memory.
  */
-static unsigned char *series_verdicts(const struct ksft_metric_report_comparison *c, size_t n)
+unsigned char *history_series_verdicts(const struct ksft_metric_report_comparison *c, size_t n)
 {
 	unsigned char *best = malloc(n ? n : 1);
 	size_t k, j;
@@ -892,7 +897,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 			goto fail;
 		ret = 0;
 	}
-	if (!(verdicts = series_verdicts(judged, n))) {
+	if (!(verdicts = history_series_verdicts(judged, n))) {
 		ret = ksftm_fail(ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -916,6 +921,10 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	if ((ret = insert_series(db, series, n, key)) ||
 	    (ret = insert_results(db, items, series, n, run_id, cmp, sort, incomparable,
 				  verdicts)))
+		goto fail;
+	/* Runs of these machines ordered after this one were judged without
+	 * it: judged again, so that no verdict depends on the ingest order. */
+	if ((ret = history_rejudge_later(db, cmp, sort, run)))
 		goto fail;
 	if ((ret = db_commit(db)))
 		goto fail;

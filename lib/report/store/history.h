@@ -93,6 +93,24 @@ struct history_run {
 int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		   const struct history_run *run, char **run_key_out);
 
+/*
+ * Each series' verdict from a comparison's rows (the worst of an array's
+ * elements), as codes for history_verdict_name() (malloc'd; NULL: out of
+ * memory).
+ */
+struct ksft_metric_report_comparison;
+unsigned char *history_series_verdicts(const struct ksft_metric_report_comparison *c, size_t n);
+const char *history_verdict_name(unsigned char v);
+
+/*
+ * The runs of machines @cmp ordered after @order (stored order), judged
+ * again oldest first from their stored rows with @run's window and rate
+ * (history_replay.c), their changed verdicts stored: inside the caller's
+ * write transaction. @return 0 or a negative errno.
+ */
+int history_rejudge_later(struct db *db, const char *cmp, const char *order,
+			  const struct history_run *run);
+
 /* History text (history_query.c); see ksft_metric_report_history_format(). */
 int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
 		   int fmt, char **out, size_t *len);

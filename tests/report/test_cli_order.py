@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The run order (issue 31): the same logs ingested in any order, a second
+or no time apart, from one collector or two with skewed clocks, give the
+same stored verdicts and the same `compare --db` verdict; ISO orders with
+offsets compare as times; the same numbers under a new --order are a new
+run (issue 33); repeats take the worst status whatever the file order; a
+stale read-only copy is never read without its last commits; the site's
+band is drawn from the judged run's machines. Against a SQLite file, or
+the PostgreSQL server in $KSFTM_HISTORY_URL (history_pg.sh starts one);
+each test keeps to its own runner=... contexts.
+
+usage: test_cli_order.py KSFT_METRIC
+"""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import cli_util
+from cli_util import expect_rc
+
+KSFT = os.path.abspath(sys.argv[1])
+cli_util.KSFT = KSFT
+TMP = tempfile.mkdtemp(prefix="ksft-metric-order-")
+PG = os.environ.get("KSFTM_HISTORY_URL")
+DB = PG or os.path.join(TMP, "history.sqlite")
+
+POLICY = ('# ktap-metric-policy-json: {"name":"throughput","regression":{"better":'
+          '"higher","compare":"p50","relative_tolerance":0.05},'
+          '"summarize":"distribution"}')
+
+
+def write_log(name, values, status="ok 1 tcp", extra=()):
+    """A KTAP log of one case with these throughput repeats."""
+    lines = ["KTAP version 1", "1..1", POLICY, *extra]
+    for k, v in enumerate(values):
+        lines.append('# ktap-metric-json: {"name":"throughput","shape":"scalar",'
+                     f'"time":{k + 1},"value":{v:.6f}}}')
+    lines.append(status)
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def noisy_runs(tag, n=10, seed=31):
+    """@n runs of a series whose level moves 4 % run to run (3 repeats of
+    3 % noise each), and a run 6.5 % below their level."""
+    rng = random.Random(seed)
+    logs = []
+    for i in range(n):
+        level = 100 * (1 + 0.04 * rng.gauss(0, 1))
+        logs.append(write_log(f"{tag}{i}.log",
+                              [level * (1 + 0.03 * rng.gauss(0, 1)) for _ in range(3)]))
+    cur = write_log(f"{tag}-cur.log", [93.5 * (1 + 0.03 * rng.gauss(0, 1)) for _ in range(3)])
+    return logs, cur
+
+
+def ingest(runner, path, *extra, env=None, db=DB):
+    args = ["ingest", "-q", "--db", db, "--context", f"runner={runner}", *extra, path]
+    if env is None:
+        return expect_rc(0, *args)[0]
+    p = subprocess.run([KSFT, *args], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p
+    return p.stdout
+
+
+def states(runner):
+    """The stored (value, state) of each run, in the history's order."""
+    out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={runner}",
+                       "--format", "json", "throughput")
+    doc = json.loads(out)
+    return [(p["value"], p["state"]) for p in doc["series"][0]["points"]]
+
+
+def verdict(runner, cur):
+    """compare --db's row, judged twice (it must say the same both times)."""
+    rows = []
+    for _ in range(2):
+        rc, out, err = cli_util.run("compare", "--db", DB, "--context", f"runner={runner}",
+                                    "--format", "json", cur)
+        assert rc in (0, 1), (rc, out, err)
+        row = json.loads(out)["rows"][0]
+        rows.append((rc, row["verdict"], row["baseline"], row["p_value"], row["n_baseline"]))
+    assert rows[0] == rows[1], rows
+    return rows[0]
+
+
+def test_default_order_in_a_loop():
+    """Issue 31 item 1: ten ingests without --order in a loop (within a
+    second) store the runs as ten ingests a second apart do, and judge a
+    -6.5 % run the same; no run is stored not comparable."""
+    logs, cur = noisy_runs("loop")
+    for log in logs:
+        ingest("loop-fast", log)
+    for log in logs:
+        ingest("loop-slow", log)
+        time.sleep(1.05)
+    fast, slow = states("loop-fast"), states("loop-slow")
+    assert fast == slow, (fast, slow)
+    assert all(s != "not_comparable" for _, s in fast), fast
+    assert verdict("loop-fast", cur) == verdict("loop-slow", cur)
+    # Ingested again in a loop: the same, try after try.
+    for log in logs:
+        ingest("loop-again", log)
+    assert states("loop-again") == fast
+    assert verdict("loop-again", cur) == verdict("loop-slow", cur)
+
+
+def test_backfill_in_any_order():
+    """Issue 31 item 2: runs with their own --order ingested newest first,
+    or shuffled, are stored with the verdicts an in-order ingest gives
+    (the later runs judged again), and compare --db says the same."""
+    logs, cur = noisy_runs("bf")
+    orders = {"bf-in": list(range(10)), "bf-rev": list(range(9, -1, -1)),
+              "bf-mix": [4, 9, 0, 7, 2, 5, 1, 8, 3, 6]}
+    for runner, seq in orders.items():
+        for i in seq:
+            ingest(runner, logs[i], "--order", f"{i:03d}")
+    want = states("bf-in")
+    assert all(s != "not_comparable" for _, s in want), want
+    for runner in ("bf-rev", "bf-mix"):
+        assert states(runner) == want, (runner, states(runner), want)
+        assert verdict(runner, cur) == verdict("bf-in", cur), runner
+
+
+def test_backfill_keeps_regressions_out():
+    """A regression stored before its earlier runs came in is judged again
+    once they do: it stays out of the level as an in-order ingest keeps
+    it, whatever the order it came in."""
+    rng = random.Random(5)
+    logs = [write_log(f"rg{i}.log", [100 * (1 + 0.01 * rng.gauss(0, 1)) for _ in range(3)])
+            for i in range(8)]
+    logs.append(write_log("rg8.log", [60.0, 60.5, 59.8]))
+    for i, log in enumerate(logs):
+        ingest("rg-in", log, "--order", f"{i:03d}")
+    for i in range(8, -1, -1):
+        ingest("rg-rev", logs[i], "--order", f"{i:03d}")
+    want = states("rg-in")
+    assert want[-1][1] == "regression", want
+    assert states("rg-rev") == want, (states("rg-rev"), want)
+
+
+def test_clock_skew_between_collectors():
+    """Issue 31 item 3: two collectors on one history, one 10 minutes slow,
+    ingesting without --order in turn: the runs are ordered as ingested,
+    as one collector orders them (PostgreSQL: the server's clock; SQLite:
+    its one host's)."""
+    shim = os.environ.get("KSFTM_CLOCK_SHIM")
+    if not shim or not PG:
+        print("note: clock skew needs PostgreSQL and the shim", file=sys.stderr)
+        return
+    logs, cur = noisy_runs("skew")
+    slow = dict(os.environ, LD_PRELOAD=shim, KSFTM_CLOCK_SKEW="600")
+    slow["ASAN_OPTIONS"] = slow.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0"
+    probe = subprocess.run([KSFT, "--help"], capture_output=True, text=True, env=slow)
+    if probe.returncode != 0:
+        print("note: the shim cannot load here", file=sys.stderr)
+        return
+    for i, log in enumerate(logs):
+        ingest("skew-two", log, env=slow if i % 2 else None)
+        ingest("skew-one", log)
+    assert states("skew-two") == states("skew-one"), (states("skew-two"), states("skew-one"))
+    assert verdict("skew-two", cur) == verdict("skew-one", cur)
+
+
+def test_iso_orders_with_offsets():
+    """Issue 31 item 4: 10:30+02:00 is 08:30Z, before 10:00Z; an ISO
+    date-time with a field out of range is refused saying what to pass."""
+    a = write_log("iso-a.log", [100.0, 101.0, 99.0])
+    b = write_log("iso-b.log", [90.0, 91.0, 89.0])
+    ingest("iso", b, "--order", "2026-12-01T10:00:00Z")
+    ingest("iso", a, "--order", "2026-12-01T10:30:00+02:00")
+    out, _ = expect_rc(0, "history", "--db", DB, "--context", "runner=iso", "--format",
+                       "json", "throughput")
+    pts = json.loads(out)["series"][0]["points"]
+    assert [p["order"] for p in pts] == ["2026-12-01T08:30:00.000000Z",
+                                         "2026-12-01T10:00:00.000000Z"], pts
+    assert [p["value"] for p in pts] == [100.0, 90.0], pts
+    _, err = expect_rc(2, "ingest", "--db", DB, "--context", "runner=iso", "--order",
+                       "2026-02-30T10:00:00+01:00", a)
+    assert 'order "2026-02-30T10:00:00+01:00"' in err and "with a zone" in err, err
+
+
+def test_same_numbers_new_order():
+    """Issue 33 item 8: the same numbers under a new --order (a new build
+    of a deterministic measurement) are a new run; the same order again is
+    the same run, refused."""
+    log = write_log("same.log", [100.0, 100.0, 100.0])
+    ingest("same", log, "--order", "001")
+    ingest("same", log, "--order", "002")
+    assert len(states("same")) == 2
+    _, err = expect_rc(2, "ingest", "--db", DB, "--context", "runner=same", "--order", "002",
+                       log)
+    assert "already in the history" in err, err
+
+
+def test_repeats_take_the_worst_status():
+    """Issue 31 item 7: a failed repeat makes the run's case failed whatever
+    the file order, within one log too, and its value never feeds a
+    baseline."""
+    ok = write_log("st-pass.log", [100.0, 101.0, 99.0])
+    bad = write_log("st-fail.log", [10.0, 11.0, 9.0], status="not ok 1 tcp")
+    for runner, files in (("st-ab", (bad, ok)), ("st-ba", (ok, bad))):
+        expect_rc(0, "ingest", "-q", "--db", DB, "--context", f"runner={runner}",
+                  "--order", "001", *files)
+        out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={runner}",
+                           "--all-status", "--format", "json", "throughput")
+        pts = json.loads(out)["series"][0]["points"]
+        assert [p["status"] for p in pts] == ["fail"], (runner, pts)
+    both = os.path.join(TMP, "st-one.log")
+    with open(both, "w", encoding="utf-8") as f:
+        f.write("KTAP version 1\n1..2\n" + POLICY + "\n"
+                '# ktap-metric-json: {"name":"throughput","shape":"scalar","value":10}\n'
+                "not ok 1 tcp\n"
+                '# ktap-metric-json: {"name":"throughput","shape":"scalar","value":100}\n'
+                "ok 2 tcp\n")
+    out, _ = expect_rc(0, "report", "--format", "json", both)
+    assert '"status":"fail"' in out.replace(" ", ""), out
+
+
+def test_stale_read_only_copy():
+    """Issue 31 item 9: a read-only copy with a -wal but no -shm, in a
+    directory the reader may not write, is never read without the commits
+    in its -wal: it reads them or says why it cannot."""
+    if PG or os.geteuid() != 0 or not shutil.which("runuser"):
+        return
+    import sqlite3
+    src = tempfile.mkdtemp(prefix="ksft-metric-wal-")
+    db = os.path.join(src, "h.sqlite")
+    expect_rc(0, "ingest", "-q", "--db", db, "--run", "w1", "--order", "1",
+              write_log("w1.log", [100.0, 101.0, 99.0]))
+    holder = sqlite3.connect(db)    # keeps the -wal from being checkpointed away
+    holder.execute("SELECT count(*) FROM ksftm_runs").fetchall()
+    expect_rc(0, "ingest", "-q", "--db", db, "--run", "w2", "--order", "2",
+              write_log("w2.log", [100.0, 101.0, 99.0]))
+    assert os.path.getsize(db + "-wal") > 0
+    dst = tempfile.mkdtemp(prefix="ksft-metric-ro-")
+    shutil.copy(db, os.path.join(dst, "h.sqlite"))
+    shutil.copy(db + "-wal", os.path.join(dst, "h.sqlite-wal"))
+    holder.close()
+    for name in ("h.sqlite", "h.sqlite-wal"):
+        os.chmod(os.path.join(dst, name), 0o444)
+    os.chmod(dst, 0o755)
+    p = subprocess.run(["runuser", "-u", "nobody", "--", KSFT, "history", "--db",
+                        os.path.join(dst, "h.sqlite")], capture_output=True, text=True,
+                       timeout=300)
+    assert (p.returncode == 0 and "w2" in p.stdout) or \
+        (p.returncode == 2 and "-wal" in p.stderr and "checkpoint" in p.stderr), p
+    shutil.rmtree(src)
+    shutil.rmtree(dst)
+
+
+def test_site_band_is_the_judged_machines():
+    """Issue 31 item 10: without --context, the history JSON's gate band
+    (what site draws) is the one the gate uses for the latest run: from
+    its machine's runs, not every machine's pooled."""
+    rng = random.Random(11)
+    for i in range(12):
+        quiet = [100 * (1 + 0.005 * rng.gauss(0, 1)) for _ in range(3)]
+        loud = [40 * (1 + 0.3 * rng.gauss(0, 1)) + 100 * (i % 2) for _ in range(3)]
+        # Orders after every other test's: the quiet machine's run is the newest.
+        ingest("band-loud", write_log(f"bl{i}.log", loud), "--order", f"zz{2 * i:03d}")
+        ingest("band-quiet", write_log(f"bq{i}.log", quiet), "--order", f"zz{2 * i + 1:03d}")
+    db = DB
+    out, _ = expect_rc(0, "history", "--db", db, "--context", "runner=band-quiet",
+                       "--format", "json", "throughput")
+    alone = json.loads(out)["series"][0]["gate"]
+    assert alone["judged"], alone
+    # Without --context every run is shown (the other tests' too): the band
+    # is the latest run's machines' all the same.
+    out, _ = expect_rc(0, "history", "--db", db, "--format", "json", "throughput")
+    series = [s for s in json.loads(out)["series"] if s["case"] == "tcp"]
+    assert series[0]["points"][-1]["context"]["runner"] == "band-quiet", series
+    pooled = series[0]["gate"]
+    assert abs(pooled["sigma_pct"] - alone["sigma_pct"]) < 1e-9, (pooled, alone)
+    assert pooled["level"] == alone["level"], (pooled, alone)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(cli_util.run_tests(globals()))
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
