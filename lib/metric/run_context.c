@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <ksftmetric/metric.h>
@@ -44,7 +45,7 @@ static const char *const debug_options[] = {
 /* Keys the library fills; a caller may not set them. */
 static const char *const own_keys[] = {
 	"arch", "cpu_count", "cpu_model", "debug_evidence", "debug_kernel",
-	"hostname", "kernel", "ksft_machine_slow",
+	"hostname", "kernel", "ksft_machine_slow", "time",
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -289,6 +290,21 @@ static int format_context(struct strbuf *sb)
 	err |= push_str(&items, &n, "hostname", u.nodename, 0);
 	err |= push_str(&items, &n, "kernel", u.release, 0);
 	err |= push_raw(&items, &n, "ksft_machine_slow", machine_slow() ? "true" : "false");
+	/* When the run started, in UTC to the microsecond: the history orders
+	 * a run without a CI order by it (doc/run-history.rst), by the clock
+	 * of the machine that ran it, whoever ingests the log and when. */
+	{
+		struct timespec ts;
+		struct tm tm;
+		char when[48];
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gmtime_r(&ts.tv_sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%06ldZ",
+			 ts.tv_nsec / 1000);
+		err |= push_str(&items, &n, "time", when, 0);
+	}
 	for (i = 0; i < n_extra; i++)
 		err |= push_str(&items, &n, extra[i].key, extra[i].value, 0);
 	for (e = environ; e && *e; e++) {

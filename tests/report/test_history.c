@@ -158,7 +158,8 @@ START_TEST(test_ingest)
 	ck_assert_str_eq(db_rows_get(rows, 0, 6), "[30.0,34.0,31.0]");
 	ck_assert_str_eq(db_rows_get(rows, 0, 7), "p50");
 	ck_assert_str_eq(db_rows_get(rows, 0, 8), "higher");
-	ck_assert_str_eq(db_rows_get(rows, 0, 9), "2026-11-30T10:00:00Z");
+	/* The order in UTC to the microsecond, then the run id (ties). */
+	ck_assert_str_eq(db_rows_get(rows, 0, 9), "2026-11-30T10:00:00.000000Z\001run-1");
 	/* Comparable by the machine and runner keys, not the commit; the
 	 * CI's items win over the log's context line. */
 	ck_assert_str_eq(db_rows_get(rows, 0, 10),

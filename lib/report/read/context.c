@@ -30,7 +30,12 @@ void rp_context_merge(struct ksft_metric_report *r, const char *file,
 		old = json_object_get(r->context, key);
 		if (!old)
 			json_object_set(r->context, key, v);
-		else if (!json_equal(old, v))
+		else if (!strcmp(key, "time") && json_is_string(old) && json_is_string(v)) {
+			/* Each program and each repeat says when it started: the
+			 * run started at the earliest (UTC text sorts as time). */
+			if (strcmp(json_string_value(v), json_string_value(old)) < 0)
+				json_object_set(r->context, key, v);
+		} else if (!json_equal(old, v))
 			rp_warn(r, file, line, "run context \"%s\" differs from an earlier "
 				"context line; the first is kept", key);
 	}
