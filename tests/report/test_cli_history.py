@@ -449,7 +449,7 @@ def test_foreign_ids_shown_neutralised():
     con.text_factory = bytes
     con.execute("UPDATE ksftm_runs SET run_key = ? WHERE run_key = 'run1'", (b"r\x1b[2Jx",))
     con.execute("UPDATE ksftm_runs SET run_key = ? WHERE run_key = 'run2'", (b"bad\xff",))
-    con.execute("UPDATE ksftm_results SET run_order = ? WHERE run_order = '002'", (b"002\xff",))
+    con.execute("UPDATE ksftm_results SET run_order = ? WHERE run_order LIKE '002%'", (b"002\xff",))
     con.commit()
     con.close()
     out, _ = expect_rc(0, "history", "--db", db)
