@@ -257,7 +257,8 @@ KSFT_METRIC_API int ksft_metric_uint(const char *name, const char *shape,
  * ksft_metric_context_set() - add a key to this run's context line
  * @key:   non-empty UTF-8 (commit, branch, nic, driver...), not one of the
  *         keys the library fills (arch, cpu_count, cpu_model,
- *         debug_evidence, debug_kernel, hostname, kernel, ksft_machine_slow)
+ *         debug_evidence, debug_kernel, hostname, kernel, ksft_machine_slow,
+ *         time)
  * @value: UTF-8 string; NULL removes the key
  *
  * Keys can also come from the environment: KSFTMETRIC_CONTEXT_COMMIT=abc

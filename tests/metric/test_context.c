@@ -88,6 +88,17 @@ START_TEST(test_facts)
 	ck_assert(json_is_false(json_object_get(j, "ksft_machine_slow")));
 	v = json_object_get(j, "cpu_model");
 	ck_assert(json_is_string(v) || json_is_null(v));
+	/* When the run started, UTC to the microsecond: the history orders
+	 * runs by it (doc/line-format.rst). */
+	{
+		const char *t = json_string_value(json_object_get(j, "time"));
+
+		ck_assert_msg(t && strlen(t) == 27 && t[10] == 'T' && t[19] == '.' && t[26] == 'Z',
+			      "time: %s", t ? t : "(none)");
+		ck_assert_msg(atoi(t) >= 2024, "time %s: not the real clock's", t);
+	}
+	pu_assert_err(ksft_metric_context_set("time", "x"), EINVAL,
+		      "context key time is filled by the library");
 	/* jansson keeps insertion order: the line's keys are sorted. */
 	json_object_foreach(j, key, v) {
 		ck_assert_msg(strcmp(prev, key) < 0, "%s after %s", key, prev);

@@ -130,6 +130,44 @@ def test_backfill_in_any_order():
         assert verdict(runner, cur) == verdict("bf-in", cur), runner
 
 
+def test_log_time_orders_runs_without_order():
+    """Without --order, a run is ordered by the start time its log's
+    context line records (the machine that ran it, not the collector):
+    logs ingested newest first, or all within a second, are stored and
+    judged as in the order they ran. Two repeats of one run keep the
+    earlier time, without a warning."""
+    rng = random.Random(41)
+    logs = []
+    for i in range(10):
+        level = 100 * (1 + 0.04 * rng.gauss(0, 1))
+        when = f"2026-12-01T1{i // 6}:{(i % 6) * 10:02d}:00.000000Z"
+        if i == 5:  # the same instant, with an offset
+            when = "2026-12-01T12:50:00.000000+02:00"
+        ctx = f'# ktap-metric-context-json: {{"hostname":"lt","time":"{when}"}}'
+        logs.append(write_log(f"lt{i}.log", [level * (1 + 0.03 * rng.gauss(0, 1))
+                                             for _ in range(3)], extra=(ctx,)))
+    cur = write_log("lt-cur.log", [93.5, 94.0, 93.0], extra=(
+        '# ktap-metric-context-json: {"hostname":"lt","time":"2026-12-02T00:00:00Z"}',))
+    for log in logs:
+        ingest("lt-in", log)
+    for log in reversed(logs):
+        ingest("lt-rev", log)
+    want = states("lt-in")
+    assert all(s != "not_comparable" for _, s in want), want
+    assert states("lt-rev") == want, (states("lt-rev"), want)
+    assert verdict("lt-rev", cur) == verdict("lt-in", cur)
+    out, _ = expect_rc(0, "history", "--db", DB, "--context", "runner=lt-in", "--format",
+                       "json", "throughput")
+    assert json.loads(out)["series"][0]["points"][5]["order"] == \
+        "2026-12-01T10:50:00.000000Z", out
+    _, err = expect_rc(0, "ingest", "--db", DB, "--context", "runner=lt-rep", logs[3], logs[1])
+    assert err == "", err
+    out, _ = expect_rc(0, "history", "--db", DB, "--context", "runner=lt-rep", "--format",
+                       "json", "throughput")
+    pt = json.loads(out)["series"][0]["points"][0]
+    assert pt["order"] == "2026-12-01T10:10:00.000000Z", pt
+
+
 def test_backfill_keeps_regressions_out():
     """A regression stored before its earlier runs came in is judged again
     once they do: it stays out of the level as an in-order ingest keeps
