@@ -185,6 +185,50 @@ def test_backfill_keeps_regressions_out():
     assert states("rg-rev") == want, (states("rg-rev"), want)
 
 
+def test_long_backfill_reversed():
+    """A history longer than the gate's reach (90 runs of 3 cases: a lasting
+    drop, a one-run drop, a failed case) ingested newest first, and
+    shuffled, stores every verdict an in-order ingest stores (the later
+    runs are judged again only until no later run can see the change), and
+    judges a run alike."""
+    rng = random.Random(3)
+    logs = []
+    for i in range(90):
+        lines = ["KTAP version 1", "1..3", POLICY]
+        for c in range(3):
+            level = 100 * (1 + 0.03 * rng.gauss(0, 1))
+            level *= 0.7 if c == 0 and 40 <= i < 43 else 0.6 if c == 1 and i == 70 else 1
+            for k in range(3):
+                lines.append('# ktap-metric-json: {"name":"throughput","shape":"scalar",'
+                             f'"time":{k + 1},"value":{level * (1 + 0.02 * rng.gauss(0, 1)):.6f}}}')
+            lines.append(f"{'not ok' if i == 55 and c == 2 else 'ok'} {c + 1} case{c}")
+        path = os.path.join(TMP, f"long{i:03d}.log")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        logs.append(path)
+    seqs = {"long-in": range(90), "long-rev": range(89, -1, -1),
+            "long-mix": random.Random(9).sample(range(90), 90)}
+    for runner, seq in seqs.items():
+        for i in seq:
+            ingest(runner, logs[i], "--order", f"{i:03d}")
+
+    def all_states(runner):
+        out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={runner}",
+                           "--all-status", "--format", "json", "throughput")
+        return [[(p["order"], p["value"], p["status"], p["state"]) for p in se["points"]]
+                for se in json.loads(out)["series"]]
+    want = all_states("long-in")
+    assert sum(st == "regression" for se in want for *_, st in se) >= 2, want
+    for runner in ("long-rev", "long-mix"):
+        assert all_states(runner) == want, runner
+        rows = []
+        for r in (runner, "long-in"):
+            rc, out, _ = cli_util.run("compare", "--db", DB, "--context", f"runner={r}",
+                                      "--format", "json", logs[70])
+            rows.append((rc, json.loads(out)["rows"]))
+        assert rows[0] == rows[1], rows
+
+
 def test_clock_skew_between_collectors():
     """Issue 31 item 3: two collectors on one history, one 10 minutes slow,
     ingesting without --order in turn: the runs are ordered as ingested,

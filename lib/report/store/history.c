@@ -924,7 +924,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		goto fail;
 	/* Runs of these machines ordered after this one were judged without
 	 * it: judged again, so that no verdict depends on the ingest order. */
-	if ((ret = history_rejudge_later(db, cmp, sort, run)))
+	if ((ret = history_rejudge_later(db, cmp, sort, run, series, n)))
 		goto fail;
 	if ((ret = db_commit(db)))
 		goto fail;

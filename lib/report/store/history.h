@@ -105,11 +105,13 @@ const char *history_verdict_name(unsigned char v);
 /*
  * The runs of machines @cmp ordered after @order (stored order), judged
  * again oldest first from their stored rows with @run's window and rate
- * (history_replay.c), their changed verdicts stored: inside the caller's
- * write transaction. @return 0 or a negative errno.
+ * (history_replay.c), their changed verdicts stored, until no later run
+ * can see a change (the run's series @keys[0..n) and those changed):
+ * inside the caller's write transaction. @return 0 or a negative errno.
  */
+struct history_key;
 int history_rejudge_later(struct db *db, const char *cmp, const char *order,
-			  const struct history_run *run);
+			  const struct history_run *run, const struct history_key *keys, size_t n);
 
 /* History text (history_query.c); see ksft_metric_report_history_format(). */
 int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,

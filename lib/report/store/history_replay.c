@@ -14,15 +14,77 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "grow.h"
 #include "history.h"
 #include "history_sql.h"
 #include "rp.h"
+
+/* How far back the gate reads a series' recent runs, and its default
+ * window (history_gate.c). */
+#define RECENT_REACH HISTORY_RECENT_RUNS
+#define DEFAULT_WINDOW 30
+
+/*
+ * A series whose stored state before some run changed (the inserted run's
+ * series, and any whose verdict was judged again to something else), and
+ * how many of its results came since: once @usable of them feed windows
+ * (a full window) and @measured are among the recent runs the gate reads,
+ * no later run can see the change.
+ */
+struct dirty {
+	long long id;
+	size_t usable, measured;
+};
+
+struct replay {
+	struct dirty *d;
+	size_t n, cap;
+	size_t window;
+	int pinned_after;	/* a pin ends later windows early: no shortcut */
+};
+
+static struct dirty *dirty_find(struct replay *rp, long long id)
+{
+	size_t k;
+
+	for (k = 0; k < rp->n; k++)
+		if (rp->d[k].id == id)
+			return &rp->d[k];
+	return NULL;
+}
+
+static int dirty_mark(struct replay *rp, long long id)
+{
+	struct dirty *d = dirty_find(rp, id);
+
+	if (!d) {
+		if (ksftm_grow((void **)&rp->d, &rp->cap, rp->n + 1, sizeof(*rp->d), 64))
+			return ksftm_fail(ENOMEM, "out of memory");
+		d = &rp->d[rp->n++];
+		d->id = id;
+	}
+	d->usable = d->measured = 0;
+	return 0;
+}
+
+/* Can no run from here on see any change? */
+static int settled(const struct replay *rp)
+{
+	size_t k;
+
+	if (rp->pinned_after)
+		return 0;
+	for (k = 0; k < rp->n; k++)
+		if (rp->d[k].usable < rp->window || rp->d[k].measured < RECENT_REACH)
+			return 0;
+	return 1;
+}
 
 /* The stored results of a run, with their series' identities. */
 #define RESULTS_SQL \
 	"SELECT res.series_id, s.path, s.case_name, s.metric, s.labels, res.status," \
 	" res.shape, res.policy, res.compare_op, res.better, res.samples, res.verdict," \
-	" res.accepted, res.usable FROM ksftm_results res" \
+	" res.accepted, res.usable, res.value FROM ksftm_results res" \
 	" JOIN ksftm_series s ON s.id = res.series_id WHERE res.run_id = $1" \
 	" ORDER BY res.series_id"
 
@@ -133,7 +195,7 @@ out:
 
 /* Judge stored run @run_id (order @order) again, and store what changed. */
 static int rejudge_run(struct db *db, const char *run_id, const char *order, const char *cmp,
-		       const struct history_run *run)
+		       const struct history_run *run, struct replay *rp)
 {
 	const char *p[1] = { run_id };
 	struct ksft_metric_report *r = NULL;
@@ -152,7 +214,8 @@ static int rejudge_run(struct db *db, const char *run_id, const char *order, con
 				    " ksftm_results.status ksftm_results.shape ?ksftm_results.policy"
 				    " ?ksftm_results.compare_op ?ksftm_results.better"
 				    " ksftm_results.samples ?ksftm_results.verdict"
-				    " ?ksftm_results.accepted ?ksftm_results.usable", 0, where);
+				    " ?ksftm_results.accepted ?ksftm_results.usable ?ksftm_results.value",
+				    0, where);
 	if (ret)
 		goto out;
 	n = db_rows_count(rows);
@@ -196,11 +259,21 @@ static int rejudge_run(struct db *db, const char *run_id, const char *order, con
 			     (accepted || (strcmp(verdict, KSFTM_VERDICT_REGRESSION) &&
 					   strcmp(verdict, KSFTM_VERDICT_DISTURBED)));
 		const char *q[4] = { verdict, usable ? "1" : "0", run_id, db_rows_get(rows, k, 0) };
+		struct dirty *d;
 
-		if (old && !strcmp(old, verdict) && was_usable && !strcmp(was_usable, q[1]))
+		if (old && !strcmp(old, verdict) && was_usable && !strcmp(was_usable, q[1])) {
+			/* Unchanged: one more result between the change and what follows. */
+			if ((d = dirty_find(rp, keys[k].id))) {
+				d->usable += usable && db_rows_get(rows, k, 14);
+				d->measured += history_status_measured(db_rows_get(rows, k, 5)) &&
+					       strcmp(verdict, KSFTM_VERDICT_NOT_COMPARABLE) &&
+					       db_rows_get(rows, k, 14);
+			}
 			continue;
-		ret = db_query(db, "UPDATE ksftm_results SET verdict = $1, usable = $2"
-			       " WHERE run_id = $3 AND series_id = $4", q, 4, NULL);
+		}
+		if (!(ret = dirty_mark(rp, keys[k].id)))
+			ret = db_query(db, "UPDATE ksftm_results SET verdict = $1, usable = $2"
+				       " WHERE run_id = $3 AND series_id = $4", q, 4, NULL);
 	}
 out:
 	free(verdicts);
@@ -212,10 +285,11 @@ out:
 }
 
 int history_rejudge_later(struct db *db, const char *cmp, const char *order,
-			  const struct history_run *run)
+			  const struct history_run *run, const struct history_key *keys, size_t n)
 {
 	const char *p[2] = { cmp, order };
-	struct db_rows *rows;
+	struct replay rp = { .window = run->window ? run->window : DEFAULT_WINDOW };
+	struct db_rows *rows, *pins;
 	size_t k;
 	int ret = db_query(db, "SELECT id, run_order, context FROM ksftm_runs WHERE comparable = $1"
 			   " AND run_order > $2 ORDER BY run_order", p, 2, &rows);
@@ -225,7 +299,21 @@ int history_rejudge_later(struct db *db, const char *cmp, const char *order,
 		db_rows_free(rows);
 		return ret;
 	}
-	for (k = 0; k < db_rows_count(rows) && !ret; k++) {
+	if (!db_rows_count(rows)) {	/* the usual case: the newest run */
+		db_rows_free(rows);
+		return 0;
+	}
+	if ((ret = db_query(db, "SELECT 1 FROM ksftm_runs WHERE comparable = $1 AND pinned = 1"
+			    " AND run_order > $2 LIMIT 1", p, 2, &pins))) {
+		db_rows_free(rows);
+		return ret;
+	}
+	rp.pinned_after = db_rows_count(pins) > 0;
+	db_rows_free(pins);
+	for (k = 0; k < n && !ret; k++)
+		ret = dirty_mark(&rp, keys[k].id);
+	/* Oldest first, until no later run can see what changed. */
+	for (k = 0; k < db_rows_count(rows) && !ret && !settled(&rp); k++) {
 		char where[64];
 		json_t *ctx;
 
@@ -236,9 +324,10 @@ int history_rejudge_later(struct db *db, const char *cmp, const char *order,
 		/* A debug kernel's run was judged against nothing: still so. */
 		if (!history_context_incomparable(ctx))
 			ret = rejudge_run(db, db_rows_get(rows, k, 0), db_rows_get(rows, k, 1), cmp,
-					  run);
+					  run, &rp);
 		json_decref(ctx);
 	}
 	db_rows_free(rows);
+	free(rp.d);
 	return ret;
 }

@@ -46,6 +46,11 @@
 #define HISTORY_LEVELS_SQL \
 	"SELECT series_id, run_order FROM ksftm_levels WHERE comparable = $1"
 
+/* How many recent runs HISTORY_SHIFT_SQL (and history_gate.c's batched
+ * copy) read: a run's verdict can depend on no run further back among
+ * them (history_replay.c stops judging later runs again past it). */
+#define HISTORY_RECENT_RUNS 63
+
 /* The gate's recent runs of series $1 on machines $2 (cases measured,
  * whatever the gate said of each: the CUSUM's sequence and the noise)
  * before order $3 (or all), from its accepted level $4 (HISTORY_LEVELS_SQL,
