@@ -62,6 +62,8 @@ static int parse_iso(const char *s, time_t *utc, long *usec)
 				frac += (*p - '0') * scale;	/* digits past microseconds drop */
 		}
 	}
+	if (*p == ' ' && (p[1] == '+' || p[1] == '-'))
+		p++;	/* git log --format=%ci: "2026-12-01 10:30:00 +0200" */
 	if ((*p == 'Z' || *p == 'z') && !p[1]) {
 		off = 0;
 	} else if (*p == '+' || *p == '-') {
@@ -104,13 +106,15 @@ static int parse_iso(const char *s, time_t *utc, long *usec)
 	return 1;
 }
 
+/* @t as the history's UTC text; -ERANGE (no message) outside years 0-9999. */
 static int format_utc(time_t t, long usec, char **out)
 {
 	struct tm tm;
 	char buf[64];
 
+	*out = NULL;
 	if (!gmtime_r(&t, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
-		return ksftm_fail(EINVAL, "time out of range");
+		return -ERANGE;
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%06ldZ", usec);
 	*out = strdup(buf);
@@ -124,15 +128,15 @@ int history_order_normalise(const char *what, const char *order, char **out)
 	int iso = parse_iso(order, &t, &usec);
 
 	*out = NULL;
+	if (iso > 0 && format_utc(t, usec, out) == -ERANGE)
+		iso = -1;
 	if (iso < 0)
 		return ksftm_fail(EINVAL, "%s \"%s\": a date-time with a field out of range; pass"
 				  " ISO 8601 with a zone (2026-12-01T08:30:00Z, git log"
 				  " --format=%%cI) or a zero-padded number", what, order);
-	if (!iso) {
+	if (!iso)
 		*out = strdup(order);
-		return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
-	}
-	return format_utc(t, usec, out);
+	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
 }
 
 /* The database's clock (PostgreSQL: the server's, one clock for every
@@ -145,7 +149,9 @@ static int db_now(struct db *db, char **out)
 
 	if (db_dialect(db) != DB_POSTGRESQL) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		return format_utc(ts.tv_sec, ts.tv_nsec / 1000, out);
+		if (format_utc(ts.tv_sec, ts.tv_nsec / 1000, out))
+			return ksftm_fail(ERANGE, "this host's clock is out of range");
+		return 0;
 	}
 	ret = db_query(db, "SELECT to_char(clock_timestamp() AT TIME ZONE 'UTC',"
 		       " 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')", NULL, 0, &rows);
@@ -166,8 +172,8 @@ int history_order_default(struct db *db, struct json_t *ctx, char **out)
 	*out = NULL;
 	/* The run's own time, from the machine that ran it: the runs of one
 	 * comparable group come from one machine, so one clock orders them. */
-	if (t && parse_iso(t, &utc, &usec) > 0)
-		return format_utc(utc, usec, out);
+	if (t && parse_iso(t, &utc, &usec) > 0 && !format_utc(utc, usec, out))
+		return 0;
 	return db_now(db, out);
 }
 
