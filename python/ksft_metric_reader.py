@@ -683,6 +683,11 @@ class _Input:
             self.log._adopt(s, self.file)
 
 
+# How bad a case status is (lib/report/model/series.c's status_rank()).
+_STATUS_RANK = {"fail": 9, "error": 8, "timeout": 7, "incomplete": 6, "xpass": 5,
+                "xfail": 4, "todo": 3, "pass": 2, "skip": 1, "none": 0}
+
+
 class Log:
     """The metrics of one or more KTAP logs, read in order."""
 
@@ -706,7 +711,10 @@ class Log:
             return
         if s.policy is not None and e.policy is None:
             e.policy = s.policy
-        e.status = s.status
+        # Repeats have the worst status of theirs, whatever their order
+        # (lib/report/model/series.c).
+        if _STATUS_RANK.get(s.status, 0) > _STATUS_RANK.get(e.status, 0):
+            e.status = s.status
         e.points.extend(s.points)
 
     def read(self, source, name=None):

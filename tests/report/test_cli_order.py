@@ -305,6 +305,15 @@ def test_repeats_take_the_worst_status():
                 "ok 2 tcp\n")
     out, _ = expect_rc(0, "report", "--format", "json", both)
     assert '"status":"fail"' in out.replace(" ", ""), out
+    # The stdlib reader says what report says (python/ksft_metric_reader.py).
+    reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python",
+                          "ksft_metric_reader.py")
+    nipa, _ = expect_rc(0, "report", "--format", "nipa", both)
+    for files in ((both,), (bad, ok), (ok, bad)):
+        got = subprocess.run([sys.executable, reader, *files], capture_output=True, text=True,
+                             check=True, timeout=300).stdout
+        assert [r["ktap_status"] for r in json.loads(got)["results"]] == ["fail"], (files, got)
+    assert [r["ktap_status"] for r in json.loads(nipa)["results"]] == ["fail"], nipa
 
 
 def test_stale_read_only_copy():
