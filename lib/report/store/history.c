@@ -812,16 +812,22 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	ctx_json = json_loads(ctx, 0, NULL);
 	cmp = history_comparable(ctx_json, keys ? keys : default_comparable);
 	incomparable = history_context_incomparable(ctx_json);
-	/* No --order: the run's own time, else the database's clock, read
-	 * under the write lock so that runs ingested one after the other
-	 * follow each other (never tied at one second, never a client's
-	 * clock). The run id breaks ties of equal orders. */
-	if (!order && (ret = history_order_default(db, ctx_json, &order))) {
+	/* No --order: the run's own time, else the database's clock (not
+	 * before the newest run of these machines), read under the write lock
+	 * so that runs ingested one after the other follow each other (never
+	 * tied at one second, never a client's clock). The run id breaks ties
+	 * of equal orders. */
+	if (!cmp) {
+		json_decref(ctx_json);
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (!order && (ret = history_order_default(db, ctx_json, cmp, &order))) {
 		json_decref(ctx_json);
 		goto fail;
 	}
 	json_decref(ctx_json);
-	if (!cmp || !(sort = history_order_key(order, key))) {
+	if (!(sort = history_order_key(order, key))) {
 		ret = ksftm_fail(ENOMEM, "out of memory");
 		goto fail;
 	}

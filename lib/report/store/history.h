@@ -66,8 +66,9 @@ struct json_t;
  * like a date-time but is not one. */
 int history_order_normalise(const char *what, const char *order, char **out);
 /* The order of a run the CI gave none: the context's HISTORY_CONTEXT_TIME,
- * else the database's clock (PostgreSQL's server, not this client's). */
-int history_order_default(struct db *db, struct json_t *ctx, char **out);
+ * else the database's clock (PostgreSQL's server, not this client's), and
+ * never before the newest run of machines @cmp when that is a time. */
+int history_order_default(struct db *db, struct json_t *ctx, const char *cmp, char **out);
 /* @order HISTORY_ORDER_SEP @run_key (malloc'd; NULL: out of memory). */
 char *history_order_key(const char *order, const char *run_key);
 /* How much of a stored order is the CI's text (before the separator). */

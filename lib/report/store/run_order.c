@@ -163,18 +163,60 @@ static int db_now(struct db *db, char **out)
 	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
 }
 
-int history_order_default(struct db *db, struct json_t *ctx, char **out)
+/*
+ * Never before the newest run of @cmp's machines when it is a time: a
+ * clock that stepped back, or a SQLite file two hosts write, must not put
+ * a run without an order before the runs stored (@now replaced).
+ */
+static int after_newest(struct db *db, const char *cmp, char **now)
+{
+	const char *p[1] = { cmp };
+	struct db_rows *rows;
+	time_t utc;
+	long usec;
+	char *newest;
+	int ret = db_query(db, "SELECT MAX(run_order) FROM ksftm_runs WHERE comparable = $1",
+			   p, 1, &rows);
+
+	if (ret)
+		return ret;
+	newest = db_rows_count(rows) && db_rows_get(rows, 0, 0) ?
+		 strndup(db_rows_get(rows, 0, 0), history_order_shown_len(db_rows_get(rows, 0, 0))) :
+		 NULL;
+	db_rows_free(rows);
+	if (newest && strcmp(newest, *now) >= 0 && parse_iso(newest, &utc, &usec) > 0) {
+		char *later;
+
+		if (++usec == 1000000) {
+			usec = 0;
+			utc++;
+		}
+		if (!format_utc(utc, usec, &later)) {
+			free(*now);
+			*now = later;
+		}
+	}
+	free(newest);
+	return 0;
+}
+
+int history_order_default(struct db *db, struct json_t *ctx, const char *cmp, char **out)
 {
 	const char *t = json_string_value(json_object_get(ctx, HISTORY_CONTEXT_TIME));
 	time_t utc;
 	long usec;
+	int ret;
 
 	*out = NULL;
 	/* The run's own time, from the machine that ran it: the runs of one
 	 * comparable group come from one machine, so one clock orders them. */
 	if (t && parse_iso(t, &utc, &usec) > 0 && !format_utc(utc, usec, out))
 		return 0;
-	return db_now(db, out);
+	if ((ret = db_now(db, out)) || (ret = after_newest(db, cmp, out))) {
+		free(*out);
+		*out = NULL;
+	}
+	return ret;
 }
 
 char *history_order_key(const char *order, const char *run_key)
