@@ -227,6 +227,8 @@ START_TEST(test_window_plan)
 		assert_indexed(h, "latest pinned", HISTORY_LATEST_PINNED_SQL, q0, 2, runs, 1);
 		assert_indexed(h, "latest pinned at an order", HISTORY_LATEST_PINNED_SQL, q1, 2,
 			       runs, 1);
+		assert_indexed(h, "later runs", HISTORY_LATER_RUNS_SQL, q1, 2, runs, 1);
+		assert_indexed(h, "newest order", HISTORY_NEWEST_ORDER_SQL, q0, 1, runs, 1);
 	}
 	history_close(h);
 	free(sid);

@@ -85,8 +85,7 @@ static int settled(const struct replay *rp)
 	"SELECT res.series_id, s.path, s.case_name, s.metric, s.labels, res.status," \
 	" res.shape, res.policy, res.compare_op, res.better, res.samples, res.verdict," \
 	" res.accepted, res.usable, res.value FROM ksftm_results res" \
-	" JOIN ksftm_series s ON s.id = res.series_id WHERE res.run_id = $1" \
-	" ORDER BY res.series_id"
+	" JOIN ksftm_series s ON s.id = res.series_id WHERE res.run_id = $1"
 
 static int status_code(const char *name)
 {
@@ -291,8 +290,7 @@ int history_rejudge_later(struct db *db, const char *cmp, const char *order,
 	struct replay rp = { .window = run->window ? run->window : DEFAULT_WINDOW };
 	struct db_rows *rows, *pins;
 	size_t k;
-	int ret = db_query(db, "SELECT id, run_order, context FROM ksftm_runs WHERE comparable = $1"
-			   " AND run_order > $2 ORDER BY run_order", p, 2, &rows);
+	int ret = db_query(db, HISTORY_LATER_RUNS_SQL, p, 2, &rows);
 
 	if (ret || (ret = db_rows_check(db, rows, "ksftm_runs.id ksftm_runs.run_order"
 					" ksftm_runs.context", 0, NULL))) {

@@ -93,6 +93,15 @@
 	"SELECT MAX(run_order) FROM ksftm_runs WHERE comparable = $1" \
 	" AND pinned = 1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)"
 
+/* The runs of machines $1 ordered after $2, oldest first (the runs an
+ * ingest before them judges again, history_replay.c); the newest run's
+ * order of machines $1 (a run without an order goes after it). */
+#define HISTORY_LATER_RUNS_SQL \
+	"SELECT id, run_order, context FROM ksftm_runs WHERE comparable = $1" \
+	" AND run_order > $2 ORDER BY run_order"
+#define HISTORY_NEWEST_ORDER_SQL \
+	"SELECT MAX(run_order) FROM ksftm_runs WHERE comparable = $1"
+
 /* `history`: one series' last %zu results, newest first ($1 series id,
  * $2 NULL for every status, else measurements only). */
 #define HISTORY_POINTS_SQL \

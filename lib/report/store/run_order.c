@@ -15,6 +15,7 @@
 
 #include "errmsg.h"
 #include "history.h"
+#include "history_sql.h"
 
 /* Digits s[0..n) as a number, or -1 if any is not a digit. */
 static long digits(const char *s, size_t n)
@@ -175,8 +176,7 @@ static int after_newest(struct db *db, const char *cmp, char **now)
 	time_t utc;
 	long usec;
 	char *newest;
-	int ret = db_query(db, "SELECT MAX(run_order) FROM ksftm_runs WHERE comparable = $1",
-			   p, 1, &rows);
+	int ret = db_query(db, HISTORY_NEWEST_ORDER_SQL, p, 1, &rows);
 
 	if (ret)
 		return ret;
