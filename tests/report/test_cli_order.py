@@ -229,6 +229,48 @@ def test_long_backfill_reversed():
         assert rows[0] == rows[1], rows
 
 
+def test_backfill_arrays_and_rates():
+    """Runs judged again from their stored rows judge as ingest did: a
+    per-CPU counter through a rate and busy-core aggregation (a 2x jump
+    at run 15), and a per-CPU array series, ingested newest first."""
+    rng = random.Random(5)
+    p1 = ('# ktap-metric-policy-json: {"aggregation":"busy-core-equivalents","name":'
+          '"cpu.time.sys","summarize":"p90","transform":"rate","regression":{"better":'
+          '"lower","compare":"p50","relative_tolerance":0.05}}')
+    p2 = ('# ktap-metric-policy-json: {"name":"lat","summarize":"distribution",'
+          '"regression":{"better":"lower","compare":"p90","relative_tolerance":0.05}}')
+    logs = []
+    for i in range(20):
+        lines, acc = ["KTAP version 1", "1..2", p1], [0.0, 0.0]
+        for t in range(6):
+            acc = [a + (2.0 if i == 15 else 1.0) * 0.5 * (1 + 0.05 * rng.gauss(0, 1))
+                   for a in acc]
+            lines.append('# ktap-metric-json: {"name":"cpu.time.sys","shape":"per-cpu",'
+                         f'"time":{t},"value":[{acc[0]:.6f},{acc[1]:.6f}]}}')
+        lines += ["ok 1 tcp", p2]
+        for t in range(5):
+            v = [10 * (1 + 0.05 * rng.gauss(0, 1)), 20 * (1 + 0.05 * rng.gauss(0, 1))]
+            lines.append('# ktap-metric-json: {"name":"lat","shape":"per-cpu",'
+                         f'"time":{t},"value":[{v[0]:.6f},{v[1]:.6f}]}}')
+        lines.append("ok 2 udp")
+        path = os.path.join(TMP, f"arr{i:02d}.log")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        logs.append(path)
+    for runner, seq in (("arr-in", range(20)), ("arr-rev", range(19, -1, -1))):
+        for i in seq:
+            ingest(runner, logs[i], "--order", f"{i:03d}")
+
+    def every(runner):
+        out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={runner}",
+                           "--format", "json")
+        return [(se["series"], [(p["value"], p["state"]) for p in se["points"]])
+                for se in json.loads(out)["series"]]
+    want = every("arr-in")
+    assert any(st == "regression" for _, pts in want for _, st in pts), want
+    assert every("arr-rev") == want
+
+
 def test_clock_skew_between_collectors():
     """Issue 31 item 3: two collectors on one history, one 10 minutes slow,
     ingesting without --order in turn: the runs are ordered as ingested,
