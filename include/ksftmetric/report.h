@@ -574,9 +574,15 @@ ksft_metric_report_history_close(struct ksft_metric_report_history *h);
  */
 struct ksft_metric_report_ingest_opts {
 	size_t sz;		/**< sizeof(struct ksft_metric_report_ingest_opts) */
-	const char *run_id;	/**< unique run id; NULL: derived from the content */
+	const char *run_id;	/**< unique run id; NULL: derived from the
+				     content, context and order */
 	const char *order;	/**< CI order (commit date, build number...),
-				     compared as text; NULL: ingest time (UTC) */
+				     compared as text (an ISO 8601 date-time
+				     with a zone is stored in UTC; ties broken
+				     by the run id); NULL: the run's start time
+				     in its context ("time"), else the
+				     database's clock, never before the newest
+				     run of its machines */
 	const char *const *context;	/**< "KEY=VALUE" items, over the logs'
 					     context lines */
 	size_t n_context;
@@ -598,10 +604,13 @@ struct ksft_metric_report_ingest_opts {
  * status) in one transaction: nothing is written when anything fails.
  * Each series is judged against the runs before it as
  * ksft_metric_report_history_compare() would; a regression is stored but
- * kept out of later windows until accepted.
+ * kept out of later windows until accepted. Runs of the same machines
+ * ordered after it (a backfill, a late collector) are judged again, so
+ * that stored verdicts do not depend on the ingest order.
  *
  * @return the number of series stored; -EEXIST (the run id is there),
- * -EINVAL (bad context item), -EIO, -ENOMEM.
+ * -EINVAL (bad context item, or an order that is a date-time with a field
+ * out of range), -EIO, -ENOMEM.
  */
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_history_ingest(struct ksft_metric_report_history *h,
