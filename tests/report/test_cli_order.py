@@ -308,6 +308,14 @@ def test_iso_orders_with_offsets():
     assert [p["order"] for p in pts] == ["2026-12-01T08:30:00.000000Z",
                                          "2026-12-01T10:00:00.000000Z"], pts
     assert [p["value"] for p in pts] == [100.0, 90.0], pts
+    # compare --order reads its order the same way: 11:00+02:00 is 09:00Z,
+    # after 08:30Z only.
+    cur = write_log("iso-cur.log", [95.0, 96.0, 94.0])
+    for _ in range(2):
+        out, _ = expect_rc(0, "compare", "--db", DB, "--context", "runner=iso", "--order",
+                           "2026-12-01T11:00:00+02:00", "--format", "json", cur)
+        row = json.loads(out)["rows"][0]
+        assert (row["baseline_runs"], row["baseline"]) == (1, 100.0), row
     _, err = expect_rc(2, "ingest", "--db", DB, "--context", "runner=iso", "--order",
                        "2026-02-30T10:00:00+01:00", a)
     assert 'order "2026-02-30T10:00:00+01:00"' in err and "with a zone" in err, err

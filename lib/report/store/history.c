@@ -559,8 +559,8 @@ static void series_row_free(struct series_row *row)
 
 /* A run key from the content when the CI gives none: the same logs give
  * the same key, so ingesting them twice is refused, not duplicated. */
-static char *content_key(const struct ksft_metric_report *r, const char *ctx,
-			 const char *order)
+char *history_content_key(const struct ksft_metric_report *r, const char *ctx,
+			  const char *order)
 {
 	char *text = NULL, *key;
 	size_t len = 0, i;
@@ -799,7 +799,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		goto out;
 	}
 	utc_now(now, sizeof(now));
-	key = run->run_key ? strdup(run->run_key) : content_key(r, ctx, order);
+	key = run->run_key ? strdup(run->run_key) : history_content_key(r, ctx, order);
 	if (!key) {
 		ret = ksftm_fail(ENOMEM, "out of memory");
 		goto out;

@@ -74,6 +74,11 @@ char *history_order_key(const char *order, const char *run_key);
 /* How much of a stored order is the CI's text (before the separator). */
 size_t history_order_shown_len(const char *stored);
 
+/* The run id of @r when the CI gives none: a hash of its content, its
+ * context text @ctx and its stored @order (or NULL). malloc'd; NULL: OOM. */
+char *history_content_key(const struct ksft_metric_report *r, const char *ctx,
+			  const char *order);
+
 /* One run to ingest. */
 struct history_run {
 	const char *run_key;	/* unique; NULL: derived from the content */

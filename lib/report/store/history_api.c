@@ -93,7 +93,7 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *h,
 	struct ksft_metric_report_gate_opts o = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
 	struct history_run run = { 0 };
 	struct hgate_opts g;
-	char *keys = NULL, *cmp = NULL;
+	char *keys = NULL, *cmp = NULL, *order = NULL, *id = NULL, *sort = NULL;
 	json_t *ctx = NULL;
 	int ret;
 
@@ -113,13 +113,31 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *h,
 		ret = ksftm_fail(ENOMEM, "out of memory");
 		goto out;
 	}
-	g = (struct hgate_opts){ cmp, o.order, history_context_incomparable(ctx), o.window,
+	/* At an order: the runs before it as ingest would order this run
+	 * (ISO date-times in UTC, ties broken by its run id). */
+	if (o.order) {
+		char *text = json_dumps(ctx, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII |
+					     JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+
+		if ((ret = history_order_normalise("order", o.order, &order)))
+			goto out;
+		id = text ? history_content_key(cur, text, order) : NULL;
+		free(text);
+		if (!id || !(sort = history_order_key(order, id))) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	g = (struct hgate_opts){ cmp, sort, history_context_incomparable(ctx), o.window,
 				 o.fdr, o.allow_missing };
 	ret = hgate_compare(history_db(h->h), cur, &g, out);
 out:
 	json_decref(ctx);
 	free(keys);
 	free(cmp);
+	free(order);
+	free(id);
+	free(sort);
 	return ret;
 }
 
