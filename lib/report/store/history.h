@@ -119,6 +119,14 @@ struct history_key;
 int history_rejudge_later(struct db *db, const char *cmp, const char *order,
 			  const struct history_run *run, const struct history_key *keys, size_t n);
 
+/*
+ * The gate's band on each series of the history JSON array @all, as
+ * "gate" (history_band.c): for the latest point, or @next for the next run
+ * judged against every point, of machines @next_cmp (NULL: the judged
+ * point's). @return 0 or -ENOMEM.
+ */
+int history_add_bands(struct json_t *all, int next, const char *next_cmp);
+
 /* History text (history_query.c); see ksft_metric_report_history_format(). */
 int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
 		   int fmt, char **out, size_t *len);
