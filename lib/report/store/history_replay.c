@@ -18,6 +18,7 @@
 #include "history.h"
 #include "history_sql.h"
 #include "rp.h"
+#include "verdict_vocab.h"
 
 /* How far back the gate reads a series' recent runs, and its default
  * window (history_gate.c). */
@@ -260,7 +261,9 @@ static int rejudge_run(struct db *db, const char *run_id, const char *order, con
 		const char *q[4] = { verdict, usable ? "1" : "0", run_id, db_rows_get(rows, k, 0) };
 		struct dirty *d;
 
-		if (old && !strcmp(old, verdict) && was_usable && !strcmp(was_usable, q[1])) {
+		/* (A code from before issue 23 is read as today's.) */
+		if (old && !strcmp(ksftm_verdict_code(old), verdict) && was_usable &&
+		    !strcmp(was_usable, q[1])) {
 			/* Unchanged: one more result between the change and what follows. */
 			if ((d = dirty_find(rp, keys[k].id))) {
 				d->usable += usable && db_rows_get(rows, k, 14);
