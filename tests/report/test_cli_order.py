@@ -168,6 +168,18 @@ def test_log_time_orders_runs_without_order():
     assert pt["order"] == "2026-12-01T10:10:00.000000Z", pt
 
 
+def test_wrong_context_message_ignores_time():
+    """The "no run is comparable" message groups the stored runs by their
+    contexts: a run's start time is no context of its own."""
+    logs = [write_log(f"wc{i}.log", [100.0, 101.0, 99.0], extra=(
+        '# ktap-metric-context-json: {"hostname":"wc",'
+        f'"time":"2026-12-01T10:0{i}:00.000000Z"}}',)) for i in range(3)]
+    for log in logs[:2]:
+        ingest("wc-a", log)
+    _, err = expect_rc(2, "compare", "--db", DB, "--context", "runner=wc-b", logs[2])
+    assert "runner=wc-a (2 runs)" in err and "time" not in err, err
+
+
 def test_backfill_keeps_regressions_out():
     """A regression stored before its earlier runs came in is judged again
     once they do: it stays out of the level as an in-order ingest keeps

@@ -94,7 +94,9 @@ static char *context_diff(json_t *ctx, json_t *cur, size_t *n)
 		json_t *c = json_object_get(cur, key);
 		char *text;
 
-		if (c && json_equal(c, v))
+		/* When a run started tells one run from another, not a context
+		 * from another (every run has its own). */
+		if (!strcmp(key, "time") || (c && json_equal(c, v)))
 			continue;
 		++*n;
 		text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -103,7 +105,7 @@ static char *context_diff(json_t *ctx, json_t *cur, size_t *n)
 		free(text);
 	}
 	json_object_foreach(cur, key, v)
-		if (!json_object_get(ctx, key) && ++*n)
+		if (strcmp(key, "time") && !json_object_get(ctx, key) && ++*n)
 			fprintf(m, "%s%s unset", ftell(m) ? ", " : "", key);
 	fclose(m);
 	return out;
