@@ -577,6 +577,11 @@ class _Input:
         for k, v in j.items():
             if k not in self.log.context:
                 self.log.context[k] = v
+            elif k == "time" and isinstance(v, str) and \
+                    isinstance(self.log.context[k], str):
+                # Each program says when it started: the run started at
+                # the earliest (lib/report/read/context.c).
+                self.log.context[k] = min(self.log.context[k], v)
             elif _canon(self.log.context[k]) != _canon(v):
                 self.warn(f'run context "{k}" differs from an earlier context '
                           "line; the first is kept")

@@ -162,6 +162,15 @@ def test_log_time_orders_runs_without_order():
         "2026-12-01T10:50:00.000000Z", out
     _, err = expect_rc(0, "ingest", "--db", DB, "--context", "runner=lt-rep", logs[3], logs[1])
     assert err == "", err
+    # The stdlib reader merges the time alike (python/ksft_metric_reader.py).
+    reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python",
+                          "ksft_metric_reader.py")
+    got = subprocess.run([sys.executable, reader, logs[3], logs[1]], capture_output=True,
+                         text=True, check=True, timeout=300)
+    nipa, _ = expect_rc(0, "report", "--format", "nipa", logs[3], logs[1])
+    assert json.loads(got.stdout)["context"] == json.loads(nipa)["context"], (got, nipa)
+    assert json.loads(nipa)["context"]["time"] == "2026-12-01T10:10:00.000000Z", nipa
+    assert "differs" not in got.stderr, got
     out, _ = expect_rc(0, "history", "--db", DB, "--context", "runner=lt-rep", "--format",
                        "json", "throughput")
     pt = json.loads(out)["series"][0]["points"][0]
