@@ -703,9 +703,13 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *h,
  *
  * The new level is intended: the run's regressions (and those of later
  * runs of the same series) count as baseline again, and each accepted
- * series' window starts at @run_id, leaving the old level behind.
+ * series' window starts at @run_id, leaving the old level behind. A
+ * level wins over an older pinned run: that series' window starts at its
+ * level and follows the newest runs (never an empty window between the
+ * level and the pin).
  *
- * @return the number of results accepted; -ENOENT (no such run), -EIO.
+ * @return the number of series re-levelled (0: nothing changed);
+ * -ENOENT (no such run), -EIO.
  */
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_history_accept(struct ksft_metric_report_history *h,
@@ -716,9 +720,12 @@ ksft_metric_report_history_accept(struct ksft_metric_report_history *h,
  * @pinned: 1 to pin, 0 to unpin
  *
  * While a run is pinned, windows of its comparable runs end at it (the
- * latest pinned one) instead of following the newest runs.
+ * latest pinned one) instead of following the newest runs, except for
+ * series whose accepted level starts after it (the level wins).
  *
- * @return 0; -ENOENT (no such run), -EIO.
+ * @return pinning: the number of series whose accepted level starts after
+ * @run_id (the pin does not hold for them), unpinning: 0; -ENOENT (no
+ * such run), -EIO.
  */
 /**
  * ksft_metric_report_history_redact() - a history's URL or path as a

@@ -152,6 +152,16 @@ static const char *level_of(const struct judge *j, long long id)
 	return lv ? lv->order : NULL;
 }
 
+/* The pinned order that ends series @id's window, or NULL: a level
+ * accepted after the latest pinned run wins over it (history_triage.c),
+ * so pin and accept never leave a series with an empty window. */
+static const char *pin_of(const struct judge *j, long long id)
+{
+	const char *lvl = level_of(j, id);
+
+	return j->pinned && lvl && strcmp(lvl, j->pinned) > 0 ? NULL : j->pinned;
+}
+
 /* The window's values of element @e (-1: the scalar value column), oldest first. */
 static double *window_values(const struct span *rows, const char *op, long e, size_t *n)
 {
@@ -328,7 +338,7 @@ static int fetch_batched(struct judge *j, const char *sel, const char *const *pa
  * @scalar: its values only, not the summaries an array's elements need. */
 static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 {
-	const char *p[5] = { NULL, j->o->comparable, j->o->order, j->pinned,
+	const char *p[5] = { NULL, j->o->comparable, j->o->order, pin_of(j, j->keys[i].id),
 			     level_of(j, j->keys[i].id) };
 	char sid[32];
 	int ret;
@@ -389,11 +399,18 @@ static int prefetch_windows(struct judge *j, size_t n)
 		free(idx);
 		return ksftm_fail(ENOMEM, "out of memory");
 	}
-	for (i = 0; i < n; i++)
-		if (j->keys[i].id)
-			idx[m++] = i;
 	snprintf(sel, sizeof(sel), BATCH_WINDOW_SQL, j->o->window ? j->o->window : DEFAULT_WINDOW);
-	ret = fetch_batched(j, sel, p, 3, idx, m, j->win);
+	/* Those the pin ends, then those whose later level wins over it. */
+	for (i = 0; i < n; i++)
+		if (j->keys[i].id && pin_of(j, j->keys[i].id))
+			idx[m++] = i;
+	ret = m ? fetch_batched(j, sel, p, 3, idx, m, j->win) : 0;
+	for (i = m = 0; i < n; i++)
+		if (j->keys[i].id && !pin_of(j, j->keys[i].id))
+			idx[m++] = i;
+	p[2] = NULL;
+	if (!ret && m)
+		ret = fetch_batched(j, sel, p, 3, idx, m, j->win);
 	/* has_any() of the series whose window is empty, batched alike. */
 	for (i = m = 0; !ret && i < n; i++)
 		if (j->keys[i].id && !j->win[i].n)
@@ -671,7 +688,7 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 		g[m].repeats = pd->cur_repeats;
 		g[m].within = pd->cur_within;
 		g[m].group = pd->group;
-		g[m].fresh = j->pinned != NULL;
+		g[m].fresh = pin_of(j, pd->id) != NULL;
 		g[m].current = row->current;
 		g[m].better = interference ? -1 : row->better;
 		g[m].rel_tol = interference ? NAN : pd->rel_tol;
@@ -802,7 +819,8 @@ static int wants_recent(const struct judge *j, const struct pending *pd)
 {
 	const struct cmp_row *row = &j->c->rows[pd->row];
 
-	return row->element < 0 && row->better && isfinite(row->current);
+	/* A pinned baseline: none, the window alone is the reference. */
+	return row->element < 0 && row->better && isfinite(row->current) && !pin_of(j, pd->id);
 }
 
 static int recent_of(struct judge *j, struct pending *pd, size_t i)
@@ -880,15 +898,12 @@ static int prefetch_recent(struct judge *j, size_t n_series)
 	return ret;
 }
 
-/* The recent runs of every scalar series the gate judges (a pinned
- * baseline: none, the window alone is the reference). */
+/* The recent runs of every scalar series the gate judges (wants_recent()). */
 static int recent_all(struct judge *j)
 {
 	size_t k;
 	int ret = 0;
 
-	if (j->pinned)
-		return 0;
 	if (db_dialect(j->db) == DB_POSTGRESQL &&
 	    (ret = prefetch_recent(j, ksft_metric_report_series_count(j->r))))
 		return ret;

@@ -74,10 +74,16 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
 		   int fmt, char **out, size_t *len);
 
-/* Accept @run_key's regressions (series title containing @series, NULL:
- * all): see ksft_metric_report_history_accept(). */
+/* Triage (history_triage.c). Accept @run_key's regressions (series title
+ * containing @series, NULL: all): see ksft_metric_report_history_accept();
+ * @return the number of series re-levelled. Pin: @return the number of
+ * series whose accepted level starts after the pinned run (the level wins). */
 int history_accept(struct history *h, const char *run_key, const char *series);
 int history_pin(struct history *h, const char *run_key, int pinned);
+
+/* A run id or order as the history keeps it: valid UTF-8 without control
+ * characters. @return 0 or -EINVAL with a message naming @field. */
+int history_check_text(const char *field, const char *s);
 
 /*
  * The comparability key of a run context: its values of the keys named by

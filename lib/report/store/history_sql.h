@@ -86,10 +86,13 @@
 	" AND pinned = 1 AND (CAST($2 AS TEXT) IS NULL OR run_order < $2)"
 
 /* `history`: one series' last %zu results, newest first ($1 series id,
- * $2 NULL for every status, else measurements only). */
+ * $2 NULL for every status, else measurements only); the last column says
+ * whether an accepted level of the series starts at the result's run. */
 #define HISTORY_POINTS_SQL \
 	"SELECT r.run_key, res.run_order, r.context, res.value, res.status, res.verdict," \
-	" res.accepted, res.compare_op, res.better, r.pinned, res.policy, res.samples" \
+	" res.accepted, res.compare_op, res.better, r.pinned, res.policy, res.samples," \
+	" (SELECT COUNT(*) FROM ksftm_levels l WHERE l.series_id = res.series_id" \
+	"  AND l.comparable = res.comparable AND l.run_order = res.run_order)" \
 	" FROM ksftm_results res" \
 	" JOIN ksftm_runs r ON r.id = res.run_id WHERE res.series_id = $1" \
 	" AND (CAST($2 AS TEXT) IS NULL OR res.status IN " HISTORY_MEASURED_STATUSES ")" \
