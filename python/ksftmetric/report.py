@@ -183,7 +183,8 @@ _c = _declare()
 # The verdicts (code: name people read), as lib/common/verdict_vocab.c
 # spells them; tests/report/test_verdict_vocab.py keeps the two equal.
 VERDICTS = {"regression": "REGRESSION", "improvement": "IMPROVEMENT",
-            "disturbed": "DISTURBED", "missing": "MISSING", "too_noisy": "TOO NOISY",
+            "disturbed": "DISTURBED", "missing": "MISSING", "case_failed": "CASE FAILED",
+            "too_noisy": "TOO NOISY",
             "no_change": "NO CHANGE", "new": "NEW", "not_comparable": "NOT COMPARABLE",
             "untracked": "UNTRACKED", "no_history": "NO HISTORY", "accepted": "ACCEPTED"}
 _FORMATS = {"text": 0, "json": 1, "csv": 2, "openmetrics": 3, "kcidb": 4, "nipa": 5}

@@ -32,8 +32,9 @@ static const char compare_usage[] =
 	"\n"
 	"Verdicts: REGRESSION, IMPROVEMENT, NO CHANGE, TOO NOISY (too noisy to\n"
 	"tell: a line after the table says what would settle it), DISTURBED (the\n"
-	"machine was measurably disturbed: rerun), NEW, MISSING, NOT COMPARABLE (a\n"
-	"debug kernel or KSFT_MACHINE_SLOW), UNTRACKED (no regression policy).\n"
+	"machine was measurably disturbed: rerun), NEW, MISSING, CASE FAILED (its\n"
+	"case failed in FILE: not judged, no performance verdict), NOT COMPARABLE\n"
+	"(a debug kernel or KSFT_MACHINE_SLOW), UNTRACKED (no regression policy).\n"
 	"JSON and CSV spell them in snake_case: no_change, too_noisy, ...\n"
 	"The text table shows tracked series (with a direction; --all: every one),\n"
 	"fits 120 columns and ends with a legend.\n"
@@ -61,7 +62,8 @@ static const char compare_usage[] =
 	"      --all            the text table shows untracked series too\n"
 	"  -a, --alpha A        a regression also needs p < A (when a p is known;\n"
 	"                       not with --db: see --fdr)\n"
-	"  -m, --allow-missing  a gated series missing from FILE does not fail\n"
+	"  -m, --allow-missing  a gated series missing from FILE (or whose case\n"
+	"                       failed there) does not fail\n"
 	"  -f, --format FMT     text (default), json or csv\n"
 	"  -o, --output OUT     write the table there instead of stdout\n"
 	"  -C, --base-dir DIR   every file read or written must resolve under DIR\n"
@@ -69,9 +71,11 @@ static const char compare_usage[] =
 	"  -h, --help           this help\n"
 	"\n"
 	"Exit status: 0 no regression, 1 regression (or a gated series missing\n"
-	"without --allow-missing), 2 bad usage, unreadable input or a --db that\n"
-	"cannot judge the run (see --first-run); --bisect changes them. TOO NOISY,\n"
-	"DISTURBED, NEW, NOT COMPARABLE and UNTRACKED never fail the gate.\n";
+	"or its case failed, without --allow-missing; RESULT: CASE FAILED when\n"
+	"that is all), 2 bad usage, unreadable input or a --db that\n"
+	"cannot judge the run (see --first-run); --bisect changes them (a failed\n"
+	"case: 125). TOO NOISY, DISTURBED, NEW, NOT COMPARABLE and UNTRACKED never\n"
+	"fail the gate.\n";
 
 enum { OPT_BISECT = 256, OPT_ALL };
 

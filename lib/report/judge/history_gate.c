@@ -432,7 +432,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	char sid[32];
 	const char *op, *path;
 	long long id = j->keys[i].id;
-	int ret, n, better, any = 0;
+	int ret, n, better, any = 0, failed;
 	long e;
 
 	if ((ret = ksft_metric_report_series_get(r, i, &s)))
@@ -450,6 +450,8 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		}
 	}
 	path = j->keys[i].path;
+	/* A tracked series of a failed case (an untracked one stays so). */
+	failed = better && rp_status_failed(r->series[i]->status);
 	if (id && (ret = push_seen(j, id)))
 		goto out;
 	n = ksft_metric_report_series_summary(r, i, op, &one, 1);
@@ -468,7 +470,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	if ((ret = ksft_metric_report_series_values(r, i, KSFT_METRIC_REPORT_PROCESSED, &vals)))
 		goto out;
 	snprintf(sid, sizeof(sid), "%lld", id);
-	if (id && !j->o->incomparable) {
+	if (id && !j->o->incomparable && !failed) {
 		if ((ret = window_of(j, i, !s.is_array, &rows)))
 			goto out;
 		if (!rows.n && j->any)
@@ -501,8 +503,13 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		row->better = better;
 		row->current = cur[e < 0 ? 0 : e];
 		row->n_current = vals.n;
-		if (j->o->incomparable || (!rows.n && any)) {
+		if (j->o->incomparable || (!failed && !rows.n && any)) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
+			continue;
+		}
+		if (failed) {	/* no measurement: not judged, said so */
+			row->verdict = KSFTM_VERDICT_CASE_FAILED;
+			row->fails = !j->o->allow_missing;
 			continue;
 		}
 		if (!rows.rows || !rows.n) {
@@ -539,7 +546,7 @@ static int missing_row(struct judge *j, long long id, const char *better)
 	const char **parts;
 	json_t *path;
 	size_t m;
-	int ret;
+	int ret, failed;
 
 	snprintf(sid, sizeof(sid), "%lld", id);
 	snprintf(where, sizeof(where), "ksftm_series.id = %lld", id);
@@ -559,13 +566,16 @@ static int missing_row(struct judge *j, long long id, const char *better)
 	}
 	row = cmp_row_new(j->c, (char *const *)parts, m, db_rows_get(rows, 0, 1),
 			  db_rows_get(rows, 0, 2), db_rows_get(rows, 0, 3), -1);
+	/* Missing because its case failed in this run: that, not a lost series. */
+	failed = row && better_of(better) &&
+		 rp_case_failed(j->r, parts, m, db_rows_get(rows, 0, 1));
 	free(parts);
 	json_decref(path);
 	db_rows_free(rows);
 	if (!row)
 		return ksftm_fail(ENOMEM, "out of memory");
-	row->verdict = KSFTM_VERDICT_MISSING;
 	row->better = better_of(better);
+	row->verdict = failed ? KSFTM_VERDICT_CASE_FAILED : KSFTM_VERDICT_MISSING;
 	row->fails = row->better && !j->o->allow_missing;
 	return 0;
 }
@@ -986,8 +996,11 @@ int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
 	if (!ret)
 		ret = judge_all(&j);
 	if (!ret) {
-		for (i = 0; i < j.c->n; i++)
+		for (i = 0; i < j.c->n; i++) {
 			j.c->failing += j.c->rows[i].fails != 0;
+			j.c->failed_cases += j.c->rows[i].fails &&
+					     !strcmp(j.c->rows[i].verdict, KSFTM_VERDICT_CASE_FAILED);
+		}
 		ret = (int)j.c->failing;
 		*out = j.c;
 		j.c = NULL;
