@@ -435,15 +435,18 @@ struct ksft_metric_report_compare_opts {
 	double tolerance_pct;	/**< < 0: not given. Else series without a
 				     regression policy are gated: a drop of
 				     more than this percentage regresses */
-	double alpha;		/**< 0: off. Else a regression (and an
-				     improvement) also needs the Mann-Whitney
-				     p-value < alpha when one is available */
+	double alpha;		/**< A regression (and an improvement) also
+				     needs the Mann-Whitney p-value < alpha
+				     when one is available (repeats on both
+				     sides; benchstat's rule); else TOO NOISY.
+				     Default 0.05 (the INIT macro); 0: off, the
+				     tolerance alone (before issue 31) */
 	int allow_missing;	/**< a gated series missing from the current
 				     run does not fail the gate */
 };
 
 #define KSFT_METRIC_REPORT_COMPARE_OPTS_INIT \
-	{ sizeof(struct ksft_metric_report_compare_opts), -1.0, 0.0, 0 }
+	{ sizeof(struct ksft_metric_report_compare_opts), -1.0, 0.05, 0 }
 
 /**
  * ksft_metric_report_compare() - compare @cur with the runs in @base

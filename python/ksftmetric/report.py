@@ -675,7 +675,7 @@ class Report:
             _c["ksft_metric_report_baseline_free"](b)
 
     def compare(self, baselines: Sequence = (), *, db=None,
-                tolerance: Optional[float] = None, alpha: float = 0.0,
+                tolerance: Optional[float] = None, alpha: float = 0.05,
                 allow_missing: bool = False, window: int = 0, fdr: float = 0.0,
                 context: Optional[Dict[str, str]] = None,
                 order: Optional[str] = None) -> Comparison:
@@ -684,7 +684,8 @@ class Report:
         with @db (a History or its URL), with the run history as
         ``ksft-metric compare --db`` does (@window, @fdr, @context,
         @order are the history gate's; @tolerance and @alpha are the
-        baselines')."""
+        baselines': with repeats on both sides a change needs
+        Mann-Whitney p < @alpha, else it is too noisy; 0 turns that off)."""
         if baselines is None:
             raise TypeError("baselines must be paths, file objects, bytes or Reports, "
                             "not None")
