@@ -162,21 +162,60 @@ static const char *pin_of(const struct judge *j, long long id)
 	return j->pinned && lvl && strcmp(lvl, j->pinned) > 0 ? NULL : j->pinned;
 }
 
-/* The window's values of element @e (-1: the scalar value column), oldest first. */
-static double *window_values(const struct span *rows, const char *op, long e, size_t *n)
+/*
+ * A stored scalar result as statistic @op: its value when it was stored
+ * under @op (@stored_op, NULL: p50), else @op from its summaries (issue 31:
+ * a policy that moved compare from p50 to p90 must not judge the new p90
+ * against stored p50s). 1 and *@x, 0 (no such number), or -1 when the
+ * summaries are needed and @summary was not read.
+ */
+static int stored_as(const char *val, const char *stored_op, const char *summary,
+		     const char *op, double *x)
+{
+	json_t *sum, *one;
+	int got;
+
+	if (!strcmp(stored_op ? stored_op : "p50", op)) {
+		if (val)
+			*x = strtod(val, NULL);
+		return val != NULL;
+	}
+	if (!summary)
+		return -1;
+	sum = json_loads(summary, 0, NULL);
+	one = json_object_get(sum, op);
+	got = json_is_number(one);
+	if (got)
+		*x = json_number_value(one);
+	json_decref(sum);
+	return got;
+}
+
+/* The window's values of element @e (-1: the scalar value column, as
+ * statistic @op), oldest first. *@again: a scalar window holds values
+ * of another statistic and its summaries were not read. */
+static double *window_values(const struct span *rows, const char *op, long e, size_t *n,
+			     int *again)
 {
 	size_t k, m = rows->n;
 	double *v = malloc((m ? m : 1) * sizeof(*v));
 
 	*n = 0;
+	*again = 0;
 	if (!v)
 		return NULL;
 	for (k = m; k-- > 0;) {
 		const char *val = span_get(rows, k, 0);
 
 		if (e < 0) {
-			if (val)
-				v[(*n)++] = strtod(val, NULL);
+			int got = stored_as(val, span_get(rows, k, 2), span_get(rows, k, 1), op,
+					    &v[*n]);
+
+			if (got < 0) {
+				*again = 1;
+				return v;
+			}
+			*n += (size_t)got;
 		} else {
 			json_t *sum = json_loads(span_get(rows, k, 1), 0, NULL);
 			json_t *all = json_object_get(sum, op);
@@ -359,7 +398,7 @@ static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 /* The batched windows ($1 comparability key, $2 order, $3 pinned order):
  * HISTORY_WINDOW_SQL with the series' id and level from the VALUES list. */
 #define BATCH_WINDOW_SQL \
-	"SELECT res.value, res.summary, res.run_order FROM ksftm_results res" \
+	"SELECT res.value, res.summary, res.compare_op, res.run_order FROM ksftm_results res" \
 	" WHERE res.series_id = v.sid AND res.comparable = $1 AND res.usable = 1" \
 	" AND (CAST($2 AS TEXT) IS NULL OR res.run_order < $2)" \
 	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order <= $3)" \
@@ -368,7 +407,8 @@ static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 
 /* The batched recent runs ($1 comparability key, $2 order): HISTORY_SHIFT_SQL's. */
 #define BATCH_SHIFT_SQL \
-	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order" \
+	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order," \
+	" res.compare_op, res.summary" \
 	" FROM ksftm_results res" \
 	" WHERE res.series_id = v.sid AND res.comparable = $1" \
 	" AND res.status IN " HISTORY_MEASURED_STATUSES \
@@ -432,7 +472,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	char sid[32];
 	const char *op, *path;
 	long long id = j->keys[i].id;
-	int ret, n, better, any = 0, failed;
+	int ret, n, better, any = 0, failed, again;
 	long e;
 
 	if ((ret = ksft_metric_report_series_get(r, i, &s)))
@@ -517,7 +557,16 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 			continue;
 		}
 		pd.row = j->c->n - 1;
-		pd.window = window_values(&rows, op, e, &pd.n_window);
+		pd.window = window_values(&rows, op, e, &pd.n_window, &again);
+		if (pd.window && again) {
+			/* Stored under another statistic: read again with the
+			 * summaries (a policy change; rare, so not every time). */
+			free(pd.window);
+			span_release(&rows);
+			if ((ret = window_of(j, i, 0, &rows)))
+				goto out;
+			pd.window = window_values(&rows, op, e, &pd.n_window, &again);
+		}
 		if (vals.width == 1 && e < 0)
 			pd.cur_within = variance_of(vals.v, vals.n);
 		pd.group = group_of(path, s.case_name);
@@ -836,7 +885,8 @@ static int wants_recent(const struct judge *j, const struct pending *pd)
 static int recent_of(struct judge *j, struct pending *pd, size_t i)
 {
 	const char *p[4] = { NULL, j->o->comparable, j->o->order, level_of(j, pd->id) };
-	size_t n, k, clean = 0, w = j->o->window ? j->o->window : DEFAULT_WINDOW;
+	const char *op = rp_op_name(j->c->rows[pd->row].compare);
+	size_t n, k, m, clean = 0, w = j->o->window ? j->o->window : DEFAULT_WINDOW;
 	struct span rows = { 0 };
 	double *grown;
 	char sid[32];
@@ -867,23 +917,40 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 	 * flagged one. A too-noisy run is not: it may be the change going on
 	 * unproven, and counting it would let a lasting change the CUSUM has
 	 * not yet proven into the level. */
-	for (k = 0; k < n; k++) {
+	for (k = m = 0; k < n; k++) {
 		const char *verdict = span_get(&rows, k, 2), *acc = span_get(&rows, k, 3);
 		const char *code = verdict ? ksftm_verdict_code(verdict) : NULL;
 		int flagged = code && !strcmp(code, KSFTM_VERDICT_REGRESSION) &&
 			      (!acc || !strcmp(acc, "0"));
 
-		pd->recent[n - 1 - k] = strtod(span_get(&rows, k, 0), NULL);
-		repeats_of(span_get(&rows, k, 1), &pd->repeats[n - 1 - k], &pd->within[n - 1 - k]);
+		/* As the statistic judged now (a policy may have changed it);
+		 * a run without that number is left out. Newest first here. */
+		if (stored_as(span_get(&rows, k, 0), span_get(&rows, k, 5), span_get(&rows, k, 6),
+			      op, &pd->recent[m]) != 1)
+			continue;
+		repeats_of(span_get(&rows, k, 1), &pd->repeats[m], &pd->within[m]);
+		m++;
 		if (!flagged) {
 			clean += ksftm_verdict_at_level(code);
 			continue;
 		}
 		if (clean >= TRANSIENT_AFTER && k < w) {
-			pd->window[pd->n_window++] = pd->recent[n - 1 - k];
+			pd->window[pd->n_window++] = pd->recent[m - 1];
 		}
 	}
-	pd->n_recent = n;
+	/* Oldest first. */
+	for (k = 0; k < m / 2; k++) {
+		size_t o = m - 1 - k, r = pd->repeats[k];
+		double x = pd->recent[k], v = pd->within[k];
+
+		pd->recent[k] = pd->recent[o];
+		pd->recent[o] = x;
+		pd->within[k] = pd->within[o];
+		pd->within[o] = v;
+		pd->repeats[k] = pd->repeats[o];
+		pd->repeats[o] = r;
+	}
+	pd->n_recent = m;
 	span_release(&rows);
 	return 0;
 }

@@ -71,13 +71,17 @@ static const char schema_v1_common[] =
  * (history_writable()) without making an older ksft-metric refuse it. They
  * replace version 1's narrower ksftm_results_window (series_id, comparable,
  * usable, run_order) and ksftm_results_run (run_id), whose columns lead them.
+ * The window's index carries each value's compare statistic (issue 31: a
+ * policy that changes it is judged like with like, history_gate.c);
+ * ksftm_results_window_value, the same without it, is replaced.
  */
-#define HISTORY_READ_INDEX "ksftm_results_window_value"
+#define HISTORY_READ_INDEX "ksftm_results_window_op"
 static const char read_indexes[] =
 	"CREATE INDEX IF NOT EXISTS " HISTORY_READ_INDEX
-	" ON ksftm_results (series_id, comparable, usable, run_order, value);"
+	" ON ksftm_results (series_id, comparable, usable, run_order, value, compare_op);"
 	"CREATE INDEX IF NOT EXISTS ksftm_results_run_series"
 	" ON ksftm_results (run_id, usable, series_id, better);"
+	"DROP INDEX IF EXISTS ksftm_results_window_value;"
 	"DROP INDEX IF EXISTS ksftm_results_window;"
 	"DROP INDEX IF EXISTS ksftm_results_run;";
 

@@ -28,11 +28,13 @@
  * and an unknown lower bound beside the upper one made it estimate two
  * rows and sort all of the series' results instead of reading the last N
  * backwards through an index (a window that grew with the history). */
-#define HISTORY_WINDOW_SQL "SELECT res.value, res.summary" HISTORY_WINDOW_FROM
+#define HISTORY_WINDOW_SQL "SELECT res.value, res.summary, res.compare_op" HISTORY_WINDOW_FROM
 
 /* The same for a scalar series, its values only: answered from the index
- * ksftm_results_window_value alone (history.c), no table row per value. */
-#define HISTORY_WINDOW_VALUES_SQL "SELECT res.value, NULL" HISTORY_WINDOW_FROM
+ * ksftm_results_window_op alone (history.c), no table row per value. The
+ * compare statistic each value is (NULL: p50) tells a window stored under
+ * another policy, read again with its summaries (history_gate.c). */
+#define HISTORY_WINDOW_VALUES_SQL "SELECT res.value, NULL, res.compare_op" HISTORY_WINDOW_FROM
 
 #define HISTORY_WINDOW_FROM \
 	" FROM ksftm_results res" \
@@ -54,7 +56,8 @@
  * flagged runs were transients. Not comparable runs are left out, under
  * either spelling (histories before issue 23 hold the old one). */
 #define HISTORY_SHIFT_SQL \
-	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order" \
+	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order," \
+	" res.compare_op, res.summary" \
 	" FROM ksftm_results res" \
 	" WHERE res.series_id = $1 AND res.comparable = $2" \
 	" AND res.status IN " HISTORY_MEASURED_STATUSES \
