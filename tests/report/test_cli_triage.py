@@ -151,6 +151,26 @@ def test_accept_says_what_changed():
     assert not [p for p in history_points(r, "latency") if p.get("pinned")]
 
 
+def test_no_window_is_said():
+    """Item 5's other half: a series the gate has no window for says why
+    (here: born after the pinned run), in text and JSON, never a bare NOT
+    COMPARABLE read as "a debug kernel"."""
+    rng = random.Random(50)
+    r = "nowin"
+    for i in range(6):
+        ingest(r, i, write_log(f"nw{i}.log", 100, rng))
+    expect_rc(0, "pin", "--db", DB, f"{r}-003")
+    for i in range(6, 10):
+        ingest(r, i, write_log(f"nw{i}.log", 100, rng, latency=10))
+    cur = write_log("nw-cur.log", 100, rng, latency=10)
+    rows = compare_twice(0, r, cur)
+    assert rows["latency"]["verdict"] == "not_comparable", rows
+    assert "pinned run" in rows["latency"]["why"], rows
+    assert "why" not in rows["throughput"], rows
+    out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", cur)
+    assert "NOT COMPARABLE: tcp latency: no usable run up to the pinned run" in out, out
+
+
 if __name__ == "__main__":
     try:
         sys.exit(cli_util.run_tests(globals()))

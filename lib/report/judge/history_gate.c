@@ -545,6 +545,12 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		row->n_current = vals.n;
 		if (j->o->incomparable || (!failed && !rows.n && any)) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
+			if (!j->o->incomparable)
+				row->why = pin_of(j, id) ?
+					"no usable run up to the pinned run, which freezes its"
+					" window (pin --unpin, or accept a run after the pin)" :
+					"no usable stored run on these machines: each failed, was"
+					" disturbed or is a regression not accepted (accept RUN)";
 			continue;
 		}
 		if (failed) {	/* no measurement: not judged, said so */

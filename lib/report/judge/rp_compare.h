@@ -25,6 +25,9 @@ struct cmp_row {
 	 * have shown (percent), the runs a lasting change of the tolerance
 	 * takes to show and the repeats one run needs to show it (Inf: none). */
 	double noise_pct, smallest_pct, need_runs, need_repeats;
+	/* Why the history gate had no window for it (a static text), or NULL:
+	 * an empty window is said, never silent (issue 31). */
+	const char *why;
 };
 
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
