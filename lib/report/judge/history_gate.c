@@ -162,35 +162,6 @@ static const char *pin_of(const struct judge *j, long long id)
 	return j->pinned && lvl && strcmp(lvl, j->pinned) > 0 ? NULL : j->pinned;
 }
 
-/*
- * A stored scalar result as statistic @op: its value when it was stored
- * under @op (@stored_op, NULL: p50), else @op from its summaries (issue 31:
- * a policy that moved compare from p50 to p90 must not judge the new p90
- * against stored p50s). 1 and *@x, 0 (no such number), or -1 when the
- * summaries are needed and @summary was not read.
- */
-static int stored_as(const char *val, const char *stored_op, const char *summary,
-		     const char *op, double *x)
-{
-	json_t *sum, *one;
-	int got;
-
-	if (!strcmp(stored_op ? stored_op : "p50", op)) {
-		if (val)
-			*x = strtod(val, NULL);
-		return val != NULL;
-	}
-	if (!summary)
-		return -1;
-	sum = json_loads(summary, 0, NULL);
-	one = json_object_get(sum, op);
-	got = json_is_number(one);
-	if (got)
-		*x = json_number_value(one);
-	json_decref(sum);
-	return got;
-}
-
 /* The window's values of element @e (-1: the scalar value column, as
  * statistic @op), oldest first. *@again: a scalar window holds values
  * of another statistic and its summaries were not read. */
@@ -208,8 +179,8 @@ static double *window_values(const struct span *rows, const char *op, long e, si
 		const char *val = span_get(rows, k, 0);
 
 		if (e < 0) {
-			int got = stored_as(val, span_get(rows, k, 2), span_get(rows, k, 1), op,
-					    &v[*n]);
+			int got = history_value_as(val, span_get(rows, k, 2),
+						   span_get(rows, k, 1), op, &v[*n]);
 
 			if (got < 0) {
 				*again = 1;
@@ -931,8 +902,8 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 
 		/* As the statistic judged now (a policy may have changed it);
 		 * a run without that number is left out. Newest first here. */
-		if (stored_as(span_get(&rows, k, 0), span_get(&rows, k, 5), span_get(&rows, k, 6),
-			      op, &pd->recent[m]) != 1)
+		if (history_value_as(span_get(&rows, k, 0), span_get(&rows, k, 5),
+				     span_get(&rows, k, 6), op, &pd->recent[m]) != 1)
 			continue;
 		repeats_of(span_get(&rows, k, 1), &pd->repeats[m], &pd->within[m]);
 		m++;

@@ -50,6 +50,17 @@ int history_json(struct db *db, const char *text, const char *column, const char
 int history_path_parts(struct db *db, const char *text, const char *row, struct json_t **path,
 		       const char ***parts, size_t *n);
 
+/*
+ * A stored scalar result (its value @val, the compare statistic it was
+ * stored as @stored_op, NULL: p50, its summaries' JSON @summary) as
+ * statistic @op: the value when stored as @op, else @op from the
+ * summaries, so a policy that moved from p50 to p90 judges p90 against
+ * p90 (issue 31). 1 and *@x, 0 (no such number), or -1: the summaries are
+ * needed and @summary is NULL (not read).
+ */
+int history_value_as(const char *val, const char *stored_op, const char *summary,
+		     const char *op, double *x);
+
 /* One run to ingest. */
 struct history_run {
 	const char *run_key;	/* unique; NULL: derived from the content */
