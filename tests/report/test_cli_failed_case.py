@@ -97,6 +97,22 @@ def test_baseline_files():
     check(("--baseline", BASE))
 
 
+def test_failed_case_without_series():
+    """A case that failed before it reported anything: its history's series
+    are CASE FAILED too (the report keeps every failed case), not MISSING."""
+    lines = [ln for ln in open(CUR, encoding="utf-8").read().splitlines()]
+    cut = lines.index("ok 1 fwd") + 1
+    body = [ln for ln in lines[cut:] if "ktap-metric" not in ln]
+    cur = os.path.join(TMP, "cur-bare.log")
+    with open(cur, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines[:cut] + body) + "\n")
+    for how in (("--db", DB), ("--baseline", BASE)):
+        doc = json.loads(twice(1, "compare", *how, "--format", "json", cur))
+        verdicts = {(r["case"], r["name"]): r["verdict"] for r in doc["rows"]}
+        assert verdicts[("rev", "throughput")] == "case_failed", (how, verdicts)
+        assert doc["result"] == "case_failed", doc
+
+
 def test_a_regression_beside_it_is_one():
     """A real regression in another case still reads REGRESSION."""
     lines = open(CUR, encoding="utf-8").read().splitlines()

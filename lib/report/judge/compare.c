@@ -172,24 +172,17 @@ int rp_default_gate(int source, int *op, int *better, double *rel_tol)
 	return 1;
 }
 
-int rp_status_failed(int st)
-{
-	return st == RP_ST_FAIL || st == RP_ST_TIMEOUT || st == RP_ST_ERROR ||
-	       st == RP_ST_INCOMPLETE;
-}
-
 int rp_case_failed(const struct ksft_metric_report *r, const char *const *path,
 		   size_t path_len, const char *case_name)
 {
 	size_t i, k;
 
-	for (i = 0; i < r->n_series; i++) {
-		const struct rp_series *s = r->series[i];
+	for (i = 0; i < r->n_failed; i++) {
+		const struct rp_failed_case *f = &r->failed[i];
 
-		if (!rp_status_failed(s->status) || s->path_len != path_len ||
-		    strcmp(s->case_name, case_name))
+		if (f->path_len != path_len || strcmp(f->name, case_name))
 			continue;
-		for (k = 0; k < path_len && !strcmp(s->path[k], path[k]); k++)
+		for (k = 0; k < path_len && !strcmp(f->path[k], path[k]); k++)
 			;
 		if (k == path_len)
 			return 1;

@@ -51,12 +51,10 @@ struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
  */
 int rp_default_gate(int source, int *op, int *better, double *rel_tol);
 
-/* Did a case of status @st fail (fail, timeout, error, incomplete)? Its
- * series are not judged: KSFTM_VERDICT_CASE_FAILED, never a regression. */
-int rp_status_failed(int st);
-/* Did case @case_name under @path fail in @r? Known from its series: a
- * failed case that left none in the log cannot be told from one that was
- * not run (MISSING). 1 or 0. */
+/* Did case @case_name under @path fail in @r (rp_status_failed(), with or
+ * without series: the report keeps every failed case)? A case that died
+ * before its result line is kept as "incomplete", so its own name is
+ * unknown and its series the history has stay MISSING. 1 or 0. */
 int rp_case_failed(const struct ksft_metric_report *r, const char *const *path,
 		   size_t path_len, const char *case_name);
 
