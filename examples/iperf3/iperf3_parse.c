@@ -112,7 +112,7 @@ static int parse_root(json_t *root, const char *name, struct iperf3_result *res,
 		return ex_errf(err, -ERANGE,
 			       "%s: intervals: %zu intervals, need at least %d "
 			       "(the first and last %d are dropped); run longer "
-			       "or report more often (-i)", name, n,
+			       "(--time) or report more often (--interval)", name, n,
 			       2 * IPERF3_EDGE_INTERVALS + 1, IPERF3_EDGE_INTERVALS);
 	/* Every interval must be sound, not only the averaged ones. */
 	for (i = 0; i < n; i++) {

@@ -435,15 +435,18 @@ struct ksft_metric_report_compare_opts {
 	double tolerance_pct;	/**< < 0: not given. Else series without a
 				     regression policy are gated: a drop of
 				     more than this percentage regresses */
-	double alpha;		/**< 0: off. Else a regression (and an
-				     improvement) also needs the Mann-Whitney
-				     p-value < alpha when one is available */
+	double alpha;		/**< A regression (and an improvement) also
+				     needs the Mann-Whitney p-value < alpha
+				     when one is available (repeats on both
+				     sides; benchstat's rule); else TOO NOISY.
+				     Default 0.05 (the INIT macro); 0: off, the
+				     tolerance alone (before issue 31) */
 	int allow_missing;	/**< a gated series missing from the current
 				     run does not fail the gate */
 };
 
 #define KSFT_METRIC_REPORT_COMPARE_OPTS_INIT \
-	{ sizeof(struct ksft_metric_report_compare_opts), -1.0, 0.0, 0 }
+	{ sizeof(struct ksft_metric_report_compare_opts), -1.0, 0.05, 0 }
 
 /**
  * ksft_metric_report_compare() - compare @cur with the runs in @base
@@ -712,9 +715,13 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *h,
  *
  * The new level is intended: the run's regressions (and those of later
  * runs of the same series) count as baseline again, and each accepted
- * series' window starts at @run_id, leaving the old level behind.
+ * series' window starts at @run_id, leaving the old level behind. A
+ * level wins over an older pinned run: that series' window starts at its
+ * level and follows the newest runs (never an empty window between the
+ * level and the pin).
  *
- * @return the number of results accepted; -ENOENT (no such run), -EIO.
+ * @return the number of series re-levelled (0: nothing changed);
+ * -ENOENT (no such run), -EIO.
  */
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_history_accept(struct ksft_metric_report_history *h,
@@ -725,9 +732,12 @@ ksft_metric_report_history_accept(struct ksft_metric_report_history *h,
  * @pinned: 1 to pin, 0 to unpin
  *
  * While a run is pinned, windows of its comparable runs end at it (the
- * latest pinned one) instead of following the newest runs.
+ * latest pinned one) instead of following the newest runs, except for
+ * series whose accepted level starts after it (the level wins).
  *
- * @return 0; -ENOENT (no such run), -EIO.
+ * @return pinning: the number of series whose accepted level starts after
+ * @run_id (the pin does not hold for them), unpinning: 0; -ENOENT (no
+ * such run), -EIO.
  */
 /**
  * ksft_metric_report_history_redact() - a history's URL or path as a

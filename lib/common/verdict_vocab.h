@@ -13,6 +13,9 @@
 #define KSFTM_VERDICT_REGRESSION	"regression"
 #define KSFTM_VERDICT_DISTURBED		"disturbed"
 #define KSFTM_VERDICT_MISSING		"missing"
+/* The series' case failed in the current run (fail, timeout, error or
+ * incomplete): its values are no measurement, it is not judged. */
+#define KSFTM_VERDICT_CASE_FAILED	"case_failed"
 #define KSFTM_VERDICT_TOO_NOISY		"too_noisy"
 #define KSFTM_VERDICT_IMPROVEMENT	"improvement"
 #define KSFTM_VERDICT_NO_CHANGE		"no_change"
@@ -40,7 +43,7 @@ struct ksftm_verdict_word {
  * a look, then the rest), then the history-only state "accepted";
  * KSFTM_N_VERDICTS entries. */
 extern const struct ksftm_verdict_word ksftm_verdicts[];
-#define KSFTM_N_VERDICTS 11
+#define KSFTM_N_VERDICTS 12
 
 /* The index of @code (current or old spelling) in ksftm_verdicts[], or
  * -ENOENT. */

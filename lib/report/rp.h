@@ -49,6 +49,9 @@ const char *rp_op_name(int op);
 const char *rp_better_name(int better);
 int rp_op_parse(const char *s, int allow_distribution);
 const char *rp_status_name(int st);
+/* Did a case of status @st fail (fail, timeout, error, incomplete)? Its
+ * series are no measurement: not judged (KSFTM_VERDICT_CASE_FAILED). */
+int rp_status_failed(int st);
 const char *rp_source_name(int src);
 /* RP_SRC_* of a source name ("ktap" for NULL or an unknown one). */
 int rp_source_parse(const char *name);
@@ -246,6 +249,16 @@ struct ksft_metric_report {
 	char *context_json;	/* its canonical text, "{}" when none */
 	/* Policy names compared while reading (the unit tests count them). */
 	size_t policy_probes;
+	/* The cases that failed (rp_status_failed()), with or without series:
+	 * the history they lack is theirs, not lost (judge/compare.c). */
+	struct rp_failed_case *failed;
+	size_t n_failed, cap_failed;
+};
+
+struct rp_failed_case {
+	char **path;		/* the pool's, as a series' */
+	size_t path_len;
+	const char *name;	/* the pool's */
 };
 
 /*

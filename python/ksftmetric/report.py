@@ -35,7 +35,8 @@ from . import LIBRARY_PATH as _PRODUCER_PATH
 from . import _library
 
 __all__ = ["Report", "Series", "Policy", "Points", "InputWarning", "Comparison",
-           "Row", "History", "ReportError", "InputError", "BaselineError", "read",
+           "Row", "History", "ReportError", "InputError", "BaselineError",
+           "HistoryMismatchError", "read",
            "LIBRARY_PATH", "VERDICTS"]
 
 _lib, LIBRARY_PATH = _library.load_report(_PRODUCER_PATH)
@@ -118,7 +119,8 @@ class _GateOpts(ctypes.Structure):
 
 class _HistoryOpts(ctypes.Structure):
     _fields_ = [("sz", c_size_t), ("context", _PP), ("n_context", c_size_t),
-                ("series", c_char_p), ("last", c_size_t), ("all_status", c_int)]
+                ("series", c_char_p), ("last", c_size_t), ("all_status", c_int),
+                ("report", c_void_p)]
 
 
 def _declare():
@@ -183,7 +185,8 @@ _c = _declare()
 # The verdicts (code: name people read), as lib/common/verdict_vocab.c
 # spells them; tests/report/test_verdict_vocab.py keeps the two equal.
 VERDICTS = {"regression": "REGRESSION", "improvement": "IMPROVEMENT",
-            "disturbed": "DISTURBED", "missing": "MISSING", "too_noisy": "TOO NOISY",
+            "disturbed": "DISTURBED", "missing": "MISSING", "case_failed": "CASE FAILED",
+            "too_noisy": "TOO NOISY",
             "no_change": "NO CHANGE", "new": "NEW", "not_comparable": "NOT COMPARABLE",
             "untracked": "UNTRACKED", "no_history": "NO HISTORY", "accepted": "ACCEPTED"}
 _FORMATS = {"text": 0, "json": 1, "csv": 2, "openmetrics": 3, "kcidb": 4, "nipa": 5}
@@ -202,6 +205,13 @@ class ReportError(Exception):
         self.file, self.line, self.reason = file, line, reason
         where = f"{file}:{line}" if line else file
         super().__init__(f"{where}: {reason}")
+
+
+class HistoryMismatchError(LookupError):
+    """A history that cannot judge this run, as ``ksft-metric compare --db``
+    refuses it (exit 2): it holds no run, or holds this run's series only
+    under other contexts (a mistyped db or a forgotten context).
+    ``first_run=True`` says the history starts here."""
 
 
 class InputError(ReportError, ValueError):
@@ -674,28 +684,38 @@ class Report:
             _c["ksft_metric_report_baseline_free"](b)
 
     def compare(self, baselines: Sequence = (), *, db=None,
-                tolerance: Optional[float] = None, alpha: float = 0.0,
+                tolerance: Optional[float] = None, alpha: float = 0.05,
                 allow_missing: bool = False, window: int = 0, fdr: float = 0.0,
                 context: Optional[Dict[str, str]] = None,
-                order: Optional[str] = None) -> Comparison:
+                order: Optional[str] = None, first_run: bool = False) -> Comparison:
         """Compare with the pooled runs of @baselines (paths, binary file
         objects, bytes or Reports), as ``ksft-metric compare`` does; or,
         with @db (a History or its URL), with the run history as
         ``ksft-metric compare --db`` does (@window, @fdr, @context,
         @order are the history gate's; @tolerance and @alpha are the
-        baselines')."""
+        baselines': with repeats on both sides a change needs
+        Mann-Whitney p < @alpha, else it is too noisy; 0 turns that off).
+        A @db path is never created: one that holds nothing is
+        FileNotFoundError, a file that is no SQLite database ValueError, and
+        a history that cannot judge the run HistoryMismatchError, as the
+        CLI's errors; @first_run (``--first-run``) says the history starts
+        here: every series new."""
         if baselines is None:
             raise TypeError("baselines must be paths, file objects, bytes or Reports, "
                             "not None")
         if db is not None:
             if baselines:
                 raise ValueError("compare against baselines or a history db, not both")
+            kw = dict(window=window, fdr=fdr, context=context, order=order,
+                      allow_missing=allow_missing, first_run=first_run)
             if isinstance(db, History):
-                return db.compare(self, window=window, fdr=fdr, context=context,
-                                  order=order, allow_missing=allow_missing)
+                return db.compare(self, **kw)
+            if not _history_there(db, first_run):
+                # Nothing there, and first_run says so: every series new,
+                # against no run (the CLI's --first-run); no file made.
+                return self.compare((), allow_missing=allow_missing)
             with History(db) as h:
-                return h.compare(self, window=window, fdr=fdr, context=context,
-                                 order=order, allow_missing=allow_missing)
+                return h.compare(self, **kw)
         if isinstance(baselines, (str, bytes, os.PathLike, Report)):
             baselines = [baselines]
         b = _new_baseline()
@@ -767,8 +787,11 @@ class History:
     def compare(self, report: Report, *, window: int = 0, fdr: float = 0.0,
                 context: Optional[Dict[str, str]] = None,
                 order: Optional[str] = None,
-                allow_missing: bool = False) -> Comparison:
-        """Judge @report against its history (read-only)."""
+                allow_missing: bool = False, first_run: bool = False) -> Comparison:
+        """Judge @report against its history (read-only). A history that
+        cannot judge it (no run at all, or its series only under other
+        contexts) is HistoryMismatchError naming the contexts found, as
+        ``ksft-metric compare --db`` refuses it, unless @first_run."""
         _report_arg(report)
         arr, n = _strings(context)
         o = _GateOpts(ctypes.sizeof(_GateOpts), _size_arg("window", window, _MAX_WINDOW),
@@ -777,7 +800,59 @@ class History:
         h = c_void_p()
         _check_db(_c["ksft_metric_report_history_compare"](
             self._handle(), report._h, ctypes.byref(o), ctypes.byref(h)), "compare")
-        return Comparison(h.value, report)
+        c = Comparison(h.value, report)
+        if not first_run:
+            self._check_usable(report, c, context)
+        return c
+
+    def _check_usable(self, report: "Report", c: Comparison,
+                      context: Optional[Dict[str, str]]):
+        """The CLI's check (tools/cli/history_check.c): a comparison that
+        judged no row against a stored run, on a history with no run or
+        with the run's series under other contexts only, is an error."""
+        if any(r.verdict not in ("new", "missing", "case_failed") for r in c):
+            return
+        shown = self._shown
+        if not json.loads(self.format("json", last=1, all_status=True))["series"]:
+            raise HistoryMismatchError(
+                f"history {shown} holds no run: nothing to judge this run against (a "
+                "mistyped db? on a CI's first run, first_run=True says the history "
+                "starts here)")
+        cur = dict(report.context)
+        cur.update(context or {})
+        o = _HistoryOpts(ctypes.sizeof(_HistoryOpts), None, 0, None, 0, 1, report._h)
+        out, ln = c_void_p(), c_size_t()
+        _check_db(_c["ksft_metric_report_history_format"](
+            self._handle(), ctypes.byref(o), _FORMATS["json"], ctypes.byref(out),
+            ctypes.byref(ln)), "history")
+        try:
+            doc = json.loads(ctypes.string_at(out, ln.value).decode("utf-8", "replace"))
+        finally:
+            _c["ksft_metric_report_text_free"](out)
+        found = {}
+        for s in doc["series"]:
+            for p in s["points"]:
+                ctx = p.get("context")
+                if not isinstance(ctx, dict):
+                    continue
+                diff = [f"{k}={v if isinstance(v, str) else json.dumps(v)}"
+                        for k, v in ctx.items() if cur.get(k) != v]
+                diff += [f"{k} unset" for k in cur if k not in ctx]
+                if diff:
+                    found.setdefault(", ".join(diff), (len(diff), set()))[1].add(p["run"])
+        if not found:
+            return      # new series in a history that holds others
+        runs = len({r for _, rs in found.values() for r in rs})
+        order = sorted(found.items(), key=lambda kv: (kv[1][0], -len(kv[1][1])))
+        text = "; ".join(f"{d} ({len(rs)} run{'' if len(rs) == 1 else 's'})"
+                         for d, (_, rs) in order[:4])
+        if len(order) > 4:
+            text += f"; {len(order) - 4} more context{'' if len(order) == 5 else 's'}"
+        raise HistoryMismatchError(
+            f"no run in history {shown} is comparable with this run, but {runs} "
+            f"run{'' if runs == 1 else 's'} there hold{'s' if runs == 1 else ''} its series "
+            f"under other contexts: {text} (a mistyped or forgotten context? "
+            "first_run=True says the history starts here)")
 
     def format(self, fmt: str = "text", *, series: Optional[str] = None,
                context: Optional[Dict[str, str]] = None, last: int = 0,
@@ -810,6 +885,34 @@ class History:
         self.close()
 
     __del__ = close
+
+
+def _history_there(db, first_run: bool) -> bool:
+    """Does @db (a path or URL) hold a history to judge against? A server's
+    URL is opened to tell. A path that does not exist or is an empty file
+    is FileNotFoundError (False with @first_run), anything
+    but a SQLite file ValueError: a compare never creates a history."""
+    url = os.fsdecode(os.fspath(db)) if isinstance(db, (str, bytes, os.PathLike)) else db
+    if not isinstance(url, str) or url.startswith(("postgresql://", "postgres://")):
+        return True
+    try:
+        with open(url, "rb") as f:
+            head = f.read(16)
+    except FileNotFoundError:
+        head = b""
+    except IsADirectoryError:
+        raise IsADirectoryError(errno.EISDIR, f"{url}: a directory, not a run history",
+                                url) from None
+    if not head:
+        if first_run:
+            return False
+        raise FileNotFoundError(errno.ENOENT, f"{url}: no run history there (a mistyped "
+                                "db? History.ingest creates one; on a CI's first run "
+                                "first_run=True says the history starts here)", url)
+    if head != b"SQLite format 3\0":
+        raise ValueError(f"{url}: not a run history (not a SQLite database; "
+                         "History.ingest writes one)")
+    return True
 
 
 def _new_baseline():

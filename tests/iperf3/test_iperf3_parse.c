@@ -256,6 +256,10 @@ START_TEST(test_broken_variants)
 	text = edited_basic(six_intervals);
 	ck_assert_int_eq(parse_text(text, &r, "t.json: intervals: 6 intervals, need at least 7"),
 			 -ERANGE);
+	/* The hint names the options both programs have, not iperf3's -i. */
+	ck_assert_int_eq(parse_text(text, &r, "t.json: intervals: 6 intervals, need at least 7"
+				    " (the first and last 3 are dropped); run longer (--time)"
+				    " or report more often (--interval)"), -ERANGE);
 	free(text);
 	/* 7 is the minimum: the 4th of the last 7 (index 6 of the capture). */
 	text = edited_basic(seven_intervals);

@@ -201,8 +201,13 @@ class HistoryTest(unittest.TestCase):
             self.assertEqual((row.name, row.baseline_runs, row.fails),
                              ("throughput", 12, True))
             self.assertTrue(-25 < row.change_pct < -15, row)
-            # Another runner's context has no history: new, nothing fails.
-            other = slow.compare(db=db, context={"runner": "elsewhere"})
+            # Another runner's context (a forgotten or mistyped one): the
+            # CLI's error, naming the contexts found; first_run: all new.
+            with self.assertRaisesRegex(kr.HistoryMismatchError,
+                                        r"12 runs there hold its series under other "
+                                        r"contexts: runner=py \(12 runs\)"):
+                slow.compare(db=db, context={"runner": "elsewhere"})
+            other = slow.compare(db=db, context={"runner": "elsewhere"}, first_run=True)
             self.assertEqual([r.verdict for r in other], ["new"])
             with self.assertRaises(ValueError):
                 slow.compare([SEED], db=db)
@@ -213,6 +218,45 @@ class HistoryTest(unittest.TestCase):
             with self.assertRaises(ValueError):
                 h.compare(slow)
 
+
+    def test_mis_set_history_is_loud(self):
+        """Issue 31: Report.compare(db=...) raises the CLI's errors instead
+        of creating an empty history and calling every series new."""
+        import random
+        rng = random.Random(15)
+        r = kr.read(noisy_log(100, rng))
+        with tempfile.TemporaryDirectory() as tmp:
+            typo = os.path.join(tmp, "histroy.sqlite")
+            for _ in range(2):
+                with self.assertRaisesRegex(FileNotFoundError, "no run history there"):
+                    r.compare(db=typo)
+                self.assertFalse(os.path.exists(typo))
+            c = r.compare(db=typo, first_run=True)
+            self.assertEqual([row.verdict for row in c], ["new"])
+            self.assertFalse(os.path.exists(typo))
+            text = os.path.join(tmp, "notes.txt")
+            with open(text, "w", encoding="utf-8") as f:
+                f.write("not a database\n")
+            with self.assertRaisesRegex(ValueError, "not a run history"):
+                r.compare(db=text)
+            # A history with its tables and no run (a History() opened on a
+            # typo made it): nothing to judge against.
+            empty = os.path.join(tmp, "empty.sqlite")
+            kr.History(empty).close()
+            with self.assertRaisesRegex(kr.HistoryMismatchError, "holds no run"):
+                r.compare(db=empty)
+            with kr.History(empty) as h:
+                with self.assertRaisesRegex(kr.HistoryMismatchError, "holds no run"):
+                    h.compare(r)
+                self.assertEqual([row.verdict for row in h.compare(r, first_run=True)],
+                                 ["new"])
+                h.ingest(kr.read(noisy_log(100, rng)), run_id="a", context={"runner": "x"})
+                # A forgotten context: the run's series are there under another.
+                with self.assertRaisesRegex(kr.HistoryMismatchError,
+                                            r"runner=x \(1 run\).*forgotten context"):
+                    h.compare(r)
+                self.assertEqual([row.verdict for row in h.compare(r, context={"runner": "x"})],
+                                 ["no_change"])
 
     def test_arguments_checked(self):
         """Bad arguments are ValueError/TypeError naming them, never a

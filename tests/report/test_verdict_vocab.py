@@ -33,7 +33,8 @@ TMP = tempfile.mkdtemp(prefix="ksft-metric-vocab-")
 DB = os.path.join(TMP, "history.sqlite")
 OLD = ("ok", "noise", "incomparable")
 # compare's verdicts (the table's other entry, "accepted", is a history state).
-COMPARE_VERDICTS = {"regression", "improvement", "disturbed", "missing", "too_noisy",
+COMPARE_VERDICTS = {"regression", "improvement", "disturbed", "missing", "case_failed",
+                    "too_noisy",
                     "no_change", "new", "not_comparable", "untracked", "no_history"}
 
 
@@ -88,8 +89,8 @@ def case(name, metric, values, policy=True, extra=""):
 
 def write_run(path, cases):
     lines = ["KTAP version 1", f"1..{len(cases)}"]
-    for k, (body, name) in enumerate(cases):
-        lines += body + [f"ok {k + 1} {name}"]
+    for k, (body, name, *status) in enumerate(cases):
+        lines += body + [f"{status[0] if status else 'ok'} {k + 1} {name}"]
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     return path
@@ -112,6 +113,8 @@ def run_cases(rng, k, last):
     ]
     if k >= 9:      # a young series: too few runs to tell
         cases.append(case("young", "tput", noisy(80 if last else 100)))
+    # A case that fails in the current run: not judged (issue 31).
+    cases.append(case("broke", "tput", noisy(100)) + (("not ok",) if last else ()))
     if last:
         cases.append(case("fresh", "tput", noisy(100)))
     else:
@@ -170,8 +173,8 @@ def test_compare_json_csv_text():
     doc = json.loads(compare("json"))
     check_codes("compare json", codes_in(doc))
     got = {r["verdict"] for r in doc["rows"]}
-    want = {"regression", "improvement", "disturbed", "missing", "too_noisy", "no_change",
-            "new", "untracked"}
+    want = {"regression", "improvement", "disturbed", "missing", "case_failed", "too_noisy",
+            "no_change", "new", "untracked"}
     assert got == want, got
     noisy = [r for r in doc["rows"] if r["verdict"] == "too_noisy"]
     assert noisy and all("needs" in r for r in noisy), noisy

@@ -85,6 +85,7 @@ struct cli_common {
 	char **baselines;	/* -b, in the order given */
 	size_t n_baselines;
 	struct ksft_metric_report_compare_opts copts;	/* -t, -a */
+	int alpha_given;	/* -a on the command line (copts.alpha has a default) */
 	const char *db;		/* -D, the run history (NULL: none) */
 	char db_shown[KSFT_METRIC_REPORT_HISTORY_NAME_MAX];	/* -D as messages show it */
 	const char **context;	/* -x KEY=VALUE, in the order given */

@@ -19,7 +19,9 @@ static const char accept_usage[] =
 	"regressions of the same series) feed baselines again, and those series'\n"
 	"windows start at RUN. With SERIES, only series whose title contains it,\n"
 	"re-levelled even without a regression verdict (accepting a change point\n"
-	"'history' shows).\n";
+	"'history' shows). A level wins over an older pinned run: the series'\n"
+	"window starts at RUN and follows the newest runs. Prints how many series\n"
+	"were re-levelled; 'history' marks where each level starts.\n";
 
 /* accept and pin: --db DB RUN, one action. */
 int cli_run_action(int argc, char **argv, const char *name, const char *usage, int accept)
@@ -64,11 +66,22 @@ int cli_run_action(int argc, char **argv, const char *name, const char *usage, i
 		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 		goto out;
 	}
-	if (accept)
-		printf("accepted %d regression result%s of run %s\n", n, n == 1 ? "" : "s",
-		       argv[optind]);
+	if (accept && n)
+		printf("accepted run %s as the new level of %d series: %s windows start at it"
+		       " and follow the newest runs (past an older pinned run: the level wins)\n",
+		       argv[optind], n, n == 1 ? "its" : "their");
+	else if (accept)
+		printf("run %s: nothing changed: no series %s (name a SERIES to re-level one"
+		       " without a regression verdict)\n", argv[optind],
+		       optind + 1 < argc ? "of it matches SERIES" : "regressed in it");
+	else if (unpin)
+		printf("unpinned run %s: windows follow the newest runs again\n", argv[optind]);
 	else
-		printf("%s run %s\n", unpin ? "unpinned" : "pinned", argv[optind]);
+		printf("pinned run %s: windows of runs comparable with it end at it%s\n",
+		       argv[optind], n ? "," : "");
+	if (!accept && !unpin && n)
+		printf("  except %d series whose accepted level starts after it: the level wins,"
+		       " %s window starts there\n", n, n == 1 ? "its" : "their");
 	ret = EXIT_OK;
 out:
 	ksft_metric_report_history_close(h);

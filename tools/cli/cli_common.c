@@ -314,6 +314,7 @@ int cli_common_option(struct cli_common *cc, int ch, char *arg)
 	case 'a':
 		if (cli_parse_double("--alpha", arg, 0, 1, &cc->copts.alpha))
 			return EXIT_USAGE;
+		cc->alpha_given = 1;
 		return CLI_OPT_NEXT;
 	case 'f':
 		if (cli_parse_format(arg, cc->allow_openmetrics, &cc->fmt))
@@ -405,7 +406,7 @@ int cli_judging(const struct cli_common *cc, int db_ok, int needed)
 	 * own noise: accepting these with --db and ignoring them would let a
 	 * mis-set CI step believe it had tightened the gate.
 	 */
-	if (cc->db && (cc->copts.tolerance_pct >= 0 || cc->copts.alpha > 0)) {
+	if (cc->db && (cc->copts.tolerance_pct >= 0 || cc->alpha_given)) {
 		cli_error("--%s is for --baseline files: --db judges each series with its"
 			  " policy's tolerance and its history's noise (--fdr sets the"
 			  " false-alarm rate)", cc->copts.tolerance_pct >= 0 ? "tolerance" : "alpha");

@@ -21,7 +21,7 @@ static const char compare_usage[] =
 	"with the median over the baseline runs. A value worse than the baseline\n"
 	"by more than max(relative_tolerance * |baseline|, absolute_tolerance) is\n"
 	"a regression. With several samples on both sides a two-sided Mann-Whitney\n"
-	"U p-value is shown.\n"
+	"U p-value is shown: a change without p < --alpha is TOO NOISY.\n"
 	"\n"
 	"With --db, judge the inputs (several FILEs: repeats of one run) against\n"
 	"the last N comparable runs of the history instead: a change is a\n"
@@ -32,8 +32,9 @@ static const char compare_usage[] =
 	"\n"
 	"Verdicts: REGRESSION, IMPROVEMENT, NO CHANGE, TOO NOISY (too noisy to\n"
 	"tell: a line after the table says what would settle it), DISTURBED (the\n"
-	"machine was measurably disturbed: rerun), NEW, MISSING, NOT COMPARABLE (a\n"
-	"debug kernel or KSFT_MACHINE_SLOW), UNTRACKED (no regression policy).\n"
+	"machine was measurably disturbed: rerun), NEW, MISSING, CASE FAILED (its\n"
+	"case failed: not judged), NOT COMPARABLE (a debug kernel or\n"
+	"KSFT_MACHINE_SLOW), UNTRACKED (no regression policy).\n"
 	"JSON and CSV spell them in snake_case: no_change, too_noisy, ...\n"
 	"The text table shows tracked series (with a direction; --all: every one),\n"
 	"fits 120 columns and ends with a legend.\n"
@@ -59,9 +60,10 @@ static const char compare_usage[] =
 	"                       relative_tolerance is a fraction: 0.05); not with\n"
 	"                       --db, which uses each policy's tolerance\n"
 	"      --all            the text table shows untracked series too\n"
-	"  -a, --alpha A        a regression also needs p < A (when a p is known;\n"
-	"                       not with --db: see --fdr)\n"
-	"  -m, --allow-missing  a gated series missing from FILE does not fail\n"
+	"  -a, --alpha A        with repeats on both sides a change also needs\n"
+	"                       p < A (0.05; 0: the tolerance alone); not with --db\n"
+	"  -m, --allow-missing  a gated series missing (or its case failed) does\n"
+	"                       not fail\n"
 	"  -f, --format FMT     text (default), json or csv\n"
 	"  -o, --output OUT     write the table there instead of stdout\n"
 	"  -C, --base-dir DIR   every file read or written must resolve under DIR\n"
@@ -69,9 +71,10 @@ static const char compare_usage[] =
 	"  -h, --help           this help\n"
 	"\n"
 	"Exit status: 0 no regression, 1 regression (or a gated series missing\n"
-	"without --allow-missing), 2 bad usage, unreadable input or a --db that\n"
-	"cannot judge the run (see --first-run); --bisect changes them. TOO NOISY,\n"
-	"DISTURBED, NEW, NOT COMPARABLE and UNTRACKED never fail the gate.\n";
+	"or its case failed, without --allow-missing: RESULT: CASE FAILED if only\n"
+	"that), 2 bad usage, unreadable input or a --db that cannot judge the run\n"
+	"(see --first-run); --bisect changes them. TOO NOISY, DISTURBED, NEW, NOT\n"
+	"COMPARABLE and UNTRACKED never fail the gate.\n";
 
 enum { OPT_BISECT = 256, OPT_ALL };
 

@@ -5,7 +5,10 @@ static const char pin_usage[] =
 	"usage: ksft-metric pin --db DB [--unpin] RUN\n"
 	"\n"
 	"Freeze the baseline: windows of runs comparable with RUN end at it (the\n"
-	"latest pinned run) instead of following the newest runs. --unpin thaws.\n";
+	"latest pinned run) instead of following the newest runs. --unpin thaws.\n"
+	"A series whose accepted level starts after RUN is not frozen: the level\n"
+	"wins (its window starts there); pin says how many. 'history' marks the\n"
+	"pinned runs.\n";
 
 int cmd_pin(int argc, char **argv)
 {

@@ -254,7 +254,8 @@ static int judged_any(const struct ksft_metric_report_comparison *cmp)
 
 		if (!ksft_metric_report_comparison_row(cmp, i, &row) &&
 		    strcmp(row.verdict, KSFTM_VERDICT_NEW) &&
-		    strcmp(row.verdict, KSFTM_VERDICT_MISSING))
+		    strcmp(row.verdict, KSFTM_VERDICT_MISSING) &&
+		    strcmp(row.verdict, KSFTM_VERDICT_CASE_FAILED))
 			return 1;
 	}
 	return 0;

@@ -144,6 +144,7 @@ static int rank_of(const char *verdict)
 	    !strcmp(verdict, KSFTM_VERDICT_IMPROVEMENT))
 		return 3;
 	if (!strcmp(verdict, KSFTM_VERDICT_TOO_NOISY) || !strcmp(verdict, KSFTM_VERDICT_MISSING) ||
+	    !strcmp(verdict, KSFTM_VERDICT_CASE_FAILED) ||
 	    !strcmp(verdict, KSFTM_VERDICT_DISTURBED))
 		return 2;
 	return !strcmp(verdict, KSFTM_VERDICT_NO_CHANGE) ? 1 : 0;

@@ -14,6 +14,30 @@
 static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c);
 static void needs_json(struct strbuf *sb, const struct cmp_row *row);
 
+/* A line for each row the history gate had no window for, saying why. */
+static void why_text(struct strbuf *out, const struct ksft_metric_report_comparison *c)
+{
+	struct strbuf title = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		const struct cmp_row *row = &c->rows[i];
+
+		if (!row->why)
+			continue;
+		title.len = 0;
+		rp_series_title(&title, row->path, row->path_len, row->case_name, row->name,
+				row->labels, row->element);
+		strbuf_adds(out, ksftm_verdict_name(row->verdict));
+		strbuf_adds(out, ": ");
+		strbuf_adds(out, title.data ? title.data : "");
+		strbuf_adds(out, ": ");
+		strbuf_adds(out, row->why);
+		strbuf_addc(out, '\n');
+	}
+	strbuf_free(&title);
+}
+
 static void pct_text(struct strbuf *sb, double v)
 {
 	char buf[32];
@@ -227,6 +251,7 @@ static int format_text(const struct ksft_metric_report_comparison *c, int all,
 			strbuf_adds(out, legend);
 		}
 		needs_text(out, c);
+		why_text(out, c);
 		snprintf(buf, sizeof(buf), "\n%zu rows:", c->n);
 		strbuf_adds(out, buf);
 		for (k = 0; k < KSFTM_N_VERDICTS; k++) {
@@ -243,7 +268,10 @@ static int format_text(const struct ksft_metric_report_comparison *c, int all,
 				 " shown: --all shows them", untracked);
 			strbuf_adds(out, buf);
 		}
-		strbuf_adds(out, c->failing ? "\nRESULT: REGRESSION\n" : "\nRESULT: OK\n");
+		/* A failed case is not a performance regression: said apart. */
+		strbuf_adds(out, !c->failing ? "\nRESULT: OK\n" :
+				 c->failing > c->failed_cases ? "\nRESULT: REGRESSION\n" :
+				 "\nRESULT: CASE FAILED (its series not judged; no regression)\n");
 	}
 	table_free(&t);
 	strbuf_free(&sb);
@@ -293,6 +321,10 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		json_num_field(sb, "allowance", row->allowance);
 		json_num_field(sb, "p_value", row->p_value);
 		needs_json(sb, row);
+		if (row->why) {
+			strbuf_adds(sb, ",\"why\":");
+			rp_json_str(sb, row->why);
+		}
 		snprintf(buf, sizeof(buf),
 			 ",\"n_baseline\":%zu,\"n_current\":%zu,\"baseline_runs\":%zu,\"verdict\":\"%s\",\"fails\":%s}",
 			 row->n_baseline, row->n_current, row->baseline_runs,
@@ -300,7 +332,8 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		strbuf_adds(sb, buf);
 	}
 	snprintf(buf, sizeof(buf), "],\n\"failing\":%zu,\"result\":\"%s\"}\n",
-		 c->failing, c->failing ? "regression" : "ok");
+		 c->failing, !c->failing ? "ok" : c->failing > c->failed_cases ? "regression" :
+		 KSFTM_VERDICT_CASE_FAILED);
 	strbuf_adds(sb, buf);
 	return sb->oom ? -ENOMEM : 0;
 }

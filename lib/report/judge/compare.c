@@ -172,6 +172,24 @@ int rp_default_gate(int source, int *op, int *better, double *rel_tol)
 	return 1;
 }
 
+int rp_case_failed(const struct ksft_metric_report *r, const char *const *path,
+		   size_t path_len, const char *case_name)
+{
+	size_t i, k;
+
+	for (i = 0; i < r->n_failed; i++) {
+		const struct rp_failed_case *f = &r->failed[i];
+
+		if (f->path_len != path_len || strcmp(f->name, case_name))
+			continue;
+		for (k = 0; k < path_len && !strcmp(f->path[k], path[k]); k++)
+			;
+		if (k == path_len)
+			return 1;
+	}
+	return 0;
+}
+
 struct gate {
 	int op, better, gated;
 	double rel, abs;
@@ -361,6 +379,19 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 	int ret = 0, shape_change = 0;
 
 	gate_for(p, s->source, o, &g);
+	if (rp_status_failed(s->status) && g.gated && g.better) {
+		/* A failed case's values are no measurement: not judged, and
+		 * said so (never a regression, never silently passed). */
+		row = cmp_row_new(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
+		if (!row || row_display(row, p))
+			return -ENOMEM;
+		row->has_current = 1;
+		row->better = g.better;
+		row->compare = g.op;
+		row->verdict = KSFTM_VERDICT_CASE_FAILED;
+		row->fails = !o->allow_missing;
+		return 0;
+	}
 	if (rp_process(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
 		return -ENOMEM;
 	width = rp_vals_is_array(&pv) ? pv.width : 0;
@@ -440,7 +471,7 @@ out:
 }
 
 static int missing_series(struct ksft_metric_report_comparison *c,
-			  const struct bkey *k,
+			  const struct ksft_metric_report *cur, const struct bkey *k,
 			  const struct ksft_metric_report_compare_opts *o,
 			  struct scratch *sc)
 {
@@ -469,6 +500,13 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 		return -ENOMEM;
 	row->better = g.better;
 	row->compare = g.op;
+	/* Missing because its case failed: that, not a lost series. */
+	if (g.gated && g.better &&
+	    rp_case_failed(cur, (const char *const *)s->path, s->path_len, s->case_name)) {
+		row->verdict = KSFTM_VERDICT_CASE_FAILED;
+		row->fails = !o->allow_missing;
+		return 0;
+	}
 	row->verdict = KSFTM_VERDICT_MISSING;
 	row->fails = g.gated && g.better && !o->allow_missing;
 	return 0;
@@ -525,7 +563,7 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	}
 	for (i = 0; !ret && i < ix.n; i++)
 		if (!ix.order[i]->used)
-			ret = missing_series(c, ix.order[i], &o, &sc);
+			ret = missing_series(c, cur, ix.order[i], &o, &sc);
 out:
 	bindex_free(&ix);
 	free(sc.cur);
@@ -535,8 +573,11 @@ out:
 		ksft_metric_report_comparison_free(c);
 		return ksftm_fail(ENOMEM, "out of memory");
 	}
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
 		c->failing += c->rows[i].fails;
+		c->failed_cases += c->rows[i].fails &&
+				   !strcmp(c->rows[i].verdict, KSFTM_VERDICT_CASE_FAILED);
+	}
 	*out = c;
 	return (int)c->failing;
 }

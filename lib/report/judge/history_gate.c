@@ -152,21 +152,41 @@ static const char *level_of(const struct judge *j, long long id)
 	return lv ? lv->order : NULL;
 }
 
-/* The window's values of element @e (-1: the scalar value column), oldest first. */
-static double *window_values(const struct span *rows, const char *op, long e, size_t *n)
+/* The pinned order that ends series @id's window, or NULL: a level
+ * accepted after the latest pinned run wins over it (history_triage.c),
+ * so pin and accept never leave a series with an empty window. */
+static const char *pin_of(const struct judge *j, long long id)
+{
+	const char *lvl = level_of(j, id);
+
+	return j->pinned && lvl && strcmp(lvl, j->pinned) > 0 ? NULL : j->pinned;
+}
+
+/* The window's values of element @e (-1: the scalar value column, as
+ * statistic @op), oldest first. *@again: a scalar window holds values
+ * of another statistic and its summaries were not read. */
+static double *window_values(const struct span *rows, const char *op, long e, size_t *n,
+			     int *again)
 {
 	size_t k, m = rows->n;
 	double *v = malloc((m ? m : 1) * sizeof(*v));
 
 	*n = 0;
+	*again = 0;
 	if (!v)
 		return NULL;
 	for (k = m; k-- > 0;) {
 		const char *val = span_get(rows, k, 0);
 
 		if (e < 0) {
-			if (val)
-				v[(*n)++] = strtod(val, NULL);
+			int got = history_value_as(val, span_get(rows, k, 2),
+						   span_get(rows, k, 1), op, &v[*n]);
+
+			if (got < 0) {
+				*again = 1;
+				return v;
+			}
+			*n += (size_t)got;
 		} else {
 			json_t *sum = json_loads(span_get(rows, k, 1), 0, NULL);
 			json_t *all = json_object_get(sum, op);
@@ -328,7 +348,7 @@ static int fetch_batched(struct judge *j, const char *sel, const char *const *pa
  * @scalar: its values only, not the summaries an array's elements need. */
 static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 {
-	const char *p[5] = { NULL, j->o->comparable, j->o->order, j->pinned,
+	const char *p[5] = { NULL, j->o->comparable, j->o->order, pin_of(j, j->keys[i].id),
 			     level_of(j, j->keys[i].id) };
 	char sid[32];
 	int ret;
@@ -349,7 +369,7 @@ static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 /* The batched windows ($1 comparability key, $2 order, $3 pinned order):
  * HISTORY_WINDOW_SQL with the series' id and level from the VALUES list. */
 #define BATCH_WINDOW_SQL \
-	"SELECT res.value, res.summary, res.run_order FROM ksftm_results res" \
+	"SELECT res.value, res.summary, res.compare_op, res.run_order FROM ksftm_results res" \
 	" WHERE res.series_id = v.sid AND res.comparable = $1 AND res.usable = 1" \
 	" AND (CAST($2 AS TEXT) IS NULL OR res.run_order < $2)" \
 	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order <= $3)" \
@@ -358,7 +378,8 @@ static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
 
 /* The batched recent runs ($1 comparability key, $2 order): HISTORY_SHIFT_SQL's. */
 #define BATCH_SHIFT_SQL \
-	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order" \
+	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order," \
+	" res.compare_op, res.summary" \
 	" FROM ksftm_results res" \
 	" WHERE res.series_id = v.sid AND res.comparable = $1" \
 	" AND res.status IN " HISTORY_MEASURED_STATUSES \
@@ -390,11 +411,18 @@ static int prefetch_windows(struct judge *j, size_t n)
 		free(idx);
 		return ksftm_fail(ENOMEM, "out of memory");
 	}
-	for (i = 0; i < n; i++)
-		if (j->keys[i].id)
-			idx[m++] = i;
 	snprintf(sel, sizeof(sel), BATCH_WINDOW_SQL, j->o->window ? j->o->window : DEFAULT_WINDOW);
-	ret = fetch_batched(j, sel, p, 3, idx, m, j->win);
+	/* Those the pin ends, then those whose later level wins over it. */
+	for (i = 0; i < n; i++)
+		if (j->keys[i].id && pin_of(j, j->keys[i].id))
+			idx[m++] = i;
+	ret = m ? fetch_batched(j, sel, p, 3, idx, m, j->win) : 0;
+	for (i = m = 0; i < n; i++)
+		if (j->keys[i].id && !pin_of(j, j->keys[i].id))
+			idx[m++] = i;
+	p[2] = NULL;
+	if (!ret && m)
+		ret = fetch_batched(j, sel, p, 3, idx, m, j->win);
 	/* has_any() of the series whose window is empty, batched alike. */
 	for (i = m = 0; !ret && i < n; i++)
 		if (j->keys[i].id && !j->win[i].n)
@@ -416,7 +444,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	char sid[32];
 	const char *op, *path;
 	long long id = j->keys[i].id;
-	int ret, n, better, any = 0;
+	int ret, n, better, any = 0, failed, again;
 	long e;
 
 	if ((ret = ksft_metric_report_series_get(r, i, &s)))
@@ -434,6 +462,8 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		}
 	}
 	path = j->keys[i].path;
+	/* A tracked series of a failed case (an untracked one stays so). */
+	failed = better && rp_status_failed(r->series[i]->status);
 	if (id && (ret = push_seen(j, id)))
 		goto out;
 	n = ksft_metric_report_series_summary(r, i, op, &one, 1);
@@ -452,7 +482,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	if ((ret = ksft_metric_report_series_values(r, i, KSFT_METRIC_REPORT_PROCESSED, &vals)))
 		goto out;
 	snprintf(sid, sizeof(sid), "%lld", id);
-	if (id && !j->o->incomparable) {
+	if (id && !j->o->incomparable && !failed) {
 		if ((ret = window_of(j, i, !s.is_array, &rows)))
 			goto out;
 		if (!rows.n && j->any)
@@ -485,8 +515,19 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		row->better = better;
 		row->current = cur[e < 0 ? 0 : e];
 		row->n_current = vals.n;
-		if (j->o->incomparable || (!rows.n && any)) {
+		if (j->o->incomparable || (!failed && !rows.n && any)) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
+			if (!j->o->incomparable)
+				row->why = pin_of(j, id) ?
+					"no usable run up to the pinned run, which freezes its"
+					" window (pin --unpin, or accept a run after the pin)" :
+					"no usable stored run on these machines: each failed, was"
+					" disturbed or is a regression not accepted (accept RUN)";
+			continue;
+		}
+		if (failed) {	/* no measurement: not judged, said so */
+			row->verdict = KSFTM_VERDICT_CASE_FAILED;
+			row->fails = !j->o->allow_missing;
 			continue;
 		}
 		if (!rows.rows || !rows.n) {
@@ -494,7 +535,16 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 			continue;
 		}
 		pd.row = j->c->n - 1;
-		pd.window = window_values(&rows, op, e, &pd.n_window);
+		pd.window = window_values(&rows, op, e, &pd.n_window, &again);
+		if (pd.window && again) {
+			/* Stored under another statistic: read again with the
+			 * summaries (a policy change; rare, so not every time). */
+			free(pd.window);
+			span_release(&rows);
+			if ((ret = window_of(j, i, 0, &rows)))
+				goto out;
+			pd.window = window_values(&rows, op, e, &pd.n_window, &again);
+		}
 		if (vals.width == 1 && e < 0)
 			pd.cur_within = variance_of(vals.v, vals.n);
 		pd.group = group_of(path, s.case_name);
@@ -523,7 +573,7 @@ static int missing_row(struct judge *j, long long id, const char *better)
 	const char **parts;
 	json_t *path;
 	size_t m;
-	int ret;
+	int ret, failed;
 
 	snprintf(sid, sizeof(sid), "%lld", id);
 	snprintf(where, sizeof(where), "ksftm_series.id = %lld", id);
@@ -543,13 +593,16 @@ static int missing_row(struct judge *j, long long id, const char *better)
 	}
 	row = cmp_row_new(j->c, (char *const *)parts, m, db_rows_get(rows, 0, 1),
 			  db_rows_get(rows, 0, 2), db_rows_get(rows, 0, 3), -1);
+	/* Missing because its case failed in this run: that, not a lost series. */
+	failed = row && better_of(better) &&
+		 rp_case_failed(j->r, parts, m, db_rows_get(rows, 0, 1));
 	free(parts);
 	json_decref(path);
 	db_rows_free(rows);
 	if (!row)
 		return ksftm_fail(ENOMEM, "out of memory");
-	row->verdict = KSFTM_VERDICT_MISSING;
 	row->better = better_of(better);
+	row->verdict = failed ? KSFTM_VERDICT_CASE_FAILED : KSFTM_VERDICT_MISSING;
 	row->fails = row->better && !j->o->allow_missing;
 	return 0;
 }
@@ -672,7 +725,7 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 		g[m].repeats = pd->cur_repeats;
 		g[m].within = pd->cur_within;
 		g[m].group = pd->group;
-		g[m].fresh = j->pinned != NULL;
+		g[m].fresh = pin_of(j, pd->id) != NULL;
 		g[m].current = row->current;
 		g[m].better = interference ? -1 : row->better;
 		g[m].rel_tol = interference ? NAN : pd->rel_tol;
@@ -803,13 +856,15 @@ static int wants_recent(const struct judge *j, const struct pending *pd)
 {
 	const struct cmp_row *row = &j->c->rows[pd->row];
 
-	return row->element < 0 && row->better && isfinite(row->current);
+	/* A pinned baseline: none, the window alone is the reference. */
+	return row->element < 0 && row->better && isfinite(row->current) && !pin_of(j, pd->id);
 }
 
 static int recent_of(struct judge *j, struct pending *pd, size_t i)
 {
 	const char *p[4] = { NULL, j->o->comparable, j->o->order, level_of(j, pd->id) };
-	size_t n, k, clean = 0, w = j->o->window ? j->o->window : DEFAULT_WINDOW;
+	const char *op = rp_op_name(j->c->rows[pd->row].compare);
+	size_t n, k, m, clean = 0, w = j->o->window ? j->o->window : DEFAULT_WINDOW;
 	struct span rows = { 0 };
 	double *grown;
 	char sid[32];
@@ -840,23 +895,40 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 	 * flagged one. A too-noisy run is not: it may be the change going on
 	 * unproven, and counting it would let a lasting change the CUSUM has
 	 * not yet proven into the level. */
-	for (k = 0; k < n; k++) {
+	for (k = m = 0; k < n; k++) {
 		const char *verdict = span_get(&rows, k, 2), *acc = span_get(&rows, k, 3);
 		const char *code = verdict ? ksftm_verdict_code(verdict) : NULL;
 		int flagged = code && !strcmp(code, KSFTM_VERDICT_REGRESSION) &&
 			      (!acc || !strcmp(acc, "0"));
 
-		pd->recent[n - 1 - k] = strtod(span_get(&rows, k, 0), NULL);
-		repeats_of(span_get(&rows, k, 1), &pd->repeats[n - 1 - k], &pd->within[n - 1 - k]);
+		/* As the statistic judged now (a policy may have changed it);
+		 * a run without that number is left out. Newest first here. */
+		if (history_value_as(span_get(&rows, k, 0), span_get(&rows, k, 5),
+				     span_get(&rows, k, 6), op, &pd->recent[m]) != 1)
+			continue;
+		repeats_of(span_get(&rows, k, 1), &pd->repeats[m], &pd->within[m]);
+		m++;
 		if (!flagged) {
 			clean += ksftm_verdict_at_level(code);
 			continue;
 		}
 		if (clean >= TRANSIENT_AFTER && k < w) {
-			pd->window[pd->n_window++] = pd->recent[n - 1 - k];
+			pd->window[pd->n_window++] = pd->recent[m - 1];
 		}
 	}
-	pd->n_recent = n;
+	/* Oldest first. */
+	for (k = 0; k < m / 2; k++) {
+		size_t o = m - 1 - k, r = pd->repeats[k];
+		double x = pd->recent[k], v = pd->within[k];
+
+		pd->recent[k] = pd->recent[o];
+		pd->recent[o] = x;
+		pd->within[k] = pd->within[o];
+		pd->within[o] = v;
+		pd->repeats[k] = pd->repeats[o];
+		pd->repeats[o] = r;
+	}
+	pd->n_recent = m;
 	span_release(&rows);
 	return 0;
 }
@@ -881,15 +953,12 @@ static int prefetch_recent(struct judge *j, size_t n_series)
 	return ret;
 }
 
-/* The recent runs of every scalar series the gate judges (a pinned
- * baseline: none, the window alone is the reference). */
+/* The recent runs of every scalar series the gate judges (wants_recent()). */
 static int recent_all(struct judge *j)
 {
 	size_t k;
 	int ret = 0;
 
-	if (j->pinned)
-		return 0;
 	if (db_dialect(j->db) == DB_POSTGRESQL &&
 	    (ret = prefetch_recent(j, ksft_metric_report_series_count(j->r))))
 		return ret;
@@ -972,8 +1041,11 @@ int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
 	if (!ret)
 		ret = judge_all(&j);
 	if (!ret) {
-		for (i = 0; i < j.c->n; i++)
+		for (i = 0; i < j.c->n; i++) {
 			j.c->failing += j.c->rows[i].fails != 0;
+			j.c->failed_cases += j.c->rows[i].fails &&
+					     !strcmp(j.c->rows[i].verdict, KSFTM_VERDICT_CASE_FAILED);
+		}
 		ret = (int)j.c->failing;
 		*out = j.c;
 		j.c = NULL;

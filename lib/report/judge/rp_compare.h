@@ -25,6 +25,9 @@ struct cmp_row {
 	 * have shown (percent), the runs a lasting change of the tolerance
 	 * takes to show and the repeats one run needs to show it (Inf: none). */
 	double noise_pct, smallest_pct, need_runs, need_repeats;
+	/* Why the history gate had no window for it (a static text), or NULL:
+	 * an empty window is said, never silent (issue 31). */
+	const char *why;
 };
 
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
@@ -48,11 +51,19 @@ struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
  */
 int rp_default_gate(int source, int *op, int *better, double *rel_tol);
 
+/* Did case @case_name under @path fail in @r (rp_status_failed(), with or
+ * without series: the report keeps every failed case)? A case that died
+ * before its result line is kept as "incomplete", so its own name is
+ * unknown and its series the history has stay MISSING. 1 or 0. */
+int rp_case_failed(const struct ksft_metric_report *r, const char *const *path,
+		   size_t path_len, const char *case_name);
+
 struct ksft_metric_report_comparison {
 	struct rp_strpool *pool;	/* rows' identity strings (made on first use) */
 	struct cmp_row *rows;
 	size_t n, cap;
 	size_t failing;
+	size_t failed_cases;	/* failing rows that are CASE FAILED, not regressions */
 	size_t disturbed;	/* regressions held out as "disturbed" (rerun) */
 };
 

@@ -59,6 +59,12 @@ static const char *const status_names[] = {
 	[RP_ST_INCOMPLETE] = "incomplete",
 };
 
+int rp_status_failed(int st)
+{
+	return st == RP_ST_FAIL || st == RP_ST_TIMEOUT || st == RP_ST_ERROR ||
+	       st == RP_ST_INCOMPLETE;
+}
+
 const char *rp_status_name(int st)
 {
 	if (st < 0 || st > RP_ST_INCOMPLETE)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "ktap_tags.h"
 #include "rp_input.h"
 
@@ -285,6 +286,11 @@ static int result_line(struct rp_input *in, int d, const char *p,
 		dend--;
 	close_below(in, d);
 	note_result(in, d, desc, (size_t)(dend - desc), st);
+	/* A case that failed before any metric line is kept too: the series
+	 * its history has are its, not lost (rp_case_failed()). */
+	if (rp_status_failed(st) && !in->pending[d] &&
+	    !(d + 1 < RP_MAX_DEPTH && in->group[d + 1]))
+		rp_case_at(in, d);
 	if (d + 1 < RP_MAX_DEPTH && in->group[d + 1]) {
 		struct rp_node *g = in->group[d + 1];
 
@@ -574,6 +580,28 @@ void rp_input_abort(struct rp_input *in)
 		input_free(in, 0);
 }
 
+/* Keep the cases that failed, series or not (rp_case_failed()). */
+static int keep_failed(struct rp_input *in)
+{
+	struct ksft_metric_report *r = in->r;
+	const struct rp_node *n;
+	int ret;
+
+	for (n = in->nodes; n; n = n->next_all) {
+		if (n->children || !rp_status_failed(n->status))
+			continue;
+		if ((ret = ksftm_grow((void **)&r->failed, &r->cap_failed, r->n_failed + 1,
+				      sizeof(*r->failed), 8)) || (ret = path_of(in, n->parent)))
+			return ret;
+		r->failed[r->n_failed] = (struct rp_failed_case){ in->path, in->path_len,
+								  node_name(in, n) };
+		if (!r->failed[r->n_failed].name)
+			return -ENOMEM;
+		r->n_failed++;
+	}
+	return 0;
+}
+
 int rp_input_finish(struct rp_input *in)
 {
 	size_t i, points = in->points;
@@ -587,6 +615,8 @@ int rp_input_finish(struct rp_input *in)
 		else
 			ret = rp_report_adopt(in->r, in->list[i]);	/* takes it */
 	}
+	if (!ret)
+		ret = keep_failed(in);
 	input_free(in, i);
 	if (ret)
 		return ret;

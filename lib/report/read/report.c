@@ -69,6 +69,7 @@ KSFT_METRIC_REPORT_API void ksft_metric_report_free(struct ksft_metric_report *r
 	for (i = 0; i < r->n_series; i++)
 		rp_series_free(r->series[i]);
 	free(r->series);
+	free(r->failed);
 	rp_htab_free(&r->final_tab);
 	for (i = 0; i < r->n_strings; i++)
 		free(r->strings[i]);

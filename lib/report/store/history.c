@@ -71,13 +71,17 @@ static const char schema_v1_common[] =
  * (history_writable()) without making an older ksft-metric refuse it. They
  * replace version 1's narrower ksftm_results_window (series_id, comparable,
  * usable, run_order) and ksftm_results_run (run_id), whose columns lead them.
+ * The window's index carries each value's compare statistic (issue 31: a
+ * policy that changes it is judged like with like, history_gate.c);
+ * ksftm_results_window_value, the same without it, is replaced.
  */
-#define HISTORY_READ_INDEX "ksftm_results_window_value"
+#define HISTORY_READ_INDEX "ksftm_results_window_op"
 static const char read_indexes[] =
 	"CREATE INDEX IF NOT EXISTS " HISTORY_READ_INDEX
-	" ON ksftm_results (series_id, comparable, usable, run_order, value);"
+	" ON ksftm_results (series_id, comparable, usable, run_order, value, compare_op);"
 	"CREATE INDEX IF NOT EXISTS ksftm_results_run_series"
 	" ON ksftm_results (run_id, usable, series_id, better);"
+	"DROP INDEX IF EXISTS ksftm_results_window_value;"
 	"DROP INDEX IF EXISTS ksftm_results_window;"
 	"DROP INDEX IF EXISTS ksftm_results_run;";
 
@@ -598,7 +602,7 @@ static void utc_now(char *buf, size_t size)
  * characters, so that every reader can show it and no terminal runs it.
  * The error quotes it neutralised (rp_text_dup()).
  */
-static int check_text(const char *field, const char *s)
+int history_check_text(const char *field, const char *s)
 {
 	int control = 0;
 	long at = s ? rp_text_bad_at(s, strlen(s), &control) : -1;
@@ -788,8 +792,8 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 
 	if (run_key_out)
 		*run_key_out = NULL;
-	if ((ret = history_writable(h)) || (ret = check_text("run id", run->run_key)) ||
-	    (ret = check_text("order", run->order)) ||
+	if ((ret = history_writable(h)) || (ret = history_check_text("run id", run->run_key)) ||
+	    (ret = history_check_text("order", run->order)) ||
 	    (run->order && (ret = history_order_normalise("order", run->order, &order))) ||
 	    (ret = history_run_context(r, run, &ctx_json)))
 		goto out;
@@ -898,149 +902,5 @@ out:
 	free(key);
 	free(order);
 	free(sort);
-	return ret;
-}
-
-static int run_row(struct db *db, const char *run_key, char **id, char **order, char **cmp)
-{
-	const char *p[1] = { run_key };
-	struct db_rows *rows;
-	int ret = db_query(db, "SELECT id, run_order, comparable FROM ksftm_runs WHERE run_key = $1",
-			   p, 1, &rows);
-
-	if (ret)
-		return ret;
-	if (!db_rows_count(rows)) {
-		db_rows_free(rows);
-		return ksftm_fail(ENOENT, "run %s is not in the history", run_key);
-	}
-	if ((ret = db_rows_check(db, rows, "ksftm_runs.id ksftm_runs.run_order ksftm_runs.comparable",
-				 0, "the run_key of the run"))) {
-		db_rows_free(rows);
-		return ret;
-	}
-	*id = strdup(db_rows_get(rows, 0, 0));
-	*order = strdup(db_rows_get(rows, 0, 1));
-	*cmp = strdup(db_rows_get(rows, 0, 2));
-	db_rows_free(rows);
-	return *id && *order && *cmp ? 0 : ksftm_fail(ENOMEM, "out of memory");
-}
-
-/* Does series @path/@case_name/@metric/@labels (of the row @row) match a
- * title filter? 1, 0 or a negative errno. */
-static int title_matches(struct db *db, const char *path_json, const char *case_name,
-			 const char *metric, const char *labels, const char *filter,
-			 const char *row)
-{
-	struct strbuf sb = STRBUF_INIT;
-	json_t *path;
-	const char **parts;
-	size_t m;
-	int match;
-
-	if (!filter)
-		return 1;
-	if ((match = history_path_parts(db, path_json, row, &path, &parts, &m)))
-		return match;
-	rp_series_title(&sb, (char *const *)parts, m, case_name, metric, labels, -1);
-	match = sb.oom ? ksftm_fail(ENOMEM, "out of memory") : strstr(sb.data, filter) != NULL;
-	strbuf_free(&sb);
-	free(parts);
-	json_decref(path);
-	return match;
-}
-
-/*
- * Accepting a regression accepts the level it started: the run's
- * regressions, and those later runs of the same series were judged to have
- * against the old level, feed baselines again, and the series' window
- * starts at this run. A series named by @series is re-levelled even
- * without a regression verdict (accepting a change point history found).
- */
-int history_accept(struct history *h, const char *run_key, const char *series)
-{
-	struct db *db = h->db;
-	struct db_rows *rows = NULL, *upd = NULL;
-	char *id = NULL, *order = NULL, *cmp = NULL;
-	size_t k;
-	int ret, accepted = 0;
-
-	if ((ret = history_writable(h)) || (ret = check_text("run id", run_key)) ||
-	    (ret = db_begin_write(db)))
-		return ret;
-	if ((ret = run_row(db, run_key, &id, &order, &cmp)))
-		goto fail;
-	{
-		const char *p[1] = { id };
-
-		ret = db_query(db, "SELECT res.series_id, s.path, s.case_name, s.metric, s.labels,"
-			       " res.verdict FROM ksftm_results res JOIN ksftm_series s ON"
-			       " s.id = res.series_id WHERE res.run_id = $1", p, 1, &rows);
-		if (!ret)
-			ret = db_rows_check(db, rows, "ksftm_results.series_id ksftm_series.path"
-					    " ksftm_series.case_name ksftm_series.metric"
-					    " ksftm_series.labels ?ksftm_results.verdict", 0, NULL);
-	}
-	for (k = 0; !ret && k < db_rows_count(rows); k++) {
-		const char *verdict = db_rows_get(rows, k, 5);
-		const char *p[3] = { db_rows_get(rows, k, 0), cmp, order };
-		char row[64];
-		int m;
-
-		snprintf(row, sizeof(row), "ksftm_series.id = %.40s", p[0]);
-		m = title_matches(db, db_rows_get(rows, k, 1), db_rows_get(rows, k, 2),
-				  db_rows_get(rows, k, 3), db_rows_get(rows, k, 4), series, row);
-		if (m < 0) {
-			ret = m;
-			break;
-		}
-		if (!m || (!series && (!verdict || strcmp(verdict, KSFTM_VERDICT_REGRESSION))))
-			continue;
-		ret = db_query(db, "UPDATE ksftm_results SET accepted = 1, usable ="
-			       " CASE WHEN status IN " HISTORY_MEASURED_STATUSES " THEN 1 ELSE 0 END"
-			       " WHERE series_id = $1"
-			       " AND comparable = $2 AND run_order >= $3 AND verdict = 'regression'"
-			       " AND accepted = 0 RETURNING run_id", p, 3, &upd);
-		if (!ret) {
-			accepted += (int)db_rows_count(upd);
-			db_rows_free(upd);
-			upd = NULL;
-			ret = db_query(db, "INSERT INTO ksftm_levels (series_id, comparable, run_order)"
-				       " VALUES ($1, $2, $3) ON CONFLICT (series_id, comparable)"
-				       " DO UPDATE SET run_order = excluded.run_order", p, 3, NULL);
-		}
-	}
-	if (ret)
-		goto fail;
-	db_rows_free(rows);
-	rows = NULL;
-	if ((ret = db_commit(db)))
-		goto fail;
-	ret = accepted;
-	goto out;
-fail:
-	db_rollback(db);
-out:
-	db_rows_free(rows);
-	free(id);
-	free(order);
-	free(cmp);
-	return ret;
-}
-
-int history_pin(struct history *h, const char *run_key, int pinned)
-{
-	const char *p[2] = { pinned ? "1" : "0", run_key };
-	struct db_rows *rows;
-	int ret = history_writable(h);
-
-	if (!ret)
-		ret = check_text("run id", run_key);
-
-	if (ret || (ret = db_query(h->db, "UPDATE ksftm_runs SET pinned = $1 WHERE run_key = $2"
-				   " RETURNING id", p, 2, &rows)))
-		return ret;
-	ret = db_rows_count(rows) ? 0 : ksftm_fail(ENOENT, "run %s is not in the history", run_key);
-	db_rows_free(rows);
 	return ret;
 }

@@ -79,6 +79,17 @@ size_t history_order_shown_len(const char *stored);
 char *history_content_key(const struct ksft_metric_report *r, const char *ctx,
 			  const char *order);
 
+/*
+ * A stored scalar result (its value @val, the compare statistic it was
+ * stored as @stored_op, NULL: p50, its summaries' JSON @summary) as
+ * statistic @op: the value when stored as @op, else @op from the
+ * summaries, so a policy that moved from p50 to p90 judges p90 against
+ * p90 (issue 31). 1 and *@x, 0 (no such number), or -1: the summaries are
+ * needed and @summary is NULL (not read).
+ */
+int history_value_as(const char *val, const char *stored_op, const char *summary,
+		     const char *op, double *x);
+
 /* One run to ingest. */
 struct history_run {
 	const char *run_key;	/* unique; NULL: derived from the content */
@@ -131,10 +142,16 @@ int history_add_bands(struct json_t *all, int next, const char *next_cmp);
 int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
 		   int fmt, char **out, size_t *len);
 
-/* Accept @run_key's regressions (series title containing @series, NULL:
- * all): see ksft_metric_report_history_accept(). */
+/* Triage (history_triage.c). Accept @run_key's regressions (series title
+ * containing @series, NULL: all): see ksft_metric_report_history_accept();
+ * @return the number of series re-levelled. Pin: @return the number of
+ * series whose accepted level starts after the pinned run (the level wins). */
 int history_accept(struct history *h, const char *run_key, const char *series);
 int history_pin(struct history *h, const char *run_key, int pinned);
+
+/* A run id or order as the history keeps it: valid UTF-8 without control
+ * characters. @return 0 or -EINVAL with a message naming @field. */
+int history_check_text(const char *field, const char *s);
 
 /*
  * The comparability key of a run context: its values of the keys named by

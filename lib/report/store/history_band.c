@@ -129,22 +129,26 @@ static int band_inputs(json_t *series, int next, const char *next_cmp, struct ga
 			return 0;	/* no value judged: no band */
 		rep_of(pt, &g->repeats, &g->within);
 	}
-	for (i = end; i-- > 0;)
-		if (of_machines(json_array_get(points, i), cmp) &&
-		    json_is_true(json_object_get(json_array_get(points, i), "pinned"))) {
-			end = i + 1;
-			pinned = 1;
-			break;
-		}
 	for (i = 0, prev = SIZE_MAX; i < end; i++) {
 		if (!of_machines(json_array_get(points, i), cmp))
 			continue;
-		if (is_state(json_array_get(points, i), KSFTM_VERDICT_ACCEPTED) &&
-		    (prev == SIZE_MAX ||
-		     !is_state(json_array_get(points, prev), KSFTM_VERDICT_ACCEPTED)))
+		if (json_is_true(json_object_get(json_array_get(points, i), "level")) ||
+		    (is_state(json_array_get(points, i), KSFTM_VERDICT_ACCEPTED) &&
+		     (prev == SIZE_MAX ||
+		      !is_state(json_array_get(points, prev), KSFTM_VERDICT_ACCEPTED))))
 			start = i;
 		prev = i;
 	}
+	/* A pin ends the window unless a level starts after it (the level wins). */
+	for (i = end; i-- > 0;)
+		if (of_machines(json_array_get(points, i), cmp) &&
+		    json_is_true(json_object_get(json_array_get(points, i), "pinned"))) {
+			if (start <= i) {
+				end = i + 1;
+				pinned = 1;
+			}
+			break;
+		}
 	/* Newest first: the window's runs. */
 	for (i = end; i-- > start;) {
 		json_t *v = json_object_get(pt = json_array_get(points, i), "value");

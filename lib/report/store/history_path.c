@@ -1,6 +1,7 @@
 /*
  * A series' test path as the history stores it (a JSON array of names) and
- * the JSON columns read back with their checks. Storing (history.c),
+ * the JSON columns read back with their checks (a value as another compare
+ * statistic, from its summaries). Storing (history.c),
  * querying (history_query.c) and judging (history_gate.c) all use them.
  */
 #include <errno.h>
@@ -110,4 +111,26 @@ int history_path_parts(struct db *db, const char *text, const char *row, json_t 
 		(*parts)[k] = json_string_value(json_array_get(*path, k));
 	*n = m;
 	return 0;
+}
+
+int history_value_as(const char *val, const char *stored_op, const char *summary,
+		     const char *op, double *x)
+{
+	json_t *sum, *one;
+	int got;
+
+	if (!strcmp(stored_op ? stored_op : "p50", op)) {
+		if (val)
+			*x = strtod(val, NULL);
+		return val != NULL;
+	}
+	if (!summary)
+		return -1;
+	sum = json_loads(summary, 0, NULL);
+	one = json_object_get(sum, op);
+	got = json_is_number(one);
+	if (got)
+		*x = json_number_value(one);
+	json_decref(sum);
+	return got;
 }

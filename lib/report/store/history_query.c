@@ -200,7 +200,8 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 				    " ksftm_runs.context ?ksftm_results.value ksftm_results.status"
 				    " ?ksftm_results.verdict ?ksftm_results.accepted"
 				    " ?ksftm_results.compare_op ?ksftm_results.better ?ksftm_runs.pinned"
-				    " ?ksftm_results.policy ?ksftm_results.samples", 0, where);
+				    " ?ksftm_results.policy ?ksftm_results.samples ?ksftm_levels.run_order",
+				    0, where);
 	if (ret) {
 		db_rows_free(rows);
 		json_decref(points);
@@ -255,6 +256,10 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 		    strcmp(db_rows_get(rows, k, 9), "f"))
 			json_object_set_new(json_array_get(points, json_array_size(points) - 1),
 					    "pinned", json_true());
+		/* An accepted level starts here (accept RUN [SERIES]). */
+		if (db_rows_get(rows, k, 12) && strcmp(db_rows_get(rows, k, 12), "0"))
+			json_object_set_new(json_array_get(points, json_array_size(points) - 1),
+					    "level", json_true());
 		newest = k;
 	}
 	/* The newest result shown names the series' policy. */
@@ -474,6 +479,20 @@ static void number_text(struct strbuf *sb, json_t *v)
 		strbuf_addc(sb, '-');
 }
 
+/* A point's state, and the marks triage left on it: where an accepted
+ * level starts, a pinned run (the JSON's "level" and "pinned"). */
+static int state_cell(struct table *t, json_t *p)
+{
+	const char *st = ksftm_verdict_name(json_string_value(json_object_get(p, "state")));
+	int level = json_is_true(json_object_get(p, "level"));
+	int pin = json_is_true(json_object_get(p, "pinned"));
+	char buf[96];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", st ? st : "?", level ? ", level starts" : "",
+		 pin ? ", pinned" : "");
+	return table_cell(t, buf);
+}
+
 static int render_text(json_t *doc, struct strbuf *sb)
 {
 	static const int right[] = { 0, 0, 1, 0, 0 };
@@ -507,8 +526,7 @@ static int render_text(json_t *doc, struct strbuf *sb)
 			ret |= table_cell(&t, json_string_value(json_object_get(p, "order")));
 			ret |= table_cell(&t, num.data ? num.data : "-");
 			ret |= table_cell(&t, json_string_value(json_object_get(p, "status")));
-			ret |= table_cell(&t, ksftm_verdict_name(json_string_value(json_object_get(p,
-										"state"))));
+			ret |= state_cell(&t, p);
 			ret |= num.oom;
 			strbuf_free(&num);
 		}

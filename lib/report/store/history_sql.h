@@ -28,11 +28,13 @@
  * and an unknown lower bound beside the upper one made it estimate two
  * rows and sort all of the series' results instead of reading the last N
  * backwards through an index (a window that grew with the history). */
-#define HISTORY_WINDOW_SQL "SELECT res.value, res.summary" HISTORY_WINDOW_FROM
+#define HISTORY_WINDOW_SQL "SELECT res.value, res.summary, res.compare_op" HISTORY_WINDOW_FROM
 
 /* The same for a scalar series, its values only: answered from the index
- * ksftm_results_window_value alone (history.c), no table row per value. */
-#define HISTORY_WINDOW_VALUES_SQL "SELECT res.value, NULL" HISTORY_WINDOW_FROM
+ * ksftm_results_window_op alone (history.c), no table row per value. The
+ * compare statistic each value is (NULL: p50) tells a window stored under
+ * another policy, read again with its summaries (history_gate.c). */
+#define HISTORY_WINDOW_VALUES_SQL "SELECT res.value, NULL, res.compare_op" HISTORY_WINDOW_FROM
 
 #define HISTORY_WINDOW_FROM \
 	" FROM ksftm_results res" \
@@ -59,7 +61,8 @@
  * flagged runs were transients. Not comparable runs are left out, under
  * either spelling (histories before issue 23 hold the old one). */
 #define HISTORY_SHIFT_SQL \
-	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order" \
+	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order," \
+	" res.compare_op, res.summary" \
 	" FROM ksftm_results res" \
 	" WHERE res.series_id = $1 AND res.comparable = $2" \
 	" AND res.status IN " HISTORY_MEASURED_STATUSES \
@@ -103,10 +106,13 @@
 	"SELECT MAX(run_order) FROM ksftm_runs WHERE comparable = $1"
 
 /* `history`: one series' last %zu results, newest first ($1 series id,
- * $2 NULL for every status, else measurements only). */
+ * $2 NULL for every status, else measurements only); the last column says
+ * whether an accepted level of the series starts at the result's run. */
 #define HISTORY_POINTS_SQL \
 	"SELECT r.run_key, res.run_order, r.context, res.value, res.status, res.verdict," \
-	" res.accepted, res.compare_op, res.better, r.pinned, res.policy, res.samples" \
+	" res.accepted, res.compare_op, res.better, r.pinned, res.policy, res.samples," \
+	" (SELECT COUNT(*) FROM ksftm_levels l WHERE l.series_id = res.series_id" \
+	"  AND l.comparable = res.comparable AND l.run_order = res.run_order)" \
 	" FROM ksftm_results res" \
 	" JOIN ksftm_runs r ON r.id = res.run_id WHERE res.series_id = $1" \
 	" AND (CAST($2 AS TEXT) IS NULL OR res.status IN " HISTORY_MEASURED_STATUSES ")" \
