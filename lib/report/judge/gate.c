@@ -7,6 +7,7 @@
 #include "changepoint.h"
 #include "gate.h"
 #include "gate_control.h"
+#include "gate_scale.h"
 #include "order_stats.h"
 #include "verdict_vocab.h"
 
@@ -376,8 +377,11 @@ static double residual(const struct noise *nz, int better, double x, size_t r, d
 	double v = run_var(nz, r, mean_inv_r), e = scaled(nz, x) - nz->level, t, tail, df;
 
 	e = better > 0 ? -e : e;
+	/* No noise at all (a deterministic series): any change but the last
+	 * bits' is certain. The inputs are unit-free (gate_scale.h), so the
+	 * thresholds are relative to the series' magnitude. */
 	if (!(v > 1e-24 * (1 + nz->level * nz->level)))
-		return fabs(e) <= 1e-12 * fabs(nz->level) ? 0 : e > 0 ? INFINITY : -INFINITY;
+		return fabs(e) <= 1e-12 * (1 + fabs(nz->level)) ? 0 : e > 0 ? INFINITY : -INFINITY;
 	t = e / sqrt(v);
 	df = tail_df(nz);
 	if (fabs(t) < 1)
@@ -556,7 +560,31 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 		s->need_repeats = nz->sw2 > 0 ? ceil(nz->sw2 / room) : 1;
 }
 
+/* gate_judge() on unit-free copies of the series (@t, gate_scale.h). */
+static int judge_scaled(struct gate_series *s, size_t n, const struct gate_opts *o);
+
 int gate_judge(struct gate_series *s, size_t n, const struct gate_opts *o)
+{
+	struct gate_series *t = calloc(n ? n : 1, sizeof(*t));
+	double **buf = calloc(n ? n : 1, sizeof(*buf));
+	int *exp = calloc(n ? n : 1, sizeof(*exp)), ret = t && buf && exp ? 0 : -ENOMEM;
+	size_t i;
+
+	for (i = 0; !ret && i < n; i++)
+		ret = gate_scale_in(&s[i], &t[i], &buf[i], &exp[i]);
+	if (!ret)
+		ret = judge_scaled(t, n, o);
+	for (i = 0; !ret && i < n; i++)
+		gate_scale_out(&s[i], &t[i], exp[i]);
+	for (i = 0; buf && i < n; i++)
+		free(buf[i]);
+	free(buf);
+	free(exp);
+	free(t);
+	return ret;
+}
+
+static int judge_scaled(struct gate_series *s, size_t n, const struct gate_opts *o)
 {
 	static const struct gate_opts defaults = GATE_OPTS_DEFAULT;
 	size_t i, most = 1;
