@@ -7,6 +7,7 @@
 #include "changepoint.h"
 #include "gate.h"
 #include "gate_control.h"
+#include "gate_far.h"
 #include "gate_scale.h"
 #include "order_stats.h"
 #include "verdict_vocab.h"
@@ -398,12 +399,21 @@ static double rel_size(const struct noise *nz, double sd)
 	return nz->logs ? expm1(sd) : sd / fabs(nz->level);
 }
 
+/* The same toward the metric's worse side (@better): a drop on logarithms
+ * never reaches 100 %. */
+static double rel_worse(const struct noise *nz, double sd, int better)
+{
+	return nz->logs && better > 0 ? -expm1(-sd) : rel_size(nz, sd);
+}
+
 /* What need() takes of measure(). */
 struct model {
 	struct noise nz;
 	double mean_inv_r;
 	double s_prev;		/* the regression CUSUM before the current run */
 	size_t cusum_wait;	/* runs until the CUSUM accumulates (GATE_CUSUM_MIN_RUNS) */
+	double worst, range;	/* the recent runs' worst value and range (gate_far.h) */
+	size_t n_far;		/* how many runs */
 };
 
 /*
@@ -448,6 +458,8 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	s->baseline = s->change = s->p_value = s->q_value = NAN;
 	s->p_improve = s->q_improve = s->sigma = s->sigma_between = s->sigma_within = NAN;
 	s->z = s->cusum = s->h = s->smallest = s->need_runs = s->need_repeats = NAN;
+	s->far = s->p_far = NAN;
+	s->blind = 0;
 	s->allowance = 0;
 	s->verdict = GATE_UNTRACKED;
 	if (!s->n_window || !isfinite(s->current))
@@ -462,6 +474,9 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 		s->need_runs = (double)(o->min_runs > 2 ? o->min_runs : 2) - (double)s->n_window;
 		return;
 	}
+	/* Far outside the whole window, on the values (gate_far.h). */
+	s->far = gate_far_excess(seq, m, s->current, s->better, &md->worst, &md->range);
+	md->n_far = m;
 	nz.logs = use_logs(s->window, s->n_window, s->current);
 	for (i = 0; nz.logs && i < m; i++)
 		if (!(seq[i] > 0))
@@ -526,7 +541,9 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 static void need(struct gate_series *s, const struct model *md, double alpha)
 {
 	const struct noise *nz = &md->nz;
-	double sd = sqrt(run_var(nz, s->repeats, md->mean_inv_r)), tol, t2, room, zmin, zs, h;
+	double sd = sqrt(run_var(nz, s->repeats, md->mean_inv_r)), tol, t2, room, zmin, zs, h, far;
+	size_t i;
+	int pos;
 
 	/* Each of the two detectors has its share of the series' budget. */
 	h = s->h = gate_cusum_h(alpha * (1 - GATE_SHEWHART_SHARE), GATE_CUSUM_K);
@@ -536,12 +553,25 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 		zmin = zs;
 	if (zmin < GATE_CUSUM_K)
 		zmin = GATE_CUSUM_K;
-	s->smallest = rel_size(nz, raw_of_normal(zmin, tail_df(nz)) * sd);
+	s->smallest = rel_worse(nz, raw_of_normal(zmin, tail_df(nz)) * sd, s->better);
+	/* Or far outside the window, whatever the noise model says. */
+	far = gate_far_margin(md->n_far, alpha * GATE_FAR_SHARE);
+	if (md->range > 0 && isfinite(far) && fabs(s->baseline) > 0) {
+		far = (s->better > 0 ? s->baseline - (md->worst - far * md->range) :
+			       md->worst + far * md->range - s->baseline) / fabs(s->baseline);
+		if (!(s->smallest <= far))
+			s->smallest = far;
+	}
 	tol = fabs(s->baseline) > 0 ? s->allowance / fabs(s->baseline) : NAN;
-	if (!(tol > 0) || !(sd > 0))
-		return;
 	if (s->smallest < tol)
 		s->smallest = tol;
+	/* A higher-is-better series that has only been positive cannot drop
+	 * by 100 % or more: no run could fail it here. */
+	for (i = 0, pos = s->baseline > 0; pos && i < s->n_window; i++)
+		pos = s->window[i] > 0;
+	s->blind = !(s->smallest < INFINITY) || (s->better > 0 && pos && s->smallest >= 1);
+	if (!(tol > 0) || !(sd > 0))
+		return;
 	/* The tolerance in standard deviations on the test's scale. */
 	tol = nz->logs ? log1p(tol) : tol * fabs(nz->level);
 	zmin = normal_of_raw(tol / sd, tail_df(nz));
@@ -613,13 +643,16 @@ static int judge_scaled(struct gate_series *s, size_t n, const struct gate_opts 
 	ret = gate_control(s, n, o->fdr);
 	for (i = 0; !ret && i < n; i++) {
 		struct gate_series *g = &s[i];
-		double d;
+		double d, alpha;
 		int beyond, worse;
 
 		if (g->verdict != GATE_NO_CHANGE)
 			continue;
-		if (!isnan(g->p_value))
-			need(g, &model[i], gate_series_budget(s, n, i, o->fdr));
+		alpha = gate_series_budget(s, n, i, o->fdr);
+		if (!isnan(g->p_value)) {
+			g->p_far = gate_far_p(model[i].n_far, g->far);
+			need(g, &model[i], alpha);
+		}
 		d = g->current - g->baseline;
 		beyond = fabs(d) > g->allowance;
 		worse = g->better > 0 ? d < 0 : d > 0;
@@ -627,8 +660,15 @@ static int judge_scaled(struct gate_series *s, size_t n, const struct gate_opts 
 			continue;	/* within tolerance: does not matter */
 		/* A change that would matter, which the noise (or too short a
 		 * history to know the noise) leaves unproven either way. */
-		if (worse && !isnan(g->q_value) && g->q_value <= o->fdr)
+		if (worse && !isnan(g->q_value) && g->q_value <= o->fdr) {
 			g->verdict = GATE_REGRESSION;
+		} else if (worse && g->p_far <= alpha * GATE_FAR_SHARE) {
+			/* Far outside everything the window has shown, on a budget
+			 * of its own (gate_far.h): P is its Bonferroni share. */
+			g->verdict = GATE_REGRESSION;
+			g->q_value = fmin(1, g->p_far * o->fdr / (alpha * GATE_FAR_SHARE));
+			g->blind = 0;
+		}
 		else if (!worse && !isnan(g->q_improve) && g->q_improve <= o->fdr)
 			g->verdict = GATE_IMPROVEMENT;
 		else

@@ -133,6 +133,18 @@
  * machine episode (found after 2-4 runs, a thirtieth of their bound) and
  * one 0.9-sd shift at r = 5 whose runs had steal up to 0.2 s/s.
  */
+/*
+ * Far outside everything the series has shown (gate_far.h): a run beyond
+ * the recent runs' worst value by the margin whose chance, for noise with
+ * an exponential tail, is GATE_FAR_SHARE of the series' budget, is a
+ * regression whatever the noise model says. Replayed in time order over
+ * all eight recordings (doc/regression-gate.rst, one case a job): at the
+ * whole budget 56 of 4,993 runs failed at r = 1 (43 without the rule),
+ * measured on the window alone 88; at 0.3 of it 44 (r = 3: 3 of 1,552,
+ * r = 5: 2 of 856, both as without it).
+ */
+#define GATE_FAR_SHARE 0.3
+
 #define GATE_DISTURBED_Z 1.645
 #define GATE_DISTURBED_MIN_CHANGE 0.10
 
@@ -190,6 +202,9 @@ struct gate_series {
 	double need_runs;	/* runs at a tolerance-sized lasting change until it
 				   shows (Inf: never at this noise) */
 	double need_repeats;	/* repeats a run needs to show one alone (Inf: none do) */
+	double far;		/* ranges of the window beyond its worst value (gate_far.h) */
+	double p_far;		/* the chance of that unchanged (NaN: not tested) */
+	int blind;		/* 1: no value of this run could fail the series here */
 };
 
 /*

@@ -703,6 +703,7 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 		row->smallest_pct = g[m].smallest * 100.0;
 		row->need_runs = g[m].need_runs;
 		row->need_repeats = g[m].need_repeats;
+		row->blind = g[m].blind && !row->fails;
 	}
 	free(g);
 	return 0;

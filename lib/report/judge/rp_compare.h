@@ -25,6 +25,7 @@ struct cmp_row {
 	 * have shown (percent), the runs a lasting change of the tolerance
 	 * takes to show and the repeats one run needs to show it (Inf: none). */
 	double noise_pct, smallest_pct, need_runs, need_repeats;
+	int blind;		/* no value of this run could fail the series here */
 };
 
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
