@@ -38,7 +38,7 @@ static void load(void)
 START_TEST(test_false_alarms)
 {
 	size_t idx[4] = { 0, 1, 2, 3 }, j, k = 0, n = 0;
-	struct prod_plan p = { idx, 4, 1, SIZE_MAX, SIZE_MAX, NULL, 1, NULL };
+	struct prod_plan p = { idx, 4, 1, SIZE_MAX, SIZE_MAX, NULL, 1, NULL, 0, 0 };
 	struct prod_result r;
 	double lo, hi;
 
@@ -80,7 +80,7 @@ END_TEST
 START_TEST(test_lasting_drop)
 {
 	size_t idx[4] = { 0, 1, 2, 3 }, j, first = SIZE_MAX;
-	struct prod_plan p = { idx, 4, 1, 0, 30, NULL, 1, NULL };
+	struct prod_plan p = { idx, 4, 1, 0, 30, NULL, 1, NULL, 0, 0 };
 	struct prod_result r;
 
 	load();
