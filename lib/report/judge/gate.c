@@ -446,6 +446,16 @@ static size_t cusum_runs(const struct gate_series *s, const double *seq, size_t 
 	return u > 0 ? exc + 1 : 0;
 }
 
+/* The run alone's residual @zl (local) and @zg (guarded) as one normal deviate:
+ * the smaller of their tails, each divided by its share (weighted Bonferroni). */
+static double two_ways(double zl, double zg)
+{
+	double t = fmin(0.5 * erfc(zl / M_SQRT2) / GATE_ALONE_LOCAL_SHARE,
+			0.5 * erfc(zg / M_SQRT2) / (1 - GATE_ALONE_LOCAL_SHARE));
+
+	return normal_upper_quantile(fmin(0.5, t));
+}
+
 /* One series' statistics, before the run-wide correction. */
 static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch,
 		    struct model *md)
@@ -522,8 +532,8 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	md->s_prev = up;
 	md->cusum_wait = m < GATE_CUSUM_MIN_RUNS ? GATE_CUSUM_MIN_RUNS - m : 0;
 	/*
-	 * The run alone is judged twice, each on half its share of the
-	 * budget: as the CUSUM sees it (behind the guard band, the drift as
+	 * The run alone is judged twice, on GATE_ALONE_LOCAL_SHARE and the
+	 * rest of its share of the budget: as the CUSUM sees it (behind the guard band, the drift as
 	 * noise) and against the whole window's level, its newest runs
 	 * included, with the noise of successive differences (a slow drift
 	 * is the CUSUM's to weigh, not noise of one run against the runs just
@@ -543,11 +553,9 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	z = za / sqrt(nz.inflate);
 	s->cusum = fmax(0, up + z - GATE_CUSUM_K);
 	down = fmax(0, down - z - GATE_CUSUM_K);
-	/* The run alone, both ways, each on half its share (Bonferroni). */
-	s->p_value = gate_detector_p(s->cusum, normal_upper_quantile(
-					     fmin(0.5, erfc(fmax(s->z, za) / M_SQRT2))));
-	s->p_improve = gate_detector_p(down, normal_upper_quantile(
-					       fmin(0.5, erfc(fmax(-s->z, -za) / M_SQRT2))));
+	/* The run alone, both ways (two_ways()). */
+	s->p_value = gate_detector_p(s->cusum, two_ways(s->z, za));
+	s->p_improve = gate_detector_p(down, two_ways(-s->z, -za));
 	s->sigma = rel_size(&nz, sqrt(nz.sb2 + nz.sw2 * (s->repeats ? 1.0 / (double)s->repeats :
 							  mean_inv_r)));
 	s->sigma_between = rel_size(&nz, sqrt(nz.sb2));
@@ -566,19 +574,20 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 {
 	const struct noise *nz = &md->nz, *al = &md->alone;
 	double sd = sqrt(run_var(nz, s->repeats, md->mean_inv_r)), tol, t2, room, zc, zs, h, far;
-	double sda = sqrt(run_var(al, s->repeats, md->mean_inv_r)), za;
+	double sda = sqrt(run_var(al, s->repeats, md->mean_inv_r)), za, zg;
 	size_t i;
 	int pos;
 
 	/* Each of the two detectors has its share of the series' budget: the
 	 * CUSUM's next step, or the run alone (its own level and noise). */
 	h = s->h = gate_cusum_h(alpha * (1 - GATE_SHEWHART_SHARE), GATE_CUSUM_K);
-	zs = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE / 2);	/* two ways (measure()) */
+	zs = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE * GATE_ALONE_LOCAL_SHARE);
+	zg = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE * (1 - GATE_ALONE_LOCAL_SHARE));
 	zc = h + GATE_CUSUM_K - md->s_prev;
 	if (zc < GATE_CUSUM_K)
 		zc = GATE_CUSUM_K;
 	s->smallest = fmin(rel_worse(al, raw_of_normal(zs, tail_df(al)) * sda, s->better),
-			   rel_worse(nz, raw_of_normal(zs, tail_df(nz)) * sd, s->better));
+			   rel_worse(nz, raw_of_normal(zg, tail_df(nz)) * sd, s->better));
 	if (!md->cusum_wait) {
 		double c = rel_worse(nz, raw_of_normal(zc, tail_df(nz)) * sd * sqrt(nz->inflate),
 				     s->better);
@@ -608,7 +617,8 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 	tol = nz->logs ? log1p(tol) : tol * fabs(nz->level);
 	za = normal_of_raw(tol / sda, tail_df(al));
 	zc = normal_of_raw(tol / sd, tail_df(nz));
-	s->need_runs = za >= zs ? 1 : (double)md->cusum_wait +
+	s->need_runs = za >= zs || normal_of_raw(tol / sd, tail_df(nz)) >= zg ? 1 :
+		(double)md->cusum_wait +
 					ceil(gate_cusum_arl(zc, GATE_CUSUM_K, h));
 	if (!(s->need_runs < 1000))
 		s->need_runs = INFINITY;
