@@ -103,11 +103,12 @@ START_TEST(test_run_level_false_alarms)
 	/* q = 5%: at most about 5% of runs fail, and apart from that at most
 	 * about 5% report an improvement; uncorrected, far more runs would
 	 * fail (24.5 % with the residuals' heavy tail, GATE_TAIL_DF, which
-	 * makes a p-value of normal noise conservative; 50 % and more with
-	 * normal tails). */
+	 * makes a p-value of normal noise conservative, 11 % since the run
+	 * alone is judged two ways at once; 50 % and more with normal
+	 * tails). */
 	ck_assert_double_le(failed / (double)(TRIALS / 4), 0.07);
 	ck_assert_double_le(improved / (double)(TRIALS / 4), 0.07);
-	ck_assert_double_ge(failed_uncorrected / (double)(TRIALS / 4), 0.2);
+	ck_assert_double_ge(failed_uncorrected / (double)(TRIALS / 4), 0.1);
 }
 END_TEST
 

@@ -463,15 +463,15 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	const double *seq = s->recent && s->n_recent ? s->recent : s->window;
 	size_t m = s->recent && s->n_recent ? s->n_recent : s->n_window, i;
 	struct noise nz = { 0 };
-	double mean_inv_r, up = 0, down = 0, z, za;
+	double mean_inv_r, up = 0, down = 0, z, za, zl;
 
 	md->s_prev = 0;
 	md->cusum_wait = 0;
 
 	s->baseline = s->change = s->p_value = s->q_value = NAN;
 	s->p_improve = s->q_improve = s->sigma = s->sigma_between = s->sigma_within = NAN;
-	s->z = s->cusum = s->h = s->smallest = s->need_runs = s->need_repeats = NAN;
-	s->far = s->p_far = NAN;
+	s->z = s->z_cusum = s->cusum = s->h = s->smallest = s->need_runs = s->need_repeats = NAN;
+	s->far = s->p_far = s->far_line = NAN;
 	s->blind = 0;
 	s->allowance = 0;
 	s->verdict = GATE_UNTRACKED;
@@ -549,13 +549,17 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	md->alone.sb2 = nz.sb2_diff;
 	md->alone.level_var = 1.5708 * (nz.sb2_diff + nz.sw2 * mean_inv_r) / (double)s->n_window;
 	za = residual(&nz, s->better, s->current, s->repeats, mean_inv_r);
-	s->z = residual(&md->alone, s->better, s->current, s->repeats, mean_inv_r);
+	zl = residual(&md->alone, s->better, s->current, s->repeats, mean_inv_r);
 	z = za / sqrt(nz.inflate);
 	s->cusum = fmax(0, up + z - GATE_CUSUM_K);
 	down = fmax(0, down - z - GATE_CUSUM_K);
-	/* The run alone, both ways (two_ways()). */
-	s->p_value = gate_detector_p(s->cusum, two_ways(s->z, za));
-	s->p_improve = gate_detector_p(down, two_ways(-s->z, -za));
+	/* The run alone, both ways, as one deviate (two_ways()), signed:
+	 * toward worse the regression's, toward better minus the
+	 * improvement's (monotone in the run's value, for gate_band.c). */
+	s->z_cusum = za;
+	s->z = fmax(0, two_ways(zl, za)) - fmax(0, two_ways(-zl, -za));
+	s->p_value = gate_detector_p(s->cusum, two_ways(zl, za));
+	s->p_improve = gate_detector_p(down, two_ways(-zl, -za));
 	s->sigma = rel_size(&nz, sqrt(nz.sb2 + nz.sw2 * (s->repeats ? 1.0 / (double)s->repeats :
 							  mean_inv_r)));
 	s->sigma_between = rel_size(&nz, sqrt(nz.sb2));
@@ -693,7 +697,12 @@ static int judge_scaled(struct gate_series *s, size_t n, const struct gate_opts 
 			continue;
 		alpha = gate_series_budget(s, n, i, o->fdr);
 		if (!isnan(g->p_value)) {
+			double c = gate_far_margin(model[i].n_far, alpha * GATE_FAR_SHARE);
+
 			g->p_far = gate_far_p(model[i].n_far, g->far);
+			if (model[i].range > 0 && isfinite(c))
+				g->far_line = model[i].worst + (g->better > 0 ? -c : c) *
+							       model[i].range;
 			need(g, &model[i], alpha);
 		}
 		d = g->current - g->baseline;

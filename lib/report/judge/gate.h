@@ -208,7 +208,9 @@ struct gate_series {
 	/* Out. */
 	double sigma;		/* run-to-run noise of one such run, relative */
 	double sigma_between, sigma_within;	/* its parts, relative */
-	double z;		/* the current run's standardised residual (bad +) */
+	double z;		/* the run alone's residual, bad +: its two ways as one
+				   normal deviate (gate.c, two_ways()) */
+	double z_cusum;		/* the current run's residual as the CUSUM takes it */
 	double cusum;		/* the regression CUSUM after the current run */
 	double p_improve, q_improve;	/* the improvement CUSUM's */
 	double h;		/* the CUSUM threshold this series' budget gives */
@@ -219,6 +221,7 @@ struct gate_series {
 	double need_repeats;	/* repeats a run needs to show one alone (Inf: none do) */
 	double far;		/* ranges of the window beyond its worst value (gate_far.h) */
 	double p_far;		/* the chance of that unchanged (NaN: not tested) */
+	double far_line;	/* a run at or beyond this value is that far out */
 	int blind;		/* 1: no value of this run could fail the series here */
 };
 

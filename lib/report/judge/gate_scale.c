@@ -66,4 +66,5 @@ void gate_scale_out(struct gate_series *s, const struct gate_series *t, int exp)
 	s->within = in.within;
 	s->baseline = ldexp(t->baseline, exp);
 	s->allowance = ldexp(t->allowance, exp);
+	s->far_line = ldexp(t->far_line, exp);
 }
