@@ -470,7 +470,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 
 	s->baseline = s->change = s->p_value = s->q_value = NAN;
 	s->p_improve = s->q_improve = s->sigma = s->sigma_between = s->sigma_within = NAN;
-	s->z = s->z_cusum = s->cusum = s->h = s->smallest = s->need_runs = s->need_repeats = NAN;
+	s->z = s->z_cusum = s->z_local = s->cusum = s->h = s->smallest = s->need_runs = s->need_repeats = NAN;
 	s->far = s->p_far = s->far_line = NAN;
 	s->blind = 0;
 	s->allowance = 0;
@@ -557,6 +557,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	 * toward worse the regression's, toward better minus the
 	 * improvement's (monotone in the run's value, for gate_band.c). */
 	s->z_cusum = za;
+	s->z_local = zl;
 	s->z = fmax(0, two_ways(zl, za)) - fmax(0, two_ways(-zl, -za));
 	s->p_value = gate_detector_p(s->cusum, two_ways(zl, za));
 	s->p_improve = gate_detector_p(down, two_ways(-zl, -za));

@@ -211,6 +211,7 @@ struct gate_series {
 	double z;		/* the run alone's residual, bad +: its two ways as one
 				   normal deviate (gate.c, two_ways()) */
 	double z_cusum;		/* the current run's residual as the CUSUM takes it */
+	double z_local;		/* and against the whole window's level (gate.c) */
 	double cusum;		/* the regression CUSUM after the current run */
 	double p_improve, q_improve;	/* the improvement CUSUM's */
 	double h;		/* the CUSUM threshold this series' budget gives */
