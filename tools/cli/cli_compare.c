@@ -71,7 +71,8 @@ static const char compare_usage[] =
 	"Exit status: 0 no regression, 1 regression (or a gated series missing\n"
 	"without --allow-missing), 2 bad usage, unreadable input or a --db that\n"
 	"cannot judge the run (see --first-run); --bisect changes them. TOO NOISY,\n"
-	"DISTURBED, NEW, NOT COMPARABLE and UNTRACKED never fail the gate.\n";
+	"DISTURBED, NEW, NOT COMPARABLE and UNTRACKED never fail the gate, nor\n"
+	"a series no run could fail: CANNOT BE GATED (JSON cannot_gate), exit 0.\n";
 
 enum { OPT_BISECT = 256, OPT_ALL };
 
