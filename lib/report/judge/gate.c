@@ -446,12 +446,17 @@ static size_t cusum_runs(const struct gate_series *s, const double *seq, size_t 
 	return u > 0 ? exc + 1 : 0;
 }
 
-/* The run alone's residual @zl (local) and @zg (guarded) as one normal deviate:
- * the smaller of their tails, each divided by its share (weighted Bonferroni). */
-static double two_ways(double zl, double zg)
+/*
+ * The run alone's residual @zl (local) and @zg (as the CUSUM sees it) as
+ * one normal deviate: the smaller of their tails, each divided by its
+ * share (a weighted Bonferroni). While the CUSUM is @idle (a short
+ * history, a pinned run) its share is idle too: the local residual takes
+ * its part from it and the other keeps the run alone's whole share.
+ */
+static double two_ways(double zl, double zg, int idle)
 {
 	double t = fmin(0.5 * erfc(zl / M_SQRT2) / GATE_ALONE_LOCAL_SHARE,
-			0.5 * erfc(zg / M_SQRT2) / (1 - GATE_ALONE_LOCAL_SHARE));
+			0.5 * erfc(zg / M_SQRT2) / (idle ? 1 : 1 - GATE_ALONE_LOCAL_SHARE));
 
 	return normal_upper_quantile(fmin(0.5, t));
 }
@@ -464,6 +469,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	size_t m = s->recent && s->n_recent ? s->n_recent : s->n_window, i;
 	struct noise nz = { 0 };
 	double mean_inv_r, up = 0, down = 0, z, za, zl;
+	int idle;
 
 	md->s_prev = 0;
 	md->cusum_wait = 0;
@@ -548,6 +554,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	md->alone.level = median_of(scratch, s->n_window, scratch + s->n_window);
 	md->alone.sb2 = nz.sb2_diff;
 	md->alone.level_var = 1.5708 * (nz.sb2_diff + nz.sw2 * mean_inv_r) / (double)s->n_window;
+	idle = s->fresh || m < GATE_CUSUM_MIN_RUNS;
 	za = residual(&nz, s->better, s->current, s->repeats, mean_inv_r);
 	zl = residual(&md->alone, s->better, s->current, s->repeats, mean_inv_r);
 	z = za / sqrt(nz.inflate);
@@ -558,9 +565,9 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	 * improvement's (monotone in the run's value, for gate_band.c). */
 	s->z_cusum = za;
 	s->z_local = zl;
-	s->z = fmax(0, two_ways(zl, za)) - fmax(0, two_ways(-zl, -za));
-	s->p_value = gate_detector_p(s->cusum, two_ways(zl, za));
-	s->p_improve = gate_detector_p(down, two_ways(-zl, -za));
+	s->z = fmax(0, two_ways(zl, za, idle)) - fmax(0, two_ways(-zl, -za, idle));
+	s->p_value = gate_detector_p(s->cusum, two_ways(zl, za, idle));
+	s->p_improve = gate_detector_p(down, two_ways(-zl, -za, idle));
 	s->sigma = rel_size(&nz, sqrt(nz.sb2 + nz.sw2 * (s->repeats ? 1.0 / (double)s->repeats :
 							  mean_inv_r)));
 	s->sigma_between = rel_size(&nz, sqrt(nz.sb2));
@@ -587,7 +594,8 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 	 * CUSUM's next step, or the run alone (its own level and noise). */
 	h = s->h = gate_cusum_h(alpha * (1 - GATE_SHEWHART_SHARE), GATE_CUSUM_K);
 	zs = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE * GATE_ALONE_LOCAL_SHARE);
-	zg = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE * (1 - GATE_ALONE_LOCAL_SHARE));
+	zg = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE *
+				   (md->cusum_wait || s->fresh ? 1 : 1 - GATE_ALONE_LOCAL_SHARE));
 	zc = h + GATE_CUSUM_K - md->s_prev;
 	if (zc < GATE_CUSUM_K)
 		zc = GATE_CUSUM_K;
