@@ -100,7 +100,9 @@
  * The run alone is judged two ways (gate.c, two_ways()): against the whole
  * window's level with the noise of successive differences, on this share
  * of the run-alone budget, and as the CUSUM sees it (behind the guard
- * band, the drift as noise) on the rest. Measured (issue 31 item 17,
+ * band, the drift as noise) on the rest; while the CUSUM is idle the
+ * latter keeps the run alone's whole share and the former takes this
+ * share of the CUSUM's. Measured (issue 31 item 17,
  * doc/regression-gate.rst): on real iperf3 runs capped by tbf (bench/
  * gate_single, window 10) single runs capped at 90 % / 95 % of the median
  * were found in 0 / 0 of 12 with the CUSUM's view alone, 4 / 1 at 0.45,
