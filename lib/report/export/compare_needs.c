@@ -42,7 +42,7 @@ void cmp_needs_sentence(struct strbuf *out, const struct cmp_row *row)
 		snprintf(buf, sizeof(buf), "; one run fails only beyond %s", w);
 		strbuf_adds(out, buf);
 	}
-	if (!(tol > 0))
+	if (!(tol > 0) || isnan(row->need_runs))
 		return;
 	worse_text(w, sizeof(w), tol, row->better);
 	if (row->need_runs <= 1)
