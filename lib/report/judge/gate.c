@@ -476,7 +476,8 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 
 	s->baseline = s->change = s->p_value = s->q_value = NAN;
 	s->p_improve = s->q_improve = s->sigma = s->sigma_between = s->sigma_within = NAN;
-	s->z = s->z_cusum = s->z_local = s->cusum = s->h = s->smallest = s->need_runs = s->need_repeats = NAN;
+	s->z = s->z_cusum = s->z_local = s->cusum = s->h = s->smallest = NAN;
+	s->need_runs = s->need_repeats = NAN;
 	s->far = s->p_far = s->far_line = NAN;
 	s->blind = 0;
 	s->allowance = 0;
@@ -493,7 +494,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 		s->need_runs = (double)(o->min_runs > 2 ? o->min_runs : 2) - (double)s->n_window;
 		return;
 	}
-	/* Far outside the whole window, on the values (gate_far.h). */
+	/* Far outside every recent run, on the values (gate_far.h). */
 	s->far = gate_far_excess(seq, m, s->current, s->better, &md->worst, &md->range);
 	md->n_far = m;
 	nz.logs = use_logs(s->window, s->n_window, s->current);
@@ -539,8 +540,9 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	md->cusum_wait = m < GATE_CUSUM_MIN_RUNS ? GATE_CUSUM_MIN_RUNS - m : 0;
 	/*
 	 * The run alone is judged twice, on GATE_ALONE_LOCAL_SHARE and the
-	 * rest of its share of the budget: as the CUSUM sees it (behind the guard band, the drift as
-	 * noise) and against the whole window's level, its newest runs
+	 * rest of its share of the budget (two_ways()): as the CUSUM sees it
+	 * (behind the guard band, the drift as noise) and against the whole
+	 * window's level, its newest runs
 	 * included, with the noise of successive differences (a slow drift
 	 * is the CUSUM's to weigh, not noise of one run against the runs just
 	 * before it). With the first alone, one run 20 % down on real iperf3
@@ -608,7 +610,7 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 		if (c < s->smallest)
 			s->smallest = c;
 	}
-	/* Or far outside the window, whatever the noise model says. */
+	/* Or far outside the recent runs, whatever the noise model says. */
 	far = gate_far_margin(md->n_far, alpha * GATE_FAR_SHARE);
 	if (md->range > 0 && isfinite(far) && fabs(s->baseline) > 0) {
 		far = (s->better > 0 ? s->baseline - (md->worst - far * md->range) :
@@ -630,9 +632,8 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 	tol = nz->logs ? log1p(tol) : tol * fabs(nz->level);
 	za = normal_of_raw(tol / sda, tail_df(al));
 	zc = normal_of_raw(tol / sd, tail_df(nz));
-	s->need_runs = za >= zs || normal_of_raw(tol / sd, tail_df(nz)) >= zg ? 1 :
-		(double)md->cusum_wait +
-					ceil(gate_cusum_arl(zc, GATE_CUSUM_K, h));
+	s->need_runs = za >= zs || zc >= zg ? 1 : (double)md->cusum_wait +
+						     ceil(gate_cusum_arl(zc, GATE_CUSUM_K, h));
 	if (!(s->need_runs < 1000))
 		s->need_runs = INFINITY;
 	/* One run alone shows the tolerance once it is zs of its sd (on the
