@@ -100,10 +100,15 @@ int prod_corpus_load(const char *path, struct prod_corpus *c)
 			err = 1;
 			break;
 		}
-		if (json_is_integer(json_object_get(o, "rules"))) {
-			dose = (int)json_integer_value(json_object_get(o, "rules"));
+		if (json_is_integer(json_object_get(o, "rules")) ||
+		    json_is_integer(json_object_get(o, "cap"))) {
+			/* record_corpus.sh (nftables rules) or record_tbf.sh
+			 * (a tbf cap, percent of the unchanged median; 0: none) */
+			int is_cap = json_is_integer(json_object_get(o, "cap"));
+
+			dose = (int)json_integer_value(json_object_get(o, is_cap ? "cap" : "rules"));
 			nb = 0;
-			snprintf(name, sizeof(name), "rules=%d", dose);
+			snprintf(name, sizeof(name), is_cap ? "cap=%d" : "rules=%d", dose);
 			rp.cost_host = num(o, "cost");
 			rp.cost_test = rp.runq_local = rp.runq_remote = rp.others = rp.steal = NAN;
 		} else {
@@ -394,12 +399,18 @@ int prod_replay(const struct prod_corpus *c, const struct prod_plan *p, struct p
 		}
 		ret = 0;
 		/* compare --db FILE: the CLI's defaults (window 30, its q) */
+		go.window = io.window = p->window;
 		failing = ksft_metric_report_history_compare(h, r, &go, &cmp);
 		if (failing < 0) {
 			ret = fail_api("compare --db", failing);
 		} else {
 			out->failed[j] = failing > 0;
 			tally(cmp, out, j, p->n_streams);
+			if (p->judge_only_last && j + 1 == runs) {
+				ksft_metric_report_comparison_free(cmp);
+				ksft_metric_report_free(r);
+				break;
+			}
 			/* ingest --run ID --order KEY FILE */
 			snprintf(run_id, sizeof(run_id), "run%06zu", j);
 			snprintf(order, sizeof(order), "%06zu", j);

@@ -65,6 +65,8 @@ struct prod_plan {
 	double cost_scale;
 	const char *db_dir;	/* where the temporary SQLite file goes
 				   (NULL: /dev/shm, else /tmp) */
+	size_t window;		/* compare's and ingest's --window (0: the CLI's 30) */
+	int judge_only_last;	/* 1: the last run is judged (compare --db), not ingested */
 };
 
 struct prod_result {

@@ -112,7 +112,7 @@ static int false_alarms(const char *path, const struct prod_corpus *c, unsigned 
 			size_t *tot_k, size_t *tot_n, size_t *tot_dist)
 {
 	size_t idx[64], j, k = 0, n = 0, i;
-	struct prod_plan p = { idx, c->n, r, SIZE_MAX, SIZE_MAX, NULL, 1, NULL };
+	struct prod_plan p = { idx, c->n, r, SIZE_MAX, SIZE_MAX, NULL, 1, NULL, 0, 0 };
 	struct prod_result res;
 	char buf[80];
 
@@ -209,7 +209,7 @@ static int false_alarms_per_case(const char *path, const struct prod_corpus *c, 
 		return 1;
 	}
 	for (i = 0; i < c->n; i++) {
-		struct prod_plan p = { &i, 1, r, SIZE_MAX, SIZE_MAX, NULL, 1, NULL };
+		struct prod_plan p = { &i, 1, r, SIZE_MAX, SIZE_MAX, NULL, 1, NULL, 0, 0 };
 		struct prod_result res;
 
 		if (c->s[i].n / r <= WARMUP)
@@ -372,7 +372,7 @@ static int delays(const struct prod_corpus *c, const struct shift_case *sc, unsi
 	}
 	gated = !isnan(s0->rep[0].gbps) + !isnan(s0->rep[0].cost_host) + !isnan(s0->rep[0].cost_test);
 	for (t = 0; t < n_starts && t < 8; t++) {
-		struct prod_plan p = { &sc->target, 1, r, 0, starts[t], sc->after, sc->scale, NULL };
+		struct prod_plan p = { &sc->target, 1, r, 0, starts[t], sc->after, sc->scale, NULL, 0, 0 };
 		struct prod_result res;
 		size_t j;
 

@@ -285,7 +285,7 @@ def check_history(d):
     assert needs, (what, rows)
     for n in needs:
         assert n and n[0] == "TOO NOISY" and n[2] and n[3], (what, needs)
-        assert n[1].startswith("noise ") or n[1].startswith("history too short"), n
+        assert n[1].startswith("noise ") or n[1].startswith("the history is too short"), n
     check_no_overlap(d, "html", what + ", too noisy")
     run("html", "-o", page, "--db", db, cur)
     d.get("file://" + page)

@@ -234,6 +234,73 @@ def test_bisect_exit_status():
               write_log("bisbad2.log", 50, rng, repeats=5))
 
 
+FAR_POLICY = ('# ktap-metric-policy-json: {"name":"throughput","regression":{"better":'
+              '"higher","compare":"p50","relative_tolerance":0.05},"summarize":"p50"}\n'
+              '# ktap-metric-policy-json: {"name":"cost","regression":{"better":"lower",'
+              '"compare":"p50","relative_tolerance":0.10},"summarize":"p50"}\n')
+
+
+def write_far(name, tput, cost):
+    """One run of a very noisy throughput and its CPU cost per byte."""
+    path = os.path.join(TMP, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("KTAP version 1\n1..1\n" + FAR_POLICY)
+        for n, v in (("throughput", tput), ("cost", cost)):
+            f.write('# ktap-metric-json: {"name":"%s","shape":"scalar","time":1,'
+                    '"value":%r}\n' % (n, v))
+        f.write("ok 1 tcp\n")
+    return path
+
+
+def test_far_outside_and_blind():
+    """Issue 31 items 11 and 12. A loaded VM's 15 runs (throughput 0.8-20
+    Gbit/s, cost 0.3-1.17 s/GB): a run costing 3.7 s/GB, far beyond the
+    worst the series has shown, is a regression whatever the noise model
+    says (exit 1, --bisect 1); the throughput, which no run could fail, is
+    named CANNOT BE GATED in text, JSON and HTML, and what it would need
+    is said without an impossible change. Twice, the same verdicts."""
+    rng = random.Random(3)
+    r = "far"
+    tput = [0.8, 20] + [rng.uniform(0.8, 20) for _ in range(13)]
+    rng.shuffle(tput)
+    for i, t in enumerate(tput):
+        # cost: runs cheap or four times dearer, the worst 1.17
+        c = 1.17 if i == 4 else rng.choice([0.2, 0.25, 1.0, 1.17])
+        ingest(r, f"{i:03d}", write_far(f"far{i}.log", t, c))
+    ctx = ["--db", DB, "--context", f"runner={r}"]
+    for _ in range(2):
+        out, _ = expect_rc(1, "compare", *ctx, write_far("far-bad.log", 9.0, 3.7))
+        assert re.search(r"tcp cost .* REGRESSION", out), out
+        expect_rc(1, "compare", *ctx, "--bisect", write_far("far-bad.log", 9.0, 3.7))
+        # An unchanged run: nothing fails, but the page is not green.
+        out, _ = expect_rc(0, "compare", *ctx, write_far("far-ok.log", 9.0, 0.8))
+        blind = [ln for ln in out.splitlines() if ln.startswith("CANNOT BE GATED: tcp throughput")]
+        assert blind and "no run can fail it here" in blind[0], out
+        assert "RESULT: OK, BUT 1 SERIES CANNOT BE GATED HERE" in out, out
+        for line in out.splitlines():
+            # Issue 31 item 12: never a drop of 100 % or more, never "no number of".
+            assert "no number of" not in line, line
+            for m in re.findall(r"-(\d+(?:\.\d+)?)%", line):
+                assert float(m) < 100, line
+        assert re.search(r"a lasting -5\.0% (needs about \d+ runs|would not show)", blind[0]), out
+        out, _ = expect_rc(0, "compare", *ctx, "--format", "json",
+                           write_far("far-ok.log", 9.0, 0.8))
+        doc = json.loads(out)
+        assert doc["cannot_gate"] == 1, doc
+        row = [x for x in doc["rows"] if x["name"] == "throughput"][0]
+        assert row["needs"]["blind"] is True and row["needs"]["smallest_change_pct"] is None, row
+        assert row["needs"]["text"] in blind[0], row
+        cost = [x for x in doc["rows"] if x["name"] == "cost"][0]
+        assert cost["needs"]["blind"] is False and cost["needs"]["smallest_change_pct"] > 0, cost
+        html = os.path.join(TMP, "far.html")
+        expect_rc(0, "html", *ctx, "-o", html, write_far("far-ok.log", 9.0, 0.8))
+        with open(html, encoding="utf-8") as f:
+            page = f.read()
+        assert '<div class="needs blind">CANNOT BE GATED: ' in page, page[-3000:]
+        assert '<p class="blind">1 series cannot be gated here' in page
+        assert 'class="good"' not in page
+
+
 def test_history_change_points():
     rng = random.Random(11)
     r = "cp"

@@ -493,7 +493,7 @@ START_TEST(test_compare_formats)
 	ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_JSON, &text, &len), 0);
 	ck_assert_str_eq(text, "{\"rows\":[\n"
 		"{\"case\":\"t\",\"path\":[],\"name\":\"m\",\"labels\":{},\"element\":null,\"compare\":\"p50\",\"better\":\"higher\",\"baseline\":100.0,\"current\":90.0,\"change_pct\":-10.0,\"allowance\":5.0,\"p_value\":null,\"n_baseline\":1,\"n_current\":1,\"baseline_runs\":1,\"verdict\":\"regression\",\"fails\":true}],\n"
-		"\"failing\":1,\"result\":\"regression\"}\n");
+		"\"failing\":1,\"cannot_gate\":0,\"result\":\"regression\"}\n");
 	free(text);
 	ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_CSV, &text, &len), 0);
 	ck_assert_str_eq(text, "case,path,name,labels,element,compare,better,baseline,current,change_pct,allowance,p_value,n_baseline,n_current,baseline_runs,verdict,fails\r\n"

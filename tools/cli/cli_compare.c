@@ -74,7 +74,7 @@ static const char compare_usage[] =
 	"or its case failed, without --allow-missing: RESULT: CASE FAILED if only\n"
 	"that), 2 bad usage, unreadable input or a --db that cannot judge the run\n"
 	"(see --first-run); --bisect changes them. TOO NOISY, DISTURBED, NEW, NOT\n"
-	"COMPARABLE and UNTRACKED never fail the gate.\n";
+	"COMPARABLE, UNTRACKED and CANNOT BE GATED never fail the gate.\n";
 
 enum { OPT_BISECT = 256, OPT_ALL };
 

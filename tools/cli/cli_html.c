@@ -52,6 +52,7 @@ static const char css[] =
 	"tr.regression td.verdict{color:#b00020;font-weight:bold}\n"
 	"tr.improvement td.verdict{color:#1b7f2a;font-weight:bold}\n"
 	"td.verdict div.needs{color:#555;font-size:12px;max-width:300px;white-space:normal}\n"
+	"td.verdict div.needs.blind,p.blind{color:#b00020;font-weight:bold}\n"
 	"span.regression{color:#b00020;font-weight:bold}span.improvement{color:#1b7f2a;font-weight:bold}\n"
 	".grid{display:flex;flex-wrap:wrap;align-items:flex-start;gap:8px;margin:6px 0}\n"
 	"figure.chart{margin:0;border:1px solid #ddd;background:#fff}\n"

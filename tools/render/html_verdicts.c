@@ -21,39 +21,34 @@ static int listed(int kind)
 	return strcmp(ksftm_verdicts[kind].code, KSFTM_VERDICT_UNTRACKED) != 0;
 }
 
-static void needs_count(struct html_page *pg, json_t *v, const char *what)
-{
-	if (json_is_number(v))
-		html_printf(&pg->out, "%.0f %s", json_number_value(v), what);
-	else
-		html_printf(&pg->out, "no number of %s", what);
-}
-
 /*
- * What a too-noisy series would need (issue 22), from the comparison's
- * JSON row ("needs", as compare --format json writes it): its measured
- * noise, the smallest change this run could have shown, and the runs or
- * repeats a change of the tolerance would need.
+ * What a too-noisy series would need, or that no run could fail it, from
+ * the comparison's JSON row ("needs", as compare --format json writes it:
+ * its sentence is compare's text, lib/report/export/compare_needs.c).
  */
 static void needs_cell(struct html_page *pg, json_t *needs)
 {
-	json_t *noise = json_object_get(needs, "noise_pct");
+	const char *text = json_string_value(json_object_get(needs, "text"));
 
-	if (!json_is_object(needs))
+	if (!json_is_object(needs) || !text)
 		return;
-	html_printf(&pg->out, "<div class=\"needs\">");
-	if (!json_is_number(noise)) {
-		html_printf(&pg->out, "history too short: ");
-		needs_count(pg, json_object_get(needs, "runs"), "more runs");
-	} else {
-		html_printf(&pg->out, "noise %.1f%% a run; this run could show %.1f%%; a lasting "
-			    "change of the tolerance needs ", json_number_value(noise),
-			    json_number_value(json_object_get(needs, "smallest_change_pct")));
-		needs_count(pg, json_object_get(needs, "runs"), "runs");
-		html_printf(&pg->out, ", or one run of ");
-		needs_count(pg, json_object_get(needs, "repeats"), "repeats");
-	}
+	if (json_is_true(json_object_get(needs, "blind")))
+		html_printf(&pg->out, "<div class=\"needs blind\">CANNOT BE GATED: ");
+	else
+		html_printf(&pg->out, "<div class=\"needs\">");
+	html_escape(&pg->out, text);
 	html_printf(&pg->out, "</div>");
+}
+
+/* Rows no run could fail (their JSON "needs" says "blind"). */
+static size_t blind_rows(json_t *rows)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < json_array_size(rows); i++)
+		n += json_is_true(json_object_get(json_object_get(json_array_get(rows, i),
+								  "needs"), "blind"));
+	return n;
 }
 
 static void row_cells(struct html_page *pg, const struct ksft_metric_report_row *row,
@@ -167,7 +162,7 @@ static json_t *json_rows(const struct ksft_metric_report_comparison *cmp)
 
 int html_verdicts(struct html_page *pg)
 {
-	size_t n, i, k, counts[KSFTM_N_VERDICTS] = { 0 }, n_listed = 0;
+	size_t n, i, k, counts[KSFTM_N_VERDICTS] = { 0 }, n_listed = 0, blind;
 	struct rank_map display = { 0 };
 	json_t *doc, *rows;
 	char low[32];
@@ -225,8 +220,13 @@ int html_verdicts(struct html_page *pg)
 		}
 	}
 	rank_map_free(&display);
+	blind = blind_rows(rows);
 	json_decref(doc);
 	html_printf(&pg->out, "</tbody>\n</table>\n");
+	if (blind)
+		html_printf(&pg->out, "<p class=\"blind\">%zu series cannot be gated here: no run "
+			    "could fail %s (CANNOT BE GATED above). This page does not say they "
+			    "did not regress.</p>\n", blind, blind == 1 ? "it" : "them");
 	for (i = 0; i < n; i++) {
 		struct ksft_metric_report_row row = { .sz = sizeof(row) };
 		char *anchor;
@@ -247,7 +247,7 @@ int html_verdicts(struct html_page *pg)
 		}
 		free(anchor);
 	}
-	if (!counts[0] && !counts[1])
+	if (!counts[0] && !counts[1] && !blind)
 		html_printf(&pg->out, "<p class=\"good\">No regression and no improvement%s.</p>\n",
 			    n_listed ? " (every gated series above)" : "");
 	if (pg->verdicts_left_out)

@@ -10,9 +10,9 @@
 #include "rp_baseline.h"
 #include "rp_compare.h"
 #include "rp_table.h"
+#include "compare_needs.h"
 
 static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c);
-static void needs_json(struct strbuf *sb, const struct cmp_row *row);
 
 /* A line for each row the history gate had no window for, saying why. */
 static void why_text(struct strbuf *out, const struct ksft_metric_report_comparison *c)
@@ -213,7 +213,7 @@ static const char legend[] =
 static int format_text(const struct ksft_metric_report_comparison *c, int all,
 		       struct strbuf *out)
 {
-	size_t counts[KSFTM_N_VERDICTS] = { 0 }, i, k, others, untracked = 0, skip;
+	size_t counts[KSFTM_N_VERDICTS] = { 0 }, i, k, others, untracked = 0, skip, blind;
 	static const int right[] = { 0, 0, 1, 1, 1, 1, 1, 1, 0 };
 	struct strbuf sb = STRBUF_INIT;
 	struct table t;
@@ -268,10 +268,19 @@ static int format_text(const struct ksft_metric_report_comparison *c, int all,
 				 " shown: --all shows them", untracked);
 			strbuf_adds(out, buf);
 		}
+		for (k = 0, blind = 0; k < c->n; k++)
+			blind += c->rows[k].blind;
 		/* A failed case is not a performance regression: said apart. */
-		strbuf_adds(out, !c->failing ? "\nRESULT: OK\n" :
-				 c->failing > c->failed_cases ? "\nRESULT: REGRESSION\n" :
-				 "\nRESULT: CASE FAILED (its series not judged; no regression)\n");
+		if (c->failing)
+			strbuf_adds(out, c->failing > c->failed_cases ? "\nRESULT: REGRESSION\n" :
+				    "\nRESULT: CASE FAILED (its series not judged; no regression)\n");
+		else if (blind) {
+			snprintf(buf, sizeof(buf), "\nRESULT: OK, BUT %zu", blind);
+			strbuf_adds(out, buf);
+			strbuf_adds(out, " SERIES CANNOT BE GATED HERE (no run could fail them;"
+				    " see above)\n");
+		} else
+			strbuf_adds(out, "\nRESULT: OK\n");
 	}
 	table_free(&t);
 	strbuf_free(&sb);
@@ -289,7 +298,7 @@ static void json_num_field(struct strbuf *sb, const char *key, double v)
 static int format_json(const struct ksft_metric_report_comparison *c,
 		       struct strbuf *sb)
 {
-	size_t i;
+	size_t i, blind;
 	char buf[160];
 
 	strbuf_adds(sb, "{\"rows\":[");
@@ -320,7 +329,7 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		json_num_field(sb, "change_pct", row->change_pct);
 		json_num_field(sb, "allowance", row->allowance);
 		json_num_field(sb, "p_value", row->p_value);
-		needs_json(sb, row);
+		cmp_needs_json(sb, row);
 		if (row->why) {
 			strbuf_adds(sb, ",\"why\":");
 			rp_json_str(sb, row->why);
@@ -331,9 +340,12 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 			 row->verdict, row->fails ? "true" : "false");
 		strbuf_adds(sb, buf);
 	}
-	snprintf(buf, sizeof(buf), "],\n\"failing\":%zu,\"result\":\"%s\"}\n",
-		 c->failing, !c->failing ? "ok" : c->failing > c->failed_cases ? "regression" :
-		 KSFTM_VERDICT_CASE_FAILED);
+	for (i = 0, blind = 0; i < c->n; i++)
+		blind += c->rows[i].blind;
+	/* "cannot_gate": series no run could fail (their needs say "blind"). */
+	snprintf(buf, sizeof(buf), "],\n\"failing\":%zu,\"cannot_gate\":%zu,\"result\":\"%s\"}\n",
+		 c->failing, blind, !c->failing ? "ok" : c->failing > c->failed_cases ?
+		 "regression" : KSFTM_VERDICT_CASE_FAILED);
 	strbuf_adds(sb, buf);
 	return sb->oom ? -ENOMEM : 0;
 }
@@ -425,71 +437,30 @@ ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison 
 }
 
 /*
- * What a series the history gate cannot judge would need (issue 22): its
- * run-to-run noise, the smallest change this run could have shown, and
- * the runs (or repeats in one run) a change of the policy's tolerance
- * takes to show. Text: one line per such series after the table.
+ * What a series the history gate cannot judge would need: one line per
+ * such series after the table (compare_needs.c says it); a series no run
+ * could fail is CANNOT BE GATED, so that it is never read as passing.
  */
-static int has_needs(const struct cmp_row *row)
-{
-	return !strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY) && (isfinite(row->noise_pct) ||
-						 isfinite(row->need_runs));
-}
-
-static void needs_count(struct strbuf *sb, double v, const char *what)
-{
-	char buf[64];
-
-	if (isfinite(v))
-		snprintf(buf, sizeof(buf), "%.0f %s", v, what);
-	else
-		snprintf(buf, sizeof(buf), "no number of %s", what);
-	strbuf_adds(sb, buf);
-}
-
 static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c)
 {
 	struct strbuf title = STRBUF_INIT;
-	char buf[160];
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
 
-		if (!has_needs(row))
+		if (!cmp_has_needs(row))
 			continue;
 		title.len = 0;
 		rp_series_title(&title, row->path, row->path_len, row->case_name, row->name,
 				row->labels, row->element);
-		strbuf_adds(out, ksftm_verdict_name(KSFTM_VERDICT_TOO_NOISY));
+		strbuf_adds(out, row->blind ? "CANNOT BE GATED" :
+			    ksftm_verdict_name(KSFTM_VERDICT_TOO_NOISY));
 		strbuf_adds(out, ": ");
 		strbuf_adds(out, title.data ? title.data : "");
-		if (!isfinite(row->noise_pct)) {
-			snprintf(buf, sizeof(buf), ": the history is too short, %.0f more runs\n",
-				 row->need_runs);
-			strbuf_adds(out, buf);
-			continue;
-		}
-		snprintf(buf, sizeof(buf), ": noise %.1f%% a run, this run could show %.1f%%;"
-			 " a lasting change of the tolerance needs ", row->noise_pct,
-			 row->smallest_pct);
-		strbuf_adds(out, buf);
-		needs_count(out, row->need_runs, "runs");
-		strbuf_adds(out, ", or one run of ");
-		needs_count(out, row->need_repeats, "repeats");
+		strbuf_adds(out, ": ");
+		cmp_needs_sentence(out, row);
 		strbuf_addc(out, '\n');
 	}
 	strbuf_free(&title);
-}
-
-static void needs_json(struct strbuf *sb, const struct cmp_row *row)
-{
-	if (!has_needs(row))
-		return;
-	strbuf_adds(sb, ",\"needs\":{\"noise_pct\":");
-	rp_json_double(sb, row->noise_pct);
-	json_num_field(sb, "smallest_change_pct", row->smallest_pct);
-	json_num_field(sb, "runs", row->need_runs);
-	json_num_field(sb, "repeats", row->need_repeats);
-	strbuf_addc(sb, '}');
 }

@@ -117,10 +117,11 @@ static double cusum_before(const struct gate_series *tpl, const struct gate_opts
 	if (!isfinite(worse) || worse == level ||
 	    judge_at(tpl, o, worse, &a) || judge_at(tpl, o, worse + (worse - level), &b))
 		return NAN;
-	if (!isfinite(a.z) || !isfinite(b.z) || !(b.z > a.z) || !(a.cusum > 0))
+	if (!isfinite(a.z_cusum) || !isfinite(b.z_cusum) || !(b.z_cusum > a.z_cusum) ||
+	    !(a.cusum > 0))
 		return NAN;
-	slope = (b.cusum - a.cusum) / (b.z - a.z);
-	return fmax(0, a.cusum - a.z * slope + GATE_CUSUM_K);
+	slope = (b.cusum - a.cusum) / (b.z_cusum - a.z_cusum);
+	return fmax(0, a.cusum - a.z_cusum * slope + GATE_CUSUM_K);
 }
 
 static double window_median(const double *w, size_t n)
@@ -183,6 +184,10 @@ int gate_band_judge(struct gate_series *s, size_t n, const struct gate_opts *o,
 		/* Alone, at the series' own budget: one series, q = its budget. */
 		alone.fdr = g->budget;
 		g->worse = edge(&s[i], &alone, g->level, s[i].better > 0 ? -1 : 1, zs, g->sigma);
+		/* Or where the run is far outside the recent runs (gate_far.h). */
+		if (isfinite(s[i].far_line) && (isnan(g->worse) ||
+		    (s[i].better > 0 ? s[i].far_line > g->worse : s[i].far_line < g->worse)))
+			g->worse = s[i].far_line;
 		g->better = edge(&s[i], &alone, g->level, s[i].better > 0 ? 1 : -1, -zs, g->sigma);
 		g->cusum_before = cusum_before(&s[i], &alone, g->level, g->worse);
 	}

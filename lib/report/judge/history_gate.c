@@ -745,7 +745,7 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 		if (interference) {
 			row->verdict = gate_verdict_name(GATE_UNTRACKED);
 			if (g[m].verdict == GATE_REGRESSION ||
-			    (g[m].z >= GATE_DISTURBED_Z &&
+			    (g[m].z_local >= GATE_DISTURBED_Z &&
 			     g[m].change >= GATE_DISTURBED_MIN_CHANGE))
 				disturbed[(*n_disturbed)++] = j->p[idx[m]].group;
 			continue;
@@ -757,6 +757,7 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 		row->smallest_pct = g[m].smallest * 100.0;
 		row->need_runs = g[m].need_runs;
 		row->need_repeats = g[m].need_repeats;
+		row->blind = g[m].blind && !row->fails;
 	}
 	free(g);
 	return 0;

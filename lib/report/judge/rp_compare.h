@@ -28,6 +28,7 @@ struct cmp_row {
 	/* Why the history gate had no window for it (a static text), or NULL:
 	 * an empty window is said, never silent (issue 31). */
 	const char *why;
+	int blind;		/* no value of this run could fail the series here */
 };
 
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */

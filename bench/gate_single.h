@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Single-run detection after a steady history (issue 31 item 17) through
+ * the product path, beside a plain one-sided t prediction interval on the
+ * same window at the same false-alarm count (bench/gate_single.c prints
+ * it; tests/report/test_gate_timeline.c asserts it).
+ */
+#ifndef KSFTM_BENCH_GATE_SINGLE_H
+#define KSFTM_BENCH_GATE_SINGLE_H
+
+#include "gate_product.h"
+
+struct single_power {
+	size_t judged, fa;		/* unchanged runs judged, the gate's alarms */
+	size_t n_cap[2], found[2];	/* capped runs (90 %, 95 %), the gate's finds */
+	size_t t_found[2];		/* the t interval's at the gate's alarm count */
+	size_t t1_found[2];		/* and at one alarm */
+	double thr, thr1;		/* its thresholds */
+};
+
+/*
+ * @c: record_tbf.sh's corpus (cap=0, cap=90, cap=95); @window: compare's
+ * and ingest's --window; @m: PM_GBPS or PM_COST_HOST. 0, or -1 with a
+ * message on stderr.
+ */
+int single_run_power(const struct prod_corpus *c, size_t window, int m,
+		     struct single_power *out);
+
+#endif

@@ -1,0 +1,92 @@
+/* What a series the gate cannot judge would need (compare_needs.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare_needs.h"
+
+int cmp_has_needs(const struct cmp_row *row)
+{
+	return row->blind || (!strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY) &&
+			      (isfinite(row->noise_pct) || isfinite(row->need_runs)));
+}
+
+/* A change toward worse of @pct percent (a magnitude): "-25.1%", "+40.2%",
+ * or "12 times the baseline" for a rise past 1,000 %. */
+static void worse_text(char *buf, size_t len, double pct, int better)
+{
+	if (better < 0 && pct >= 1000)
+		snprintf(buf, len, "%.0f times the baseline", 1 + pct / 100);
+	else
+		snprintf(buf, len, "%c%.1f%%", better > 0 ? '-' : '+', pct);
+}
+
+void cmp_needs_sentence(struct strbuf *out, const struct cmp_row *row)
+{
+	double tol = fabs(row->baseline) > 0 ? 100 * row->allowance / fabs(row->baseline) : NAN;
+	char buf[200], w[64];
+
+	if (!isfinite(row->noise_pct)) {
+		snprintf(buf, sizeof(buf), "the history is too short to know its noise: %.0f more"
+			 " run%s", row->need_runs, row->need_runs == 1 ? "" : "s");
+		strbuf_adds(out, buf);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "noise %.1f%% a run", row->noise_pct);
+	strbuf_adds(out, buf);
+	if (row->blind) {
+		strbuf_adds(out, row->better > 0 ? "; no run can fail it here (it would have to"
+			    " fall by 100% or more)" : "; no run can fail it here");
+	} else if (isfinite(row->smallest_pct)) {
+		worse_text(w, sizeof(w), row->smallest_pct, row->better);
+		snprintf(buf, sizeof(buf), "; one run fails only beyond %s", w);
+		strbuf_adds(out, buf);
+	}
+	if (!(tol > 0) || isnan(row->need_runs))
+		return;
+	worse_text(w, sizeof(w), tol, row->better);
+	if (row->need_runs <= 1)
+		snprintf(buf, sizeof(buf), "; a lasting %s shows in one run", w);
+	else if (isfinite(row->need_runs))
+		snprintf(buf, sizeof(buf), "; a lasting %s needs about %.0f runs", w, row->need_runs);
+	else
+		snprintf(buf, sizeof(buf), "; a lasting %s would not show in any number of runs", w);
+	strbuf_adds(out, buf);
+	if (isfinite(row->need_repeats) && row->need_repeats > 1) {
+		snprintf(buf, sizeof(buf), ", or in one run of %.0f repeats", row->need_repeats);
+		strbuf_adds(out, buf);
+	} else if (isinf(row->need_repeats) && isfinite(row->need_runs)) {
+		strbuf_adds(out, " (more repeats in one run do not help: the noise between runs"
+			    " is too large)");
+	}
+}
+
+static void num_field(struct strbuf *sb, const char *key, double v)
+{
+	strbuf_addc(sb, ',');
+	rp_json_str(sb, key);
+	strbuf_addc(sb, ':');
+	rp_json_double(sb, v);
+}
+
+void cmp_needs_json(struct strbuf *sb, const struct cmp_row *row)
+{
+	struct strbuf say = STRBUF_INIT;
+	double sign = row->better > 0 ? -1 : 1;
+
+	if (!cmp_has_needs(row))
+		return;
+	strbuf_adds(sb, ",\"needs\":{\"noise_pct\":");
+	rp_json_double(sb, row->noise_pct);
+	/* No run can show a drop past 100 %: null, "blind" says why. */
+	num_field(sb, "smallest_change_pct", row->blind ? NAN : sign * row->smallest_pct);
+	num_field(sb, "tolerance_pct", fabs(row->baseline) > 0 ?
+		  sign * 100 * row->allowance / fabs(row->baseline) : NAN);
+	num_field(sb, "runs", row->need_runs);
+	num_field(sb, "repeats", row->need_repeats);
+	strbuf_adds(sb, row->blind ? ",\"blind\":true,\"text\":" : ",\"blind\":false,\"text\":");
+	cmp_needs_sentence(&say, row);
+	rp_json_str(sb, say.data ? say.data : "");
+	strbuf_free(&say);
+	strbuf_addc(sb, '}');
+}

@@ -1,0 +1,20 @@
+/*
+ * What a series the history gate cannot judge would need, said as a person
+ * would (issue 31 item 12): one sentence for compare's text and the same in
+ * its JSON row's "needs" (html shows that), never an impossible change.
+ */
+#ifndef KSFTM_COMPARE_NEEDS_H
+#define KSFTM_COMPARE_NEEDS_H
+
+#include "rp_compare.h"
+
+/* Does @row say what it would need (too noisy, or no run could fail it)? */
+int cmp_has_needs(const struct cmp_row *row);
+
+/* The sentence after the series' title (no newline). */
+void cmp_needs_sentence(struct strbuf *out, const struct cmp_row *row);
+
+/* ",\"needs\":{...}" for @row's JSON (nothing when it has none). */
+void cmp_needs_json(struct strbuf *sb, const struct cmp_row *row);
+
+#endif

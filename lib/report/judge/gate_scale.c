@@ -1,0 +1,70 @@
+/* The gate's inputs without their unit (gate_scale.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "gate_scale.h"
+
+static void widest(const double *x, size_t n, double *most)
+{
+	size_t i;
+
+	for (i = 0; x && i < n; i++)
+		if (isfinite(x[i]) && fabs(x[i]) > *most)
+			*most = fabs(x[i]);
+}
+
+/* Power-of-two divisions are exact, so at a scale of 2^k every verdict and
+ * p-value is bit-identical; at any other scale they differ in the last bits. */
+int gate_scale_in(const struct gate_series *s, struct gate_series *t, double **buf, int *exp)
+{
+	size_t nr = s->recent ? s->n_recent : 0, i;
+	double most = 0, *b;
+
+	widest(s->window, s->n_window, &most);
+	widest(s->recent, nr, &most);
+	widest(&s->current, 1, &most);
+	*exp = most > 0 ? ilogb(most) : 0;
+	*t = *s;
+	b = *buf = malloc((s->n_window + 2 * nr + 1) * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	for (i = 0; i < s->n_window; i++)
+		b[i] = ldexp(s->window[i], -*exp);
+	t->window = b;
+	b += s->n_window;
+	if (nr) {
+		for (i = 0; i < nr; i++)
+			b[i] = ldexp(s->recent[i], -*exp);
+		t->recent = b;
+		b += nr;
+		if (s->recent_within) {
+			for (i = 0; i < nr; i++)
+				b[i] = ldexp(s->recent_within[i], -2 * *exp);
+			t->recent_within = b;
+		}
+	}
+	t->current = ldexp(s->current, -*exp);
+	t->within = ldexp(s->within, -2 * *exp);
+	t->abs_tol = ldexp(s->abs_tol, -*exp);
+	return 0;
+}
+
+void gate_scale_out(struct gate_series *s, const struct gate_series *t, int exp)
+{
+	struct gate_series in = *s;
+
+	*s = *t;
+	s->window = in.window;
+	s->n_window = in.n_window;
+	s->current = in.current;
+	s->rel_tol = in.rel_tol;
+	s->abs_tol = in.abs_tol;
+	s->recent = in.recent;
+	s->n_recent = in.n_recent;
+	s->recent_within = in.recent_within;
+	s->within = in.within;
+	s->baseline = ldexp(t->baseline, exp);
+	s->allowance = ldexp(t->allowance, exp);
+	s->far_line = ldexp(t->far_line, exp);
+}
