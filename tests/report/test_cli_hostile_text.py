@@ -143,6 +143,46 @@ def test_plot_and_html_hostile_names():
         start = end
 
 
+# ESC/BEL (an OSC window title), an erase, and the 8-bit CSI U+009B.
+TERM_ESCAPES = "h\x1b]0;pwn\x07\x1b[2J\u009b31m"
+RAW_CONTROLS = (b"\x1b", b"\x07", b"\xc2\x9b")
+
+
+def context_log(name, context, value, case="tcp"):
+    return write(name, "KTAP version 1\n1..1\n"
+                 f"# ktap-metric-context-json: {json.dumps(context)}\n"
+                 '# ktap-metric-policy-json: {"name":"m","regression":{"better":"higher",'
+                 '"compare":"p50","relative_tolerance":0.05}}\n'
+                 f'# ktap-metric-json: {{"name":"m","shape":"scalar","time":1,"value":{value}}}\n'
+                 f"ok 1 {case}\n")
+
+
+def test_context_controls_never_reach_the_terminal():
+    """Issue 33 item 6: a log's context values with terminal escapes come
+    out of compare's "other contexts" error and report's context line with
+    every control as '?' (run twice: the same bytes each time)."""
+    db = os.path.join(TMP, "ctx.sqlite")
+    for i in range(3):
+        expect_rc(0, "ingest", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}",
+                  context_log(f"ctx{i}.log", {"hostname": TERM_ESCAPES,
+                                              "commit": f"c{i}\x1b[0m"}, 10 + i))
+    cur = context_log("ctxcur.log", {"hostname": "good", "commit": "c9"}, 10)
+    seen = []
+    for _ in range(2):
+        rc, out, err = cli_util.run("compare", "--db", db, cur)
+        assert rc == 2 and "under other contexts" in err, (rc, err)
+        assert "hostname=h?]0;pwn??[2J?31m" in err, ascii(err)
+        for text in (out, err):
+            raw = text.encode("utf-8", "surrogateescape")
+            assert not any(c in raw for c in RAW_CONTROLS), ascii(text)
+        seen.append(err)
+    assert seen[0] == seen[1]
+    out, _ = expect_rc(0, "report", "-q", os.path.join(TMP, "ctx0.log"))
+    assert "hostname=h?]0;pwn??[2J?31m" in out, ascii(out)
+    assert not any(c in out.encode("utf-8", "surrogateescape") for c in RAW_CONTROLS), \
+        ascii(out)
+
+
 if __name__ == "__main__":
     try:
         rc = cli_util.run_tests(globals())
