@@ -14,6 +14,7 @@ usage: test_cli_hostile_text.py KSFT_METRIC
 """
 
 import csv
+import html.parser
 import io
 import json
 import os
@@ -181,6 +182,91 @@ def test_context_controls_never_reach_the_terminal():
     assert "hostname=h?]0;pwn??[2J?31m" in out, ascii(out)
     assert not any(c in out.encode("utf-8", "surrogateescape") for c in RAW_CONTROLS), \
         ascii(out)
+
+
+# Markup that would hide a row or fake a verdict if written raw.
+HTML_EVIL = 'x"><i style="display:none" onmouseover="y">EVIL</i><b'
+
+
+class _Tags(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.bad = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name.startswith("on") or (name == "style" and value == "display:none"):
+                self.bad.append((tag, name, value))
+        if tag in ("i", "b"):
+            self.bad.append((tag, attrs))
+
+
+def html_evil_log(name, value, case):
+    ctx = {"hostname": HTML_EVIL, HTML_EVIL: "k", "runner": "evil"}
+    pol = {"name": "m", "display_label": HTML_EVIL, "display_scale": 1,
+           "regression": {"better": "higher", "compare": "p50", "relative_tolerance": 0.05}}
+    lines = ["KTAP version 1", "1..1", f"# ktap-metric-context-json: {json.dumps(ctx)}",
+             f"# ktap-metric-policy-json: {json.dumps(pol)}"]
+    for t in range(3):
+        lines.append("# ktap-metric-json: " + json.dumps(
+            {"name": "m", "shape": "scalar", "time": t, "value": value,
+             "evil": HTML_EVIL, HTML_EVIL: 1}))
+    lines.append(f"ok 1 {case}")
+    return write(name, "\n".join(lines) + "\n")
+
+
+def assert_escaped(path):
+    with open(path, encoding="utf-8") as f:
+        page = f.read()
+    p = _Tags()
+    p.feed(page)
+    assert not p.bad, (path, p.bad)
+    assert "<i style" not in page and '" onmouseover' not in page, path
+    # The hostile text is shown, escaped (so the test would see it raw).
+    assert "&lt;i style=" in page, path
+    return page
+
+
+def test_html_pages_escape_every_field():
+    """Issue 33 item 5: a display_label, case, metric labels and context
+    with markup come out escaped on every page kind: html, html with a
+    baseline, html --db, and the site's index and series pages (twice:
+    the same pages each time)."""
+    case = "evil<i style=display:none>case</i>"
+    logs = [html_evil_log(f"evil{i}.log", 10 + i * 0.01, case) for i in range(6)]
+    cur = html_evil_log("evilcur.log", 5, case)
+    db = os.path.join(TMP, "evil.sqlite")
+    for i, log in enumerate(logs):
+        expect_rc(0, "ingest", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}", log)
+    base = os.path.join(TMP, "evil-base.json")
+    expect_rc(0, "save", "-q", "-o", base, logs[0])
+    first = None
+    for _ in range(2):
+        pages = []
+        plain = os.path.join(TMP, "evil-plain.html")
+        expect_rc(0, "html", "-q", "-o", plain, cur)
+        pages.append(assert_escaped(plain))
+        judged = os.path.join(TMP, "evil-base.html")
+        rc, _, err = cli_util.run("html", "-q", "--baseline", base, "-o", judged, cur)
+        assert rc in (0, 1), err
+        page = assert_escaped(judged)
+        assert "REGRESSION" in page, judged
+        pages.append(page)
+        hist = os.path.join(TMP, "evil-db.html")
+        rc, _, err = cli_util.run("html", "-q", "--db", db, "-o", hist, cur)
+        assert rc in (0, 1), err
+        pages.append(assert_escaped(hist))
+        site = os.path.join(TMP, "evil-site")
+        expect_rc(0, "site", "-q", "--db", db, "-o", site)
+        names = sorted(os.listdir(site))
+        assert "index.html" in names and len([n for n in names if n.endswith(".html")]) == 2, \
+            names
+        for n in names:
+            if n.endswith(".html"):
+                pages.append(assert_escaped(os.path.join(site, n)))
+        if first is None:
+            first = pages
+        assert pages == first
 
 
 if __name__ == "__main__":
