@@ -497,6 +497,7 @@ out:
 	svg_free(&one);
 	svg_free(&pg.out);
 	rank_map_free(&pg.hist_idx);
+	series_anchors_reset();
 	json_decref(pg.history);
 	ksft_metric_report_history_close(h);
 	cli_common_free(&cc);
