@@ -18,6 +18,7 @@ import html.parser
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -267,6 +268,62 @@ def test_html_pages_escape_every_field():
         if first is None:
             first = pages
         assert pages == first
+
+
+# A parent name brute-forced (about 2^32 FNV-1a trials) so that its nested
+# "tcp m" had the top-level "tcp m"'s slug and 32-bit hash: one page file,
+# one anchor for both before issue 33 item 7.
+COLLIDING_PARENT = "pokfu9hb"
+
+
+def colliding_log(name, value):
+    return write(name, "KTAP version 1\n1..2\n"
+                 '# ktap-metric-policy-json: {"name":"m","regression":{"better":"higher",'
+                 '"compare":"p50","relative_tolerance":0.05}}\n'
+                 f'# ktap-metric-json: {{"name":"m","shape":"scalar","time":1,"value":{value}}}\n'
+                 "ok 1 tcp\n"
+                 "    KTAP version 1\n"
+                 f"    # Subtest: {COLLIDING_PARENT}\n"
+                 "    1..1\n"
+                 '    # ktap-metric-policy-json: {"name":"m","regression":{"better":"higher",'
+                 '"compare":"p50","relative_tolerance":0.05}}\n'
+                 f'    # ktap-metric-json: {{"name":"m","shape":"scalar","time":1,'
+                 f'"value":{value * 100}}}\n'
+                 "    ok 1 tcp\n"
+                 f"ok 2 {COLLIDING_PARENT}\n")
+
+
+def test_colliding_identities_get_their_own_pages():
+    """Issue 33 item 7: the site writes one page per identity and links
+    each index row to its own; html gives each its own anchor (twice: the
+    same names each time)."""
+    db = os.path.join(TMP, "collide.sqlite")
+    for i in range(3):
+        expect_rc(0, "ingest", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}",
+                  colliding_log(f"collide{i}.log", 10 + i))
+    first = None
+    for k in range(2):
+        site = os.path.join(TMP, f"collide-site{k}")
+        expect_rc(0, "site", "-q", "--db", db, "-o", site)
+        pages = sorted(n for n in os.listdir(site) if n.endswith(".html") and n != "index.html")
+        assert len(pages) == 2, pages
+        with open(os.path.join(site, "index.html"), encoding="utf-8") as f:
+            index = f.read()
+        links = sorted(set(re.findall(r'href="(s-[a-z0-9-]+\.html)"', index)))
+        assert links == pages, (links, pages)
+        titles = []
+        for n in pages:
+            with open(os.path.join(site, n), encoding="utf-8") as f:
+                titles.append(re.search(r"<title>([^<]*)</title>", f.read()).group(1))
+        assert len([t for t in titles if COLLIDING_PARENT in t]) == 1, titles
+        page = os.path.join(TMP, f"collide{k}.html")
+        expect_rc(0, "html", "-q", "-o", page, os.path.join(TMP, "collide0.log"))
+        with open(page, encoding="utf-8") as f:
+            ids = re.findall(r'<tr id="(s-tcp-m-[a-z0-9-]+)"', f.read())
+        assert len(ids) == 2 and ids[0] != ids[1], ids
+        if first is None:
+            first = (pages, ids)
+        assert (pages, ids) == first
 
 
 if __name__ == "__main__":
