@@ -156,7 +156,7 @@ static int take_run(void *ctx, const struct ksft_metric_report *r, int variant, 
 	return 0;
 }
 
-/* The verdict's code (JSON) or, with @text, its name (verdict_vocab.h). */
+/* The verdict's code (verdict_vocab.h): ksftm_verdict_name() gives its name. */
 static const char *verdict_code(const struct ab_group *g)
 {
 	if (!g->judged)
@@ -229,12 +229,10 @@ static char *series_title(const struct ab_group *g)
 	return out;
 }
 
+/* A value with its unit, as compare's table shows it ("-": none). */
 static void value_cell(char *buf, size_t n, const struct ab_group *g, double v)
 {
-	char raw[96];
-
-	ksft_metric_report_value_text(raw, sizeof(raw), v, g->display_scale, g->display_label);
-	snprintf(buf, n, "%s", raw);
+	ksft_metric_report_value_text(buf, n, v, g->display_scale, g->display_label);
 }
 
 /* The change: a percentage of A, or B - A in the metric's unit. */
