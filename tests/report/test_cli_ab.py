@@ -137,6 +137,7 @@ def test_too_few_pairs_says_how_many():
         rc, out, err = cli_util.run("ab", ab_log("b53-6.ktap", 0.53, 6, pairs=6, noise=0.034))
         assert rc == 0 and table_rows(out)[1][-1] == "TOO NOISY", out
         assert "fewer than 7 pairs" in out and "needs 7" in out, out
+        assert max(len(l) for l in out.splitlines()) <= 120, out
         assert "fewer pairs than the 7 needed" in err, err
     out, _ = expect_rc(1, "ab", ab_log("b53-7.ktap", 0.53, 6, pairs=7, noise=0.034))
     assert table_rows(out)[1][-1] == "REGRESSION" and "TOO FEW" not in out, out

@@ -312,9 +312,9 @@ static int print_text(FILE *f, const struct ab_groups *gs, size_t judged, double
 	strbuf_free(&sb);
 	fputs(ab_legend, f);
 	if (few)
-		fprintf(f, "\nTOO FEW PAIRS: %zu judged series ha%s fewer than %zu pairs; no "
-			"outcome of n pairs is below p = 1/2^n, and %g per series needs %zu "
-			"(run more pairs)\n", few, few == 1 ? "s" : "ve", most,
+		fprintf(f, "\nTOO FEW PAIRS: %zu judged series ha%s fewer than %zu pairs: n pairs "
+			"cannot give p below 1/2^n,\nand p <= %g per series needs %zu (run more "
+			"pairs).\n", few, few == 1 ? "s" : "ve", most,
 			alpha / (double)(judged ? judged : 1), most);
 	fprintf(f, "\n%zu series, %zu judged at alpha %g each (%g over the run)\n"
 		"RESULT: %s\n", gs->n, judged, judged ? alpha / (double)judged : alpha, alpha,
