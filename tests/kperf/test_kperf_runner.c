@@ -564,6 +564,8 @@ START_TEST(test_cli_ab)
 	cli_timeout_ms = 30000;
 	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
 	ck_assert_msg(strstr(r.out, "\"nic_irqs\":\"none (no MSI interrupts)\""), "%s", r.out);
+	ck_assert_msg(strstr(r.errout, "warning: 2 pairs cannot reach ksft-metric ab's default "
+			     "significance (p <= 0.01 needs 7 pairs"), "%s", r.errout);
 	ck_assert_msg(strstr(r.out, "# A/B: 2 pairs, seed 7 (order random inside each pair)\n"),
 		      "%s", r.out);
 	for (pair = 0; pair < 2; pair++) {
