@@ -243,6 +243,12 @@ int ex_ab_cli_finish(struct ex_ab_cli *c, const char *prog, const char *const *r
 		fprintf(stderr, "%s: A/B needs both --ab-a and --ab-b\n", prog);
 		return -1;
 	}
+	/* ksft-metric ab's exact test on n pairs stops at p = 1/2^n: say so
+	 * before the run rather than after it (7 pairs for its default 0.01). */
+	if (c->setup[0] && c->ab.pairs < 7)
+		fprintf(stderr, "%s: warning: %d pairs cannot reach ksft-metric ab's default "
+			"significance (p <= 0.01 needs 7 pairs, more with several metrics)\n",
+			prog, c->ab.pairs);
 	if (!c->seeded)
 		c->ab.seed = ex_ab_default_seed();
 	c->ab.setup[0] = c->setup[0];

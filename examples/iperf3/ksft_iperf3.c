@@ -46,7 +46,8 @@ static void usage(FILE *f)
 	      "--ab-a/--ab-b: A/B mode, N pairs (default 10) of one measurement after\n"
 	      "each variant's setup command (argv, words like --remote), order random\n"
 	      "in each pair (--seed, printed), ip tcp_metrics flush before each trial\n"
-	      "(--no-flush: not); each point labelled variant and pair.\n", f);
+	      "(--no-flush: not); each point labelled variant and pair (A/B implies\n"
+	      "--metrics: judge the log with ksft-metric ab).\n", f);
 }
 
 static int cmd_parse(int argc, char **argv)
@@ -252,6 +253,9 @@ static int cmd_run(int argc, char **argv)
 	is_ab = ex_ab_cli_finish(&ab, "ksft-iperf3", remote);
 	if (is_ab < 0)
 		goto usage_error;
+	/* A/B is for judging the pairs' metrics: it implies --metrics. */
+	if (is_ab)
+		metrics = 1;
 	if (ex_placement_parse(NULL, cpus, &pl, &err)) {
 		fprintf(stderr, "ksft-iperf3: %s\n", err ? err : "out of memory");
 		free(err);

@@ -37,7 +37,7 @@ static void usage(FILE *f)
 	      "variant's setup command (argv, words like --remote) before one client\n"
 	      "run with fresh servers, order random in each pair (--seed, printed),\n"
 	      "ip tcp_metrics flush before each trial (--no-flush: not); each point\n"
-	      "labelled variant and pair.\n", f);
+	      "labelled variant and pair (A/B implies --metrics).\n", f);
 }
 
 static void print_cpus(const char *key, const struct kperf_side *s)
@@ -212,6 +212,9 @@ static int cmd_run(int argc, char **argv)
 	is_ab = ex_ab_cli_finish(&ab, "ksft-kperf", remote);
 	if (is_ab < 0)
 		goto out;
+	/* A/B is for judging the pairs' metrics: it implies --metrics. */
+	if (is_ab)
+		metrics = 1;
 
 	ex_ktap_header(1);
 	if (ex_perf_skip("kperf.throughput", &rc))

@@ -34,5 +34,12 @@ done
 grep -qx -- "--title" <<<"$got" && { echo "FAIL: compare offers plot's --title"; fail=1; }
 got=$(complete_words ksft-metric compare --basel)
 [ "$got" = --baseline ] || { echo "FAIL: --basel<TAB> gave '$got'"; fail=1; }
+# ab's two-command mode (issue 33 item 4): its options, and a command after --run-a.
+got=$(complete_words ksft-metric ab --)
+for o in --run-a --run-b --pairs --seed --alpha; do
+	grep -qx -- "$o" <<<"$got" || { echo "FAIL: ab --<TAB> lacks $o: $got"; fail=1; }
+done
+got=$(complete_words ksft-metric ab --run-a ksft-metri)
+grep -qx -- ksft-metric <<<"$got" || { echo "FAIL: ab --run-a <TAB> offers no command: $got"; fail=1; }
 [ $fail = 0 ] && echo "ok: completion"
 exit $fail

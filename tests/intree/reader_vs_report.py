@@ -28,10 +28,10 @@ def report(cli, path):
 
 
 NAMES = ["throughput", "cpu.time.usr", "cpu.utilization", "lat", "m\u00e9t",
-         "a b", "ctl\\u0001x", "x"]
+         "a b", "ctl\\u0001x", "x", "c1\\u0085x\u009b", "c1\\u009f"]
 LABELS = ['', '"host":"local"', '"host":"remote"', '"dir":"rx","n":1',
           '"n":1.0', '"n":-0', '"z":true', '"o":{"b":1,"a":[1,2.5]}',
-          '"k":"\\u00e9\\ud83d\\ude00"', '"k":null']
+          '"k":"\\u00e9\\ud83d\\ude00"', '"k":null', '"k":"\\u0085\u009b[2J"']
 POLICIES = ['"summarize":"distribution"', '"summarize":"max"',
             '"summarize":"total","transform":"rate"',
             '"aggregation":"busy-core-equivalents","summarize":"p90","transform":"rate"',
@@ -113,7 +113,7 @@ def random_log(rng):
                     out.append('# # ktap-metric-abort-json: {"reason":"exit","status":4}')
                     continue
                 desc = rng.choice([f"case{k}", f"fixture.case_{k}", "", "a#b",
-                                   "- dashed", "caf\u00e9 \x01x"])
+                                   "- dashed", "caf\u00e9 \x01x", "c1\u009b[31m\u0085x"])
                 ok = "ok" if rng.random() < 0.8 else "not ok"
                 extra = rng.choice(["", "", " # SKIP why", " # xfail", " # TODO"])
                 out.append(f"# {ok} {k} {desc}{extra}".rstrip())
@@ -132,7 +132,9 @@ def random_log(rng):
     if rng.random() < 0.3:
         out += case_lines(rng, "# ")            # dies with lines pending
     if rng.random() < 0.2:
-        out.insert(2, '# ktap-metric-context-json: {"commit":"abc","cpu_count":2}')
+        out.insert(2, rng.choice([
+            '# ktap-metric-context-json: {"commit":"abc","cpu_count":2}',
+            '# ktap-metric-context-json: {"commit":"a\\u009bc\u0085","cpu_count":2}']))
     while rng.random() < 0.3:
         # the whole run nested one level deeper, as a runner inside a runner
         out = (["KTAP version 1", "1..1", "# selftests: outer: run.sh"] +

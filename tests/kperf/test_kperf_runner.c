@@ -422,6 +422,9 @@ END_TEST
 
 static int cli_timeout_ms = 30000;	/* A/B: several server starts */
 
+/* 0: run without --metrics (A/B mode implies it). */
+static int cli_metrics = 1;
+
 static void run_cli(const char *const *extra, int timeout_s, struct exproc_result *r)
 {
 	const char *argv[40];
@@ -430,7 +433,8 @@ static void run_cli(const char *const *extra, int timeout_s, struct exproc_resul
 
 	argv[n++] = getenv("KSFTM_KSFT_KPERF");
 	argv[n++] = "run";
-	argv[n++] = "--metrics";
+	if (cli_metrics)
+		argv[n++] = "--metrics";
 	argv[n++] = "--local-addr";
 	argv[n++] = "127.0.0.1";
 	argv[n++] = "--remote-addr";
@@ -554,10 +558,14 @@ START_TEST(test_cli_ab)
 		extra[n++] = "--no-flush";
 	extra[n] = NULL;
 	cli_timeout_ms = 240000;
+	cli_metrics = 0;	/* --ab-a/--ab-b imply --metrics (issue 33 item 4) */
 	run_cli(extra, 0, &r);
+	cli_metrics = 1;
 	cli_timeout_ms = 30000;
 	ck_assert_msg(exproc_exit_code(r.status) == 0, "%s\n%s", r.out, r.errout);
 	ck_assert_msg(strstr(r.out, "\"nic_irqs\":\"none (no MSI interrupts)\""), "%s", r.out);
+	ck_assert_msg(strstr(r.errout, "warning: 2 pairs cannot reach ksft-metric ab's default "
+			     "significance (p <= 0.01 needs 7 pairs"), "%s", r.errout);
 	ck_assert_msg(strstr(r.out, "# A/B: 2 pairs, seed 7 (order random inside each pair)\n"),
 		      "%s", r.out);
 	for (pair = 0; pair < 2; pair++) {

@@ -14,9 +14,11 @@ usage: test_cli_hostile_text.py KSFT_METRIC
 """
 
 import csv
+import html.parser
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -141,6 +143,187 @@ def test_plot_and_html_hostile_names():
         end = data.index(b"</svg>", start) + len(b"</svg>")
         ET.fromstring(data[start:end])
         start = end
+
+
+# ESC/BEL (an OSC window title), an erase, and the 8-bit CSI U+009B.
+TERM_ESCAPES = "h\x1b]0;pwn\x07\x1b[2J\u009b31m"
+RAW_CONTROLS = (b"\x1b", b"\x07", b"\xc2\x9b")
+
+
+def context_log(name, context, value, case="tcp"):
+    return write(name, "KTAP version 1\n1..1\n"
+                 f"# ktap-metric-context-json: {json.dumps(context)}\n"
+                 '# ktap-metric-policy-json: {"name":"m","regression":{"better":"higher",'
+                 '"compare":"p50","relative_tolerance":0.05}}\n'
+                 f'# ktap-metric-json: {{"name":"m","shape":"scalar","time":1,"value":{value}}}\n'
+                 f"ok 1 {case}\n")
+
+
+def test_context_controls_never_reach_the_terminal():
+    """Issue 33 item 6: a log's context values with terminal escapes come
+    out of compare's "other contexts" error and report's context line with
+    every control as '?' (run twice: the same bytes each time)."""
+    db = os.path.join(TMP, "ctx.sqlite")
+    for i in range(3):
+        expect_rc(0, "ingest", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}",
+                  context_log(f"ctx{i}.log", {"hostname": TERM_ESCAPES,
+                                              "commit": f"c{i}\x1b[0m"}, 10 + i))
+    cur = context_log("ctxcur.log", {"hostname": "good", "commit": "c9"}, 10)
+    seen = []
+    for _ in range(2):
+        rc, out, err = cli_util.run("compare", "--db", db, cur)
+        assert rc == 2 and "under other contexts" in err, (rc, err)
+        assert "hostname=h?]0;pwn??[2J?31m" in err, ascii(err)
+        for text in (out, err):
+            raw = text.encode("utf-8", "surrogateescape")
+            assert not any(c in raw for c in RAW_CONTROLS), ascii(text)
+        seen.append(err)
+    assert seen[0] == seen[1]
+    out, _ = expect_rc(0, "report", "-q", os.path.join(TMP, "ctx0.log"))
+    assert "hostname=h?]0;pwn??[2J?31m" in out, ascii(out)
+    assert not any(c in out.encode("utf-8", "surrogateescape") for c in RAW_CONTROLS), \
+        ascii(out)
+
+
+# Markup that would hide a row or fake a verdict if written raw.
+HTML_EVIL = 'x"><i style="display:none" onmouseover="y">EVIL</i><b'
+
+
+class _Tags(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.bad = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name.startswith("on") or (name == "style" and value == "display:none"):
+                self.bad.append((tag, name, value))
+        if tag in ("i", "b"):
+            self.bad.append((tag, attrs))
+
+
+def html_evil_log(name, value, case):
+    ctx = {"hostname": HTML_EVIL, HTML_EVIL: "k", "runner": "evil"}
+    pol = {"name": "m", "display_label": HTML_EVIL, "display_scale": 1,
+           "regression": {"better": "higher", "compare": "p50", "relative_tolerance": 0.05}}
+    lines = ["KTAP version 1", "1..1", f"# ktap-metric-context-json: {json.dumps(ctx)}",
+             f"# ktap-metric-policy-json: {json.dumps(pol)}"]
+    for t in range(3):
+        lines.append("# ktap-metric-json: " + json.dumps(
+            {"name": "m", "shape": "scalar", "time": t, "value": value,
+             "evil": HTML_EVIL, HTML_EVIL: 1}))
+    lines.append(f"ok 1 {case}")
+    return write(name, "\n".join(lines) + "\n")
+
+
+def assert_escaped(path):
+    with open(path, encoding="utf-8") as f:
+        page = f.read()
+    p = _Tags()
+    p.feed(page)
+    assert not p.bad, (path, p.bad)
+    assert "<i style" not in page and '" onmouseover' not in page, path
+    # The hostile text is shown, escaped (so the test would see it raw).
+    assert "&lt;i style=" in page, path
+    return page
+
+
+def test_html_pages_escape_every_field():
+    """Issue 33 item 5: a display_label, case, metric labels and context
+    with markup come out escaped on every page kind: html, html with a
+    baseline, html --db, and the site's index and series pages (twice:
+    the same pages each time)."""
+    case = "evil<i style=display:none>case</i>"
+    logs = [html_evil_log(f"evil{i}.log", 10 + i * 0.01, case) for i in range(6)]
+    cur = html_evil_log("evilcur.log", 5, case)
+    db = os.path.join(TMP, "evil.sqlite")
+    for i, log in enumerate(logs):
+        expect_rc(0, "ingest", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}", log)
+    base = os.path.join(TMP, "evil-base.json")
+    expect_rc(0, "save", "-q", "-o", base, logs[0])
+    first = None
+    for _ in range(2):
+        pages = []
+        plain = os.path.join(TMP, "evil-plain.html")
+        expect_rc(0, "html", "-q", "-o", plain, cur)
+        pages.append(assert_escaped(plain))
+        judged = os.path.join(TMP, "evil-base.html")
+        rc, _, err = cli_util.run("html", "-q", "--baseline", base, "-o", judged, cur)
+        assert rc in (0, 1), err
+        page = assert_escaped(judged)
+        assert "REGRESSION" in page, judged
+        pages.append(page)
+        hist = os.path.join(TMP, "evil-db.html")
+        rc, _, err = cli_util.run("html", "-q", "--db", db, "-o", hist, cur)
+        assert rc in (0, 1), err
+        pages.append(assert_escaped(hist))
+        site = os.path.join(TMP, "evil-site")
+        expect_rc(0, "site", "-q", "--db", db, "-o", site)
+        names = sorted(os.listdir(site))
+        assert "index.html" in names and len([n for n in names if n.endswith(".html")]) == 2, \
+            names
+        for n in names:
+            if n.endswith(".html"):
+                pages.append(assert_escaped(os.path.join(site, n)))
+        if first is None:
+            first = pages
+        assert pages == first
+
+
+# A parent name brute-forced (about 2^32 FNV-1a trials) so that its nested
+# "tcp m" had the top-level "tcp m"'s slug and 32-bit hash: one page file,
+# one anchor for both before issue 33 item 7.
+COLLIDING_PARENT = "pokfu9hb"
+
+
+def colliding_log(name, value):
+    return write(name, "KTAP version 1\n1..2\n"
+                 '# ktap-metric-policy-json: {"name":"m","regression":{"better":"higher",'
+                 '"compare":"p50","relative_tolerance":0.05}}\n'
+                 f'# ktap-metric-json: {{"name":"m","shape":"scalar","time":1,"value":{value}}}\n'
+                 "ok 1 tcp\n"
+                 "    KTAP version 1\n"
+                 f"    # Subtest: {COLLIDING_PARENT}\n"
+                 "    1..1\n"
+                 '    # ktap-metric-policy-json: {"name":"m","regression":{"better":"higher",'
+                 '"compare":"p50","relative_tolerance":0.05}}\n'
+                 f'    # ktap-metric-json: {{"name":"m","shape":"scalar","time":1,'
+                 f'"value":{value * 100}}}\n'
+                 "    ok 1 tcp\n"
+                 f"ok 2 {COLLIDING_PARENT}\n")
+
+
+def test_colliding_identities_get_their_own_pages():
+    """Issue 33 item 7: the site writes one page per identity and links
+    each index row to its own; html gives each its own anchor (twice: the
+    same names each time)."""
+    db = os.path.join(TMP, "collide.sqlite")
+    for i in range(3):
+        expect_rc(0, "ingest", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}",
+                  colliding_log(f"collide{i}.log", 10 + i))
+    first = None
+    for k in range(2):
+        site = os.path.join(TMP, f"collide-site{k}")
+        expect_rc(0, "site", "-q", "--db", db, "-o", site)
+        pages = sorted(n for n in os.listdir(site) if n.endswith(".html") and n != "index.html")
+        assert len(pages) == 2, pages
+        with open(os.path.join(site, "index.html"), encoding="utf-8") as f:
+            index = f.read()
+        links = sorted(set(re.findall(r'href="(s-[a-z0-9-]+\.html)"', index)))
+        assert links == pages, (links, pages)
+        titles = []
+        for n in pages:
+            with open(os.path.join(site, n), encoding="utf-8") as f:
+                titles.append(re.search(r"<title>([^<]*)</title>", f.read()).group(1))
+        assert len([t for t in titles if COLLIDING_PARENT in t]) == 1, titles
+        page = os.path.join(TMP, f"collide{k}.html")
+        expect_rc(0, "html", "-q", "-o", page, os.path.join(TMP, "collide0.log"))
+        with open(page, encoding="utf-8") as f:
+            ids = re.findall(r'<tr id="(s-tcp-m-[a-z0-9-]+)"', f.read())
+        assert len(ids) == 2 and ids[0] != ids[1], ids
+        if first is None:
+            first = (pages, ids)
+        assert (pages, ids) == first
 
 
 if __name__ == "__main__":

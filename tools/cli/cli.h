@@ -176,6 +176,8 @@ int cli_parse_double(const char *opt, const char *s, double min, double max,
 /* --tolerance: "5%" or "5", both 5 percent; -1 after printing why. */
 int cli_parse_tolerance(const char *s, double *pct);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* @s to @f with C0 (but tab, line feed), DEL and C1 controls as '?' (printable.c). */
+void cli_put_printable(FILE *f, const char *s);
 
 /*
  * file_kind.c: what @data (a file's first bytes) is, as an error shows it

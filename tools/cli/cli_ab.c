@@ -1,12 +1,15 @@
 /*
- * ksft-metric ab: paired A/B judging of a log the runners' A/B mode wrote
+ * ksft-metric ab: paired A/B judging, of a log the runners' A/B mode wrote
  * (ksft-iperf3 / ksft-kperf --ab-a/--ab-b: every repeat labelled
- * variant=A|B and pair=N). No history: the pairs are the evidence, each
- * pair measured on the same machine state, so the machine's drift cancels
- * in B/A. The test is lib/report/judge/ab.c (signed-rank on log(B/A),
- * Hodges-Lehmann ratio), compiled into the tool; doc/run-history.rst,
- * "A/B runs".
+ * variant=A|B and pair=N) or of any two commands that print KTAP metrics
+ * (--run-a/--run-b: ab_run.c runs them in pairs). No history: the pairs
+ * are the evidence, each pair measured on the same machine state, so the
+ * machine's drift cancels in B/A. The test is lib/report/judge/ab.c
+ * (signed-rank on log(B/A), or on B - A where a value is not positive;
+ * Hodges-Lehmann estimate), compiled into the tool; the series are
+ * grouped by identity in ab_pairs.c; doc/run-history.rst, "A/B runs".
  */
+#define _GNU_SOURCE
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -15,21 +18,39 @@
 #include <string.h>
 
 #include "ab.h"
+#include "ab_pairs.h"
+#include "ab_run.h"
 #include "cli.h"
 #include "order_stats.h"
+#include "rp_table.h"
 #include "verdict_vocab.h"
 
 static const char ab_usage[] =
 	"usage: ksft-metric ab [--alpha A] [--tolerance PCT] [--format text|json]\n"
 	"                      [-o OUT] [--base-dir DIR] [--quiet] FILE...\n"
+	"       ksft-metric ab --run-a CMD --run-b CMD [--pairs N] [--seed S]\n"
+	"                      [--alpha A] [--tolerance PCT] [--format text|json]\n"
+	"                      [-o OUT] [--quiet]\n"
 	"\n"
-	"Judge variant B against variant A from the pairs of an A/B run (the\n"
-	"runners' --ab-a/--ab-b mode: repeats labelled variant=A|B and pair=N).\n"
-	"Each pair's value is the median of its repeats; the verdict on B/A is a\n"
-	"one-sided Wilcoxon signed-rank test on log(B/A) toward the metric's bad\n"
-	"direction, with the Hodges-Lehmann ratio; a change must also exceed the\n"
-	"policy's tolerance. Only series whose policy has a direction are judged.\n"
+	"Judge variant B against variant A from pairs: the pairs of an A/B run\n"
+	"(the runners' --ab-a/--ab-b mode: repeats labelled variant=A|B and\n"
+	"pair=N), or, with --run-a/--run-b, N pairs of two commands that print\n"
+	"KTAP metrics (a patched and an unpatched test, a script that runs a test\n"
+	"on one kernel or another), each pair running both once in a random\n"
+	"order. A series is a case's metric with its labels (variant and pair\n"
+	"aside) under its full test path. Each pair's value is the median of its\n"
+	"repeats; the verdict on B against A is a one-sided Wilcoxon signed-rank\n"
+	"test toward the metric's bad direction, on log(B/A), or on B - A when a\n"
+	"value is 0 or below, with the Hodges-Lehmann estimate of the change; a\n"
+	"change must also exceed the policy's tolerance. Only series whose policy\n"
+	"has a direction are judged. Too few pairs to reach the significance\n"
+	"asked for is TOO NOISY, with the number of pairs needed.\n"
 	"\n"
+	"  -A, --run-a CMD    variant A's command (split on blanks, no shell); its\n"
+	"                     standard output is read as a KTAP log\n"
+	"  -B, --run-b CMD    variant B's command\n"
+	"  -n, --pairs N      pairs to run (default 10)\n"
+	"  -s, --seed S       the order inside each pair (default: random, printed)\n"
 	"  -a, --alpha A      the run's false-alarm rate, split over the judged\n"
 	"                     series (Bonferroni; default 0.01)\n"
 	"  -t, --tolerance P  the tolerance in percent ('5%' or '5'), in place of\n"
@@ -41,94 +62,11 @@ static const char ab_usage[] =
 	"  -h, --help         this help\n"
 	"\n"
 	"Exit status: 0 no regression, 1 B regressed in a judged series, 2 bad\n"
-	"usage or unreadable input (also: no A/B pairs in the input).\n";
+	"usage or unreadable input (also: no A/B pairs in the input, or a command\n"
+	"that cannot run).\n";
 
 #define AB_ALPHA 0.01
-
-/* One metric of one case, its labels without variant and pair. */
-struct ab_group {
-	char *case_name, *name, *labels;
-	int better;
-	double rel_tol;
-	size_t n;		/* pairs slots: index = pair number */
-	double *v[2];		/* [A, B][pair], NaN: not measured */
-	struct ab_result res;
-	int judged;
-};
-
-struct ab_groups {
-	struct ab_group *g;
-	size_t n, cap;
-};
-
-static void groups_free(struct ab_groups *gs)
-{
-	size_t i;
-
-	for (i = 0; i < gs->n; i++) {
-		free(gs->g[i].case_name);
-		free(gs->g[i].name);
-		free(gs->g[i].labels);
-		free(gs->g[i].v[0]);
-		free(gs->g[i].v[1]);
-	}
-	free(gs->g);
-}
-
-static struct ab_group *group_of(struct ab_groups *gs, const char *case_name, const char *name,
-				 const char *labels)
-{
-	struct ab_group *g;
-	size_t i;
-
-	for (i = 0; i < gs->n; i++)
-		if (!strcmp(gs->g[i].case_name, case_name) && !strcmp(gs->g[i].name, name) &&
-		    !strcmp(gs->g[i].labels, labels))
-			return &gs->g[i];
-	if (gs->n == gs->cap) {
-		size_t cap = gs->cap ? 2 * gs->cap : 8;
-		struct ab_group *ng = realloc(gs->g, cap * sizeof(*ng));
-
-		if (!ng)
-			return NULL;
-		gs->g = ng;
-		gs->cap = cap;
-	}
-	g = &gs->g[gs->n];
-	memset(g, 0, sizeof(*g));
-	g->case_name = strdup(case_name);
-	g->name = strdup(name);
-	g->labels = strdup(labels);
-	if (!g->case_name || !g->name || !g->labels) {
-		free(g->case_name);
-		free(g->name);
-		free(g->labels);
-		return NULL;
-	}
-	gs->n++;
-	return g;
-}
-
-/* Slot @pair of @g's arrays, grown with NaN; -1 on no memory. */
-static int group_slot(struct ab_group *g, size_t pair)
-{
-	size_t k, n = pair + 1;
-	int t;
-
-	if (pair < g->n)
-		return 0;
-	for (t = 0; t < 2; t++) {
-		double *nv = realloc(g->v[t], n * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		for (k = g->n; k < n; k++)
-			nv[k] = NAN;
-		g->v[t] = nv;
-	}
-	g->n = n;
-	return 0;
-}
+#define AB_PAIRS 10
 
 /* The median of series @i's processed scalar points (NaN: none or arrays). */
 static double pair_value(const struct ksft_metric_report *r, size_t i)
@@ -153,109 +91,270 @@ static double pair_value(const struct ksft_metric_report *r, size_t i)
 }
 
 /*
- * Series @i into its group when its labels name a variant (A or B) and a
- * pair (an integer >= 0). Returns 1 when taken, 0 when not an A/B series,
- * -1 on no memory.
+ * Series @i of @r into its group. @variant < 0: its labels name the
+ * variant (A or B) and the pair (an integer >= 0), else it is no A/B
+ * series; otherwise (--run-a/-b) the run's @variant and @pair. Returns 1
+ * when taken, 0 when not an A/B series, -1 on no memory.
  */
-static int take_series(const struct ksft_metric_report *r, size_t i, struct ab_groups *gs)
+static int take_series(const struct ksft_metric_report *r, size_t i, struct ab_groups *gs,
+		       int variant, long long pair)
 {
 	struct ksft_metric_report_series s = { .sz = sizeof(s) };
-	json_t *labels, *variant, *pair;
+	json_t *labels;
 	struct ab_group *g;
 	char *rest;
-	size_t pn;
-	int ret = 0, t;
+	int ret = 0;
 
 	if (ksft_metric_report_series_get(r, i, &s))
 		return 0;
 	labels = json_loads(s.labels_json, 0, NULL);
-	variant = json_object_get(labels, "variant");
-	pair = json_object_get(labels, "pair");
-	t = json_is_string(variant) ? (!strcmp(json_string_value(variant), "A") ? 0 :
-				       !strcmp(json_string_value(variant), "B") ? 1 : -1) : -1;
-	if (t < 0 || !json_is_integer(pair) || json_integer_value(pair) < 0 ||
-	    json_integer_value(pair) > 100000) {
-		json_decref(labels);
-		return 0;
+	if (!labels)
+		return -1;
+	if (variant < 0) {
+		json_t *v = json_object_get(labels, "variant"), *p = json_object_get(labels, "pair");
+		const char *vs = json_string_value(v);
+
+		variant = !vs ? -1 : !strcmp(vs, "A") ? 0 : !strcmp(vs, "B") ? 1 : -1;
+		if (variant < 0 || !json_is_integer(p) || json_integer_value(p) < 0) {
+			json_decref(labels);
+			return 0;
+		}
+		pair = json_integer_value(p);
+		json_object_del(labels, "variant");
+		json_object_del(labels, "pair");
 	}
-	pn = (size_t)json_integer_value(pair);	/* before del frees it */
-	json_object_del(labels, "variant");
-	json_object_del(labels, "pair");
 	rest = json_dumps(labels, JSON_COMPACT | JSON_SORT_KEYS);
-	g = rest ? group_of(gs, s.case_name ? s.case_name : "", s.name, rest) : NULL;
-	if (!g || group_slot(g, pn)) {
+	g = rest ? ab_group_of(gs, &s, rest) : NULL;
+	if (!g || ab_group_add(g, pair, variant, pair_value(r, i)))
 		ret = -1;
-	} else {
-		g->better = !s.better ? 0 : !strcmp(s.better, "higher") ? 1 : -1;
-		g->rel_tol = s.relative_tolerance;
-		g->v[t][pn] = pair_value(r, i);
+	else
 		ret = 1;
-	}
 	free(rest);
 	json_decref(labels);
 	return ret;
 }
 
-/* The verdict's code (JSON) or, with @text, its name (verdict_vocab.h). */
-static const char *verdict_text(const struct ab_group *g, int text)
-{
-	const char *code;
+struct run_ctx {
+	struct ab_groups *gs;
+	size_t took;
+};
 
-	if (!g->judged)
-		code = KSFTM_VERDICT_UNTRACKED;
-	else if (g->res.verdict == GATE_REGRESSION)
-		code = KSFTM_VERDICT_REGRESSION;
-	else if (g->res.verdict == GATE_IMPROVEMENT)
-		code = KSFTM_VERDICT_IMPROVEMENT;
-	else if (g->res.verdict == GATE_TOO_NOISY)
-		code = KSFTM_VERDICT_TOO_NOISY;
-	else
-		code = KSFTM_VERDICT_NO_CHANGE;
-	return text ? ksftm_verdict_name(code) : code;
+static int take_run(void *ctx, const struct ksft_metric_report *r, int variant, size_t pair)
+{
+	struct run_ctx *c = ctx;
+	size_t i, n = ksft_metric_report_series_count(r);
+
+	for (i = 0; i < n; i++) {
+		int t = take_series(r, i, c->gs, variant, (long long)pair);
+
+		if (t < 0) {
+			cli_error("ab: out of memory");
+			return -1;
+		}
+		c->took += (size_t)t;
+	}
+	return 0;
 }
 
-static void print_text(FILE *f, const struct ab_groups *gs, size_t judged, double alpha,
-		       int failing)
+/* The verdict's code (verdict_vocab.h): ksftm_verdict_name() gives its name. */
+static const char *verdict_code(const struct ab_group *g)
 {
-	size_t i;
-
-	fprintf(f, "%-48s %5s %9s %8s %9s  %s\n", "SERIES", "PAIRS", "B/A", "CHANGE", "P",
-		"VERDICT");
-	for (i = 0; i < gs->n; i++) {
-		const struct ab_group *g = &gs->g[i];
-		char title[512];
-		double p = !g->judged ? NAN : g->better ? g->res.p_worse : NAN;
-
-		snprintf(title, sizeof(title), "%s %s%s", g->case_name, g->name,
-			 strcmp(g->labels, "{}") ? g->labels : "");
-		fprintf(f, "%-48s %5zu %9.4f %+7.2f%% %9.2g  %s\n", title, g->res.n_pairs,
-			g->res.ratio, 100 * (g->res.ratio - 1), p, verdict_text(g, 1));
+	if (!g->judged)
+		return KSFTM_VERDICT_UNTRACKED;
+	switch (g->res.verdict) {
+	case GATE_REGRESSION:
+		return KSFTM_VERDICT_REGRESSION;
+	case GATE_IMPROVEMENT:
+		return KSFTM_VERDICT_IMPROVEMENT;
+	case GATE_NO_CHANGE:
+		return KSFTM_VERDICT_NO_CHANGE;
+	default:
+		return KSFTM_VERDICT_TOO_NOISY;
 	}
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "path / case metric{k=v,k=v}" as compare's table writes a series,
+ * every control character '?'. */
+static char *series_title(const struct ab_group *g)
+{
+	json_t *labels = json_loads(g->labels, 0, NULL), *v;
+	const char **keys = NULL, *k;
+	char *out = NULL;
+	size_t len = 0, i, n = json_object_size(labels);
+	FILE *m = open_memstream(&out, &len);
+
+	if (!m) {
+		json_decref(labels);
+		return NULL;
+	}
+	for (i = 0; i < g->path_len; i++) {
+		cli_put_printable(m, g->path[i]);
+		fputs(" / ", m);
+	}
+	cli_put_printable(m, g->case_name);
+	fputc(' ', m);
+	cli_put_printable(m, g->name);
+	if (n && (keys = malloc(n * sizeof(*keys)))) {
+		i = 0;
+		json_object_foreach(labels, k, v)
+			keys[i++] = k;
+		qsort(keys, n, sizeof(*keys), key_cmp);
+		fputc('{', m);
+		for (i = 0; i < n; i++) {
+			char *text;
+
+			v = json_object_get(labels, keys[i]);
+			text = json_is_string(v) ? NULL :
+			       json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+			fputs(i ? "," : "", m);
+			cli_put_printable(m, keys[i]);
+			fputc('=', m);
+			cli_put_printable(m, json_is_string(v) ? json_string_value(v) :
+					  text ? text : "?");
+			free(text);
+		}
+		fputc('}', m);
+		free(keys);
+	}
+	json_decref(labels);
+	if (fclose(m)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* A value with its unit, as compare's table shows it ("-": none). */
+static void value_cell(char *buf, size_t n, const struct ab_group *g, double v)
+{
+	ksft_metric_report_value_text(buf, n, v, g->display_scale, g->display_label);
+}
+
+/* The change: a percentage of A, or B - A in the metric's unit. */
+static void change_cell(char *buf, size_t n, const struct ab_group *g)
+{
+	if (isfinite(g->res.change_pct)) {
+		snprintf(buf, n, "%+.2f%%", g->res.change_pct);
+	} else if (g->res.diff && isfinite(g->res.shift)) {
+		char raw[96];
+
+		ksft_metric_report_value_text(raw, sizeof(raw), g->res.shift, g->display_scale,
+					      g->display_label);
+		snprintf(buf, n, "%s%s", g->res.shift > 0 ? "+" : "", raw);
+	} else {
+		snprintf(buf, n, "-");
+	}
+}
+
+static void p_cell(char *buf, size_t n, double p)
+{
+	if (!isfinite(p))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, p < 0.0001 ? "%.1e" : "%.4f", p);
+}
+
+static const char ab_legend[] =
+	"A, B: the median of the pairs' values; CHANGE: B against A (the Hodges-Lehmann\n"
+	"estimate: a ratio as a percentage, or B - A where a value is 0 or below); PAIRS:\n"
+	"pairs with both variants measured; P: the one-sided signed-rank p that B is worse.\n";
+
+static int print_text(FILE *f, const struct ab_groups *gs, size_t judged, double alpha,
+		      int failing)
+{
+	static const char *const head[] = { "SERIES", "A", "B", "CHANGE", "PAIRS", "P",
+					    "VERDICT" };
+	static const int right[] = { 0, 1, 1, 1, 1, 1, 0 };
+	struct strbuf sb = STRBUF_INIT;
+	struct table t;
+	size_t i, k, few = 0, most = 0;
+	int ret;
+
+	if (table_init(&t, 7))
+		return -1;
+	for (k = 0, ret = 0; k < 7; k++)
+		ret |= table_cell(&t, head[k]);
+	for (i = 0; i < gs->n && !ret; i++) {
+		const struct ab_group *g = &gs->g[i];
+		char *title = series_title(g), buf[128];
+
+		ret |= table_cell(&t, title ? title : "?");
+		free(title);
+		value_cell(buf, sizeof(buf), g, g->med_a);
+		ret |= table_cell(&t, buf);
+		value_cell(buf, sizeof(buf), g, g->med_b);
+		ret |= table_cell(&t, buf);
+		change_cell(buf, sizeof(buf), g);
+		ret |= table_cell(&t, buf);
+		snprintf(buf, sizeof(buf), "%zu", g->res.n_pairs);
+		ret |= table_cell(&t, buf);
+		p_cell(buf, sizeof(buf), g->judged ? g->res.p_worse : NAN);
+		ret |= table_cell(&t, buf);
+		ret |= table_cell(&t, ksftm_verdict_name(verdict_code(g)));
+		if (g->judged && g->res.n_pairs < g->res.pairs_needed) {
+			few++;
+			most = g->res.pairs_needed;
+		}
+	}
+	if (!ret)
+		table_render(&t, &sb, right);
+	table_free(&t);
+	if (ret || sb.oom) {
+		strbuf_free(&sb);
+		return -1;
+	}
+	fputs(sb.data ? sb.data : "", f);
+	strbuf_free(&sb);
+	fputs(ab_legend, f);
+	if (few)
+		fprintf(f, "\nTOO FEW PAIRS: %zu judged series ha%s fewer than %zu pairs: n pairs "
+			"cannot give p below 1/2^n,\nand p <= %g per series needs %zu (run more "
+			"pairs).\n", few, few == 1 ? "s" : "ve", most,
+			alpha / (double)(judged ? judged : 1), most);
 	fprintf(f, "\n%zu series, %zu judged at alpha %g each (%g over the run)\n"
 		"RESULT: %s\n", gs->n, judged, judged ? alpha / (double)judged : alpha, alpha,
 		failing ? "REGRESSION" : "OK");
+	return 0;
+}
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
 }
 
 static int print_json(FILE *f, const struct ab_groups *gs, double alpha, int failing)
 {
 	json_t *doc = json_pack("{s:s,s:i,s:f,s:s,s:[]}", "format", "ksft-metric-ab",
-				"version", 1, "alpha", alpha, "result",
+				"version", 2, "alpha", alpha, "result",
 				failing ? "regression" : "ok", "rows");
 	json_t *rows = json_object_get(doc, "rows");
-	size_t i;
+	size_t i, k;
 	int ret = doc ? 0 : -1;
 
 	for (i = 0; !ret && i < gs->n; i++) {
 		const struct ab_group *g = &gs->g[i];
-		json_t *labels = json_loads(g->labels, 0, NULL);
-		json_t *row = json_pack("{s:s,s:s,s:o,s:I,s:o,s:o,s:s}", "case", g->case_name,
-					"metric", g->name, "labels", labels ? labels : json_object(),
-					"pairs", (json_int_t)g->res.n_pairs,
-					"ratio", isfinite(g->res.ratio) ? json_real(g->res.ratio) :
-					json_null(), "p_worse", g->judged && isfinite(g->res.p_worse) ?
-					json_real(g->res.p_worse) : json_null(),
-					"verdict", verdict_text(g, 0));
+		json_t *labels = json_loads(g->labels, 0, NULL), *path = json_array();
+		json_t *row;
 
+		for (k = 0; path && k < g->path_len; k++)
+			json_array_append_new(path, json_string(g->path[k]));
+		row = json_pack("{s:o,s:s,s:s,s:o,s:I,s:I,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:s}",
+				"path", path ? path : json_array(), "case", g->case_name,
+				"metric", g->name, "labels", labels ? labels : json_object(),
+				"pairs", (json_int_t)g->res.n_pairs,
+				"pairs_needed", (json_int_t)g->res.pairs_needed,
+				"method", g->res.diff ? "difference" : "ratio",
+				"a", num_or_null(g->med_a), "b", num_or_null(g->med_b),
+				"ratio", num_or_null(g->res.ratio),
+				"shift", num_or_null(g->res.shift),
+				"change_pct", num_or_null(g->res.change_pct),
+				"p_worse", num_or_null(g->judged ? g->res.p_worse : NAN),
+				"verdict", verdict_code(g));
 		ret = row ? json_array_append_new(rows, row) : -1;
 	}
 	if (!ret)
@@ -264,18 +363,55 @@ static int print_json(FILE *f, const struct ab_groups *gs, double alpha, int fai
 	return ret;
 }
 
+/* Judge every group; 1 when one judged series regressed, -1 on no memory. */
+static int judge_all(struct ab_groups *gs, size_t judged, double alpha, double tol_pct)
+{
+	size_t i;
+	int failing = 0;
+
+	for (i = 0; i < gs->n; i++) {
+		struct ab_group *g = &gs->g[i];
+		double tol = tol_pct >= 0 ? tol_pct / 100 : g->rel_tol, *a, *b;
+		size_t m;
+		int bad;
+
+		if (ab_group_pairs(g, &a, &b, &m))
+			return -1;
+		/* Untracked series still show their change (+1: the direction
+		 * only picks the one-sided test's side). */
+		bad = ab_judge(a, b, m, g->better ? g->better : 1, tol,
+			       tol_pct >= 0 ? NAN : g->abs_tol,
+			       alpha / (double)(judged ? judged : 1), &g->res);
+		g->med_a = m ? ksftm_median(a, m) : NAN;
+		g->med_b = m ? ksftm_median(b, m) : NAN;
+		free(a);
+		free(b);
+		if (bad)
+			return -1;
+		g->judged = g->better != 0;
+		failing |= g->judged && g->res.verdict == GATE_REGRESSION;
+	}
+	return failing;
+}
+
 int cmd_ab(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "run-a", required_argument, NULL, 'A' },
+		{ "run-b", required_argument, NULL, 'B' },
+		{ "pairs", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' },
 		CLI_OPTION_ALPHA, CLI_OPTION_TOLERANCE, CLI_OPTION_FORMAT, CLI_OPTION_OUTPUT,
 		CLI_OPTION_BASE_DIR, CLI_OPTION_QUIET, CLI_OPTION_HELP, { 0 }
 	};
+	struct ab_run_opts ro = { .pairs = AB_PAIRS };
 	struct ab_groups gs = { 0 };
+	struct run_ctx rc = { &gs, 0 };
 	struct cli_common cc;
-	size_t i, n, judged = 0;
+	size_t i, judged = 0, few = 0, needed = 0;
 	double alpha;
-	int ch, ret, failing = 0, took = 0;
-	char *text = NULL;
+	int ch, ret, failing = 0, seeded = 0;
+	char *text = NULL, *end;
 	size_t len = 0;
 	FILE *out;
 
@@ -283,84 +419,105 @@ int cmd_ab(int argc, char **argv)
 	if (ret != EXIT_OK)
 		return ret;
 	cc.copts.alpha = 0;
-	while ((ch = cli_getopt(&cc, argc, argv, "a:t:f:o:C:qhV", opts)) != -1)
-		if ((ret = cli_common_option(&cc, ch, optarg)) != CLI_OPT_NEXT)
+	while ((ch = cli_getopt(&cc, argc, argv, "A:B:n:s:a:t:f:o:C:qhV", opts)) != -1) {
+		ret = EXIT_USAGE;
+		if (ch == 'A' || ch == 'B') {
+			int v = ch == 'B';
+
+			ab_words_free(ro.argv[v]);
+			ro.shown[v] = optarg;
+			if (!(ro.argv[v] = ab_words(optarg))) {
+				cli_error("ab: --run-%c: no command in '%s'", v ? 'b' : 'a', optarg);
+				goto out;
+			}
+		} else if (ch == 'n') {
+			if (cli_parse_size("--pairs", optarg, 1000000, &ro.pairs))
+				goto out;
+			if (!ro.pairs) {
+				cli_error("ab: --pairs: at least 1");
+				goto out;
+			}
+		} else if (ch == 's') {
+			ro.seed = strtoull(optarg, &end, 0);
+			if (end == optarg || *end) {
+				cli_error("ab: --seed: not a number: %s", optarg);
+				goto out;
+			}
+			seeded = 1;
+		} else if ((ret = cli_common_option(&cc, ch, optarg)) != CLI_OPT_NEXT) {
 			goto out;
+		}
+	}
 	ret = EXIT_USAGE;
-	if (optind >= argc) {
-		ret = cli_needs(&cc, "at least one FILE");
+	if (!ro.argv[0] != !ro.argv[1]) {
+		cli_error("ab: --run-a and --run-b go together (one command for each variant)");
+		goto out;
+	}
+	if (ro.argv[0] ? optind < argc : optind >= argc) {
+		ret = cli_needs(&cc, ro.argv[0] ? "no FILE with --run-a/--run-b" :
+				"at least one FILE (or --run-a and --run-b)");
 		goto out;
 	}
 	if (cc.fmt != KSFT_METRIC_REPORT_TEXT && cc.fmt != KSFT_METRIC_REPORT_JSON) {
-		fputs("ksft-metric ab: --format is text or json\n", stderr);
+		cli_error("ab: --format is text or json");
 		goto out;
 	}
-	if ((ret = cli_load(&cc, argv + optind, argc - optind, NULL)) != EXIT_OK)
-		goto out;
-	ret = EXIT_USAGE;
-	alpha = cc.copts.alpha > 0 ? cc.copts.alpha : AB_ALPHA;
-	n = ksft_metric_report_series_count(cc.r);
-	for (i = 0; i < n; i++) {
-		int t = take_series(cc.r, i, &gs);
-
-		if (t < 0) {
-			fputs("ksft-metric ab: out of memory\n", stderr);
+	if (ro.argv[0]) {
+		if (confine_init(&cc.c, cc.base) ||
+		    (cc.out && confine_check_write(&cc.c, cc.out)))
 			goto out;
+		ro.seed = seeded ? ro.seed : ab_default_seed();
+		ro.quiet = cc.quiet;
+		if (ab_run(&ro, take_run, &rc))
+			goto out;
+	} else {
+		if ((ret = cli_load(&cc, argv + optind, argc - optind, NULL)) != EXIT_OK)
+			goto out;
+		ret = EXIT_USAGE;
+		for (i = 0; i < ksft_metric_report_series_count(cc.r); i++) {
+			int t = take_series(cc.r, i, &gs, -1, 0);
+
+			if (t < 0) {
+				cli_error("ab: out of memory");
+				goto out;
+			}
+			rc.took += (size_t)t;
 		}
-		took += t;
 	}
-	if (!took) {
-		fprintf(stderr, "ksft-metric ab: no A/B pairs in the input (no series labelled "
-			"variant=A|B and pair=N; run a runner with --ab-a/--ab-b)\n");
+	if (!rc.took) {
+		cli_error(ro.argv[0] ? "ab: no metrics in any run's output (the commands must "
+			  "print KTAP with ktap-metric-json lines)" :
+			  "ab: no A/B pairs in the input (no series labelled variant=A|B and "
+			  "pair=N; run a runner with --ab-a/--ab-b, or use --run-a/--run-b)");
+		goto out;
+	}
+	alpha = cc.copts.alpha > 0 ? cc.copts.alpha : AB_ALPHA;
+	for (i = 0; i < gs.n; i++)
+		judged += gs.g[i].better != 0;
+	failing = judge_all(&gs, judged, alpha, cc.copts.tolerance_pct);
+	if (failing < 0) {
+		cli_error("ab: out of memory");
 		goto out;
 	}
 	for (i = 0; i < gs.n; i++)
-		judged += gs.g[i].better != 0;
-	for (i = 0; i < gs.n; i++) {
-		struct ab_group *g = &gs.g[i];
-		double tol = cc.copts.tolerance_pct >= 0 ? cc.copts.tolerance_pct / 100 : g->rel_tol;
-		/* Pairs with both variants measured, in pair order. */
-		double *a = malloc((g->n ? g->n : 1) * sizeof(*a));
-		double *b = malloc((g->n ? g->n : 1) * sizeof(*b));
-		size_t k, m = 0;
-
-		if (!a || !b) {
-			free(a);
-			free(b);
-			fputs("ksft-metric ab: out of memory\n", stderr);
-			goto out;
+		if (gs.g[i].better && gs.g[i].res.n_pairs < gs.g[i].res.pairs_needed) {
+			few++;
+			needed = gs.g[i].res.pairs_needed;
 		}
-		for (k = 0; k < g->n; k++)
-			if (isfinite(g->v[0][k]) && isfinite(g->v[1][k])) {
-				a[m] = g->v[0][k];
-				b[m++] = g->v[1][k];
-			}
-		/* Untracked series still show their ratio (+1: the direction
-		 * only picks the one-sided test's side). */
-		if (ab_judge(a, b, m, g->better ? g->better : 1, tol,
-			     alpha / (double)(judged ? judged : 1), &g->res)) {
-			free(a);
-			free(b);
-			fputs("ksft-metric ab: out of memory\n", stderr);
-			goto out;
-		}
-		free(a);
-		free(b);
-		g->judged = g->better != 0;
-		failing |= g->judged && g->res.verdict == GATE_REGRESSION;
-	}
+	if (few && !cc.quiet)
+		cli_error("ab: warning: %zu judged series ha%s fewer pairs than the %zu needed to "
+			  "reach p <= %g per series: TOO NOISY whatever the numbers (run more "
+			  "pairs)", few, few == 1 ? "s" : "ve", needed,
+			  alpha / (double)(judged ? judged : 1));
 	/* Built in memory, written through the confinement (--base-dir). */
 	if (!(out = open_memstream(&text, &len))) {
-		fputs("ksft-metric ab: out of memory\n", stderr);
+		cli_error("ab: out of memory");
 		goto out;
 	}
-	ch = 0;
-	if (cc.fmt == KSFT_METRIC_REPORT_JSON)
-		ch = print_json(out, &gs, alpha, failing);
-	else
-		print_text(out, &gs, judged, alpha, failing);
+	ch = cc.fmt == KSFT_METRIC_REPORT_JSON ? print_json(out, &gs, alpha, failing) :
+	     print_text(out, &gs, judged, alpha, failing);
 	if (fclose(out) || ch) {
-		fputs("ksft-metric ab: out of memory\n", stderr);
+		cli_error("ab: out of memory");
 		goto out;
 	}
 	if (confine_write(&cc.c, cc.out ? cc.out : "-", text, len))
@@ -368,7 +525,9 @@ int cmd_ab(int argc, char **argv)
 	ret = failing ? EXIT_REGRESSION : EXIT_OK;
 out:
 	free(text);
-	groups_free(&gs);
+	ab_words_free(ro.argv[0]);
+	ab_words_free(ro.argv[1]);
+	ab_groups_free(&gs);
 	cli_common_free(&cc);
 	return ret;
 }

@@ -243,6 +243,7 @@ out:
 	svg_free(&pg.out);
 	rank_map_free(&pg.ranks);
 	rank_map_free(&pg.hist_idx);
+	series_anchors_reset();
 	json_decref(pg.history);
 	ksft_metric_report_history_close(h);
 	ksft_metric_report_comparison_free(cmp);

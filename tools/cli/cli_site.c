@@ -197,9 +197,13 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 	page_head(o, jstr(s, "series"));
 	html_printf(o, "<p class=\"meta\"><a href=\"index.html#%s\">", anchor);
 	html_escape(o, site_title);
-	html_printf(o, "</a> &middot; compared by %s", jstr(s, "compare"));
-	if (json_string_value(json_object_get(s, "better")))
-		html_printf(o, ", %s is better", jstr(s, "better"));
+	html_printf(o, "</a> &middot; compared by ");
+	html_escape(o, jstr(s, "compare"));
+	if (json_string_value(json_object_get(s, "better"))) {
+		html_printf(o, ", ");
+		html_escape(o, jstr(s, "better"));
+		html_printf(o, " is better");
+	}
 	html_printf(o, " &middot; %zu runs &middot; %zu change points</p>\n",
 		    json_array_size(points), json_array_size(json_object_get(s, "changes")));
 	mk.title = jstr(s, "series");
@@ -220,11 +224,15 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 			html_escape(o, jstr(c, "order"));
 			value_text(buf, sizeof(buf), json_number_value(json_object_get(c, "before")),
 				   mk.scale, mk.unit);
-			html_printf(o, "</td><td class=\"num\">%s</td>", buf);
+			/* Values carry the display_label: text from a log. */
+			html_printf(o, "</td><td class=\"num\">");
+			html_escape(o, buf);
 			value_text(buf, sizeof(buf), json_number_value(json_object_get(c, "after")),
 				   mk.scale, mk.unit);
-			html_printf(o, "<td class=\"num\">%s</td><td class=\"num\">%+.1f%%</td>"
-				    "<td class=\"num\">%.2g</td></tr>\n", buf,
+			html_printf(o, "</td><td class=\"num\">");
+			html_escape(o, buf);
+			html_printf(o, "</td><td class=\"num\">%+.1f%%</td>"
+				    "<td class=\"num\">%.2g</td></tr>\n",
 				    json_number_value(json_object_get(c, "change_pct")),
 				    json_number_value(json_object_get(c, "p_value")));
 		}
@@ -245,7 +253,9 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 		html_escape(o, jstr(pt, "run"));
 		html_printf(o, "</td><td>");
 		html_escape(o, jstr(pt, "order"));
-		html_printf(o, "</td><td class=\"num\">%s</td><td class=\"", buf);
+		html_printf(o, "</td><td class=\"num\">");
+		html_escape(o, buf);
+		html_printf(o, "</td><td class=\"");
 		html_escape(o, jstr(pt, "state"));
 		html_printf(o, "\">");
 		html_escape(o, ksftm_verdict_name(jstr(pt, "state")));
@@ -295,7 +305,9 @@ static void index_row(struct html_page *pg, json_t *s, const char *anchor)
 	html_sparkline(pg, anchor, unit_scale(s), unit_label(s));
 	value_text(buf, sizeof(buf), json_number_value(json_object_get(last, "value")),
 		   unit_scale(s), unit_label(s));
-	html_printf(&pg->out, "<td class=\"num\">%s</td><td class=\"verdict ", buf);
+	html_printf(&pg->out, "<td class=\"num\">");
+	html_escape(&pg->out, buf);
+	html_printf(&pg->out, "</td><td class=\"verdict ");
 	html_escape(&pg->out, jstr(last, "state"));
 	html_printf(&pg->out, "\">");
 	html_escape(&pg->out, ksftm_verdict_name(jstr(last, "state")));
@@ -485,6 +497,7 @@ out:
 	svg_free(&one);
 	svg_free(&pg.out);
 	rank_map_free(&pg.hist_idx);
+	series_anchors_reset();
 	json_decref(pg.history);
 	ksft_metric_report_history_close(h);
 	cli_common_free(&cc);

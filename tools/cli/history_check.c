@@ -100,13 +100,21 @@ static char *context_diff(json_t *ctx, json_t *cur, size_t *n)
 			continue;
 		++*n;
 		text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		fprintf(m, "%s%s=%s", ftell(m) ? ", " : "", key,
-			json_is_string(v) ? json_string_value(v) : text ? text : "?");
+		/* Shown on a terminal: the log's controls neutralised. */
+		fputs(ftell(m) ? ", " : "", m);
+		cli_put_printable(m, key);
+		fputc('=', m);
+		cli_put_printable(m, json_is_string(v) ? json_string_value(v) : text ? text : "?");
 		free(text);
 	}
-	json_object_foreach(cur, key, v)
-		if (strcmp(key, "time") && !json_object_get(ctx, key) && ++*n)
-			fprintf(m, "%s%s unset", ftell(m) ? ", " : "", key);
+	json_object_foreach(cur, key, v) {
+		if (!strcmp(key, "time") || json_object_get(ctx, key))
+			continue;
+		++*n;
+		fputs(ftell(m) ? ", " : "", m);
+		cli_put_printable(m, key);
+		fputs(" unset", m);
+	}
 	fclose(m);
 	return out;
 }

@@ -35,11 +35,19 @@
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL;
+	int n;
 
+	/* Messages quote names and context from logs: never a raw control. */
 	fputs("ksft-metric: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (n >= 0)
+		cli_put_printable(stderr, msg);
+	else
+		fputs("(out of memory formatting a message)", stderr);
+	free(msg);
 	fputc('\n', stderr);
 }
 

@@ -39,12 +39,16 @@ void rank_map_free(struct rank_map *m);
 
 /*
  * The id of a series' anchor: readable ("s-" and the case, metric and
- * labels squeezed to [a-z0-9-]) and unique (a hash of the identity
- * behind it), the same in every page made from the same series.
+ * labels squeezed to [a-z0-9-]) and unique (64 bits of a hash of the
+ * identity behind it, path included; checked against every anchor given
+ * to another identity in this process, a taken one gets "-2", "-3"...),
+ * the same in every page made from the same series.
  */
 char *series_anchor(const char *const *path, size_t path_len,
 		    const char *case_name, const char *name,
 		    const char *labels_json);
+/* Forget the anchors handed out (the next page or site starts afresh). */
+void series_anchors_reset(void);
 
 struct html_page {
 	struct svg out;

@@ -49,8 +49,9 @@ static int number_row(struct html_page *pg, size_t idx,
 	html_printf(&pg->out, "</td><td class=\"labels\">");
 	html_escape(&pg->out, strcmp(si->labels_json, "{}") ? labels : "");
 	free(labels);
-	html_printf(&pg->out, "</td><td class=\"op\">%s%s</td><td class=\"num\">",
-		    op, n > 1 ? " (max of elements)" : "");
+	html_printf(&pg->out, "</td><td class=\"op\">");
+	html_escape(&pg->out, op);
+	html_printf(&pg->out, "%s</td><td class=\"num\">", n > 1 ? " (max of elements)" : "");
 	if (n > 1) {
 		double *all = malloc((size_t)n * sizeof(double)), best = NAN;
 		int k;
@@ -66,11 +67,16 @@ static int number_row(struct html_page *pg, size_t idx,
 	}
 	value_text(buf, sizeof(buf), n >= 1 ? v[0] : NAN,
 		   plain ? NAN : si->display_scale, plain ? NULL : si->display_label);
-	html_printf(&pg->out, "%s</td><td class=\"unit\">", buf);
+	/* The value carries the policy's display_label: text from the log. */
+	html_escape(&pg->out, buf);
+	html_printf(&pg->out, "</td><td class=\"unit\">");
 	html_escape(&pg->out, plain ? (si->aggregation ? "busy cores" : "") :
 		    si->display_label ? si->display_label : "");
-	html_printf(&pg->out, "</td><td class=\"num\">%zu</td><td class=\"status %s\">%s</td><td>",
-		    si->points, si->status, si->status);
+	html_printf(&pg->out, "</td><td class=\"num\">%zu</td><td class=\"status ", si->points);
+	html_escape(&pg->out, si->status);
+	html_printf(&pg->out, "\">");
+	html_escape(&pg->out, si->status);
+	html_printf(&pg->out, "</td><td>");
 	if (chart)
 		html_printf(&pg->out, "<a href=\"#%s\">chart</a>", chart);
 	html_printf(&pg->out, "</td></tr>\n");

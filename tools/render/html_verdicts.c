@@ -63,7 +63,9 @@ static void row_cells(struct html_page *pg, const struct ksft_metric_report_row 
 	fake.name = row->name;
 	fake.labels_json = row->labels_json;
 	title = series_title(&fake, T_FULL);
-	html_printf(&pg->out, "<tr class=\"%s\" id=\"v-%s", row->verdict, anchor);
+	html_printf(&pg->out, "<tr class=\"");
+	html_escape(&pg->out, row->verdict);
+	html_printf(&pg->out, "\" id=\"v-%s", anchor);
 	if (row->element >= 0)
 		html_printf(&pg->out, "-e%ld", row->element);
 	html_printf(&pg->out, "\"><td class=\"series\"><a href=\"#%s\">", anchor);
@@ -75,18 +77,23 @@ static void row_cells(struct html_page *pg, const struct ksft_metric_report_row 
 	html_escape(&pg->out, ksftm_verdict_name(row->verdict));
 	needs_cell(pg, needs);
 	html_printf(&pg->out, "</td>");
+	/* Values carry the policy's display_label: text from the log. */
 	value_text(buf, sizeof(buf), row->current, row->display_scale, row->display_label);
-	html_printf(&pg->out, "<td class=\"num\">%s</td>", buf);
+	html_printf(&pg->out, "<td class=\"num\">");
+	html_escape(&pg->out, buf);
 	value_text(buf, sizeof(buf), row->baseline, row->display_scale, row->display_label);
-	html_printf(&pg->out, "<td class=\"num\">%s</td>", buf);
+	html_printf(&pg->out, "</td><td class=\"num\">");
+	html_escape(&pg->out, buf);
+	html_printf(&pg->out, "</td>");
 	if (isfinite(row->change_pct))
 		html_printf(&pg->out, "<td class=\"num\">%+.2f%%</td>", row->change_pct);
 	else
 		html_printf(&pg->out, "<td class=\"num\">-</td>");
 	html_printf(&pg->out, "<td class=\"unit\">");
 	html_escape(&pg->out, row->display_label ? row->display_label : "");
-	html_printf(&pg->out, "</td><td class=\"op\">%s%s</td>",
-		    row->compare ? row->compare : "-",
+	html_printf(&pg->out, "</td><td class=\"op\">");
+	html_escape(&pg->out, row->compare ? row->compare : "-");
+	html_printf(&pg->out, "%s</td>",
 		    !row->better ? "" : !strcmp(row->better, "higher") ?
 		    " (higher is better)" : " (lower is better)");
 	if (pg->history)

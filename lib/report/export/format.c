@@ -108,11 +108,20 @@ static void case_text(struct strbuf *sb, const struct rp_series *s)
 	strbuf_adds(sb, s->case_name);
 }
 
-/* Text for people: control characters shown as '?', never a line break. */
+/* Text for people: control characters (C0, DEL, C1) shown as '?', never a
+ * line break, never an escape sequence for the terminal. */
 static void add_printable(struct strbuf *out, const char *s)
 {
-	for (; *s; s++)
-		strbuf_addc(out, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
+			strbuf_addc(out, '?');	/* C1 (U+0080-U+009F), e.g. CSI */
+			p++;
+			continue;
+		}
+		strbuf_addc(out, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
+	}
 }
 
 /* "run context: arch=x86_64 cpu_count=2 ...", a line above the table when

@@ -1,5 +1,6 @@
 /* Paired A/B judging (ab.h). */
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,32 +104,67 @@ static double hodges_lehmann(const double *d, size_t m)
 	return med;
 }
 
-int ab_judge(const double *a, const double *b, size_t n, int better, double rel_tol,
-	     double alpha, struct ab_result *out)
+size_t ab_pairs_needed(double alpha)
 {
-	double *d = malloc((n ? n : 1) * sizeof(*d)), *nz, hl, pw, pb, tol;
+	size_t n = 1;
+	double p = 0.5;
+
+	if (!(alpha > 0))
+		return SIZE_MAX;
+	while (p > alpha * (1 + 1e-12) && n < 64) {
+		p /= 2;
+		n++;
+	}
+	return n;
+}
+
+int ab_judge(const double *a, const double *b, size_t n, int better, double rel_tol,
+	     double abs_tol, double alpha, struct ab_result *out)
+{
+	double *d = malloc(2 * (n ? n : 1) * sizeof(*d)), *av, *nz, hl, pw, pb, tol, med_a;
 	size_t i, m = 0, z = 0;
-	int worse, beyond;
+	int worse, beyond, positive = 1;
 
 	memset(out, 0, sizeof(*out));
-	out->ratio = out->p_worse = out->p_better = NAN;
+	out->ratio = out->shift = out->change_pct = out->p_worse = out->p_better = NAN;
 	out->verdict = GATE_UNTRACKED;
+	out->pairs_needed = ab_pairs_needed(alpha);
 	if (!d)
 		return -ENOMEM;
+	av = d + (n ? n : 1);
 	for (i = 0; i < n; i++)
-		if (a[i] > 0 && b[i] > 0 && isfinite(a[i]) && isfinite(b[i]))
-			d[m++] = log(b[i] / a[i]);
+		if (isfinite(a[i]) && isfinite(b[i])) {
+			positive &= a[i] > 0 && b[i] > 0;
+			av[m] = a[i];
+			d[m++] = b[i];
+		}
 	out->n_pairs = m;
-	if (!better || !m) {
+	if (!better) {
 		free(d);
 		return 0;
 	}
+	if (!m) {
+		out->verdict = GATE_TOO_NOISY;	/* nothing to judge: never "no change" */
+		free(d);
+		return 0;
+	}
+	/* A ratio needs both values positive; else the difference is judged. */
+	out->diff = !positive;
+	for (i = 0; i < m; i++)
+		d[i] = positive ? log(d[i] / av[i]) : d[i] - av[i];
+	med_a = ksftm_median(av, m);	/* reorders av; d keeps the pairs */
 	hl = hodges_lehmann(d, m);
 	if (isnan(hl)) {
 		free(d);
 		return -ENOMEM;
 	}
-	out->ratio = exp(hl);
+	if (positive) {
+		out->ratio = exp(hl);
+		out->change_pct = 100 * (out->ratio - 1);
+	} else {
+		out->shift = hl;
+		out->change_pct = med_a != 0 ? 100 * hl / fabs(med_a) : NAN;
+	}
 	nz = d;		/* the zero differences dropped, in place */
 	for (i = 0; i < m; i++)
 		if (d[i] != 0)
@@ -148,9 +184,20 @@ int ab_judge(const double *a, const double *b, size_t n, int better, double rel_
 	free(d);
 	pw = out->p_worse;
 	pb = out->p_better;
-	tol = isnan(rel_tol) ? 0 : fabs(log1p(rel_tol));
+	if (positive) {
+		tol = isnan(rel_tol) ? 0 : fabs(log1p(rel_tol));
+	} else {
+		tol = isnan(rel_tol) ? 0 : fabs(rel_tol * med_a);
+		if (!isnan(abs_tol) && fabs(abs_tol) > tol)
+			tol = fabs(abs_tol);
+	}
 	worse = better > 0 ? hl < 0 : hl > 0;
 	beyond = fabs(hl) > tol;
+	if (m < out->pairs_needed) {
+		/* No outcome of so few pairs reaches alpha: cannot tell. */
+		out->verdict = GATE_TOO_NOISY;
+		return 0;
+	}
 	out->verdict = GATE_NO_CHANGE;
 	if (!beyond)
 		return 0;
