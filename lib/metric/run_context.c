@@ -25,6 +25,7 @@
 #include "run_context.h"
 #include "sink.h"
 #include "strbuf.h"
+#include "vm_context.h"
 
 /*
  * Kernel options that make a kernel a debug build: each slows networking
@@ -68,6 +69,9 @@ static int is_own_key(const char *key)
 
 	for (i = 0; i < sizeof(own_keys) / sizeof(own_keys[0]); i++)
 		if (!strcmp(key, own_keys[i]))
+			return 1;
+	for (i = 0; i < VM_CONTEXT_N_KEYS; i++)
+		if (!strcmp(key, vm_context_keys[i]))
 			return 1;
 	return 0;
 }
@@ -253,6 +257,18 @@ static int push_raw(struct ctx_item **items, size_t *n, const char *key, const c
 	return push(items, n, key, strlen(key), &sb, 0);
 }
 
+struct ctx_items {
+	struct ctx_item **items;
+	size_t *n;
+};
+
+static int push_vm_key(const char *key, const char *value, void *arg)
+{
+	struct ctx_items *it = arg;
+
+	return push_str(it->items, it->n, key, value, 0);
+}
+
 /* The JSON object, keys sorted as in every line of the format. Caller keys
  * come from ksft_metric_context_set() and KSFTMETRIC_CONTEXT_<KEY>=value
  * (the key lower-cased). Called under @lock. */
@@ -289,6 +305,14 @@ static int format_context(struct strbuf *sb)
 	err |= push_str(&items, &n, "hostname", u.nodename, 0);
 	err |= push_str(&items, &n, "kernel", u.release, 0);
 	err |= push_raw(&items, &n, "ksft_machine_slow", machine_slow() ? "true" : "false");
+	{
+		const char *cmdline = getenv("KSFTMETRIC_CMDLINE");
+		struct ctx_items it = { &items, &n };
+
+		/* A ksft-vm guest's clock, QEMU and image (vm_context.c). */
+		err |= vm_context_each(cmdline && *cmdline ? cmdline : "/proc/cmdline",
+				       push_vm_key, &it);
+	}
 	for (i = 0; i < n_extra; i++)
 		err |= push_str(&items, &n, extra[i].key, extra[i].value, 0);
 	for (e = environ; e && *e; e++) {
