@@ -9,6 +9,7 @@
 
 #include <ksftmetric/metric.h>
 
+#include "icount.h"
 #include "net_policy.h"
 #include "own_cost.h"
 #include "proc.h"
@@ -36,6 +37,16 @@ static int register_one(const char *name, const char *label, int scale,
 		p.regression_better = "lower";
 		p.regression_relative_tolerance.type = KSFT_METRIC_DOUBLE;
 		p.regression_relative_tolerance.u.d = 0.10;
+		if (ex_icount_shift() >= 0)	/* deterministic: its A/A spread */
+			p.regression_relative_tolerance.u.d = EX_ICOUNT_TOLERANCE;
+	}
+	/* Under icount at shift 0 a CPU second per GB is an instruction per
+	 * byte: shown as such, unscaled. */
+	if (scale == 1000 && ex_icount_shift() == 0) {
+		scale = 1;
+		label = !strcmp(name, EX_POLICY_TEST_BEST) ? "test instructions/byte, best repeat" :
+			!strcmp(name, EX_POLICY_TEST_SPLIT) ? "test instructions/byte per endpoint" :
+			"test instructions/byte";
 	}
 	p.display_min.type = KSFT_METRIC_INT;
 	p.display_min.u.i = 0;

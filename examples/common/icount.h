@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Is this a ksft-vm guest on an instruction-counted clock (doc/vm.rst)?
+ * There the test's CPU time is instructions (2^shift ns each), its rates a
+ * deterministic proxy, and a measured A/A spread near zero: the producers'
+ * policies say so (labels) and gate at the icount tolerance.
+ */
+#ifndef KSFTM_EXAMPLE_ICOUNT_H
+#define KSFTM_EXAMPLE_ICOUNT_H
+
+/*
+ * Relative tolerance of a gated series under icount: twice the largest
+ * max-min spread of 20 unchanged boots of the main job (doc/vm.rst,
+ * "Noise floor"), well below the 1 % a change must show.
+ */
+#define EX_ICOUNT_TOLERANCE 0.005
+
+/** The icount shift ksft-vm put on the kernel command line (ksftm.clock=icount,
+ *  ksftm.icount_shift=N; $KSFTMETRIC_CMDLINE names another file for tests),
+ *  or -1 natively, under --kvm, or when unreadable. Read once. */
+int ex_icount_shift(void);
+
+#endif
