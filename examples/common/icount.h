@@ -9,11 +9,14 @@
 #define KSFTM_EXAMPLE_ICOUNT_H
 
 /*
- * Relative tolerance of a gated series under icount: twice the largest
- * max-min spread of 20 unchanged boots of the main job (doc/vm.rst,
- * "Noise floor"), well below the 1 % a change must show.
+ * Relative tolerance of a gated series under icount: above the largest
+ * max-min spread of unchanged boots of the main job (doc/vm.rst, "Noise
+ * floor"), below the 1 % a change in instructions per byte must show.
  */
 #define EX_ICOUNT_TOLERANCE 0.005
+
+/* The same for a CPU time counted in /proc/stat's 10 ms ticks. */
+#define EX_ICOUNT_TICK_TOLERANCE 0.02
 
 /** The icount shift ksft-vm put on the kernel command line (ksftm.clock=icount,
  *  ksftm.icount_shift=N; $KSFTMETRIC_CMDLINE names another file for tests),

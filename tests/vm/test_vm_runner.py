@@ -38,7 +38,7 @@ with tempfile.TemporaryDirectory(prefix="ksft-vm-test.") as tmp:
     # The script by path; --add the data dir and ksft-metric, a build-tree
     # program whose libraries come from the build tree by rpath.
     rc, out, err = run(vm, ["--kernel", k, "--add", data, "--add", cli, "--add", script, "--",
-                            "sh", "-c", 'DATA="$1"; shift; exec "$0" "$@"', script, data] + tricky,
+                            "sh", "-c", 'export DATA="$1"; shift; exec "$0" "$@"', script, data] + tricky,
                        env=env)
     text = out.decode("utf-8", "replace")
     check(rc == 7, "COMMAND's exit status is ksft-vm's", "rc %d\n%s\n%s" % (rc, text, err))

@@ -332,11 +332,11 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mkdir -p /dev/pts /dev/shm /run /tmp /var /root /sys/fs/cgroup
+chmod 1777 /tmp
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
-ln -s /run /var/run
+# The root is already RAM: /tmp and /run stay as packed (--add files there).
+[ -e /var/run ] || ln -s /run /var/run
 mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
