@@ -66,7 +66,10 @@ def cmd_run(a):
     n = int(n)
     busy = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(a.busy)]
     try:
-        for i in range(a.boots):
+        i = 0
+        for _ in range(a.boots):
+            while os.path.exists(os.path.join(a.out, "%s-%02d.log" % (a.label, i))):
+                i += 1	# never overwrite an earlier batch of the same label
             log = os.path.join(a.out, "%s-%02d.log" % (a.label, i))
             t0 = time.monotonic()
             l0 = load()
@@ -128,7 +131,9 @@ def cmd_summary(a):
             meta[lg] = {"label": os.path.basename(lg).rsplit("-", 1)[0], "dose": "native"}
     groups = {}
     for lg in logs:
-        groups.setdefault(meta[lg]["label"], []).append(lg)
+        m = meta[lg]
+        groups.setdefault(m["label"] + (" beside %d busy loops" % m["busy"] if m.get("busy")
+                                        else ""), []).append(lg)
     vals = {lg: gated(lg) for lg in logs}
     print("## spread of every gated series (max-min over mean; CV)")
     for label, lgs in sorted(groups.items()):
@@ -144,27 +149,32 @@ def cmd_summary(a):
             m = statistics.mean(v)
             print("  %-55s mean %10.4f  max-min %7.3f %%  CV %7.3f %%" % (
                 k, m, 100 * (max(v) - min(v)) / m, 100 * statistics.stdev(v) / m))
-    aa = sorted(groups.get(a.aa, []))
+    aa = sorted(lg for lg in logs if meta[lg]["label"] == a.aa)
     if len(aa) < 2:
         return
     print("\n## detection: compare --baseline (first A/A boot) and --db (the A/A boots)")
     with tempfile.TemporaryDirectory() as tmp:
         base = os.path.join(tmp, "base.json")
         subprocess.run([CLI, "save", "-o", base, "--quiet", aa[0]], check=True)
+        # The history: the first half of the A/A boots (at least the gate's
+        # 5); A/A false alarms are counted over the boots not in it.
+        hist = aa[:max(5, len(aa) // 2)]
         db = os.path.join(tmp, "h.db")
-        for i, lg in enumerate(aa):
+        for i, lg in enumerate(hist):
             subprocess.run([CLI, "ingest", "--db", db, "--order", "%04d" % i, "--quiet", lg],
                            check=True, stdout=subprocess.DEVNULL)
         for label, lgs in sorted(groups.items()):
-            fb = fd = 0
+            fb = fd = nb = nd = 0
             for lg in lgs:
-                if lg == aa[0]:
-                    continue
-                fb += verdict_fails(["--baseline", base, "--quiet", lg])[0]
-                fd += verdict_fails(["--db", db, "--order", "9999", "--quiet", lg])[0]
-            n = len([lg for lg in lgs if lg != aa[0]])
-            print("  %-12s --baseline fails %2d of %2d   --db fails %2d of %2d%s" % (
-                label, fb, n, fd, n, "   (false alarms)" if label == a.aa else ""))
+                if lg != aa[0]:
+                    nb += 1
+                    fb += verdict_fails(["--baseline", base, "--quiet", lg])[0]
+                if lg not in hist:
+                    nd += 1
+                    fd += verdict_fails(["--db", db, "--order", "9999", "--quiet", lg])[0]
+            print("  %-30s --baseline fails %2d of %2d   --db (history: %d A/A boots) fails "
+                  "%2d of %2d%s" % (label, fb, nb, len(hist), fd, nd,
+                                   "   (false alarms)" if label.startswith(a.aa) else ""))
 
 
 def main():
