@@ -160,7 +160,9 @@ class Root:
             except OSError as e:
                 die("--add %s: %s" % (path, e.strerror))
             self.cpio.file(real, data, stat.S_IMODE(st.st_mode))
-            if st.st_mode & 0o111:
+            # programs, and shared objects (Python's extension modules are
+            # not executable but need libffi, libssl...)
+            if st.st_mode & 0o111 or re.search(r"\.so(\.|$)", os.path.basename(path)):
                 self.add_libs(path, data)
         # devices, sockets, fifos: nothing a test can carry in
 
