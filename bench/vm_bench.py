@@ -121,14 +121,17 @@ def verdict_fails(args):
 
 
 def cmd_summary(a):
-    logs = sorted(glob.glob(os.path.join(a.out, "*.log")))
+    logs = []
     meta = {}
-    for lg in logs:
+    for lg in sorted(glob.glob(os.path.join(a.out, "*.log"))):
         try:
             with open(lg + ".json") as f:
                 meta[lg] = json.load(f)
         except OSError:
-            meta[lg] = {"label": os.path.basename(lg).rsplit("-", 1)[0], "dose": "native"}
+            if not os.path.basename(lg).startswith("native-"):
+                continue	# a boot still running
+            meta[lg] = {"label": "native", "dose": "native"}
+        logs.append(lg)
     groups = {}
     for lg in logs:
         m = meta[lg]
@@ -161,9 +164,12 @@ def cmd_summary(a):
         hist = aa[:max(5, len(aa) // 2)]
         db = os.path.join(tmp, "h.db")
         for i, lg in enumerate(hist):
-            subprocess.run([CLI, "ingest", "--db", db, "--order", "%04d" % i, "--quiet", lg],
+            subprocess.run([CLI, "ingest", "--db", db, "--order", "%04d" % i, "--run",
+                            "boot-%04d" % i, "--quiet", lg],
                            check=True, stdout=subprocess.DEVNULL)
         for label, lgs in sorted(groups.items()):
+            if label == "native":
+                continue	# other numbers, another context: nothing to detect
             fb = fd = nb = nd = 0
             for lg in lgs:
                 if lg != aa[0]:

@@ -13,9 +13,11 @@ usage: test_vm_aa_dose.py KSFT_VM KSFT_METRIC IPERF_SELFTEST
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -32,10 +34,20 @@ DOSE = ["nft add table inet dose",
 
 def boot(log, dose):
     script = (DOSE if dose else []) + ["exec " + " ".join(map(shlex.quote, [selftest] + ARGS))]
+    t0 = time.monotonic()
     rc, out, err = run(vm, ["--kernel", k, "--add", selftest, "--", "sh", "-ec",
                             "\n".join(script)])
     with open(log, "wb") as f:
         f.write(out)
+    keep = os.environ.get("KSFT_VM_KEEP_LOGS")
+    if keep:	# bench/vm_bench.py summary reads them beside its own boots
+        name = "%s-t%s" % ("dose-nft2" if dose else "aa", os.path.basename(log))
+        shutil.copy(log, os.path.join(keep, name))
+        with open(os.path.join(keep, name + ".json"), "w") as f:
+            json.dump({"label": "dose-nft2" if dose else "aa", "dose": "nft:2" if dose else "none",
+                       "kernel": os.path.basename(k), "busy": 0,
+                       "wall_s": round(time.monotonic() - t0, 1), "load_start": "-",
+                       "load_end": open("/proc/loadavg").read().split()[0], "rc": rc}, f)
     check(rc == 0, "boot %s: the selftest passed in the guest" % os.path.basename(log),
           out.decode(errors="replace")[-3000:] + err[-3000:])
 
