@@ -26,7 +26,7 @@ int ex_net_policies_register(char **err)
 	if (ex_icount_shift() >= 0) {
 		/* Bytes over instruction-counted time: a deterministic proxy of
 		 * instructions per byte, never a line rate (doc/vm.rst). */
-		tput.regression_relative_tolerance.u.d = EX_ICOUNT_TOLERANCE;
+		tput.regression_relative_tolerance.u.d = EX_ICOUNT_PROXY_TOLERANCE;
 		if (ex_net_throughput_unit)
 			tput.display_label = "virtual Gbit/s (icount proxy)";
 	}
