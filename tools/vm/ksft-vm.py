@@ -112,9 +112,7 @@ class Root:
         cur = ""
         for p in parts:
             cur += "/" + p
-            if self.cpio.has(cur):
-                if self.cpio.seen[cur] == "link":
-                    continue
+            if self.cpio.has(cur):	# a directory, or a link already followed
                 continue
             if os.path.islink(cur):
                 target = os.readlink(cur)
