@@ -2,6 +2,7 @@
 /* The one definition of the network runners' metric policies. */
 #include <ksftmetric/metric.h>
 
+#include "icount.h"
 #include "net_policy.h"
 #include "proc.h"
 
@@ -22,11 +23,18 @@ int ex_net_policies_register(char **err)
 	/* The unit, when the program asks (the main job): report, compare and
 	 * the HTML show "32.6 Gbit/s". The kernel's runners set none. */
 	tput.display_label = ex_net_throughput_unit;
+	if (ex_icount_shift() >= 0) {
+		/* Bytes over instruction-counted time: a deterministic proxy of
+		 * instructions per byte, never a line rate (doc/vm.rst). */
+		tput.regression_relative_tolerance.u.d = EX_ICOUNT_PROXY_TOLERANCE;
+		if (ex_net_throughput_unit)
+			tput.display_label = "virtual Gbit/s (icount proxy)";
+	}
 	retr.summarize = "max";
 	/* Each stable interval of each repeat: how steady a run was. Shown,
 	 * not gated (the per-repeat "throughput" is the gated one). */
 	ival.summarize = "distribution";
-	ival.display_label = ex_net_throughput_unit;
+	ival.display_label = tput.display_label;
 	ret = ksft_metric_aggregate(EX_POLICY_THROUGHPUT, &tput);
 	if (!ret)
 		ret = ksft_metric_aggregate(EX_POLICY_RETRANSMITS, &retr);

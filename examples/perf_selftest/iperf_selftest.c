@@ -20,6 +20,7 @@
 #include <ksftmetric/ksftmetric.h>
 
 #include "iperf3_cost.h"
+#include "icount.h"
 #include "iperf3_runner.h"
 #include "net_policy.h"
 #include "netns.h"
@@ -104,10 +105,16 @@ static int measure(const struct endpoints *ep, const struct settings *set,
 		snprintf(why, size, "system monitor: %s", ksft_sysmon_errmsg());
 		return stop;
 	}
-	printf("# iperf3%s: %.3f Gbps (median of %zu; %zu of %zu intervals), %lld retransmits, "
-	       "test's own CPU %.3f s/GB\n",
-	       reverse ? " reverse" : "", res.throughput_gbps, res.repeats, res.n_stable,
-	       res.n_intervals, (long long)res.retransmits, res.test_cost);
+	if (ex_icount_shift() == 0)	/* 1 ns a instruction: s/GB = instructions/byte */
+		printf("# iperf3%s: %.3f virtual Gbps (icount proxy; median of %zu; %zu of %zu "
+		       "intervals), %lld retransmits, test's own %.4f instructions/byte\n",
+		       reverse ? " reverse" : "", res.throughput_gbps, res.repeats, res.n_stable,
+		       res.n_intervals, (long long)res.retransmits, res.test_cost);
+	else
+		printf("# iperf3%s: %.3f Gbps (median of %zu; %zu of %zu intervals), %lld "
+		       "retransmits, test's own CPU %.3f s/GB\n",
+		       reverse ? " reverse" : "", res.throughput_gbps, res.repeats, res.n_stable,
+		       res.n_intervals, (long long)res.retransmits, res.test_cost);
 	return 0;
 }
 

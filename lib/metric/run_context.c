@@ -26,6 +26,7 @@
 #include "run_context.h"
 #include "sink.h"
 #include "strbuf.h"
+#include "vm_context.h"
 
 /*
  * Kernel options that make a kernel a debug build: each slows networking
@@ -69,6 +70,9 @@ static int is_own_key(const char *key)
 
 	for (i = 0; i < sizeof(own_keys) / sizeof(own_keys[0]); i++)
 		if (!strcmp(key, own_keys[i]))
+			return 1;
+	for (i = 0; i < VM_CONTEXT_N_KEYS; i++)
+		if (!strcmp(key, vm_context_keys[i]))
 			return 1;
 	return 0;
 }
@@ -254,6 +258,18 @@ static int push_raw(struct ctx_item **items, size_t *n, const char *key, const c
 	return push(items, n, key, strlen(key), &sb, 0);
 }
 
+struct ctx_items {
+	struct ctx_item **items;
+	size_t *n;
+};
+
+static int push_vm_key(const char *key, const char *value, void *arg)
+{
+	struct ctx_items *it = arg;
+
+	return push_str(it->items, it->n, key, value, 0);
+}
+
 /* The JSON object, keys sorted as in every line of the format. Caller keys
  * come from ksft_metric_context_set() and KSFTMETRIC_CONTEXT_<KEY>=value
  * (the key lower-cased). Called under @lock. */
@@ -290,20 +306,31 @@ static int format_context(struct strbuf *sb)
 	err |= push_str(&items, &n, "hostname", u.nodename, 0);
 	err |= push_str(&items, &n, "kernel", u.release, 0);
 	err |= push_raw(&items, &n, "ksft_machine_slow", machine_slow() ? "true" : "false");
-	/* When the run started, in UTC to the microsecond: the history orders
-	 * a run without a CI order by it (doc/run-history.rst), by the clock
-	 * of the machine that ran it, whoever ingests the log and when. */
 	{
-		struct timespec ts;
-		struct tm tm;
-		char when[48];
+		const char *cmdline = getenv("KSFTMETRIC_CMDLINE");
+		struct ctx_items it = { &items, &n };
+		size_t before = n;
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		gmtime_r(&ts.tv_sec, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-		snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%06ldZ",
-			 ts.tv_nsec / 1000);
-		err |= push_str(&items, &n, "time", when, 0);
+		/* A ksft-vm guest's clock, QEMU and image (vm_context.c). */
+		err |= vm_context_each(cmdline && *cmdline ? cmdline : "/proc/cmdline",
+				       push_vm_key, &it);
+		/* When the run started, in UTC to the microsecond: the history
+		 * orders a run without a CI order by it (doc/run-history.rst), by
+		 * the clock of the machine that ran it, whoever ingests the log
+		 * and when. Not in a ksft-vm guest: its clock starts at a fixed
+		 * date every boot (determinism), so it says nothing of when. */
+		if (n == before) {
+			struct timespec ts;
+			struct tm tm;
+			char when[48];
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			gmtime_r(&ts.tv_sec, &tm);
+			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+			snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%06ldZ",
+				 ts.tv_nsec / 1000);
+			err |= push_str(&items, &n, "time", when, 0);
+		}
 	}
 	for (i = 0; i < n_extra; i++)
 		err |= push_str(&items, &n, extra[i].key, extra[i].value, 0);

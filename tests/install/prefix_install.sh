@@ -34,6 +34,10 @@ check_prefix() {
 	(cd / && "$bin" --version) || fail "$bin does not start"
 	ldd "$bin" | grep -q "=> $dir/.*libksftmetric-report\.so\.0" ||
 		{ ldd "$bin"; fail "$bin: libksftmetric-report not from $dir"; }
+	# The guest runner (doc/vm.rst): installed executable beside it.
+	[ -x "$dir/bin/ksft-vm" ] || fail "$dir/bin/ksft-vm not installed"
+	(cd / && "$dir/bin/ksft-vm" --help | grep -q -- "--kernel IMAGE") ||
+		fail "$dir/bin/ksft-vm --help"
 	for lib in "$dir"/lib*/*/libksftmetric-producers.so.0 "$dir"/lib/libksftmetric-producers.so.0; do
 		[ -e "$lib" ] || continue
 		ldd "$lib" | grep -q "not found" && { ldd "$lib"; fail "$lib: unresolved"; }

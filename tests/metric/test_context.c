@@ -194,6 +194,50 @@ START_TEST(test_rejects)
 }
 END_TEST
 
+/* A ksft-vm guest's command line: its known ksftm.KEY=VALUE words are
+ * library keys (doc/vm.rst); unknown ones and other words are not. */
+START_TEST(test_vm_cmdline)
+{
+	static const char cmdline[] = "console=ttyS0 nokaslr ksftm.clock=icount "
+		"ksftm.icount_shift=0 ksftm.qemu=7.2.22 ksftm.qemu_cpu=Westmere-v1 "
+		"ksftm.vm_kernel=6.1.0-57-cloud-amd64 ksftm.vm_kernel_config=6d45c8c827f41623 "
+		"ksftm.other=1 ksftm.clock ksftm.qemu_cpu= clock=native\n";
+	char path[] = "/tmp/ksftm-cmdline-XXXXXX";
+	int fd = mkstemp(path);
+	char *text;
+	json_t *j;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, cmdline, strlen(cmdline)), (ssize_t)strlen(cmdline));
+	close(fd);
+	use_kconfig("");
+	setenv("KSFTMETRIC_CMDLINE", path, 1);
+	setenv("KSFTMETRIC_CONTEXT_CLOCK", "fake", 1);
+	j = context_json(&text);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "clock")), "icount");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "icount_shift")), "0");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "qemu")), "7.2.22");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "qemu_cpu")), "Westmere-v1");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "vm_kernel")), "6.1.0-57-cloud-amd64");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "vm_kernel_config")),
+			 "6d45c8c827f41623");
+	ck_assert_ptr_null(json_object_get(j, "other"));
+	ck_assert_msg(!strstr(text, "fake") && !strstr(text, "native"), "%s", text);
+	ksft_metric_free(text);
+	json_decref(j);
+	pu_assert_err(ksft_metric_context_set("clock", "x"), EINVAL,
+		      "context key clock is filled by the library");
+	/* Natively (no such words) the line has no clock at all. */
+	setenv("KSFTMETRIC_CMDLINE", "/nonexistent/cmdline", 1);
+	j = context_json(NULL);
+	ck_assert_ptr_null(json_object_get(j, "clock"));
+	json_decref(j);
+	unsetenv("KSFTMETRIC_CMDLINE");
+	unsetenv("KSFTMETRIC_CONTEXT_CLOCK");
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_emit_through_sink)
 {
 	struct pu_lines l = { 0 };
@@ -296,6 +340,7 @@ Suite *make_suite(void)
 	suite_add_tcase(s, tc("debug_unknown", test_debug_unknown));
 	suite_add_tcase(s, tc("caller_keys", test_caller_keys));
 	suite_add_tcase(s, tc("rejects", test_rejects));
+	suite_add_tcase(s, tc("vm_cmdline", test_vm_cmdline));
 	suite_add_tcase(s, tc("emit_through_sink", test_emit_through_sink));
 	suite_add_tcase(s, tc("off_by_default", test_off_by_default));
 	suite_add_tcase(s, tc("env_emits_once", test_env_emits_once));

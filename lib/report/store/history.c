@@ -86,6 +86,15 @@ static const char read_indexes[] =
 	"DROP INDEX IF EXISTS ksftm_results_run;";
 
 /*
+ * A ksft-vm guest's instrument (doc/vm.rst): its clock (icount, kvm; none
+ * natively), QEMU and CPU model, and the image it booted, which in a guest
+ * is part of the machine. Absent natively, so native histories keep their
+ * keys; a guest run is never judged against a native one.
+ */
+#define VM_COMPARABLE "\"clock\",\"icount_shift\",\"qemu\",\"qemu_cpu\"," \
+		      "\"vm_kernel\",\"vm_kernel_config\""
+
+/*
  * Context keys that make two runs comparable by default: the same machine
  * (as the run context line describes it) and the same CI runner/device when
  * the CI names one. Changing kernels are what is being compared, so
@@ -93,7 +102,8 @@ static const char read_indexes[] =
  * one rule.
  */
 static const char default_comparable[] = "[\"arch\",\"cpu_count\",\"cpu_model\","
-					 "\"device\",\"hostname\",\"placement\",\"runner\"]";
+					 "\"device\",\"hostname\",\"placement\",\"runner\","
+					 VM_COMPARABLE "]";
 
 
 struct db *history_db(struct history *h)
