@@ -192,7 +192,10 @@ def test_compare_json_csv_text():
     words = re.findall(r" \d+ ([a-z ]+?)(?= \d|$)", summary[0].split(":", 1)[1])
     assert words and all(w.upper() in NAMES for w in words), summary
     assert "TOO NOISY: young tput: the history is too short" in text, text
-    assert "TOO NOISY: wobbly tput: noise " in text, text
+    # At 23 % noise a run and 12 runs, the budget may leave no run able to
+    # fail it: then it is named CANNOT BE GATED (issue 31), never silent.
+    assert ("TOO NOISY: wobbly tput: noise " in text or
+            "CANNOT BE GATED: wobbly tput: noise " in text), text
     # Not comparable: a debug kernel's run.
     doc = json.loads(compare("json", "--context", "debug_kernel=1", rc=0))
     check_codes("compare json, debug kernel", codes_in(doc))
@@ -246,7 +249,7 @@ def test_html():
         assert TABLE.get(code, "").lower() == words, (code, words)
     # Issue 22: a too-noisy series says what it would need.
     noisy = re.findall(r'<tr class="too_noisy".*?</tr>', section)
-    assert noisy and all('<div class="needs">' in r for r in noisy), noisy
+    assert noisy and all('<div class="needs' in r for r in noisy), noisy
     young = [r for r in noisy if 'id="v-s-young' in r]
     assert young and "the history is too short to know its noise: 2 more runs" in young[0], young
     wobbly = [r for r in noisy if 'id="v-s-wobbly' in r]
