@@ -254,7 +254,7 @@ def test_html():
     assert young and "the history is too short to know its noise: 2 more runs" in young[0], young
     wobbly = [r for r in noisy if 'id="v-s-wobbly' in r]
     # Issue 31 item 12: as a person would say it, never an impossible change.
-    assert wobbly and re.search(r'<div class="needs">noise [0-9.]+% a run; (one run fails only '
+    assert wobbly and re.search(r'<div class="needs( blind)?">(CANNOT BE GATED: )?noise [0-9.]+% a run; (one run fails only '
                                 r'beyond [-+][0-9.]+%|no run can fail it here)[^<]*; a lasting '
                                 r'[-+][0-9.]+% (needs about \d+ runs|shows in one run|would not '
                                 r'show in any number of runs)[^<]*</div>', wobbly[0]), wobbly
