@@ -38,13 +38,12 @@ static const struct prod_stream *stream(const struct prod_corpus *c, int cap)
 	return NULL;
 }
 
-static double value(const struct prod_rep *r, int m)
+double single_value(const struct prod_rep *r, int m)
 {
 	return m == PM_GBPS ? r->gbps : r->cost_host;
 }
 
-/* The t statistic of @x toward worse against w[0..n) (@better +1 higher). */
-static double t_worse(const double *w, size_t n, double x, int better)
+double single_t_worse(const double *w, size_t n, double x, int better)
 {
 	double mean = 0, ss = 0;
 	size_t i;
@@ -107,21 +106,21 @@ int single_run_power(const struct prod_corpus *c, size_t window, int m,
 	for (j = window; j < u->n; j++) {
 		out->fa += prod_flagged(&r, j, 0, m);
 		for (k = 0; k < window; k++)
-			w[k] = value(&u->rep[j - window + k], m);
-		t_u[j - window] = t_worse(w, window, value(&u->rep[j], m), better);
+			w[k] = single_value(&u->rep[j - window + k], m);
+		t_u[j - window] = single_t_worse(w, window, single_value(&u->rep[j], m), better);
 	}
 	prod_result_free(&r);
 	out->thr = threshold(t_u, out->judged, out->fa);
 	out->thr1 = threshold(t_u, out->judged, 1);
 	for (k = 0; k < window; k++)
-		w[k] = value(&u->rep[u->n - window + k], m);
+		w[k] = single_value(&u->rep[u->n - window + k], m);
 	/* Each capped run judged after the same steady history, not ingested. */
 	s.n = u->n + 1;
 	p.judge_only_last = 1;
 	for (a = 0; a < 2; a++) {
 		out->n_cap[a] = cap[a]->n;
 		for (j = 0; j < cap[a]->n; j++) {
-			double t = t_worse(w, window, value(&cap[a]->rep[j], m), better);
+			double t = single_t_worse(w, window, single_value(&cap[a]->rep[j], m), better);
 
 			s.rep[u->n] = cap[a]->rep[j];
 			if (prod_replay(&one, &p, &r))
@@ -138,4 +137,20 @@ out:
 	free(t_u);
 	free(w);
 	return ret;
+}
+
+size_t single_t_found(const struct prod_corpus *c, size_t window, int m, int cap, double thr)
+{
+	const struct prod_stream *u = stream(c, 0), *s = stream(c, cap);
+	int better = m == PM_GBPS ? 1 : -1;
+	size_t j, k, found = 0;
+	double w[64];
+
+	if (!u || !s || u->n < window || window > sizeof(w) / sizeof(w[0]))
+		return 0;
+	for (k = 0; k < window; k++)
+		w[k] = single_value(&u->rep[u->n - window + k], m);
+	for (j = 0; j < s->n; j++)
+		found += single_t_worse(w, window, single_value(&s->rep[j], m), better) > thr;
+	return found;
 }
