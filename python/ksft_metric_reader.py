@@ -313,9 +313,22 @@ def _num(v):
     return v if math.isfinite(v) else None
 
 
+def _display_unit(pol):
+    """A series' display unit and scale, the report's one rule
+    (doc/consumer.rst, "Units"): a value times ``scale`` is in ``unit``,
+    the author's ``display_label`` as written (``None``: no unit), or
+    ``"busy cores"`` for an aggregated series; never another prefix."""
+    if pol is None:
+        return None, 1.0
+    if pol.aggregation:
+        return "busy cores", 1.0
+    return pol.label, (pol.scale if math.isfinite(pol.scale) else 1.0)
+
+
 def _metric(s):
     pol = s.policy
     processed, is_array = _process(s.points, s.is_array, pol)
+    unit, scale = _display_unit(pol)
     if pol is None:
         summarize, compare, better = "distribution", "p50", 0
     else:
@@ -345,7 +358,8 @@ def _metric(s):
     return {"name": s.name, "labels": json.loads(s.labels), "shape": s.shape,
             "points": len(s.points), "processed": len(processed),
             "summarize": summarize, "summary": summary, "compare": compare,
-            "better": {1: "higher", -1: "lower"}.get(better), "value": value}
+            "better": {1: "higher", -1: "lower"}.get(better), "value": value,
+            "unit": unit, "scale": scale}
 
 
 # ---- the KTAP tree -------------------------------------------------------
