@@ -277,7 +277,14 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	 */
 	rp_display_of(m.p, &d);
 	if (!m.width && m.sums[0].n) {
-		cmp_value = rp_summary_op(&m.sums[0], m.compare) * d.scale;
+		cmp_value = rp_summary_op(&m.sums[0], m.compare);
+		/* 15 digits drop the product's noise: 0.6188 * 1000 is 618.8. */
+		if (d.scale != 1.0 && isfinite(cmp_value * d.scale)) {
+			snprintf(buf, sizeof(buf), "%.15g", cmp_value * d.scale);
+			cmp_value = strtod(buf, NULL);
+		} else {
+			cmp_value *= d.scale;
+		}
 		if (isfinite(cmp_value))
 			kcidb_number(sb, &d, cmp_value);
 	}

@@ -574,7 +574,7 @@ static int render_csv(json_t *doc, struct strbuf *sb)
 	json_t *series, *p, *c;
 	size_t i, k, q;
 
-	strbuf_adds(sb, "series,run,order,value,status,state,change_point\r\n");
+	strbuf_adds(sb, "series,run,order,value,status,state,change_point,unit,scale\r\n");
 	json_array_foreach(json_object_get(doc, "series"), i, series) {
 		json_t *changes = json_object_get(series, "changes");
 
@@ -595,7 +595,14 @@ static int render_csv(json_t *doc, struct strbuf *sb)
 			csv_field(sb, json_string_value(json_object_get(p, "status")));
 			strbuf_addc(sb, ',');
 			csv_field(sb, json_string_value(json_object_get(p, "state")));
-			strbuf_adds(sb, starts ? ",1\r\n" : ",0\r\n");
+			strbuf_adds(sb, starts ? ",1," : ",0,");
+			/* The series' display unit: value times scale is in it. */
+			if (json_is_string(json_object_get(series, "unit")))
+				csv_field(sb, json_string_value(json_object_get(series, "unit")));
+			strbuf_addc(sb, ',');
+			rp_json_double(sb, json_is_number(json_object_get(series, "scale")) ?
+				       json_number_value(json_object_get(series, "scale")) : 1.0);
+			strbuf_adds(sb, "\r\n");
 		}
 	}
 	return sb->oom ? -ENOMEM : 0;
