@@ -19,6 +19,11 @@ those of ``ksft-metric report --format nipa`` (without verdicts), and the
         for m in result["metrics"]:
             print(subtest, m["name"], m["labels"], m["summary"])
 
+Each metric has ``unit`` and ``scale``, the series' display unit as every
+output of ``ksft-metric`` shows it: ``value`` and ``summary`` times
+``scale`` are in ``unit`` (the ``display_label`` as written, ``"busy
+cores"`` for an aggregated series, ``None`` without a label).
+
 ``read()`` takes a path, a binary file or bytes; bad lines become
 ``warnings`` (``(file, line, text)``), never exceptions. Run as a script it
 prints the NIPA sidecar of the files given.
