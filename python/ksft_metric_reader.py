@@ -19,6 +19,11 @@ those of ``ksft-metric report --format nipa`` (without verdicts), and the
         for m in result["metrics"]:
             print(subtest, m["name"], m["labels"], m["summary"])
 
+Each metric has ``unit`` and ``scale``, the series' display unit as every
+output of ``ksft-metric`` shows it: ``value`` and ``summary`` times
+``scale`` are in ``unit`` (the ``display_label`` as written, ``"busy
+cores"`` for an aggregated series, ``None`` without a label).
+
 ``read()`` takes a path, a binary file or bytes; bad lines become
 ``warnings`` (``(file, line, text)``), never exceptions. Run as a script it
 prints the NIPA sidecar of the files given.
@@ -313,9 +318,22 @@ def _num(v):
     return v if math.isfinite(v) else None
 
 
+def _display_unit(pol):
+    """A series' display unit and scale, the report's one rule
+    (doc/consumer.rst, "Units"): a value times ``scale`` is in ``unit``,
+    the author's ``display_label`` as written (``None``: no unit), or
+    ``"busy cores"`` for an aggregated series; never another prefix."""
+    if pol is None:
+        return None, 1.0
+    if pol.aggregation:
+        return "busy cores", 1.0
+    return pol.label, (pol.scale if math.isfinite(pol.scale) else 1.0)
+
+
 def _metric(s):
     pol = s.policy
     processed, is_array = _process(s.points, s.is_array, pol)
+    unit, scale = _display_unit(pol)
     if pol is None:
         summarize, compare, better = "distribution", "p50", 0
     else:
@@ -345,7 +363,8 @@ def _metric(s):
     return {"name": s.name, "labels": json.loads(s.labels), "shape": s.shape,
             "points": len(s.points), "processed": len(processed),
             "summarize": summarize, "summary": summary, "compare": compare,
-            "better": {1: "higher", -1: "lower"}.get(better), "value": value}
+            "better": {1: "higher", -1: "lower"}.get(better), "value": value,
+            "unit": unit, "scale": scale}
 
 
 # ---- the KTAP tree -------------------------------------------------------

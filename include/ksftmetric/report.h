@@ -762,20 +762,17 @@ ksft_metric_report_history_pin(struct ksft_metric_report_history *h,
 			       const char *run_id, int pinned);
 
 /**
- * ksft_metric_report_value_text() - a value as the text tables show it
+ * ksft_metric_report_value_text() - a value as every output shows it
  * @value: the number in the metric's own units
  * @scale: its display_scale (NaN: none)
  * @label: its display_label (NULL: none)
  *
- * Writes @value times @scale followed by @label into @buf (snprintf()
- * rules: always NUL-terminated when @size > 0). A label that names a
- * known SI or binary unit ("bps", "Gbps", "B/s", "B", "KiB", "s", "ms",
- * "us", "ns", "Hz", "pps", "IOPS"..., alone or at the end in parentheses:
- * "Latency (us)") is scaled to the prefix that reads best, 6 significant
- * digits (as every number of the tables): 7.981e9 with "bps" is
- * "7.981 Gbit/s", 1500 with "us" is "1.5 ms".
- * Other labels follow the number as given ("%.6g LABEL"); a non-finite
- * value is "-". Thread-safe.
+ * Writes @value times @scale followed by @label, as the author wrote it,
+ * into @buf (snprintf() rules: always NUL-terminated when @size > 0), 6
+ * significant digits ("%.6g LABEL"): 0.6188 with scale 1000 and
+ * "CPU ms/GB" is "618.8 CPU ms/GB", 125 with "MB/s" is "125 MB/s". No
+ * other prefix is chosen, so a series keeps one unit in every output. A
+ * non-finite value is "-". Thread-safe.
  *
  * @return the length the full text has (as snprintf()), -EINVAL if @buf
  * is NULL with @size > 0.
@@ -783,6 +780,29 @@ ksft_metric_report_history_pin(struct ksft_metric_report_history *h,
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_value_text(char *buf, size_t size, double value,
 			      double scale, const char *label);
+
+/**
+ * ksft_metric_report_display_unit() - a series' display unit and scale
+ * @display_scale: its policy's display_scale (NaN: none)
+ * @display_label: its policy's display_label (NULL: none)
+ * @aggregation: its policy's aggregation (NULL or "": none)
+ * @scale: set to the factor: a value in the metric's own units times
+ *	   *@scale is in *@unit (1 without display_scale)
+ * @unit: set to the unit (@display_label itself, "busy cores" for an
+ *	  aggregated series, whose values are busy cores; NULL: none)
+ *
+ * The one rule the text tables, the HTML page, JSON, CSV, NIPA and KCIDB
+ * follow (doc/consumer.rst, "Units"): call it with a series' policy (from
+ * struct ksft_metric_report_series, or the history's "display_label" and
+ * "display_scale") to print its values as compare does. *@unit points into
+ * @display_label or a static string. Thread-safe.
+ *
+ * @return 0, -EINVAL if @scale or @unit is NULL.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_display_unit(double display_scale, const char *display_label,
+				const char *aggregation, double *scale,
+				const char **unit);
 
 #ifdef __cplusplus
 }

@@ -315,10 +315,24 @@ void rp_labels_text(struct strbuf *sb, const char *labels_json);
 void rp_reject_line(struct ksft_metric_report *r, const char *file,
 		    unsigned long line, const char *p, const char *end);
 void rp_text_number(struct strbuf *sb, double v);
-/* @v times @scale (NaN: 1) and " @label" (NULL: none), for tables; a
- * known unit is scaled to its best prefix (model/units.c). */
+/* @v times @scale (NaN: 1) and " @label" (NULL: none), for tables; the
+ * label as written, never another prefix (model/units.c). */
 void rp_text_display(struct strbuf *sb, double v, double scale,
 		     const char *label);
+/*
+ * A series' display unit and scale (model/units.c, the one rule every
+ * output follows): a value times @scale is in @unit (NULL: no unit; the
+ * label as the author wrote it, "busy cores" for an aggregated series).
+ */
+struct rp_display {
+	double scale;
+	const char *unit;
+};
+void rp_display_choose(double display_scale, const char *label, int aggregated,
+		       struct rp_display *d);
+void rp_display_of(const struct rp_policy *p, struct rp_display *d);
+/* "unit":...,"scale":... (no braces) for the machine formats. */
+void rp_display_json(struct strbuf *sb, const struct rp_display *d);
 /* The unit part of a display label: all of it, or "us" of "Latency (us)". */
 const char *rp_unit_word(const char *label, size_t *len);
 /* @v (in @label's unit) as text into @buf, snprintf()'s return. */

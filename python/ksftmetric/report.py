@@ -142,6 +142,8 @@ def _declare():
         "ksft_metric_report_points_release": (None, [P(_Points)]),
         "ksft_metric_report_series_summary": (c_int, [c_void_p, c_size_t, c_char_p,
                                                       P(c_double), c_size_t]),
+        "ksft_metric_report_display_unit": (c_int, [c_double, c_char_p, c_char_p,
+                                                    P(c_double), P(c_char_p)]),
         "ksft_metric_report_format_ext": (c_int, [c_void_p, c_int, P(_FormatOpts),
                                                   P(c_void_p), P(c_size_t)]),
         "ksft_metric_report_baseline_new": (c_void_p, []),
@@ -388,6 +390,29 @@ class Series:
     @property
     def title(self) -> str:
         return _title(self.path, self.case, self.name, self.labels)
+
+    @property
+    def unit(self) -> Optional[str]:
+        """The display unit every output shows (doc/consumer.rst, "Units"):
+        ``display_label`` as written, "busy cores" when the policy
+        aggregates, None without a label. Values times ``scale`` are in it."""
+        return self._display()[0]
+
+    @property
+    def scale(self) -> float:
+        """The factor from the metric's own numbers to ``unit``."""
+        return self._display()[1]
+
+    def _display(self):
+        p = self.policy
+        label = p.display_label.encode() if p and p.display_label else None
+        agg = p.aggregation.encode() if p and p.aggregation else None
+        scale, unit = c_double(), c_char_p()
+        _check(_c["ksft_metric_report_display_unit"](
+            p.display_scale if p and p.display_scale is not None else math.nan,
+            label, agg, ctypes.byref(scale), ctypes.byref(unit)), "display_unit")
+        # unit points into label (kept alive here) or a static string.
+        return _s(unit.value), scale.value
 
     def points(self, stage: str = "raw") -> Points:
         """The points ``raw``, ``transformed`` or ``processed`` (after the

@@ -188,14 +188,15 @@ with tempfile.TemporaryDirectory() as tmp:
               f"report: {case} local cpu.time.sys busy cores {busy}")
     text = subprocess.run([tool, "report", log], capture_output=True, text=True).stdout
     check("throughput" in text and "iperf.reverse" in text, "text report lacks rows")
-    # Throughput carries its unit, scaled for display: "p50=32.62 Gbit/s".
+    # Throughput carries its unit as the producer wrote it: "p50=32.62 Gbps"
+    # (issue 34: never rescaled to another prefix).
     tput_rows = [l for l in text.splitlines() if re.search(r"\bthroughput\b(?!\.)", l)]
-    check(len(tput_rows) >= 2 and all(re.search(r"(p50|last)=-?[0-9.]+ [kMGT]?bit/s", l)
+    check(len(tput_rows) >= 2 and all(re.search(r"-?[0-9.]+ Gbps", l)
                                       for l in tput_rows),
           f"report: throughput rows lack a unit: {tput_rows}")
     html = os.path.join(tmp, "r.html")
     page = subprocess.run([tool, "html", "-o", html, log], capture_output=True, text=True)
-    check(page.returncode == 0 and "bit/s" in open(html, encoding="utf-8").read(),
+    check(page.returncode == 0 and "Gbps" in open(html, encoding="utf-8").read(),
           f"html: no throughput unit ({page.stderr})")
     svg = os.path.join(tmp, "m.svg")
     plot = subprocess.run([tool, "plot", "-o", svg, log], capture_output=True, text=True)

@@ -54,6 +54,8 @@ class ReadTest(unittest.TestCase):
                 self.assertEqual(s.summary, j["summary"], s.title)
                 self.assertEqual(len(s.points("processed")), j["processed"])
                 self.assertEqual(s.policy.raw if s.policy else None, j["policy"])
+                # One unit and scale per series (issue 34), as the JSON says.
+                self.assertEqual((s.unit, s.scale), (j["unit"], j["scale"]), s.title)
 
     def test_identity_policy_points(self):
         r = kr.Report.read(SEED)
@@ -80,6 +82,9 @@ class ReadTest(unittest.TestCase):
         self.assertEqual(raw.summary, [{"max": 2.0}, {"max": 3.0}, None, {"max": 2.0}])
         # Aggregated arrays are single numbers once processed.
         self.assertEqual(p.find("cpu.time.usr")[0].points("processed").values, [3.0, 5.0])
+        self.assertEqual((p.find("cpu.time.usr")[0].unit, p.find("cpu.time.usr")[0].scale),
+                         ("busy cores", 1.0))
+        self.assertEqual((s.unit, s.scale), (None, 1.0))      # no display_label
 
     def test_warnings_and_strict(self):
         bad = (b"# ktap-metric-json: {\"name\":\"a\",\"shape\":\"scalar\",\"value\":1}\n"

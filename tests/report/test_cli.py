@@ -306,32 +306,22 @@ def schema_errors(text, schema="kcidb-v5.schema.json"):
     raise AssertionError("python3-jsonschema is needed (scripts/install-deps.sh)")
 
 
-def kcidb_unhex(part, seps):
-    """A path part back to text: "_" + 2 hex digits is a byte; "_" alone is ""."""
-    if part == "_":
-        return ""
-    out, i = bytearray(), 0
-    while i < len(part):
-        if part[i] == "_":
-            out.append(int(part[i + 1:i + 3], 16))
-            i += 3
-        else:
-            assert part[i].isalnum() or (part[i] == "-" and seps), part
-            out.append(ord(part[i]))
-            i += 1
-    return out.decode()
+def kcidb_part(text, keep_dash):
+    """doc/consumer.rst's readable path part: letters and digits (and "-"
+    outside the metric part) stay, every run of other bytes is one "_",
+    none at the ends; nothing left is "_"."""
+    ok = rb"[A-Za-z0-9-]+" if keep_dash else rb"[A-Za-z0-9]+"
+    return "_".join(w.decode() for w in re.findall(ok, text.encode())) or "_"
 
 
-def kcidb_decode(path):
-    """(path, case, name, labels) from a KCIDB path (doc/consumer.rst)."""
-    parts = path.split(".")
-    names = [kcidb_unhex(p, True) for p in parts[:-1]]
-    words = parts[-1].split("-")
-    labels = {}
-    for k, v in zip(words[1::2], words[2::2]):
-        labels[kcidb_unhex(k, False)] = (json.loads(kcidb_unhex(v[2:], False))
-                                         if v.startswith("__") else kcidb_unhex(v, False))
-    return names[:-1], names[-1], kcidb_unhex(words[0], False), labels
+def kcidb_path(path, case, name, labels):
+    """The KCIDB path of a series' identity (doc/consumer.rst)."""
+    metric = kcidb_part(name, False)
+    for k in sorted(labels):
+        v = labels[k]
+        v = v if isinstance(v, str) else json.dumps(v, separators=(",", ":"))
+        metric += "-" + kcidb_part(k, False) + "-" + kcidb_part(v, False)
+    return ".".join([kcidb_part(p, True) for p in path + [case]] + [metric])
 
 
 KCIDB = ("--origin", "ksftm_ci", "--build-id", "ksftm_ci:build-1",
@@ -375,18 +365,30 @@ def test_kcidb():
         assert t["misc"]["context"] == {"commit": "abc", "hostname": "runner",
                                         "kernel": "6.12.9"}, t["misc"]
         m = t["misc"]["ksft_metric"]
-        assert kcidb_decode(t["path"]) == (m["path"], m["case"], m["name"],
-                                           m["labels"]), (t["path"], m)
+        assert t["path"] == kcidb_path(m["path"], m["case"], m["name"],
+                                       m["labels"]), (t["path"], m)
+        # One unit and scale per series: number.value is the compare value
+        # times misc's scale, in misc's unit (model/units.c).
+        if "number" in t:
+            assert t["number"].get("unit") == m.get("unit"), (t["number"], m)
+            assert "prefix" not in t["number"], t["number"]   # we chose the scale
+            want = m["summary"][m["compare"]] * m["scale"]
+            assert abs(t["number"]["value"] - want) <= 1e-12 * abs(want), (t, m)
         assert t["id"].startswith("ksftm_ci:ksftm-"), t["id"]
     th = tests["throughput"]
-    assert th["path"] == ("selftests_3a_20drivers_2fnet_2fhw_3a_20devmem_2epy."
-                          "devmem_2echeck_5fkperf.throughput-host-local"), th["path"]
-    # The gate's value: p50 of the three repeats, in the label's unit.
-    assert th["number"] == {"value": 31.5, "unit": "Gbit/s"}, th["number"]
-    # A label for scaled per-CPU values says nothing of the aggregate.
-    assert tests["cpu.time.usr"]["number"] == {"value": 3.0}, tests["cpu.time.usr"]
-    assert tests["rtt"]["number"] == {"value": 20.0, "unit": "us"}
-    assert tests["rtt"]["path"].endswith(".rtt-_-_-a_2eb-x_2dy_5fz-n-__1"), tests["rtt"]
+    # Readable: the names' words, a "_" for each run of other bytes (issue 34).
+    assert th["path"] == ("selftests_drivers_net_hw_devmem_py."
+                          "devmem_check_kperf.throughput-host-local"), th["path"]
+    # The gate's value: p50 of the three repeats, in the author's unit.
+    assert th["number"] == {"value": 31.5, "unit": "Gbps"}, th["number"]
+    # A label for scaled per-CPU values says nothing of the aggregate: its
+    # values are busy cores, unscaled.
+    assert tests["cpu.time.usr"]["number"] == {"value": 3.0, "unit": "busy cores"}, \
+        tests["cpu.time.usr"]
+    assert tests["cpu.time.usr"]["misc"]["ksft_metric"]["scale"] == 1.0
+    assert tests["rtt"]["number"] == {"value": 20.0, "unit": "Latency (us)"}
+    assert tests["rtt"]["path"].endswith(".rtt-_-_-a_b-x_y_z-n-1"), tests["rtt"]
+    assert "unit" not in tests["raw"]["misc"]["ksft_metric"]     # none: null dropped
     assert "number" not in tests["raw"], tests["raw"]    # an array: misc only
     assert tests["raw"]["misc"]["ksft_metric"]["summary"] == [{"last": 1.0}, {"last": 2.0}]
     # Deterministic ids: the same logs again give the same document...

@@ -318,7 +318,7 @@ def test_history_change_points():
     out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={r}", "--format",
                        "csv", "--last", "5", "throughput")
     rows = out.strip().split("\r\n")
-    assert rows[0] == "series,run,order,value,status,state,change_point", rows[0]
+    assert rows[0] == "series,run,order,value,status,state,change_point,unit,scale", rows[0]
     assert len(rows) == 6, rows
     out, _ = expect_rc(0, "history", "--db", DB, "--context", "runner=nobody")
     assert "no series in the history match" in out, out

@@ -165,7 +165,7 @@ START_TEST(test_distribution)
 	ru_assert_close(ru_summary(r, many, "p90"), 7.6, 1e-15);
 	ru_assert_close(ru_summary(r, many, "p99"), 9.76, 1e-15);
 	json = ru_format(r, KSFT_METRIC_REPORT_JSON);
-	ck_assert_msg(strstr(json, "\"name\":\"one\",\"labels\":{},\"shape\":\"scalar\",\"status\":\"pass\",\"source\":\"ktap\",\"points\":1,\"processed\":1,\"policy\":null,\"summarize\":\"distribution\",\"summary\":{\"last\":42.0}}"),
+	ck_assert_msg(strstr(json, "\"name\":\"one\",\"labels\":{},\"shape\":\"scalar\",\"status\":\"pass\",\"source\":\"ktap\",\"points\":1,\"processed\":1,\"policy\":null,\"summarize\":\"distribution\",\"summary\":{\"last\":42.0},\"unit\":null,\"scale\":1.0}"),
 		      "%s", json);
 	ck_assert_msg(strstr(json, "\"summary\":{\"p50\":3.0,\"p90\":7.6000000000000005,\"p99\":9.76,\"max\":10.0}"),
 		      "%s", json);
@@ -192,7 +192,8 @@ START_TEST(test_per_element_json)
 	ck_assert_msg(strstr(json, "\"summary\":[{\"last\":3.0},null,{\"last\":5.0}]"), "%s", json);
 	ck_assert_msg(strstr(om, "ksft_metric_a{case=\"t\",path=\"\",metric=\"a\",summary=\"last\",element=\"2\"} 5.0\n"),
 		      "%s", om);
-	ck_assert_msg(strstr(csv, "t,[],a,{},pass,2,1,,,,,,\r\n"), "%s", csv);
+	/* no unit (empty), scale 1, on every element's row */
+	ck_assert_msg(strstr(csv, "t,[],a,{},pass,2,1,,,,,,,,1.0\r\n"), "%s", csv);
 	free(json);
 	free(om);
 	free(csv);

@@ -118,7 +118,7 @@ char *fit_text(char *s, double px, double font)
 
 void value_text(char *buf, size_t n, double v, double scale, const char *label)
 {
-	/* One spelling of a value and its unit everywhere (scaled prefixes). */
+	/* One spelling of a value and its unit everywhere (the author's unit). */
 	ksft_metric_report_value_text(buf, n, v, scale, label);
 }
 

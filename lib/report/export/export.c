@@ -1,6 +1,6 @@
 /*
  * Shared by the KCIDB and NIPA writers and --name-style: NIPA's names, a
- * renamed view of a report, units from display labels, the run context
+ * renamed view of a report, OpenMetrics' base units, the run context
  * with the caller's keys, per-series summaries and comparison rows by
  * series (dispatch.c calls the writers).
  */
@@ -199,58 +199,30 @@ void rp_view_free(struct rp_view *v)
 /* ---- units ----------------------------------------------------------- */
 
 /*
- * Display labels that name a unit, spelled as a unit symbol or word, alone
- * or at the end in parentheses ("Latency (us)"). KCIDB's prefix is set
- * only for units without one, so that its display may scale them.
+ * OpenMetrics' base unit of a series, or NULL: only its two base units,
+ * and only where the label describes the number written (no
+ * aggregation, no display_scale other than 1).
  */
-static const struct unit_name {
-	const char *label, *kcidb, *prefix, *om;
-} unit_names[] = {
-	{ "s", "s", "metric", "seconds" },
-	{ "seconds", "s", "metric", "seconds" },
-	{ "ms", "ms", NULL, NULL },
-	{ "us", "us", NULL, NULL },
-	{ "ns", "ns", NULL, NULL },
-	{ "B", "B", "binary", "bytes" },
-	{ "bytes", "B", "binary", "bytes" },
-	{ "KiB", "KiB", NULL, NULL },
-	{ "MiB", "MiB", NULL, NULL },
-	{ "GiB", "GiB", NULL, NULL },
-	{ "KB", "KB", NULL, NULL },
-	{ "MB", "MB", NULL, NULL },
-	{ "GB", "GB", NULL, NULL },
-	{ "B/s", "B/s", "metric", NULL },
-	{ "bit/s", "bit/s", "metric", NULL },
-	{ "bps", "bit/s", "metric", NULL },
-	{ "Kbps", "Kbit/s", NULL, NULL },
-	{ "Mbps", "Mbit/s", NULL, NULL },
-	{ "Gbps", "Gbit/s", NULL, NULL },
-	{ "Mbit/s", "Mbit/s", NULL, NULL },
-	{ "Gbit/s", "Gbit/s", NULL, NULL },
-	{ "pps", "pps", "metric", NULL },
-	{ "IOPS", "IOPS", "metric", NULL },
-	{ "%", "%", NULL, NULL },
-};
-
-void rp_units_of(const struct rp_policy *p, struct rp_units *u)
+const char *rp_om_unit(const struct rp_policy *p)
 {
-	const char *label = p->disp_label, *word;
+	static const struct {
+		const char *label, *om;
+	} base[] = {
+		{ "s", "seconds" }, { "seconds", "seconds" },
+		{ "B", "bytes" }, { "bytes", "bytes" },
+	};
+	struct rp_display d;
+	const char *word;
 	size_t i, len;
 
-	memset(u, 0, sizeof(*u));
-	if (!label || p->aggregation ||
-	    (!isnan(p->disp_scale) && p->disp_scale != 1.0))
-		return;
-	word = rp_unit_word(label, &len);
-	for (i = 0; i < sizeof(unit_names) / sizeof(unit_names[0]); i++) {
-		if (strlen(unit_names[i].label) == len &&
-		    !strncmp(unit_names[i].label, word, len)) {
-			u->kcidb_unit = unit_names[i].kcidb;
-			u->kcidb_prefix = unit_names[i].prefix;
-			u->om_unit = unit_names[i].om;
-			return;
-		}
-	}
+	rp_display_of(p, &d);
+	if (!d.unit || p->aggregation || d.scale != 1.0)
+		return NULL;
+	word = rp_unit_word(d.unit, &len);
+	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		if (strlen(base[i].label) == len && !strncmp(base[i].label, word, len))
+			return base[i].om;
+	return NULL;
 }
 
 /* ---- summaries -------------------------------------------------------- */

@@ -225,6 +225,7 @@ static void json_summary_obj(struct strbuf *sb, const struct srow *row,
 static void json_series(struct strbuf *sb, const struct srow *row)
 {
 	const struct rp_series *s = row->s;
+	struct rp_display d;
 	size_t e;
 	char buf[32];
 
@@ -268,6 +269,10 @@ static void json_series(struct strbuf *sb, const struct srow *row)
 		}
 		strbuf_addc(sb, ']');
 	}
+	/* The display unit every output shows: summaries times scale. */
+	rp_display_of(row->p, &d);
+	strbuf_addc(sb, ',');
+	rp_display_json(sb, &d);
 	strbuf_addc(sb, '}');
 }
 
@@ -330,10 +335,11 @@ static void path_json(struct strbuf *sb, char *const *path, size_t n)
 static int format_csv(const struct ksft_metric_report *r, struct strbuf *sb)
 {
 	struct strbuf tmp = STRBUF_INIT;
+	struct rp_display d;
 	size_t i, e, k, j;
 	char buf[32];
 
-	strbuf_adds(sb, "case,path,name,labels,status,points,element,last,total,max,p50,p90,p99\r\n");
+	strbuf_adds(sb, "case,path,name,labels,status,points,element,last,total,max,p50,p90,p99,unit,scale\r\n");
 	for (i = 0; i < r->n_series; i++) {
 		const struct rp_series *s = r->series[i];
 		struct srow row;
@@ -344,6 +350,7 @@ static int format_csv(const struct ksft_metric_report *r, struct strbuf *sb)
 			return -ENOMEM;
 		}
 		n = row.width ? row.width : 1;
+		rp_display_of(row.p, &d);
 		for (e = 0; e < n; e++) {
 			csv_field(sb, s->case_name);
 			strbuf_addc(sb, ',');
@@ -370,6 +377,12 @@ static int format_csv(const struct ksft_metric_report *r, struct strbuf *sb)
 				if (shown && row.sums[e].n)
 					rp_json_double(sb, rp_summary_op(&row.sums[e], csv_ops[k]));
 			}
+			/* The display unit: the summaries times scale are in it. */
+			strbuf_addc(sb, ',');
+			if (d.unit)
+				csv_field(sb, d.unit);
+			strbuf_addc(sb, ',');
+			rp_json_double(sb, d.scale);
 			strbuf_adds(sb, "\r\n");
 		}
 		srow_free(&row);
@@ -672,14 +685,13 @@ static void om_metadata(struct strbuf *sb, const struct ksft_metric_report *r,
 	for (j = 0; j < left && fid[order[j]] == fid[order[0]]; j++) {
 		struct rp_policy scratch;
 		const struct rp_policy *p = rp_series_policy(r->series[order[j]], &scratch);
-		struct rp_units u;
+		const char *om = rp_om_unit(p);
 
 		if (!help && p->disp_label)
 			help = p->disp_label;
-		rp_units_of(p, &u);
 		if (!j)
-			unit = u.om_unit;
-		else if (!unit || !u.om_unit || strcmp(unit, u.om_unit))
+			unit = om;
+		else if (!unit || !om || strcmp(unit, om))
 			same_unit = 0;
 	}
 	ulen = unit ? strlen(unit) : 0;

@@ -1,9 +1,10 @@
 /*
  * KCIDB I/O JSON (schema v5): one test node per series, status DONE (a
  * measurement, not a verdict), the value the gate compares in "number",
- * the run context and the series' identity in "misc". The test path
- * encoding (doc/consumer.rst) keeps every name reversible within the
- * characters KCIDB allows in a path part, [a-zA-Z0-9_-].
+ * in the series' display unit, the run context and the series' identity
+ * in "misc". The test path (doc/consumer.rst) is readable within the
+ * characters KCIDB allows in a path part, [a-zA-Z0-9_-]; the exact names
+ * are in misc.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,60 +21,43 @@
 #define KCIDB_MAJOR 5
 #define KCIDB_MINOR 0	/* nothing newer is used: any v5 reader takes it */
 
-static void hex_byte(struct strbuf *sb, unsigned char c)
+static int path_char(char c)
 {
-	static const char hex[] = "0123456789abcdef";
-
-	strbuf_addc(sb, '_');
-	strbuf_addc(sb, hex[c >> 4]);
-	strbuf_addc(sb, hex[c & 15]);
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
 }
 
 /*
- * A test or case name as one path part: letters, digits and "-" stay,
- * every other byte is "_" and two lowercase hex digits; "" is "_".
+ * A name as one readable path part: letters and digits stay, "-" too
+ * where it does not separate (@keep_dash), and every run of other bytes
+ * (".", " ", "/", ":", "_", UTF-8) is one "_", none at either end; a name
+ * with nothing left is "_". "cpu.usec_per_mb" is "cpu_usec_per_mb".
  */
-static void part_name(struct strbuf *sb, const char *s)
+static void part_text(struct strbuf *sb, const char *s, size_t n, int keep_dash)
 {
-	if (!*s) {
-		strbuf_addc(sb, '_');
-		return;
-	}
-	for (; *s; s++) {
-		char c = *s;
+	size_t start = sb->len, i;
+	int gap = 0;
 
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '-')
-			strbuf_addc(sb, c);
-		else
-			hex_byte(sb, (unsigned char)c);
-	}
-}
-
-/* The same for the metric part, where "-" separates: "-" is escaped too. */
-static void part_word(struct strbuf *sb, const char *s, size_t n)
-{
-	size_t i;
-
-	if (!n) {
-		strbuf_addc(sb, '_');
-		return;
-	}
 	for (i = 0; i < n; i++) {
 		char c = s[i];
 
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9'))
+		if (path_char(c) || (keep_dash && c == '-')) {
+			if (gap && sb->len > start)
+				strbuf_addc(sb, '_');
 			strbuf_addc(sb, c);
-		else
-			hex_byte(sb, (unsigned char)c);
+			gap = 0;
+		} else {
+			gap = 1;
+		}
 	}
+	if (sb->len == start)
+		strbuf_addc(sb, '_');
 }
 
 /*
  * The last part: the metric name, then "-KEY-VALUE" per label in key
- * order; a value that is not a string is "__" and its JSON text (an
- * escaped string never starts with "__").
+ * order ("-" inside them is "_": it only separates); a value that is not
+ * a string is its JSON text (1, true).
  */
 static int part_metric(struct strbuf *sb, const char *name, const char *labels)
 {
@@ -83,18 +67,17 @@ static int part_metric(struct strbuf *sb, const char *name, const char *labels)
 
 	if (!j)
 		return -ENOMEM;	/* canonical text we made: only memory fails */
-	part_word(sb, name, strlen(name));
+	part_text(sb, name, strlen(name), 0);
 	json_object_foreach(j, k, v) {
 		strbuf_addc(sb, '-');
-		part_word(sb, k, strlen(k));
+		part_text(sb, k, strlen(k), 0);
 		strbuf_addc(sb, '-');
 		if (json_is_string(v)) {
-			part_word(sb, json_string_value(v), json_string_length(v));
+			part_text(sb, json_string_value(v), json_string_length(v), 0);
 		} else {
 			val.len = 0;
 			rp_json_emit(&val, v);
-			strbuf_adds(sb, "__");
-			part_word(sb, val.data ? val.data : "", val.len);
+			part_text(sb, val.data ? val.data : "", val.len, 0);
 		}
 	}
 	json_decref(j);
@@ -107,10 +90,10 @@ static int kcidb_path(struct strbuf *sb, const struct rp_series *s)
 	size_t i;
 
 	for (i = 0; i < s->path_len; i++) {
-		part_name(sb, s->path[i]);
+		part_text(sb, s->path[i], strlen(s->path[i]), 1);
 		strbuf_addc(sb, '.');
 	}
-	part_name(sb, s->case_name);
+	part_text(sb, s->case_name, strlen(s->case_name), 1);
 	strbuf_addc(sb, '.');
 	return part_metric(sb, s->name, s->labels);
 }
@@ -209,21 +192,14 @@ static int valid_time(const char *s)
 	       s[4] <= '9' && s[5] >= '0' && s[5] <= '9' && !s[6];
 }
 
-static void kcidb_number(struct strbuf *sb, const struct rp_sums *m)
+/* The compare value in the series' display unit (model/units.c). */
+static void kcidb_number(struct strbuf *sb, const struct rp_display *d, double value)
 {
-	struct rp_units u;
-
 	strbuf_adds(sb, ",\"number\":{\"value\":");
-	rp_json_double(sb, rp_summary_op(&m->sums[0], m->compare));
-	rp_units_of(m->p, &u);
-	if (u.kcidb_unit) {
+	rp_json_double(sb, value);
+	if (d->unit) {
 		strbuf_adds(sb, ",\"unit\":");
-		rp_json_str(sb, u.kcidb_unit);
-	}
-	if (u.kcidb_prefix) {
-		strbuf_adds(sb, ",\"prefix\":\"");
-		strbuf_adds(sb, u.kcidb_prefix);
-		strbuf_addc(sb, '"');
+		rp_json_str(sb, d->unit);
 	}
 	strbuf_addc(sb, '}');
 }
@@ -269,6 +245,7 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 		      const struct rp_rowix *ix)
 {
 	struct hash128 h = *run;
+	struct rp_display d;
 	struct rp_sums m;
 	char buf[96];
 	size_t first, n, k, misc_at;
@@ -298,10 +275,18 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	 * past DBL_MAX, say) leaves "number" out and says why in misc
 	 * (doc/decisions.rst), rather than send a clamped value as measured.
 	 */
+	rp_display_of(m.p, &d);
 	if (!m.width && m.sums[0].n) {
 		cmp_value = rp_summary_op(&m.sums[0], m.compare);
+		/* 15 digits drop the product's noise: 0.6188 * 1000 is 618.8. */
+		if (d.scale != 1.0 && isfinite(cmp_value * d.scale)) {
+			snprintf(buf, sizeof(buf), "%.15g", cmp_value * d.scale);
+			cmp_value = strtod(buf, NULL);
+		} else {
+			cmp_value *= d.scale;
+		}
 		if (isfinite(cmp_value))
-			kcidb_number(sb, &m);
+			kcidb_number(sb, &d, cmp_value);
 	}
 	if (o->start_time) {
 		strbuf_adds(sb, ",\"start_time\":");
@@ -325,6 +310,8 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	strbuf_adds(sb, rp_op_name(m.compare));
 	strbuf_adds(sb, "\",\"summary\":");
 	rp_sums_json_all(sb, &m);
+	strbuf_addc(sb, ',');
+	rp_display_json(sb, &d);
 	if (!isfinite(cmp_value)) {
 		strbuf_adds(sb, ",\"number_omitted\":\"");
 		strbuf_adds(sb, rp_op_name(m.compare));

@@ -93,6 +93,7 @@ static int metric_json(struct strbuf *sb, const struct rp_series *s,
 		       const struct rp_rowix *ix)
 {
 	const char *better;
+	struct rp_display d;
 	struct rp_sums m;
 	char buf[64];
 
@@ -121,6 +122,10 @@ static int metric_json(struct strbuf *sb, const struct rp_series *s,
 		rp_json_double(sb, rp_summary_op(&m.sums[0], m.compare));
 	else
 		strbuf_adds(sb, "null");
+	/* Its display unit: value and summaries times scale are in unit. */
+	rp_display_of(m.p, &d);
+	strbuf_addc(sb, ',');
+	rp_display_json(sb, &d);
 	verdicts_json(sb, ix, s->key);
 	strbuf_addc(sb, '}');
 	rp_sums_free(&m);

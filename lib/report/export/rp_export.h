@@ -39,17 +39,8 @@ struct rp_view {
 int rp_view_nipa(const struct ksft_metric_report *r, struct rp_view *v);
 void rp_view_free(struct rp_view *v);
 
-/*
- * Units a policy's display label names for the *processed* values (the
- * ones summarized and compared), or NULL: KCIDB's unit symbol and prefix
- * kind, and the OpenMetrics base unit word. A label describes scaled
- * per-element values, so a series with an aggregation or a display_scale
- * other than 1 has none.
- */
-struct rp_units {
-	const char *kcidb_unit, *kcidb_prefix, *om_unit;
-};
-void rp_units_of(const struct rp_policy *p, struct rp_units *u);
+/* OpenMetrics' base unit word ("seconds", "bytes") of a series, or NULL. */
+const char *rp_om_unit(const struct rp_policy *p);
 
 /* Summaries of one series after its pipeline (format.c's, for writers). */
 struct rp_sums {

@@ -122,16 +122,17 @@ static char *shown_text(const char *s)
 /*
  * The newest policy's display units on @series ("display_label",
  * "display_scale"), as compare's rows show them: none when the policy
- * aggregates (those values are busy cores, not the label's unit).
+ * aggregates (those values are busy cores, not the label's unit); and
+ * the display unit every output shows ("unit", "scale": a value times
+ * scale is in unit; model/units.c decides).
  */
 static int display_units(struct db *db, const char *policy, const char *row, json_t *series)
 {
-	json_t *pol, *label, *scale;
+	json_t *pol = NULL, *label, *scale;
+	struct rp_display d;
 	int ret;
 
-	if (!policy)
-		return 0;
-	if ((ret = history_json(db, policy, "ksftm_results.policy", row, &pol)))
+	if (policy && (ret = history_json(db, policy, "ksftm_results.policy", row, &pol)))
 		return ret;
 	label = json_object_get(pol, KSFTM_PK_DISPLAY_LABEL);
 	scale = json_object_get(pol, KSFTM_PK_DISPLAY_SCALE);
@@ -141,8 +142,13 @@ static int display_units(struct db *db, const char *policy, const char *row, jso
 		if (json_is_number(scale) && json_number_value(scale) > 0)
 			json_object_set(series, "display_scale", scale);
 	}
+	rp_display_choose(json_is_number(scale) ? json_number_value(scale) : NAN,
+			  json_string_value(label),
+			  json_object_get(pol, KSFTM_PK_AGGREGATION) != NULL, &d);
+	ret = json_object_set_new(series, "unit", d.unit ? json_string(d.unit) : json_null());
+	ret |= json_object_set_new(series, "scale", json_real(d.scale));
 	json_decref(pol);
-	return 0;
+	return ret ? -ENOMEM : 0;
 }
 
 /* A run's repeats (its stored samples: count and variance) on @pt as
@@ -471,10 +477,14 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	return 0;
 }
 
-static void number_text(struct strbuf *sb, json_t *v)
+/* A value in its series' display scale (its unit is in the heading). */
+static void number_text(struct strbuf *sb, json_t *v, json_t *series)
 {
+	json_t *scale = json_object_get(series, "scale");
+
 	if (json_is_number(v))
-		rp_text_number(sb, json_number_value(v));
+		rp_text_number(sb, json_number_value(v) *
+			       (json_is_number(scale) ? json_number_value(scale) : 1.0));
 	else
 		strbuf_addc(sb, '-');
 }
@@ -503,17 +513,23 @@ static int render_text(json_t *doc, struct strbuf *sb)
 	json_array_foreach(json_object_get(doc, "series"), i, series) {
 		json_t *points = json_object_get(series, "points");
 		const char *b = json_string_value(json_object_get(series, "better"));
+		const char *unit = json_string_value(json_object_get(series, "unit"));
 		struct table t;
 		int ret = 0;
 
 		if (i)
 			strbuf_addc(sb, '\n');
 		strbuf_adds(sb, json_string_value(json_object_get(series, "series")));
-		snprintf(buf, sizeof(buf), " (%s%s, %zu runs)\n",
+		snprintf(buf, sizeof(buf), " (%s%s, %zu runs",
 			 json_string_value(json_object_get(series, "compare")),
 			 b ? (!strcmp(b, "higher") ? ", higher is better" : ", lower is better") : "",
 			 json_array_size(points));
 		strbuf_adds(sb, buf);
+		if (unit) {	/* the unit once, for every value below */
+			strbuf_adds(sb, ", in ");
+			strbuf_adds(sb, unit);
+		}
+		strbuf_adds(sb, ")\n");
 		if (table_init(&t, 5))
 			return -ENOMEM;
 		ret |= table_cell(&t, "RUN") | table_cell(&t, "ORDER") | table_cell(&t, "VALUE") |
@@ -521,7 +537,7 @@ static int render_text(json_t *doc, struct strbuf *sb)
 		json_array_foreach(points, k, p) {
 			struct strbuf num = STRBUF_INIT;
 
-			number_text(&num, json_object_get(p, "value"));
+			number_text(&num, json_object_get(p, "value"), series);
 			ret |= table_cell(&t, json_string_value(json_object_get(p, "run")));
 			ret |= table_cell(&t, json_string_value(json_object_get(p, "order")));
 			ret |= table_cell(&t, num.data ? num.data : "-");
@@ -539,9 +555,9 @@ static int render_text(json_t *doc, struct strbuf *sb)
 			strbuf_adds(sb, "  change point at run ");
 			strbuf_adds(sb, json_string_value(json_object_get(c, "run")));
 			strbuf_adds(sb, ": ");
-			number_text(sb, json_object_get(c, "before"));
+			number_text(sb, json_object_get(c, "before"), series);
 			strbuf_adds(sb, " -> ");
-			number_text(sb, json_object_get(c, "after"));
+			number_text(sb, json_object_get(c, "after"), series);
 			snprintf(buf, sizeof(buf), " (%+.1f%%, p=%.2g)\n",
 				 json_number_value(json_object_get(c, "change_pct")),
 				 json_number_value(json_object_get(c, "p_value")));
@@ -558,7 +574,7 @@ static int render_csv(json_t *doc, struct strbuf *sb)
 	json_t *series, *p, *c;
 	size_t i, k, q;
 
-	strbuf_adds(sb, "series,run,order,value,status,state,change_point\r\n");
+	strbuf_adds(sb, "series,run,order,value,status,state,change_point,unit,scale\r\n");
 	json_array_foreach(json_object_get(doc, "series"), i, series) {
 		json_t *changes = json_object_get(series, "changes");
 
@@ -579,7 +595,14 @@ static int render_csv(json_t *doc, struct strbuf *sb)
 			csv_field(sb, json_string_value(json_object_get(p, "status")));
 			strbuf_addc(sb, ',');
 			csv_field(sb, json_string_value(json_object_get(p, "state")));
-			strbuf_adds(sb, starts ? ",1\r\n" : ",0\r\n");
+			strbuf_adds(sb, starts ? ",1," : ",0,");
+			/* The series' display unit: value times scale is in it. */
+			if (json_is_string(json_object_get(series, "unit")))
+				csv_field(sb, json_string_value(json_object_get(series, "unit")));
+			strbuf_addc(sb, ',');
+			rp_json_double(sb, json_is_number(json_object_get(series, "scale")) ?
+				       json_number_value(json_object_get(series, "scale")) : 1.0);
+			strbuf_adds(sb, "\r\n");
 		}
 	}
 	return sb->oom ? -ENOMEM : 0;
