@@ -172,17 +172,18 @@ def check_page(d, cpus):
             assert bad not in text, bad
     d.get("file://" + page)
     what = f"html, {cpus} CPUs"
-    # Verdicts: regressions first, each with value, baseline, change, unit.
+    # Verdicts: regressions first, each with value, baseline, change (the
+    # unit in the values: no Unit column), N and P (issue 34).
     rows = d.execute_script("""return Array.from(document.querySelectorAll(
-        'table.verdicts tbody tr')).map(r => [r.className,
+        'table.verdicts tbody tr:not(.explain)')).map(r => [r.className,
         Array.from(r.cells).map(c => c.textContent)]);""")
     # Every gated series is listed, the worst first (issue 23).
     assert [r[0] for r in rows][:2] == ["regression", "improvement"], (what, rows)
     assert all(r[0] in ("missing", "too_noisy", "no_change", "new", "not_comparable") for r in rows[2:]), rows
-    assert rows[0][1][1:6] == [rows[0][1][1], rows[0][1][2], rows[0][1][3],
-                               rows[0][1][4], "Gbit/s"], rows
+    assert rows[0][1][2].endswith(" Gbit/s") and rows[0][1][3].endswith(" Gbit/s"), rows
     assert abs(float(rows[0][1][2].split()[0]) - 20.1) < 0.3 and rows[0][1][4].startswith("-"), rows
-    assert rows[1][1][5] == "us", rows
+    assert rows[0][1][5] == "20/20" and float(rows[0][1][6]) < 0.001, rows
+    assert rows[1][1][2].endswith(" us"), rows
     # Every verdict links to a row of the series' case section.
     for href in d.execute_script("""return Array.from(document.querySelectorAll(
             'table.verdicts a')).map(a => a.getAttribute('href'));"""):

@@ -597,7 +597,7 @@ def test_site_pages():
     rng = random.Random(23)
     for i in range(8):
         ingest(r, f"{i:03d}", write_log(f"site{i}.log", 100 if i < 6 else 70, rng),
-               "--context", f"commit=feed{i}")
+               "--context", f"commit=feed{i}", "--context", "lab=rack1")
     expect_rc(0, "pin", "--db", DB, f"{r}-005")
     out = os.path.join(TMP, "site")
     expect_rc(0, "site", "-q", "--db", DB, "--context", f"runner={r}", "-o", out)
@@ -606,6 +606,16 @@ def test_site_pages():
     page = open(os.path.join(out, pages[0]), encoding="utf-8").read()
     assert page.count('<circle class="point') == 8 and 'class="pin"' in page, pages
     assert ">feed7</text>" in page and ">NO CHANGE, pinned" in page, page[-1500:]
+    # Issue 34: a run's row shows only the context keys that differ between
+    # runs; those every run shares are said once above the table.
+    runs = re.findall(r'<tr id="run-\d+">.*?</tr>', page)
+    assert len(runs) == 8, page[-3000:]
+    for k, row in enumerate(runs):
+        ctx = re.findall(r'<td class="meta">([^<]*)</td>', row)
+        assert ctx == [f"commit=feed{7 - k}"], row
+    common = re.search(r'<p class="meta common">Every run: ([^<]*)</p>', page)
+    assert common and "lab=rack1" in common.group(1) and f"runner={r}" in common.group(1) \
+        and "commit=" not in common.group(1), page[-3000:]
     index = open(os.path.join(out, "index.html"), encoding="utf-8").read()
     assert f'href="{pages[0]}"' in index and 'class="verdict regression"' in index, index[-1500:]
     # The band is the gate's (history JSON "gate", gate_band.c): the level
