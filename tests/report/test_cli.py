@@ -1009,6 +1009,40 @@ def test_identical_lines():
     assert ">= line 1, dashed: host=remote</text>" in text, "no legend note"
 
 
+def test_html_repeated_case():
+    """A case repeated in one log (tcp_mmap: one case per connection, each
+    a point at its own in-case time) is drawn by repeat, as points: no line
+    joins repeats against in-case time (issue 34); the report counts the
+    repeats; a case that does not repeat keeps its line."""
+    log = os.path.join(TMP, "repeated.log")
+    lines = ["KTAP version 1", "1..6"]
+    for k in range(5):
+        for name, v in (("throughput", 10 + (k * 37 % 7) / 3), ("cost", 900 + k * 7)):
+            lines.append('# ktap-metric-json: {"name":"%s","shape":"scalar","time":%r,'
+                         '"value":%r,"mode":"copy"}' % (name, 1 + (k * 13 % 5) / 10, v))
+        lines.append(f"ok {k + 1} receive")
+    for t in range(4):
+        lines.append('# ktap-metric-json: {"name":"rate","shape":"scalar","time":%d,'
+                     '"value":%d}' % (t, 5 + t % 2))
+    lines.append("ok 6 once")
+    with open(log, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    for _ in range(2):      # the same page both times
+        page = os.path.join(TMP, "repeated.html")
+        expect_rc(0, "html", "-o", page, log)
+        text = open(page, encoding="utf-8").read()
+        figs = dict(re.findall(r'<figure class="chart" id="([^"]+)">(.*?)</figure>', text, re.S))
+        rep = {k: v for k, v in figs.items() if k.startswith("g-receive-")}
+        once = {k: v for k, v in figs.items() if k.startswith("g-once-")}
+        assert len(rep) == 2 and len(once) == 1, list(figs)
+        for fig in rep.values():
+            assert fig.count('<circle class="rep"') == 5 and "<polyline" not in fig, fig
+            assert ">repeat (the case&apos;s instances in the log)</text>" in fig, fig
+            xs = [float(x) for x in re.findall(r'<circle class="rep" cx="([0-9.]+)"', fig)]
+            assert xs == sorted(xs) and len(set(xs)) == 5, xs   # repeat 1..5 in order
+        assert all("<polyline" in f and 'class="rep"' not in f for f in once.values()), once
+
+
 def test_site():
     """ksft-metric site (issue 23 item 5): index and one page per series,
     names stable across builds, self-contained; refuses a non-empty
