@@ -930,8 +930,9 @@ def test_html_page():
                       text)
     assert len(rows) == 1 and rows[0][0] == "regression", rows
     cells = re.findall(r"<td[^>]*>(.*?)</td>", rows[0][2])
-    assert cells[1:6] == ["REGRESSION", "20 Gbit/s", "32.5 Gbit/s", "-38.46%",
-                          "Gbit/s"], cells
+    # The unit in the values, once (no Unit column), then N and P (issue 34).
+    assert cells[1:7] == ["REGRESSION", "20 Gbit/s", "32.5 Gbit/s", "-38.46%",
+                          "1/1", "-"], cells
     assert f'<tr id="{rows[0][1]}">' in text, rows[0][1]     # the link's target
     ids = re.findall(r' id="([^"]+)"', text)
     assert len(ids) == len(set(ids)), "duplicate ids"

@@ -646,6 +646,35 @@ def test_site_pages():
         page[-2000:]
 
 
+def test_site_band_only_in_view():
+    """The band is shaded only where it says something (issue 34): on a
+    steady series whose alarm lines lie far beyond its points, no shading
+    over the plot, the gate's level line alone (its numbers in data-*), and
+    the legend says no run in view alarms alone; shading never reaches
+    past a line in view to the plot's edge."""
+    r = "bandfar"
+    rng = random.Random(5)
+    for i in range(12):
+        ingest(r, f"{i:03d}", write_log(f"far{i}.log", 100, rng))
+    out = os.path.join(TMP, "site-far")
+    for _ in range(2):      # the same page both times
+        expect_rc(0, "site", "-q", "--db", DB, "--context", f"runner={r}", "-o", out)
+        gate = history_json(r)["series"][0]["gate"]
+        values = [p["value"] for p in history_json(r)["series"][0]["points"]]
+        lo, hi = min(values), max(values)
+        span = hi - lo
+        assert gate["judged"], gate
+        # the precondition: both lines beyond the points by more than half their span
+        assert gate["alarm_worse"] < lo - span / 2 and gate["alarm_better"] > hi + span / 2, \
+            (gate, lo, hi)
+        page = [n for n in os.listdir(out) if n.startswith("s-tcp-throughput")][0]
+        page = open(os.path.join(out, page), encoding="utf-8").read()
+        assert '<rect class="band"' not in page and 'class="alarm"' not in page, page[:3000]
+        level = re.search(r'<line class="gate-level"[^>]* data-level="([^"]+)"', page)
+        assert level and abs(float(level.group(1)) - gate["level"]) <= 1e-9 * gate["level"], page
+        assert 'class="key gatefar"' in page and "gate: no run in view alarms alone" in page
+
+
 def test_band_skips_not_comparable_runs():
     """The band's inputs leave out a run from a debug kernel, stored as
     not_comparable (the gate does: such a run is no measurement of the
@@ -686,7 +715,9 @@ def test_html_context_and_gate_band():
     out, _ = expect_rc(0, "compare", "--db", DB, "--context", "runner=bandA",
                        "--format", "json", cur)
     row = [x for x in json.loads(out)["rows"] if x["name"] == "throughput"][0]
-    level = float(re.search(r'<rect class="band"[^>]* data-level="([^"]+)"', trend).group(1))
+    # The gate's level line carries the band's numbers whether or not its
+    # alarm lines are in view (issue 34: shaded only where it says something).
+    level = float(re.search(r'<line class="gate-level"[^>]* data-level="([^"]+)"', trend).group(1))
     assert abs(level - row["baseline"]) <= 1e-9 * row["baseline"], (level, row)
     worse = float(re.search(r'data-worse="([^"]+)"', trend).group(1))
     assert 50 < worse < level, (worse, level)
