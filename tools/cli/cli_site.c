@@ -222,6 +222,18 @@ oom:
 	return NULL;
 }
 
+/* How many string keys of @ctx are not in @keys (every run shares them). */
+static size_t shared_keys(json_t *ctx, json_t *keys)
+{
+	const char *key;
+	size_t n = 0;
+	json_t *v;
+
+	json_object_foreach(ctx, key, v)
+		n += json_is_string(v) && !json_object_get(keys, key);
+	return n;
+}
+
 /* "k=v, k=v" of @ctx's string values, those in @keys (@want) or not. */
 static void context_text(struct svg *o, json_t *ctx, json_t *keys, int want)
 {
@@ -295,7 +307,7 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 	if (!(keys = differing_keys(points)))
 		return -1;
 	html_printf(o, "<h2>Runs (newest first)</h2>\n");
-	if (json_array_size(points)) {
+	if (shared_keys(json_object_get(json_array_get(points, 0), "context"), keys)) {
 		html_printf(o, "<p class=\"meta common\">Every run: ");
 		context_text(o, json_object_get(json_array_get(points, 0), "context"), keys, 0);
 		html_printf(o, "</p>\n");
