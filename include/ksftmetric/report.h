@@ -202,6 +202,11 @@ struct ksft_metric_report_series {
 	/** The result line's directive text ("ok 1 # SKIP no devmem": "no
 	 *  devmem"), else NULL. */
 	const char *status_reason;
+	/** How many instances of the case the series joins: 1, or more when
+	 *  the case repeats in a log (tcp_mmap's connections, one case each)
+	 *  or the series is in several inputs; each instance's points follow
+	 *  the previous one's, its times restarting with it. */
+	size_t repeats;
 };
 
 /**

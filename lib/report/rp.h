@@ -204,6 +204,7 @@ struct rp_series {
 	char *key;
 	const char *abort;	/* case ended abnormally: reason, else NULL */
 	const char *reason;	/* the status directive's text, else NULL */
+	size_t joined;		/* case instances joined into it, less one */
 	int has_policy;
 	struct rp_policy policy;
 };

@@ -72,7 +72,8 @@ class _Series(ctypes.Structure):
                 ("absolute_tolerance", c_double), ("display_min", c_double),
                 ("display_max", c_double), ("display_scale", c_double),
                 ("display_label", c_char_p), ("abort_reason", c_char_p),
-                ("status_reason", c_char_p)]
+                ("status_reason", c_char_p),
+                ("repeats", c_size_t)]
 
 
 class _Points(ctypes.Structure):

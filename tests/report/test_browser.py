@@ -172,17 +172,18 @@ def check_page(d, cpus):
             assert bad not in text, bad
     d.get("file://" + page)
     what = f"html, {cpus} CPUs"
-    # Verdicts: regressions first, each with value, baseline, change, unit.
+    # Verdicts: regressions first, each with value, baseline, change (the
+    # unit in the values: no Unit column), N and P (issue 34).
     rows = d.execute_script("""return Array.from(document.querySelectorAll(
-        'table.verdicts tbody tr')).map(r => [r.className,
+        'table.verdicts tbody tr:not(.explain)')).map(r => [r.className,
         Array.from(r.cells).map(c => c.textContent)]);""")
     # Every gated series is listed, the worst first (issue 23).
     assert [r[0] for r in rows][:2] == ["regression", "improvement"], (what, rows)
     assert all(r[0] in ("missing", "too_noisy", "no_change", "new", "not_comparable") for r in rows[2:]), rows
-    assert rows[0][1][1:6] == [rows[0][1][1], rows[0][1][2], rows[0][1][3],
-                               rows[0][1][4], "Gbit/s"], rows
+    assert rows[0][1][2].endswith(" Gbit/s") and rows[0][1][3].endswith(" Gbit/s"), rows
     assert abs(float(rows[0][1][2].split()[0]) - 20.1) < 0.3 and rows[0][1][4].startswith("-"), rows
-    assert rows[1][1][5] == "us", rows
+    assert rows[0][1][5] == "20/20" and float(rows[0][1][6]) < 0.001, rows
+    assert rows[1][1][2].endswith(" us"), rows
     # Every verdict links to a row of the series' case section.
     for href in d.execute_script("""return Array.from(document.querySelectorAll(
             'table.verdicts a')).map(a => a.getAttribute('href'));"""):
@@ -204,7 +205,8 @@ def check_page(d, cpus):
     single = d.execute_script("""return Array.from(document.querySelectorAll(
         'table.numbers tr')).filter(r => r.cells[0].textContent == 'connect_time')
         .map(r => [r.cells[3].textContent, r.cells[4].textContent]);""")
-    assert single == [["1.2345 ms", "ms"]], single
+    # the unit once, in the value (no Unit column: issue 34), then the points
+    assert single == [["1.2345 ms", "1"]], single
     # Heatmaps legible: whole-pixel rows of at least 1 px, at least 28 px
     # for the whole map, CPU 0 and the last labelled row inside it.
     cells = d.execute_script("""return Array.from(document.querySelectorAll(
@@ -262,13 +264,20 @@ def check_history(d):
     d.get("file://" + page)
     what = "html --db"
     rows = d.execute_script("""return Array.from(document.querySelectorAll(
-        'table.verdicts tbody tr')).map(r => [r.className, r.cells[5].textContent,
+        'table.verdicts tbody tr:not(.explain)')).map(r => [r.className,
+        r.cells[2].textContent.split(' ').slice(1).join(' '),
         r.querySelectorAll('td.spark circle.change').length]);""")
     assert rows[0] == ["regression", "Gbit/s", 1], (what, rows)
+    # Issue 34: N and P columns, no Unit column (the values carry it).
+    heads = d.execute_script("""return Array.from(document.querySelectorAll(
+        'table.verdicts thead th')).map(t => t.textContent);""")
+    assert "N" in heads and "P" in heads and "Unit" not in heads, heads
     assert all(r[0] in ("too_noisy", "no_change", "new", "not_comparable") for r in rows[1:]), rows
-    # Issue 22: a too-noisy row says what it would need, visible, inside
-    # its verdict cell, in the table's one vocabulary (a history of 3 runs
-    # is too short to judge the drop).
+    # Issue 22: a too-noisy row says what it would need, visible, in the
+    # table's one vocabulary (a history of 3 runs is too short to judge the
+    # drop); issue 34: in a row of its own right under it, spanning the
+    # table, at a readable width (it sat in a column 8 characters wide,
+    # 20 lines a row), and the series' name is not broken inside a word.
     young = os.path.join(TMP, "young.db")
     for i in range(1, 4):
         run("ingest", "-q", "--db", young, "--order", "%03d" % i,
@@ -276,16 +285,25 @@ def check_history(d):
     run("html", "-o", page, "--db", young, cur)
     d.get("file://" + page)
     needs = d.execute_script("""return Array.from(document.querySelectorAll(
-        'table.verdicts tr.too_noisy')).map(r => {
-        const n = r.querySelector('td.verdict div.needs'), c = r.cells[1].getBoundingClientRect();
+        'table.verdicts tr.too_noisy:not(.explain)')).map(r => {
+        const e = r.nextElementSibling, n = e && e.querySelector('td.explain div.needs');
         if (!n) return null;
-        const b = n.getBoundingClientRect();
-        return [r.cells[1].firstChild.textContent, n.textContent, b.height > 0,
-                b.left >= c.left - 1 && b.right <= c.right + 1];});""")
+        const b = n.getBoundingClientRect(), t = r.closest('table').getBoundingClientRect();
+        const s = r.cells[0], a = s.querySelector('a');
+        const lh = parseFloat(getComputedStyle(n).lineHeight);
+        return [r.cells[1].textContent, n.textContent, b.height > 0,
+                e.cells.length, e.cells[0].colSpan, r.cells.length, b.width, t.width,
+                Math.round(b.height / lh), a.getClientRects().length,
+                a.textContent.split(' ').length];});""")
     assert needs, (what, rows)
     for n in needs:
-        assert n and n[0] == "TOO NOISY" and n[2] and n[3], (what, needs)
+        assert n and n[0] == "TOO NOISY" and n[2], (what, needs)
         assert n[1].startswith("noise ") or n[1].startswith("the history is too short"), n
+        # one cell spanning the row's cells, about as wide as the table
+        assert n[3] == 1 and n[4] == n[5] and n[6] >= 0.8 * n[7] and n[6] >= 400, n
+        # a sentence of at most 3 lines (it was 20), a name of whole words:
+        # no more lines than words
+        assert n[8] <= 3 and n[9] <= n[10], n
     check_no_overlap(d, "html", what + ", too noisy")
     run("html", "-o", page, "--db", db, cur)
     d.get("file://" + page)

@@ -932,8 +932,9 @@ def test_html_page():
                       text)
     assert len(rows) == 1 and rows[0][0] == "regression", rows
     cells = re.findall(r"<td[^>]*>(.*?)</td>", rows[0][2])
-    assert cells[1:6] == ["REGRESSION", "20 Gbit/s", "32.5 Gbit/s", "-38.46%",
-                          "Gbit/s"], cells
+    # The unit in the values, once (no Unit column), then N and P (issue 34).
+    assert cells[1:7] == ["REGRESSION", "20 Gbit/s", "32.5 Gbit/s", "-38.46%",
+                          "1/1", "-"], cells
     assert f'<tr id="{rows[0][1]}">' in text, rows[0][1]     # the link's target
     ids = re.findall(r' id="([^"]+)"', text)
     assert len(ids) == len(set(ids)), "duplicate ids"
@@ -1009,6 +1010,40 @@ def test_identical_lines():
     text = open(page, encoding="utf-8").read()
     assert text.count('<g class="same" stroke-dasharray') == 1, text.count('class="same"')
     assert ">= line 1, dashed: host=remote</text>" in text, "no legend note"
+
+
+def test_html_repeated_case():
+    """A case repeated in one log (tcp_mmap: one case per connection, each
+    a point at its own in-case time) is drawn by repeat, as points: no line
+    joins repeats against in-case time (issue 34); the report counts the
+    repeats; a case that does not repeat keeps its line."""
+    log = os.path.join(TMP, "repeated.log")
+    lines = ["KTAP version 1", "1..6"]
+    for k in range(5):
+        for name, v in (("throughput", 10 + (k * 37 % 7) / 3), ("cost", 900 + k * 7)):
+            lines.append('# ktap-metric-json: {"name":"%s","shape":"scalar","time":%r,'
+                         '"value":%r,"mode":"copy"}' % (name, 1 + (k * 13 % 5) / 10, v))
+        lines.append(f"ok {k + 1} receive")
+    for t in range(4):
+        lines.append('# ktap-metric-json: {"name":"rate","shape":"scalar","time":%d,'
+                     '"value":%d}' % (t, 5 + t % 2))
+    lines.append("ok 6 once")
+    with open(log, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    for _ in range(2):      # the same page both times
+        page = os.path.join(TMP, "repeated.html")
+        expect_rc(0, "html", "-o", page, log)
+        text = open(page, encoding="utf-8").read()
+        figs = dict(re.findall(r'<figure class="chart" id="([^"]+)">(.*?)</figure>', text, re.S))
+        rep = {k: v for k, v in figs.items() if k.startswith("g-receive-")}
+        once = {k: v for k, v in figs.items() if k.startswith("g-once-")}
+        assert len(rep) == 2 and len(once) == 1, list(figs)
+        for fig in rep.values():
+            assert fig.count('<circle class="rep"') == 5 and "<polyline" not in fig, fig
+            assert ">repeat (the case&apos;s instances in the log)</text>" in fig, fig
+            xs = [float(x) for x in re.findall(r'<circle class="rep" cx="([0-9.]+)"', fig)]
+            assert xs == sorted(xs) and len(set(xs)) == 5, xs   # repeat 1..5 in order
+        assert all("<polyline" in f and 'class="rep"' not in f for f in once.values()), once
 
 
 def test_site():

@@ -597,7 +597,7 @@ def test_site_pages():
     rng = random.Random(23)
     for i in range(8):
         ingest(r, f"{i:03d}", write_log(f"site{i}.log", 100 if i < 6 else 70, rng),
-               "--context", f"commit=feed{i}")
+               "--context", f"commit=feed{i}", "--context", "lab=rack1")
     expect_rc(0, "pin", "--db", DB, f"{r}-005")
     out = os.path.join(TMP, "site")
     expect_rc(0, "site", "-q", "--db", DB, "--context", f"runner={r}", "-o", out)
@@ -606,6 +606,16 @@ def test_site_pages():
     page = open(os.path.join(out, pages[0]), encoding="utf-8").read()
     assert page.count('<circle class="point') == 8 and 'class="pin"' in page, pages
     assert ">feed7</text>" in page and ">NO CHANGE, pinned" in page, page[-1500:]
+    # Issue 34: a run's row shows only the context keys that differ between
+    # runs; those every run shares are said once above the table.
+    runs = re.findall(r'<tr id="run-\d+">.*?</tr>', page)
+    assert len(runs) == 8, page[-3000:]
+    for k, row in enumerate(runs):
+        ctx = re.findall(r'<td class="meta">([^<]*)</td>', row)
+        assert ctx == [f"commit=feed{7 - k}"], row
+    common = re.search(r'<p class="meta common">Every run: ([^<]*)</p>', page)
+    assert common and "lab=rack1" in common.group(1) and f"runner={r}" in common.group(1) \
+        and "commit=" not in common.group(1), page[-3000:]
     index = open(os.path.join(out, "index.html"), encoding="utf-8").read()
     assert f'href="{pages[0]}"' in index and 'class="verdict regression"' in index, index[-1500:]
     # The band is the gate's (history JSON "gate", gate_band.c): the level
@@ -634,6 +644,35 @@ def test_site_pages():
     assert 'class="band"' not in page and 'class="key noband"' in page, page[-2000:]
     assert "gate: no band: 2 runs in the gate&apos;s window; it judges from 5 on" in page, \
         page[-2000:]
+
+
+def test_site_band_only_in_view():
+    """The band is shaded only where it says something (issue 34): on a
+    steady series whose alarm lines lie far beyond its points, no shading
+    over the plot, the gate's level line alone (its numbers in data-*), and
+    the legend says no run in view alarms alone; shading never reaches
+    past a line in view to the plot's edge."""
+    r = "bandfar"
+    rng = random.Random(5)
+    for i in range(12):
+        ingest(r, f"{i:03d}", write_log(f"far{i}.log", 100, rng))
+    out = os.path.join(TMP, "site-far")
+    for _ in range(2):      # the same page both times
+        expect_rc(0, "site", "-q", "--db", DB, "--context", f"runner={r}", "-o", out)
+        gate = history_json(r)["series"][0]["gate"]
+        values = [p["value"] for p in history_json(r)["series"][0]["points"]]
+        lo, hi = min(values), max(values)
+        span = hi - lo
+        assert gate["judged"], gate
+        # the precondition: both lines beyond the points by more than half their span
+        assert gate["alarm_worse"] < lo - span / 2 and gate["alarm_better"] > hi + span / 2, \
+            (gate, lo, hi)
+        page = [n for n in os.listdir(out) if n.startswith("s-tcp-throughput")][0]
+        page = open(os.path.join(out, page), encoding="utf-8").read()
+        assert '<rect class="band"' not in page and 'class="alarm"' not in page, page[:3000]
+        level = re.search(r'<line class="gate-level"[^>]* data-level="([^"]+)"', page)
+        assert level and abs(float(level.group(1)) - gate["level"]) <= 1e-9 * gate["level"], page
+        assert 'class="key gatefar"' in page and "gate: no run in view alarms alone" in page
 
 
 def test_band_skips_not_comparable_runs():
@@ -676,7 +715,9 @@ def test_html_context_and_gate_band():
     out, _ = expect_rc(0, "compare", "--db", DB, "--context", "runner=bandA",
                        "--format", "json", cur)
     row = [x for x in json.loads(out)["rows"] if x["name"] == "throughput"][0]
-    level = float(re.search(r'<rect class="band"[^>]* data-level="([^"]+)"', trend).group(1))
+    # The gate's level line carries the band's numbers whether or not its
+    # alarm lines are in view (issue 34: shaded only where it says something).
+    level = float(re.search(r'<line class="gate-level"[^>]* data-level="([^"]+)"', trend).group(1))
     assert abs(level - row["baseline"]) <= 1e-9 * row["baseline"], (level, row)
     worse = float(re.search(r'data-worse="([^"]+)"', trend).group(1))
     assert 50 < worse < level, (worse, level)

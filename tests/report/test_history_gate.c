@@ -537,11 +537,76 @@ START_TEST(test_disturbed_not_regressed)
 }
 END_TEST
 
+/*
+ * Issue 34: DISTURBED names the interference series that tripped it and
+ * how far above its history it was, in the text and the JSON (html shows
+ * the JSON's sentence). Judged twice: the same words both times.
+ */
+START_TEST(test_disturbed_names_series)
+{
+	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_ingest_opts o = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
+	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
+	char id[16], *text[2] = { NULL, NULL }, *json = NULL;
+	size_t len;
+	int i;
+
+	rng_state = 43;
+	for (i = 0; i < 20; i++) {
+		struct ksft_metric_report *r = make_disturbed_run(100, 0.01);
+
+		snprintf(id, sizeof(id), "d%02d", i);
+		o.run_id = o.order = id;
+		o.context = vm1;
+		o.n_context = 1;
+		ck_assert_int_eq(ksft_metric_report_history_ingest(h, r, &o, NULL), 2);
+		ksft_metric_report_free(r);
+	}
+	go.context = vm1;
+	go.n_context = 1;
+	for (i = 0; i < 2; i++) {
+		struct ksft_metric_report *r;
+		struct ksft_metric_report_comparison *c;
+		const char *line;
+		double pct;
+
+		rng_state = 7;	/* the same run both times */
+		r = make_disturbed_run(70, 0.1);
+
+		ck_assert_int_eq(ksft_metric_report_history_compare(h, r, &go, &c), 0);
+		ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_TEXT,
+								      &text[i], &len), 0);
+		line = strstr(text[i], "DISTURBED: ");
+		ck_assert_msg(line, "%s", text[i]);
+		line = strstr(line, "interference.runq_wait was +");
+		ck_assert_msg(line && sscanf(line, "interference.runq_wait was +%lf%%", &pct) == 1,
+			      "%s", text[i]);
+		/* the wait is ten times its history's: about +900 % */
+		ck_assert_msg(pct > 500 && pct < 1500, "%g", pct);
+		ck_assert_msg(strstr(line, "above its history's level"), "%s", line);
+		if (!i) {
+			ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_JSON,
+									      &json, &len), 0);
+			ck_assert_msg(strstr(json, "\"disturbed_by\":{\"series\":\"interference.runq_wait\","
+					     "\"change_pct\":"), "%s", json);
+		}
+		ksft_metric_report_comparison_free(c);
+		ksft_metric_report_free(r);
+	}
+	ck_assert_str_eq(text[0], text[1]);
+	free(text[0]);
+	free(text[1]);
+	free(json);
+	ksft_metric_report_history_close(h);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("history_gate");
 
 	suite_add_tcase(s, hist_tcase("verdicts", test_verdicts));
+	suite_add_tcase(s, hist_tcase("disturbed_names_series", test_disturbed_names_series));
 	suite_add_tcase(s, hist_tcase("regression_kept_out", test_regression_kept_out_until_accepted));
 	suite_add_tcase(s, hist_tcase("level_shift", test_level_shift_found_over_runs));
 	suite_add_tcase(s, hist_tcase("pinned_baseline", test_pinned_baseline));

@@ -247,9 +247,25 @@ def test_html():
     SEEN.update(c for c, _ in rows)
     for code, words in re.findall(r'<span class="([a-z_]+)">\d+ ([a-z ]+)</span>', section):
         assert TABLE.get(code, "").lower() == words, (code, words)
-    # Issue 22: a too-noisy series says what it would need.
-    noisy = re.findall(r'<tr class="too_noisy".*?</tr>', section)
-    assert noisy and all('<div class="needs' in r for r in noisy), noisy
+    # Issue 34: the table says N and P; no Unit column (the values carry it).
+    head = section.split("</thead>")[0]
+    assert "<th" in head and ">N</th>" in head and ">P</th>" in head and "Unit" not in head, head
+    # Issue 22: a too-noisy series says what it would need; issue 34: in a
+    # row of its own under the series' row, spanning the table.
+    cols = head.count("</th>")
+    noisy = re.findall(r'<tr class="too_noisy" id=.*?</tr>\n(?:<tr class="explain too_noisy">'
+                       r'<td class="explain" colspan="(\d+)">.*?</tr>)?', section)
+    assert noisy, section[:2000]
+    noisy = re.findall(r'<tr class="too_noisy" id=.*?</tr>\n(?:<tr class="explain too_noisy">'
+                       r'<td class="explain" colspan="%d">.*?</tr>)?' % cols, section)
+    assert noisy and all('<tr class="explain too_noisy">' in r and '<div class="needs' in r
+                         and '<td class="verdict">TOO NOISY</td>' in r for r in noisy), noisy
+    # Issue 34: DISTURBED names the interference series and by how much.
+    dist = re.findall(r'<tr class="disturbed" id=.*?</tr>\n<tr class="explain disturbed">'
+                      r'<td class="explain" colspan="%d"><div class="disturbed">(.*?)</div>' % cols,
+                      section)
+    assert dist and re.match(r"interference\.runq_wait was \+\d+\.\d% above its history&apos;s level "
+                             r"\(\d+\.\d sd\)", dist[0]), section[:3000]
     young = [r for r in noisy if 'id="v-s-young' in r]
     assert young and "the history is too short to know its noise: 2 more runs" in young[0], young
     wobbly = [r for r in noisy if 'id="v-s-wobbly' in r]

@@ -48,11 +48,16 @@ static const char css[] =
 	"th,td{padding:2px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top}\n"
 	"th{font-weight:600;border-bottom:1px solid #bbb}\n"
 	"td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
-	"td.series{max-width:520px;overflow-wrap:anywhere}\n"
+	/* Series names wrap between words, broken only when one word is wider
+	 * than the column (issue 34: names were broken mid-word). */
+	"td.series{min-width:14em;max-width:520px;overflow-wrap:break-word}\n"
 	"tr.regression td.verdict{color:#b00020;font-weight:bold}\n"
 	"tr.improvement td.verdict{color:#1b7f2a;font-weight:bold}\n"
-	"td.verdict div.needs{color:#555;font-size:12px;max-width:300px;white-space:normal}\n"
-	"td.verdict div.needs.blind,p.blind{color:#b00020;font-weight:bold}\n"
+	"td.verdict{white-space:nowrap}\n"
+	/* The explanation row under its series' row, the table wide. */
+	"tr:has(+ tr.explain) td{border-bottom:none}\n"
+	"td.explain{color:#555;font-size:13px;padding:0 8px 4px 24px;max-width:900px}\n"
+	"td.explain div.needs.blind,p.blind{color:#b00020;font-weight:bold}\n"
 	"span.regression{color:#b00020;font-weight:bold}span.improvement{color:#1b7f2a;font-weight:bold}\n"
 	".grid{display:flex;flex-wrap:wrap;align-items:flex-start;gap:8px;margin:6px 0}\n"
 	"figure.chart{margin:0;border:1px solid #ddd;background:#fff}\n"

@@ -186,10 +186,76 @@ static json_t *newest(json_t *s)
 	return json_array_get(pts, json_array_size(pts) - 1);
 }
 
+/*
+ * The context keys (string values) whose value is not the same in every
+ * run of @points (a key some run lacks differs): a run's row shows only
+ * those, the keys every run shares are said once above the table (issue
+ * 34: every row repeated the full context). A new object, NULL on OOM.
+ */
+static json_t *differing_keys(json_t *points)
+{
+	json_t *first = json_object_get(json_array_get(points, 0), "context");
+	json_t *keys = json_object(), *pt, *ctx, *v;
+	const char *key;
+	size_t i;
+
+	if (!keys)
+		return NULL;
+	json_array_foreach(points, i, pt) {
+		ctx = json_object_get(pt, "context");
+		json_object_foreach(ctx, key, v) {
+			json_t *f = json_object_get(first, key);
+
+			if (json_is_string(v) && (!json_is_string(f) ||
+			    strcmp(json_string_value(f), json_string_value(v))) &&
+			    json_object_set_new(keys, key, json_true()))
+				goto oom;
+		}
+		json_object_foreach(first, key, v)
+			if (json_is_string(v) && !json_is_string(json_object_get(ctx, key)) &&
+			    json_object_set_new(keys, key, json_true()))
+				goto oom;
+	}
+	return keys;
+oom:
+	json_decref(keys);
+	return NULL;
+}
+
+/* How many string keys of @ctx are not in @keys (every run shares them). */
+static size_t shared_keys(json_t *ctx, json_t *keys)
+{
+	const char *key;
+	size_t n = 0;
+	json_t *v;
+
+	json_object_foreach(ctx, key, v)
+		n += json_is_string(v) && !json_object_get(keys, key);
+	return n;
+}
+
+/* "k=v, k=v" of @ctx's string values, those in @keys (@want) or not. */
+static void context_text(struct svg *o, json_t *ctx, json_t *keys, int want)
+{
+	const char *key;
+	int first = 1;
+	json_t *v;
+
+	json_object_foreach(ctx, key, v) {
+		if (!json_is_string(v) || !!json_object_get(keys, key) != want)
+			continue;
+		html_printf(o, "%s", first ? "" : ", ");
+		html_escape(o, key);
+		html_printf(o, "=");
+		html_escape(o, json_string_value(v));
+		first = 0;
+	}
+}
+
 /* One series' page: its trend, its runs newest first, its change points. */
 static int series_page(json_t *s, const char *anchor, const char *site_title, struct svg *o)
 {
-	json_t *points = json_object_get(s, "points"), *pt, *c;
+	json_t *points = json_object_get(s, "points"), *pt, *c, *keys;
 	struct trend_marks mk = { 0 };
 	size_t i;
 	char buf[96];
@@ -238,14 +304,18 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 		}
 		html_printf(o, "</tbody></table>\n");
 	}
-	html_printf(o, "<h2>Runs (newest first)</h2>\n<table class=\"runs\"><thead><tr><th>Run</th>"
-		    "<th>Order</th><th>Value</th><th>Verdict at ingest</th><th>Context</th>"
-		    "</tr></thead><tbody>\n");
+	if (!(keys = differing_keys(points)))
+		return -1;
+	html_printf(o, "<h2>Runs (newest first)</h2>\n");
+	if (shared_keys(json_object_get(json_array_get(points, 0), "context"), keys)) {
+		html_printf(o, "<p class=\"meta common\">Every run: ");
+		context_text(o, json_object_get(json_array_get(points, 0), "context"), keys, 0);
+		html_printf(o, "</p>\n");
+	}
+	html_printf(o, "<table class=\"runs\"><thead><tr><th>Run</th>"
+		    "<th>Order</th><th>Value</th><th>Verdict at ingest</th>%s</tr></thead><tbody>\n",
+		    json_object_size(keys) ? "<th>Context (what differs)</th>" : "");
 	for (i = json_array_size(points); i-- > 0;) {
-		json_t *ctx, *v;
-		const char *key;
-		int first = 1;
-
 		pt = json_array_get(points, i);
 		value_text(buf, sizeof(buf), json_number_value(json_object_get(pt, "value")),
 			   mk.scale, mk.unit);
@@ -261,19 +331,13 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 		html_escape(o, ksftm_verdict_name(jstr(pt, "state")));
 		if (json_is_true(json_object_get(pt, "pinned")))
 			html_printf(o, ", pinned");
-		html_printf(o, "</td><td class=\"meta\">");
-		ctx = json_object_get(pt, "context");
-		json_object_foreach(ctx, key, v) {
-			if (!json_is_string(v))
-				continue;
-			html_printf(o, "%s", first ? "" : ", ");
-			html_escape(o, key);
-			html_printf(o, "=");
-			html_escape(o, json_string_value(v));
-			first = 0;
+		if (json_object_size(keys)) {
+			html_printf(o, "</td><td class=\"meta\">");
+			context_text(o, json_object_get(pt, "context"), keys, 1);
 		}
 		html_printf(o, "</td></tr>\n");
 	}
+	json_decref(keys);
 	html_printf(o, "</tbody></table>\n");
 	page_foot(o);
 	return o->oom ? -1 : 0;

@@ -24,6 +24,42 @@ static const double *times(const struct ksft_metric_report_points *p,
 }
 
 /*
+ * A repeated case (@repeats instances joined, each restarting its times):
+ * each point's x is its repeat's number, the points of one repeat spread
+ * over +-0.3 around it in their order. Where a repeat starts: where the
+ * time goes back; when that does not find @repeats of them, one point per
+ * repeat (@n == @repeats, tcp_mmap's connections) or equal shares.
+ */
+static void by_repeat(const struct ksft_metric_report_points *p, size_t repeats, double *x)
+{
+	size_t i, k, found = 1, *start = calloc(repeats + 1, sizeof(size_t));
+
+	if (!start) {	/* no room to place them: one repeat per point */
+		for (i = 0; i < p->n; i++)
+			x[i] = (double)(i % repeats) + 1;
+		return;
+	}
+	for (i = 1; i < p->n; i++)
+		if (isfinite(p->t[i]) && isfinite(p->t[i - 1]) && p->t[i] < p->t[i - 1]) {
+			if (found < repeats)
+				start[found] = i;
+			found++;
+		}
+	if (found != repeats)
+		for (k = 0; k < repeats; k++)
+			start[k] = k * p->n / repeats;
+	start[repeats] = p->n;
+	for (k = 0; k < repeats; k++) {
+		size_t m = start[k + 1] - start[k];
+
+		for (i = start[k]; i < start[k + 1]; i++)
+			x[i] = (double)k + 1 + (m > 1 ? 0.6 * (double)(i - start[k]) /
+						(double)(m - 1) - 0.3 : 0);
+	}
+	free(start);
+}
+
+/*
  * At most CHART_MAX_VERTICES of a series' finite points (x, first value):
  * every point when there are few, else per index bucket its min and max
  * in point order. Returns the count written to @x / @y.
@@ -104,10 +140,21 @@ double chart_lines(struct svg *s, const struct ksft_metric_report *r,
 	struct ksft_metric_report_series si = { .sz = sizeof(si) };
 	struct chart ch;
 	size_t i, k, shown = 0, per_row;
+	int repeated = 0;
 	char *text;
 
 	if (!xs || !ys || !cnt || ksft_metric_report_series_get(r, members[0], &si))
 		goto out;
+	/* A case repeated in the log: its in-case times say nothing across
+	 * repeats, so every line of the chart is drawn by repeat, as points
+	 * (issue 34: lines joined them into a zigzag). */
+	for (i = 0; i < drawn; i++) {
+		struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
+
+		if (ksft_metric_report_series_get(r, members[i], &sj))
+			goto out;
+		repeated |= sj.repeats > 1;
+	}
 	for (i = 0; i < drawn; i++) {
 		struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
 		struct ksft_metric_report_points v;
@@ -126,7 +173,9 @@ double chart_lines(struct svg *s, const struct ksft_metric_report *r,
 			ksft_metric_report_points_release(&v);
 			goto out;
 		}
-		cnt[i] = decimate(times(&v, scratch), &v,
+		if (repeated)
+			by_repeat(&v, sj.repeats ? sj.repeats : 1, scratch);
+		cnt[i] = decimate(repeated ? scratch : times(&v, scratch), &v,
 				  individual ? scale_of(&sj) : 1.0, xs[i], ys[i]);
 		free(scratch);
 		ksft_metric_report_points_release(&v);
@@ -153,7 +202,11 @@ double chart_lines(struct svg *s, const struct ksft_metric_report *r,
 		ymax = si.display_max;
 	if (!(ymax > ymin))
 		ymax = ymin + 1;
-	if (!(xmax > xmin)) {
+	if (repeated) {
+		xmin = 0.5;	/* repeats 1..R, each in its slot */
+		xmax = fmax(xmax, 1) + 0.5;
+		xmax = floor(xmax - 0.5) + 0.5;
+	} else if (!(xmax > xmin)) {
 		xmin -= 0.5;	/* one instant: a second around it */
 		xmax += 0.5;
 	}
@@ -161,7 +214,8 @@ double chart_lines(struct svg *s, const struct ksft_metric_report *r,
 	text = strdup(ylabel ? ylabel : "");
 	if (!text)
 		goto out;
-	chart_axes(s, &ch, NULL, "time (s)", fit_text(text, h, 11));
+	chart_axes(s, &ch, NULL, repeated ? "repeat (the case's instances in the log)" :
+		   "time (s)", fit_text(text, h, 11));
 	free(text);
 	text = strdup(title);
 	if (!text)
@@ -176,7 +230,10 @@ double chart_lines(struct svg *s, const struct ksft_metric_report *r,
 		 * both colours show (the legend says which it repeats). */
 		if (d != (size_t)-1)
 			svg_printf(s, "<g class=\"same\" stroke-dasharray=\"6 5\">");
-		chart_series(s, &ch, xs[i], ys[i], cnt[i], 1, palette(i));
+		if (repeated)
+			chart_points(s, &ch, xs[i], ys[i], cnt[i], palette(i));
+		else
+			chart_series(s, &ch, xs[i], ys[i], cnt[i], 1, palette(i));
 		if (d != (size_t)-1)
 			svg_printf(s, "</g>\n");
 	}

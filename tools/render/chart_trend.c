@@ -212,8 +212,8 @@ struct legend {
 	double x, y, right;
 };
 
-/* A swatch of a mark (@cls: current, band, noband, tolerance, change,
- * level, pin), its name and a hover text (@title, NULL: none). */
+/* A swatch of a mark (@cls: current, band, gatefar (the gate's level, no
+ * alarm line in view), noband, tolerance, change, level, pin), its name and a hover text (@title, NULL: none). */
 static void legend_item(struct legend *l, const char *cls, const char *text, const char *title)
 {
 	static const char *const line[][2] = {
@@ -221,6 +221,7 @@ static void legend_item(struct legend *l, const char *cls, const char *text, con
 		{ "change", "stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"4 3\"" },
 		{ "level", "stroke=\"#2ca02c\" stroke-width=\"2.5\"" },
 		{ "pin", "stroke=\"#9467bd\" stroke-width=\"2\"" },
+		{ "gatefar", "stroke=\"#1f77b4\" stroke-opacity=\"0.5\"" },
 	};
 	double w = text_width(text, 9) + 26, y = l->y - 3;
 	size_t i;
@@ -287,7 +288,7 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 	double tlo = NAN, thi = NAN, glevel, gworse, gbetter, step, total;
 	size_t n = json_array_size(points), slots, i, from = 0, every, shown = 0;
 	json_t *gate = json_object_get(series, "gate");
-	int band, pins = 0, levels = 0;
+	int band, band_in_view = 0, pins = 0, levels = 0;
 	const char *why;
 	struct legend lg;
 	struct chart ch;
@@ -322,12 +323,13 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 		lo = cur < lo ? cur : lo;
 		hi = cur > hi ? cur : hi;
 	}
-	/* The band may be wide; show it, but not at the cost of the points. */
+	/* An alarm line near the points is brought into view, one far from
+	 * them is not: the points keep at least half the plot. */
 	if (band) {
 		double span = hi > lo ? hi - lo : fabs(hi) + 1;
 
-		lo = fmin(lo, fmax(isfinite(blo) ? blo : lo, lo - span));
-		hi = fmax(hi, fmin(isfinite(bhi) ? bhi : hi, hi + span));
+		lo = fmin(lo, fmax(isfinite(blo) ? blo : lo, lo - span / 2));
+		hi = fmax(hi, fmin(isfinite(bhi) ? bhi : hi, hi + span / 2));
 	}
 	if (isfinite(tlo)) {
 		lo = fmin(lo, tlo);
@@ -348,33 +350,35 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 	svg_text(out, 4, 16, "start", 13, "#000000", fit_text(text, width - 8, 13));
 	free(text);
 	/* The gate's band behind everything: from its window's first run to
-	 * the run judged, between the lines where a run alone alarms. */
+	 * the run judged, from the level to each line where a run alone
+	 * alarms that is in view. Shaded only where it says something (issue
+	 * 34): never out to the plot's edge for a line beyond it or absent;
+	 * with no line in view, the level alone (the legend says so). */
 	if (band) {
 		double x0 = chart_px(&ch, (double)from - 0.5), x1 = chart_px(&ch, (double)slots - 0.5);
-		double top = isfinite(gworse) && isfinite(gbetter) ? fmin(bhi, hi) : hi;
-		double bottom = isfinite(gworse) && isfinite(gbetter) ? fmax(blo, lo) : lo;
-		double y0, y1;
+		int up = isfinite(bhi) && bhi > glevel && bhi <= hi;
+		int down = isfinite(blo) && blo < glevel && blo >= lo;
+		double top = up ? bhi : glevel, bottom = down ? blo : glevel;
 
-		if (isfinite(gworse) != isfinite(gbetter)) {	/* one line only */
-			double edge = isfinite(gworse) ? gworse : gbetter;
-
-			if (edge > glevel)
-				top = fmin(edge, hi);
-			else
-				bottom = fmax(edge, lo);
+		band_in_view = up || down;
+		if (band_in_view) {
+			svg_printf(out, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				   "height=\"%.1f\" fill=\"#1f77b4\" fill-opacity=\"0.13\" "
+				   "data-level=\"%.17g\" data-worse=\"%.17g\" data-better=\"%.17g\">",
+				   x0, chart_py(&ch, top), x1 - x0,
+				   chart_py(&ch, bottom) - chart_py(&ch, top), glevel, gworse, gbetter);
+			gate_title(out, gate, mk->scale, mk->unit, mk->row != NULL);
+			svg_printf(out, "</rect>\n");
 		}
-		y0 = chart_py(&ch, top);
-		y1 = chart_py(&ch, bottom);
-		svg_printf(out, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			   "height=\"%.1f\" fill=\"#1f77b4\" fill-opacity=\"0.13\" "
-			   "data-level=\"%.17g\" data-worse=\"%.17g\" data-better=\"%.17g\">",
-			   x0, y0, x1 - x0, y1 - y0, glevel, gworse, gbetter);
-		gate_title(out, gate, mk->scale, mk->unit, mk->row != NULL);
-		svg_printf(out, "</rect>\n<line class=\"gate-level\" x1=\"%.1f\" y1=\"%.1f\" "
+		svg_printf(out, "<line class=\"gate-level\" x1=\"%.1f\" y1=\"%.1f\" "
 			   "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1f77b4\" stroke-width=\"1\" "
-			   "stroke-opacity=\"0.5\">", x0, chart_py(&ch, glevel), x1,
-			   chart_py(&ch, glevel));
-		{
+			   "stroke-opacity=\"0.5\" data-level=\"%.17g\" data-worse=\"%.17g\" "
+			   "data-better=\"%.17g\">", x0, chart_py(&ch, glevel), x1,
+			   chart_py(&ch, glevel), glevel, gworse, gbetter);
+		if (!band_in_view) {	/* the band's hover on the line that is left */
+			gate_title(out, gate, mk->scale, mk->unit, mk->row != NULL);
+			svg_printf(out, "</line>\n");
+		} else {
 			char a[96];
 
 			value_text(a, sizeof(a), num(gate, "level"), mk->scale, mk->unit);
@@ -533,8 +537,13 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 		char t[96], p[32];
 
 		pct_text(p, sizeof(p), num(gate, "sigma_pct"));
-		snprintf(t, sizeof(t), "gate: a run beyond alarms alone (noise sigma = %s)", p);
-		legend_item(&lg, "band", t, NULL);
+		if (band_in_view) {
+			snprintf(t, sizeof(t), "gate: a run beyond alarms alone (noise sigma = %s)", p);
+			legend_item(&lg, "band", t, NULL);
+		} else {
+			snprintf(t, sizeof(t), "gate: no run in view alarms alone (noise sigma = %s)", p);
+			legend_item(&lg, "gatefar", t, NULL);
+		}
 	} else if (why) {
 		legend_item(&lg, "noband", "no gate band", why);
 	}

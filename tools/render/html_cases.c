@@ -67,11 +67,12 @@ static int number_row(struct html_page *pg, size_t idx,
 	}
 	value_text(buf, sizeof(buf), n >= 1 ? v[0] : NAN,
 		   plain ? NAN : si->display_scale, plain ? NULL : si->display_label);
-	/* The value carries the policy's display_label: text from the log. */
+	/* The value carries the policy's display_label (text from the log),
+	 * scaled as people read it: the unit once, no Unit column beside it
+	 * (issue 34: "Gbps" stood beside "4.70 Gbit/s"). */
 	html_escape(&pg->out, buf);
-	html_printf(&pg->out, "</td><td class=\"unit\">");
-	html_escape(&pg->out, plain ? (si->aggregation ? "busy cores" : "") :
-		    si->display_label ? si->display_label : "");
+	if (plain && si->aggregation)
+		html_printf(&pg->out, " busy cores");
 	html_printf(&pg->out, "</td><td class=\"num\">%zu</td><td class=\"status ", si->points);
 	html_escape(&pg->out, si->status);
 	html_printf(&pg->out, "\">");
@@ -221,7 +222,7 @@ static int case_section(struct html_page *pg, const struct groups *gr,
 		    anchor, anchor);
 	html_escape(&pg->out, heading);
 	html_printf(&pg->out, "</a></h3>\n<table class=\"numbers\"><thead><tr><th>Metric</th>"
-		    "<th>Labels</th><th>Summary</th><th>Value</th><th>Unit</th><th>Points</th>"
+		    "<th>Labels</th><th>Summary</th><th>Value</th><th>Points</th>"
 		    "<th>Status</th><th></th></tr></thead><tbody>\n");
 	/* Gated series (the headline) first, then the rest; series that
 	 * stay at 0 only in the line of text below, with their anchors. */

@@ -22,23 +22,50 @@ static int listed(int kind)
 }
 
 /*
- * What a too-noisy series would need, or that no run could fail it, from
- * the comparison's JSON row ("needs", as compare --format json writes it:
- * its sentence is compare's text, lib/report/export/compare_needs.c).
+ * Why a row has its verdict, from the comparison's JSON row (as compare
+ * --format json writes it, its sentences compare's text: lib/report/
+ * export/compare_needs.c): what a too-noisy series would need or that no
+ * run could fail it ("needs"), the interference series that made it
+ * DISTURBED ("disturbed_by"), why the gate had no window ("why"). In a
+ * row of its own under the series' row, spanning the table, so that a
+ * sentence is never squeezed into a narrow column (issue 34).
  */
-static void needs_cell(struct html_page *pg, json_t *needs)
+static void explain_row(struct html_page *pg, json_t *jrow, const char *verdict, int cols)
 {
+	json_t *needs = json_object_get(jrow, "needs");
 	const char *text = json_string_value(json_object_get(needs, "text"));
+	const char *dist = json_string_value(json_object_get(json_object_get(jrow, "disturbed_by"),
+							     "text"));
+	const char *why = json_string_value(json_object_get(jrow, "why"));
 
-	if (!json_is_object(needs) || !text)
+	if (!text && !dist && !why)
 		return;
-	if (json_is_true(json_object_get(needs, "blind")))
-		html_printf(&pg->out, "<div class=\"needs blind\">CANNOT BE GATED: ");
-	else
-		html_printf(&pg->out, "<div class=\"needs\">");
-	html_escape(&pg->out, text);
-	html_printf(&pg->out, "</div>");
+	html_printf(&pg->out, "<tr class=\"explain ");
+	html_escape(&pg->out, verdict);
+	html_printf(&pg->out, "\"><td class=\"explain\" colspan=\"%d\">", cols);
+	if (text) {
+		if (json_is_true(json_object_get(needs, "blind")))
+			html_printf(&pg->out, "<div class=\"needs blind\">CANNOT BE GATED: ");
+		else
+			html_printf(&pg->out, "<div class=\"needs\">");
+		html_escape(&pg->out, text);
+		html_printf(&pg->out, "</div>");
+	}
+	if (dist) {
+		html_printf(&pg->out, "<div class=\"disturbed\">");
+		html_escape(&pg->out, dist);
+		html_printf(&pg->out, "</div>");
+	}
+	if (why) {
+		html_printf(&pg->out, "<div class=\"why\">");
+		html_escape(&pg->out, why);
+		html_printf(&pg->out, "</div>");
+	}
+	html_printf(&pg->out, "</td></tr>\n");
 }
+
+/* The verdict table's columns (the sparkline's with --db). */
+#define VERDICT_COLS 8
 
 /* Rows no run could fail (their JSON "needs" says "blind"). */
 static size_t blind_rows(json_t *rows)
@@ -52,7 +79,7 @@ static size_t blind_rows(json_t *rows)
 }
 
 static void row_cells(struct html_page *pg, const struct ksft_metric_report_row *row,
-		      const char *anchor, json_t *needs)
+		      const char *anchor, json_t *jrow)
 {
 	struct ksft_metric_report_series fake = { .sz = sizeof(fake) };
 	char buf[128], *title;
@@ -75,7 +102,6 @@ static void row_cells(struct html_page *pg, const struct ksft_metric_report_row 
 	free(title);
 	html_printf(&pg->out, "</a></td><td class=\"verdict\">");
 	html_escape(&pg->out, ksftm_verdict_name(row->verdict));
-	needs_cell(pg, needs);
 	html_printf(&pg->out, "</td>");
 	/* Values carry the policy's display_label: text from the log. */
 	value_text(buf, sizeof(buf), row->current, row->display_scale, row->display_label);
@@ -89,9 +115,15 @@ static void row_cells(struct html_page *pg, const struct ksft_metric_report_row 
 		html_printf(&pg->out, "<td class=\"num\">%+.2f%%</td>", row->change_pct);
 	else
 		html_printf(&pg->out, "<td class=\"num\">-</td>");
-	html_printf(&pg->out, "<td class=\"unit\">");
-	html_escape(&pg->out, row->display_label ? row->display_label : "");
-	html_printf(&pg->out, "</td><td class=\"op\">");
+	/* The unit is in the values (no Unit column: issue 34, the unit once). */
+	html_printf(&pg->out, "<td class=\"num n\">%zu/%zu</td>", row->n_baseline,
+		    row->n_current);
+	if (isnan(row->p_value))
+		html_printf(&pg->out, "<td class=\"num p\">-</td>");
+	else
+		html_printf(&pg->out, row->p_value < 0.0001 ? "<td class=\"num p\">%.1e</td>" :
+			    "<td class=\"num p\">%.4f</td>", row->p_value);
+	html_printf(&pg->out, "<td class=\"op\">");
 	html_escape(&pg->out, row->compare ? row->compare : "-");
 	html_printf(&pg->out, "%s</td>",
 		    !row->better ? "" : !strcmp(row->better, "higher") ?
@@ -99,6 +131,7 @@ static void row_cells(struct html_page *pg, const struct ksft_metric_report_row 
 	if (pg->history)
 		html_sparkline(pg, anchor, row->display_scale, row->display_label);
 	html_printf(&pg->out, "</tr>\n");
+	explain_row(pg, jrow, row->verdict, VERDICT_COLS + !!pg->history);
 }
 
 /*
@@ -190,7 +223,9 @@ int html_verdicts(struct html_page *pg)
 	rows = json_object_get(doc, "rows");
 	html_printf(&pg->out, "<table class=\"verdicts\">\n<thead><tr><th>Series</th>"
 		    "<th>Verdict</th><th>Value</th><th>Baseline</th><th>Change</th>"
-		    "<th>Unit</th><th>Compared</th>%s</tr></thead>\n<tbody>\n",
+		    "<th title=\"samples: baseline/this run (--db: the baseline's runs)\">N</th>"
+		    "<th title=\"p-value (--db: adjusted across the run)\">P</th>"
+		    "<th>Compared</th>%s</tr></thead>\n<tbody>\n",
 		    pg->history ? "<th>History</th>" : "");
 	/* Every gated row, the worst first, each verdict in report order;
 	 * untracked series (no direction) only in the counts. */
@@ -220,8 +255,7 @@ int html_verdicts(struct html_page *pg)
 				return -1;
 			}
 			fill_display(pg, &display, &row, anchor);
-			row_cells(pg, &row, anchor,
-				  json_object_get(json_array_get(rows, i), "needs"));
+			row_cells(pg, &row, anchor, json_array_get(rows, i));
 			free(anchor);
 			n_listed++;
 		}

@@ -270,6 +270,18 @@ void chart_series(struct svg *s, const struct chart *c, const double *x,
 					   color);
 }
 
+void chart_points(struct svg *s, const struct chart *c, const double *x,
+		  const double *y, size_t n, const char *color)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (isfinite(x[i]) && isfinite(y[i]))
+			svg_printf(s, "<circle class=\"rep\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+				   "fill=\"%s\" fill-opacity=\"0.8\"/>\n", chart_px(c, x[i]),
+				   chart_py(c, y[i]), color);
+}
+
 const char *palette(size_t i)
 {
 	static const char *const colors[] = {

@@ -44,6 +44,9 @@ void chart_axes(struct svg *s, const struct chart *c, const char *title,
 /* A polyline through the finite points (a dot when there is one). */
 void chart_series(struct svg *s, const struct chart *c, const double *x,
 		  const double *y, size_t n, size_t stride, const char *color);
+/* A dot per finite point, no line between them (class "rep": a repeat's). */
+void chart_points(struct svg *s, const struct chart *c, const double *x,
+		  const double *y, size_t n, const char *color);
 /* Round [lo, hi] out to "nice" numbers. */
 void nice_range(double *lo, double *hi);
 

@@ -330,6 +330,7 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		json_num_field(sb, "allowance", row->allowance);
 		json_num_field(sb, "p_value", row->p_value);
 		cmp_needs_json(sb, row);
+		cmp_disturbed_json(sb, c, row);
 		if (row->why) {
 			strbuf_adds(sb, ",\"why\":");
 			rp_json_str(sb, row->why);
@@ -449,17 +450,20 @@ static void needs_text(struct strbuf *out, const struct ksft_metric_report_compa
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
 
-		if (!cmp_has_needs(row))
+		if (!cmp_has_needs(row) && !cmp_has_disturbed(c, row))
 			continue;
 		title.len = 0;
 		rp_series_title(&title, row->path, row->path_len, row->case_name, row->name,
 				row->labels, row->element);
 		strbuf_adds(out, row->blind ? "CANNOT BE GATED" :
-			    ksftm_verdict_name(KSFTM_VERDICT_TOO_NOISY));
+			    ksftm_verdict_name(row->verdict));
 		strbuf_adds(out, ": ");
 		strbuf_adds(out, title.data ? title.data : "");
 		strbuf_adds(out, ": ");
-		cmp_needs_sentence(out, row);
+		if (cmp_has_needs(row))
+			cmp_needs_sentence(out, row);
+		else
+			cmp_disturbed_sentence(out, c, row);
 		strbuf_addc(out, '\n');
 	}
 	strbuf_free(&title);

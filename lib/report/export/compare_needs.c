@@ -90,3 +90,67 @@ void cmp_needs_json(struct strbuf *sb, const struct cmp_row *row)
 	strbuf_free(&say);
 	strbuf_addc(sb, '}');
 }
+
+/* The interference row that made @row DISTURBED, or NULL. */
+static const struct cmp_row *disturber(const struct ksft_metric_report_comparison *c,
+				       const struct cmp_row *row)
+{
+	if (strcmp(row->verdict, KSFTM_VERDICT_DISTURBED) || row->disturbed_by < 0 ||
+	    (size_t)row->disturbed_by >= c->n)
+		return NULL;
+	return &c->rows[row->disturbed_by];
+}
+
+int cmp_has_disturbed(const struct ksft_metric_report_comparison *c, const struct cmp_row *row)
+{
+	return disturber(c, row) != NULL;
+}
+
+/* "interference.cpu_wait{host=local}": the case is the row's own. */
+static void intf_name(struct strbuf *out, const struct cmp_row *by)
+{
+	strbuf_adds(out, by->name);
+	rp_labels_text(out, by->labels);
+}
+
+void cmp_disturbed_sentence(struct strbuf *out, const struct ksft_metric_report_comparison *c,
+			    const struct cmp_row *row)
+{
+	const struct cmp_row *by = disturber(c, row);
+	char buf[160];
+
+	if (!by)
+		return;
+	intf_name(out, by);
+	if (isfinite(by->change_pct))
+		snprintf(buf, sizeof(buf), " was %+.1f%% above its history's level", by->change_pct);
+	else
+		snprintf(buf, sizeof(buf), " was above its history's level");
+	strbuf_adds(out, buf);
+	if (isfinite(by->disturb_z)) {
+		snprintf(buf, sizeof(buf), " (%.1f sd)", by->disturb_z);
+		strbuf_adds(out, buf);
+	}
+	strbuf_adds(out, ": the machine was disturbed, rerun the case");
+}
+
+void cmp_disturbed_json(struct strbuf *sb, const struct ksft_metric_report_comparison *c,
+			const struct cmp_row *row)
+{
+	const struct cmp_row *by = disturber(c, row);
+	struct strbuf say = STRBUF_INIT;
+
+	if (!by)
+		return;
+	strbuf_adds(sb, ",\"disturbed_by\":{\"series\":");
+	intf_name(&say, by);
+	rp_json_str(sb, say.data ? say.data : "");
+	num_field(sb, "change_pct", by->change_pct);
+	num_field(sb, "z", by->disturb_z);
+	strbuf_adds(sb, ",\"text\":");
+	say.len = 0;
+	cmp_disturbed_sentence(&say, c, row);
+	rp_json_str(sb, say.data ? say.data : "");
+	strbuf_free(&say);
+	strbuf_addc(sb, '}');
+}

@@ -17,4 +17,15 @@ void cmp_needs_sentence(struct strbuf *out, const struct cmp_row *row);
 /* ",\"needs\":{...}" for @row's JSON (nothing when it has none). */
 void cmp_needs_json(struct strbuf *sb, const struct cmp_row *row);
 
+/*
+ * DISTURBED: the interference series that tripped it (its name in the
+ * row's case) and how far above its history's level it was: a sentence
+ * for compare's text and the JSON row's "disturbed_by" (html shows it).
+ */
+int cmp_has_disturbed(const struct ksft_metric_report_comparison *c, const struct cmp_row *row);
+void cmp_disturbed_sentence(struct strbuf *out, const struct ksft_metric_report_comparison *c,
+			    const struct cmp_row *row);
+void cmp_disturbed_json(struct strbuf *sb, const struct ksft_metric_report_comparison *c,
+			const struct cmp_row *row);
+
 #endif

@@ -140,6 +140,8 @@ struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
 	row->element = element;
 	row->disp_scale = NAN;
 	row->series = -1;
+	row->disturbed_by = -1;
+	row->disturb_z = NAN;
 	row->baseline = row->current = row->change_pct = NAN;
 	row->allowance = row->p_value = NAN;
 	row->noise_pct = row->smallest_pct = row->need_runs = row->need_repeats = NAN;

@@ -746,8 +746,11 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 			row->verdict = gate_verdict_name(GATE_UNTRACKED);
 			if (g[m].verdict == GATE_REGRESSION ||
 			    (g[m].z_local >= GATE_DISTURBED_Z &&
-			     g[m].change >= GATE_DISTURBED_MIN_CHANGE))
+			     g[m].change >= GATE_DISTURBED_MIN_CHANGE)) {
 				disturbed[(*n_disturbed)++] = j->p[idx[m]].group;
+				/* it tripped (NaN is "not": an unknown z is Inf) */
+				row->disturb_z = isnan(g[m].z_local) ? INFINITY : g[m].z_local;
+			}
 			continue;
 		}
 		row->p_value = g[m].q_value;
@@ -761,6 +764,25 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 	}
 	free(g);
 	return 0;
+}
+
+/* The interference row of @group that tripped it, the one furthest above
+ * its history if several did (what DISTURBED names); -1: none. */
+static long tripped_by(const struct judge *j, const size_t *intf, size_t n_i,
+		       const char *group)
+{
+	long best = -1;
+	size_t k;
+
+	for (k = 0; k < n_i; k++) {
+		const struct cmp_row *row = &j->c->rows[j->p[intf[k]].row];
+
+		if (isnan(row->disturb_z) || strcmp(j->p[intf[k]].group, group))
+			continue;
+		if (best < 0 || row->change_pct > j->c->rows[best].change_pct)
+			best = (long)j->p[intf[k]].row;
+	}
+	return best;
 }
 
 /*
@@ -802,6 +824,7 @@ static int judge_all(struct judge *j)
 			if (!strcmp(disturbed[d], j->p[gated[k]].group)) {
 				row->verdict = KSFTM_VERDICT_DISTURBED;
 				row->fails = 0;
+				row->disturbed_by = tripped_by(j, intf, n_i, j->p[gated[k]].group);
 				j->c->disturbed++;
 				break;
 			}

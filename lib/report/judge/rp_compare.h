@@ -29,6 +29,11 @@ struct cmp_row {
 	 * an empty window is said, never silent (issue 31). */
 	const char *why;
 	int blind;		/* no value of this run could fail the series here */
+	/* DISTURBED: the interference row (index in the comparison's rows)
+	 * that tripped it, -1: none; on that interference row, its z against
+	 * its history's level (NaN: it did not trip). */
+	long disturbed_by;
+	double disturb_z;
 };
 
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */

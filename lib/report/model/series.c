@@ -347,6 +347,7 @@ int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
 		e->abort = s->abort;
 		e->reason = s->reason;
 	}
+	e->joined += 1 + s->joined;	/* its repeats: each restarts its times */
 	if (rp_series_append(e, s))
 		goto oom;
 	trim(e);

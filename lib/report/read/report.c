@@ -362,6 +362,7 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	out->display_label = p->disp_label;
 	out->abort_reason = s->abort;
 	out->status_reason = s->reason;
+	out->repeats = s->joined + 1;
 	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
 	       sz - sizeof(size_t));
 	return 0;
