@@ -323,5 +323,12 @@ void rp_text_display(struct strbuf *sb, double v, double scale,
 const char *rp_unit_word(const char *label, size_t *len);
 /* @v (in @label's unit) as text into @buf, snprintf()'s return. */
 int rp_unit_text(char *buf, size_t size, double v, const char *label);
+/*
+ * One unit for a row of values (issue 34: the unit once): the prefix of
+ * @label's family that reads best for @v (already in @label's unit);
+ * *@mult turns a value in @label's unit into *@sym. A label we do not
+ * know: *@mult 1 and *@sym @label. NULL @label: 1 and "".
+ */
+void rp_unit_pick(double v, const char *label, double *mult, const char **sym);
 
 #endif

@@ -173,6 +173,26 @@ int rp_unit_text(char *buf, size_t size, double v, const char *label)
 	return snprintf(buf, size, "%s %s", num, u->fam->sym[level]);
 }
 
+void rp_unit_pick(double v, const char *label, double *mult, const char **sym)
+{
+	const struct unit_spelling *u = unit_lookup(label);
+	double x = v;
+	int level, k;
+
+	*mult = 1.0;
+	*sym = label ? label : "";
+	if (!u)
+		return;
+	level = best_level(u->fam, u->level, &x);
+	/* Levels count upwards in size for SI and IEC, downwards for time. */
+	k = u->fam->kind == UNIT_TIME ? level - u->level : u->level - level;
+	for (; k > 0; k--)
+		*mult *= step(u->fam);
+	for (; k < 0; k++)
+		*mult /= step(u->fam);
+	*sym = u->fam->sym[level];
+}
+
 /*
  * A value as people read it: times @scale (when finite) and followed by
  * its unit (when @label is given; a known unit is scaled to its best
