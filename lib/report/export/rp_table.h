@@ -56,5 +56,7 @@ void table_render_fit(const struct table *t, struct strbuf *sb, const int *right
 		      size_t width, size_t indent);
 /* @s wrapped at spaces within @width, lines after @indent spaces. */
 void text_wrap(struct strbuf *sb, const char *s, size_t width, size_t indent);
+/* The same, its second and later lines after @hang spaces. */
+void text_wrap_hang(struct strbuf *sb, const char *s, size_t width, size_t indent, size_t hang);
 
 #endif

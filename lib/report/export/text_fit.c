@@ -262,7 +262,12 @@ void table_render_fit(const struct table *t, struct strbuf *sb, const int *right
 
 void text_wrap(struct strbuf *sb, const char *s, size_t width, size_t indent)
 {
+	text_wrap_hang(sb, s, width, indent, indent);
+}
+
+void text_wrap_hang(struct strbuf *sb, const char *s, size_t width, size_t indent, size_t hang)
+{
 	pad(sb, indent);
-	wrap_at(sb, s, indent, indent, width);
+	wrap_at(sb, s, indent, hang, width);
 	end_line(sb);
 }

@@ -417,7 +417,7 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	struct db *db = history_db(h);
 	char sql[sizeof(points_sql) + 24];
 	struct strbuf title = STRBUF_INIT;
-	json_t *doc, *all = json_array();
+	json_t *doc, *all = json_array(), *keys_json;
 	char *keys = NULL, *run_cmp = NULL;
 	int ret;
 
@@ -447,6 +447,8 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	}
 	if (!ret && bands)
 		ret = history_add_bands(all, o->report != NULL, run_cmp);
+	/* The keys that make runs comparable: what a context is told by. */
+	keys_json = keys ? json_loads(keys, 0, NULL) : NULL;
 	free(keys);
 	free(run_cmp);
 	if (!ret) {
@@ -461,29 +463,42 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	}
 	if (ret) {
 		json_decref(all);
+		json_decref(keys_json);
 		return ret;
 	}
-	doc = json_pack("{s:s,s:i,s:o}", "format", "ksft-metric-history", "version", 1,
-			"series", all);
+	doc = json_pack("{s:s,s:i,s:o,s:o}", "format", "ksft-metric-history", "version", 1,
+			"comparable_keys", keys_json ? keys_json : json_array(), "series", all);
 	if (!doc)
 		return ksftm_fail(ENOMEM, "out of memory");
 	*out = doc;
 	return 0;
 }
 
-static void number_text(struct strbuf *sb, json_t *v)
+/* The unit of @series's values (its newest policy's display units): one
+ * for all its numbers, picked by @ref's size. */
+static void series_unit(json_t *series, double ref, struct text_unit *u)
 {
-	if (json_is_number(v))
-		rp_text_number(sb, json_number_value(v));
-	else
-		strbuf_addc(sb, '-');
+	json_t *label = json_object_get(series, "display_label");
+	json_t *scale = json_object_get(series, "display_scale");
+
+	u->mult = 1.0;
+	u->sym = "";
+	if (label || scale)
+		text_unit_pick(u, ref, json_is_number(scale) ? json_number_value(scale) : NAN,
+			       json_string_value(label));
 }
 
-/* A point's state, and the marks triage left on it: where an accepted
- * level starts, a pinned run (the JSON's "level" and "pinned"). */
-static int state_cell(struct table *t, json_t *p)
+static void value_text(struct strbuf *sb, const struct text_unit *u, json_t *v)
 {
-	const char *st = ksftm_verdict_name(json_string_value(json_object_get(p, "state")));
+	text_value(sb, u, json_is_number(v) ? json_number_value(v) : NAN);
+}
+
+/* A point's verdict, and the marks triage left on it: where an accepted
+ * level starts, a pinned run (the JSON's "level" and "pinned"). */
+static int verdict_cell(struct table *t, json_t *p)
+{
+	const char *st = p ? ksftm_verdict_name(json_string_value(json_object_get(p, "state")))
+			   : "-";
 	int level = json_is_true(json_object_get(p, "level"));
 	int pin = json_is_true(json_object_get(p, "pinned"));
 	char buf[96];
@@ -493,64 +508,225 @@ static int state_cell(struct table *t, json_t *p)
 	return table_cell(t, buf);
 }
 
-static int render_text(json_t *doc, struct strbuf *sb)
+/* "metric{k=v}" of @series. */
+static void metric_text(struct strbuf *sb, json_t *series)
+{
+	char *labels = json_dumps(json_object_get(series, "labels"),
+				  JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	size_t at = sb->len;
+
+	rp_series_title(sb, NULL, 0, "", json_string_value(json_object_get(series, "metric")),
+			labels ? labels : "{}", -1);
+	free(labels);
+	if (!sb->oom && sb->len > at) {	/* the empty case's space */
+		memmove(sb->data + at, sb->data + at + 1, sb->len - at);
+		sb->len--;
+	}
+}
+
+/* "path / case" of @series. */
+static void case_text(struct strbuf *sb, json_t *series)
+{
+	json_t *part;
+	size_t k;
+
+	json_array_foreach(json_object_get(series, "path"), k, part) {
+		strbuf_adds(sb, json_string_value(part));
+		strbuf_adds(sb, " / ");
+	}
+	strbuf_adds(sb, json_string_value(json_object_get(series, "case")));
+}
+
+/* -v: each run of one series, newest last. */
+static int runs_text(json_t *series, size_t width, struct strbuf *sb)
 {
 	static const int right[] = { 0, 0, 1, 0, 0 };
-	json_t *series, *p, *c;
-	size_t i, k;
-	char buf[160];
+	json_t *points = json_object_get(series, "points"), *p, *last;
+	struct strbuf num = STRBUF_INIT;
+	struct text_unit u;
+	struct table t;
+	size_t k;
+	int ret = 0;
 
-	json_array_foreach(json_object_get(doc, "series"), i, series) {
-		json_t *points = json_object_get(series, "points");
-		const char *b = json_string_value(json_object_get(series, "better"));
-		struct table t;
-		int ret = 0;
-
-		if (i)
-			strbuf_addc(sb, '\n');
-		strbuf_adds(sb, json_string_value(json_object_get(series, "series")));
-		snprintf(buf, sizeof(buf), " (%s%s, %zu runs)\n",
-			 json_string_value(json_object_get(series, "compare")),
-			 b ? (!strcmp(b, "higher") ? ", higher is better" : ", lower is better") : "",
-			 json_array_size(points));
-		strbuf_adds(sb, buf);
-		if (table_init(&t, 5))
-			return -ENOMEM;
-		ret |= table_cell(&t, "RUN") | table_cell(&t, "ORDER") | table_cell(&t, "VALUE") |
-		       table_cell(&t, "STATUS") | table_cell(&t, "STATE");
-		json_array_foreach(points, k, p) {
-			struct strbuf num = STRBUF_INIT;
-
-			number_text(&num, json_object_get(p, "value"));
-			ret |= table_cell(&t, json_string_value(json_object_get(p, "run")));
-			ret |= table_cell(&t, json_string_value(json_object_get(p, "order")));
-			ret |= table_cell(&t, num.data ? num.data : "-");
-			ret |= table_cell(&t, json_string_value(json_object_get(p, "status")));
-			ret |= state_cell(&t, p);
-			ret |= num.oom;
-			strbuf_free(&num);
-		}
-		if (!ret)
-			table_render(&t, sb, right);
-		table_free(&t);
-		if (ret)
-			return -ENOMEM;
-		json_array_foreach(json_object_get(series, "changes"), k, c) {
-			strbuf_adds(sb, "  change point at run ");
-			strbuf_adds(sb, json_string_value(json_object_get(c, "run")));
-			strbuf_adds(sb, ": ");
-			number_text(sb, json_object_get(c, "before"));
-			strbuf_adds(sb, " -> ");
-			number_text(sb, json_object_get(c, "after"));
-			snprintf(buf, sizeof(buf), " (%+.1f%%, p=%.2g)\n",
-				 json_number_value(json_object_get(c, "change_pct")),
-				 json_number_value(json_object_get(c, "p_value")));
-			strbuf_adds(sb, buf);
-		}
+	last = json_array_get(points, json_array_size(points) - 1);
+	series_unit(series, json_number_value(json_object_get(last, "value")), &u);
+	if (table_init(&t, 5))
+		return -ENOMEM;
+	ret |= table_cell(&t, "RUN") | table_cell(&t, "ORDER") | table_cell(&t, "VALUE") |
+	       table_cell(&t, "STATUS") | table_cell(&t, "VERDICT");
+	json_array_foreach(points, k, p) {
+		num.len = 0;
+		value_text(&num, &u, json_object_get(p, "value"));
+		ret |= table_cell(&t, json_string_value(json_object_get(p, "run")));
+		ret |= table_cell(&t, json_string_value(json_object_get(p, "order")));
+		ret |= table_cell(&t, num.data ? num.data : "-");
+		ret |= table_cell(&t, json_string_value(json_object_get(p, "status")));
+		ret |= verdict_cell(&t, p);
+		ret |= num.oom;
 	}
-	if (!json_array_size(json_object_get(doc, "series")))
+	if (!ret)
+		table_render_fit(&t, sb, right, width, 4);
+	table_free(&t);
+	strbuf_free(&num);
+	return ret ? -ENOMEM : 0;
+}
+
+/* One table row per series: runs, newest value, the median over the
+ * runs with its spread, the newest verdict, change points, unit. */
+static int series_row(struct table *t, json_t *series, struct strbuf *sb)
+{
+	json_t *points = json_object_get(series, "points"), *p;
+	size_t n = json_array_size(points), m = 0, k;
+	double *x = malloc((n ? n : 1) * sizeof(*x));
+	struct text_unit u;
+	char buf[32];
+	int ret = 0;
+
+	if (!x)
+		return -1;
+	json_array_foreach(points, k, p)
+		if (json_is_number(json_object_get(p, "value")))
+			x[m++] = json_number_value(json_object_get(p, "value"));
+	sb->len = 0;
+	metric_text(sb, series);
+	ret |= table_cell(t, sb->data ? sb->data : "");
+	snprintf(buf, sizeof(buf), "%zu", n);
+	ret |= table_cell(t, buf);
+	p = json_array_get(points, n - 1);
+	series_unit(series, m ? x[m - 1] : NAN, &u);
+	sb->len = 0;
+	value_text(sb, &u, json_object_get(p, "value"));
+	ret |= table_cell(t, sb->data ? sb->data : "-");
+	sb->len = 0;
+	text_spread(sb, &u, x, m);
+	ret |= table_cell(t, sb->data ? sb->data : "-");
+	ret |= verdict_cell(t, p);
+	snprintf(buf, sizeof(buf), "%zu", json_array_size(json_object_get(series, "changes")));
+	ret |= table_cell(t, buf);
+	ret |= table_cell(t, u.sym);
+	free(x);
+	return ret || sb->oom ? -1 : 0;
+}
+
+/* The change points of @series, a line each (wrapped). */
+static void changes_text(json_t *series, size_t width, struct strbuf *out, struct strbuf *sb)
+{
+	json_t *points = json_object_get(series, "points"), *c;
+	struct text_unit u;
+	char buf[96];
+	size_t k;
+
+	json_array_foreach(json_object_get(series, "changes"), k, c) {
+		series_unit(series, json_number_value(json_object_get(c, "before")), &u);
+		sb->len = 0;
+		metric_text(sb, series);
+		strbuf_adds(sb, " (");
+		case_text(sb, series);
+		strbuf_adds(sb, "): change point at run ");
+		strbuf_adds(sb, json_string_value(json_object_get(c, "run")));
+		strbuf_adds(sb, ": ");
+		value_text(sb, &u, json_object_get(c, "before"));
+		strbuf_adds(sb, " -> ");
+		value_text(sb, &u, json_object_get(c, "after"));
+		if (*u.sym) {
+			strbuf_addc(sb, ' ');
+			strbuf_adds(sb, u.sym);
+		}
+		snprintf(buf, sizeof(buf), " (%+.1f%%, p=%.2g)",
+			 json_number_value(json_object_get(c, "change_pct")),
+			 json_number_value(json_object_get(c, "p_value")));
+		strbuf_adds(sb, buf);
+		if (!sb->oom)
+			text_wrap_hang(out, sb->data, width, 2, 4);
+	}
+	(void)points;
+}
+
+static int tracked(json_t *series)
+{
+	return json_is_string(json_object_get(series, "better"));
+}
+
+static int same_case(json_t *a, json_t *b)
+{
+	return a && b && json_equal(json_object_get(a, "case"), json_object_get(b, "case")) &&
+	       json_equal(json_object_get(a, "path"), json_object_get(b, "path"));
+}
+
+/*
+ * The text (issue 34): tracked series first (their policy has a
+ * direction), each case once above its series, one row per series;
+ * then the change points. -v (KSFT_METRIC_REPORT_TEXT_VERBOSE): each
+ * series' runs too.
+ */
+static int render_text(json_t *doc, int fmt, struct strbuf *sb)
+{
+	static const char *const head[] = { "METRIC", "RUNS", "LAST", "VALUE", "VERDICT",
+					    "CHANGES", "UNIT" };
+	static const int right[] = { 0, 1, 1, 0, 0, 1, 0 };
+	json_t *all = json_object_get(doc, "series"), *series;
+	size_t width = text_width(fmt), i, k, n = json_array_size(all), changes = 0;
+	struct strbuf tmp = STRBUF_INIT;
+	int pass, ret = 0;
+
+	for (pass = 1; pass >= 0 && !ret; pass--) {
+		json_t *prev = NULL;
+		struct table t = { 0 };
+		size_t shown = 0;
+
+		json_array_foreach(all, i, series) {
+			if (tracked(series) != pass)
+				continue;
+			if (!shown++) {
+				strbuf_adds(sb, sb->len ? "\n" : "");
+				strbuf_adds(sb, pass ? "Tracked series (a regression policy with a"
+					    " direction):\n" : "Untracked series (no regression"
+					    " policy):\n");
+			}
+			changes += json_array_size(json_object_get(series, "changes"));
+			if (!same_case(prev, series) || (fmt & KSFT_METRIC_REPORT_TEXT_VERBOSE)) {
+				if (prev)
+					table_render_fit(&t, sb, right, width, 2);
+				table_free(&t);
+				tmp.len = 0;
+				case_text(&tmp, series);
+				if (!tmp.oom)
+					text_wrap(sb, tmp.data, width, 0);
+				if (table_init(&t, 7))
+					return -ENOMEM;
+				for (k = 0; k < 7; k++)
+					ret |= table_cell(&t, head[k]);
+			}
+			prev = series;
+			ret |= series_row(&t, series, &tmp);
+			if (!ret && (fmt & KSFT_METRIC_REPORT_TEXT_VERBOSE)) {
+				table_render_fit(&t, sb, right, width, 2);
+				ret |= runs_text(series, width, sb);
+				prev = NULL;
+			}
+		}
+		if (prev && !ret)
+			table_render_fit(&t, sb, right, width, 2);
+		table_free(&t);
+	}
+	if (!ret && changes) {
+		strbuf_adds(sb, "\nChange points (E-divisive means, each judged by a Welch"
+			    " t-test):\n");
+		for (pass = 1; pass >= 0; pass--)
+			json_array_foreach(all, i, series)
+				if (tracked(series) == pass)
+					changes_text(series, width, sb, &tmp);
+	}
+	if (!ret && n) {
+		strbuf_addc(sb, '\n');
+		text_wrap(sb, "RUNS: runs shown; LAST: the newest run's value; VALUE: the median"
+			  " over the runs, with their range (fewer than 10) or \xc2\xb1 their"
+			  " robust spread; VERDICT: the newest run's; -v shows each run", width, 0);
+	}
+	strbuf_free(&tmp);
+	if (!n)
 		strbuf_adds(sb, "no series in the history match\n");
-	return sb->oom ? -ENOMEM : 0;
+	return ret || sb->oom ? -ENOMEM : 0;
 }
 
 static int render_csv(json_t *doc, struct strbuf *sb)
@@ -591,7 +767,7 @@ int history_format(struct history *h, const struct ksft_metric_report_history_op
 	struct strbuf sb = STRBUF_INIT;
 	json_t *doc = NULL;
 	size_t i;
-	int ret;
+	int ret, is_text;
 
 	if ((ret = history_readable(h)))
 		return ret;
@@ -599,8 +775,9 @@ int history_format(struct history *h, const struct ksft_metric_report_history_op
 		if (!o->context[i] || !strchr(o->context[i], '=') || o->context[i][0] == '=')
 			return ksftm_fail(EINVAL, "context filter \"%s\" is not KEY=VALUE",
 					  o->context[i] ? o->context[i] : "(null)");
-	if (fmt != KSFT_METRIC_REPORT_TEXT && fmt != KSFT_METRIC_REPORT_JSON &&
-	    fmt != KSFT_METRIC_REPORT_CSV)
+	is_text = (fmt & ~(KSFT_METRIC_REPORT_TEXT_NARROW | KSFT_METRIC_REPORT_TEXT_VERBOSE)) ==
+	       KSFT_METRIC_REPORT_TEXT;
+	if (!is_text && fmt != KSFT_METRIC_REPORT_JSON && fmt != KSFT_METRIC_REPORT_CSV)
 		return ksftm_fail(EINVAL, "history format %d is not supported", fmt);
 	if ((ret = build(h, o, fmt == KSFT_METRIC_REPORT_JSON, &doc)))
 		return ret;
@@ -612,7 +789,7 @@ int history_format(struct history *h, const struct ksft_metric_report_history_op
 		ret = text ? 0 : -ENOMEM;
 		free(text);
 	} else {
-		ret = fmt == KSFT_METRIC_REPORT_TEXT ? render_text(doc, &sb) : render_csv(doc, &sb);
+		ret = is_text ? render_text(doc, fmt, &sb) : render_csv(doc, &sb);
 	}
 	json_decref(doc);
 	if (ret || sb.oom) {
