@@ -191,7 +191,7 @@ static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 		       struct strbuf *out)
 {
 	size_t counts[KSFTM_N_VERDICTS] = { 0 }, i, k, untracked = 0, blind;
-	size_t width = text_width(fmt);
+	size_t width = text_fit_width(fmt);
 	int all = !!(fmt & KSFT_METRIC_REPORT_COMPARE_ALL);
 	char buf[96];
 	int tables;

@@ -13,6 +13,16 @@
 #include "rp_export.h"
 #include "rp_table.h"
 
+/* In the library only (rp_unit_pick is hidden): ab's copy of text_fit.c
+ * picks its unit from the public ksft_metric_report_value_text(). */
+void text_unit_pick(struct text_unit *u, double ref, double scale, const char *label)
+{
+	double s = isfinite(scale) && scale > 0 ? scale : 1.0;
+
+	rp_unit_pick(isfinite(ref) ? ref * s : 0.0, label, &u->mult, &u->sym);
+	u->mult *= s;
+}
+
 /* Text for people: control characters (C0, DEL, C1) shown as '?', never a
  * line break, never an escape sequence for the terminal. */
 static void add_printable(struct strbuf *out, const char *s)
@@ -90,7 +100,7 @@ static void context_text(struct strbuf *out, const struct ksft_metric_report *r,
 	if (line.oom)
 		out->oom = 1;
 	else
-		text_wrap(out, line.data, text_width(fmt), 0);
+		text_wrap(out, line.data, text_fit_width(fmt), 0);
 	strbuf_addc(out, '\n');
 	strbuf_free(&line);
 }
@@ -164,7 +174,7 @@ int rp_format_text(const struct ksft_metric_report *r, int fmt, struct strbuf *o
 	static const char *const head[] = { "METRIC", "N", "VALUE", "UNIT" };
 	static const int right[] = { 0, 1, 0, 0 };
 	struct strbuf sb = STRBUF_INIT;
-	size_t i = 0, j, k, width = text_width(fmt);
+	size_t i = 0, j, k, width = text_fit_width(fmt);
 	int ret = 0;
 
 	context_text(out, r, fmt);

@@ -35,7 +35,7 @@ struct text_unit {
 };
 
 /* 120 columns, or 80 with KSFT_METRIC_REPORT_TEXT_NARROW in @fmt. */
-size_t text_width(int fmt);
+size_t text_fit_width(int fmt);
 /* The unit that reads best for @ref (a raw value) under the policy's
  * display_scale @scale (NaN or <= 0: 1) and display_label @label. */
 void text_unit_pick(struct text_unit *u, double ref, double scale, const char *label);

@@ -11,20 +11,11 @@
 
 #include <ksftmetric/report.h>
 
-#include "rp.h"
 #include "rp_table.h"
 
-size_t text_width(int fmt)
+size_t text_fit_width(int fmt)
 {
 	return fmt & KSFT_METRIC_REPORT_TEXT_NARROW ? TEXT_NARROW : TEXT_WIDE;
-}
-
-void text_unit_pick(struct text_unit *u, double ref, double scale, const char *label)
-{
-	double s = isfinite(scale) && scale > 0 ? scale : 1.0;
-
-	rp_unit_pick(isfinite(ref) ? ref * s : 0.0, label, &u->mult, &u->sym);
-	u->mult *= s;
 }
 
 void text_num(struct strbuf *sb, double v)

@@ -665,7 +665,7 @@ static int render_text(json_t *doc, int fmt, struct strbuf *sb)
 					    "CHANGES", "UNIT" };
 	static const int right[] = { 0, 1, 1, 0, 0, 1, 0 };
 	json_t *all = json_object_get(doc, "series"), *series;
-	size_t width = text_width(fmt), i, k, n = json_array_size(all), changes = 0;
+	size_t width = text_fit_width(fmt), i, k, n = json_array_size(all), changes = 0;
 	struct strbuf tmp = STRBUF_INIT;
 	int pass, ret = 0;
 
