@@ -206,8 +206,10 @@ static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 	tables = tables_text(c, all, width, out);
 	if (tables < 0)
 		return -ENOMEM;
-	if (tables)
+	if (tables) {
+		strbuf_addc(out, '\n');
 		text_wrap(out, legend, width, 0);
+	}
 	needs_text(out, c, width);
 	why_text(out, c, width);
 	snprintf(buf, sizeof(buf), "\n%zu rows:", c->n);
