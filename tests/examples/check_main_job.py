@@ -188,11 +188,14 @@ with tempfile.TemporaryDirectory() as tmp:
               f"report: {case} local cpu.time.sys busy cores {busy}")
     text = subprocess.run([tool, "report", log], capture_output=True, text=True).stdout
     check("throughput" in text and "iperf.reverse" in text, "text report lacks rows")
-    # Throughput carries its unit, scaled for display: "p50=32.62 Gbit/s".
+    # Throughput carries its unit once, scaled for display, in the UNIT
+    # column after the median: "throughput{host=local}  3  32.62 (...)  Gbit/s".
     tput_rows = [l for l in text.splitlines() if re.search(r"\bthroughput\b(?!\.)", l)]
-    check(len(tput_rows) >= 2 and all(re.search(r"(p50|last)=-?[0-9.]+ [kMGT]?bit/s", l)
-                                      for l in tput_rows),
+    check(len(tput_rows) >= 2 and all(re.search(r"\s-?[0-9.]+( \(.*\)| \xb1 \S+)?\s+[kMGT]?bit/s$", l)
+                                      and l.count("bit/s") == 1 for l in tput_rows),
           f"report: throughput rows lack a unit: {tput_rows}")
+    check(max(len(l) for l in text.splitlines()) <= 120,
+          "report: the text is wider than 120 columns")
     html = os.path.join(tmp, "r.html")
     page = subprocess.run([tool, "html", "-o", html, log], capture_output=True, text=True)
     check(page.returncode == 0 and "bit/s" in open(html, encoding="utf-8").read(),
