@@ -187,6 +187,26 @@ static const char legend[] =
 	" (with --db, adjusted across the run); name[n]: element n of an array metric."
 	" doc/consumer.rst explains each verdict.";
 
+static int cmp_any_needs(const struct ksft_metric_report_comparison *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (cmp_has_needs(&c->rows[i]))
+			return 1;
+	return 0;
+}
+
+static int cmp_any_why(const struct ksft_metric_report_comparison *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->rows[i].why)
+			return 1;
+	return 0;
+}
+
 static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 		       struct strbuf *out)
 {
@@ -210,6 +230,8 @@ static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 		strbuf_addc(out, '\n');
 		text_wrap(out, legend, width, 0);
 	}
+	if (tables && (c->n && (cmp_any_needs(c) || cmp_any_why(c))))
+		strbuf_addc(out, '\n');
 	needs_text(out, c, width);
 	why_text(out, c, width);
 	snprintf(buf, sizeof(buf), "\n%zu rows:", c->n);
@@ -237,8 +259,8 @@ static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 	else if (blind) {
 		snprintf(buf, sizeof(buf), "\nRESULT: OK, BUT %zu", blind);
 		strbuf_adds(out, buf);
-		strbuf_adds(out, " SERIES CANNOT BE GATED HERE (no run could fail them;"
-			    " see above)\n");
+		/* Fits 80 columns: the lines above say why. */
+		strbuf_adds(out, " SERIES CANNOT BE GATED HERE (no run could fail them)\n");
 	} else
 		strbuf_adds(out, "\nRESULT: OK\n");
 	return out->oom ? -ENOMEM : 0;

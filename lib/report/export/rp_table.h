@@ -49,8 +49,9 @@ size_t text_cols(const char *s);
 /*
  * @t (row 0 the heads) within @width columns, every line after @indent
  * spaces: aligned columns whose last one wraps at spaces when long;
- * when even that does not fit, vertical (a row's first cell on its own
- * line, then its other cells as "HEAD value", wrapped). Never cuts a cell.
+ * else two lines a row (its first cell alone, the others aligned under
+ * their heads); else vertical (the first cell alone, then the others as
+ * "HEAD value", wrapped). Never cuts a cell.
  */
 void table_render_fit(const struct table *t, struct strbuf *sb, const int *right,
 		      size_t width, size_t indent);

@@ -92,7 +92,7 @@ void text_spread(struct strbuf *sb, const struct text_unit *u, double *x, size_t
 	med = med != 0.0 ? 100.0 * 1.4826 * sorted_median(dev, n) / fabs(med) : NAN;
 	strbuf_adds(sb, " \xc2\xb1 ");		/* U+00B1 */
 	if (isfinite(med)) {
-		snprintf(buf, sizeof(buf), med < 1.0 ? "%.1f%%" : "%.0f%%", med);
+		snprintf(buf, sizeof(buf), med == 0.0 || med >= 1.0 ? "%.0f%%" : "%.1f%%", med);
 		strbuf_adds(sb, buf);
 	} else {
 		text_value(sb, u, 1.4826 * sorted_median(dev, n));
@@ -183,35 +183,54 @@ static size_t wrap_at(struct strbuf *sb, const char *s, size_t at, size_t col, s
 /* The smallest room the last column may wrap into before the table goes vertical. */
 #define LAST_MIN 16
 
+/* Row @r's cells from column @c0 on, after @indent spaces, aligned; the
+ * last one (starting at column @last) wrapped within @width. */
+static void row_line(const struct table *t, size_t r, size_t c0, struct strbuf *sb,
+		     const int *right, size_t indent, size_t last, size_t width)
+{
+	size_t c;
+
+	pad(sb, indent);
+	for (c = c0; c < t->cols; c++) {
+		const char *cell = t->cells[r * t->cols + c];
+		size_t gap = t->width[c] - text_cols(cell);
+
+		if (right && right[c])
+			pad(sb, gap);
+		if (c == t->cols - 1) {
+			wrap_at(sb, cell, last + (right && right[c] ? gap : 0), last, width);
+			break;
+		}
+		strbuf_adds(sb, cell);
+		if (!(right && right[c]))
+			pad(sb, gap);
+		strbuf_adds(sb, "  ");
+	}
+	end_line(sb);
+}
+
 void table_render_fit(const struct table *t, struct strbuf *sb, const int *right,
 		      size_t width, size_t indent)
 {
-	size_t rows = t->n / t->cols, total = indent, last, r, c;
+	size_t rows = t->n / t->cols, total = indent, last, last2, r, c;
 
 	for (c = 0; c < t->cols; c++)
 		total += t->width[c] + (c ? 2 : 0);
 	last = total - t->width[t->cols - 1];
 	if (total <= width || last + LAST_MIN <= width) {
+		for (r = 0; r < rows; r++)
+			row_line(t, r, 0, sb, right, indent, last, width);
+		return;
+	}
+	/* Two lines a row: its first cell (a name, never cut) alone, then
+	 * the other cells aligned under their heads, 4 further in. */
+	last2 = last - t->width[0] - 2 + 4;
+	if (t->cols > 1 && last2 + LAST_MIN <= width) {
 		for (r = 0; r < rows; r++) {
 			pad(sb, indent);
-			for (c = 0; c < t->cols; c++) {
-				const char *cell = t->cells[r * t->cols + c];
-				size_t w = text_cols(cell), gap = t->width[c] - w;
-
-				if (c == t->cols - 1) {
-					if (right && right[c])
-						pad(sb, gap);
-					wrap_at(sb, cell, last, last, width);
-					break;
-				}
-				if (right && right[c])
-					pad(sb, gap);
-				strbuf_adds(sb, cell);
-				if (!(right && right[c]))
-					pad(sb, gap);
-				strbuf_adds(sb, "  ");
-			}
+			wrap_at(sb, t->cells[r * t->cols], indent, indent, width);
 			end_line(sb);
+			row_line(t, r, 1, sb, right, indent + 4, last2, width);
 		}
 		return;
 	}
