@@ -532,6 +532,14 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 
 /** Or'ed into the text format: the untracked rows too (below). */
 #define KSFT_METRIC_REPORT_COMPARE_ALL 0x100
+/**
+ * Or'ed into KSFT_METRIC_REPORT_TEXT of the report, comparison and
+ * history formats: fit 80 columns (rows go vertical) instead of 120.
+ */
+#define KSFT_METRIC_REPORT_TEXT_NARROW 0x200
+/** Or'ed into KSFT_METRIC_REPORT_TEXT likewise: the whole run context
+ *  (else the keys that matter) and, for the history, every run. */
+#define KSFT_METRIC_REPORT_TEXT_VERBOSE 0x400
 
 /**
  * ksft_metric_report_comparison_format() - render the comparison

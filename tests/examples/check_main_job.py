@@ -188,12 +188,15 @@ with tempfile.TemporaryDirectory() as tmp:
               f"report: {case} local cpu.time.sys busy cores {busy}")
     text = subprocess.run([tool, "report", log], capture_output=True, text=True).stdout
     check("throughput" in text and "iperf.reverse" in text, "text report lacks rows")
-    # Throughput carries its unit as the producer wrote it: "p50=32.62 Gbps"
-    # (issue 34: never rescaled to another prefix).
+    # Throughput carries its unit once, as the producer wrote it (issue 34:
+    # never rescaled to another prefix), in the UNIT column after the median:
+    # "throughput{host=local}  3  32.62 (...)  Gbps".
     tput_rows = [l for l in text.splitlines() if re.search(r"\bthroughput\b(?!\.)", l)]
-    check(len(tput_rows) >= 2 and all(re.search(r"-?[0-9.]+ Gbps", l)
-                                      for l in tput_rows),
+    check(len(tput_rows) >= 2 and all(re.search(r"\s-?[0-9.]+( \(.*\)| \xb1 \S+)?\s+Gbps$", l)
+                                      and l.count("Gbps") == 1 for l in tput_rows),
           f"report: throughput rows lack a unit: {tput_rows}")
+    check(max(len(l) for l in text.splitlines()) <= 120,
+          "report: the text is wider than 120 columns")
     html = os.path.join(tmp, "r.html")
     page = subprocess.run([tool, "html", "-o", html, log], capture_output=True, text=True)
     check(page.returncode == 0 and "Gbps" in open(html, encoding="utf-8").read(),

@@ -315,7 +315,8 @@ class HistoryTest(unittest.TestCase):
 class FormatTest(unittest.TestCase):
     def test_formats(self):
         r = kr.read(SEED)
-        self.assertTrue(r.format().startswith("CASE "))
+        # Issue 34: each case named once above its rows (METRIC, N, VALUE, UNIT).
+        self.assertIn("  METRIC", r.format())
         self.assertTrue(r.format("openmetrics").endswith("# EOF\n"))
         doc = json.loads(r.format("kcidb", origin="ci", build_id="ci:1",
                                   context={"commit": "abc"}, name_style="nipa"))

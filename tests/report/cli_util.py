@@ -3,15 +3,21 @@
 sanitizer report, which may hide behind an expected exit status) and
 running every test_* function of a module, reporting each."""
 
+import os
 import subprocess
 import traceback
 
 KSFT = None     # set by the test module: the ksft-metric executable
 
 
-def run(*args, stdin=None, cwd=None):
+def run(*args, stdin=None, cwd=None, columns=None):
+    """ksft-metric ARGS; its text as wide as @columns ($COLUMNS), else
+    the default 120 whatever the terminal the tests run from."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = str(columns)
     p = subprocess.run([KSFT, *args], input=stdin, capture_output=True,
-                       cwd=cwd, timeout=300)
+                       cwd=cwd, timeout=300, env=env)
     err = p.stderr.decode("utf-8", "replace")
     for marker in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
                    "runtime error:", "WARNING: ThreadSanitizer"):

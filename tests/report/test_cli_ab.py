@@ -67,9 +67,11 @@ def table_rows(out):
 def test_slower_b_regresses():
     out, _ = expect_rc(1, "ab", ab_log("b90.ktap", 0.90, 1))
     rows = table_rows(out)
-    assert rows[0] == ["SERIES", "A", "B", "CHANGE", "PAIRS", "P", "VERDICT"], out
+    assert rows[0] == ["SERIES", "A", "B", "CHANGE", "PAIRS", "P", "VERDICT", "UNIT"], out
     assert len(rows) == 2 and rows[1][0] == "iperf.ab throughput{host=local}", out
-    assert rows[1][4] == "10" and rows[1][-1] == "REGRESSION", out
+    # Issue 34: the unit once, in its column.
+    assert rows[1][4] == "10" and rows[1][-2:] == ["REGRESSION", "Gbps"], out
+    assert out.count("Gbps") == 1, out
     assert "RESULT: REGRESSION" in out, out
     js, _ = expect_rc(1, "ab", "--format", "json", ab_log("b90.ktap", 0.90, 1))
     doc = json.loads(js)
@@ -95,7 +97,9 @@ def test_table_is_compare_style():
     head = lines[0]
     for line in lines[1:]:
         # the verdict starts under its heading, numbers end under theirs
-        assert line.index(table_rows(line)[0][-1]) == head.index("VERDICT"), (line, head)
+        cells = table_rows(line)[0]
+        verdict = cells[-2] if cells[-1] == "Gbps" else cells[-1]	# UNIT may be empty
+        assert line.index(verdict) == head.index("VERDICT"), (line, head)
         for col in ("PAIRS", "P"):
             end = head.index(" " + col + " ") + len(col) + 1
             assert line[end - 1] != " " and line[end] == " ", (col, line, head)
@@ -135,12 +139,12 @@ def test_too_few_pairs_says_how_many():
     are needed; 7 pairs judge it."""
     for _ in range(2):
         rc, out, err = cli_util.run("ab", ab_log("b53-6.ktap", 0.53, 6, pairs=6, noise=0.034))
-        assert rc == 0 and table_rows(out)[1][-1] == "TOO NOISY", out
+        assert rc == 0 and table_rows(out)[1][-2] == "TOO NOISY", out
         assert "fewer than 7 pairs" in out and "needs 7" in out, out
         assert max(len(l) for l in out.splitlines()) <= 120, out
         assert "fewer pairs than the 7 needed" in err, err
     out, _ = expect_rc(1, "ab", ab_log("b53-7.ktap", 0.53, 6, pairs=7, noise=0.034))
-    assert table_rows(out)[1][-1] == "REGRESSION" and "TOO FEW" not in out, out
+    assert table_rows(out)[1][-2] == "REGRESSION" and "TOO FEW" not in out, out
 
 
 def test_no_pairs_is_an_error():
@@ -176,8 +180,10 @@ def test_paths_kept_apart():
         out, _ = expect_rc(1, "ab", path)
         rows = {r[0]: r for r in table_rows(out)[1:]}
         assert set(rows) == {"ipv4 / tcp throughput", "ipv6 / tcp throughput"}, out
-        assert rows["ipv4 / tcp throughput"][-1] == "REGRESSION", out
-        assert rows["ipv6 / tcp throughput"][-1] == "NO CHANGE", out
+        assert rows["ipv4 / tcp throughput"][-2] == "REGRESSION", out
+        # Issue 34: no significant change reads "~", as benchstat prints it.
+        assert rows["ipv6 / tcp throughput"][-2:] == ["NO CHANGE", "Gbps"], out
+        assert rows["ipv6 / tcp throughput"][3] == "~", out
         assert rows["ipv4 / tcp throughput"][4] == "10", out
 
 
@@ -269,12 +275,12 @@ def test_run_two_commands():
         assert rc == 1, (out, err)
         row = table_rows(out)[1]
         assert row[0] == "tcp_mmap throughput" and row[4] == "8", out
-        assert row[-1] == "REGRESSION" and row[3] == "-29.97%", out
+        assert row[-2] == "REGRESSION" and row[3] == "-30.0%", out
         assert "seed 42" in err, err
         outs.append(out)
     assert outs[0] == outs[1]
     out, _ = expect_rc(0, "ab", "--run-a", a, "--run-b", a, "--pairs", "8", "--seed", "1")
-    assert table_rows(out)[1][-1] == "NO CHANGE", out
+    assert table_rows(out)[1][-2] == "NO CHANGE", out
     _, err = expect_rc(2, "ab", "--run-a", a)
     assert "--run-b" in err, err
     _, err = expect_rc(2, "ab", "--run-a", "/nonexistent/cmd", "--run-b", a, "--pairs", "1")

@@ -141,8 +141,8 @@ def test_accept_says_what_changed():
     pts = history_points(r, "latency")
     assert [p["run"] for p in pts if p.get("level")] == [f"{r}-008"], pts
     assert [p["run"] for p in pts if p.get("pinned")] == [f"{r}-010"], pts
-    out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={r}", "latency")
-    lines = {ln.split()[0]: ln for ln in out.splitlines() if ln.startswith(r)}
+    out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={r}", "-v", "latency")
+    lines = {ln.split()[0]: ln for ln in out.splitlines() if ln.strip().startswith(r)}
     assert lines[f"{r}-008"].endswith(", level starts"), out
     assert lines[f"{r}-010"].endswith(", pinned"), out
     assert "level starts" not in lines[f"{r}-009"] and "pinned" not in lines[f"{r}-009"], out

@@ -113,8 +113,9 @@ def test_compare_tracked_by_default_and_legend():
     expect_rc(0, "save", "-o", base, log)
     out, _ = expect_rc(0, "compare", "--baseline", base, log)
     assert "UNTRACKED" not in out and "untracked series (no regression policy) not shown" in out
-    assert "^ higher, v lower" in out and "N: samples baseline/current" in out, out
-    assert "name[n]: element n" in out and "P: the p-value" in out, out
+    flat = " ".join(out.split())	# the legend is wrapped to the width
+    assert "^ higher, v lower" in flat and "N: samples baseline/current" in flat, out
+    assert "name[n]: element n" in flat and "P: the p-value" in flat, out
     allout, _ = expect_rc(0, "compare", "--all", "--baseline", base, log)
     assert "UNTRACKED" in allout and "not shown" not in allout, allout
     for text in (out, allout):

@@ -197,7 +197,7 @@ def test_reader_not_blocked():
         holder.execute("BEGIN IMMEDIATE")
         holder.execute("UPDATE ksftm_runs SET pinned = 0")
     try:
-        out, _ = expect_rc(0, "history", "--db", url)
+        out, _ = expect_rc(0, "history", "--db", url, "-v")
         assert "l1" in out, out
         out, _ = expect_rc(0, "compare", "--db", url, log)
         assert "ok" in out.lower(), out
@@ -226,7 +226,7 @@ def test_read_only_other_user():
         shutil.copy(log, os.path.join(d, "run.log"))
         os.chmod(os.path.join(d, "run.log"), 0o444)
         as_nobody = ["runuser", "-u", "nobody", "--", KSFT]
-        p = subprocess.run(as_nobody + ["history", "--db", url], capture_output=True,
+        p = subprocess.run(as_nobody + ["history", "--db", url, "-v"], capture_output=True,
                            text=True, timeout=300)
         assert p.returncode == 0 and "ro1" in p.stdout and not p.stderr, p
         p = subprocess.run(as_nobody + ["compare", "--db", url, os.path.join(d, "run.log")],
@@ -387,7 +387,7 @@ def test_old_verdict_codes_read():
     def judged():
         rc, out, _ = run("compare", "--db", url, "--format", "json", cur)
         hist, _ = expect_rc(0, "history", "--db", url, "--format", "json")
-        text, _ = expect_rc(0, "history", "--db", url)
+        text, _ = expect_rc(0, "history", "--db", url, "-v")	# each run's verdict
         return out, hist, text, rc
 
     new = judged()

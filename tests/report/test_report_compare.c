@@ -501,12 +501,14 @@ START_TEST(test_compare_formats)
 	free(text);
 	ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_TEXT, &text, &len), 0);
 	ck_assert_str_eq(text,
-		"SERIES  COMPARE  BASELINE  CURRENT   CHANGE  ALLOWED    N  P  VERDICT\n"
-		"t m     p50 ^         100       90  -10.00%        5  1/1  -  REGRESSION\n"
-		"COMPARE: the statistic judged (p50 the median) and its better direction (^ higher, v lower);\n"
-		"CHANGE: current against baseline; ALLOWED: the change the policy tolerates, in the metric's\n"
-		"units; N: samples baseline/current; P: the p-value (with --db, adjusted across the run);\n"
-		"name[n]: element n of an array metric. doc/consumer.rst explains each verdict.\n"
+		"t\n"
+		"  METRIC  COMPARE  BASELINE  CURRENT  CHANGE  ALLOWED    N  P  VERDICT     UNIT\n"
+		"  m       p50 ^         100       90  -10.0%        5  1/1  -  REGRESSION\n"
+		"\n"
+		"COMPARE: the statistic judged (p50 the median) and its better direction (^ higher, v lower); CHANGE: current against\n"
+		"baseline (~: no change); ALLOWED: the change the policy tolerates, in the row's unit; N: samples baseline/current; P:\n"
+		"the p-value (with --db, adjusted across the run); name[n]: element n of an array metric. doc/consumer.rst explains each\n"
+		"verdict.\n"
 		"\n1 rows: 1 regression\nRESULT: REGRESSION\n");
 	free(text);
 	ksft_metric_report_comparison_free(c);

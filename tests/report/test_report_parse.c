@@ -379,8 +379,17 @@ START_TEST(test_context_lines)
 	free(json);
 	json = ru_format(r, KSFT_METRIC_REPORT_TEXT);
 	{
+		/* Folded to the keys that say what was measured where (issue 34). */
+		static const char head[] = "run context: cpu_count=2 kernel=6.12 (2 more keys: -v)"
+					   "\n\n";
+
+		ck_assert_msg(!strncmp(json, head, sizeof(head) - 1), "%s", json);
+	}
+	free(json);
+	json = ru_format(r, KSFT_METRIC_REPORT_TEXT | KSFT_METRIC_REPORT_TEXT_VERBOSE);
+	{
 		static const char head[] = "run context: commit=abc cpu_count=2 "
-					   "debug_kernel=false kernel=6.12\n\nCASE";
+					   "debug_kernel=false kernel=6.12\n\n";
 
 		ck_assert_msg(!strncmp(json, head, sizeof(head) - 1), "%s", json);
 	}

@@ -182,10 +182,13 @@ def test_compare_json_csv_text():
     check_codes("compare csv", (r["verdict"] for r in rows))
     text = compare("text", "--all")
     table = text.split("COMPARE: the statistic")[0].splitlines()
-    assert table[0].split()[-1] == "VERDICT", table
-    for line in table[1:]:
-        if line.startswith("In ") or not line.strip():
-            continue
+    # Issue 34: each case's name above its table (head row, then rows); a
+    # row's VERDICT, then its UNIT (none here).
+    heads = [line for line in table if line.split()[:1] == ["METRIC"]]
+    assert heads and all(h.split()[-2:] == ["VERDICT", "UNIT"] for h in heads), table
+    for line in table:
+        if not line.startswith("  ") or line.split()[0] == "METRIC":
+            continue	# a case's name, a blank line, a head row
         assert any(line.endswith("  " + n) for n in NAMES), line
     summary = [l for l in text.splitlines() if re.match(r"\d+ rows:", l)]
     assert len(summary) == 1, text

@@ -82,6 +82,7 @@ struct cli_common {
 	const char *base;	/* -C, NULL: not confined */
 	int fmt;		/* -f, KSFT_METRIC_REPORT_TEXT by default */
 	int quiet;		/* -q */
+	int verbose;		/* -v: the text shows everything */
 	char **baselines;	/* -b, in the order given */
 	size_t n_baselines;
 	struct ksft_metric_report_compare_opts copts;	/* -t, -a */
@@ -118,6 +119,7 @@ struct cli_common {
 				{ "version", no_argument, NULL, 'V' }
 #define CLI_OPTION_DB		{ "db", required_argument, NULL, 'D' }
 #define CLI_OPTION_CONTEXT	{ "context", required_argument, NULL, 'x' }
+#define CLI_OPTION_VERBOSE	{ "verbose", no_argument, NULL, 'v' }
 
 /* cli_common_option(): the option was taken, go on parsing. */
 #define CLI_OPT_NEXT (-1)
@@ -171,6 +173,12 @@ int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *o
 		     const struct option *opts, int db_ok, const char *what, const char **title);
 /* Write @text to @out (NULL or "-": stdout) and free it; an exit code. */
 int cli_emit(const struct confine *c, const char *out, char *text, size_t len);
+/*
+ * cc->fmt with, for text, the width and verbosity flags: 80 columns when
+ * $COLUMNS (else the terminal written to) says fewer than 120 (issue 34);
+ * -v the whole run context.
+ */
+int cli_text_fmt(const struct cli_common *cc);
 int cli_parse_double(const char *opt, const char *s, double min, double max,
 		     double *out);
 /* --tolerance: "5%" or "5", both 5 percent; -1 after printing why. */

@@ -55,7 +55,8 @@ static const char ab_usage[] =
 	"                     series (Bonferroni; default 0.01)\n"
 	"  -t, --tolerance P  the tolerance in percent ('5%' or '5'), in place of\n"
 	"                     each policy's relative_tolerance\n"
-	"  -f, --format FMT   text (default) or json\n"
+	"  -f, --format FMT   text (default: fits 120 columns, 80 when $COLUMNS or\n"
+	"                     the terminal is narrower) or json\n"
 	"  -o, --output OUT   write there instead of stdout\n"
 	"  -C, --base-dir DIR every file read or written must resolve under DIR\n"
 	"  -q, --quiet        do not print input warnings\n"
@@ -229,25 +230,46 @@ static char *series_title(const struct ab_group *g)
 	return out;
 }
 
-/* A value with its unit, as compare's table shows it ("-": none). */
-static void value_cell(char *buf, size_t n, const struct ab_group *g, double v)
+/*
+ * One unit for a row, picked as the library's tables pick it (for @ref),
+ * read off the public ksft_metric_report_value_text(): "8.047 Gbit/s".
+ */
+static void row_unit(struct text_unit *u, char *sym, size_t size, double ref, double scale,
+		     const char *label)
 {
-	ksft_metric_report_value_text(buf, n, v, g->display_scale, g->display_label);
+	double raw = isfinite(scale) ? ref * scale : ref, shown;
+	char buf[128], *end;
+
+	u->mult = isfinite(scale) ? scale : 1.0;
+	snprintf(sym, size, "%s", label ? label : "");
+	u->sym = sym;
+	if (!label || !isfinite(raw) || raw == 0.0 ||
+	    ksft_metric_report_value_text(buf, sizeof(buf), ref, scale, label) < 0)
+		return;
+	shown = strtod(buf, &end);
+	if (*end == ' ' && shown != 0.0) {
+		u->mult *= shown / raw;
+		snprintf(sym, size, "%s", end + 1);
+	}
 }
 
-/* The change: a percentage of A, or B - A in the metric's unit. */
-static void change_cell(char *buf, size_t n, const struct ab_group *g)
+/* The change: "~" when not judged a change (benchstat's mark), else a
+ * percentage of A, or B - A in the row's unit. */
+static void change_cell(struct strbuf *sb, const struct ab_group *g, const struct text_unit *u)
 {
-	if (isfinite(g->res.change_pct)) {
-		snprintf(buf, n, "%+.2f%%", g->res.change_pct);
-	} else if (g->res.diff && isfinite(g->res.shift)) {
-		char raw[96];
+	char buf[32];
 
-		ksft_metric_report_value_text(raw, sizeof(raw), g->res.shift, g->display_scale,
-					      g->display_label);
-		snprintf(buf, n, "%s%s", g->res.shift > 0 ? "+" : "", raw);
+	if (!strcmp(verdict_code(g), KSFTM_VERDICT_NO_CHANGE)) {
+		strbuf_addc(sb, '~');
+	} else if (isfinite(g->res.change_pct)) {
+		snprintf(buf, sizeof(buf), fabs(g->res.change_pct) < 10 ? "%+.2f%%" :
+			 fabs(g->res.change_pct) < 100 ? "%+.1f%%" : "%+.0f%%", g->res.change_pct);
+		strbuf_adds(sb, buf);
+	} else if (g->res.diff && isfinite(g->res.shift)) {
+		strbuf_adds(sb, g->res.shift > 0 ? "+" : "");
+		text_value(sb, u, g->res.shift);
 	} else {
-		snprintf(buf, n, "-");
+		strbuf_addc(sb, '-');
 	}
 }
 
@@ -256,61 +278,73 @@ static void p_cell(char *buf, size_t n, double p)
 	if (!isfinite(p))
 		snprintf(buf, n, "-");
 	else
-		snprintf(buf, n, p < 0.0001 ? "%.1e" : "%.4f", p);
+		snprintf(buf, n, "%.2g", p);
 }
 
 static const char ab_legend[] =
-	"A, B: the median of the pairs' values; CHANGE: B against A (the Hodges-Lehmann\n"
-	"estimate: a ratio as a percentage, or B - A where a value is 0 or below); PAIRS:\n"
-	"pairs with both variants measured; P: the one-sided signed-rank p that B is worse.\n";
+	"A, B: the median of the pairs' values, in the row's UNIT; CHANGE: B against A (the"
+	" Hodges-Lehmann estimate: a ratio as a percentage, or B - A where a value is 0 or"
+	" below; ~: no change); PAIRS: pairs with both variants measured; P: the one-sided"
+	" signed-rank p that B is worse.";
 
+/* The text fits 120 columns, or 80 when $COLUMNS or the terminal says so. */
 static int print_text(FILE *f, const struct ab_groups *gs, size_t judged, double alpha,
-		      int failing)
+		      int failing, size_t width)
 {
 	static const char *const head[] = { "SERIES", "A", "B", "CHANGE", "PAIRS", "P",
-					    "VERDICT" };
-	static const int right[] = { 0, 1, 1, 1, 1, 1, 0 };
-	struct strbuf sb = STRBUF_INIT;
+					    "VERDICT", "UNIT" };
+	static const int right[] = { 0, 1, 1, 1, 1, 1, 0, 0 };
+	struct strbuf sb = STRBUF_INIT, cell = STRBUF_INIT;
 	struct table t;
 	size_t i, k, few = 0, most = 0;
 	int ret;
 
-	if (table_init(&t, 7))
+	if (table_init(&t, 8))
 		return -1;
-	for (k = 0, ret = 0; k < 7; k++)
+	for (k = 0, ret = 0; k < 8; k++)
 		ret |= table_cell(&t, head[k]);
 	for (i = 0; i < gs->n && !ret; i++) {
 		const struct ab_group *g = &gs->g[i];
-		char *title = series_title(g), buf[128];
+		char *title = series_title(g), buf[64], sym[96];
+		struct text_unit u;
 
+		row_unit(&u, sym, sizeof(sym), isfinite(g->med_a) ? g->med_a : g->med_b,
+			 g->display_scale, g->display_label);
 		ret |= table_cell(&t, title ? title : "?");
 		free(title);
-		value_cell(buf, sizeof(buf), g, g->med_a);
-		ret |= table_cell(&t, buf);
-		value_cell(buf, sizeof(buf), g, g->med_b);
-		ret |= table_cell(&t, buf);
-		change_cell(buf, sizeof(buf), g);
-		ret |= table_cell(&t, buf);
+		cell.len = 0;
+		text_value(&cell, &u, g->med_a);
+		ret |= table_cell(&t, cell.data ? cell.data : "-");
+		cell.len = 0;
+		text_value(&cell, &u, g->med_b);
+		ret |= table_cell(&t, cell.data ? cell.data : "-");
+		cell.len = 0;
+		change_cell(&cell, g, &u);
+		ret |= table_cell(&t, cell.data ? cell.data : "-");
 		snprintf(buf, sizeof(buf), "%zu", g->res.n_pairs);
 		ret |= table_cell(&t, buf);
 		p_cell(buf, sizeof(buf), g->judged ? g->res.p_worse : NAN);
 		ret |= table_cell(&t, buf);
 		ret |= table_cell(&t, ksftm_verdict_name(verdict_code(g)));
+		ret |= table_cell(&t, u.sym);
+		ret |= cell.oom;
 		if (g->judged && g->res.n_pairs < g->res.pairs_needed) {
 			few++;
 			most = g->res.pairs_needed;
 		}
 	}
-	if (!ret)
-		table_render(&t, &sb, right);
+	if (!ret) {
+		table_render_fit(&t, &sb, right, width, 0);
+		text_wrap(&sb, ab_legend, width, 0);
+	}
 	table_free(&t);
+	strbuf_free(&cell);
 	if (ret || sb.oom) {
 		strbuf_free(&sb);
 		return -1;
 	}
 	fputs(sb.data ? sb.data : "", f);
 	strbuf_free(&sb);
-	fputs(ab_legend, f);
 	if (few)
 		fprintf(f, "\nTOO FEW PAIRS: %zu judged series ha%s fewer than %zu pairs: n pairs "
 			"cannot give p below 1/2^n,\nand p <= %g per series needs %zu (run more "
@@ -515,7 +549,8 @@ int cmd_ab(int argc, char **argv)
 		goto out;
 	}
 	ch = cc.fmt == KSFT_METRIC_REPORT_JSON ? print_json(out, &gs, alpha, failing) :
-	     print_text(out, &gs, judged, alpha, failing);
+	     print_text(out, &gs, judged, alpha, failing,
+				(cli_text_fmt(&cc) & KSFT_METRIC_REPORT_TEXT_NARROW) ? 80 : 120);
 	if (fclose(out) || ch) {
 		cli_error("ab: out of memory");
 		goto out;

@@ -12,7 +12,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include "cli.h"
+
+int cli_text_fmt(const struct cli_common *cc)
+{
+	const char *cols = getenv("COLUMNS");
+	long width = 0;
+	struct winsize ws;
+	char *end;
+
+	if (cc->fmt != KSFT_METRIC_REPORT_TEXT)
+		return cc->fmt;
+	if (cols && *cols) {
+		width = strtol(cols, &end, 10);
+		if (*end)
+			width = 0;
+	} else if (!cc->out && isatty(STDOUT_FILENO) &&
+		   !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws)) {
+		width = ws.ws_col;
+	}
+	return cc->fmt | (width > 0 && width < 120 ? KSFT_METRIC_REPORT_TEXT_NARROW : 0) |
+	       (cc->verbose ? KSFT_METRIC_REPORT_TEXT_VERBOSE : 0);
+}
 
 int cli_parse_format(const char *s, int allow_openmetrics, int *fmt)
 {
@@ -328,6 +352,9 @@ int cli_common_option(struct cli_common *cc, int ch, char *arg)
 		return CLI_OPT_NEXT;
 	case 'q':
 		cc->quiet = 1;
+		return CLI_OPT_NEXT;
+	case 'v':
+		cc->verbose = 1;
 		return CLI_OPT_NEXT;
 	case 'N':
 		cc->first_run = 1;

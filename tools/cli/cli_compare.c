@@ -26,19 +26,17 @@ static const char compare_usage[] =
 	"With --db, judge the inputs (several FILEs: repeats of one run) against\n"
 	"the last N comparable runs of the history instead: a change is a\n"
 	"regression or improvement when the series' own run-to-run noise cannot\n"
-	"explain it (prediction interval; Benjamini-Hochberg across the run's\n"
-	"series, so Q is the rate of runs with any false alarm) and it exceeds the\n"
-	"policy's tolerance. P is the adjusted p-value.\n"
-	"\n"
+	"explain it (a CUSUM, doc/regression-gate.rst; Benjamini-Hochberg across\n"
+	"the run's series: Q is the rate of runs with any false alarm) and it\n"
+	"exceeds the policy's tolerance. P is adjusted.\n"	"\n"
 	"Verdicts: REGRESSION, IMPROVEMENT, NO CHANGE, TOO NOISY (too noisy to\n"
 	"tell: a line after the table says what would settle it), DISTURBED (the\n"
 	"machine was measurably disturbed: rerun), NEW, MISSING, CASE FAILED (its\n"
 	"case failed: not judged), NOT COMPARABLE (a debug kernel or\n"
 	"KSFT_MACHINE_SLOW), UNTRACKED (no regression policy).\n"
 	"JSON and CSV spell them in snake_case: no_change, too_noisy, ...\n"
-	"The text table shows tracked series (with a direction; --all: every one),\n"
-	"fits 120 columns and ends with a legend.\n"
-	"\n"
+	"The text table: tracked series (--all: all) by case, ~ for no change,\n"
+	"120 columns (80, vertical, when $COLUMNS or the terminal is narrower).\n"	"\n"
 	"  -b, --baseline FILE  baseline file (repeat for more runs)\n"
 	"  -D, --db DB          run history (SQLite file or postgresql://...)\n"
 	"  -w, --window N       comparable runs judged against (30)\n"
@@ -228,7 +226,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	if (ksft_metric_report_comparison_format(cmp, cc.fmt == KSFT_METRIC_REPORT_TEXT ?
-						 cc.fmt | all : cc.fmt, &text, &len)) {
+						 cli_text_fmt(&cc) | all : cc.fmt, &text, &len)) {
 		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
 	}

@@ -11,12 +11,16 @@
 
 static const char history_usage[] =
 	"usage: ksft-metric history --db DB [--context KEY=VALUE ...] [--last N]\n"
-	"                           [--all-status] [--format text|json|csv] [-o OUT] [SERIES]\n"
+	"                           [--all-status] [--format text|json|csv] [-o OUT]\n"
+	"                           [--verbose] [SERIES]\n"
 	"\n"
 	"Each series' compare value run by run, in CI order, with the change\n"
 	"points found in it (E-divisive means, each judged by a Welch t-test:\n"
 	"where the level shifted, before and after, by how much, how sure).\n"
-	"SERIES keeps the series whose title contains it.\n"
+	"SERIES keeps the series whose title contains it. The text shows tracked\n"
+	"series first, one row each (runs, newest value, median and spread,\n"
+	"newest VERDICT, change points), then the change points; -v each run.\n"
+	"It fits 120 columns, or 80 when $COLUMNS or the terminal is narrower.\n"
 	"\n"
 	"  -D, --db DB          the history\n"
 	"  -x, --context K=V    only runs whose context has this value; repeat\n"
@@ -24,6 +28,7 @@ static const char history_usage[] =
 	"  -A, --all-status     also cases that did not pass\n"
 	"  -f, --format FMT     text (default), json or csv\n"
 	"  -o, --output OUT     write there instead of stdout\n"
+	"  -v, --verbose        text: each run of each series too\n"
 	"  -C, --base-dir DIR   every file read or written must resolve under DIR\n"
 	"  -h, --help           this help\n";
 
@@ -36,6 +41,7 @@ int cmd_history(int argc, char **argv)
 		{ "all-status", no_argument, NULL, 'A' },
 		CLI_OPTION_FORMAT,
 		CLI_OPTION_OUTPUT,
+		CLI_OPTION_VERBOSE,
 		CLI_OPTION_BASE_DIR,
 		CLI_OPTION_HELP,
 		{ NULL, 0, NULL, 0 },
@@ -50,7 +56,7 @@ int cmd_history(int argc, char **argv)
 	ret = cli_common_init(&cc, "history", history_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = cli_getopt(&cc, argc, argv, "D:x:n:Af:o:C:h", opts)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, "D:x:n:Af:o:C:vh", opts)) != -1) {
 		ret = EXIT_USAGE;
 		if (ch == 'n') {
 			if (cli_parse_size("--last", optarg, 10000000, &ho.last))
@@ -74,7 +80,7 @@ int cmd_history(int argc, char **argv)
 	h = cli_open_history(&cc);
 	if (!h)
 		goto out;
-	if (ksft_metric_report_history_format(h, &ho, cc.fmt, &text, &len)) {
+	if (ksft_metric_report_history_format(h, &ho, cli_text_fmt(&cc), &text, &len)) {
 		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 		goto out;
 	}

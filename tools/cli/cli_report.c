@@ -17,10 +17,13 @@ static const char report_usage[] =
 	"                          [--context KEY=VALUE ...]\n"
 	"                          [--baseline B.json ... [--tolerance PCT] [--alpha A]\n"
 	"                           | --db DB [--window N] [--fdr Q] [--order O]]\n"
-	"                          [--base-dir DIR] [--quiet] FILE...\n"
+	"                          [--base-dir DIR] [--quiet] [--verbose] FILE...\n"
 	"\n"
-	"One row per series (case, metric, labels): status, point count and the\n"
-	"summary its policy asks for (distribution when it has none).\n"
+	"Text: each case's series, one row each: point count, the median with\n"
+	"its range (fewer than 10 points) or its robust spread, and the unit once;\n"
+	"it fits 120 columns, or 80 (rows go vertical) when $COLUMNS or the\n"
+	"terminal is narrower. JSON and CSV: the summary each series' policy\n"
+	"asks for (distribution when it has none).\n"
 	"\n"
 	"  -f, --format FMT   text (default), json, csv, openmetrics, kcidb (KCIDB\n"
 	"                     I/O v5, one test per series) or nipa (a metrics\n"
@@ -40,6 +43,8 @@ static const char report_usage[] =
 	"  -w, --window N, -F, --fdr Q, -O, --order O, --first-run   as for compare --db\n"
 	"  -C, --base-dir DIR every file read or written must resolve under DIR\n"
 	"  -q, --quiet        do not print input warnings\n"
+	"  -v, --verbose      text: the whole run context (else the keys that tell\n"
+	"                     what was measured where)\n"
 	"  -h, --help         this help\n";
 
 enum {
@@ -70,6 +75,7 @@ int cmd_report(int argc, char **argv)
 		CLI_OPTION_ALPHA,
 		CLI_OPTION_BASE_DIR,
 		CLI_OPTION_QUIET,
+		CLI_OPTION_VERBOSE,
 		CLI_OPTION_HELP,
 		CLI_OPTION_FIRST_RUN,
 		CLI_OPTION_DB,
@@ -97,7 +103,7 @@ int cmd_report(int argc, char **argv)
 	ret = cli_common_init(&cc, "report", report_usage, 1, argc);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = cli_getopt(&cc, argc, argv, "f:o:b:t:a:C:qhD:x:w:F:O:", opts)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, "f:o:b:t:a:C:qvhD:x:w:F:O:", opts)) != -1) {
 		switch (ch) {
 		case 'w':
 			if (cli_parse_size("--window", optarg, 100000, &go.window)) {
@@ -177,7 +183,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	fo.comparison = cmp;
-	if (ksft_metric_report_format_ext(cc.r, cc.fmt, &fo, &text, &len)) {
+	if (ksft_metric_report_format_ext(cc.r, cli_text_fmt(&cc), &fo, &text, &len)) {
 		cli_error("%s", ksft_metric_report_errmsg());
 		ret = EXIT_USAGE;
 	} else {

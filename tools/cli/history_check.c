@@ -78,42 +78,53 @@ struct ksft_metric_report_history *cli_open_history(struct cli_common *cc)
 	return h;
 }
 
-/* "k=v, k=v" of the keys of @ctx whose value differs from @cur's (*@n of them). */
-static char *context_diff(json_t *ctx, json_t *cur, size_t *n)
+/* A context value as the comparison reads it (2 and "2" are one machine);
+ * NULL: unset. */
+static char *value_text(json_t *v)
 {
-	const char *key;
-	json_t *v;
+	if (!v || json_is_null(v))
+		return NULL;
+	return json_is_string(v) ? strdup(json_string_value(v)) :
+	       json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+/*
+ * "k=v, k=v" of the comparability keys @keys (issue 34: a context is told
+ * by them, not by a start time or a governor) whose value in @ctx differs
+ * from @cur's (*@n of them).
+ */
+static char *context_diff(json_t *ctx, json_t *cur, json_t *keys, size_t *n)
+{
+	json_t *k;
 	char *out = NULL;
-	size_t len = 0;
+	size_t len = 0, i;
 	FILE *m = open_memstream(&out, &len);
 
 	*n = 0;
 	if (!m)
 		return NULL;
-	json_object_foreach(ctx, key, v) {
-		json_t *c = json_object_get(cur, key);
-		char *text;
+	json_array_foreach(keys, i, k) {
+		const char *key = json_string_value(k);
+		char *a, *b;
 
-		/* When a run started tells one run from another, not a context
-		 * from another (every run has its own). */
-		if (!strcmp(key, "time") || (c && json_equal(c, v)))
+		if (!key)
 			continue;
-		++*n;
-		text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		/* Shown on a terminal: the log's controls neutralised. */
-		fputs(ftell(m) ? ", " : "", m);
-		cli_put_printable(m, key);
-		fputc('=', m);
-		cli_put_printable(m, json_is_string(v) ? json_string_value(v) : text ? text : "?");
-		free(text);
-	}
-	json_object_foreach(cur, key, v) {
-		if (!strcmp(key, "time") || json_object_get(ctx, key))
-			continue;
-		++*n;
-		fputs(ftell(m) ? ", " : "", m);
-		cli_put_printable(m, key);
-		fputs(" unset", m);
+		a = value_text(json_object_get(ctx, key));
+		b = value_text(json_object_get(cur, key));
+		if ((a && b && strcmp(a, b)) || (!a) != (!b)) {
+			++*n;
+			/* Shown on a terminal: the log's controls neutralised. */
+			fputs(ftell(m) ? ", " : "", m);
+			cli_put_printable(m, key);
+			if (a) {
+				fputc('=', m);
+				cli_put_printable(m, a);
+			} else {
+				fputs(" unset", m);
+			}
+		}
+		free(a);
+		free(b);
 	}
 	fclose(m);
 	return out;
@@ -190,7 +201,8 @@ static char *contexts_found(const struct cli_common *cc,
 			json_t *ctx = json_object_get(p, "context");
 			const char *run = json_string_value(json_object_get(p, "run"));
 			size_t nd = 0;
-			char *d = json_is_object(ctx) ? context_diff(ctx, cur, &nd) : NULL;
+			char *d = json_is_object(ctx) ?
+				  context_diff(ctx, cur, json_object_get(doc, "comparable_keys"), &nd) : NULL;
 
 			if (!d || !*d || !run) {	/* comparable: left out by the window's rules */
 				free(d);
@@ -301,7 +313,8 @@ int cli_history_usable(const struct cli_common *cc, struct ksft_metric_report_hi
 		return 1;
 	}
 	if (asprintf(why, "no run in history %s is comparable with this run, but %zu run%s"
-		     " there hold%s its series under other contexts: %s (a mistyped or"
+		     " there hold%s its series under other contexts (the comparability keys that"
+		     " differ): %s (a mistyped or"
 		     " forgotten --context? --first-run says the history starts here)",
 		     cc->db_shown, runs, runs == 1 ? "" : "s", runs == 1 ? "s" : "", found) < 0)
 		*why = NULL;

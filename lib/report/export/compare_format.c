@@ -12,12 +12,14 @@
 #include "rp_table.h"
 #include "compare_needs.h"
 
-static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c);
+static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
+		       size_t width);
 
 /* A line for each row the history gate had no window for, saying why. */
-static void why_text(struct strbuf *out, const struct ksft_metric_report_comparison *c)
+static void why_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
+		     size_t width)
 {
-	struct strbuf title = STRBUF_INIT;
+	struct strbuf title = STRBUF_INIT, line = STRBUF_INIT;
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
@@ -28,25 +30,35 @@ static void why_text(struct strbuf *out, const struct ksft_metric_report_compari
 		title.len = 0;
 		rp_series_title(&title, row->path, row->path_len, row->case_name, row->name,
 				row->labels, row->element);
-		strbuf_adds(out, ksftm_verdict_name(row->verdict));
-		strbuf_adds(out, ": ");
-		strbuf_adds(out, title.data ? title.data : "");
-		strbuf_adds(out, ": ");
-		strbuf_adds(out, row->why);
-		strbuf_addc(out, '\n');
+		line.len = 0;
+		strbuf_adds(&line, ksftm_verdict_name(row->verdict));
+		strbuf_adds(&line, ": ");
+		strbuf_adds(&line, title.data ? title.data : "");
+		strbuf_adds(&line, ": ");
+		strbuf_adds(&line, row->why);
+		if (!line.oom)
+			text_wrap_hang(out, line.data, width, 0, 2);
 	}
 	strbuf_free(&title);
+	strbuf_free(&line);
 }
 
-static void pct_text(struct strbuf *sb, double v)
+/* A change in percent: "~" for no change (as benchstat prints it), 3
+ * significant digits. */
+static void change_text(struct strbuf *sb, const struct cmp_row *row)
 {
 	char buf[32];
 
-	if (!isfinite(v)) {
+	if (!strcmp(row->verdict, KSFTM_VERDICT_NO_CHANGE)) {
+		strbuf_addc(sb, '~');
+		return;
+	}
+	if (!isfinite(row->change_pct)) {
 		strbuf_addc(sb, '-');
 		return;
 	}
-	snprintf(buf, sizeof(buf), "%+.2f%%", v);
+	snprintf(buf, sizeof(buf), fabs(row->change_pct) < 10 ? "%+.2f%%" :
+		 fabs(row->change_pct) < 100 ? "%+.1f%%" : "%+.0f%%", row->change_pct);
 	strbuf_adds(sb, buf);
 }
 
@@ -58,167 +70,151 @@ static void p_text(struct strbuf *sb, double p)
 		strbuf_addc(sb, '-');
 		return;
 	}
-	snprintf(buf, sizeof(buf), p < 0.0001 ? "%.1e" : "%.4f", p);
+	snprintf(buf, sizeof(buf), "%.2g", p);
 	strbuf_adds(sb, buf);
 }
 
-/* The text table's width: a terminal's 120 columns (issue 23). */
-#define TEXT_WIDTH 120
-#define TEXT_COLS 9
+#define TEXT_COLS 10
 
-static size_t display_width(const char *s)
+/* One row's cells: the metric whole, every number in the row's one unit. */
+static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *sb)
 {
-	size_t n = 0;
-
-	for (; s && *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
-/* @s cut to @max display columns, its middle replaced by "...". */
-static void cut_middle(struct strbuf *sb, const char *s, size_t max)
-{
-	size_t n = 0, head, tail, i, w = 0;
-	const char *p;
-
-	for (p = s; *p; p++)
-		n += ((unsigned char)*p & 0xc0) != 0x80;
-	if (n <= max || max < 8) {
-		strbuf_adds(sb, s);
-		return;
-	}
-	head = (max - 3) / 3;		/* the case's start */
-	tail = max - 3 - head;		/* the metric and its labels */
-	for (p = s; *p && w < head; p++) {
-		strbuf_addc(sb, *p);
-		w += ((unsigned char)p[1] & 0xc0) != 0x80;
-	}
-	strbuf_adds(sb, "...");
-	for (p = s, i = 0; *p; p++)
-		if (((unsigned char)*p & 0xc0) != 0x80 && i++ == n - tail)
-			break;
-	strbuf_adds(sb, p);
-}
-
-/* The leading path components every row shares (shown once, above the table). */
-static size_t common_path(const struct ksft_metric_report_comparison *c)
-{
-	size_t i, k, n = c->n ? c->rows[0].path_len : 0;
-
-	for (i = 1; i < c->n; i++) {
-		if (c->rows[i].path_len < n)
-			n = c->rows[i].path_len;
-		for (k = 0; k < n; k++)
-			if (strcmp(c->rows[i].path[k], c->rows[0].path[k]))
-				n = k;
-	}
-	return n;
-}
-
-/*
- * One row's cells: the series title without the @skip shared path
- * components, cut to @series_max columns (0: whole).
- */
-static int row_cells(struct table *t, const struct cmp_row *row, size_t skip,
-		     size_t series_max, struct strbuf *sb)
-{
+	struct text_unit u = { 1.0, "" };
 	char buf[64];
 	int ret = 0;
 
 	sb->len = 0;
-	rp_series_title(sb, row->path + skip, row->path_len - skip, row->case_name, row->name,
-			row->labels, row->element);
-	if (series_max && !sb->oom && display_width(sb->data) > series_max) {
-		/* The path gives way first: the case, metric and labels stay whole. */
-		char *whole = strdup(sb->data), *tail;
-		size_t tw;
-
-		sb->len = 0;
-		rp_series_title(sb, NULL, 0, row->case_name, row->name, row->labels, row->element);
-		tail = sb->oom ? NULL : strdup(sb->data);
-		tw = tail ? display_width(tail) : 0;
-		sb->len = 0;
-		if (whole && tail && row->path_len > skip && tw + 4 <= series_max) {
-			/* "path / " cut at its end: "sel... / case metric{labels}" */
-			size_t keep = series_max - tw >= 8 ? series_max - tw - 6 : 0, w = 0;
-			const char *p;
-
-			for (p = whole; *p && w < keep; p++) {
-				strbuf_addc(sb, *p);
-				w += ((unsigned char)p[1] & 0xc0) != 0x80;
-			}
-			strbuf_adds(sb, keep ? "... / " : "... ");
-			strbuf_adds(sb, tail);
-		} else if (whole) {
-			cut_middle(sb, whole, series_max);
-		}
-		free(whole);
-		free(tail);
-	}
-	ret |= table_cell(t, sb->data ? sb->data : "");
+	rp_series_title(sb, NULL, 0, "", row->name, row->labels, row->element);
+	ret |= table_cell(t, sb->data ? sb->data + 1 : "");
 	snprintf(buf, sizeof(buf), "%s%s", rp_op_name(row->compare) ?
 		 rp_op_name(row->compare) : "-",
 		 row->better > 0 ? " ^" : row->better < 0 ? " v" : "");
 	ret |= table_cell(t, buf);
+	if (row->disp_label || isfinite(row->disp_scale))
+		text_unit_pick(&u, isfinite(row->baseline) ? row->baseline : row->current,
+			       row->disp_scale, row->disp_label);
 	sb->len = 0;
-	rp_text_display(sb, row->baseline, row->disp_scale, row->disp_label);
+	text_value(sb, &u, row->baseline);
 	ret |= table_cell(t, sb->data);
 	sb->len = 0;
-	rp_text_display(sb, row->current, row->disp_scale, row->disp_label);
+	text_value(sb, &u, row->current);
 	ret |= table_cell(t, sb->data);
 	sb->len = 0;
-	pct_text(sb, row->change_pct);
+	change_text(sb, row);
 	ret |= table_cell(t, sb->data);
 	sb->len = 0;
-	rp_text_display(sb, row->allowance, row->disp_scale, row->disp_label);
+	text_value(sb, &u, row->allowance);
 	ret |= table_cell(t, sb->data);
 	snprintf(buf, sizeof(buf), "%zu/%zu", row->n_baseline, row->n_current);
 	ret |= table_cell(t, buf);
 	sb->len = 0;
 	p_text(sb, row->p_value);
 	ret |= table_cell(t, sb->data);
-	sb->len = 0;
-	strbuf_adds(sb, ksftm_verdict_name(row->verdict));
-	ret |= table_cell(t, sb->data);
+	ret |= table_cell(t, ksftm_verdict_name(row->verdict));
+	ret |= table_cell(t, u.sym);
 	return ret || sb->oom ? -1 : 0;
 }
 
-/* The rows shown: tracked ones (a direction), or all with @all. */
-static int build_table(const struct ksft_metric_report_comparison *c, int all,
-		       size_t skip, size_t series_max, struct table *t, struct strbuf *sb)
+static int shown(const struct cmp_row *row, int all)
+{
+	return all || strcmp(row->verdict, KSFTM_VERDICT_UNTRACKED);
+}
+
+static int same_case(const struct cmp_row *a, const struct cmp_row *b)
+{
+	size_t k;
+
+	if (a->path_len != b->path_len || strcmp(a->case_name, b->case_name))
+		return 0;
+	for (k = 0; k < a->path_len; k++)
+		if (strcmp(a->path[k], b->path[k]))
+			return 0;
+	return 1;
+}
+
+/* The rows shown (tracked ones, or all with @all), under their case. */
+static int tables_text(const struct ksft_metric_report_comparison *c, int all, size_t width,
+		       struct strbuf *out)
 {
 	static const char *const head[TEXT_COLS] = {
-		"SERIES", "COMPARE", "BASELINE", "CURRENT", "CHANGE", "ALLOWED",
-		"N", "P", "VERDICT",
+		"METRIC", "COMPARE", "BASELINE", "CURRENT", "CHANGE", "ALLOWED",
+		"N", "P", "VERDICT", "UNIT",
 	};
-	size_t i, k;
+	static const int right[TEXT_COLS] = { 0, 0, 1, 1, 1, 1, 1, 1, 0, 0 };
+	struct strbuf sb = STRBUF_INIT;
+	size_t i = 0, j, k, tables = 0;
 	int ret = 0;
 
-	if (table_init(t, TEXT_COLS))
-		return -1;
-	for (k = 0; k < TEXT_COLS; k++)
-		ret |= table_cell(t, head[k]);
-	for (i = 0; i < c->n && !ret; i++)
-		if (all || strcmp(c->rows[i].verdict, KSFTM_VERDICT_UNTRACKED))
-			ret |= row_cells(t, &c->rows[i], skip, series_max, sb);
-	return ret;
+	while (!ret && i < c->n) {
+		const struct cmp_row *first = &c->rows[i];
+		struct table t;
+
+		for (j = i + 1; j < c->n && same_case(&c->rows[j], first); j++)
+			;
+		for (k = i; k < j && !shown(&c->rows[k], all); k++)
+			;
+		if (k == j) {
+			i = j;
+			continue;
+		}
+		if (tables++)
+			strbuf_addc(out, '\n');
+		sb.len = 0;
+		rp_series_title(&sb, first->path, first->path_len, first->case_name, "", "{}", -1);
+		if (sb.len)	/* "case " without the empty metric */
+			sb.data[--sb.len] = '\0';
+		if (!sb.oom)
+			text_wrap(out, sb.data, width, 0);
+		if (table_init(&t, TEXT_COLS))
+			break;
+		for (k = 0; k < TEXT_COLS; k++)
+			ret |= table_cell(&t, head[k]);
+		for (; !ret && i < j; i++)
+			if (shown(&c->rows[i], all))
+				ret |= row_cells(&t, &c->rows[i], &sb);
+		if (!ret)
+			table_render_fit(&t, out, right, width, 2);
+		table_free(&t);
+	}
+	strbuf_free(&sb);
+	return ret ? -1 : (int)tables;
 }
 
 static const char legend[] =
-	"COMPARE: the statistic judged (p50 the median) and its better direction (^ higher, v lower);\n"
-	"CHANGE: current against baseline; ALLOWED: the change the policy tolerates, in the metric's\n"
-	"units; N: samples baseline/current; P: the p-value (with --db, adjusted across the run);\n"
-	"name[n]: element n of an array metric. doc/consumer.rst explains each verdict.\n";
+	"COMPARE: the statistic judged (p50 the median) and its better direction (^ higher,"
+	" v lower); CHANGE: current against baseline (~: no change); ALLOWED: the change the"
+	" policy tolerates, in the row's unit; N: samples baseline/current; P: the p-value"
+	" (with --db, adjusted across the run); name[n]: element n of an array metric."
+	" doc/consumer.rst explains each verdict.";
 
-static int format_text(const struct ksft_metric_report_comparison *c, int all,
+static int cmp_any_needs(const struct ksft_metric_report_comparison *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (cmp_has_needs(&c->rows[i]))
+			return 1;
+	return 0;
+}
+
+static int cmp_any_why(const struct ksft_metric_report_comparison *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->rows[i].why)
+			return 1;
+	return 0;
+}
+
+static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 		       struct strbuf *out)
 {
-	size_t counts[KSFTM_N_VERDICTS] = { 0 }, i, k, others, untracked = 0, skip, blind;
-	static const int right[] = { 0, 0, 1, 1, 1, 1, 1, 1, 0 };
-	struct strbuf sb = STRBUF_INIT;
-	struct table t;
+	size_t counts[KSFTM_N_VERDICTS] = { 0 }, i, k, untracked = 0, blind;
+	size_t width = text_fit_width(fmt);
+	int all = !!(fmt & KSFT_METRIC_REPORT_COMPARE_ALL);
 	char buf[96];
-	int ret;
+	int tables;
 
 	for (i = 0; i < c->n; i++) {
 		int v = ksftm_verdict_index(c->rows[i].verdict);
@@ -227,64 +223,47 @@ static int format_text(const struct ksft_metric_report_comparison *c, int all,
 			counts[v]++;
 		untracked += !strcmp(c->rows[i].verdict, KSFTM_VERDICT_UNTRACKED);
 	}
-	skip = common_path(c);
-	ret = build_table(c, all, skip, 0, &t, &sb);
-	/* Wider than a terminal: the series titles give way, cut in the middle. */
-	for (k = 1, others = 0; !ret && k < TEXT_COLS; k++)
-		others += t.width[k] + 2;
-	if (!ret && t.width[0] + others > TEXT_WIDTH) {
-		table_free(&t);
-		ret = build_table(c, all, skip, others + 24 < TEXT_WIDTH ? TEXT_WIDTH - others : 24,
-				  &t, &sb);
+	tables = tables_text(c, all, width, out);
+	if (tables < 0)
+		return -ENOMEM;
+	if (tables) {
+		strbuf_addc(out, '\n');
+		text_wrap(out, legend, width, 0);
 	}
-	if (!ret) {
-		if (t.n > TEXT_COLS && skip) {
-			strbuf_adds(out, "In ");
-			for (k = 0; k < skip; k++) {
-				strbuf_adds(out, k ? " / " : "");
-				strbuf_adds(out, c->rows[0].path[k]);
-			}
-			strbuf_adds(out, ":\n");
-		}
-		if (t.n > TEXT_COLS) {
-			table_render(&t, out, right);
-			strbuf_adds(out, legend);
-		}
-		needs_text(out, c);
-		why_text(out, c);
-		snprintf(buf, sizeof(buf), "\n%zu rows:", c->n);
-		strbuf_adds(out, buf);
-		for (k = 0; k < KSFTM_N_VERDICTS; k++) {
-			if (!counts[k])
-				continue;
-			char low[32];
+	if (tables && (c->n && (cmp_any_needs(c) || cmp_any_why(c))))
+		strbuf_addc(out, '\n');
+	needs_text(out, c, width);
+	why_text(out, c, width);
+	snprintf(buf, sizeof(buf), "\n%zu rows:", c->n);
+	strbuf_adds(out, buf);
+	for (k = 0; k < KSFTM_N_VERDICTS; k++) {
+		if (!counts[k])
+			continue;
+		char low[32];
 
-			snprintf(buf, sizeof(buf), " %zu %s", counts[k],
-				 ksftm_verdict_lower(ksftm_verdicts[k].code, low, sizeof(low)));
-			strbuf_adds(out, buf);
-		}
-		if (untracked && !all) {
-			snprintf(buf, sizeof(buf), "\n%zu untracked series (no regression policy) not"
-				 " shown: --all shows them", untracked);
-			strbuf_adds(out, buf);
-		}
-		for (k = 0, blind = 0; k < c->n; k++)
-			blind += c->rows[k].blind;
-		/* A failed case is not a performance regression: said apart. */
-		if (c->failing)
-			strbuf_adds(out, c->failing > c->failed_cases ? "\nRESULT: REGRESSION\n" :
-				    "\nRESULT: CASE FAILED (its series not judged; no regression)\n");
-		else if (blind) {
-			snprintf(buf, sizeof(buf), "\nRESULT: OK, BUT %zu", blind);
-			strbuf_adds(out, buf);
-			strbuf_adds(out, " SERIES CANNOT BE GATED HERE (no run could fail them;"
-				    " see above)\n");
-		} else
-			strbuf_adds(out, "\nRESULT: OK\n");
+		snprintf(buf, sizeof(buf), " %zu %s", counts[k],
+			 ksftm_verdict_lower(ksftm_verdicts[k].code, low, sizeof(low)));
+		strbuf_adds(out, buf);
 	}
-	table_free(&t);
-	strbuf_free(&sb);
-	return ret ? -ENOMEM : 0;
+	if (untracked && !all) {
+		snprintf(buf, sizeof(buf), "\n%zu untracked series (no regression policy) not"
+			 " shown: --all shows them", untracked);
+		strbuf_adds(out, buf);
+	}
+	for (k = 0, blind = 0; k < c->n; k++)
+		blind += c->rows[k].blind;
+	/* A failed case is not a performance regression: said apart. */
+	if (c->failing)
+		strbuf_adds(out, c->failing > c->failed_cases ? "\nRESULT: REGRESSION\n" :
+			    "\nRESULT: CASE FAILED (its series not judged; no regression)\n");
+	else if (blind) {
+		snprintf(buf, sizeof(buf), "\nRESULT: OK, BUT %zu", blind);
+		strbuf_adds(out, buf);
+		/* Fits 80 columns: the lines above say why. */
+		strbuf_adds(out, " SERIES CANNOT BE GATED HERE (no run could fail them)\n");
+	} else
+		strbuf_adds(out, "\nRESULT: OK\n");
+	return out->oom ? -ENOMEM : 0;
 }
 
 static void json_num_field(struct strbuf *sb, const char *key, double v)
@@ -416,9 +395,10 @@ ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison 
 
 	if (!c || !out)
 		return ksftm_fail(EINVAL, "ksft_metric_report_comparison_format: NULL argument");
-	switch (fmt & ~KSFT_METRIC_REPORT_COMPARE_ALL) {
+	switch (fmt & ~(KSFT_METRIC_REPORT_COMPARE_ALL | KSFT_METRIC_REPORT_TEXT_NARROW |
+		       KSFT_METRIC_REPORT_TEXT_VERBOSE)) {
 	case KSFT_METRIC_REPORT_TEXT:
-		ret = format_text(c, !!(fmt & KSFT_METRIC_REPORT_COMPARE_ALL), &sb);
+		ret = format_text(c, fmt, &sb);
 		break;
 	case KSFT_METRIC_REPORT_JSON:
 		ret = format_json(c, &sb);
@@ -442,9 +422,10 @@ ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison 
  * such series after the table (compare_needs.c says it); a series no run
  * could fail is CANNOT BE GATED, so that it is never read as passing.
  */
-static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c)
+static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
+		       size_t width)
 {
-	struct strbuf title = STRBUF_INIT;
+	struct strbuf title = STRBUF_INIT, line = STRBUF_INIT;
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
@@ -455,16 +436,19 @@ static void needs_text(struct strbuf *out, const struct ksft_metric_report_compa
 		title.len = 0;
 		rp_series_title(&title, row->path, row->path_len, row->case_name, row->name,
 				row->labels, row->element);
-		strbuf_adds(out, row->blind ? "CANNOT BE GATED" :
+		line.len = 0;
+		strbuf_adds(&line, row->blind ? "CANNOT BE GATED" :
 			    ksftm_verdict_name(row->verdict));
-		strbuf_adds(out, ": ");
-		strbuf_adds(out, title.data ? title.data : "");
-		strbuf_adds(out, ": ");
+		strbuf_adds(&line, ": ");
+		strbuf_adds(&line, title.data ? title.data : "");
+		strbuf_adds(&line, ": ");
 		if (cmp_has_needs(row))
-			cmp_needs_sentence(out, row);
+			cmp_needs_sentence(&line, row);
 		else
-			cmp_disturbed_sentence(out, c, row);
-		strbuf_addc(out, '\n');
+			cmp_disturbed_sentence(&line, c, row);
+		if (!line.oom)
+			text_wrap_hang(out, line.data, width, 0, 2);
 	}
 	strbuf_free(&title);
+	strbuf_free(&line);
 }

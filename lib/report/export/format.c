@@ -60,145 +60,6 @@ oom:
 	return -ENOMEM;
 }
 
-/* ---- text ----------------------------------------------------------- */
-
-static void text_summary(struct strbuf *sb, const struct srow *row)
-{
-	size_t e, k, n = row->width ? row->width : 1;
-	char buf[32];
-
-	if (!row->pv.n) {
-		strbuf_adds(sb, "-");
-		return;
-	}
-	for (e = 0; e < n; e++) {
-		if (e)
-			strbuf_addc(sb, ' ');
-		if (row->width) {
-			snprintf(buf, sizeof(buf), "[%zu] ", e);
-			strbuf_adds(sb, buf);
-		}
-		if (!row->sums[e].n) {
-			strbuf_adds(sb, "-");
-			continue;
-		}
-		for (k = 0; k < row->nops; k++) {
-			if (k)
-				strbuf_addc(sb, ' ');
-			strbuf_adds(sb, rp_op_name(row->ops[k]));
-			strbuf_addc(sb, '=');
-			/* Aggregated summaries are busy cores, not display units. */
-			if (row->p->aggregation != RP_AGG_NONE)
-				rp_text_number(sb, rp_summary_op(&row->sums[e], row->ops[k]));
-			else
-				rp_text_display(sb, rp_summary_op(&row->sums[e], row->ops[k]),
-						row->p->disp_scale, row->p->disp_label);
-		}
-	}
-}
-
-static void case_text(struct strbuf *sb, const struct rp_series *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->path_len; i++) {
-		strbuf_adds(sb, s->path[i]);
-		strbuf_adds(sb, " / ");
-	}
-	strbuf_adds(sb, s->case_name);
-}
-
-/* Text for people: control characters (C0, DEL, C1) shown as '?', never a
- * line break, never an escape sequence for the terminal. */
-static void add_printable(struct strbuf *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	for (; *p; p++) {
-		if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
-			strbuf_addc(out, '?');	/* C1 (U+0080-U+009F), e.g. CSI */
-			p++;
-			continue;
-		}
-		strbuf_addc(out, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
-	}
-}
-
-/* "run context: arch=x86_64 cpu_count=2 ...", a line above the table when
- * the logs carried a context line (strings bare, other values as JSON). */
-static void context_text(struct strbuf *out, const struct ksft_metric_report *r)
-{
-	const char *key;
-	json_t *v, *ctx;
-
-	if (!r->context_json || !strcmp(r->context_json, "{}"))
-		return;
-	/* The canonical text, parsed again: its keys in sorted order. */
-	ctx = json_loads(r->context_json, 0, NULL);
-	strbuf_adds(out, "run context:");
-	json_object_foreach(ctx, key, v) {
-		char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-
-		strbuf_addc(out, ' ');
-		add_printable(out, key);
-		strbuf_addc(out, '=');
-		add_printable(out, json_is_string(v) ? json_string_value(v) : text ? text : "?");
-		free(text);
-	}
-	json_decref(ctx);
-	strbuf_adds(out, "\n\n");
-}
-
-static int format_text(const struct ksft_metric_report *r, struct strbuf *out)
-{
-	static const char *const head[] = {
-		"CASE", "METRIC", "LABELS", "STATUS", "POINTS", "SUMMARY",
-	};
-	static const int right[] = { 0, 0, 0, 0, 1, 0 };
-	struct strbuf sb = STRBUF_INIT;
-	struct table t;
-	size_t i, k;
-	char buf[32];
-	int ret = 0;
-
-	if (table_init(&t, 6))
-		return -ENOMEM;
-	for (k = 0; k < 6; k++)
-		ret |= table_cell(&t, head[k]);
-	for (i = 0; !ret && i < r->n_series; i++) {
-		const struct rp_series *s = r->series[i];
-		struct srow row;
-
-		if (srow_init(&row, s)) {
-			ret = -1;
-			break;
-		}
-		sb.len = 0;
-		case_text(&sb, s);
-		ret |= table_cell(&t, sb.data);
-		ret |= table_cell(&t, s->name);
-		sb.len = 0;
-		rp_labels_text(&sb, s->labels);
-		ret |= table_cell(&t, sb.len ? sb.data : "-");
-		ret |= table_cell(&t, rp_status_name(s->status));
-		snprintf(buf, sizeof(buf), "%zu", s->raw.n);
-		ret |= table_cell(&t, buf);
-		sb.len = 0;
-		text_summary(&sb, &row);
-		ret |= table_cell(&t, sb.data);
-		srow_free(&row);
-		if (sb.oom)
-			ret = -1;
-	}
-	if (!ret) {
-		context_text(out, r);
-		table_render(&t, out, right);
-	}
-	table_free(&t);
-	strbuf_free(&sb);
-	return ret ? -ENOMEM : 0;
-}
-
 /* ---- JSON ----------------------------------------------------------- */
 
 static void json_summary_obj(struct strbuf *sb, const struct srow *row,
@@ -811,10 +672,11 @@ int rp_format_plain(const struct ksft_metric_report *r, int fmt, struct strbuf *
 {
 	int ret;
 
+	/* Only the text takes the width and verbosity flags. */
+	if ((fmt & ~(KSFT_METRIC_REPORT_TEXT_NARROW | KSFT_METRIC_REPORT_TEXT_VERBOSE)) ==
+	    KSFT_METRIC_REPORT_TEXT)
+		return rp_format_text(r, fmt, sb);
 	switch (fmt) {
-	case KSFT_METRIC_REPORT_TEXT:
-		ret = format_text(r, sb);
-		break;
 	case KSFT_METRIC_REPORT_JSON:
 		ret = format_json(r, sb);
 		break;

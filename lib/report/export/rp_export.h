@@ -77,6 +77,8 @@ void rp_row_json(struct strbuf *sb, const struct cmp_row *row);
 
 /* The writers (format_kcidb.c, format_nipa.c). */
 int rp_format_plain(const struct ksft_metric_report *r, int fmt, struct strbuf *sb);
+/* The text table (format_text.c): @fmt TEXT with its width and verbosity flags. */
+int rp_format_text(const struct ksft_metric_report *r, int fmt, struct strbuf *sb);
 int rp_format_kcidb(const struct ksft_metric_report *r,
 		    const struct ksft_metric_report_format_opts *o,
 		    struct strbuf *sb);

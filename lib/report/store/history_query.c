@@ -423,7 +423,7 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	struct db *db = history_db(h);
 	char sql[sizeof(points_sql) + 24];
 	struct strbuf title = STRBUF_INIT;
-	json_t *doc, *all = json_array();
+	json_t *doc, *all = json_array(), *keys_json;
 	char *keys = NULL, *run_cmp = NULL;
 	int ret;
 
@@ -453,6 +453,8 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	}
 	if (!ret && bands)
 		ret = history_add_bands(all, o->report != NULL, run_cmp);
+	/* The keys that make runs comparable: what a context is told by. */
+	keys_json = keys ? json_loads(keys, 0, NULL) : NULL;
 	free(keys);
 	free(run_cmp);
 	if (!ret) {
@@ -467,106 +469,15 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	}
 	if (ret) {
 		json_decref(all);
+		json_decref(keys_json);
 		return ret;
 	}
-	doc = json_pack("{s:s,s:i,s:o}", "format", "ksft-metric-history", "version", 1,
-			"series", all);
+	doc = json_pack("{s:s,s:i,s:o,s:o}", "format", "ksft-metric-history", "version", 1,
+			"comparable_keys", keys_json ? keys_json : json_array(), "series", all);
 	if (!doc)
 		return ksftm_fail(ENOMEM, "out of memory");
 	*out = doc;
 	return 0;
-}
-
-/* A value in its series' display scale (its unit is in the heading). */
-static void number_text(struct strbuf *sb, json_t *v, json_t *series)
-{
-	json_t *scale = json_object_get(series, "scale");
-
-	if (json_is_number(v))
-		rp_text_number(sb, json_number_value(v) *
-			       (json_is_number(scale) ? json_number_value(scale) : 1.0));
-	else
-		strbuf_addc(sb, '-');
-}
-
-/* A point's state, and the marks triage left on it: where an accepted
- * level starts, a pinned run (the JSON's "level" and "pinned"). */
-static int state_cell(struct table *t, json_t *p)
-{
-	const char *st = ksftm_verdict_name(json_string_value(json_object_get(p, "state")));
-	int level = json_is_true(json_object_get(p, "level"));
-	int pin = json_is_true(json_object_get(p, "pinned"));
-	char buf[96];
-
-	snprintf(buf, sizeof(buf), "%s%s%s", st ? st : "?", level ? ", level starts" : "",
-		 pin ? ", pinned" : "");
-	return table_cell(t, buf);
-}
-
-static int render_text(json_t *doc, struct strbuf *sb)
-{
-	static const int right[] = { 0, 0, 1, 0, 0 };
-	json_t *series, *p, *c;
-	size_t i, k;
-	char buf[160];
-
-	json_array_foreach(json_object_get(doc, "series"), i, series) {
-		json_t *points = json_object_get(series, "points");
-		const char *b = json_string_value(json_object_get(series, "better"));
-		const char *unit = json_string_value(json_object_get(series, "unit"));
-		struct table t;
-		int ret = 0;
-
-		if (i)
-			strbuf_addc(sb, '\n');
-		strbuf_adds(sb, json_string_value(json_object_get(series, "series")));
-		snprintf(buf, sizeof(buf), " (%s%s, %zu runs",
-			 json_string_value(json_object_get(series, "compare")),
-			 b ? (!strcmp(b, "higher") ? ", higher is better" : ", lower is better") : "",
-			 json_array_size(points));
-		strbuf_adds(sb, buf);
-		if (unit) {	/* the unit once, for every value below */
-			strbuf_adds(sb, ", in ");
-			strbuf_adds(sb, unit);
-		}
-		strbuf_adds(sb, ")\n");
-		if (table_init(&t, 5))
-			return -ENOMEM;
-		ret |= table_cell(&t, "RUN") | table_cell(&t, "ORDER") | table_cell(&t, "VALUE") |
-		       table_cell(&t, "STATUS") | table_cell(&t, "STATE");
-		json_array_foreach(points, k, p) {
-			struct strbuf num = STRBUF_INIT;
-
-			number_text(&num, json_object_get(p, "value"), series);
-			ret |= table_cell(&t, json_string_value(json_object_get(p, "run")));
-			ret |= table_cell(&t, json_string_value(json_object_get(p, "order")));
-			ret |= table_cell(&t, num.data ? num.data : "-");
-			ret |= table_cell(&t, json_string_value(json_object_get(p, "status")));
-			ret |= state_cell(&t, p);
-			ret |= num.oom;
-			strbuf_free(&num);
-		}
-		if (!ret)
-			table_render(&t, sb, right);
-		table_free(&t);
-		if (ret)
-			return -ENOMEM;
-		json_array_foreach(json_object_get(series, "changes"), k, c) {
-			strbuf_adds(sb, "  change point at run ");
-			strbuf_adds(sb, json_string_value(json_object_get(c, "run")));
-			strbuf_adds(sb, ": ");
-			number_text(sb, json_object_get(c, "before"), series);
-			strbuf_adds(sb, " -> ");
-			number_text(sb, json_object_get(c, "after"), series);
-			snprintf(buf, sizeof(buf), " (%+.1f%%, p=%.2g)\n",
-				 json_number_value(json_object_get(c, "change_pct")),
-				 json_number_value(json_object_get(c, "p_value")));
-			strbuf_adds(sb, buf);
-		}
-	}
-	if (!json_array_size(json_object_get(doc, "series")))
-		strbuf_adds(sb, "no series in the history match\n");
-	return sb->oom ? -ENOMEM : 0;
 }
 
 static int render_csv(json_t *doc, struct strbuf *sb)
@@ -614,7 +525,7 @@ int history_format(struct history *h, const struct ksft_metric_report_history_op
 	struct strbuf sb = STRBUF_INIT;
 	json_t *doc = NULL;
 	size_t i;
-	int ret;
+	int ret, is_text;
 
 	if ((ret = history_readable(h)))
 		return ret;
@@ -622,8 +533,9 @@ int history_format(struct history *h, const struct ksft_metric_report_history_op
 		if (!o->context[i] || !strchr(o->context[i], '=') || o->context[i][0] == '=')
 			return ksftm_fail(EINVAL, "context filter \"%s\" is not KEY=VALUE",
 					  o->context[i] ? o->context[i] : "(null)");
-	if (fmt != KSFT_METRIC_REPORT_TEXT && fmt != KSFT_METRIC_REPORT_JSON &&
-	    fmt != KSFT_METRIC_REPORT_CSV)
+	is_text = (fmt & ~(KSFT_METRIC_REPORT_TEXT_NARROW | KSFT_METRIC_REPORT_TEXT_VERBOSE)) ==
+	       KSFT_METRIC_REPORT_TEXT;
+	if (!is_text && fmt != KSFT_METRIC_REPORT_JSON && fmt != KSFT_METRIC_REPORT_CSV)
 		return ksftm_fail(EINVAL, "history format %d is not supported", fmt);
 	if ((ret = build(h, o, fmt == KSFT_METRIC_REPORT_JSON, &doc)))
 		return ret;
@@ -635,7 +547,7 @@ int history_format(struct history *h, const struct ksft_metric_report_history_op
 		ret = text ? 0 : -ENOMEM;
 		free(text);
 	} else {
-		ret = fmt == KSFT_METRIC_REPORT_TEXT ? render_text(doc, &sb) : render_csv(doc, &sb);
+		ret = is_text ? history_render_text(doc, fmt, &sb) : render_csv(doc, &sb);
 	}
 	json_decref(doc);
 	if (ret || sb.oom) {

@@ -1,0 +1,226 @@
+/*
+ * ksft-metric report's text table (issue 34): the series of each case
+ * under its name, one row each with n, the median and its spread, and
+ * the unit once; the run context folded to the keys that matter.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rp_export.h"
+#include "rp_table.h"
+
+/* The series' one display unit and scale (model/units.c), whatever the
+ * value's size: the same unit as JSON, CSV, HTML and the exports. */
+void text_unit_pick(struct text_unit *u, double ref, double scale, const char *label)
+{
+	struct rp_display d;
+
+	(void)ref;
+	rp_display_choose(scale, label, 0, &d);
+	u->mult = d.scale;
+	u->sym = d.unit ? d.unit : "";
+}
+
+/* Text for people: control characters (C0, DEL, C1) shown as '?', never a
+ * line break, never an escape sequence for the terminal. */
+static void add_printable(struct strbuf *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) {
+			strbuf_addc(out, '?');	/* C1 (U+0080-U+009F), e.g. CSI */
+			p++;
+			continue;
+		}
+		strbuf_addc(out, *p < 0x20 || *p == 0x7f ? '?' : (char)*p);
+	}
+}
+
+/*
+ * The keys that tell what was measured where: those that make runs
+ * comparable by default (store/history.c) and the kernel. The others
+ * (a start time, the governor, ...) are shown with -v; a flag that
+ * spoils a measurement (a debug kernel, KSFT_MACHINE_SLOW) always is.
+ */
+static const char *const context_keys[] = {
+	"kernel", "arch", "cpu_model", "cpu_count", "hostname", "device", "placement",
+	"runner", "clock", "qemu", "vm_kernel",
+};
+
+static int key_matters(const char *key, json_t *v)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(context_keys) / sizeof(context_keys[0]); i++)
+		if (!strcmp(key, context_keys[i]))
+			return 1;
+	return (!strcmp(key, "debug_kernel") || !strcmp(key, "ksft_machine_slow")) &&
+	       json_is_true(v);
+}
+
+/* "run context: kernel=... arch=... (9 more keys: -v)", wrapped to @width,
+ * above the table when the logs carried a context line (strings bare,
+ * other values as JSON). */
+static void context_text(struct strbuf *out, const struct ksft_metric_report *r, int fmt)
+{
+	struct strbuf line = STRBUF_INIT;
+	int verbose = fmt & KSFT_METRIC_REPORT_TEXT_VERBOSE;
+	size_t more = 0;
+	const char *key;
+	json_t *v, *ctx;
+	char buf[64];
+
+	if (!r->context_json || !strcmp(r->context_json, "{}"))
+		return;
+	/* The canonical text, parsed again: its keys in sorted order. */
+	ctx = json_loads(r->context_json, 0, NULL);
+	strbuf_adds(&line, "run context:");
+	json_object_foreach(ctx, key, v) {
+		char *text;
+
+		if (!verbose && !key_matters(key, v)) {
+			more++;
+			continue;
+		}
+		text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		strbuf_addc(&line, ' ');
+		add_printable(&line, key);
+		strbuf_addc(&line, '=');
+		add_printable(&line, json_is_string(v) ? json_string_value(v) : text ? text : "?");
+		free(text);
+	}
+	json_decref(ctx);
+	if (more) {
+		snprintf(buf, sizeof(buf), " (%zu more key%s: -v)", more, more == 1 ? "" : "s");
+		strbuf_adds(&line, buf);
+	}
+	if (line.oom)
+		out->oom = 1;
+	else
+		text_wrap(out, line.data, text_fit_width(fmt), 0);
+	strbuf_addc(out, '\n');
+	strbuf_free(&line);
+}
+
+/* Series @s's row: metric{labels}, n, median with its spread, unit. */
+static int series_row(struct table *t, const struct rp_series *s, struct strbuf *sb)
+{
+	struct rp_policy scratch;
+	const struct rp_policy *p = rp_series_policy(s, &scratch);
+	struct text_unit u = { 1.0, "" };
+	struct rp_vals pv;
+	struct rp_cols c;
+	size_t n = 0;
+	double *x = NULL;
+	char buf[32];
+	int ret = 0;
+
+	memset(&c, 0, sizeof(c));
+	if (rp_process(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
+		return -1;
+	/* An array's elements pooled: one row per series (JSON and CSV keep
+	 * each element's summary). */
+	if (!rp_cols_build(&pv, &c)) {
+		n = c.start[c.width];
+		x = c.x;
+	} else {
+		ret = -1;
+	}
+	sb->len = 0;
+	rp_series_title(sb, NULL, 0, "", s->name, s->labels, -1);
+	ret |= table_cell(t, sb->data ? sb->data + 1 : "");
+	snprintf(buf, sizeof(buf), "%zu", s->raw.n);
+	ret |= table_cell(t, buf);
+	sb->len = 0;
+	if (n) {
+		struct rp_display d;
+		double mid;
+
+		text_spread(sb, &u, x, n);
+		mid = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+		/* The series' display unit (aggregated values: busy cores). */
+		rp_display_of(p, &d);
+		(void)mid;
+		if (d.unit || d.scale != 1.0) {
+			u.mult = d.scale;
+			u.sym = d.unit ? d.unit : "";
+			sb->len = 0;
+			text_spread(sb, &u, x, n);
+		}
+	} else {
+		strbuf_addc(sb, '-');
+	}
+	ret |= table_cell(t, sb->data ? sb->data : "-");
+	ret |= table_cell(t, u.sym);
+	rp_cols_free(&c);
+	rp_vals_free(&pv);
+	return ret || sb->oom ? -1 : 0;
+}
+
+static int same_case(const struct rp_series *a, const struct rp_series *b)
+{
+	size_t i;
+
+	if (a->path_len != b->path_len || strcmp(a->case_name, b->case_name))
+		return 0;
+	for (i = 0; i < a->path_len; i++)
+		if (strcmp(a->path[i], b->path[i]))
+			return 0;
+	return 1;
+}
+
+int rp_format_text(const struct ksft_metric_report *r, int fmt, struct strbuf *out)
+{
+	static const char *const head[] = { "METRIC", "N", "VALUE", "UNIT" };
+	static const int right[] = { 0, 1, 0, 0 };
+	struct strbuf sb = STRBUF_INIT;
+	size_t i = 0, j, k, width = text_fit_width(fmt);
+	int ret = 0;
+
+	context_text(out, r, fmt);
+	while (!ret && i < r->n_series) {
+		const struct rp_series *s = r->series[i];
+		struct table t;
+		char buf[64];
+
+		/* The case once, above its series; its rows say the rest. */
+		for (j = i + 1; j < r->n_series && same_case(r->series[j], s); j++)
+			;
+		sb.len = 0;
+		for (k = 0; k < s->path_len; k++) {
+			strbuf_adds(&sb, s->path[k]);
+			strbuf_adds(&sb, " / ");
+		}
+		strbuf_adds(&sb, s->case_name);
+		snprintf(buf, sizeof(buf), ": %s, %zu series", rp_status_name(s->status), j - i);
+		strbuf_adds(&sb, buf);
+		if (i)
+			strbuf_addc(out, '\n');
+		if (!sb.oom)
+			text_wrap(out, sb.data, width, 0);
+		if (table_init(&t, 4))
+			break;
+		for (k = 0; k < 4; k++)
+			ret |= table_cell(&t, head[k]);
+		for (; !ret && i < j; i++)
+			ret |= series_row(&t, r->series[i], &sb);
+		if (!ret)
+			table_render_fit(&t, out, right, width, 2);
+		table_free(&t);
+	}
+	if (!r->n_series)
+		strbuf_adds(out, "no series\n");
+	if (r->n_series) {
+		strbuf_addc(out, '\n');
+		text_wrap(out, "N: points; VALUE: the median, with its range (fewer than 10"
+			  " points) or \xc2\xb1 its robust spread (1.4826 MAD) as a percentage",
+			  width, 0);
+	}
+	strbuf_free(&sb);
+	return ret || out->oom ? -ENOMEM : 0;
+}

@@ -1,0 +1,283 @@
+/*
+ * Text tables that fit a terminal (issue 34): numbers in 3-4 significant
+ * digits, one unit per row, a value with its spread and n, and a table
+ * that wraps its last column, or goes vertical, rather than cut a name.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ksftmetric/report.h>
+
+#include "rp_table.h"
+
+size_t text_fit_width(int fmt)
+{
+	return fmt & KSFT_METRIC_REPORT_TEXT_NARROW ? TEXT_NARROW : TEXT_WIDE;
+}
+
+void text_num(struct strbuf *sb, double v)
+{
+	double a = fabs(v);
+	char buf[64];
+
+	if (!isfinite(v)) {
+		strbuf_addc(sb, '-');
+		return;
+	}
+	/* Data with 1-40 % noise: more digits would be noise; big counts
+	 * stay whole rather than go to an exponent. */
+	if (a == 0.0)
+		snprintf(buf, sizeof(buf), "0");
+	else if (a >= 1e4 && a < 1e15)
+		snprintf(buf, sizeof(buf), "%.0f", v);
+	else if (a >= 1e-3)
+		snprintf(buf, sizeof(buf), "%.4g", v);
+	else
+		snprintf(buf, sizeof(buf), "%.3g", v);
+	strbuf_adds(sb, buf);
+}
+
+void text_value(struct strbuf *sb, const struct text_unit *u, double v)
+{
+	text_num(sb, isfinite(v) ? v * u->mult : v);
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double sorted_median(const double *x, size_t n)
+{
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
+}
+
+void text_spread(struct strbuf *sb, const struct text_unit *u, double *x, size_t n)
+{
+	double med, *dev;
+	size_t i;
+	char buf[48];
+
+	if (!n) {
+		strbuf_addc(sb, '-');
+		return;
+	}
+	qsort(x, n, sizeof(*x), dbl_cmp);
+	med = sorted_median(x, n);
+	text_value(sb, u, med);
+	if (n == 1 || x[0] == x[n - 1])
+		return;
+	if (n < TEXT_FEW) {	/* a spread of a few points would mislead: their range */
+		strbuf_adds(sb, " (");
+		text_value(sb, u, x[0]);
+		strbuf_adds(sb, "\xe2\x80\xa6");	/* U+2026 */
+		text_value(sb, u, x[n - 1]);
+		strbuf_addc(sb, ')');
+		return;
+	}
+	/* The robust spread: 1.4826 MAD, the standard deviation of normal data. */
+	dev = malloc(n * sizeof(*dev));
+	if (!dev) {
+		sb->oom = 1;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		dev[i] = fabs(x[i] - med);
+	qsort(dev, n, sizeof(*dev), dbl_cmp);
+	med = med != 0.0 ? 100.0 * 1.4826 * sorted_median(dev, n) / fabs(med) : NAN;
+	strbuf_adds(sb, " \xc2\xb1 ");		/* U+00B1 */
+	if (isfinite(med)) {
+		snprintf(buf, sizeof(buf), med == 0.0 || med >= 1.0 ? "%.0f%%" : "%.1f%%", med);
+		strbuf_adds(sb, buf);
+	} else {
+		text_value(sb, u, 1.4826 * sorted_median(dev, n));
+	}
+	free(dev);
+}
+
+/* Display columns of @s (UTF-8 continuation bytes do not count). */
+size_t text_cols(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static void pad(struct strbuf *sb, size_t n)
+{
+	while (n--)
+		strbuf_addc(sb, ' ');
+}
+
+/* Drop the spaces before the line end just written. */
+static void end_line(struct strbuf *sb)
+{
+	while (sb->len && sb->data[sb->len - 1] == ' ')
+		sb->len--;
+	strbuf_addc(sb, '\n');
+}
+
+/*
+ * @s from column @at (already reached) up to @width, continued on lines
+ * that start at column @col: broken at spaces, a word longer than a line
+ * at the line's end. Returns the column after it.
+ */
+static size_t wrap_at(struct strbuf *sb, const char *s, size_t at, size_t col, size_t width)
+{
+	int first = 1;
+
+	while (*s) {
+		const char *e = strchr(s, ' ');
+		size_t len = e ? (size_t)(e - s) : strlen(s), w;
+		char *word = strndup(s, len);
+
+		if (!word) {
+			sb->oom = 1;
+			return at;
+		}
+		w = text_cols(word);
+		if (!first || at > col) {
+			if (at + !first + w > width) {
+				end_line(sb);
+				pad(sb, col);
+				at = col;
+			} else if (!first) {
+				strbuf_addc(sb, ' ');
+				at++;
+			}
+		}
+		first = 0;
+		while (at + w > width && width > col + 1) {	/* longer than a line */
+			size_t room = width - at, k = 0, c = 0;
+
+			while (word[k] && c < room) {
+				k++;
+				while (((unsigned char)word[k] & 0xc0) == 0x80)
+					k++;
+				c++;
+			}
+			strbuf_add(sb, word, k);
+			memmove(word, word + k, strlen(word + k) + 1);
+			w -= c;
+			end_line(sb);
+			pad(sb, col);
+			at = col;
+		}
+		strbuf_adds(sb, word);
+		at += w;
+		free(word);
+		s += len;
+		while (*s == ' ')
+			s++;
+	}
+	return at;
+}
+
+/* The smallest room the last column may wrap into before the table goes vertical. */
+#define LAST_MIN 16
+
+/* Row @r's cells from column @c0 on, after @indent spaces, aligned; the
+ * last one (starting at column @last) wrapped within @width. */
+static void row_line(const struct table *t, size_t r, size_t c0, struct strbuf *sb,
+		     const int *right, size_t indent, size_t last, size_t width)
+{
+	size_t c;
+
+	pad(sb, indent);
+	for (c = c0; c < t->cols; c++) {
+		const char *cell = t->cells[r * t->cols + c];
+		size_t gap = t->width[c] - text_cols(cell);
+
+		if (right && right[c])
+			pad(sb, gap);
+		if (c == t->cols - 1) {
+			wrap_at(sb, cell, last + (right && right[c] ? gap : 0), last, width);
+			break;
+		}
+		strbuf_adds(sb, cell);
+		if (!(right && right[c]))
+			pad(sb, gap);
+		strbuf_adds(sb, "  ");
+	}
+	end_line(sb);
+}
+
+void table_render_fit(const struct table *t, struct strbuf *sb, const int *right,
+		      size_t width, size_t indent)
+{
+	size_t rows = t->n / t->cols, total = indent, last, last2, r, c;
+
+	for (c = 0; c < t->cols; c++)
+		total += t->width[c] + (c ? 2 : 0);
+	last = total - t->width[t->cols - 1];
+	if (total <= width || last + LAST_MIN <= width) {
+		for (r = 0; r < rows; r++)
+			row_line(t, r, 0, sb, right, indent, last, width);
+		return;
+	}
+	/* Two lines a row: its first cell (a name, never cut) alone, then
+	 * the other cells aligned under their heads, 4 further in. */
+	last2 = last - t->width[0] - 2 + 4;
+	if (t->cols > 1 && last2 + LAST_MIN <= width) {
+		for (r = 0; r < rows; r++) {
+			pad(sb, indent);
+			wrap_at(sb, t->cells[r * t->cols], indent, indent, width);
+			end_line(sb);
+			row_line(t, r, 1, sb, right, indent + 4, last2, width);
+		}
+		return;
+	}
+	/* Vertical: a row's first cell on its own line, then its other
+	 * cells as "HEAD value", wrapped; the header row is not printed. */
+	for (r = 1; r < rows; r++) {
+		size_t at;
+
+		pad(sb, indent);
+		wrap_at(sb, t->cells[r * t->cols], indent, indent, width);
+		end_line(sb);
+		pad(sb, indent + 4);
+		at = indent + 4;
+		for (c = 1; c < t->cols; c++) {
+			const char *cell = t->cells[r * t->cols + c];
+			char *item;
+
+			if (!*cell)
+				continue;
+			if (asprintf(&item, "%s %s", t->cells[c], cell) < 0) {
+				sb->oom = 1;
+				return;
+			}
+			if (at > indent + 4 && at + 2 + text_cols(item) > width) {
+				end_line(sb);
+				pad(sb, indent + 4);
+				at = indent + 4;
+			} else if (at > indent + 4) {
+				strbuf_adds(sb, "  ");
+				at += 2;
+			}
+			/* An item's own words wrap, at the line's start. */
+			at = wrap_at(sb, item, at, indent + 4, width);
+			free(item);
+		}
+		end_line(sb);
+	}
+}
+
+void text_wrap(struct strbuf *sb, const char *s, size_t width, size_t indent)
+{
+	text_wrap_hang(sb, s, width, indent, indent);
+}
+
+void text_wrap_hang(struct strbuf *sb, const char *s, size_t width, size_t indent, size_t hang)
+{
+	pad(sb, indent);
+	wrap_at(sb, s, indent, hang, width);
+	end_line(sb);
+}
