@@ -121,7 +121,7 @@
  * 6.0 % of unchanged runs; the CUSUM statistic of unchanged runs was at or
  * above 5 in 1.8 % (iperf3) and 2.1 % (interference) of runs against the
  * 0.38 % its normal theory gives. Chosen on one recording, checked on the
- * other (doc/regression-gate.rst, "Why unchanged runs alarmed"): nu = 5.
+ * other (doc/regression-gate.rst, "Why unchanged runs alarmed"): nu = 6.
  */
 #define GATE_TAIL_DF 6.0
 /*
