@@ -1,5 +1,5 @@
 /*
- * The run history's read queries whose plans matter at scale (history_gate.c,
+ * The run history's read queries whose plans matter at scale (history_window.c,
  * history_query.c), here so that tests/report/test_history_plan.c can check
  * that each is an index range scan (EXPLAIN), never a scan that grows with
  * the whole history. "%zu" is the window/--last, filled in by snprintf.
@@ -48,7 +48,7 @@
 #define HISTORY_LEVELS_SQL \
 	"SELECT series_id, run_order FROM ksftm_levels WHERE comparable = $1"
 
-/* How many recent runs HISTORY_SHIFT_SQL (and history_gate.c's batched
+/* How many recent runs HISTORY_SHIFT_SQL (and history_window.c's batched
  * copy) read: a run's verdict can depend on no run further back among
  * them (history_replay.c stops judging later runs again past it). */
 #define HISTORY_RECENT_RUNS 63
