@@ -19,6 +19,7 @@
 #include "report/judge/changepoint.h"
 #include "report/judge/gate.h"
 #include "gate_replay.h"
+#include "gate_retired.h"
 #include "otava_port.h"
 
 /* ---- deterministic randomness (xorshift64*) ---- */

@@ -604,8 +604,9 @@ struct ksft_metric_report_ingest_opts {
 	size_t n_context;
 	size_t window;		/**< runs judged against (0: 30) */
 	double fdr;		/**< per-run test's run-level false-alarm
-				     rate (0: 0.007; the level-shift rule
-				     adds about 0.3 %) */
+				     rate (0: 0.01, all of it to the one
+				     detector; regressions and improvements
+				     are each controlled at this rate) */
 };
 
 #define KSFT_METRIC_REPORT_INGEST_OPTS_INIT \
@@ -686,8 +687,9 @@ struct ksft_metric_report_gate_opts {
 					     current run, over its logs' */
 	size_t n_context;
 	double fdr;		/**< per-run test's run-level false-alarm
-				     rate (0: 0.007; the level-shift rule
-				     adds about 0.3 %) */
+				     rate (0: 0.01, all of it to the one
+				     detector; regressions and improvements
+				     are each controlled at this rate) */
 	int allow_missing;	/**< a series missing from the current run
 				     does not fail the gate */
 	const char *order;	/**< the current run's CI order: windows hold

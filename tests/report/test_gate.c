@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "check_main.h"
+#include "gate_retired.h"
 #include "report/judge/gate.h"
 #include "report/judge/gate_control.h"
 #include "sim_rng.h"

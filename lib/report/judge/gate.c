@@ -57,7 +57,7 @@ static double abs_skew(const double *w, size_t n, int logs)
  * or 5 repeats of that noise still fail 5-7%: a slow mode the window has
  * not seen is a heavier tail than any rescaling fixes.)
  */
-static int use_logs(const double *w, size_t n, double x)
+int gate_use_logs(const double *w, size_t n, double x)
 {
 	double sl, sr;
 
@@ -68,35 +68,6 @@ static int use_logs(const double *w, size_t n, double x)
 	sl = abs_skew(w, n, 1);
 	sr = abs_skew(w, n, 0);
 	return isnan(sl) || isnan(sr) || sl <= sr;
-}
-
-double gate_prediction_p(const double *w, size_t n, double x)
-{
-	int logs;
-	double m = 0, ss = 0, sd, v, t;
-	size_t i;
-
-	if (n < 2 || !isfinite(x))
-		return NAN;
-	for (i = 0; i < n; i++)
-		if (!isfinite(w[i]))
-			return NAN;
-	logs = use_logs(w, n, x);
-	for (i = 0; i < n; i++)
-		m += logs ? log(w[i]) : w[i];
-	m /= (double)n;
-	for (i = 0; i < n; i++) {
-		v = (logs ? log(w[i]) : w[i]) - m;
-		ss += v * v;
-	}
-	sd = sqrt(ss / (double)(n - 1));
-	v = (logs ? log(x) : x) - m;
-	/* A window without spread (a count that never moved): any other
-	 * value is certainly different; the tolerance decides if it matters. */
-	if (sd == 0 || sd < 1e-12 * fabs(m))
-		return fabs(v) <= 1e-12 * fabs(m) ? 1.0 : 0.0;
-	t = v / (sd * sqrt(1.0 + 1.0 / (double)n));
-	return student_t_two_sided(t, (double)(n - 1));
 }
 
 /*
@@ -497,7 +468,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	/* Far outside every recent run, on the values (gate_far.h). */
 	s->far = gate_far_excess(seq, m, s->current, s->better, &md->worst, &md->range);
 	md->n_far = m;
-	nz.logs = use_logs(s->window, s->n_window, s->current);
+	nz.logs = gate_use_logs(s->window, s->n_window, s->current);
 	for (i = 0; nz.logs && i < m; i++)
 		if (!(seq[i] > 0))
 			nz.logs = 0;
@@ -738,30 +709,6 @@ static int judge_scaled(struct gate_series *s, size_t n, const struct gate_opts 
 	}
 	free(model);
 	return ret;
-}
-
-int gate_level_shift(const double *x, size_t n, int better, double rel_tol, double abs_tol,
-		     double max_p, double *before, double *p_value)
-{
-	struct changepoint *cp = NULL;
-	double b, a, cur = n ? x[n - 1] : NAN, allow;
-	int found = changepoints_find(x, n, NULL, &cp), worse;
-
-	if (found < 0)
-		return -ENOMEM;
-	if (!found || !better)
-		return 0;
-	b = cp[found - 1].before;
-	a = cp[found - 1].after;
-	allow = allowance_of(b, rel_tol, abs_tol);
-	worse = better > 0 ? a < b - allow && cur < b - allow : a > b + allow && cur > b + allow;
-	worse = worse && cp[found - 1].welch_p <= max_p;
-	if (worse) {
-		*before = b;
-		*p_value = cp[found - 1].p_value;
-	}
-	free(cp);
-	return worse;
 }
 
 const char *gate_verdict_name(enum gate_verdict v)

@@ -121,7 +121,7 @@
  * 6.0 % of unchanged runs; the CUSUM statistic of unchanged runs was at or
  * above 5 in 1.8 % (iperf3) and 2.1 % (interference) of runs against the
  * 0.38 % its normal theory gives. Chosen on one recording, checked on the
- * other (doc/regression-gate.rst, "Why unchanged runs alarmed"): nu = 5.
+ * other (doc/regression-gate.rst, "Why unchanged runs alarmed"): nu = 6.
  */
 #define GATE_TAIL_DF 6.0
 /*
@@ -250,24 +250,9 @@ double gate_detector_p(double s, double z);
  * of runs (GATE_CUSUM_SOJOURN / ARL0(h) = alpha). */
 double gate_cusum_h(double alpha, double k);
 
-/* The prediction-interval p-value of @x against @w[0..n) (n >= 2), on
- * logarithms or values, whichever is more symmetric in @w; NaN when
- * undefined. The gate before the CUSUM (bench/ compares the two). */
-double gate_prediction_p(const double *w, size_t n, double x);
-
-/*
- * The former level-shift rule (bench/ compares it; compare --db no longer
- * uses it, the CUSUM replaces it): the latest change point in @x[0..n)
- * (oldest first, the current value last) going the wrong way by more than
- * the tolerance, with the current value still beyond it, and its Welch
- * p-value at most @max_p: @return 1 and fill @before and @p_value; 0 when
- * not; -ENOMEM.
- */
-int gate_level_shift(const double *x, size_t n, int better, double rel_tol, double abs_tol,
-		     double max_p, double *before, double *p_value);
-
-/* gate_level_shift()'s max_p as compare --db used it. */
-#define GATE_SHIFT_P 1e-5
+/* Logarithms (1) or the values themselves (0) for a window @w[0..n) and
+ * its current value @x: whichever makes the window more symmetric. */
+int gate_use_logs(const double *w, size_t n, double x);
 
 /* Name of a verdict as the comparison rows spell it. */
 const char *gate_verdict_name(enum gate_verdict v);

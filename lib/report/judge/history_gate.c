@@ -1,8 +1,8 @@
 /*
  * The history gate (history.h): each series of a run against the last N
  * usable, comparable runs of the same series, judged together by gate.c.
- * Every window is one index range scan (ksftm_results_window), so the cost
- * follows the run's size and N, not the history's length.
+ * The rows come from the history through store/history_window.c; this
+ * file judges them.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -16,9 +16,9 @@
 #include "grow.h"
 #include "history.h"
 #include "history_sql.h"
+#include "history_window.h"
 #include "rp_compare.h"
 
-#define DEFAULT_WINDOW 30
 /* The run's false-alarm budget, all of it to the one detector (gate.h);
  * regressions and improvements are controlled apart, each at this rate. */
 #define DEFAULT_FDR 0.01
@@ -26,15 +26,6 @@
  * no change or better) is a transient: back in the level's window
  * (doc/run-history.rst). */
 #define TRANSIENT_AFTER 2
-
-static const char window_sql[] = HISTORY_WINDOW_SQL;
-static const char missing_sql[] = HISTORY_MISSING_SQL;
-
-/* Where a series' accepted level starts. */
-struct level {
-	long long id;
-	const char *order;
-};
 
 /* What the gate needs of one row beyond cmp_row. */
 struct pending {
@@ -53,54 +44,16 @@ struct pending {
 };
 
 struct judge {
-	struct db *db;
+	struct history_window w;	/* the rows, read from the history */
 	const struct ksft_metric_report *r;
 	const struct hgate_opts *o;
 	struct ksft_metric_report_comparison *c;
-	const char *pinned;	/* latest pinned run's order, or NULL */
-	struct level *levels;	/* accepted levels on these machines, by id */
-	size_t n_levels;
-	struct db_rows *level_rows;	/* their storage */
-	char window_q[sizeof(window_sql) + 24];
-	char scalar_q[sizeof(window_sql) + 24];	/* the same without the summaries */
 	struct pending *p;
 	size_t n_p, cap_p;
 	long long *seen;	/* series ids of the current run */
 	size_t n_seen, cap_seen;
 	const struct history_key *keys;	/* series i's identity and id (0: none) */
-	struct span *win;	/* PostgreSQL: every series' window, fetched at once */
-	struct span *shift;	/* and its recent runs (recent_of()) */
-	struct span *any;	/* a row if an empty window's series has any result */
-	struct db_rows **batches;	/* their storage */
-	size_t n_batches, cap_batches;
 };
-
-/*
- * Rows @from..@from+@n of @rows, columns from @col: one series' window or
- * recent runs, a query of its own (SQLite: an index range scan prepared
- * once) or a slice of one batched query for many series (PostgreSQL: one
- * round trip per BATCH series, not one per series).
- */
-struct span {
-	struct db_rows *rows;
-	size_t from, n;
-	int col;
-	int owned;	/* @rows is this span's alone */
-};
-
-#define BATCH 256
-
-static const char *span_get(const struct span *sp, size_t k, int c)
-{
-	return db_rows_get(sp->rows, sp->from + k, sp->col + c);
-}
-
-static void span_release(struct span *sp)
-{
-	if (sp->owned)
-		db_rows_free(sp->rows);
-	memset(sp, 0, sizeof(*sp));
-}
 
 static int better_of(const char *b)
 {
@@ -134,38 +87,10 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int cmp_level(const void *a, const void *b)
-{
-	const struct level *x = a, *y = b;
-
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-/* The order where series @id's accepted level starts, or NULL. */
-static const char *level_of(const struct judge *j, long long id)
-{
-	struct level key = { id, NULL }, *lv;
-
-	if (!j->n_levels)
-		return NULL;
-	lv = bsearch(&key, j->levels, j->n_levels, sizeof(*lv), cmp_level);
-	return lv ? lv->order : NULL;
-}
-
-/* The pinned order that ends series @id's window, or NULL: a level
- * accepted after the latest pinned run wins over it (history_triage.c),
- * so pin and accept never leave a series with an empty window. */
-static const char *pin_of(const struct judge *j, long long id)
-{
-	const char *lvl = level_of(j, id);
-
-	return j->pinned && lvl && strcmp(lvl, j->pinned) > 0 ? NULL : j->pinned;
-}
-
 /* The window's values of element @e (-1: the scalar value column, as
  * statistic @op), oldest first. *@again: a scalar window holds values
  * of another statistic and its summaries were not read. */
-static double *window_values(const struct span *rows, const char *op, long e, size_t *n,
+static double *window_values(const struct history_window_span *rows, const char *op, long e, size_t *n,
 			     int *again)
 {
 	size_t k, m = rows->n;
@@ -176,11 +101,11 @@ static double *window_values(const struct span *rows, const char *op, long e, si
 	if (!v)
 		return NULL;
 	for (k = m; k-- > 0;) {
-		const char *val = span_get(rows, k, 0);
+		const char *val = history_window_span_get(rows, k, 0);
 
 		if (e < 0) {
-			int got = history_value_as(val, span_get(rows, k, 2),
-						   span_get(rows, k, 1), op, &v[*n]);
+			int got = history_value_as(val, history_window_span_get(rows, k, 2),
+						   history_window_span_get(rows, k, 1), op, &v[*n]);
 
 			if (got < 0) {
 				*again = 1;
@@ -188,7 +113,7 @@ static double *window_values(const struct span *rows, const char *op, long e, si
 			}
 			*n += (size_t)got;
 		} else {
-			json_t *sum = json_loads(span_get(rows, k, 1), 0, NULL);
+			json_t *sum = json_loads(history_window_span_get(rows, k, 1), 0, NULL);
 			json_t *all = json_object_get(sum, op);
 			/* A one-element array is stored as its single value. */
 			json_t *x = json_is_array(all) ? json_array_get(all, (size_t)e) :
@@ -200,20 +125,6 @@ static double *window_values(const struct span *rows, const char *op, long e, si
 		}
 	}
 	return v;
-}
-
-/* Has the history any result of the series on such machines before the run? */
-static int has_any(struct db *db, const char *sid, const char *cmp, const char *order, int *any)
-{
-	const char *p[3] = { sid, cmp, order };
-	struct db_rows *rows;
-	int ret = db_query(db, HISTORY_HAS_ANY_SQL, p, 3, &rows);
-
-	if (!ret) {
-		*any = db_rows_count(rows) > 0;
-		db_rows_free(rows);
-	}
-	return ret;
 }
 
 /* Sample variance of x[0..n) (NaN below 2). */
@@ -246,202 +157,12 @@ static char *group_of(const char *path, const char *case_name)
 	return g;
 }
 
-/*
- * A statement for @n series at once (PostgreSQL): @sel's rows for each
- * series of a VALUES list (k: its index, sid: its id, lvl: where its level
- * starts), through LATERAL, so each is the one-series query's index range
- * scan; ordered by k, then newest first. @sel's own parameters are
- * $1..$@n_params; each series adds three after them.
- */
-static char *batch_sql(const char *sel, size_t n, int n_params)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char one[96];
-	size_t k;
-
-	strbuf_adds(&sb, "SELECT v.k, w.* FROM (VALUES ");
-	for (k = 0; k < n; k++) {
-		snprintf(one, sizeof(one), "%s(CAST($%zu AS INTEGER), CAST($%zu AS BIGINT),"
-			 " CAST($%zu AS TEXT))", k ? ", " : "", (size_t)n_params + 3 * k + 1,
-			 (size_t)n_params + 3 * k + 2, (size_t)n_params + 3 * k + 3);
-		strbuf_adds(&sb, one);
-	}
-	strbuf_adds(&sb, ") v(k, sid, lvl) CROSS JOIN LATERAL (");
-	strbuf_adds(&sb, sel);
-	strbuf_adds(&sb, ") w ORDER BY v.k, w.run_order DESC");
-	if (sb.oom) {
-		strbuf_free(&sb);
-		return NULL;
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
-static int keep_batch(struct judge *j, struct db_rows *rows)
-{
-	int ret = ksftm_grow((void **)&j->batches, &j->cap_batches, j->n_batches + 1,
-			     sizeof(*j->batches), 8);
-
-	if (ret) {
-		db_rows_free(rows);
-		return ksftm_fail(-ret, "out of memory");
-	}
-	j->batches[j->n_batches++] = rows;
-	return 0;
-}
-
-/*
- * PostgreSQL: the rows of @sel (run per series with "v.sid" and "v.lvl"
- * for the series' id and level, $1..$@n_params being @params) for the
- * series @idx[0..n), into @out[idx[k]], BATCH series per round trip.
- */
-static int fetch_batched(struct judge *j, const char *sel, const char *const *params,
-			 int n_params, const size_t *idx, size_t n, struct span *out)
-{
-	const char **p = calloc((size_t)n_params + 3 * BATCH, sizeof(*p));
-	char (*num)[48] = calloc(BATCH, sizeof(*num));
-	size_t from, m, k, r;
-	int ret = 0;
-
-	if (!p || !num)
-		ret = ksftm_fail(ENOMEM, "out of memory");
-	for (from = 0; from < n && !ret; from += m) {
-		struct db_rows *rows = NULL;
-		char *sql;
-
-		m = n - from < BATCH ? n - from : BATCH;
-		memcpy(p, params, (size_t)n_params * sizeof(*p));
-		for (k = 0; k < m; k++) {
-			size_t i = idx[from + k];
-
-			snprintf(num[k], 24, "%zu", i);
-			snprintf(num[k] + 24, 24, "%lld", j->keys[i].id);
-			p[n_params + 3 * k] = num[k];
-			p[n_params + 3 * k + 1] = num[k] + 24;
-			p[n_params + 3 * k + 2] = level_of(j, j->keys[i].id);
-		}
-		sql = batch_sql(sel, m, n_params);
-		ret = sql ? db_query(j->db, sql, p, n_params + 3 * (int)m, &rows) :
-			    ksftm_fail(ENOMEM, "out of memory");
-		free(sql);
-		if (ret || (ret = keep_batch(j, rows)))
-			break;
-		for (r = 0; r < db_rows_count(rows);) {
-			const char *at = db_rows_get(rows, r, 0);
-			size_t i = at ? strtoul(at, NULL, 10) : SIZE_MAX, e = r;
-
-			while (e < db_rows_count(rows) && db_rows_get(rows, e, 0) && at &&
-			       !strcmp(db_rows_get(rows, e, 0), at))
-				e++;
-			if (e == r)
-				e++;
-			else if (i < ksft_metric_report_series_count(j->r))
-				out[i] = (struct span){ rows, r, e - r, 1, 0 };
-			r = e;
-		}
-	}
-	free(p);
-	free(num);
-	return ret;
-}
-
-/* The window of series @i (one query; on PostgreSQL the batch fetched it);
- * @scalar: its values only, not the summaries an array's elements need. */
-static int window_of(struct judge *j, size_t i, int scalar, struct span *out)
-{
-	const char *p[5] = { NULL, j->o->comparable, j->o->order, pin_of(j, j->keys[i].id),
-			     level_of(j, j->keys[i].id) };
-	char sid[32];
-	int ret;
-
-	if (j->win) {
-		*out = j->win[i];
-		return 0;
-	}
-	memset(out, 0, sizeof(*out));
-	snprintf(sid, sizeof(sid), "%lld", j->keys[i].id);
-	p[0] = sid;
-	ret = db_query(j->db, scalar ? j->scalar_q : j->window_q, p, 5, &out->rows);
-	out->n = db_rows_count(out->rows);
-	out->owned = 1;
-	return ret;
-}
-
-/* The batched windows ($1 comparability key, $2 order, $3 pinned order):
- * HISTORY_WINDOW_SQL with the series' id and level from the VALUES list. */
-#define BATCH_WINDOW_SQL \
-	"SELECT res.value, res.summary, res.compare_op, res.run_order FROM ksftm_results res" \
-	" WHERE res.series_id = v.sid AND res.comparable = $1 AND res.usable = 1" \
-	" AND (CAST($2 AS TEXT) IS NULL OR res.run_order < $2)" \
-	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order <= $3)" \
-	" AND res.run_order >= COALESCE(v.lvl, '')" \
-	" ORDER BY res.run_order DESC LIMIT %zu"
-
-/* The batched recent runs ($1 comparability key, $2 order): HISTORY_SHIFT_SQL's. */
-#define BATCH_SHIFT_SQL \
-	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order," \
-	" res.compare_op, res.summary" \
-	" FROM ksftm_results res" \
-	" WHERE res.series_id = v.sid AND res.comparable = $1" \
-	" AND res.status IN " HISTORY_MEASURED_STATUSES \
-	" AND COALESCE(res.verdict, '') NOT IN ('" KSFTM_VERDICT_NOT_COMPARABLE "', '" \
-	KSFTM_VERDICT_OLD_NOT_COMPARABLE "') AND res.value IS NOT NULL" \
-	" AND (CAST($2 AS TEXT) IS NULL OR res.run_order < $2)" \
-	" AND res.run_order >= COALESCE(v.lvl, '')" \
-	" ORDER BY res.run_order DESC LIMIT 63"
-
-/* The batched HISTORY_HAS_ANY_SQL ($1 comparability key, $2 order): a row if any. */
-#define BATCH_HAS_ANY_SQL \
-	"SELECT 1 AS one, '' AS run_order FROM ksftm_results res" \
-	" WHERE res.series_id = v.sid AND res.comparable = $1" \
-	" AND (CAST($2 AS TEXT) IS NULL OR res.run_order < $2) LIMIT 1"
-
-/* PostgreSQL: every known series' window, BATCH series a round trip. */
-static int prefetch_windows(struct judge *j, size_t n)
-{
-	const char *p[3] = { j->o->comparable, j->o->order, j->pinned };
-	char sel[sizeof(BATCH_WINDOW_SQL) + 24];
-	size_t *idx, i, m = 0;
-	int ret;
-
-	if (db_dialect(j->db) != DB_POSTGRESQL || j->o->incomparable)
-		return 0;
-	j->win = calloc(n ? n : 1, sizeof(*j->win));
-	idx = calloc(n ? n : 1, sizeof(*idx));
-	if (!j->win || !idx) {
-		free(idx);
-		return ksftm_fail(ENOMEM, "out of memory");
-	}
-	snprintf(sel, sizeof(sel), BATCH_WINDOW_SQL, j->o->window ? j->o->window : DEFAULT_WINDOW);
-	/* Those the pin ends, then those whose later level wins over it. */
-	for (i = 0; i < n; i++)
-		if (j->keys[i].id && pin_of(j, j->keys[i].id))
-			idx[m++] = i;
-	ret = m ? fetch_batched(j, sel, p, 3, idx, m, j->win) : 0;
-	for (i = m = 0; i < n; i++)
-		if (j->keys[i].id && !pin_of(j, j->keys[i].id))
-			idx[m++] = i;
-	p[2] = NULL;
-	if (!ret && m)
-		ret = fetch_batched(j, sel, p, 3, idx, m, j->win);
-	/* has_any() of the series whose window is empty, batched alike. */
-	for (i = m = 0; !ret && i < n; i++)
-		if (j->keys[i].id && !j->win[i].n)
-			idx[m++] = i;
-	if (!ret && !(j->any = calloc(n ? n : 1, sizeof(*j->any))))
-		ret = ksftm_fail(ENOMEM, "out of memory");
-	if (!ret && m)
-		ret = fetch_batched(j, BATCH_HAS_ANY_SQL, p, 2, idx, m, j->any);
-	free(idx);
-	return ret;
-}
-
 static int judge_series(struct judge *j, const struct ksft_metric_report *r, size_t i)
 {
 	struct ksft_metric_report_series s = { .sz = sizeof(s) };
 	struct ksft_metric_report_values vals = { 0 };
-	struct span rows = { 0 };
+	struct history_window_span rows = { 0 };
 	double one, *cur = &one, rel_tol, abs_tol;
-	char sid[32];
 	const char *op, *path;
 	long long id = j->keys[i].id;
 	int ret, n, better, any = 0, failed, again;
@@ -481,13 +202,10 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	}
 	if ((ret = ksft_metric_report_series_values(r, i, KSFT_METRIC_REPORT_PROCESSED, &vals)))
 		goto out;
-	snprintf(sid, sizeof(sid), "%lld", id);
 	if (id && !j->o->incomparable && !failed) {
-		if ((ret = window_of(j, i, !s.is_array, &rows)))
+		if ((ret = history_window_of(&j->w, i, !s.is_array, &rows)))
 			goto out;
-		if (!rows.n && j->any)
-			any = j->any[i].n > 0;
-		else if (!rows.n && (ret = has_any(j->db, sid, j->o->comparable, j->o->order, &any)))
+		if (!rows.n && (ret = history_window_has_any(&j->w, i, &any)))
 			goto out;
 	}
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {
@@ -518,7 +236,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		if (j->o->incomparable || (!failed && !rows.n && any)) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
 			if (!j->o->incomparable)
-				row->why = pin_of(j, id) ?
+				row->why = history_window_pin(&j->w, id) ?
 					"no usable run up to the pinned run, which freezes its"
 					" window (pin --unpin, or accept a run after the pin)" :
 					"no usable stored run on these machines: each failed, was"
@@ -540,8 +258,8 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 			/* Stored under another statistic: read again with the
 			 * summaries (a policy change; rare, so not every time). */
 			free(pd.window);
-			span_release(&rows);
-			if ((ret = window_of(j, i, 0, &rows)))
+			history_window_span_release(&rows);
+			if ((ret = history_window_of(&j->w, i, 0, &rows)))
 				goto out;
 			pd.window = window_values(&rows, op, e, &pd.n_window, &again);
 		}
@@ -557,7 +275,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	}
 out:
 	ksft_metric_report_values_release(&vals);
-	span_release(&rows);
+	history_window_span_release(&rows);
 	if (cur != &one)
 		free(cur);
 	return ret;
@@ -566,8 +284,6 @@ out:
 /* One missing series @id's row, direction @better. */
 static int missing_row(struct judge *j, long long id, const char *better)
 {
-	char sid[32], where[64];
-	const char *p[1] = { sid };
 	struct db_rows *rows;
 	struct cmp_row *row;
 	const char **parts;
@@ -575,22 +291,8 @@ static int missing_row(struct judge *j, long long id, const char *better)
 	size_t m;
 	int ret, failed;
 
-	snprintf(sid, sizeof(sid), "%lld", id);
-	snprintf(where, sizeof(where), "ksftm_series.id = %lld", id);
-	if ((ret = db_query(j->db, "SELECT path, case_name, metric, labels FROM ksftm_series"
-			    " WHERE id = $1", p, 1, &rows)))
+	if ((ret = history_window_series(&j->w, id, &rows, &path, &parts, &m)))
 		return ret;
-	if (!db_rows_count(rows)) {
-		db_rows_free(rows);
-		return ksftm_fail(EBADMSG, "history database %s: no ksftm_series row with %s",
-				  db_name(j->db), where);
-	}
-	if ((ret = db_rows_check(j->db, rows, "ksftm_series.path ksftm_series.case_name"
-				 " ksftm_series.metric ksftm_series.labels", -1, where)) ||
-	    (ret = history_path_parts(j->db, db_rows_get(rows, 0, 0), where, &path, &parts, &m))) {
-		db_rows_free(rows);
-		return ret;
-	}
 	row = cmp_row_new(j->c, (char *const *)parts, m, db_rows_get(rows, 0, 1),
 			  db_rows_get(rows, 0, 2), db_rows_get(rows, 0, 3), -1);
 	/* Missing because its case failed in this run: that, not a lost series. */
@@ -610,20 +312,12 @@ static int missing_row(struct judge *j, long long id, const char *better)
 /* Series the recent comparable runs have and this run lacks. */
 static int missing_series(struct judge *j)
 {
-	char sql[sizeof(missing_sql) + 24];
-	const char *p[3] = { j->o->comparable, j->o->order, j->pinned };
 	struct db_rows *rows;
 	size_t k;
 	int ret;
 
-	snprintf(sql, sizeof(sql), missing_sql, j->o->window ? j->o->window : DEFAULT_WINDOW);
-	if ((ret = db_query(j->db, sql, p, 3, &rows)))
+	if ((ret = history_window_missing(&j->w, &rows)))
 		return ret;
-	if ((ret = db_rows_check(j->db, rows, "ksftm_results.series_id ?ksftm_results.better",
-				 0, NULL))) {
-		db_rows_free(rows);
-		return ret;
-	}
 	if (j->n_seen)
 		qsort(j->seen, j->n_seen, sizeof(*j->seen), cmp_ll);
 	for (k = 0; k < db_rows_count(rows) && !ret; k++) {
@@ -645,46 +339,6 @@ static int missing_series(struct judge *j)
 			j->seen[at] = id;
 		}
 	}
-	db_rows_free(rows);
-	return ret;
-}
-
-/* The accepted levels on the run's machines, once (not once per series). */
-static int load_levels(struct judge *j)
-{
-	const char *p[1] = { j->o->comparable };
-	size_t k, n;
-	int ret = db_query(j->db, HISTORY_LEVELS_SQL, p, 1, &j->level_rows);
-
-	if (ret || (ret = db_rows_check(j->db, j->level_rows, "ksftm_levels.series_id"
-					" ksftm_levels.run_order", 0, NULL)))
-		return ret;
-	n = db_rows_count(j->level_rows);
-	j->levels = calloc(n ? n : 1, sizeof(*j->levels));
-	if (!j->levels)
-		return ksftm_fail(ENOMEM, "out of memory");
-	for (k = 0; k < n; k++) {
-		j->levels[k].id = strtoll(db_rows_get(j->level_rows, k, 0), NULL, 10);
-		j->levels[k].order = db_rows_get(j->level_rows, k, 1);
-	}
-	j->n_levels = n;
-	if (n)
-		qsort(j->levels, n, sizeof(*j->levels), cmp_level);
-	return 0;
-}
-
-static int latest_pinned(struct judge *j, char **out)
-{
-	const char *p[2] = { j->o->comparable, j->o->order };
-	struct db_rows *rows;
-	int ret = db_query(j->db, HISTORY_LATEST_PINNED_SQL, p, 2, &rows);
-
-	*out = NULL;
-	if (ret)
-		return ret;
-	if (db_rows_count(rows) && db_rows_get(rows, 0, 0) &&
-	    !(*out = strdup(db_rows_get(rows, 0, 0))))
-		ret = ksftm_fail(ENOMEM, "out of memory");
 	db_rows_free(rows);
 	return ret;
 }
@@ -725,7 +379,7 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 		g[m].repeats = pd->cur_repeats;
 		g[m].within = pd->cur_within;
 		g[m].group = pd->group;
-		g[m].fresh = pin_of(j, pd->id) != NULL;
+		g[m].fresh = history_window_pin(&j->w, pd->id) != NULL;
 		g[m].current = row->current;
 		g[m].better = interference ? -1 : row->better;
 		g[m].rel_tol = interference ? NAN : pd->rel_tol;
@@ -843,7 +497,6 @@ out:
  * level until accepted, but a flagged run followed by TRANSIENT_AFTER runs
  * back at the old level was a transient: it is back in the level's window.
  */
-static const char shift_sql[] = HISTORY_SHIFT_SQL;
 
 /* Count and variance of a run's stored repeats (a JSON array of numbers). */
 static void repeats_of(const char *samples, size_t *r, double *var)
@@ -881,29 +534,20 @@ static int wants_recent(const struct judge *j, const struct pending *pd)
 	const struct cmp_row *row = &j->c->rows[pd->row];
 
 	/* A pinned baseline: none, the window alone is the reference. */
-	return row->element < 0 && row->better && isfinite(row->current) && !pin_of(j, pd->id);
+	return row->element < 0 && row->better && isfinite(row->current) &&
+	       !history_window_pin(&j->w, pd->id);
 }
 
 static int recent_of(struct judge *j, struct pending *pd, size_t i)
 {
-	const char *p[4] = { NULL, j->o->comparable, j->o->order, level_of(j, pd->id) };
 	const char *op = rp_op_name(j->c->rows[pd->row].compare);
-	size_t n, k, m, clean = 0, w = j->o->window ? j->o->window : DEFAULT_WINDOW;
-	struct span rows = { 0 };
+	size_t n, k, m, clean = 0, w = j->o->window ? j->o->window : HISTORY_WINDOW_DEFAULT;
+	struct history_window_span rows = { 0 };
 	double *grown;
-	char sid[32];
 	int ret;
 
-	if (j->shift) {
-		rows = j->shift[i];
-	} else {
-		snprintf(sid, sizeof(sid), "%lld", pd->id);
-		p[0] = sid;
-		if ((ret = db_query(j->db, shift_sql, p, 4, &rows.rows)))
-			return ret;
-		rows.n = db_rows_count(rows.rows);
-		rows.owned = 1;
-	}
+	if ((ret = history_window_recent(&j->w, i, pd->id, &rows)))
+		return ret;
 	n = rows.n;
 	pd->recent = malloc((n ? n : 1) * sizeof(*pd->recent));
 	pd->repeats = malloc((n ? n : 1) * sizeof(*pd->repeats));
@@ -912,7 +556,7 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 	if (grown)
 		pd->window = grown;
 	if (!pd->recent || !pd->repeats || !pd->within || !grown) {
-		span_release(&rows);
+		history_window_span_release(&rows);
 		return ksftm_fail(ENOMEM, "out of memory");
 	}
 	/* Newest first: count the runs back at the old level after each
@@ -920,17 +564,17 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 	 * unproven, and counting it would let a lasting change the CUSUM has
 	 * not yet proven into the level. */
 	for (k = m = 0; k < n; k++) {
-		const char *verdict = span_get(&rows, k, 2), *acc = span_get(&rows, k, 3);
+		const char *verdict = history_window_span_get(&rows, k, 2), *acc = history_window_span_get(&rows, k, 3);
 		const char *code = verdict ? ksftm_verdict_code(verdict) : NULL;
 		int flagged = code && !strcmp(code, KSFTM_VERDICT_REGRESSION) &&
 			      (!acc || !strcmp(acc, "0"));
 
 		/* As the statistic judged now (a policy may have changed it);
 		 * a run without that number is left out. Newest first here. */
-		if (history_value_as(span_get(&rows, k, 0), span_get(&rows, k, 5),
-				     span_get(&rows, k, 6), op, &pd->recent[m]) != 1)
+		if (history_value_as(history_window_span_get(&rows, k, 0), history_window_span_get(&rows, k, 5),
+				     history_window_span_get(&rows, k, 6), op, &pd->recent[m]) != 1)
 			continue;
-		repeats_of(span_get(&rows, k, 1), &pd->repeats[m], &pd->within[m]);
+		repeats_of(history_window_span_get(&rows, k, 1), &pd->repeats[m], &pd->within[m]);
 		m++;
 		if (!flagged) {
 			clean += ksftm_verdict_at_level(code);
@@ -953,26 +597,22 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 		pd->repeats[o] = r;
 	}
 	pd->n_recent = m;
-	span_release(&rows);
+	history_window_span_release(&rows);
 	return 0;
 }
 
 /* PostgreSQL: the recent runs of every series recent_all() reads, batched. */
-static int prefetch_recent(struct judge *j, size_t n_series)
+static int prefetch_recent(struct judge *j)
 {
-	const char *p[2] = { j->o->comparable, j->o->order };
 	size_t *idx = malloc((j->n_p ? j->n_p : 1) * sizeof(*idx)), k, m = 0;
 	int ret;
 
-	j->shift = calloc(n_series ? n_series : 1, sizeof(*j->shift));
-	if (!idx || !j->shift) {
-		free(idx);
+	if (!idx)
 		return ksftm_fail(ENOMEM, "out of memory");
-	}
 	for (k = 0; k < j->n_p; k++)
 		if (wants_recent(j, &j->p[k]))
 			idx[m++] = (size_t)j->c->rows[j->p[k].row].series;
-	ret = fetch_batched(j, BATCH_SHIFT_SQL, p, 2, idx, m, j->shift);
+	ret = history_window_prefetch_recent(&j->w, idx, m);
 	free(idx);
 	return ret;
 }
@@ -983,8 +623,7 @@ static int recent_all(struct judge *j)
 	size_t k;
 	int ret = 0;
 
-	if (db_dialect(j->db) == DB_POSTGRESQL &&
-	    (ret = prefetch_recent(j, ksft_metric_report_series_count(j->r))))
+	if (db_dialect(j->w.db) == DB_POSTGRESQL && (ret = prefetch_recent(j)))
 		return ret;
 	for (k = 0; k < j->n_p && !ret; k++)
 		if (wants_recent(j, &j->p[k]))
@@ -992,37 +631,12 @@ static int recent_all(struct judge *j)
 	return ret;
 }
 
-/* @r's series' identities and ids (0: not in the history), one look-up
- * for the run; the paths are the caller's to free. */
-static int lookup_keys(struct db *db, const struct ksft_metric_report *r,
-		       struct history_key **out)
-{
-	size_t i, n = ksft_metric_report_series_count(r);
-	struct history_key *keys = calloc(n ? n : 1, sizeof(*keys));
-	int ret = 0;
-
-	*out = keys;
-	if (!keys)
-		return ksftm_fail(ENOMEM, "out of memory");
-	for (i = 0; i < n && !ret; i++) {
-		struct ksft_metric_report_series s = { .sz = sizeof(s) };
-
-		if ((ret = ksft_metric_report_series_get(r, i, &s)))
-			break;
-		keys[i] = (struct history_key){ history_path_json(s.path, s.path_len), s.case_name,
-						s.name, s.labels_json, 0 };
-		if (!keys[i].path)
-			ret = ksftm_fail(ENOMEM, "out of memory");
-	}
-	return ret ? ret : history_series_lookup(db, keys, NULL, n);
-}
-
 int hgate_compare(struct db *db, const struct ksft_metric_report *r,
 		  const struct hgate_opts *o, struct ksft_metric_report_comparison **out)
 {
 	struct history_key *keys = NULL;
 	size_t i, n = ksft_metric_report_series_count(r);
-	int ret = lookup_keys(db, r, &keys);
+	int ret = history_window_lookup_keys(db, r, &keys);
 
 	*out = NULL;
 	if (!ret)
@@ -1037,8 +651,7 @@ int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
 		       const struct hgate_opts *o, const struct history_key *keys,
 		       struct ksft_metric_report_comparison **out)
 {
-	struct judge j = { .db = db, .r = r, .o = o, .keys = keys };
-	char *pinned = NULL;
+	struct judge j = { .r = r, .o = o, .keys = keys };
 	size_t i, n = ksft_metric_report_series_count(r);
 	int ret;
 
@@ -1046,15 +659,8 @@ int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
 	j.c = calloc(1, sizeof(*j.c));
 	if (!j.c)
 		return ksftm_fail(ENOMEM, "out of memory");
-	snprintf(j.window_q, sizeof(j.window_q), window_sql, o->window ? o->window : DEFAULT_WINDOW);
-	/* A scalar series reads its window's values only: the summary texts
-	 * were most of what a window query copied. Same WHERE. */
-	snprintf(j.scalar_q, sizeof(j.scalar_q), HISTORY_WINDOW_VALUES_SQL,
-		 o->window ? o->window : DEFAULT_WINDOW);
-	if ((ret = latest_pinned(&j, &pinned)) || (ret = load_levels(&j)))
-		goto out;
-	j.pinned = pinned;
-	if ((ret = prefetch_windows(&j, n)))
+	if ((ret = history_window_open(&j.w, db, r, o, keys)) ||
+	    (ret = history_window_prefetch(&j.w, n)))
 		goto out;
 	for (i = 0; i < n && !ret; i++)
 		ret = judge_series(&j, r, i);
@@ -1084,15 +690,7 @@ out:
 	}
 	free(j.p);
 	free(j.seen);
-	free(j.win);
-	free(j.shift);
-	free(j.any);
-	for (i = 0; i < j.n_batches; i++)
-		db_rows_free(j.batches[i]);
-	free(j.batches);
-	free(pinned);
-	free(j.levels);
-	db_rows_free(j.level_rows);
+	history_window_close(&j.w);
 	ksft_metric_report_comparison_free(j.c);
 	return ret;
 }

@@ -1,7 +1,7 @@
 /*
  * A series' test path as the history stores it (a JSON array of names) and
  * the JSON columns read back with their checks (a value as another compare
- * statistic, from its summaries). Storing (history.c),
+ * statistic, from its summaries). Storing (history_ingest.c),
  * querying (history_query.c) and judging (history_gate.c) all use them.
  */
 #include <errno.h>

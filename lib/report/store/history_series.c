@@ -1,5 +1,5 @@
 /* The history's series rows and the multi-row statements ingest writes
- * with (history.h): below both ingest (history.c) and the gate
+ * with (history.h): below both ingest (history_ingest.c) and the gate
  * (history_gate.c), which look a run's series up once and share the ids. */
 #include <errno.h>
 #include <stdint.h>
@@ -17,7 +17,7 @@
  * statements (one round trip each), not 2-3 per series. 14 parameters a
  * result row: well under its 65,535. SQLite has no round trips, and its
  * parser's cost grows with the square of a statement's parameters: one
- * row per statement there, each statement prepared once (db.c).
+ * row per statement there, each statement prepared once (db_sqlite.c).
  */
 size_t history_chunk_of(const struct db *db)
 {

@@ -1,5 +1,5 @@
 /*
- * The run history's read queries whose plans matter at scale (history_gate.c,
+ * The run history's read queries whose plans matter at scale (history_window.c,
  * history_query.c), here so that tests/report/test_history_plan.c can check
  * that each is an index range scan (EXPLAIN), never a scan that grows with
  * the whole history. "%zu" is the window/--last, filled in by snprintf.
@@ -31,7 +31,7 @@
 #define HISTORY_WINDOW_SQL "SELECT res.value, res.summary, res.compare_op" HISTORY_WINDOW_FROM
 
 /* The same for a scalar series, its values only: answered from the index
- * ksftm_results_window_op alone (history.c), no table row per value. The
+ * ksftm_results_window_op alone (history_schema.c), no table row per value. The
  * compare statistic each value is (NULL: p50) tells a window stored under
  * another policy, read again with its summaries (history_gate.c). */
 #define HISTORY_WINDOW_VALUES_SQL "SELECT res.value, NULL, res.compare_op" HISTORY_WINDOW_FROM
@@ -48,7 +48,7 @@
 #define HISTORY_LEVELS_SQL \
 	"SELECT series_id, run_order FROM ksftm_levels WHERE comparable = $1"
 
-/* How many recent runs HISTORY_SHIFT_SQL (and history_gate.c's batched
+/* How many recent runs HISTORY_SHIFT_SQL (and history_window.c's batched
  * copy) read: a run's verdict can depend on no run further back among
  * them (history_replay.c stops judging later runs again past it). */
 #define HISTORY_RECENT_RUNS 63

@@ -1,7 +1,7 @@
 /*
  * Triage of the run history (history.h): accepting a level and pinning a
  * baseline. Where both apply to a series, the accepted level wins: a pin
- * older than the series' level does not end its window (history_gate.c,
+ * older than the series' level does not end its window (history_window.c,
  * doc/run-history.rst), so no combination of the two leaves a series
  * without a window.
  */

@@ -1,0 +1,476 @@
+/* The run history's ingest: a run and its series stored in one transaction,
+ * judged on the way (history.h). */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <string.h>
+#include <time.h>
+
+#include "errmsg.h"
+#include "float_repr.h"
+#include "history.h"
+#include "history_context.h"
+#include "history_schema.h"
+#include "history_sql.h"
+#include "rp.h"
+#include "rp_compare.h"
+
+/* Everything of one series the history keeps, as JSON/text columns. */
+struct series_row {
+	char *path, *samples, *summary;
+	double value;
+	int has_value;
+};
+
+/* A finite double as JSON, its shortest round-trip text (null for NaN:
+ * a missing value): the columns are written directly, not through a
+ * jansson tree and json_dumps, which were an eighth of an ingest. */
+static void put_num(struct strbuf *sb, double v)
+{
+	char buf[FLOAT_REPR_MAX];
+
+	if (isfinite(v))
+		strbuf_add(sb, buf, float_repr(v, buf));
+	else
+		strbuf_adds(sb, "null");
+}
+
+static int series_row(const struct ksft_metric_report *r, size_t i,
+		      const struct ksft_metric_report_series *s, struct series_row *row)
+{
+	/* json_dumps(JSON_SORT_KEYS)'s order, which the stored text keeps. */
+	static const struct {
+		const char *name;
+		int code;
+	} ops[] = { { "last", RP_OP_LAST }, { "max", RP_OP_MAX }, { "p50", RP_OP_P50 },
+		    { "p90", RP_OP_P90 }, { "p99", RP_OP_P99 }, { "total", RP_OP_TOTAL } };
+	struct ksft_metric_report_values v = { 0 };
+	struct strbuf samples = STRBUF_INIT, summary = STRBUF_INIT;
+	struct rp_summary *sums = NULL;
+	const char *cmp = s->compare ? s->compare : "p50";
+	size_t k, e;
+	int ret, n, first = 1;
+
+	memset(row, 0, sizeof(*row));
+	ret = ksft_metric_report_series_values(r, i, KSFT_METRIC_REPORT_PROCESSED, &v);
+	if (ret)
+		goto out;
+	strbuf_addc(&samples, '[');
+	for (k = 0; k < v.n; k++) {
+		if (k)
+			strbuf_addc(&samples, ',');
+		if (v.width == 1) {
+			put_num(&samples, v.v[k]);
+			continue;
+		}
+		strbuf_addc(&samples, '[');
+		for (e = 0; e < v.width; e++) {
+			if (e)
+				strbuf_addc(&samples, ',');
+			put_num(&samples, v.v[k * v.width + e]);
+		}
+		strbuf_addc(&samples, ']');
+	}
+	strbuf_addc(&samples, ']');
+	n = rp_series_summaries(r, i, &sums);
+	if (n < 0) {
+		ret = n;
+		goto out;
+	}
+	strbuf_addc(&summary, '{');
+	for (k = 0; n > 0 && k < sizeof(ops) / sizeof(ops[0]); k++) {
+		int code = ops[k].code;
+
+		strbuf_adds(&summary, first ? "\"" : ",\"");
+		strbuf_adds(&summary, ops[k].name);
+		strbuf_adds(&summary, "\":");
+		first = 0;
+		if (n > 1) {	/* an array series: one value per element */
+			strbuf_addc(&summary, '[');
+			for (e = 0; e < (size_t)n; e++) {
+				if (e)
+					strbuf_addc(&summary, ',');
+				put_num(&summary, rp_summary_op(&sums[e], code));
+			}
+			strbuf_addc(&summary, ']');
+		} else {
+			double one = rp_summary_op(&sums[0], code);
+
+			put_num(&summary, one);
+			if (!strcmp(ops[k].name, cmp) && isfinite(one)) {
+				row->value = one;
+				row->has_value = 1;
+			}
+		}
+	}
+	strbuf_addc(&summary, '}');
+	row->path = history_path_json(s->path, s->path_len);
+	if (!samples.oom && !summary.oom) {
+		row->samples = strbuf_detach(&samples, NULL);
+		row->summary = strbuf_detach(&summary, NULL);
+	}
+	if (!row->path || !row->samples || !row->summary)
+		ret = ksftm_fail(ENOMEM, "out of memory");
+out:
+	free(sums);
+	strbuf_free(&samples);
+	strbuf_free(&summary);
+	ksft_metric_report_values_release(&v);
+	return ret;
+}
+
+static void series_row_free(struct series_row *row)
+{
+	free(row->path);
+	free(row->samples);
+	free(row->summary);
+}
+
+/* A run key from the content when the CI gives none: the same logs give
+ * the same key, so ingesting them twice is refused, not duplicated. */
+char *history_content_key(const struct ksft_metric_report *r, const char *ctx,
+			  const char *order)
+{
+	char *text = NULL, *key;
+	size_t len = 0, i;
+	unsigned long long h = 1469598103934665603ULL;	/* FNV-1a 64 */
+
+	if (ksft_metric_report_format(r, KSFT_METRIC_REPORT_JSON, &text, &len))
+		return NULL;
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
+	for (i = 0; ctx[i]; i++)
+		h = (h ^ (unsigned char)ctx[i]) * 1099511628211ULL;
+	/* The CI's order too: a new build with the same numbers (a
+	 * deterministic measurement) is a new run, not the same one again. */
+	for (i = 0; order && order[i]; i++)
+		h = (h ^ (unsigned char)order[i]) * 1099511628211ULL;
+	ksft_metric_report_text_free(text);
+	key = malloc(24);
+	if (key)
+		snprintf(key, 24, "sha-%016llx", h);
+	return key;
+}
+
+static void utc_now(char *buf, size_t size)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/*
+ * A run id or order as the history keeps it: valid UTF-8 without control
+ * characters, so that every reader can show it and no terminal runs it.
+ * The error quotes it neutralised (rp_text_dup()).
+ */
+int history_check_text(const char *field, const char *s)
+{
+	int control = 0;
+	long at = s ? rp_text_bad_at(s, strlen(s), &control) : -1;
+	char *shown;
+	int ret;
+
+	if (at < 0)
+		return 0;
+	shown = rp_text_dup(s, strlen(s));
+	if (control)
+		ret = ksftm_fail(EINVAL, "%s \"%s\": control character 0x%02x at byte %ld",
+				 field, shown ? shown : "?", (unsigned char)s[at] == 0xc2 ?
+				 (unsigned char)s[at + 1] : (unsigned char)s[at], at);
+	else
+		ret = ksftm_fail(EINVAL, "%s \"%s\": not valid UTF-8 at byte %ld", field,
+				 shown ? shown : "?", at);
+	free(shown);
+	return ret;
+}
+
+/* One series of the run being ingested. */
+struct ingest_item {
+	struct ksft_metric_report_series s;
+	struct series_row row;
+};
+
+static void items_free(struct ingest_item *items, size_t n)
+{
+	size_t i;
+
+	for (i = 0; items && i < n; i++)
+		series_row_free(&items[i].row);
+	free(items);
+}
+
+static int cmp_key_id(const void *a, const void *b)
+{
+	const struct history_key *const *x = a, *const *y = b;
+
+	return ((*x)->id > (*y)->id) - ((*x)->id < (*y)->id);
+}
+
+/*
+ * The run's series: @items (allocated) with the rows the history keeps of
+ * them, and @keys (allocated) with their identities and the ids of those
+ * the history has (the gate judges with these).
+ */
+static int prepare_series(struct db *db, const struct ksft_metric_report *r, size_t n,
+			  struct ingest_item **items_out, struct history_key **keys_out)
+{
+	struct ingest_item *items = calloc(n ? n : 1, sizeof(*items));
+	struct history_key *keys = calloc(n ? n : 1, sizeof(*keys));
+	size_t i;
+	int ret = 0;
+
+	*items_out = items;
+	*keys_out = keys;
+	if (!items || !keys)
+		return ksftm_fail(ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		items[i].s.sz = sizeof(items[i].s);
+		if ((ret = ksft_metric_report_series_get(r, i, &items[i].s)) ||
+		    (ret = series_row(r, i, &items[i].s, &items[i].row)))
+			return ret;
+		keys[i] = (struct history_key){ items[i].row.path, items[i].s.case_name,
+						items[i].s.name, items[i].s.labels_json, 0 };
+	}
+	return history_series_lookup(db, keys, NULL, n);
+}
+
+/*
+ * The series the history lacks inserted, then looked up: every key of
+ * @keys[0..n) gets its id; a run holding one series twice is -EEXIST.
+ */
+static int insert_series(struct db *db, struct history_key *keys, size_t n, const char *key)
+{
+	size_t *todo = malloc((n ? n : 1) * sizeof(*todo));
+	struct history_key **by_id = malloc((n ? n : 1) * sizeof(*by_id));
+	size_t i, n_todo = 0;
+	int ret = 0;
+
+	if (!todo || !by_id) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (!keys[i].id)
+			todo[n_todo++] = i;
+	if (n_todo && ((ret = history_series_pass(db, keys, n, todo, n_todo, 1)) ||
+		       (ret = history_series_pass(db, keys, n, todo, n_todo, 0))))
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!keys[i].id) {
+			ret = ksftm_fail(EIO, "history database lost a series row");
+			goto out;
+		}
+		by_id[i] = &keys[i];
+	}
+	qsort(by_id, n, sizeof(*by_id), cmp_key_id);
+	for (i = 1; i < n && !ret; i++)
+		if (by_id[i]->id == by_id[i - 1]->id)
+			ret = ksftm_fail(EEXIST, "run %s holds series %s/%s %s twice", key,
+					 by_id[i]->case_name, by_id[i]->metric, by_id[i]->labels);
+out:
+	free(by_id);
+	free(todo);
+	return ret;
+}
+
+/* The run's result rows, INGEST_CHUNK per INSERT. */
+static int insert_results(struct db *db, const struct ingest_item *items,
+			  const struct history_key *keys, size_t n, const char *run_id, const char *cmp, const char *order, int incomparable,
+			  const unsigned char *verdicts)
+{
+	const char **p = calloc(INGEST_CHUNK * 14, sizeof(*p));
+	char (*num)[64] = calloc(INGEST_CHUNK, sizeof(*num));
+	size_t k, from, m, sql_m = 0;
+	char *sql = NULL;
+	int ret = 0;
+
+	if (!p || !num) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	for (from = 0; from < n && !ret; from += m) {
+		const char *text;
+
+		m = n - from < history_chunk_of(db) ? n - from : history_chunk_of(db);
+		for (k = 0; k < m; k++) {
+			const struct ingest_item *it = &items[from + k];
+			const char *verdict = history_verdict_name(verdicts[from + k]);
+			const char **q = p + 14 * k;
+			char *v = num[k], *sid = num[k] + 40, *usable = num[k] + 62;
+
+			snprintf(v, 40, "%.17g", it->row.value);
+			snprintf(sid, 22, "%lld", keys[from + k].id);
+			/* Only measurements, on a comparable machine and not judged
+			 * a regression (nor measured on a disturbed machine), feed
+			 * baselines. */
+			usable[0] = history_status_measured(it->s.status) && !incomparable &&
+				    strcmp(verdict, KSFTM_VERDICT_REGRESSION) &&
+				    strcmp(verdict, KSFTM_VERDICT_DISTURBED) ? '1' : '0';
+			usable[1] = '\0';
+			q[0] = run_id;
+			q[1] = sid;
+			q[2] = cmp;
+			q[3] = order;
+			q[4] = usable;
+			q[5] = it->s.status;
+			q[6] = it->s.shape;
+			q[7] = it->s.policy_json;
+			q[8] = it->s.compare;
+			q[9] = it->s.better;
+			q[10] = it->row.has_value ? v : NULL;
+			q[11] = it->row.samples;
+			q[12] = it->row.summary;
+			q[13] = verdict;
+		}
+		text = history_multi_values_of(&sql, &sql_m, "INSERT INTO ksftm_results (run_id, series_id,"
+				       " comparable, run_order, usable, status, shape, policy,"
+				       " compare_op, better, value, samples, summary, verdict)"
+				       " VALUES ", m, 14, 0, "");
+		ret = text ? db_query(db, text, p, (int)(14 * m), NULL) :
+			     ksftm_fail(ENOMEM, "out of memory");
+	}
+out:
+	free(sql);
+	free(p);
+	free(num);
+	return ret;
+}
+
+int history_ingest(struct history *h, const struct ksft_metric_report *r,
+		   const struct history_run *run, char **run_key_out)
+{
+	struct db *db = history_db(h);
+	struct db_rows *rows = NULL;
+	json_t *ctx_json = NULL;
+	struct ksft_metric_report_comparison *judged = NULL;
+	unsigned char *verdicts = NULL;
+	struct ingest_item *items = NULL;
+	struct history_key *series = NULL;
+	char now[32], *ctx = NULL, *keys = NULL, *cmp = NULL, *key = NULL, *run_id = NULL;
+	char *order = NULL, *sort = NULL;
+	size_t n = ksft_metric_report_series_count(r);
+	int ret, incomparable;
+
+	if (run_key_out)
+		*run_key_out = NULL;
+	if ((ret = history_writable(h)) || (ret = history_check_text("run id", run->run_key)) ||
+	    (ret = history_check_text("order", run->order)) ||
+	    (run->order && (ret = history_order_normalise("order", run->order, &order))) ||
+	    (ret = history_run_context(r, run, &ctx_json)))
+		goto out;
+	ctx = history_context_text(ctx_json);
+	if (!ctx) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	utc_now(now, sizeof(now));
+	key = run->run_key ? strdup(run->run_key) : history_content_key(r, ctx, order);
+	if (!key) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+
+	if ((ret = db_begin_write(db)))
+		goto out;
+	if ((ret = history_schema_meta_get(db, "comparable_keys", &keys)))
+		goto fail;
+	ctx_json = json_loads(ctx, 0, NULL);
+	cmp = history_comparable(ctx_json, keys ? keys : history_context_default_keys);
+	incomparable = history_context_incomparable(ctx_json);
+	/* No --order: the run's own time, else the database's clock (not
+	 * before the newest run of these machines), read under the write lock
+	 * so that runs ingested one after the other follow each other (never
+	 * tied at one second, never a client's clock). The run id breaks ties
+	 * of equal orders. */
+	if (!cmp) {
+		json_decref(ctx_json);
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (!order && (ret = history_order_default(db, ctx_json, cmp, &order))) {
+		json_decref(ctx_json);
+		goto fail;
+	}
+	json_decref(ctx_json);
+	if (!(sort = history_order_key(order, key))) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto fail;
+	}
+	/* The run's series and the ids of those the history has: the gate
+	 * judges with them, and only the others are inserted. */
+	if ((ret = prepare_series(db, r, n, &items, &series)))
+		goto fail;
+	/* Judge the run against the runs before it, as compare would: a
+	 * regression is kept but stays out of later windows until accepted. */
+	{
+		struct hgate_opts o = { cmp, sort, incomparable,
+					run->window, run->fdr, 1 };
+
+		ret = hgate_compare_keys(db, r, &o, series, &judged);
+		if (ret < 0)
+			goto fail;
+		ret = 0;
+	}
+	if (!(verdicts = history_series_verdicts(judged, n))) {
+		ret = ksftm_fail(ENOMEM, "out of memory");
+		goto fail;
+	}
+	{
+		const char *p[5] = { key, sort, ctx, cmp, now };
+
+		ret = db_query(db, "INSERT INTO ksftm_runs (run_key, run_order, context, comparable,"
+			       " ingested) VALUES ($1, $2, $3, $4, $5) RETURNING id", p, 5, &rows);
+		if (ret == -EEXIST)
+			ret = ksftm_fail(EEXIST, "run %s is already in the history", key);
+		if (ret)
+			goto fail;
+		run_id = db_rows_get(rows, 0, 0) ? strdup(db_rows_get(rows, 0, 0)) : NULL;
+		db_rows_free(rows);
+		rows = NULL;
+		if (!run_id) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	if ((ret = insert_series(db, series, n, key)) ||
+	    (ret = insert_results(db, items, series, n, run_id, cmp, sort, incomparable,
+				  verdicts)))
+		goto fail;
+	/* Runs of these machines ordered after this one were judged without
+	 * it: judged again, so that no verdict depends on the ingest order. */
+	if ((ret = history_rejudge_later(db, cmp, sort, run, series, n)))
+		goto fail;
+	if ((ret = db_commit(db)))
+		goto fail;
+	ret = (int)n;
+	if (run_key_out) {
+		*run_key_out = key;
+		key = NULL;
+	}
+	goto out;
+fail:
+	db_rollback(db);
+out:
+	ksft_metric_report_comparison_free(judged);
+	free(verdicts);
+	items_free(items, n);
+	free(series);
+	db_rows_free(rows);
+	free(run_id);
+	free(keys);
+	free(cmp);
+	free(ctx);
+	free(key);
+	free(order);
+	free(sort);
+	return ret;
+}
+

@@ -1,0 +1,392 @@
+/* The run history's schema: creating, migrating and opening it (history.h). */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "errmsg.h"
+#include "history.h"
+#include "history_context.h"
+#include "history_schema.h"
+
+struct history {
+	struct db *db;
+	long version;	/* the schema's, as found at open (0: none) */
+	long target;	/* what writers create or migrate to */
+	int read_indexes;	/* read_indexes known to exist */
+};
+
+/*
+ * Schema version 1. Every table is prefixed ksftm_ so the history can live
+ * in a database shared with other tools (NIPA's). Results copy their run's
+ * order, comparability key and usability, so the gate's window ("the last
+ * N usable, comparable runs of this series") is one index range scan,
+ * whatever the history's length.
+ */
+static const char schema_v1_common[] =
+	"CREATE TABLE IF NOT EXISTS ksftm_series ("
+	" id %s,"
+	" path TEXT NOT NULL, case_name TEXT NOT NULL, metric TEXT NOT NULL,"
+	" labels TEXT NOT NULL,"
+	" UNIQUE (path, case_name, metric, labels));"
+	"CREATE TABLE IF NOT EXISTS ksftm_runs ("
+	" id %s,"
+	" run_key TEXT NOT NULL UNIQUE,"
+	" run_order TEXT NOT NULL,"
+	" context TEXT NOT NULL,"
+	" comparable TEXT NOT NULL,"
+	" state TEXT NOT NULL DEFAULT 'new',"
+	" pinned INTEGER NOT NULL DEFAULT 0,"
+	" ingested TEXT NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS ksftm_results ("
+	" run_id BIGINT NOT NULL REFERENCES ksftm_runs(id) ON DELETE CASCADE,"
+	" series_id BIGINT NOT NULL REFERENCES ksftm_series(id),"
+	" comparable TEXT NOT NULL,"
+	" run_order TEXT NOT NULL,"
+	" usable INTEGER NOT NULL,"
+	" status TEXT NOT NULL,"
+	" shape TEXT NOT NULL,"
+	" policy TEXT,"
+	" compare_op TEXT,"
+	" better TEXT,"
+	" value DOUBLE PRECISION,"
+	" samples TEXT NOT NULL,"
+	" summary TEXT NOT NULL,"
+	" PRIMARY KEY (series_id, run_id));"
+	"CREATE INDEX IF NOT EXISTS ksftm_runs_order ON ksftm_runs (comparable, run_order);";
+
+/*
+ * The results' two read paths at scale, each answered from the index alone
+ * (no table row per result): a scalar series' window (its values, newest
+ * first) and the series of the recent runs (the missing-series check).
+ * Not part of the schema version: every query is the same with or without
+ * them (only slower), so a writer adds them to an existing history
+ * (history_writable()) without making an older ksft-metric refuse it. They
+ * replace version 1's narrower ksftm_results_window (series_id, comparable,
+ * usable, run_order) and ksftm_results_run (run_id), whose columns lead them.
+ * The window's index carries each value's compare statistic (issue 31: a
+ * policy that changes it is judged like with like, history_gate.c);
+ * ksftm_results_window_value, the same without it, is replaced.
+ */
+#define HISTORY_READ_INDEX "ksftm_results_window_op"
+static const char read_indexes[] =
+	"CREATE INDEX IF NOT EXISTS " HISTORY_READ_INDEX
+	" ON ksftm_results (series_id, comparable, usable, run_order, value, compare_op);"
+	"CREATE INDEX IF NOT EXISTS ksftm_results_run_series"
+	" ON ksftm_results (run_id, usable, series_id, better);"
+	"DROP INDEX IF EXISTS ksftm_results_window_value;"
+	"DROP INDEX IF EXISTS ksftm_results_window;"
+	"DROP INDEX IF EXISTS ksftm_results_run;";
+
+
+struct db *history_db(struct history *h)
+{
+	return h->db;
+}
+
+int history_schema_meta_get(struct db *db, const char *key, char **value)
+{
+	struct db_rows *rows;
+	const char *p[1] = { key };
+	int ret = db_query(db, "SELECT value FROM ksftm_meta WHERE key = $1", p, 1, &rows);
+
+	*value = NULL;
+	if (ret)
+		return ret;
+	if (db_rows_count(rows) && db_rows_get(rows, 0, 0) &&
+	    !(*value = strdup(db_rows_get(rows, 0, 0))))
+		ret = ksftm_fail(ENOMEM, "out of memory");
+	db_rows_free(rows);
+	return ret;
+}
+
+/*
+ * Version 2: the gate's verdict at ingest and its acceptance per result,
+ * the level each accepted change starts (ksftm_levels), an index for one
+ * series' whole history, and comparability keys whose values are all
+ * text (a collector's --context cpu_count=2 and a log's 2 are one machine).
+ */
+static const char schema_v2_steps[] =
+	"ALTER TABLE ksftm_results ADD COLUMN verdict TEXT;"
+	"ALTER TABLE ksftm_results ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE ksftm_levels ("
+	" series_id BIGINT NOT NULL REFERENCES ksftm_series(id),"
+	" comparable TEXT NOT NULL,"
+	" run_order TEXT NOT NULL,"
+	" PRIMARY KEY (series_id, comparable));"
+	"CREATE INDEX ksftm_results_series ON ksftm_results (series_id, run_order);"
+	"CREATE INDEX ksftm_runs_pinned ON ksftm_runs (comparable, pinned, run_order);";
+
+static int recompute_comparable(struct db *db)
+{
+	struct db_rows *rows;
+	char *keys = NULL;
+	size_t i;
+	int ret = history_schema_meta_get(db, "comparable_keys", &keys);
+
+	if (ret)
+		return ret;
+	ret = db_query(db, "SELECT id, context FROM ksftm_runs", NULL, 0, &rows);
+	if (!ret && (ret = db_rows_check(db, rows, "ksftm_runs.id ksftm_runs.context", 0, NULL)))
+		db_rows_free(rows);
+	for (i = 0; !ret && i < db_rows_count(rows); i++) {
+		char row[64];
+		json_t *ctx;
+		char *cmp;
+		const char *p[2] = { NULL, db_rows_get(rows, i, 0) };
+
+		snprintf(row, sizeof(row), "ksftm_runs.id = %.40s", p[1]);
+		if ((ret = history_json(db, db_rows_get(rows, i, 1), "ksftm_runs.context", row, &ctx))) {
+			db_rows_free(rows);
+			break;
+		}
+		p[0] = cmp = history_comparable(ctx, keys ? keys : history_context_default_keys);
+		json_decref(ctx);
+		if (!cmp) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			db_rows_free(rows);
+			break;
+		}
+		ret = db_query(db, "UPDATE ksftm_runs SET comparable = $1 WHERE id = $2", p, 2, NULL);
+		if (!ret)
+			ret = db_query(db, "UPDATE ksftm_results SET comparable = $1 WHERE run_id = $2",
+				       p, 2, NULL);
+		free(cmp);
+		if (ret)
+			db_rows_free(rows);
+	}
+	if (!ret)
+		db_rows_free(rows);
+	free(keys);
+	return ret;
+}
+
+static int check_newer(struct db *db, long v)
+{
+	if (v > HISTORY_SCHEMA_VERSION)
+		return ksftm_fail(EPROTO, "history database %s has schema version %ld; this "
+				  "ksft-metric knows up to %d (upgrade it)", db_name(db), v,
+				  HISTORY_SCHEMA_VERSION);
+	return 0;
+}
+
+static int create_schema(struct db *db, long target)
+{
+	int pg = db_dialect(db) == DB_POSTGRESQL;
+	const char *autoinc = pg ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY";
+	char sql[sizeof(schema_v1_common) + 64];
+	char *version = NULL;
+	long v = 0;
+	int ret;
+
+	/* Two first ingests at once both create: db_begin_write() serialises
+	 * them (SQLite's BEGIN IMMEDIATE, PostgreSQL's advisory lock). */
+	if ((ret = db_begin_write(db)))
+		return ret;
+	if ((ret = db_exec(db, "CREATE TABLE IF NOT EXISTS ksftm_meta"
+			       " (key TEXT PRIMARY KEY, value TEXT NOT NULL)")))
+		goto fail;
+	if ((ret = history_schema_meta_get(db, "schema_version", &version)))
+		goto fail;
+	if (version) {
+		v = strtol(version, NULL, 10);
+		free(version);
+		if ((ret = check_newer(db, v)))
+			goto fail;
+		if (v >= target) {
+			db_rollback(db);
+			return 0;
+		}
+	} else {
+		const char *p[2] = { "schema_version", "1" };
+		const char *q[2] = { "comparable_keys", history_context_default_keys };
+		static const char ins[] = "INSERT INTO ksftm_meta (key, value) VALUES ($1, $2)";
+
+		snprintf(sql, sizeof(sql), schema_v1_common, autoinc, autoinc);
+		if ((ret = db_exec(db, sql)) || (ret = db_exec(db, read_indexes)) ||
+		    (ret = db_query(db, ins, p, 2, NULL)) || (ret = db_query(db, ins, q, 2, NULL)))
+			goto fail;
+		v = 1;
+	}
+	/* Each step from the database's version up, in this transaction: a
+	 * history is migrated whole or not at all. */
+	if (v < 2 && target >= 2) {
+		if ((ret = db_exec(db, schema_v2_steps)) || (ret = recompute_comparable(db)) ||
+		    (ret = db_exec(db, "UPDATE ksftm_meta SET value = '2' WHERE key = 'schema_version'")))
+			goto fail;
+	}
+	return db_commit(db);
+fail:
+	db_rollback(db);
+	return ret;
+}
+
+/*
+ * The schema version, read without a transaction or a lock (a reader must
+ * not wait for a running ingest): 0 when the database has no history yet.
+ */
+static int read_version(struct db *db, long *v)
+{
+	struct db_rows *rows;
+	char *version = NULL, *end;
+	int ret = db_query(db, db_dialect(db) == DB_POSTGRESQL ?
+			   "SELECT 1 WHERE to_regclass('ksftm_meta') IS NOT NULL" :
+			   "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ksftm_meta'",
+			   NULL, 0, &rows);
+
+	*v = 0;
+	if (ret)
+		return ret;
+	if (!db_rows_count(rows)) {
+		db_rows_free(rows);
+		return 0;
+	}
+	db_rows_free(rows);
+	if ((ret = history_schema_meta_get(db, "schema_version", &version)) || !version)
+		return ret;
+	*v = strtol(version, &end, 10);
+	if (end == version || *end || *v < 1)
+		ret = ksftm_fail(EBADMSG, "history database %s: ksftm_meta.value in the row with"
+				 " key = 'schema_version' is \"%.40s\", not a version", db_name(db),
+				 version);
+	free(version);
+	return ret;
+}
+
+int history_open(const char *url, struct history **out)
+{
+	return history_open_version(url, HISTORY_SCHEMA_VERSION, out);
+}
+
+/*
+ * Opening only reads the schema version. A database without a history
+ * gets its tables at once (what opening always did: a fresh file is an
+ * empty history); an older schema is migrated by the first writer
+ * (history_writable()), and readers refuse it (history_readable()) rather
+ * than write: so a reader never takes the write lock.
+ */
+/* Longer than any schema creation takes, short of SQLite's own busy timeout. */
+#define HISTORY_OPEN_RETRY_MS 60000
+
+static int open_once(struct history *h, const char *url, long version)
+{
+	int ret = db_open(url, &h->db);
+
+	if (!ret)
+		ret = read_version(h->db, &h->version);
+	if (!ret)
+		ret = check_newer(h->db, h->version);
+	if (!ret && !h->version) {
+		ret = create_schema(h->db, version);
+		if (!ret)
+			ret = read_version(h->db, &h->version);
+	}
+	return ret;
+}
+
+int history_open_version(const char *url, long version, struct history **out)
+{
+	struct history *h;
+	unsigned int wait_ms, waited_ms = 0;
+	int ret;
+
+	*out = NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return ksftm_fail(ENOMEM, "out of memory");
+	h->target = version;
+	/* SQLite answers "locked" at once, without its busy handler, to a
+	 * connection that meets another one switching a new file to WAL or
+	 * creating its tables (8 first ingests at once did): that open is
+	 * tried again from the start, for as long as the busy timeout. */
+	for (wait_ms = 1;; wait_ms = wait_ms < 256 ? wait_ms * 2 : wait_ms) {
+		ret = open_once(h, url, version);
+		if (ret != -EBUSY || waited_ms >= HISTORY_OPEN_RETRY_MS)
+			break;
+		db_close(h->db);
+		h->db = NULL;
+		usleep(wait_ms * 1000);
+		waited_ms += wait_ms;
+	}
+	if (ret) {
+		history_close(h);
+		return ret;
+	}
+	*out = h;
+	return 0;
+}
+
+/* A history written before read_indexes existed gets them from its next writer. */
+static int add_read_indexes(struct db *db)
+{
+	struct db_rows *rows;
+	int ret = db_query(db, db_dialect(db) == DB_POSTGRESQL ?
+			   "SELECT 1 WHERE to_regclass('" HISTORY_READ_INDEX "') IS NOT NULL" :
+			   "SELECT 1 FROM sqlite_master WHERE type = 'index'"
+			   " AND name = '" HISTORY_READ_INDEX "'", NULL, 0, &rows);
+	size_t have;
+
+	if (ret)
+		return ret;
+	have = db_rows_count(rows);
+	db_rows_free(rows);
+	if (have)
+		return 0;
+	if ((ret = db_begin_write(db)))
+		return ret;
+	if ((ret = db_exec(db, read_indexes))) {
+		db_rollback(db);
+		return ret;
+	}
+	return db_commit(db);
+}
+
+int history_writable(struct history *h)
+{
+	int ret;
+
+	if ((ret = db_writable(h->db)))
+		return ret;
+	if (h->version < h->target) {
+		ret = create_schema(h->db, h->target);
+		if (!ret)
+			ret = read_version(h->db, &h->version);
+		if (ret)
+			return ret;
+	}
+	if (h->version >= 2 && !h->read_indexes) {
+		if ((ret = add_read_indexes(h->db)))
+			return ret;
+		h->read_indexes = 1;
+	}
+	return 0;
+}
+
+int history_readable(struct history *h)
+{
+	if (h->version < HISTORY_SCHEMA_VERSION)
+		return ksftm_fail(EPROTO, "history database %s has schema version %ld: a writer"
+				  " (ksft-metric ingest, accept or pin) migrates it to version %d"
+				  " first; reading does not", db_name(h->db), h->version,
+				  HISTORY_SCHEMA_VERSION);
+	return 0;
+}
+
+void history_close(struct history *h)
+{
+	if (!h)
+		return;
+	db_close(h->db);
+	free(h);
+}
+
+int history_comparable_keys(struct history *h, char **keys_json)
+{
+	int ret = history_schema_meta_get(h->db, "comparable_keys", keys_json);
+
+	if (!ret && !*keys_json && !(*keys_json = strdup(history_context_default_keys)))
+		ret = ksftm_fail(ENOMEM, "out of memory");
+	return ret;
+}

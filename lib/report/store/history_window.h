@@ -1,0 +1,109 @@
+/*
+ * The rows the history gate judges, read from the history
+ * (history_window.c): each series' window, its recent runs, whether it
+ * has any result at all, the accepted levels and the latest pin, the
+ * series a run lacks. judge/history_gate.c judges them.
+ */
+#ifndef KSFTM_HISTORY_WINDOW_H
+#define KSFTM_HISTORY_WINDOW_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "db.h"
+#include "history.h"
+#include "history_sql.h"
+
+/* Runs judged against when the caller says 0. */
+#define HISTORY_WINDOW_DEFAULT 30
+
+/*
+ * Rows @from..@from+@n of @rows, columns from @col: one series' window or
+ * recent runs, a query of its own (SQLite: an index range scan prepared
+ * once) or a slice of one batched query for many series (PostgreSQL: one
+ * round trip per batch of series, not one per series).
+ */
+struct history_window_span {
+	struct db_rows *rows;
+	size_t from, n;
+	int col;
+	int owned;	/* @rows is this span's alone */
+};
+
+static inline const char *history_window_span_get(const struct history_window_span *sp,
+						   size_t k, int c)
+{
+	return db_rows_get(sp->rows, sp->from + k, sp->col + c);
+}
+
+static inline void history_window_span_release(struct history_window_span *sp)
+{
+	if (sp->owned)
+		db_rows_free(sp->rows);
+	memset(sp, 0, sizeof(*sp));
+}
+
+struct history_window_level;
+
+/* What the gate reads of one run's machines (hgate_opts). */
+struct history_window {
+	struct db *db;
+	const struct ksft_metric_report *r;
+	const struct hgate_opts *o;
+	const struct history_key *keys;	/* series i's identity and id (0: none) */
+	char *pinned;		/* latest pinned run's order, or NULL */
+	struct history_window_level *levels;	/* accepted levels, by id */
+	size_t n_levels;
+	struct db_rows *level_rows;	/* their storage */
+	char window_q[sizeof(HISTORY_WINDOW_SQL) + 24];
+	char scalar_q[sizeof(HISTORY_WINDOW_SQL) + 24];	/* the same without the summaries */
+	struct history_window_span *win;	/* PostgreSQL: every series' window */
+	struct history_window_span *shift;	/* and its recent runs */
+	struct history_window_span *any;	/* a row if an empty window's series has any */
+	struct db_rows **batches;	/* their storage */
+	size_t n_batches, cap_batches;
+};
+
+/* @w for run @r on @db with @o and its series' @keys: the latest pin and
+ * the accepted levels read once. history_window_close() in any case. */
+int history_window_open(struct history_window *w, struct db *db,
+			const struct ksft_metric_report *r, const struct hgate_opts *o,
+			const struct history_key *keys);
+void history_window_close(struct history_window *w);
+
+/* The order where series @id's accepted level starts, or NULL. */
+const char *history_window_level(const struct history_window *w, long long id);
+/* The pinned order that ends series @id's window, or NULL. */
+const char *history_window_pin(const struct history_window *w, long long id);
+
+/* PostgreSQL: every known series' window (and whether an empty one's
+ * series has any result), batched; nothing on SQLite. */
+int history_window_prefetch(struct history_window *w, size_t n);
+/* The window of series @i, newest first (@scalar: its values only, not
+ * the summaries an array's elements need). */
+int history_window_of(struct history_window *w, size_t i, int scalar,
+		      struct history_window_span *out);
+/* Has series @i any result on these machines before the run? */
+int history_window_has_any(struct history_window *w, size_t i, int *any);
+
+/* PostgreSQL: the recent runs of the series @idx[0..m), batched. */
+int history_window_prefetch_recent(struct history_window *w, const size_t *idx, size_t m);
+/* The recent runs of series @i (id @id), newest first (HISTORY_SHIFT_SQL's
+ * columns). */
+int history_window_recent(struct history_window *w, size_t i, long long id,
+			  struct history_window_span *out);
+
+/* The series of the recent comparable runs (series id, ?better), checked. */
+int history_window_missing(struct history_window *w, struct db_rows **rows);
+/* Series @id's row (path, case name, metric, labels), checked, with its
+ * path's @parts[0..*m) (free() @parts; they live in @path, json_decref()
+ * it). */
+int history_window_series(struct history_window *w, long long id, struct db_rows **rows,
+			  struct json_t **path, const char ***parts, size_t *m);
+
+/* @r's series' identities and ids (0: not in the history), one look-up
+ * for the run; the paths are the caller's to free. */
+int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r,
+			       struct history_key **out);
+
+#endif
