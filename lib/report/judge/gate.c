@@ -52,7 +52,7 @@ static double abs_skew(const double *w, size_t n, int logs)
  * level (log-normal: latencies, costs); they make noise with a ceiling
  * (a saturated link's throughput, skewed to the left) more skewed still.
  * Replaying recorded iperf3 runs (bench/gate_accuracy, 40 series of one
- * repeat, doc/regression-gate.rst): always logarithms, 12% of unchanged
+ * repeat, doc/gate-record.rst): always logarithms, 12% of unchanged
  * runs failed at q = 1%; the more symmetric scale, 0.8%. (Medians of 3
  * or 5 repeats of that noise still fail 5-7%: a slow mode the window has
  * not seen is a heavier tail than any rescaling fixes.)
@@ -472,7 +472,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	 * before it). With the first alone, one run 20 % down on real iperf3
 	 * runs passed where a t interval on the same window found it; with
 	 * the second alone, unchanged runs failed 1.5 % of the time at r = 1
-	 * (issue 31 item 17, bench/gate_single, doc/regression-gate.rst).
+	 * (issue 31 item 17, bench/gate_single, doc/gate-record.rst).
 	 */
 	md->alone = nz;
 	for (i = 0; i < s->n_window; i++)

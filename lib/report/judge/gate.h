@@ -65,7 +65,7 @@
  * while S stays above h, not only the first, so the chance that an
  * unchanged run's S is at least h is about 3.55 / ARL0(h) (2e8 steps of
  * unit normal noise: 3.47 at h = 4, 3.53-3.58 for h = 5-9, the range a
- * series' budget puts h in; doc/regression-gate.rst). The recorded
+ * series' budget puts h in; doc/gate-record.rst). The recorded
  * histories' replay is bench/. GATE_DIFF_CLIP winsorises
  * successive differences (robust standard deviations).
  */
@@ -82,7 +82,7 @@
  * GATE_GUARD_ADAPT_REPEATS repeats or more: while its excursion (runs
  * since it was last zero) reaches past the band, the band reaches back to
  * the excursion's start, at most GATE_GUARD_MAX_RUNS. Replayed in time
- * order over all eight recordings (doc/regression-gate.rst, one case a
+ * order over all eight recordings (doc/gate-record.rst, one case a
  * job): at r = 3 the 15 % drop, missed within 27 runs before, is found
  * after 10 (3 of 3 starts), false alarms 0.2 % as before; at r = 5 0.0 ->
  * 0.2 % [0.0, 0.8]. At r = 1 the same rule took false alarms from 0.9 %
@@ -94,7 +94,7 @@
 /* The run-alone statistic's share of a series' budget (the CUSUM has the
  * rest). Replaying the recorded iperf3 histories in time order (r = 1,
  * throughput and cost, one case): 0.5 failed 7 of 310 and 8 of 170
- * unchanged runs, 0.2 12 of 310 and 5 of 170 (doc/regression-gate.rst). */
+ * unchanged runs, 0.2 12 of 310 and 5 of 170 (doc/gate-record.rst). */
 #define GATE_SHEWHART_SHARE 0.5
 /*
  * The run alone is judged two ways (gate.c, two_ways()): against the whole
@@ -103,7 +103,7 @@
  * band, the drift as noise) on the rest; while the CUSUM is idle the
  * latter keeps the run alone's whole share and the former takes this
  * share of the CUSUM's. Measured (issue 31 item 17,
- * doc/regression-gate.rst): on real iperf3 runs capped by tbf (bench/
+ * doc/gate-record.rst): on real iperf3 runs capped by tbf (bench/
  * gate_single, window 10) single runs capped at 90 % / 95 % of the median
  * were found in 0 / 0 of 12 with the CUSUM's view alone, 4 / 1 at 0.45,
  * 5 / 1 at 0.5 (a t interval on the same window at the same false
@@ -121,7 +121,7 @@
  * 6.0 % of unchanged runs; the CUSUM statistic of unchanged runs was at or
  * above 5 in 1.8 % (iperf3) and 2.1 % (interference) of runs against the
  * 0.38 % its normal theory gives. Chosen on one recording, checked on the
- * other (doc/regression-gate.rst, "Why unchanged runs alarmed"): nu = 6.
+ * other (doc/gate-record.rst, "Why unchanged runs alarmed"): nu = 6.
  */
 #define GATE_TAIL_DF 6.0
 /*
@@ -130,7 +130,7 @@
  * the noise come from a dozen runs, and a level that is still settling
  * (a new machine, a new CI job) drifts by more than their successive
  * differences show: the time-ordered replay of all eight recordings
- * (doc/regression-gate.rst) put 72 of the 129 alarms at r = 1 in runs
+ * (doc/gate-record.rst) put 72 of the 129 alarms at r = 1 in runs
  * 10-24. 25 halves the alarms at r = 1 and 3 and costs delay only in
  * histories shorter than that (r = 5's short replays: the 15-28 % drops
  * found after 9 runs instead of 5-7).
@@ -145,7 +145,7 @@
  * 5 % per series, not the run-level control: the verdict fails nothing,
  * it turns a failure into a rerun, so its error costs delay, not a false
  * alarm. The time-ordered replay of all eight recordings
- * (doc/regression-gate.rst) took the one-case-per-job false alarms from
+ * (doc/gate-record.rst) took the one-case-per-job false alarms from
  * 1.3 % to 0.9 % at r = 1 and from 0.8 % to 0.2 % at r = 3; it no longer
  * finds, within the runs watched, six 0.1-sd shifts at r = 3 that rode a
  * machine episode (found after 2-4 runs, a thirtieth of their bound) and
@@ -156,7 +156,7 @@
  * the recent runs' worst value by the margin whose chance, for noise with
  * an exponential tail, is GATE_FAR_SHARE of the series' budget, is a
  * regression whatever the noise model says. Replayed in time order over
- * all eight recordings (doc/regression-gate.rst, one case a job): at the
+ * all eight recordings (doc/gate-record.rst, one case a job): at the
  * whole budget 56 of 4,993 runs failed at r = 1 (43 without the rule),
  * measured on the window alone 88; at 0.3 of it 44 (r = 3: 3 of 1,552,
  * r = 5: 2 of 856, both as without it).
