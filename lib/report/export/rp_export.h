@@ -42,7 +42,7 @@ void rp_view_free(struct rp_view *v);
 /* OpenMetrics' base unit word ("seconds", "bytes") of a series, or NULL. */
 const char *rp_om_unit(const struct rp_policy *p);
 
-/* Summaries of one series after its pipeline (format.c's, for writers). */
+/* Summaries of one series after its pipeline, for the writers. */
 struct rp_sums {
 	struct rp_policy scratch;
 	const struct rp_policy *p;
@@ -75,8 +75,11 @@ size_t rp_rowix_find(const struct rp_rowix *ix, const char *key, size_t *first);
 /* One row as a JSON object (element, compare, baseline, ..., verdict). */
 void rp_row_json(struct strbuf *sb, const struct cmp_row *row);
 
-/* The writers (format_kcidb.c, format_nipa.c). */
-int rp_format_plain(const struct ksft_metric_report *r, int fmt, struct strbuf *sb);
+/* The writers, one a file; dispatch.c picks one. 0 or -ENOMEM (KCIDB and
+ * NIPA: or another negative errno with the message set). */
+int format_json_write(const struct ksft_metric_report *r, struct strbuf *sb);
+int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb);
+int format_openmetrics_write(const struct ksft_metric_report *r, struct strbuf *sb);
 /* The text table (format_text.c): @fmt TEXT with its width and verbosity flags. */
 int rp_format_text(const struct ksft_metric_report *r, int fmt, struct strbuf *sb);
 int rp_format_kcidb(const struct ksft_metric_report *r,
