@@ -24,7 +24,7 @@ static int format_plain(const struct ksft_metric_report *r, int fmt, struct strb
 	/* Only the text takes the width and verbosity flags. */
 	if ((fmt & ~(KSFT_METRIC_REPORT_TEXT_NARROW | KSFT_METRIC_REPORT_TEXT_VERBOSE)) ==
 	    KSFT_METRIC_REPORT_TEXT)
-		return rp_format_text(r, fmt, sb);
+		return format_text_write(r, fmt, sb);
 	switch (fmt) {
 	case KSFT_METRIC_REPORT_JSON:
 		ret = format_json_write(r, sb);
@@ -67,7 +67,7 @@ ksft_metric_report_format_ext(const struct ksft_metric_report *r, int fmt,
 {
 	struct ksft_metric_report_format_opts o = KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
 	struct strbuf sb = STRBUF_INIT;
-	struct rp_view view;
+	struct export_view view;
 	int ret, viewed = 0;
 
 	if (!r || !out)
@@ -85,27 +85,27 @@ ksft_metric_report_format_ext(const struct ksft_metric_report *r, int fmt,
 	/* NIPA's own writer names every result NIPA's way already. */
 	if (o.name_style == KSFT_METRIC_REPORT_NAMES_NIPA &&
 	    fmt != KSFT_METRIC_REPORT_NIPA) {
-		if (rp_view_nipa(r, &view))
+		if (export_view_nipa(r, &view))
 			return ksftm_fail(ENOMEM, "out of memory");
 		r = &view.rep;
 		viewed = 1;
 	}
 	switch (fmt) {
 	case KSFT_METRIC_REPORT_KCIDB:
-		ret = rp_format_kcidb(r, &o, &sb);
+		ret = format_kcidb_write(r, &o, &sb);
 		break;
 	case KSFT_METRIC_REPORT_NIPA:
-		ret = rp_format_nipa(r, &o, &sb);
+		ret = format_nipa_write(r, &o, &sb);
 		break;
 	default:
 		strbuf_free(&sb);
 		ret = ksft_metric_report_format(r, fmt, out, len);
 		if (viewed)
-			rp_view_free(&view);
+			export_view_free(&view);
 		return ret;
 	}
 	if (viewed)
-		rp_view_free(&view);
+		export_view_free(&view);
 	if (ret || sb.oom) {
 		strbuf_free(&sb);
 		/* The writer set the message of its own errors. */

@@ -43,10 +43,10 @@ int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb)
 	strbuf_adds(sb, "case,path,name,labels,status,points,element,last,total,max,p50,p90,p99,unit,scale\r\n");
 	for (i = 0; i < r->n_series; i++) {
 		const struct rp_series *s = r->series[i];
-		struct rp_sums row;
+		struct export_sums row;
 		size_t n;
 
-		if (rp_sums_init(&row, s)) {
+		if (export_sums_init(&row, s)) {
 			strbuf_free(&tmp);
 			return -ENOMEM;
 		}
@@ -86,7 +86,7 @@ int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb)
 			rp_json_double(sb, d.scale);
 			strbuf_adds(sb, "\r\n");
 		}
-		rp_sums_free(&row);
+		export_sums_free(&row);
 	}
 	strbuf_free(&tmp);
 	return sb->oom ? -ENOMEM : 0;

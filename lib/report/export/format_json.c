@@ -16,7 +16,7 @@
 #include "rp_table.h"
 
 static void json_series(struct strbuf *sb, const struct rp_series *s,
-			const struct rp_sums *row)
+			const struct export_sums *row)
 {
 	struct rp_display d;
 	char buf[32];
@@ -48,7 +48,7 @@ static void json_series(struct strbuf *sb, const struct rp_series *s,
 	strbuf_adds(sb, ",\"summarize\":\"");
 	strbuf_adds(sb, rp_op_name(row->p->summarize));
 	strbuf_adds(sb, "\",\"summary\":");
-	rp_sums_json_all(sb, row);
+	export_sums_json_all(sb, row);
 	/* The display unit every output shows: summaries times scale. */
 	rp_display_of(row->p, &d);
 	strbuf_addc(sb, ',');
@@ -70,13 +70,13 @@ int format_json_write(const struct ksft_metric_report *r, struct strbuf *sb)
 	}
 	strbuf_adds(sb, "\"series\":[");
 	for (i = 0; i < r->n_series; i++) {
-		struct rp_sums row;
+		struct export_sums row;
 
-		if (rp_sums_init(&row, r->series[i]))
+		if (export_sums_init(&row, r->series[i]))
 			return -ENOMEM;
 		strbuf_adds(sb, i ? ",\n" : "\n");
 		json_series(sb, r->series[i], &row);
-		rp_sums_free(&row);
+		export_sums_free(&row);
 	}
 	strbuf_adds(sb, "],\n\"warnings\":[");
 	for (i = 0; i < r->warn.n; i++) {

@@ -307,7 +307,7 @@ static void om_metadata(struct strbuf *sb, const struct ksft_metric_report *r,
 	for (j = 0; j < left && fid[order[j]] == fid[order[0]]; j++) {
 		struct rp_policy scratch;
 		const struct rp_policy *p = rp_series_policy(r->series[order[j]], &scratch);
-		const char *om = rp_om_unit(p);
+		const char *om = export_om_unit(p);
 
 		if (!help && p->disp_label)
 			help = p->disp_label;
@@ -386,13 +386,13 @@ int format_openmetrics_write(const struct ksft_metric_report *r, struct strbuf *
 		om_metadata(sb, r, family[first], order + i, ns - i, fid);
 		for (j = i; j < ns && fid[order[j]] == fid[first]; j++) {
 			const struct rp_series *s = r->series[order[j]];
-			struct rp_sums row;
+			struct export_sums row;
 			size_t n;
 
 			lab.len = 0;
 			if (om_series_labels(&lab, family[first], s, &seen))
 				goto oom;
-			if (rp_sums_init(&row, s))
+			if (export_sums_init(&row, s))
 				goto oom;
 			n = row.width ? row.width : 1;
 			for (e = 0; e < n; e++) {
@@ -404,7 +404,7 @@ int format_openmetrics_write(const struct ksft_metric_report *r, struct strbuf *
 						  row.width ? (long)e : -1,
 						  rp_summary_op(&row.sums[e], row.ops[k]));
 			}
-			rp_sums_free(&row);
+			export_sums_free(&row);
 		}
 	}
 	strbuf_adds(sb, "# EOF\n");

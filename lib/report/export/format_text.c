@@ -174,7 +174,7 @@ static int same_case(const struct rp_series *a, const struct rp_series *b)
 	return 1;
 }
 
-int rp_format_text(const struct ksft_metric_report *r, int fmt, struct strbuf *out)
+int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf *out)
 {
 	static const char *const head[] = { "METRIC", "N", "VALUE", "UNIT" };
 	static const int right[] = { 0, 1, 0, 0 };
