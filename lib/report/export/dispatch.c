@@ -1,8 +1,9 @@
 /*
  * The two public format calls: ksft_metric_report_format() (the plain
- * formats, format.c) and ksft_metric_report_format_ext() (options, the
- * KCIDB and NIPA writers, --name-style). Only this file dispatches, so the
- * writers never call back into each other.
+ * formats: text, JSON, CSV, OpenMetrics) and ksft_metric_report_format_ext()
+ * (options, the KCIDB and NIPA writers, --name-style). Only this file
+ * picks a writer (format_*.c, one per format), so the writers never call
+ * back into each other.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,6 +12,34 @@
 #include "errmsg.h"
 #include "opts_size.h"
 #include "rp_export.h"
+
+/*
+ * The four plain formats into sb: 0, -EINVAL (unknown format, message set)
+ * or -ENOMEM.
+ */
+static int format_plain(const struct ksft_metric_report *r, int fmt, struct strbuf *sb)
+{
+	int ret;
+
+	/* Only the text takes the width and verbosity flags. */
+	if ((fmt & ~(KSFT_METRIC_REPORT_TEXT_NARROW | KSFT_METRIC_REPORT_TEXT_VERBOSE)) ==
+	    KSFT_METRIC_REPORT_TEXT)
+		return format_text_write(r, fmt, sb);
+	switch (fmt) {
+	case KSFT_METRIC_REPORT_JSON:
+		ret = format_json_write(r, sb);
+		break;
+	case KSFT_METRIC_REPORT_CSV:
+		ret = format_csv_write(r, sb);
+		break;
+	case KSFT_METRIC_REPORT_OPENMETRICS:
+		ret = format_openmetrics_write(r, sb);
+		break;
+	default:
+		return ksftm_fail(EINVAL, "unknown report format %d", fmt);
+	}
+	return ret || sb->oom ? -ENOMEM : 0;
+}
 
 KSFT_METRIC_REPORT_API int ksft_metric_report_format(const struct ksft_metric_report *r,
 					      int fmt, char **out, size_t *len)
@@ -22,7 +51,7 @@ KSFT_METRIC_REPORT_API int ksft_metric_report_format(const struct ksft_metric_re
 		return ksftm_fail(EINVAL, "ksft_metric_report_format: NULL argument");
 	if (fmt == KSFT_METRIC_REPORT_KCIDB || fmt == KSFT_METRIC_REPORT_NIPA)
 		return ksft_metric_report_format_ext(r, fmt, NULL, out, len);
-	ret = rp_format_plain(r, fmt, &sb);
+	ret = format_plain(r, fmt, &sb);
 	if (ret) {
 		strbuf_free(&sb);
 		return ret == -EINVAL ? ret : ksftm_fail(ENOMEM, "out of memory");
@@ -38,7 +67,7 @@ ksft_metric_report_format_ext(const struct ksft_metric_report *r, int fmt,
 {
 	struct ksft_metric_report_format_opts o = KSFT_METRIC_REPORT_FORMAT_OPTS_INIT;
 	struct strbuf sb = STRBUF_INIT;
-	struct rp_view view;
+	struct export_view view;
 	int ret, viewed = 0;
 
 	if (!r || !out)
@@ -56,27 +85,27 @@ ksft_metric_report_format_ext(const struct ksft_metric_report *r, int fmt,
 	/* NIPA's own writer names every result NIPA's way already. */
 	if (o.name_style == KSFT_METRIC_REPORT_NAMES_NIPA &&
 	    fmt != KSFT_METRIC_REPORT_NIPA) {
-		if (rp_view_nipa(r, &view))
+		if (export_view_nipa(r, &view))
 			return ksftm_fail(ENOMEM, "out of memory");
 		r = &view.rep;
 		viewed = 1;
 	}
 	switch (fmt) {
 	case KSFT_METRIC_REPORT_KCIDB:
-		ret = rp_format_kcidb(r, &o, &sb);
+		ret = format_kcidb_write(r, &o, &sb);
 		break;
 	case KSFT_METRIC_REPORT_NIPA:
-		ret = rp_format_nipa(r, &o, &sb);
+		ret = format_nipa_write(r, &o, &sb);
 		break;
 	default:
 		strbuf_free(&sb);
 		ret = ksft_metric_report_format(r, fmt, out, len);
 		if (viewed)
-			rp_view_free(&view);
+			export_view_free(&view);
 		return ret;
 	}
 	if (viewed)
-		rp_view_free(&view);
+		export_view_free(&view);
 	if (ret || sb.oom) {
 		strbuf_free(&sb);
 		/* The writer set the message of its own errors. */

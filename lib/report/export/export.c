@@ -19,7 +19,7 @@ static int is_alnum(char c)
 	       (c >= '0' && c <= '9');
 }
 
-void rp_namify(struct strbuf *sb, const char *s)
+void export_namify(struct strbuf *sb, const char *s)
 {
 	size_t start = sb->len;
 	int in_run = 0;
@@ -64,11 +64,11 @@ static char *namified(const char *s)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	rp_namify(&sb, s);
+	export_namify(&sb, s);
 	return strbuf_detach(&sb, NULL);
 }
 
-int rp_nipa_names(const struct rp_series *s, struct rp_nipa_names *n)
+int export_nipa_names(const struct rp_series *s, struct export_nipa_names *n)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *t, *p;
@@ -81,7 +81,7 @@ int rp_nipa_names(const struct rp_series *s, struct rp_nipa_names *n)
 		if (!target)
 			return -ENOMEM;
 		strbuf_adds(&sb, "selftests-");
-		rp_namify(&sb, target);
+		export_namify(&sb, target);
 		free(target);
 		n->group = strbuf_detach(&sb, NULL);
 		n->test = namified(p);
@@ -109,11 +109,11 @@ int rp_nipa_names(const struct rp_series *s, struct rp_nipa_names *n)
 	return 0;
 oom:
 	strbuf_free(&sb);
-	rp_nipa_names_free(n);
+	export_nipa_names_free(n);
 	return -ENOMEM;
 }
 
-void rp_nipa_names_free(struct rp_nipa_names *n)
+void export_nipa_names_free(struct export_nipa_names *n)
 {
 	free(n->group);
 	free(n->test);
@@ -123,14 +123,14 @@ void rp_nipa_names_free(struct rp_nipa_names *n)
 
 /* ---- the renamed view ----------------------------------------------- */
 
-static char *view_keep(struct rp_view *v, char *s)
+static char *view_keep(struct export_view *v, char *s)
 {
 	if (s)
 		v->owned[v->n_owned++] = s;
 	return s;
 }
 
-int rp_view_nipa(const struct ksft_metric_report *r, struct rp_view *v)
+int export_view_nipa(const struct ksft_metric_report *r, struct export_view *v)
 {
 	size_t i, j, room = 0;
 
@@ -158,9 +158,9 @@ int rp_view_nipa(const struct ksft_metric_report *r, struct rp_view *v)
 			goto oom;
 		for (j = 0; j < s->path_len; j++) {
 			if (!j && split_selftests(s->path[0], &t, &tlen, &p)) {
-				struct rp_nipa_names n;
+				struct export_nipa_names n;
 
-				if (rp_nipa_names(s, &n))
+				if (export_nipa_names(s, &n))
 					goto oom;
 				free(n.subtest);
 				path[np++] = view_keep(v, n.group);
@@ -180,11 +180,11 @@ int rp_view_nipa(const struct ksft_metric_report *r, struct rp_view *v)
 	}
 	return 0;
 oom:
-	rp_view_free(v);
+	export_view_free(v);
 	return -ENOMEM;
 }
 
-void rp_view_free(struct rp_view *v)
+void export_view_free(struct export_view *v)
 {
 	size_t i;
 
@@ -203,7 +203,7 @@ void rp_view_free(struct rp_view *v)
  * and only where the label describes the number written (no
  * aggregation, no display_scale other than 1).
  */
-const char *rp_om_unit(const struct rp_policy *p)
+const char *export_om_unit(const struct rp_policy *p)
 {
 	static const struct {
 		const char *label, *om;
@@ -227,7 +227,7 @@ const char *rp_om_unit(const struct rp_policy *p)
 
 /* ---- summaries -------------------------------------------------------- */
 
-size_t rp_shown_ops(const struct rp_policy *p, size_t processed, int *ops)
+size_t export_shown_ops(const struct rp_policy *p, size_t processed, int *ops)
 {
 	if (p->summarize != RP_OP_DISTRIBUTION) {
 		ops[0] = p->summarize;
@@ -244,14 +244,14 @@ size_t rp_shown_ops(const struct rp_policy *p, size_t processed, int *ops)
 	return 4;
 }
 
-void rp_sums_free(struct rp_sums *m)
+void export_sums_free(struct export_sums *m)
 {
 	rp_vals_free(&m->pv);
 	free(m->sums);
 	m->sums = NULL;
 }
 
-int rp_sums_init(struct rp_sums *m, const struct rp_series *s)
+int export_sums_init(struct export_sums *m, const struct rp_series *s)
 {
 	struct rp_cols c;
 	size_t e, n;
@@ -261,7 +261,7 @@ int rp_sums_init(struct rp_sums *m, const struct rp_series *s)
 	if (rp_process(&s->raw, m->p, KSFT_METRIC_REPORT_PROCESSED, &m->pv))
 		return -ENOMEM;
 	m->width = rp_vals_is_array(&m->pv) ? m->pv.width : 0;
-	m->nops = rp_shown_ops(m->p, m->pv.n, m->ops);
+	m->nops = export_shown_ops(m->p, m->pv.n, m->ops);
 	/* The gate's choice (compare.c): its op, else one summary, else p50. */
 	if (m->p->compare)
 		m->compare = m->p->compare;
@@ -281,11 +281,11 @@ int rp_sums_init(struct rp_sums *m, const struct rp_series *s)
 	rp_cols_free(&c);
 	return 0;
 oom:
-	rp_sums_free(m);
+	export_sums_free(m);
 	return -ENOMEM;
 }
 
-void rp_sums_json(struct strbuf *sb, const struct rp_sums *m, size_t e)
+void export_sums_json(struct strbuf *sb, const struct export_sums *m, size_t e)
 {
 	size_t k;
 
@@ -305,20 +305,20 @@ void rp_sums_json(struct strbuf *sb, const struct rp_sums *m, size_t e)
 	strbuf_addc(sb, '}');
 }
 
-void rp_sums_json_all(struct strbuf *sb, const struct rp_sums *m)
+void export_sums_json_all(struct strbuf *sb, const struct export_sums *m)
 {
 	size_t e;
 
 	if (!m->pv.n) {
 		strbuf_adds(sb, "null");
 	} else if (!m->width) {
-		rp_sums_json(sb, m, 0);
+		export_sums_json(sb, m, 0);
 	} else {
 		strbuf_addc(sb, '[');
 		for (e = 0; e < m->width; e++) {
 			if (e)
 				strbuf_addc(sb, ',');
-			rp_sums_json(sb, m, e);
+			export_sums_json(sb, m, e);
 		}
 		strbuf_addc(sb, ']');
 	}
@@ -326,7 +326,7 @@ void rp_sums_json_all(struct strbuf *sb, const struct rp_sums *m)
 
 /* ---- comparison rows by series ---------------------------------------- */
 
-static const struct rp_rowix *sort_ix;
+static const struct export_rowix *sort_ix;
 
 static int by_key(const void *a, const void *b)
 {
@@ -336,8 +336,8 @@ static int by_key(const void *a, const void *b)
 	return c ? c : (x > y) - (x < y);
 }
 
-int rp_rowix_build(const struct ksft_metric_report_comparison *c,
-		   struct rp_rowix *ix)
+int export_rowix_build(const struct ksft_metric_report_comparison *c,
+		       struct export_rowix *ix)
 {
 	size_t i;
 
@@ -362,11 +362,11 @@ int rp_rowix_build(const struct ksft_metric_report_comparison *c,
 	sort_ix = NULL;
 	return 0;
 oom:
-	rp_rowix_free(ix);
+	export_rowix_free(ix);
 	return -ENOMEM;
 }
 
-void rp_rowix_free(struct rp_rowix *ix)
+void export_rowix_free(struct export_rowix *ix)
 {
 	size_t i;
 
@@ -377,7 +377,7 @@ void rp_rowix_free(struct rp_rowix *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-size_t rp_rowix_find(const struct rp_rowix *ix, const char *key, size_t *first)
+size_t export_rowix_find(const struct export_rowix *ix, const char *key, size_t *first)
 {
 	size_t lo = 0, hi = ix->c ? ix->c->n : 0, n = 0;
 
@@ -396,7 +396,7 @@ size_t rp_rowix_find(const struct rp_rowix *ix, const char *key, size_t *first)
 	return n;
 }
 
-void rp_row_json(struct strbuf *sb, const struct cmp_row *row)
+void export_row_json(struct strbuf *sb, const struct cmp_row *row)
 {
 	char buf[64];
 	const char *better = rp_better_name(row->better);

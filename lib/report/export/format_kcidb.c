@@ -242,16 +242,16 @@ static int drop_nulls_from(struct strbuf *sb, size_t at)
 static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 		      const struct ksft_metric_report_format_opts *o,
 		      const struct hash128 *run, const char *context,
-		      const struct rp_rowix *ix)
+		      const struct export_rowix *ix)
 {
 	struct hash128 h = *run;
 	struct rp_display d;
-	struct rp_sums m;
+	struct export_sums m;
 	char buf[96];
 	size_t first, n, k, misc_at;
 	double cmp_value = 0;
 
-	if (rp_sums_init(&m, s))
+	if (export_sums_init(&m, s))
 		return -ENOMEM;
 	hash_add(&h, o->build_id, strlen(o->build_id));
 	hash_add(&h, s->key, strlen(s->key));
@@ -265,7 +265,7 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	rp_json_str(sb, o->origin);
 	strbuf_adds(sb, ",\"path\":\"");
 	if (kcidb_path(sb, s)) {
-		rp_sums_free(&m);
+		export_sums_free(&m);
 		return -ENOMEM;
 	}
 	strbuf_adds(sb, "\",\"status\":\"DONE\"");
@@ -309,7 +309,7 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	strbuf_adds(sb, ",\"compare\":\"");
 	strbuf_adds(sb, rp_op_name(m.compare));
 	strbuf_adds(sb, "\",\"summary\":");
-	rp_sums_json_all(sb, &m);
+	export_sums_json_all(sb, &m);
 	strbuf_addc(sb, ',');
 	rp_display_json(sb, &d);
 	if (!isfinite(cmp_value)) {
@@ -320,29 +320,29 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 		strbuf_adds(sb, ": number.value must be a finite number\"");
 	}
 	if (ix->c) {
-		n = rp_rowix_find(ix, s->key, &first);
+		n = export_rowix_find(ix, s->key, &first);
 		strbuf_adds(sb, ",\"verdicts\":[");
 		for (k = 0; k < n; k++) {
 			if (k)
 				strbuf_addc(sb, ',');
-			rp_row_json(sb, &ix->c->rows[ix->order[first + k]]);
+			export_row_json(sb, &ix->c->rows[ix->order[first + k]]);
 		}
 		strbuf_addc(sb, ']');
 	}
 	strbuf_adds(sb, "}}");
-	rp_sums_free(&m);
+	export_sums_free(&m);
 	if (sb->oom || drop_nulls_from(sb, misc_at))
 		return -ENOMEM;
 	strbuf_addc(sb, '}');
 	return sb->oom ? -ENOMEM : 0;
 }
 
-int rp_format_kcidb(const struct ksft_metric_report *r,
-		   const struct ksft_metric_report_format_opts *o,
-		   struct strbuf *sb)
+int format_kcidb_write(const struct ksft_metric_report *r,
+		       const struct ksft_metric_report_format_opts *o,
+		       struct strbuf *sb)
 {
 	struct strbuf ctx_text = STRBUF_INIT;
-	struct rp_rowix ix;
+	struct export_rowix ix;
 	struct hash128 run;
 	json_t *ctx;
 	char head[64];
@@ -366,7 +366,7 @@ int rp_format_kcidb(const struct ksft_metric_report *r,
 	rp_json_emit(&ctx_text, ctx);
 	json_decref(ctx);
 	memset(&ix, 0, sizeof(ix));
-	if (o->comparison && rp_rowix_build(o->comparison, &ix)) {
+	if (o->comparison && export_rowix_build(o->comparison, &ix)) {
 		strbuf_free(&ctx_text);
 		return -ENOMEM;
 	}
@@ -386,7 +386,7 @@ int rp_format_kcidb(const struct ksft_metric_report *r,
 				 ctx_text.data ? ctx_text.data : "{}", &ix);
 	}
 	strbuf_adds(sb, "]}\n");
-	rp_rowix_free(&ix);
+	export_rowix_free(&ix);
 	strbuf_free(&ctx_text);
 	return err ? err : sb->oom ? -ENOMEM : 0;
 }

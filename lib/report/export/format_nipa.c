@@ -62,7 +62,7 @@ static void json_str_or_null(struct strbuf *sb, const char *s)
 		strbuf_adds(sb, "null");
 }
 
-static void names_json(struct strbuf *sb, const struct rp_nipa_names *n)
+static void names_json(struct strbuf *sb, const struct export_nipa_names *n)
 {
 	strbuf_adds(sb, "\"group\":");
 	json_str_or_null(sb, n->group);
@@ -72,32 +72,32 @@ static void names_json(struct strbuf *sb, const struct rp_nipa_names *n)
 	json_str_or_null(sb, n->subtest);
 }
 
-static void verdicts_json(struct strbuf *sb, const struct rp_rowix *ix,
+static void verdicts_json(struct strbuf *sb, const struct export_rowix *ix,
 			  const char *key)
 {
 	size_t first, n, k;
 
 	if (!ix->c)
 		return;
-	n = rp_rowix_find(ix, key, &first);
+	n = export_rowix_find(ix, key, &first);
 	strbuf_adds(sb, ",\"verdicts\":[");
 	for (k = 0; k < n; k++) {
 		if (k)
 			strbuf_addc(sb, ',');
-		rp_row_json(sb, &ix->c->rows[ix->order[first + k]]);
+		export_row_json(sb, &ix->c->rows[ix->order[first + k]]);
 	}
 	strbuf_addc(sb, ']');
 }
 
 static int metric_json(struct strbuf *sb, const struct rp_series *s,
-		       const struct rp_rowix *ix)
+		       const struct export_rowix *ix)
 {
 	const char *better;
 	struct rp_display d;
-	struct rp_sums m;
+	struct export_sums m;
 	char buf[64];
 
-	if (rp_sums_init(&m, s))
+	if (export_sums_init(&m, s))
 		return -ENOMEM;
 	better = rp_better_name(m.p->better);
 	strbuf_adds(sb, "{\"name\":");
@@ -111,7 +111,7 @@ static int metric_json(struct strbuf *sb, const struct rp_series *s,
 	strbuf_adds(sb, ",\"summarize\":\"");
 	strbuf_adds(sb, rp_op_name(m.p->summarize));
 	strbuf_adds(sb, "\",\"summary\":");
-	rp_sums_json_all(sb, &m);
+	export_sums_json_all(sb, &m);
 	strbuf_adds(sb, ",\"compare\":\"");
 	strbuf_adds(sb, rp_op_name(m.compare));
 	strbuf_adds(sb, "\",\"better\":");
@@ -128,23 +128,23 @@ static int metric_json(struct strbuf *sb, const struct rp_series *s,
 	rp_display_json(sb, &d);
 	verdicts_json(sb, ix, s->key);
 	strbuf_addc(sb, '}');
-	rp_sums_free(&m);
+	export_sums_free(&m);
 	return sb->oom ? -ENOMEM : 0;
 }
 
 /* Case i's result: its names, identity, KTAP status and metrics. */
 static int result_json(struct strbuf *sb, const struct ksft_metric_report *r,
-		       const size_t *members, size_t n, const struct rp_rowix *ix)
+		       const size_t *members, size_t n, const struct export_rowix *ix)
 {
 	const struct rp_series *s = r->series[members[0]];
-	struct rp_nipa_names nm;
+	struct export_nipa_names nm;
 	size_t i;
 
-	if (rp_nipa_names(s, &nm))
+	if (export_nipa_names(s, &nm))
 		return -ENOMEM;
 	strbuf_addc(sb, '{');
 	names_json(sb, &nm);
-	rp_nipa_names_free(&nm);
+	export_nipa_names_free(&nm);
 	strbuf_adds(sb, ",\"case\":");
 	rp_json_str(sb, s->case_name);
 	strbuf_adds(sb, ",\"path\":[");
@@ -175,7 +175,7 @@ static int missing_json(struct strbuf *sb, const struct ksft_metric_report_compa
 	for (i = 0; c && i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
 		struct rp_series fake;
-		struct rp_nipa_names nm;
+		struct export_nipa_names nm;
 
 		if (row->has_current)
 			continue;
@@ -183,25 +183,25 @@ static int missing_json(struct strbuf *sb, const struct ksft_metric_report_compa
 		fake.path = row->path;
 		fake.path_len = row->path_len;
 		fake.case_name = row->case_name;
-		if (rp_nipa_names(&fake, &nm))
+		if (export_nipa_names(&fake, &nm))
 			return -ENOMEM;
 		strbuf_adds(sb, n++ ? ",\n{" : "\n{");
 		names_json(sb, &nm);
-		rp_nipa_names_free(&nm);
+		export_nipa_names_free(&nm);
 		strbuf_addc(sb, ',');
 		rp_emit_identity(sb, row->path, row->path_len, row->case_name,
 				 row->name, row->labels);
 		strbuf_adds(sb, ",\"verdict\":");
-		rp_row_json(sb, row);
+		export_row_json(sb, row);
 		strbuf_addc(sb, '}');
 	}
 	strbuf_addc(sb, ']');
 	return sb->oom ? -ENOMEM : 0;
 }
 
-int rp_format_nipa(const struct ksft_metric_report *r,
-		   const struct ksft_metric_report_format_opts *o,
-		   struct strbuf *sb)
+int format_nipa_write(const struct ksft_metric_report *r,
+		      const struct ksft_metric_report_format_opts *o,
+		      struct strbuf *sb)
 {
 	size_t ns = r->n_series, i, ncases = 0;
 	size_t *cid = calloc(ns + 1, sizeof(size_t));
@@ -209,13 +209,13 @@ int rp_format_nipa(const struct ksft_metric_report *r,
 	size_t *order = calloc(ns + 1, sizeof(size_t));
 	char **ckey = calloc(ns + 1, sizeof(char *));
 	struct case_map map = { NULL, NULL, 0 };
-	struct rp_rowix ix;
+	struct export_rowix ix;
 	json_t *ctx;
 	int err = 0;
 
 	memset(&ix, 0, sizeof(ix));
 	if (!cid || !start || !order || !ckey || case_map_init(&map, ns) ||
-	    (o->comparison && rp_rowix_build(o->comparison, &ix)))
+	    (o->comparison && export_rowix_build(o->comparison, &ix)))
 		goto oom;
 	ctx = rp_context_with(r, o->context, o->n_context, &err);
 	if (!ctx)
@@ -262,6 +262,6 @@ out:
 	free(start);
 	free(order);
 	case_map_free(&map);
-	rp_rowix_free(&ix);
+	export_rowix_free(&ix);
 	return err ? err : sb->oom ? -ENOMEM : 0;
 }

@@ -122,14 +122,14 @@ static int series_row(struct table *t, const struct rp_series *s, struct strbuf 
 
 	memset(&c, 0, sizeof(c));
 	if (rp_process(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
-		return -1;
+		return -ENOMEM;
 	/* An array's elements pooled: one row per series (JSON and CSV keep
 	 * each element's summary). */
 	if (!rp_cols_build(&pv, &c)) {
 		n = c.start[c.width];
 		x = c.x;
 	} else {
-		ret = -1;
+		ret = -ENOMEM;
 	}
 	sb->len = 0;
 	rp_series_title(sb, NULL, 0, "", s->name, s->labels, -1);
@@ -159,7 +159,7 @@ static int series_row(struct table *t, const struct rp_series *s, struct strbuf 
 	ret |= table_cell(t, u.sym);
 	rp_cols_free(&c);
 	rp_vals_free(&pv);
-	return ret || sb->oom ? -1 : 0;
+	return ret || sb->oom ? -ENOMEM : 0;
 }
 
 static int same_case(const struct rp_series *a, const struct rp_series *b)
@@ -174,7 +174,7 @@ static int same_case(const struct rp_series *a, const struct rp_series *b)
 	return 1;
 }
 
-int rp_format_text(const struct ksft_metric_report *r, int fmt, struct strbuf *out)
+int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf *out)
 {
 	static const char *const head[] = { "METRIC", "N", "VALUE", "UNIT" };
 	static const int right[] = { 0, 1, 0, 0 };

@@ -13,6 +13,7 @@ struct table {
 	size_t *width;
 };
 
+/* table_init() and table_cell(): 0 or -ENOMEM. */
 int table_init(struct table *t, size_t cols);
 void table_free(struct table *t);
 int table_cell(struct table *t, const char *text);

@@ -1,4 +1,5 @@
 /* Aligned text tables and RFC 4180 CSV fields for the formatters. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,7 @@ int table_init(struct table *t, size_t cols)
 	memset(t, 0, sizeof(*t));
 	t->cols = cols;
 	t->width = calloc(cols, sizeof(size_t));
-	return t->width ? 0 : -1;
+	return t->width ? 0 : -ENOMEM;
 }
 
 void table_free(struct table *t)
@@ -22,7 +23,10 @@ void table_free(struct table *t)
 	free(t->width);
 }
 
-/* Takes a copy of @text; UTF-8 continuation bytes do not count as width. */
+/*
+ * Takes a copy of @text; UTF-8 continuation bytes do not count as width.
+ * 0 or -ENOMEM (no message: the caller knows what the table was for).
+ */
 int table_cell(struct table *t, const char *text)
 {
 	size_t w = 0;
@@ -34,13 +38,13 @@ int table_cell(struct table *t, const char *text)
 		char **v = realloc(t->cells, cap * sizeof(*v));
 
 		if (!v)
-			return -1;
+			return -ENOMEM;
 		t->cells = v;
 		t->cap = cap;
 	}
 	copy = strdup(text ? text : "");
 	if (!copy)
-		return -1;
+		return -ENOMEM;
 	for (p = copy; *p; p++)
 		w += ((unsigned char)*p & 0xc0) != 0x80;
 	if (w > t->width[t->n % t->cols])

@@ -1,6 +1,7 @@
 /*
- * ksft-metric report output: one row per series with the summary its
- * policy asks for, as a text table, JSON, CSV or OpenMetrics text.
+ * report --format openmetrics: the OpenMetrics text format, one gauge
+ * family per sanitized metric name, a sample per shown summary, label
+ * names made unique and valid.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,246 +14,6 @@
 #include "rp_baseline.h"
 #include "rp_export.h"
 #include "rp_table.h"
-
-/* Everything one series row needs. */
-struct srow {
-	const struct rp_series *s;
-	const struct rp_policy *p;
-	struct rp_policy scratch;
-	struct rp_vals pv;
-	size_t width;		/* 0 for scalars */
-	int ops[4];
-	size_t nops;
-	struct rp_summary *sums;	/* one per element (one for scalars) */
-};
-
-static void srow_free(struct srow *row)
-{
-	rp_vals_free(&row->pv);
-	free(row->sums);
-}
-
-static int srow_init(struct srow *row, const struct rp_series *s)
-{
-	struct rp_cols c;
-	size_t e, n;
-
-	memset(row, 0, sizeof(*row));
-	row->s = s;
-	row->p = rp_series_policy(s, &row->scratch);
-	if (rp_process(&s->raw, row->p, KSFT_METRIC_REPORT_PROCESSED, &row->pv))
-		return -ENOMEM;
-	row->width = rp_vals_is_array(&row->pv) ? row->pv.width : 0;
-	row->nops = rp_shown_ops(row->p, row->pv.n, row->ops);
-	n = row->width ? row->width : 1;
-	row->sums = calloc(n, sizeof(*row->sums));
-	if (!row->sums)
-		goto oom;
-	for (e = 0; e < n; e++)
-		rp_summarize_values(NULL, 0, &row->sums[e]);	/* no values */
-	if (rp_cols_build(&row->pv, &c))
-		goto oom;
-	rp_cols_summarize(&c, row->sums);	/* c.width <= n */
-	rp_cols_free(&c);
-	return 0;
-oom:
-	srow_free(row);
-	return -ENOMEM;
-}
-
-/* ---- JSON ----------------------------------------------------------- */
-
-static void json_summary_obj(struct strbuf *sb, const struct srow *row,
-			     const struct rp_summary *sum)
-{
-	size_t k;
-
-	if (!sum->n) {
-		strbuf_adds(sb, "null");
-		return;
-	}
-	strbuf_addc(sb, '{');
-	for (k = 0; k < row->nops; k++) {
-		if (k)
-			strbuf_addc(sb, ',');
-		strbuf_addc(sb, '"');
-		strbuf_adds(sb, rp_op_name(row->ops[k]));
-		strbuf_adds(sb, "\":");
-		rp_json_double(sb, rp_summary_op(sum, row->ops[k]));
-	}
-	strbuf_addc(sb, '}');
-}
-
-static void json_series(struct strbuf *sb, const struct srow *row)
-{
-	const struct rp_series *s = row->s;
-	struct rp_display d;
-	size_t e;
-	char buf[32];
-
-	strbuf_addc(sb, '{');
-	rp_emit_identity(sb, s->path, s->path_len, s->case_name, s->name,
-			 s->labels);
-	strbuf_adds(sb, ",\"shape\":");
-	rp_json_str(sb, s->shape);
-	strbuf_adds(sb, ",\"status\":\"");
-	strbuf_adds(sb, rp_status_name(s->status));
-	strbuf_addc(sb, '"');
-	if (s->reason) {
-		strbuf_adds(sb, ",\"reason\":");
-		rp_json_str(sb, s->reason);
-	}
-	if (s->abort) {
-		strbuf_adds(sb, ",\"abort\":");
-		rp_json_str(sb, s->abort);
-	}
-	strbuf_adds(sb, ",\"source\":\"");
-	strbuf_adds(sb, rp_source_name(s->source));
-	snprintf(buf, sizeof(buf), "\",\"points\":%zu", s->raw.n);
-	strbuf_adds(sb, buf);
-	snprintf(buf, sizeof(buf), ",\"processed\":%zu", row->pv.n);
-	strbuf_adds(sb, buf);
-	strbuf_adds(sb, ",\"policy\":");
-	strbuf_adds(sb, s->has_policy ? s->policy.json : "null");
-	strbuf_adds(sb, ",\"summarize\":\"");
-	strbuf_adds(sb, rp_op_name(row->p->summarize));
-	strbuf_adds(sb, "\",\"summary\":");
-	if (!row->pv.n) {
-		strbuf_adds(sb, "null");
-	} else if (!row->width) {
-		json_summary_obj(sb, row, &row->sums[0]);
-	} else {
-		strbuf_addc(sb, '[');
-		for (e = 0; e < row->width; e++) {
-			if (e)
-				strbuf_addc(sb, ',');
-			json_summary_obj(sb, row, &row->sums[e]);
-		}
-		strbuf_addc(sb, ']');
-	}
-	/* The display unit every output shows: summaries times scale. */
-	rp_display_of(row->p, &d);
-	strbuf_addc(sb, ',');
-	rp_display_json(sb, &d);
-	strbuf_addc(sb, '}');
-}
-
-static int format_json(const struct ksft_metric_report *r, struct strbuf *sb)
-{
-	const struct ksft_metric_report_warning *w = r->warn.v;
-	size_t i;
-	char buf[64];
-
-	strbuf_addc(sb, '{');
-	if (r->context_json) {	/* only when the logs had a context line */
-		strbuf_adds(sb, "\"context\":");
-		strbuf_adds(sb, r->context_json);
-		strbuf_adds(sb, ",\n");
-	}
-	strbuf_adds(sb, "\"series\":[");
-	for (i = 0; i < r->n_series; i++) {
-		struct srow row;
-
-		if (srow_init(&row, r->series[i]))
-			return -ENOMEM;
-		strbuf_adds(sb, i ? ",\n" : "\n");
-		json_series(sb, &row);
-		srow_free(&row);
-	}
-	strbuf_adds(sb, "],\n\"warnings\":[");
-	for (i = 0; i < r->warn.n; i++) {
-		strbuf_adds(sb, i ? ",\n{\"file\":" : "\n{\"file\":");
-		rp_json_str(sb, w[i].file);
-		snprintf(buf, sizeof(buf), ",\"line\":%lu,\"reason\":", w[i].line);
-		strbuf_adds(sb, buf);
-		rp_json_str(sb, w[i].reason);
-		strbuf_addc(sb, '}');
-	}
-	snprintf(buf, sizeof(buf), "],\n\"warnings_total\":%zu}\n", r->warn.total);
-	strbuf_adds(sb, buf);
-	return sb->oom ? -ENOMEM : 0;
-}
-
-/* ---- CSV ------------------------------------------------------------ */
-
-static const int csv_ops[] = {
-	RP_OP_LAST, RP_OP_TOTAL, RP_OP_MAX, RP_OP_P50, RP_OP_P90, RP_OP_P99,
-};
-#define N_CSV_OPS (sizeof(csv_ops) / sizeof(csv_ops[0]))
-
-static void path_json(struct strbuf *sb, char *const *path, size_t n)
-{
-	size_t i;
-
-	strbuf_addc(sb, '[');
-	for (i = 0; i < n; i++) {
-		if (i)
-			strbuf_addc(sb, ',');
-		rp_json_str(sb, path[i]);
-	}
-	strbuf_addc(sb, ']');
-}
-
-static int format_csv(const struct ksft_metric_report *r, struct strbuf *sb)
-{
-	struct strbuf tmp = STRBUF_INIT;
-	struct rp_display d;
-	size_t i, e, k, j;
-	char buf[32];
-
-	strbuf_adds(sb, "case,path,name,labels,status,points,element,last,total,max,p50,p90,p99,unit,scale\r\n");
-	for (i = 0; i < r->n_series; i++) {
-		const struct rp_series *s = r->series[i];
-		struct srow row;
-		size_t n;
-
-		if (srow_init(&row, s)) {
-			strbuf_free(&tmp);
-			return -ENOMEM;
-		}
-		n = row.width ? row.width : 1;
-		rp_display_of(row.p, &d);
-		for (e = 0; e < n; e++) {
-			csv_field(sb, s->case_name);
-			strbuf_addc(sb, ',');
-			tmp.len = 0;
-			path_json(&tmp, s->path, s->path_len);
-			csv_field(sb, tmp.data ? tmp.data : "[]");
-			strbuf_addc(sb, ',');
-			csv_field(sb, s->name);
-			strbuf_addc(sb, ',');
-			csv_field(sb, s->labels);
-			snprintf(buf, sizeof(buf), ",%s,%zu,", rp_status_name(s->status),
-				 s->raw.n);
-			strbuf_adds(sb, buf);
-			if (row.width) {
-				snprintf(buf, sizeof(buf), "%zu", e);
-				strbuf_adds(sb, buf);
-			}
-			for (k = 0; k < N_CSV_OPS; k++) {
-				int shown = 0;
-
-				for (j = 0; j < row.nops; j++)
-					shown |= row.ops[j] == csv_ops[k];
-				strbuf_addc(sb, ',');
-				if (shown && row.sums[e].n)
-					rp_json_double(sb, rp_summary_op(&row.sums[e], csv_ops[k]));
-			}
-			/* The display unit: the summaries times scale are in it. */
-			strbuf_addc(sb, ',');
-			if (d.unit)
-				csv_field(sb, d.unit);
-			strbuf_addc(sb, ',');
-			rp_json_double(sb, d.scale);
-			strbuf_adds(sb, "\r\n");
-		}
-		srow_free(&row);
-	}
-	strbuf_free(&tmp);
-	return sb->oom ? -ENOMEM : 0;
-}
-
-/* ---- OpenMetrics ---------------------------------------------------- */
 
 static void om_name(struct strbuf *sb, const char *s, int metric)
 {
@@ -546,7 +307,7 @@ static void om_metadata(struct strbuf *sb, const struct ksft_metric_report *r,
 	for (j = 0; j < left && fid[order[j]] == fid[order[0]]; j++) {
 		struct rp_policy scratch;
 		const struct rp_policy *p = rp_series_policy(r->series[order[j]], &scratch);
-		const char *om = rp_om_unit(p);
+		const char *om = export_om_unit(p);
 
 		if (!help && p->disp_label)
 			help = p->disp_label;
@@ -579,8 +340,7 @@ static void om_metadata(struct strbuf *sb, const struct ksft_metric_report *r,
  * family name appears once. Families in order of first appearance,
  * series in report order within them (a counting sort: linear).
  */
-static int format_openmetrics(const struct ksft_metric_report *r,
-			      struct strbuf *sb)
+int format_openmetrics_write(const struct ksft_metric_report *r, struct strbuf *sb)
 {
 	size_t ns = r->n_series;
 	char **family = calloc(ns + 1, sizeof(char *));
@@ -626,13 +386,13 @@ static int format_openmetrics(const struct ksft_metric_report *r,
 		om_metadata(sb, r, family[first], order + i, ns - i, fid);
 		for (j = i; j < ns && fid[order[j]] == fid[first]; j++) {
 			const struct rp_series *s = r->series[order[j]];
-			struct srow row;
+			struct export_sums row;
 			size_t n;
 
 			lab.len = 0;
 			if (om_series_labels(&lab, family[first], s, &seen))
 				goto oom;
-			if (srow_init(&row, s))
+			if (export_sums_init(&row, s))
 				goto oom;
 			n = row.width ? row.width : 1;
 			for (e = 0; e < n; e++) {
@@ -644,7 +404,7 @@ static int format_openmetrics(const struct ksft_metric_report *r,
 						  row.width ? (long)e : -1,
 						  rp_summary_op(&row.sums[e], row.ops[k]));
 			}
-			srow_free(&row);
+			export_sums_free(&row);
 		}
 	}
 	strbuf_adds(sb, "# EOF\n");
@@ -662,32 +422,4 @@ out:
 	om_set_free(&seen);
 	strbuf_free(&lab);
 	return ret ? ret : sb->oom ? -ENOMEM : 0;
-}
-
-/*
- * The four plain formats into sb: 0, -EINVAL (unknown format, message set)
- * or -ENOMEM.
- */
-int rp_format_plain(const struct ksft_metric_report *r, int fmt, struct strbuf *sb)
-{
-	int ret;
-
-	/* Only the text takes the width and verbosity flags. */
-	if ((fmt & ~(KSFT_METRIC_REPORT_TEXT_NARROW | KSFT_METRIC_REPORT_TEXT_VERBOSE)) ==
-	    KSFT_METRIC_REPORT_TEXT)
-		return rp_format_text(r, fmt, sb);
-	switch (fmt) {
-	case KSFT_METRIC_REPORT_JSON:
-		ret = format_json(r, sb);
-		break;
-	case KSFT_METRIC_REPORT_CSV:
-		ret = format_csv(r, sb);
-		break;
-	case KSFT_METRIC_REPORT_OPENMETRICS:
-		ret = format_openmetrics(r, sb);
-		break;
-	default:
-		return ksftm_fail(EINVAL, "unknown report format %d", fmt);
-	}
-	return ret || sb->oom ? -ENOMEM : 0;
 }

@@ -1,0 +1,93 @@
+/*
+ * report --format csv: RFC 4180, one row per series (per element for
+ * arrays) with the fixed summary columns its policy shows, in the
+ * series' display unit.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "rp_baseline.h"
+#include "rp_export.h"
+#include "rp_table.h"
+
+static const int csv_ops[] = {
+	RP_OP_LAST, RP_OP_TOTAL, RP_OP_MAX, RP_OP_P50, RP_OP_P90, RP_OP_P99,
+};
+#define N_CSV_OPS (sizeof(csv_ops) / sizeof(csv_ops[0]))
+
+static void path_json(struct strbuf *sb, char *const *path, size_t n)
+{
+	size_t i;
+
+	strbuf_addc(sb, '[');
+	for (i = 0; i < n; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		rp_json_str(sb, path[i]);
+	}
+	strbuf_addc(sb, ']');
+}
+
+int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	struct rp_display d;
+	size_t i, e, k, j;
+	char buf[32];
+
+	strbuf_adds(sb, "case,path,name,labels,status,points,element,last,total,max,p50,p90,p99,unit,scale\r\n");
+	for (i = 0; i < r->n_series; i++) {
+		const struct rp_series *s = r->series[i];
+		struct export_sums row;
+		size_t n;
+
+		if (export_sums_init(&row, s)) {
+			strbuf_free(&tmp);
+			return -ENOMEM;
+		}
+		n = row.width ? row.width : 1;
+		rp_display_of(row.p, &d);
+		for (e = 0; e < n; e++) {
+			csv_field(sb, s->case_name);
+			strbuf_addc(sb, ',');
+			tmp.len = 0;
+			path_json(&tmp, s->path, s->path_len);
+			csv_field(sb, tmp.data ? tmp.data : "[]");
+			strbuf_addc(sb, ',');
+			csv_field(sb, s->name);
+			strbuf_addc(sb, ',');
+			csv_field(sb, s->labels);
+			snprintf(buf, sizeof(buf), ",%s,%zu,", rp_status_name(s->status),
+				 s->raw.n);
+			strbuf_adds(sb, buf);
+			if (row.width) {
+				snprintf(buf, sizeof(buf), "%zu", e);
+				strbuf_adds(sb, buf);
+			}
+			for (k = 0; k < N_CSV_OPS; k++) {
+				int shown = 0;
+
+				for (j = 0; j < row.nops; j++)
+					shown |= row.ops[j] == csv_ops[k];
+				strbuf_addc(sb, ',');
+				if (shown && row.sums[e].n)
+					rp_json_double(sb, rp_summary_op(&row.sums[e], csv_ops[k]));
+			}
+			/* The display unit: the summaries times scale are in it. */
+			strbuf_addc(sb, ',');
+			if (d.unit)
+				csv_field(sb, d.unit);
+			strbuf_addc(sb, ',');
+			rp_json_double(sb, d.scale);
+			strbuf_adds(sb, "\r\n");
+		}
+		export_sums_free(&row);
+	}
+	strbuf_free(&tmp);
+	return sb->oom ? -ENOMEM : 0;
+}

@@ -1,0 +1,93 @@
+/*
+ * report --format json: one object per series (identity, status, points,
+ * policy, the summaries its policy asks for, the display unit), the run
+ * context and the warnings.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "rp_baseline.h"
+#include "rp_export.h"
+#include "rp_table.h"
+
+static void json_series(struct strbuf *sb, const struct rp_series *s,
+			const struct export_sums *row)
+{
+	struct rp_display d;
+	char buf[32];
+
+	strbuf_addc(sb, '{');
+	rp_emit_identity(sb, s->path, s->path_len, s->case_name, s->name,
+			 s->labels);
+	strbuf_adds(sb, ",\"shape\":");
+	rp_json_str(sb, s->shape);
+	strbuf_adds(sb, ",\"status\":\"");
+	strbuf_adds(sb, rp_status_name(s->status));
+	strbuf_addc(sb, '"');
+	if (s->reason) {
+		strbuf_adds(sb, ",\"reason\":");
+		rp_json_str(sb, s->reason);
+	}
+	if (s->abort) {
+		strbuf_adds(sb, ",\"abort\":");
+		rp_json_str(sb, s->abort);
+	}
+	strbuf_adds(sb, ",\"source\":\"");
+	strbuf_adds(sb, rp_source_name(s->source));
+	snprintf(buf, sizeof(buf), "\",\"points\":%zu", s->raw.n);
+	strbuf_adds(sb, buf);
+	snprintf(buf, sizeof(buf), ",\"processed\":%zu", row->pv.n);
+	strbuf_adds(sb, buf);
+	strbuf_adds(sb, ",\"policy\":");
+	strbuf_adds(sb, s->has_policy ? s->policy.json : "null");
+	strbuf_adds(sb, ",\"summarize\":\"");
+	strbuf_adds(sb, rp_op_name(row->p->summarize));
+	strbuf_adds(sb, "\",\"summary\":");
+	export_sums_json_all(sb, row);
+	/* The display unit every output shows: summaries times scale. */
+	rp_display_of(row->p, &d);
+	strbuf_addc(sb, ',');
+	rp_display_json(sb, &d);
+	strbuf_addc(sb, '}');
+}
+
+int format_json_write(const struct ksft_metric_report *r, struct strbuf *sb)
+{
+	const struct ksft_metric_report_warning *w = r->warn.v;
+	size_t i;
+	char buf[64];
+
+	strbuf_addc(sb, '{');
+	if (r->context_json) {	/* only when the logs had a context line */
+		strbuf_adds(sb, "\"context\":");
+		strbuf_adds(sb, r->context_json);
+		strbuf_adds(sb, ",\n");
+	}
+	strbuf_adds(sb, "\"series\":[");
+	for (i = 0; i < r->n_series; i++) {
+		struct export_sums row;
+
+		if (export_sums_init(&row, r->series[i]))
+			return -ENOMEM;
+		strbuf_adds(sb, i ? ",\n" : "\n");
+		json_series(sb, r->series[i], &row);
+		export_sums_free(&row);
+	}
+	strbuf_adds(sb, "],\n\"warnings\":[");
+	for (i = 0; i < r->warn.n; i++) {
+		strbuf_adds(sb, i ? ",\n{\"file\":" : "\n{\"file\":");
+		rp_json_str(sb, w[i].file);
+		snprintf(buf, sizeof(buf), ",\"line\":%lu,\"reason\":", w[i].line);
+		strbuf_adds(sb, buf);
+		rp_json_str(sb, w[i].reason);
+		strbuf_addc(sb, '}');
+	}
+	snprintf(buf, sizeof(buf), "],\n\"warnings_total\":%zu}\n", r->warn.total);
+	strbuf_adds(sb, buf);
+	return sb->oom ? -ENOMEM : 0;
+}
