@@ -16,6 +16,7 @@
 #include "errmsg.h"
 #include "history.h"
 #include "history_sql.h"
+#include "history_window_rule.h"
 #include "policy_vocab.h"
 #include "rp.h"
 #include "rp_table.h"
@@ -151,29 +152,19 @@ static int display_units(struct db *db, const char *policy, const char *row, jso
 	return ret ? -ENOMEM : 0;
 }
 
-/* A run's repeats (its stored samples: count and variance) on @pt as
- * "_rep", for the gate's band (removed before the JSON is shown). */
+/* A run's repeats (its stored samples: count and variance, as the gate
+ * counts them: history_window_rule_repeats()) on @pt as "_rep", for the
+ * gate's band (removed before the JSON is shown; -1: no variance). */
 static int repeats_json(const char *samples, json_t *pt)
 {
-	json_t *a = samples ? json_loads(samples, 0, NULL) : NULL;
-	double m = 0, ss = 0;
-	size_t k, n = json_array_size(a);
-	int ret = 0;
+	size_t n;
+	double var;
 
-	for (k = 0; k < n && json_is_number(json_array_get(a, k)); k++)
-		m += json_number_value(json_array_get(a, k));
-	if (n && k == n) {
-		m /= (double)n;
-		for (k = 0; k < n; k++) {
-			double x = json_number_value(json_array_get(a, k)) - m;
-
-			ss += x * x;
-		}
-		ret = json_object_set_new(pt, "_rep", json_pack("[I,f]", (json_int_t)n,
-				n > 1 ? ss / (double)(n - 1) : -1.0));
-	}
-	json_decref(a);
-	return ret;
+	history_window_rule_repeats(samples, &n, &var);
+	if (!n)
+		return 0;
+	return json_object_set_new(pt, "_rep", json_pack("[I,f]", (json_int_t)n,
+							 n > 1 ? var : -1.0));
 }
 
 /* Is a run of context @ctx comparable with the report's run (@like: the
