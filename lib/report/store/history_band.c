@@ -33,9 +33,10 @@ static json_t *num_or_null(double v)
  * clean runs ago is back), from the latest accepted level on, ending at a
  * pinned run (then the CUSUM starts at the run judged); the recent runs
  * are every measured run since the level (at most HISTORY_RECENT_RUNS).
- * The rule and its constants are history_window_rule.h's, the gate's own. Series whose judged run is the same are
- * judged together (their budgets share the run's q, as at ingest).
- * Runs' repeats are not in the points: each run counts as one.
+ * The rule and its constants are history_window_rule.h's, the gate's
+ * own. Series whose judged run is the same are judged together (their
+ * budgets share the run's q, as at ingest). A run's repeats come from the
+ * points' "_rep" (history_query.c, by the same rule).
  */
 struct band_in {
 	double *window, *recent, *within;
