@@ -17,15 +17,12 @@
 #include "history.h"
 #include "history_sql.h"
 #include "history_window.h"
+#include "history_window_rule.h"
 #include "rp_compare.h"
 
 /* The run's false-alarm budget, all of it to the one detector (gate.h);
  * regressions and improvements are controlled apart, each at this rate. */
 #define DEFAULT_FDR 0.01
-/* A flagged run followed by this many runs back at the old level (judged
- * no change or better) is a transient: back in the level's window
- * (doc/run-history.rst). */
-#define TRANSIENT_AFTER 2
 
 /* What the gate needs of one row beyond cmp_row. */
 struct pending {
@@ -494,39 +491,11 @@ out:
  * The series' recent runs (measurements, on comparable machines, from its
  * accepted level on), whatever the gate said of each: the CUSUM runs over
  * them, and their noise is the series' noise. Flagged runs stay out of the
- * level until accepted, but a flagged run followed by TRANSIENT_AFTER runs
- * back at the old level was a transient: it is back in the level's window.
+ * level until accepted, but a flagged run followed by
+ * HISTORY_TRANSIENT_AFTER runs back at the old level was a transient: it
+ * is back in the level's window (store/history_window_rule.h, the rule the
+ * chart band follows too).
  */
-
-/* Count and variance of a run's stored repeats (a JSON array of numbers). */
-static void repeats_of(const char *samples, size_t *r, double *var)
-{
-	json_t *a = samples ? json_loads(samples, 0, NULL) : NULL;
-	double m = 0, ss = 0, x;
-	size_t k, n = 0;
-
-	*r = 0;
-	*var = NAN;
-	if (!json_is_array(a)) {
-		json_decref(a);
-		return;
-	}
-	for (k = 0; k < json_array_size(a); k++)
-		if (json_is_number(json_array_get(a, k))) {
-			m += json_number_value(json_array_get(a, k));
-			n++;
-		}
-	if (n && n == json_array_size(a)) {
-		m /= (double)n;
-		for (k = 0; k < n; k++) {
-			x = json_number_value(json_array_get(a, k)) - m;
-			ss += x * x;
-		}
-		*r = n;
-		*var = n > 1 ? ss / (double)(n - 1) : NAN;
-	}
-	json_decref(a);
-}
 
 /* Does the gate want pending row @pd's recent runs (recent_all())? */
 static int wants_recent(const struct judge *j, const struct pending *pd)
@@ -541,7 +510,8 @@ static int wants_recent(const struct judge *j, const struct pending *pd)
 static int recent_of(struct judge *j, struct pending *pd, size_t i)
 {
 	const char *op = rp_op_name(j->c->rows[pd->row].compare);
-	size_t n, k, m, clean = 0, w = j->o->window ? j->o->window : HISTORY_WINDOW_DEFAULT;
+	size_t n, k, m, w = history_window_rule_size(j->o->window);
+	struct history_window_rule_scan scan = { 0 };
 	struct history_window_span rows = { 0 };
 	double *grown;
 	int ret;
@@ -560,9 +530,7 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 		return ksftm_fail(ENOMEM, "out of memory");
 	}
 	/* Newest first: count the runs back at the old level after each
-	 * flagged one. A too-noisy run is not: it may be the change going on
-	 * unproven, and counting it would let a lasting change the CUSUM has
-	 * not yet proven into the level. */
+	 * flagged one (history_window_rule_transient()). */
 	for (k = m = 0; k < n; k++) {
 		const char *verdict = history_window_span_get(&rows, k, 2), *acc = history_window_span_get(&rows, k, 3);
 		const char *code = verdict ? ksftm_verdict_code(verdict) : NULL;
@@ -574,28 +542,13 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 		if (history_value_as(history_window_span_get(&rows, k, 0), history_window_span_get(&rows, k, 5),
 				     history_window_span_get(&rows, k, 6), op, &pd->recent[m]) != 1)
 			continue;
-		repeats_of(history_window_span_get(&rows, k, 1), &pd->repeats[m], &pd->within[m]);
+		history_window_rule_repeats(history_window_span_get(&rows, k, 1), &pd->repeats[m],
+					    &pd->within[m]);
 		m++;
-		if (!flagged) {
-			clean += ksftm_verdict_at_level(code);
-			continue;
-		}
-		if (clean >= TRANSIENT_AFTER && k < w) {
+		if (history_window_rule_transient(&scan, k, w, code, flagged))
 			pd->window[pd->n_window++] = pd->recent[m - 1];
-		}
 	}
-	/* Oldest first. */
-	for (k = 0; k < m / 2; k++) {
-		size_t o = m - 1 - k, r = pd->repeats[k];
-		double x = pd->recent[k], v = pd->within[k];
-
-		pd->recent[k] = pd->recent[o];
-		pd->recent[o] = x;
-		pd->within[k] = pd->within[o];
-		pd->within[o] = v;
-		pd->repeats[k] = pd->repeats[o];
-		pd->repeats[o] = r;
-	}
+	history_window_rule_oldest_first(pd->recent, pd->within, pd->repeats, m);
 	pd->n_recent = m;
 	history_window_span_release(&rows);
 	return 0;

@@ -138,11 +138,9 @@ int history_rejudge_later(struct db *db, const char *cmp, const char *order,
  */
 int history_add_bands(struct json_t *all, int next, const char *next_cmp);
 
-/* The history document as text (history_text.c): @fmt TEXT with its
- * width and verbosity flags. 0 or -ENOMEM. */
-struct strbuf;
-int history_render_text(struct json_t *doc, int fmt, struct strbuf *sb);
-/* History text (history_query.c); see ksft_metric_report_history_format(). */
+/* The history document read (history_query.c), rendered as JSON, or as
+ * text or CSV by export/history_text.c and export/history_csv.c; see
+ * ksft_metric_report_history_format(). */
 int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
 		   int fmt, char **out, size_t *len);
 

@@ -15,11 +15,8 @@
 #include "gate_band.h"
 #include "history.h"
 #include "history_sql.h"
+#include "history_window_rule.h"
 #include "verdict_vocab.h"
-
-#define GATE_WINDOW 30		/* compare --db's default window (runs) */
-#define GATE_RECENT HISTORY_RECENT_RUNS	/* the recent runs the gate reads */
-#define GATE_TRANSIENT_AFTER 2	/* a flagged run this many runs back at its level ago is back */
 
 static json_t *num_or_null(double v)
 {
@@ -31,13 +28,15 @@ static json_t *num_or_null(double v)
  * latest point (judged against the points before it, as at its ingest;
  * @next: for the next run, judged against every point, html --db's). The
  * gate's inputs are rebuilt from the points as history_gate.c reads them:
- * the level's window is the last GATE_WINDOW measured runs that are not
- * unaccepted regressions (a flagged run GATE_TRANSIENT_AFTER clean runs
- * ago is back), from the latest accepted level on, ending at a pinned run
- * (then the CUSUM starts at the run judged); the recent runs are every
- * measured run since the level. Series whose judged run is the same are
- * judged together (their budgets share the run's q, as at ingest).
- * Runs' repeats are not in the points: each run counts as one.
+ * the level's window is the last HISTORY_WINDOW_DEFAULT measured runs that
+ * are not unaccepted regressions (a flagged run HISTORY_TRANSIENT_AFTER
+ * clean runs ago is back), from the latest accepted level on, ending at a
+ * pinned run (then the CUSUM starts at the run judged); the recent runs
+ * are every measured run since the level (at most HISTORY_RECENT_RUNS).
+ * The rule and its constants are history_window_rule.h's, the gate's
+ * own. Series whose judged run is the same are judged together (their
+ * budgets share the run's q, as at ingest). A run's repeats come from the
+ * points' "_rep" (history_query.c, by the same rule).
  */
 struct band_in {
 	double *window, *recent, *within;
@@ -83,7 +82,8 @@ static int band_inputs(json_t *series, int next, const char *next_cmp, struct ga
 {
 	json_t *points = json_object_get(series, "points"), *pt;
 	size_t n = json_array_size(points), end, start = 0, i, k, prev;
-	size_t clean = 0, seen = 0;
+	size_t seen = 0, window = history_window_rule_size(0);
+	struct history_window_rule_scan scan = { 0 };
 	const char *b = json_string_value(json_object_get(series, "better"));
 	char *path = json_dumps(json_object_get(series, "path"), JSON_COMPACT | JSON_ENCODE_ANY);
 	const char *cs = json_string_value(json_object_get(series, "case"));
@@ -156,11 +156,11 @@ static int band_inputs(json_t *series, int next, const char *next_cmp, struct ga
 		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE) ||
 		    !of_machines(pt, cmp))
 			continue;
-		if (g->n_recent < GATE_RECENT) {
+		if (g->n_recent < HISTORY_RECENT_RUNS) {
 			rep_of(pt, &in->repeats[g->n_recent], &in->within[g->n_recent]);
 			in->recent[g->n_recent++] = json_number_value(v);
 		}
-		if (!is_state(pt, KSFTM_VERDICT_REGRESSION) && seen < GATE_WINDOW) {
+		if (!is_state(pt, KSFTM_VERDICT_REGRESSION) && seen < window) {
 			in->window[seen++] = json_number_value(v);
 			in->from = i;
 		}
@@ -180,23 +180,12 @@ static int band_inputs(json_t *series, int next, const char *next_cmp, struct ga
 		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE) ||
 		    !of_machines(pt, cmp))
 			continue;
-		if (!is_state(pt, KSFTM_VERDICT_REGRESSION))
-			clean += ksftm_verdict_at_level(st);
-		else if (clean >= GATE_TRANSIENT_AFTER && k < GATE_WINDOW)
+		if (history_window_rule_transient(&scan, k, window, st,
+						  is_state(pt, KSFTM_VERDICT_REGRESSION)))
 			in->window[g->n_window++] = json_number_value(v);
 		k++;
 	}
-	for (i = 0; i < g->n_recent / 2; i++) {
-		size_t j = g->n_recent - 1 - i, r = in->repeats[i];
-		double t = in->recent[i], u = in->within[i];
-
-		in->recent[i] = in->recent[j];
-		in->recent[j] = t;
-		in->within[i] = in->within[j];
-		in->within[j] = u;
-		in->repeats[i] = in->repeats[j];
-		in->repeats[j] = r;
-	}
+	history_window_rule_oldest_first(in->recent, in->within, in->repeats, g->n_recent);
 	g->window = in->window;
 	g->group = in->group;
 	g->fresh = pinned;

@@ -15,7 +15,10 @@
 #include "changepoint.h"
 #include "errmsg.h"
 #include "history.h"
+#include "history_csv.h"
 #include "history_sql.h"
+#include "history_text.h"
+#include "history_window_rule.h"
 #include "policy_vocab.h"
 #include "rp.h"
 #include "rp_table.h"
@@ -151,29 +154,19 @@ static int display_units(struct db *db, const char *policy, const char *row, jso
 	return ret ? -ENOMEM : 0;
 }
 
-/* A run's repeats (its stored samples: count and variance) on @pt as
- * "_rep", for the gate's band (removed before the JSON is shown). */
+/* A run's repeats (its stored samples: count and variance, as the gate
+ * counts them: history_window_rule_repeats()) on @pt as "_rep", for the
+ * gate's band (removed before the JSON is shown; -1: no variance). */
 static int repeats_json(const char *samples, json_t *pt)
 {
-	json_t *a = samples ? json_loads(samples, 0, NULL) : NULL;
-	double m = 0, ss = 0;
-	size_t k, n = json_array_size(a);
-	int ret = 0;
+	size_t n;
+	double var;
 
-	for (k = 0; k < n && json_is_number(json_array_get(a, k)); k++)
-		m += json_number_value(json_array_get(a, k));
-	if (n && k == n) {
-		m /= (double)n;
-		for (k = 0; k < n; k++) {
-			double x = json_number_value(json_array_get(a, k)) - m;
-
-			ss += x * x;
-		}
-		ret = json_object_set_new(pt, "_rep", json_pack("[I,f]", (json_int_t)n,
-				n > 1 ? ss / (double)(n - 1) : -1.0));
-	}
-	json_decref(a);
-	return ret;
+	history_window_rule_repeats(samples, &n, &var);
+	if (!n)
+		return 0;
+	return json_object_set_new(pt, "_rep", json_pack("[I,f]", (json_int_t)n,
+							 n > 1 ? var : -1.0));
 }
 
 /* Is a run of context @ctx comparable with the report's run (@like: the
@@ -480,45 +473,6 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	return 0;
 }
 
-static int render_csv(json_t *doc, struct strbuf *sb)
-{
-	json_t *series, *p, *c;
-	size_t i, k, q;
-
-	strbuf_adds(sb, "series,run,order,value,status,state,change_point,unit,scale\r\n");
-	json_array_foreach(json_object_get(doc, "series"), i, series) {
-		json_t *changes = json_object_get(series, "changes");
-
-		json_array_foreach(json_object_get(series, "points"), k, p) {
-			int starts = 0;
-
-			json_array_foreach(changes, q, c)
-				starts |= (size_t)json_integer_value(json_object_get(c, "index")) == k;
-			csv_field(sb, json_string_value(json_object_get(series, "series")));
-			strbuf_addc(sb, ',');
-			csv_field(sb, json_string_value(json_object_get(p, "run")));
-			strbuf_addc(sb, ',');
-			csv_field(sb, json_string_value(json_object_get(p, "order")));
-			strbuf_addc(sb, ',');
-			if (json_is_number(json_object_get(p, "value")))
-				rp_json_double(sb, json_number_value(json_object_get(p, "value")));
-			strbuf_addc(sb, ',');
-			csv_field(sb, json_string_value(json_object_get(p, "status")));
-			strbuf_addc(sb, ',');
-			csv_field(sb, json_string_value(json_object_get(p, "state")));
-			strbuf_adds(sb, starts ? ",1," : ",0,");
-			/* The series' display unit: value times scale is in it. */
-			if (json_is_string(json_object_get(series, "unit")))
-				csv_field(sb, json_string_value(json_object_get(series, "unit")));
-			strbuf_addc(sb, ',');
-			rp_json_double(sb, json_is_number(json_object_get(series, "scale")) ?
-				       json_number_value(json_object_get(series, "scale")) : 1.0);
-			strbuf_adds(sb, "\r\n");
-		}
-	}
-	return sb->oom ? -ENOMEM : 0;
-}
-
 int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
 		   int fmt, char **out, size_t *len)
 {
@@ -547,7 +501,7 @@ int history_format(struct history *h, const struct ksft_metric_report_history_op
 		ret = text ? 0 : -ENOMEM;
 		free(text);
 	} else {
-		ret = is_text ? history_render_text(doc, fmt, &sb) : render_csv(doc, &sb);
+		ret = is_text ? history_text_render(doc, fmt, &sb) : history_csv_render(doc, &sb);
 	}
 	json_decref(doc);
 	if (ret || sb.oom) {

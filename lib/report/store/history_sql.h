@@ -7,6 +7,7 @@
 #ifndef KSFTM_HISTORY_SQL_H
 #define KSFTM_HISTORY_SQL_H
 
+#include "history_window_rule.h"
 #include "verdict_vocab.h"
 
 /*
@@ -48,10 +49,8 @@
 #define HISTORY_LEVELS_SQL \
 	"SELECT series_id, run_order FROM ksftm_levels WHERE comparable = $1"
 
-/* How many recent runs HISTORY_SHIFT_SQL (and history_window.c's batched
- * copy) read: a run's verdict can depend on no run further back among
- * them (history_replay.c stops judging later runs again past it). */
-#define HISTORY_RECENT_RUNS 63
+/* HISTORY_RECENT_RUNS, how many recent runs HISTORY_SHIFT_SQL reads:
+ * history_window_rule.h. */
 
 /* The gate's recent runs of series $1 on machines $2 (cases measured,
  * whatever the gate said of each: the CUSUM's sequence and the noise)
@@ -70,7 +69,7 @@
 	KSFTM_VERDICT_OLD_NOT_COMPARABLE "') AND res.value IS NOT NULL" \
 	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)" \
 	" AND res.run_order >= COALESCE(CAST($4 AS TEXT), '')" \
-	" ORDER BY res.run_order DESC LIMIT 63"
+	" ORDER BY res.run_order DESC LIMIT " HISTORY_RECENT_RUNS_SQL
 
 /* Series of the last %zu comparable runs ($1 comparability key, $2 order,
  * $3 pinned order, as above): their ids only, the identities of the few

@@ -15,6 +15,7 @@
 #include "history.h"
 #include "history_sql.h"
 #include "history_window.h"
+#include "history_window_rule.h"
 #include "strbuf.h"
 
 static const char window_sql[] = HISTORY_WINDOW_SQL;
@@ -213,7 +214,7 @@ int history_window_of(struct history_window *w, size_t i, int scalar, struct his
 	KSFTM_VERDICT_OLD_NOT_COMPARABLE "') AND res.value IS NOT NULL" \
 	" AND (CAST($2 AS TEXT) IS NULL OR res.run_order < $2)" \
 	" AND res.run_order >= COALESCE(v.lvl, '')" \
-	" ORDER BY res.run_order DESC LIMIT 63"
+	" ORDER BY res.run_order DESC LIMIT " HISTORY_RECENT_RUNS_SQL
 
 /* The batched HISTORY_HAS_ANY_SQL ($1 comparability key, $2 order): a row if any. */
 #define BATCH_HAS_ANY_SQL \
@@ -237,7 +238,7 @@ int history_window_prefetch(struct history_window *w, size_t n)
 		free(idx);
 		return ksftm_fail(ENOMEM, "out of memory");
 	}
-	snprintf(sel, sizeof(sel), BATCH_WINDOW_SQL, w->o->window ? w->o->window : HISTORY_WINDOW_DEFAULT);
+	snprintf(sel, sizeof(sel), BATCH_WINDOW_SQL, history_window_rule_size(w->o->window));
 	/* Those the pin ends, then those whose later level wins over it. */
 	for (i = 0; i < n; i++)
 		if (w->keys[i].id && history_window_pin(w, w->keys[i].id))
@@ -338,11 +339,11 @@ int history_window_open(struct history_window *w, struct db *db,
 	w->o = o;
 	w->keys = keys;
 	snprintf(w->window_q, sizeof(w->window_q), window_sql,
-		 o->window ? o->window : HISTORY_WINDOW_DEFAULT);
+		 history_window_rule_size(o->window));
 	/* A scalar series reads its window's values only: the summary texts
 	 * were most of what a window query copied. Same WHERE. */
 	snprintf(w->scalar_q, sizeof(w->scalar_q), HISTORY_WINDOW_VALUES_SQL,
-		 o->window ? o->window : HISTORY_WINDOW_DEFAULT);
+		 history_window_rule_size(o->window));
 	if ((ret = latest_pinned(w, &w->pinned)))
 		return ret;
 	return load_levels(w);
@@ -420,8 +421,7 @@ int history_window_missing(struct history_window *w, struct db_rows **rows)
 	const char *p[3] = { w->o->comparable, w->o->order, w->pinned };
 	int ret;
 
-	snprintf(sql, sizeof(sql), missing_sql, w->o->window ? w->o->window :
-		 HISTORY_WINDOW_DEFAULT);
+	snprintf(sql, sizeof(sql), missing_sql, history_window_rule_size(w->o->window));
 	if ((ret = db_query(w->db, sql, p, 3, rows)))
 		return ret;
 	if ((ret = db_rows_check(w->db, *rows, "ksftm_results.series_id ?ksftm_results.better",

@@ -13,9 +13,7 @@
 #include "db.h"
 #include "history.h"
 #include "history_sql.h"
-
-/* Runs judged against when the caller says 0. */
-#define HISTORY_WINDOW_DEFAULT 30
+#include "history_window_rule.h"
 
 /*
  * Rows @from..@from+@n of @rows, columns from @col: one series' window or

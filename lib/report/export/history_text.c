@@ -1,6 +1,6 @@
 /*
  * `ksft-metric history`'s text (issue 34), from the document
- * history_query.c builds: tracked series first, each case once above its
+ * store/history_query.c reads: tracked series first, each case once above its
  * series, one row per series (runs, newest value, median and spread,
  * newest verdict, change points, unit); -v each run too.
  */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history.h"
+#include "history_text.h"
 #include "rp.h"
 #include "rp_table.h"
 #include "verdict_vocab.h"
@@ -198,7 +198,7 @@ static int same_case(json_t *a, json_t *b)
  * then the change points. -v (KSFT_METRIC_REPORT_TEXT_VERBOSE): each
  * series' runs too.
  */
-int history_render_text(json_t *doc, int fmt, struct strbuf *sb)
+int history_text_render(json_t *doc, int fmt, struct strbuf *sb)
 {
 	static const char *const head[] = { "METRIC", "RUNS", "LAST", "VALUE", "VERDICT",
 					    "CHANGES", "UNIT" };

@@ -1,0 +1,60 @@
+/*
+ * The history window's rule (history_window_rule.c), in one place: how
+ * many runs the gate judges against, how many recent runs it reads, when
+ * a flagged run is a transient back in the level's window, and a run's
+ * repeats. The gate (judge/history_gate.c, from the rows
+ * history_window.c reads) and the chart band (history_band.c, from the
+ * history JSON's points) both follow it, so they cannot drift apart.
+ */
+#ifndef KSFTM_HISTORY_WINDOW_RULE_H
+#define KSFTM_HISTORY_WINDOW_RULE_H
+
+#include <stddef.h>
+
+/* Runs judged against when the caller says 0 (compare --db's default). */
+#define HISTORY_WINDOW_DEFAULT 30
+
+/* How many recent runs the gate reads (HISTORY_SHIFT_SQL and
+ * history_window.c's batched copy; the band alike): a run's verdict can
+ * depend on no run further back among them (history_replay.c stops
+ * judging later runs again past it). */
+#define HISTORY_RECENT_RUNS 63
+/* The same as SQL text, for a LIMIT. */
+#define HISTORY_RULE_STR_(x) #x
+#define HISTORY_RULE_STR(x) HISTORY_RULE_STR_(x)
+#define HISTORY_RECENT_RUNS_SQL HISTORY_RULE_STR(HISTORY_RECENT_RUNS)
+
+/* A flagged run followed by this many runs back at the old level (judged
+ * no change or better) is a transient: back in the level's window
+ * (doc/run-history.rst). */
+#define HISTORY_TRANSIENT_AFTER 2
+
+/* The window asked for (runs; 0: the default). */
+static inline size_t history_window_rule_size(size_t asked)
+{
+	return asked ? asked : HISTORY_WINDOW_DEFAULT;
+}
+
+/* The transient scan over a series' recent runs, newest first. */
+struct history_window_rule_scan {
+	size_t clean;	/* runs back at the level seen so far (newer ones) */
+};
+
+/*
+ * The next recent run (newest first) at position @k of the scan, with its
+ * verdict @code (NULL: none) and whether it is @flagged (an unaccepted
+ * regression), for a window of @window runs: 1 if it is a flagged run
+ * that was a transient (back in the level's window), else 0.
+ */
+int history_window_rule_transient(struct history_window_rule_scan *s, size_t k, size_t window,
+				  const char *code, int flagged);
+
+/* Count and variance of a run's stored repeats (@samples: a JSON array of
+ * numbers; *@n 0 and *@var NaN when not; *@var NaN for one repeat). */
+void history_window_rule_repeats(const char *samples, size_t *n, double *var);
+
+/* The recent runs, read newest first, turned oldest first (the order the
+ * gate's CUSUM runs in): @value, @within and @repeats, @n of each. */
+void history_window_rule_oldest_first(double *value, double *within, size_t *repeats, size_t n);
+
+#endif
