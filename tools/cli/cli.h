@@ -184,6 +184,11 @@ int cli_parse_double(const char *opt, const char *s, double min, double max,
 /* --tolerance: "5%" or "5", both 5 percent; -1 after printing why. */
 int cli_parse_tolerance(const char *s, double *pct);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Out of memory: "ksft-metric: @who: out of memory" (without "@who: "
+ * when NULL), the text of lib/common's ksftm_oom(); returns -ENOMEM.
+ */
+int cli_oom(const char *who);
 /* @s to @f with C0 (but tab, line feed), DEL and C1 controls as '?' (printable.c). */
 void cli_put_printable(FILE *f, const char *s);
 

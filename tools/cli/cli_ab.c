@@ -149,7 +149,7 @@ static int take_run(void *ctx, const struct ksft_metric_report *r, int variant, 
 		int t = take_series(r, i, c->gs, variant, (long long)pair);
 
 		if (t < 0) {
-			cli_error("ab: out of memory");
+			cli_oom("ab");
 			return -1;
 		}
 		c->took += (size_t)t;
@@ -512,7 +512,7 @@ int cmd_ab(int argc, char **argv)
 			int t = take_series(cc.r, i, &gs, -1, 0);
 
 			if (t < 0) {
-				cli_error("ab: out of memory");
+				cli_oom("ab");
 				goto out;
 			}
 			rc.took += (size_t)t;
@@ -530,7 +530,7 @@ int cmd_ab(int argc, char **argv)
 		judged += gs.g[i].better != 0;
 	failing = judge_all(&gs, judged, alpha, cc.copts.tolerance_pct);
 	if (failing < 0) {
-		cli_error("ab: out of memory");
+		cli_oom("ab");
 		goto out;
 	}
 	for (i = 0; i < gs.n; i++)
@@ -545,14 +545,14 @@ int cmd_ab(int argc, char **argv)
 			  alpha / (double)(judged ? judged : 1));
 	/* Built in memory, written through the confinement (--base-dir). */
 	if (!(out = open_memstream(&text, &len))) {
-		cli_error("ab: out of memory");
+		cli_oom("ab");
 		goto out;
 	}
 	ch = cc.fmt == KSFT_METRIC_REPORT_JSON ? print_json(out, &gs, alpha, failing) :
 	     print_text(out, &gs, judged, alpha, failing,
 				(cli_text_fmt(&cc) & KSFT_METRIC_REPORT_TEXT_NARROW) ? 80 : 120);
 	if (fclose(out) || ch) {
-		cli_error("ab: out of memory");
+		cli_oom("ab");
 		goto out;
 	}
 	if (confine_write(&cc.c, cc.out ? cc.out : "-", text, len))

@@ -533,7 +533,7 @@ int cmd_plot(int argc, char **argv)
 			p.lines_left_out, CHART_MAX_LINES);
 	doc = svg_document(&p.s, WIDTH, p.y + 10, title, &len);
 	if (!doc) {
-		cli_error("out of memory");
+		cli_oom(NULL);
 		goto out;
 	}
 	if (!confine_write(&cc.c, cc.out, doc, len))

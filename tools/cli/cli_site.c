@@ -533,7 +533,7 @@ int cmd_site(int argc, char **argv)
 		int bad;
 
 		if (!a) {
-			cli_error("out of memory");
+			cli_oom(NULL);
 			goto out;
 		}
 		snprintf(name, sizeof(name), "%s.html", a);

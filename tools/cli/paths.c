@@ -29,6 +29,7 @@
 #endif
 
 #include "cli.h"
+#include "errmsg.h"
 
 #define TMP_PREFIX ".ksft-metric-"
 
@@ -46,9 +47,20 @@ void cli_error(const char *fmt, ...)
 	if (n >= 0)
 		cli_put_printable(stderr, msg);
 	else
-		fputs("(out of memory formatting a message)", stderr);
+		fputs("(" KSFTM_OOM_TEXT " formatting a message)", stderr);
 	free(msg);
 	fputc('\n', stderr);
+}
+
+int cli_oom(const char *who)
+{
+	int err = ksftm_oom();
+
+	if (who)
+		cli_error("%s: %s", who, ksftm_errmsg());
+	else
+		cli_error("%s", ksftm_errmsg());
+	return err;
 }
 
 int confine_init(struct confine *c, const char *dir)
@@ -368,7 +380,7 @@ static int read_fd(FILE *f, const char *path, char **data, size_t *len)
 		}
 	}
 	if (!buf || ferror(f)) {
-		cli_error("%s: %s", path, buf ? "read error" : "out of memory");
+		cli_error("%s: %s", path, buf ? "read error" : KSFTM_OOM_TEXT);
 		free(buf);
 		return -1;
 	}
