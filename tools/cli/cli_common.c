@@ -471,6 +471,8 @@ void cli_common_free(struct cli_common *cc)
 	confine_free(&cc->c);
 	free(cc->baselines);
 	free(cc->context);
+	free(cc->unusable);
+	cc->unusable = NULL;
 	cc->context = NULL;
 	cc->b = NULL;
 	cc->r = NULL;

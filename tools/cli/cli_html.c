@@ -204,13 +204,8 @@ int cmd_html(int argc, char **argv)
 	ret = EXIT_USAGE;
 	pg.r = cc.r;
 	if (cc.db) {
-		char *why;
-
 		/* Judged against the history unless --baseline files judge. */
-		if (cli_history_judge(&cc, &go, &h, &cmp, &why) < 0) {
-			if (why)
-				cli_error("html: %s", why);
-			free(why);
+		if (cli_history_judge(&cc, &go, &h, &cmp) < 0) {	/* said why */
 			goto out;
 		}
 		if (h && html_history_load(&pg, h, (const char *const *)cc.context, cc.n_context)) {

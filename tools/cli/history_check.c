@@ -6,6 +6,7 @@
  * says the history starts here.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,54 +282,60 @@ static int judged_any(const struct ksft_metric_report_comparison *cmp)
 	return 0;
 }
 
-int cli_history_usable(const struct cli_common *cc, struct ksft_metric_report_history *h,
-		       const struct ksft_metric_report_comparison *cmp, char **why)
+/*
+ * Can the history judge this run (@cmp, what the gate made of it)? 1 yes;
+ * 0 no, with cc->unusable saying why (NULL when out of memory): the
+ * history holds no run, or holds the run's series only under other
+ * contexts (named); a negative errno after printing a read error.
+ */
+static int history_usable(struct cli_common *cc, struct ksft_metric_report_history *h,
+			  const struct ksft_metric_report_comparison *cmp)
 {
 	char *found;
 	size_t runs;
 	int any;
 
-	*why = NULL;
 	if (judged_any(cmp))
 		return 1;
 	any = history_has_runs(h);
 	if (any < 0) {
 		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
-		return -1;
+		return -EIO;
 	}
 	if (!any) {
-		if (asprintf(why, "history %s holds no run: nothing to judge this run against"
+		if (asprintf(&cc->unusable, "history %s holds no run: nothing to judge this run against"
 			     " (a mistyped --db? on a CI's first run, --first-run says the"
 			     " history starts here)", cc->db_shown) < 0)
-			*why = NULL;
+			cc->unusable = NULL;
 		return 0;
 	}
 	found = contexts_found(cc, h, &runs);
 	if (!found) {
 		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
-		return -1;
+		return -EIO;
 	}
 	if (!*found) {	/* the series are new to a history that holds others */
 		free(found);
 		return 1;
 	}
-	if (asprintf(why, "no run in history %s is comparable with this run, but %zu run%s"
+	if (asprintf(&cc->unusable, "no run in history %s is comparable with this run, but %zu run%s"
 		     " there hold%s its series under other contexts (the comparability keys that"
 		     " differ): %s (a mistyped or"
 		     " forgotten --context? --first-run says the history starts here)",
 		     cc->db_shown, runs, runs == 1 ? "" : "s", runs == 1 ? "s" : "", found) < 0)
-		*why = NULL;
+		cc->unusable = NULL;
 	free(found);
 	return 0;
 }
 
 int cli_history_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts *go,
 		      struct ksft_metric_report_history **h,
-		      struct ksft_metric_report_comparison **out, char **why)
+		      struct ksft_metric_report_comparison **out)
 {
 	int failing, usable;
 
-	*why = NULL;
+	free(cc->unusable);
+	cc->unusable = NULL;
 	*out = NULL;
 	go->context = cc->context;
 	go->n_context = cc->n_context;
@@ -338,19 +345,25 @@ int cli_history_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts
 		failing = ksft_metric_report_compare(cc->r, cc->b, &cc->copts, out);
 		if (failing < 0) {
 			cli_error("%s", ksft_metric_report_errmsg());
-			return -1;
+			return CLI_JUDGE_ERROR;
 		}
-		return cc->first_run && cc->db_missing ? 0 : -2;	/* said why */
+		/* The open said why. */
+		return cc->first_run && cc->db_missing ? 0 : CLI_JUDGE_UNUSABLE;
 	}
 	failing = ksft_metric_report_history_compare(*h, cc->r, go, out);
 	if (failing < 0) {
 		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
-		return -1;
+		return CLI_JUDGE_ERROR;
 	}
 	if (cc->first_run)
 		return failing;
-	usable = cli_history_usable(cc, *h, *out, why);
+	usable = history_usable(cc, *h, *out);
 	if (usable < 0)
-		return -1;
-	return usable ? failing : -2;
+		return CLI_JUDGE_ERROR;
+	if (usable)
+		return failing;
+	/* Said where the reason is known, with the command's name. */
+	if (cc->unusable)
+		cli_error("%s: %s", cc->name, cc->unusable);
+	return CLI_JUDGE_UNUSABLE;
 }
