@@ -32,10 +32,10 @@ int confine_init(struct confine *c, const char *dir);
 void confine_free(struct confine *c);
 /* Open @path ("-" = stdin) for reading; prints the reason and returns NULL. */
 FILE *confine_open_read(const struct confine *c, const char *path);
-/* Read a whole file ("-" = stdin) into memory; -1 after printing why. */
+/* Read a whole file ("-" = stdin) into memory; a negative errno after printing why. */
 int confine_read_all(const struct confine *c, const char *path, char **data,
 		     size_t *len);
-/* Check that @path may be written; 0 or -1 after printing why. */
+/* Check that @path may be written; 0 or a negative errno after printing why. */
 int confine_check_write(const struct confine *c, const char *path);
 /* Write @len bytes to @path ("-" = stdout): replaced atomically. */
 int confine_write(const struct confine *c, const char *path, const char *data,
@@ -45,7 +45,7 @@ int confine_write(const struct confine *c, const char *path, const char *data,
  * @path's directory (confined) and holds it; lock takes an exclusive flock
  * on it until close; read gives the current file (1: there is none);
  * write replaces it by a temporary file renamed in that same directory,
- * keeping the old file's mode. Each prints why and returns -1 on failure.
+ * keeping the old file's mode. Each prints why and returns a negative errno.
  */
 int confine_target_open(const struct confine *c, const char *path,
 			struct confine_target *t);
@@ -182,7 +182,7 @@ int cli_emit(const struct confine *c, const char *out, char *text, size_t len);
 int cli_text_fmt(const struct cli_common *cc);
 int cli_parse_double(const char *opt, const char *s, double min, double max,
 		     double *out);
-/* --tolerance: "5%" or "5", both 5 percent; -1 after printing why. */
+/* --tolerance: "5%" or "5", both 5 percent; a negative errno after printing why. */
 int cli_parse_tolerance(const char *s, double *pct);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
@@ -246,7 +246,7 @@ int cli_history_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts
 #define CLI_OPTION_FIRST_RUN	{ "first-run", no_argument, NULL, 'N' }
 /* accept and pin: one RUN (accept: [SERIES]) acted on in the history --db. */
 int cli_run_action(int argc, char **argv, const char *name, const char *usage, int accept);
-/* Parse a count option in [1, @max]; -1 after printing why. */
+/* Parse a count option in [1, @max]; a negative errno after printing why. */
 int cli_parse_size(const char *opt, const char *s, size_t max, size_t *out);
 
 #endif

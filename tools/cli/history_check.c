@@ -32,13 +32,13 @@ int cli_history_exists(const struct cli_common *cc)
 		return 1;	/* a server: opening it tells */
 	if (!strcmp(cc->db, "-")) {
 		cli_error("--db -: a run history is a SQLite file or a postgresql:// URL");
-		return -1;
+		return -EINVAL;
 	}
 	if (access(cc->db, F_OK) && !cc->c.base)
 		return 0;
 	f = confine_open_read(&cc->c, cc->db);
 	if (!f)
-		return -1;
+		return -EIO;	/* said why */
 	got = fread(head, 1, sizeof(head), f);
 	fclose(f);
 	if (!got)
@@ -46,7 +46,7 @@ int cli_history_exists(const struct cli_common *cc)
 	if (got < sizeof(head) || memcmp(head, magic, sizeof(head))) {
 		cli_error("%s: not a run history (not a SQLite database; ksft-metric ingest"
 			  " writes one)", cc->db_shown);
-		return -1;
+		return -EINVAL;
 	}
 	return 1;
 }
@@ -245,7 +245,7 @@ static char *contexts_found(const struct cli_common *cc,
 	return out;
 }
 
-/* Does the history hold any run at all? 1, 0, or -1 (cannot read). */
+/* Does the history hold any run at all? 1, 0, or a negative errno (cannot read). */
 static int history_has_runs(struct ksft_metric_report_history *h)
 {
 	struct ksft_metric_report_history_opts ho = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
@@ -256,11 +256,12 @@ static int history_has_runs(struct ksft_metric_report_history *h)
 
 	ho.last = 1;
 	ho.all_status = 1;
-	if (ksft_metric_report_history_format(h, &ho, KSFT_METRIC_REPORT_JSON, &text, &len))
-		return -1;
+	ret = ksft_metric_report_history_format(h, &ho, KSFT_METRIC_REPORT_JSON, &text, &len);
+	if (ret)
+		return ret;
 	doc = json_loads(text, 0, NULL);
 	ksft_metric_report_text_free(text);
-	ret = doc ? json_array_size(json_object_get(doc, "series")) > 0 : -1;
+	ret = doc ? json_array_size(json_object_get(doc, "series")) > 0 : -ENOMEM;
 	json_decref(doc);
 	return ret;
 }
