@@ -6,6 +6,7 @@
  * when baselines are given.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -103,7 +104,7 @@ struct text_list {
 static int list_add(struct text_list *l, char *item)
 {
 	if (!item)
-		return -1;
+		return -ENOMEM;
 	if (l->n == MAX_LISTED) {
 		l->more++;
 		free(item);
@@ -115,7 +116,7 @@ static int list_add(struct text_list *l, char *item)
 
 		if (!v) {
 			free(item);
-			return -1;
+			return -ENOMEM;
 		}
 		l->items = v;
 		l->cap = cap;
@@ -192,7 +193,7 @@ static int group_lines(struct plot *p, const size_t *members, size_t m,
 	int ret = -1;
 
 	if (!drawn)
-		return -1;
+		return -ENOMEM;
 	for (j = 0; j < m; j++) {
 		struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
 		double v = NAN;
@@ -297,12 +298,13 @@ static int draw_groups(struct plot *p)
 	size_t k, j = 0, c0, *gorder;
 	int ret = 0;
 
-	if (groups_build(p->r, &gr))
-		return -1;
+	ret = groups_build(p->r, &gr);
+	if (ret)
+		return ret;
 	gorder = gated_first(p->r, &gr);
 	if (!gorder) {
 		groups_free(&gr);
-		return -1;
+		return -ENOMEM;
 	}
 	for (k = 0; !ret && k < gr.n; k++) {
 		struct ksft_metric_report_series si = { .sz = sizeof(si) };
@@ -433,8 +435,10 @@ static int draw_bars(struct plot *p, const struct ksft_metric_report_comparison 
 		const char *color;
 		char *label, *full;
 
-		if (ksft_metric_report_comparison_row(cmp, i, &row))
-			return -1;
+		int err = ksft_metric_report_comparison_row(cmp, i, &row);
+
+		if (err)
+			return err;
 		fake.case_name = row.case_name;
 		fake.path = row.path;
 		fake.path_len = row.path_len;
@@ -442,7 +446,7 @@ static int draw_bars(struct plot *p, const struct ksft_metric_report_comparison 
 		fake.labels_json = row.labels_json;
 		label = series_title(&fake, T_FULL);
 		if (!label)
-			return -1;
+			return -ENOMEM;
 		if (row.element >= 0 && asprintf(&full, "%s [%ld]", label, row.element) >= 0) {
 			free(label);
 			label = full;
