@@ -368,7 +368,7 @@ static int print_json(FILE *f, const struct ab_groups *gs, double alpha, int fai
 				failing ? "regression" : "ok", "rows");
 	json_t *rows = json_object_get(doc, "rows");
 	size_t i, k;
-	int ret = doc ? 0 : -1;
+	int ret = doc ? 0 : -ENOMEM;
 
 	for (i = 0; !ret && i < gs->n; i++) {
 		const struct ab_group *g = &gs->g[i];
@@ -389,10 +389,10 @@ static int print_json(FILE *f, const struct ab_groups *gs, double alpha, int fai
 				"change_pct", num_or_null(g->res.change_pct),
 				"p_worse", num_or_null(g->judged ? g->res.p_worse : NAN),
 				"verdict", verdict_code(g));
-		ret = row ? json_array_append_new(rows, row) : -1;
+		ret = row && !json_array_append_new(rows, row) ? 0 : -ENOMEM;
 	}
 	if (!ret)
-		ret = json_dumpf(doc, f, JSON_COMPACT) || fputc('\n', f) == EOF ? -1 : 0;
+		ret = json_dumpf(doc, f, JSON_COMPACT) || fputc('\n', f) == EOF ? -EIO : 0;
 	json_decref(doc);
 	return ret;
 }

@@ -313,10 +313,9 @@ static int draw_groups(struct plot *p)
 		size_t m = gr.start[g + 1] - gr.start[g];
 		char *h, title[512];
 
-		if (ksft_metric_report_series_get(p->r, members[0], &si)) {
-			ret = -1;
+		ret = ksft_metric_report_series_get(p->r, members[0], &si);
+		if (ret)
 			break;
-		}
 		if (p->charts >= MAX_CHARTS) {
 			/* Only counted, as charts (some might have become text). */
 			p->charts_wanted += (si.is_array ? m : 1) + (si.aggregation ? 1 : 0);
@@ -325,7 +324,7 @@ static int draw_groups(struct plot *p)
 		c0 = p->charts;
 		h = case_heading(&si);
 		if (!h) {
-			ret = -1;
+			ret = -ENOMEM;
 			break;
 		}
 		if (!heading || strcmp(heading, h)) {
@@ -350,17 +349,16 @@ static int draw_groups(struct plot *p)
 				char *t;
 				double ht;
 
-				if (kind < 0 || ksft_metric_report_series_get(p->r, members[j], &sj)) {
-					ret = -1;
+				ret = kind < 0 ? kind : ksft_metric_report_series_get(p->r, members[j], &sj);
+				if (ret)
 					break;
-				}
 				if (kind == KIND_ZERO || kind == KIND_EMPTY) {
 					ret = kind == KIND_ZERO ? list_add(&zero, series_short_name(&sj)) : 0;
 					continue;
 				}
 				t = series_short_name(&sj);
 				if (!t) {
-					ret = -1;
+					ret = -ENOMEM;
 					break;
 				}
 				chart_open(p);
@@ -368,7 +366,8 @@ static int draw_groups(struct plot *p)
 						   CELL_W, t);
 				place(p, ht);
 				free(t);
-				ret = ht < 0 ? -1 : 0;
+				/* chart_heatmap() says only -1: out of memory, or the points unreadable */
+				ret = ht < 0 ? -ENOMEM : 0;
 			}
 		} else {
 			ret = group_lines(p, members, m, KSFT_METRIC_REPORT_TRANSFORMED, 1,

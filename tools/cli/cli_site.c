@@ -340,7 +340,7 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 	json_decref(keys);
 	html_printf(o, "</tbody></table>\n");
 	page_foot(o);
-	return o->oom ? -1 : 0;
+	return o->oom ? -ENOMEM : 0;
 }
 
 /* The latest verdicts a look is worth first. */

@@ -417,7 +417,7 @@ static int open_parent_anywhere(struct confine_target *t, const char *path)
 {
 	char *res = NULL, *copy, *dir;
 	struct stat st;
-	int ret = -1;
+	int ret = -EINVAL;	/* a bad name unless said otherwise */
 
 	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
 		res = realpath(path, NULL);
@@ -437,10 +437,12 @@ static int open_parent_anywhere(struct confine_target *t, const char *path)
 		t->name = strdup(basename(res));
 		dir = dirname(copy);
 		t->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (t->dirfd < 0)
-			cli_error("cannot write '%s': %s: %s", path, dir, strerror(errno));
-		else if (t->name)
-			ret = 0;
+		if (t->dirfd < 0) {
+			ret = -errno;
+			cli_error("cannot write '%s': %s: %s", path, dir, strerror(-ret));
+		} else {
+			ret = t->name ? 0 : -ENOMEM;
+		}
 	} else {
 		cli_error("cannot write '%s': bad file name", path);
 	}
@@ -471,7 +473,7 @@ static int open_parent_beneath(const struct confine *c, struct confine_target *t
 	if (fd < 0)
 		return refuse(c, path, fd);
 	t->dirfd = fd;
-	return t->name ? 0 : -1;
+	return t->name ? 0 : -ENOMEM;
 }
 
 int confine_target_open(const struct confine *c, const char *path,
@@ -492,7 +494,7 @@ int confine_target_open(const struct confine *c, const char *path,
 			ret = refuse(c, path, -ELOOP);
 		else if (S_ISDIR(st.st_mode)) {
 			cli_error("cannot write '%s': it is a directory", path);
-			ret = -1;
+			ret = -EISDIR;
 		}
 	}
 	if (ret)
@@ -516,9 +518,11 @@ int confine_target_lock(struct confine_target *t)
 	do
 		ret = flock(t->dirfd, LOCK_EX);
 	while (ret && errno == EINTR);
-	if (ret)
-		cli_error("cannot lock the directory of '%s': %s", t->path, strerror(errno));
-	return ret ? -1 : 0;
+	if (ret) {
+		ret = -errno;
+		cli_error("cannot lock the directory of '%s': %s", t->path, strerror(-ret));
+	}
+	return ret;
 }
 
 int confine_target_read(struct confine_target *t, char **data, size_t *len)
