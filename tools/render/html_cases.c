@@ -299,7 +299,7 @@ static int case_section(struct html_page *pg, const struct groups *gr,
 		html_printf(&pg->out, "<p class=\"zero\">Always 0: %.*s</p>\n",
 			    (int)zero.len, zero.data);
 	html_printf(&pg->out, "</section>\n");
-	ret = zero.oom ? -1 : 0;
+	ret = zero.oom ? -ENOMEM : 0;
 out:
 	svg_free(&zero);
 	free(heading);

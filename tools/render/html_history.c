@@ -123,7 +123,7 @@ static int value_range(json_t *points, double scale, double *lo, double *hi)
 		*hi = v > *hi ? v : *hi;
 		n++;
 	}
-	return n ? 0 : -1;
+	return n ? 0 : -ENOENT;	/* no finite value */
 }
 
 void html_sparkline(struct html_page *pg, const char *anchor, double scale,
