@@ -1,4 +1,5 @@
 /* Thread-local error message: the words a user needs after a failed call. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -20,6 +21,11 @@ int ksftm_fail(int err, const char *fmt, ...)
 	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
 	va_end(ap);
 	return -err;
+}
+
+int ksftm_oom(void)
+{
+	return ksftm_fail(ENOMEM, "%s", KSFTM_OOM_TEXT);
 }
 
 void ksftm_errmsg_clear(void)

@@ -6,6 +6,15 @@
 int ksftm_fail(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* What every out-of-memory failure says: one text for the libraries and the tool. */
+#define KSFTM_OOM_TEXT "out of memory"
+
+/*
+ * Out of memory where nothing more than that is worth saying: records
+ * KSFTM_OOM_TEXT and returns -ENOMEM (ksftm_fail(ENOMEM, "out of memory")).
+ */
+int ksftm_oom(void);
+
 /*
  * Nonzero while this thread runs the producer's fatal-signal flush: no
  * vsnprintf() then (not async-signal-safe), ksftm_fail() keeps only -err.

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "errmsg.h"
 #include "grow.h"
 #include "order_stats.h"
 #include "policy_vocab.h"
@@ -141,6 +142,21 @@ START_TEST(test_verdict_vocab)
 }
 END_TEST
 
+/* The one out-of-memory failure: -ENOMEM and the one text, as ksftm_fail() gave it. */
+START_TEST(test_oom)
+{
+	char want[64];
+
+	ksftm_errmsg_clear();
+	ck_assert_int_eq(ksftm_oom(), -ENOMEM);
+	ck_assert_str_eq(ksftm_errmsg(), "out of memory");
+	ck_assert_int_eq(ksftm_fail(ENOMEM, "out of memory"), -ENOMEM);
+	strcpy(want, ksftm_errmsg());
+	ksftm_oom();
+	ck_assert_str_eq(ksftm_errmsg(), want);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	struct ck_case tc[] = {
@@ -151,6 +167,7 @@ Suite *make_suite(void)
 		{ "quantile", test_quantile },
 		{ "vocab", test_vocab },
 		{ "verdict_vocab", test_verdict_vocab },
+		{ "oom", test_oom },
 	};
 
 	return ck_suite_of("common_helpers", tc, sizeof(tc) / sizeof(tc[0]));

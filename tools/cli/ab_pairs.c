@@ -1,4 +1,5 @@
 /* ksft-metric ab's groups of pairs (ab_pairs.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,10 +48,10 @@ static int group_init(struct ab_group *g, const struct ksft_metric_report_series
 	memset(g, 0, sizeof(*g));
 	g->path = calloc(s->path_len ? s->path_len : 1, sizeof(char *));
 	if (!g->path)
-		return -1;
+		return -ENOMEM;
 	for (i = 0; i < s->path_len; i++)
 		if (!(g->path[g->path_len++] = strdup(s->path[i])))
-			return -1;
+			return -ENOMEM;
 	g->case_name = strdup(s->case_name ? s->case_name : "");
 	g->name = strdup(s->name);
 	g->labels = strdup(labels);
@@ -116,7 +117,7 @@ int ab_group_add(struct ab_group *g, long long pair, int variant, double value)
 		struct ab_obs *no = realloc(g->obs, cap * sizeof(*no));
 
 		if (!no)
-			return -1;
+			return -ENOMEM;
 		g->obs = no;
 		g->cap = cap;
 	}
@@ -147,7 +148,7 @@ int ab_group_pairs(struct ab_group *g, double **a, double **b, size_t *n)
 		free(*a);
 		free(*b);
 		*a = *b = NULL;
-		return -1;
+		return -ENOMEM;
 	}
 	qsort(g->obs, g->n_obs, sizeof(*g->obs), obs_cmp);
 	for (i = 0; i < g->n_obs; i = j) {

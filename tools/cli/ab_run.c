@@ -80,17 +80,21 @@ static int run_one(const struct ab_run_opts *o, int variant, size_t pair,
 
 	*out = NULL;
 	if (pipe2(fds, O_CLOEXEC)) {
-		cli_error("ab: pipe: %s", strerror(errno));
-		return -1;
+		int err = errno;
+
+		cli_error("ab: pipe: %s", strerror(err));
+		return -err;
 	}
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
-		cli_error("ab: fork: %s", strerror(errno));
+		int err = errno;
+
+		cli_error("ab: fork: %s", strerror(err));
 		close(fds[0]);
 		close(fds[1]);
-		return -1;
+		return -err;
 	}
 	if (!pid) {
 		if (dup2(fds[1], STDOUT_FILENO) < 0)
@@ -112,7 +116,7 @@ static int run_one(const struct ab_run_opts *o, int variant, size_t pair,
 		;
 	if (ret < 0) {
 		cli_error("ab: %s: %s", name, ksft_metric_report_errmsg());
-		return -1;
+		return ret;
 	}
 	return 0;
 }
@@ -145,15 +149,16 @@ int ab_run(const struct ab_run_opts *o, ab_take_fn take, void *ctx)
 			int var = t ? !first : first, status = 0, bad;
 			struct ksft_metric_report *r;
 
-			if (run_one(o, var, p, &r, &status)) {
+			bad = run_one(o, var, p, &r, &status);
+			if (bad) {
 				ksft_metric_report_free(r);
-				return -1;
+				return bad;
 			}
 			if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 				cli_error("ab: variant %c: cannot run %s", var ? 'B' : 'A',
 					  o->shown[var]);
 				ksft_metric_report_free(r);
-				return -1;
+				return -ENOENT;
 			}
 			if (!o->quiet) {
 				print_warnings(r);
@@ -173,7 +178,7 @@ int ab_run(const struct ab_run_opts *o, ab_take_fn take, void *ctx)
 			bad = take(ctx, r, var, p);
 			ksft_metric_report_free(r);
 			if (bad)
-				return -1;
+				return bad;
 		}
 	}
 	return 0;

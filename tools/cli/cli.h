@@ -32,10 +32,10 @@ int confine_init(struct confine *c, const char *dir);
 void confine_free(struct confine *c);
 /* Open @path ("-" = stdin) for reading; prints the reason and returns NULL. */
 FILE *confine_open_read(const struct confine *c, const char *path);
-/* Read a whole file ("-" = stdin) into memory; -1 after printing why. */
+/* Read a whole file ("-" = stdin) into memory; a negative errno after printing why. */
 int confine_read_all(const struct confine *c, const char *path, char **data,
 		     size_t *len);
-/* Check that @path may be written; 0 or -1 after printing why. */
+/* Check that @path may be written; 0 or a negative errno after printing why. */
 int confine_check_write(const struct confine *c, const char *path);
 /* Write @len bytes to @path ("-" = stdout): replaced atomically. */
 int confine_write(const struct confine *c, const char *path, const char *data,
@@ -45,7 +45,7 @@ int confine_write(const struct confine *c, const char *path, const char *data,
  * @path's directory (confined) and holds it; lock takes an exclusive flock
  * on it until close; read gives the current file (1: there is none);
  * write replaces it by a temporary file renamed in that same directory,
- * keeping the old file's mode. Each prints why and returns -1 on failure.
+ * keeping the old file's mode. Each prints why and returns a negative errno.
  */
 int confine_target_open(const struct confine *c, const char *path,
 			struct confine_target *t);
@@ -94,6 +94,7 @@ struct cli_common {
 	int first_run;		/* --first-run: an empty history judges all new */
 	int db_create;		/* ingest: a missing --db is created */
 	int db_missing;		/* cli_open_history(): none there (--first-run) */
+	char *unusable;		/* cli_history_judge(): why the history cannot judge, as printed */
 
 	/* What cli_getopt() parses, for the message on a bad option. */
 	char **argv;
@@ -181,9 +182,14 @@ int cli_emit(const struct confine *c, const char *out, char *text, size_t len);
 int cli_text_fmt(const struct cli_common *cc);
 int cli_parse_double(const char *opt, const char *s, double min, double max,
 		     double *out);
-/* --tolerance: "5%" or "5", both 5 percent; -1 after printing why. */
+/* --tolerance: "5%" or "5", both 5 percent; a negative errno after printing why. */
 int cli_parse_tolerance(const char *s, double *pct);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Out of memory: "ksft-metric: @who: out of memory" (without "@who: "
+ * when NULL), the text of lib/common's ksftm_oom(); returns -ENOMEM.
+ */
+int cli_oom(const char *who);
 /* @s to @f with C0 (but tab, line feed), DEL and C1 controls as '?' (printable.c). */
 void cli_put_printable(FILE *f, const char *s);
 
@@ -215,30 +221,32 @@ int cmd_ab(int argc, char **argv);
  * missing one fails, or with first_run sets db_missing (no message).
  */
 struct ksft_metric_report_history *cli_open_history(struct cli_common *cc);
-/* history_check.c: is --db a SQLite file there (1), none (0), or -1 (said why). */
+/* history_check.c: is --db a SQLite file there (1), none (0), or a negative errno (said why). */
 int cli_history_exists(const struct cli_common *cc);
 /*
- * Can the history judge this run (@cmp, what the gate made of it)? 1 yes;
- * 0 no, with *@why (malloc'd) saying why: the history holds no run, or
- * holds the run's series only under other contexts (named); -1 after
- * printing a read error.
+ * What cli_history_judge() returns besides the failing count (>= 0):
+ * CLI_JUDGE_ERROR after printing an error; CLI_JUDGE_UNUSABLE when the
+ * history cannot judge this run (exit 2, the rows are there), after
+ * printing "NAME: why" unless the open said it (cc->unusable then NULL).
  */
-int cli_history_usable(const struct cli_common *cc, struct ksft_metric_report_history *h,
-		       const struct ksft_metric_report_comparison *cmp, char **why);
+enum cli_judge {
+	CLI_JUDGE_ERROR = -1,
+	CLI_JUDGE_UNUSABLE = -2,
+};
 /*
  * compare, report and html --db: judge cc->r against the history --db
  * (opened into *@h), failing loudly on a history that cannot judge it
- * (without --first-run; *@why then says why, NULL when it was printed,
- * and the rows are in *@out).
- * Returns the failing count, -1 after printing an error, or -2 (*@why).
+ * (without --first-run; the reason printed and kept in cc->unusable,
+ * and the rows are in *@out). Returns the failing count or an enum
+ * cli_judge.
  */
 int cli_history_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts *go,
 		      struct ksft_metric_report_history **h,
-		      struct ksft_metric_report_comparison **out, char **why);
+		      struct ksft_metric_report_comparison **out);
 #define CLI_OPTION_FIRST_RUN	{ "first-run", no_argument, NULL, 'N' }
 /* accept and pin: one RUN (accept: [SERIES]) acted on in the history --db. */
 int cli_run_action(int argc, char **argv, const char *name, const char *usage, int accept);
-/* Parse a count option in [1, @max]; -1 after printing why. */
+/* Parse a count option in [1, @max]; a negative errno after printing why. */
 int cli_parse_size(const char *opt, const char *s, size_t max, size_t *out);
 
 #endif

@@ -10,6 +10,7 @@
  * grouped by identity in ab_pairs.c; doc/run-history.rst, "A/B runs".
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -110,7 +111,7 @@ static int take_series(const struct ksft_metric_report *r, size_t i, struct ab_g
 		return 0;
 	labels = json_loads(s.labels_json, 0, NULL);
 	if (!labels)
-		return -1;
+		return -ENOMEM;
 	if (variant < 0) {
 		json_t *v = json_object_get(labels, "variant"), *p = json_object_get(labels, "pair");
 		const char *vs = json_string_value(v);
@@ -127,7 +128,7 @@ static int take_series(const struct ksft_metric_report *r, size_t i, struct ab_g
 	rest = json_dumps(labels, JSON_COMPACT | JSON_SORT_KEYS);
 	g = rest ? ab_group_of(gs, &s, rest) : NULL;
 	if (!g || ab_group_add(g, pair, variant, pair_value(r, i)))
-		ret = -1;
+		ret = -ENOMEM;
 	else
 		ret = 1;
 	free(rest);
@@ -149,8 +150,7 @@ static int take_run(void *ctx, const struct ksft_metric_report *r, int variant, 
 		int t = take_series(r, i, c->gs, variant, (long long)pair);
 
 		if (t < 0) {
-			cli_error("ab: out of memory");
-			return -1;
+			return cli_oom("ab");
 		}
 		c->took += (size_t)t;
 	}
@@ -300,7 +300,7 @@ static int print_text(FILE *f, const struct ab_groups *gs, size_t judged, double
 	int ret;
 
 	if (table_init(&t, 8))
-		return -1;
+		return -ENOMEM;
 	for (k = 0, ret = 0; k < 8; k++)
 		ret |= table_cell(&t, head[k]);
 	for (i = 0; i < gs->n && !ret; i++) {
@@ -341,7 +341,7 @@ static int print_text(FILE *f, const struct ab_groups *gs, size_t judged, double
 	strbuf_free(&cell);
 	if (ret || sb.oom) {
 		strbuf_free(&sb);
-		return -1;
+		return -ENOMEM;
 	}
 	fputs(sb.data ? sb.data : "", f);
 	strbuf_free(&sb);
@@ -368,7 +368,7 @@ static int print_json(FILE *f, const struct ab_groups *gs, double alpha, int fai
 				failing ? "regression" : "ok", "rows");
 	json_t *rows = json_object_get(doc, "rows");
 	size_t i, k;
-	int ret = doc ? 0 : -1;
+	int ret = doc ? 0 : -ENOMEM;
 
 	for (i = 0; !ret && i < gs->n; i++) {
 		const struct ab_group *g = &gs->g[i];
@@ -389,10 +389,10 @@ static int print_json(FILE *f, const struct ab_groups *gs, double alpha, int fai
 				"change_pct", num_or_null(g->res.change_pct),
 				"p_worse", num_or_null(g->judged ? g->res.p_worse : NAN),
 				"verdict", verdict_code(g));
-		ret = row ? json_array_append_new(rows, row) : -1;
+		ret = row && !json_array_append_new(rows, row) ? 0 : -ENOMEM;
 	}
 	if (!ret)
-		ret = json_dumpf(doc, f, JSON_COMPACT) || fputc('\n', f) == EOF ? -1 : 0;
+		ret = json_dumpf(doc, f, JSON_COMPACT) || fputc('\n', f) == EOF ? -EIO : 0;
 	json_decref(doc);
 	return ret;
 }
@@ -410,7 +410,7 @@ static int judge_all(struct ab_groups *gs, size_t judged, double alpha, double t
 		int bad;
 
 		if (ab_group_pairs(g, &a, &b, &m))
-			return -1;
+			return -ENOMEM;
 		/* Untracked series still show their change (+1: the direction
 		 * only picks the one-sided test's side). */
 		bad = ab_judge(a, b, m, g->better ? g->better : 1, tol,
@@ -421,7 +421,7 @@ static int judge_all(struct ab_groups *gs, size_t judged, double alpha, double t
 		free(a);
 		free(b);
 		if (bad)
-			return -1;
+			return -ENOMEM;
 		g->judged = g->better != 0;
 		failing |= g->judged && g->res.verdict == GATE_REGRESSION;
 	}
@@ -512,7 +512,7 @@ int cmd_ab(int argc, char **argv)
 			int t = take_series(cc.r, i, &gs, -1, 0);
 
 			if (t < 0) {
-				cli_error("ab: out of memory");
+				cli_oom("ab");
 				goto out;
 			}
 			rc.took += (size_t)t;
@@ -530,7 +530,7 @@ int cmd_ab(int argc, char **argv)
 		judged += gs.g[i].better != 0;
 	failing = judge_all(&gs, judged, alpha, cc.copts.tolerance_pct);
 	if (failing < 0) {
-		cli_error("ab: out of memory");
+		cli_oom("ab");
 		goto out;
 	}
 	for (i = 0; i < gs.n; i++)
@@ -545,14 +545,14 @@ int cmd_ab(int argc, char **argv)
 			  alpha / (double)(judged ? judged : 1));
 	/* Built in memory, written through the confinement (--base-dir). */
 	if (!(out = open_memstream(&text, &len))) {
-		cli_error("ab: out of memory");
+		cli_oom("ab");
 		goto out;
 	}
 	ch = cc.fmt == KSFT_METRIC_REPORT_JSON ? print_json(out, &gs, alpha, failing) :
 	     print_text(out, &gs, judged, alpha, failing,
 				(cli_text_fmt(&cc) & KSFT_METRIC_REPORT_TEXT_NARROW) ? 80 : 120);
 	if (fclose(out) || ch) {
-		cli_error("ab: out of memory");
+		cli_oom("ab");
 		goto out;
 	}
 	if (confine_write(&cc.c, cc.out ? cc.out : "-", text, len))

@@ -55,7 +55,7 @@ int cli_parse_format(const char *s, int allow_openmetrics, int *fmt)
 	else {
 		cli_error("unknown --format '%s' (text, json, csv%s)", s,
 			  allow_openmetrics ? ", openmetrics, kcidb, nipa" : "");
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -69,7 +69,7 @@ int cli_parse_size(const char *opt, const char *s, size_t max, size_t *out)
 	v = strtoull(s, &end, 10);
 	if (errno || end == s || *end || *s == '-' || v < 1 || v > max) {
 		cli_error("%s: '%s' is not a count in [1, %zu]", opt, s, max);
-		return -1;
+		return -EINVAL;
 	}
 	*out = (size_t)v;
 	return 0;
@@ -85,7 +85,7 @@ int cli_parse_double(const char *opt, const char *s, double min, double max,
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !isfinite(v) || v < min || v > max) {
 		cli_error("%s: '%s' is not a number in [%g, %g]", opt, s, min, max);
-		return -1;
+		return -EINVAL;
 	}
 	*out = v;
 	return 0;
@@ -100,7 +100,7 @@ int cli_parse_tolerance(const char *s, double *pct)
 	/* "5%" and "5" are 5 percent. */
 	num = strndup(s, n && s[n - 1] == '%' ? n - 1 : n);
 	if (!num)
-		return -1;
+		return -ENOMEM;
 	ret = cli_parse_double("--tolerance", num, 0, 1e9, pct);
 	if (!ret && *pct > 0 && *pct < 1 && s[n - 1] != '%')
 		fprintf(stderr, "ksft-metric: note: --tolerance %s is %s percent, not the"
@@ -471,6 +471,8 @@ void cli_common_free(struct cli_common *cc)
 	confine_free(&cc->c);
 	free(cc->baselines);
 	free(cc->context);
+	free(cc->unusable);
+	cc->unusable = NULL;
 	cc->context = NULL;
 	cc->b = NULL;
 	cc->r = NULL;

@@ -162,7 +162,7 @@ int cmd_compare(int argc, char **argv)
 	struct ksft_metric_report_comparison *cmp = NULL;
 	struct cli_common cc;
 	int ch, ret, failing, bisect = 0, all = 0;
-	char *text, *why = NULL;
+	char *text;
 	size_t len;
 
 	ret = cli_common_init(&cc, "compare", compare_usage, 0, argc);
@@ -200,8 +200,8 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	if (cc.db) {
-		failing = cli_history_judge(&cc, &go, &h, &cmp, &why);
-		if (failing == -1)
+		failing = cli_history_judge(&cc, &go, &h, &cmp);
+		if (failing == CLI_JUDGE_ERROR)
 			goto out;
 	} else {
 		failing = ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp);
@@ -210,13 +210,12 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (failing == -2) {
-		/* A history that cannot judge this run: exit 2, the rows in JSON. */
-		if (why)
-			cli_error("compare: %s", why);
+	if (failing == CLI_JUDGE_UNUSABLE) {
+		/* A history that cannot judge this run (said why): exit 2, the rows in JSON. */
 		if (cc.fmt == KSFT_METRIC_REPORT_JSON &&
 		    !ksft_metric_report_comparison_format(cmp, cc.fmt, &text, &len)) {
-			char *doc = unusable_json(text, why ? why : "no run history at --db", &len);
+			char *doc = unusable_json(text, cc.unusable ? cc.unusable :
+						  "no run history at --db", &len);
 
 			ksft_metric_report_text_free(text);
 			if (doc)
@@ -238,7 +237,6 @@ int cmd_compare(int argc, char **argv)
 out:
 	if (bisect && ret == EXIT_USAGE)
 		ret = EXIT_BISECT_ABORT;
-	free(why);
 	ksft_metric_report_history_close(h);
 	ksft_metric_report_comparison_free(cmp);
 	cli_common_free(&cc);

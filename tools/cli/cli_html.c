@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "errmsg.h"
 #include "html.h"
 
 static const char html_usage[] =
@@ -203,13 +204,8 @@ int cmd_html(int argc, char **argv)
 	ret = EXIT_USAGE;
 	pg.r = cc.r;
 	if (cc.db) {
-		char *why;
-
 		/* Judged against the history unless --baseline files judge. */
-		if (cli_history_judge(&cc, &go, &h, &cmp, &why) < 0) {
-			if (why)
-				cli_error("html: %s", why);
-			free(why);
+		if (cli_history_judge(&cc, &go, &h, &cmp) < 0) {	/* said why */
 			goto out;
 		}
 		if (h && html_history_load(&pg, h, (const char *const *)cc.context, cc.n_context)) {
@@ -226,7 +222,7 @@ int cmd_html(int argc, char **argv)
 		pg.cmp = cmp;
 	}
 	if (html_verdicts(&pg) || html_history_section(&pg) || html_cases(&pg)) {
-		cli_error("cannot write the page: %s", pg.out.oom ? "out of memory" :
+		cli_error("cannot write the page: %s", pg.out.oom ? KSFTM_OOM_TEXT :
 			  ksft_metric_report_errmsg());
 		goto out;
 	}
@@ -238,7 +234,7 @@ int cmd_html(int argc, char **argv)
 			pg.cases_shown, pg.cases, HTML_MAX_CASES);
 	doc = page(&pg, title ? title : argv[optind], argv + optind, argc - optind, &len);
 	if (!doc) {
-		cli_error("out of memory");
+		cli_oom(NULL);
 		goto out;
 	}
 	if (!confine_write(&cc.c, cc.out, doc, len))

@@ -1,5 +1,6 @@
 /* ksft-metric ingest: store the inputs as one run in the run history. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,10 +52,12 @@ static int host_items(char ***items, size_t *n)
 	size_t k = 0;
 
 	if (!v || uname(&u)) {
+		int err = v ? errno : ENOMEM;
+
 		free(v);
 		if (f)
 			fclose(f);
-		return -1;
+		return -err;
 	}
 	while (f && fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':');
@@ -76,7 +79,7 @@ static int host_items(char ***items, size_t *n)
 		while (k--)
 			free(v[k]);
 		free(v);
-		return -1;
+		return -ENOMEM;
 	}
 	*items = v;
 	*n = k;

@@ -6,6 +6,7 @@
  * when baselines are given.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -103,7 +104,7 @@ struct text_list {
 static int list_add(struct text_list *l, char *item)
 {
 	if (!item)
-		return -1;
+		return -ENOMEM;
 	if (l->n == MAX_LISTED) {
 		l->more++;
 		free(item);
@@ -115,7 +116,7 @@ static int list_add(struct text_list *l, char *item)
 
 		if (!v) {
 			free(item);
-			return -1;
+			return -ENOMEM;
 		}
 		l->items = v;
 		l->cap = cap;
@@ -192,7 +193,7 @@ static int group_lines(struct plot *p, const size_t *members, size_t m,
 	int ret = -1;
 
 	if (!drawn)
-		return -1;
+		return -ENOMEM;
 	for (j = 0; j < m; j++) {
 		struct ksft_metric_report_series sj = { .sz = sizeof(sj) };
 		double v = NAN;
@@ -297,12 +298,13 @@ static int draw_groups(struct plot *p)
 	size_t k, j = 0, c0, *gorder;
 	int ret = 0;
 
-	if (groups_build(p->r, &gr))
-		return -1;
+	ret = groups_build(p->r, &gr);
+	if (ret)
+		return ret;
 	gorder = gated_first(p->r, &gr);
 	if (!gorder) {
 		groups_free(&gr);
-		return -1;
+		return -ENOMEM;
 	}
 	for (k = 0; !ret && k < gr.n; k++) {
 		struct ksft_metric_report_series si = { .sz = sizeof(si) };
@@ -311,10 +313,9 @@ static int draw_groups(struct plot *p)
 		size_t m = gr.start[g + 1] - gr.start[g];
 		char *h, title[512];
 
-		if (ksft_metric_report_series_get(p->r, members[0], &si)) {
-			ret = -1;
+		ret = ksft_metric_report_series_get(p->r, members[0], &si);
+		if (ret)
 			break;
-		}
 		if (p->charts >= MAX_CHARTS) {
 			/* Only counted, as charts (some might have become text). */
 			p->charts_wanted += (si.is_array ? m : 1) + (si.aggregation ? 1 : 0);
@@ -323,7 +324,7 @@ static int draw_groups(struct plot *p)
 		c0 = p->charts;
 		h = case_heading(&si);
 		if (!h) {
-			ret = -1;
+			ret = -ENOMEM;
 			break;
 		}
 		if (!heading || strcmp(heading, h)) {
@@ -348,17 +349,16 @@ static int draw_groups(struct plot *p)
 				char *t;
 				double ht;
 
-				if (kind < 0 || ksft_metric_report_series_get(p->r, members[j], &sj)) {
-					ret = -1;
+				ret = kind < 0 ? kind : ksft_metric_report_series_get(p->r, members[j], &sj);
+				if (ret)
 					break;
-				}
 				if (kind == KIND_ZERO || kind == KIND_EMPTY) {
 					ret = kind == KIND_ZERO ? list_add(&zero, series_short_name(&sj)) : 0;
 					continue;
 				}
 				t = series_short_name(&sj);
 				if (!t) {
-					ret = -1;
+					ret = -ENOMEM;
 					break;
 				}
 				chart_open(p);
@@ -366,7 +366,8 @@ static int draw_groups(struct plot *p)
 						   CELL_W, t);
 				place(p, ht);
 				free(t);
-				ret = ht < 0 ? -1 : 0;
+				/* chart_heatmap() says only -1: out of memory, or the points unreadable */
+				ret = ht < 0 ? -ENOMEM : 0;
 			}
 		} else {
 			ret = group_lines(p, members, m, KSFT_METRIC_REPORT_TRANSFORMED, 1,
@@ -433,8 +434,10 @@ static int draw_bars(struct plot *p, const struct ksft_metric_report_comparison 
 		const char *color;
 		char *label, *full;
 
-		if (ksft_metric_report_comparison_row(cmp, i, &row))
-			return -1;
+		int err = ksft_metric_report_comparison_row(cmp, i, &row);
+
+		if (err)
+			return err;
 		fake.case_name = row.case_name;
 		fake.path = row.path;
 		fake.path_len = row.path_len;
@@ -442,7 +445,7 @@ static int draw_bars(struct plot *p, const struct ksft_metric_report_comparison 
 		fake.labels_json = row.labels_json;
 		label = series_title(&fake, T_FULL);
 		if (!label)
-			return -1;
+			return -ENOMEM;
 		if (row.element >= 0 && asprintf(&full, "%s [%ld]", label, row.element) >= 0) {
 			free(label);
 			label = full;
@@ -533,7 +536,7 @@ int cmd_plot(int argc, char **argv)
 			p.lines_left_out, CHART_MAX_LINES);
 	doc = svg_document(&p.s, WIDTH, p.y + 10, title, &len);
 	if (!doc) {
-		cli_error("out of memory");
+		cli_oom(NULL);
 		goto out;
 	}
 	if (!confine_write(&cc.c, cc.out, doc, len))

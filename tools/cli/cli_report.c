@@ -166,12 +166,7 @@ int cmd_report(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	if (cc.db) {
-		char *why;
-
-		if (cli_history_judge(&cc, &go, &h, &cmp, &why) < 0) {
-			if (why)
-				cli_error("report: %s", why);
-			free(why);
+		if (cli_history_judge(&cc, &go, &h, &cmp) < 0) {	/* said why */
 			ret = EXIT_USAGE;
 			goto out;
 		}

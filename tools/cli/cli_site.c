@@ -87,7 +87,7 @@ static int write_at(int dirfd, const char *dir, const char *name, const struct s
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		cli_error("%s/%s: %s", dir, tmp, strerror(errno));
-		return -1;
+		return -EIO;
 	}
 	while (off < data->len) {
 		ssize_t n = write(fd, data->data + off, data->len - off);
@@ -98,14 +98,14 @@ static int write_at(int dirfd, const char *dir, const char *name, const struct s
 			cli_error("%s/%s: %s", dir, tmp, strerror(n < 0 ? errno : EIO));
 			close(fd);
 			unlinkat(dirfd, tmp, 0);
-			return -1;
+			return -EIO;
 		}
 		off += (size_t)n;
 	}
 	if (close(fd) || renameat(dirfd, tmp, dirfd, name)) {
 		cli_error("%s/%s: %s", dir, name, strerror(errno));
 		unlinkat(dirfd, tmp, 0);
-		return -1;
+		return -EIO;
 	}
 	return 0;
 }
@@ -119,18 +119,18 @@ static int open_site_dir(const char *dir, int force)
 
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		cli_error("%s: cannot create the directory: %s", dir, strerror(errno));
-		return -1;
+		return -EIO;
 	}
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		cli_error("%s: %s", dir, errno == ENOTDIR ? "not a directory" : strerror(errno));
-		return -1;
+		return -EIO;
 	}
 	d = fdopendir(dup(fd));
 	if (!d) {
 		cli_error("%s: %s", dir, strerror(errno));
 		close(fd);
-		return -1;
+		return -EIO;
 	}
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
@@ -143,7 +143,7 @@ static int open_site_dir(const char *dir, int force)
 		cli_error("%s: not empty and not a site ksft-metric wrote (no %s); "
 			  "use another directory, or --force", dir, SITE_MARKER);
 		close(fd);
-		return -1;
+		return -EEXIST;
 	}
 	return fd;
 }
@@ -277,7 +277,7 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 	mk.unit = unit_label(s);
 	html_printf(o, "<figure class=\"chart trend\" id=\"t%s\">", anchor + 1);
 	if (trend_chart(o, s, &mk, 960, 240) < 0)
-		return -1;
+		return -ENOMEM;	/* its one failure */
 	html_printf(o, "</figure>\n");
 	if (json_array_size(json_object_get(s, "changes"))) {
 		html_printf(o, "<h2>Change points</h2>\n<table class=\"changes\"><thead><tr>"
@@ -305,7 +305,7 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 		html_printf(o, "</tbody></table>\n");
 	}
 	if (!(keys = differing_keys(points)))
-		return -1;
+		return -ENOMEM;
 	html_printf(o, "<h2>Runs (newest first)</h2>\n");
 	if (shared_keys(json_object_get(json_array_get(points, 0), "context"), keys)) {
 		html_printf(o, "<p class=\"meta common\">Every run: ");
@@ -340,7 +340,7 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 	json_decref(keys);
 	html_printf(o, "</tbody></table>\n");
 	page_foot(o);
-	return o->oom ? -1 : 0;
+	return o->oom ? -ENOMEM : 0;
 }
 
 /* The latest verdicts a look is worth first. */
@@ -533,7 +533,7 @@ int cmd_site(int argc, char **argv)
 		int bad;
 
 		if (!a) {
-			cli_error("out of memory");
+			cli_oom(NULL);
 			goto out;
 		}
 		snprintf(name, sizeof(name), "%s.html", a);

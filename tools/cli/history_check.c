@@ -6,6 +6,7 @@
  * says the history starts here.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +32,13 @@ int cli_history_exists(const struct cli_common *cc)
 		return 1;	/* a server: opening it tells */
 	if (!strcmp(cc->db, "-")) {
 		cli_error("--db -: a run history is a SQLite file or a postgresql:// URL");
-		return -1;
+		return -EINVAL;
 	}
 	if (access(cc->db, F_OK) && !cc->c.base)
 		return 0;
 	f = confine_open_read(&cc->c, cc->db);
 	if (!f)
-		return -1;
+		return -EIO;	/* said why */
 	got = fread(head, 1, sizeof(head), f);
 	fclose(f);
 	if (!got)
@@ -45,7 +46,7 @@ int cli_history_exists(const struct cli_common *cc)
 	if (got < sizeof(head) || memcmp(head, magic, sizeof(head))) {
 		cli_error("%s: not a run history (not a SQLite database; ksft-metric ingest"
 			  " writes one)", cc->db_shown);
-		return -1;
+		return -EINVAL;
 	}
 	return 1;
 }
@@ -244,7 +245,7 @@ static char *contexts_found(const struct cli_common *cc,
 	return out;
 }
 
-/* Does the history hold any run at all? 1, 0, or -1 (cannot read). */
+/* Does the history hold any run at all? 1, 0, or a negative errno (cannot read). */
 static int history_has_runs(struct ksft_metric_report_history *h)
 {
 	struct ksft_metric_report_history_opts ho = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
@@ -255,11 +256,12 @@ static int history_has_runs(struct ksft_metric_report_history *h)
 
 	ho.last = 1;
 	ho.all_status = 1;
-	if (ksft_metric_report_history_format(h, &ho, KSFT_METRIC_REPORT_JSON, &text, &len))
-		return -1;
+	ret = ksft_metric_report_history_format(h, &ho, KSFT_METRIC_REPORT_JSON, &text, &len);
+	if (ret)
+		return ret;
 	doc = json_loads(text, 0, NULL);
 	ksft_metric_report_text_free(text);
-	ret = doc ? json_array_size(json_object_get(doc, "series")) > 0 : -1;
+	ret = doc ? json_array_size(json_object_get(doc, "series")) > 0 : -ENOMEM;
 	json_decref(doc);
 	return ret;
 }
@@ -281,54 +283,60 @@ static int judged_any(const struct ksft_metric_report_comparison *cmp)
 	return 0;
 }
 
-int cli_history_usable(const struct cli_common *cc, struct ksft_metric_report_history *h,
-		       const struct ksft_metric_report_comparison *cmp, char **why)
+/*
+ * Can the history judge this run (@cmp, what the gate made of it)? 1 yes;
+ * 0 no, with cc->unusable saying why (NULL when out of memory): the
+ * history holds no run, or holds the run's series only under other
+ * contexts (named); a negative errno after printing a read error.
+ */
+static int history_usable(struct cli_common *cc, struct ksft_metric_report_history *h,
+			  const struct ksft_metric_report_comparison *cmp)
 {
 	char *found;
 	size_t runs;
 	int any;
 
-	*why = NULL;
 	if (judged_any(cmp))
 		return 1;
 	any = history_has_runs(h);
 	if (any < 0) {
 		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
-		return -1;
+		return -EIO;
 	}
 	if (!any) {
-		if (asprintf(why, "history %s holds no run: nothing to judge this run against"
+		if (asprintf(&cc->unusable, "history %s holds no run: nothing to judge this run against"
 			     " (a mistyped --db? on a CI's first run, --first-run says the"
 			     " history starts here)", cc->db_shown) < 0)
-			*why = NULL;
+			cc->unusable = NULL;
 		return 0;
 	}
 	found = contexts_found(cc, h, &runs);
 	if (!found) {
 		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
-		return -1;
+		return -EIO;
 	}
 	if (!*found) {	/* the series are new to a history that holds others */
 		free(found);
 		return 1;
 	}
-	if (asprintf(why, "no run in history %s is comparable with this run, but %zu run%s"
+	if (asprintf(&cc->unusable, "no run in history %s is comparable with this run, but %zu run%s"
 		     " there hold%s its series under other contexts (the comparability keys that"
 		     " differ): %s (a mistyped or"
 		     " forgotten --context? --first-run says the history starts here)",
 		     cc->db_shown, runs, runs == 1 ? "" : "s", runs == 1 ? "s" : "", found) < 0)
-		*why = NULL;
+		cc->unusable = NULL;
 	free(found);
 	return 0;
 }
 
 int cli_history_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts *go,
 		      struct ksft_metric_report_history **h,
-		      struct ksft_metric_report_comparison **out, char **why)
+		      struct ksft_metric_report_comparison **out)
 {
 	int failing, usable;
 
-	*why = NULL;
+	free(cc->unusable);
+	cc->unusable = NULL;
 	*out = NULL;
 	go->context = cc->context;
 	go->n_context = cc->n_context;
@@ -338,19 +346,25 @@ int cli_history_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts
 		failing = ksft_metric_report_compare(cc->r, cc->b, &cc->copts, out);
 		if (failing < 0) {
 			cli_error("%s", ksft_metric_report_errmsg());
-			return -1;
+			return CLI_JUDGE_ERROR;
 		}
-		return cc->first_run && cc->db_missing ? 0 : -2;	/* said why */
+		/* The open said why. */
+		return cc->first_run && cc->db_missing ? 0 : CLI_JUDGE_UNUSABLE;
 	}
 	failing = ksft_metric_report_history_compare(*h, cc->r, go, out);
 	if (failing < 0) {
 		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
-		return -1;
+		return CLI_JUDGE_ERROR;
 	}
 	if (cc->first_run)
 		return failing;
-	usable = cli_history_usable(cc, *h, *out, why);
+	usable = history_usable(cc, *h, *out);
 	if (usable < 0)
-		return -1;
-	return usable ? failing : -2;
+		return CLI_JUDGE_ERROR;
+	if (usable)
+		return failing;
+	/* Said where the reason is known, with the command's name. */
+	if (cc->unusable)
+		cli_error("%s: %s", cc->name, cc->unusable);
+	return CLI_JUDGE_UNUSABLE;
 }

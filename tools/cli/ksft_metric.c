@@ -63,7 +63,7 @@ static int find_cmd(const char *name)
 	for (i = 0; i < N_CMDS; i++)
 		if (!strcmp(name, cmds[i].name))
 			return (int)i;
-	return -1;
+	return -ENOENT;
 }
 
 /* "unknown command 'reprot'; did you mean 'report'?" and where the list is. */

@@ -29,6 +29,7 @@
 #endif
 
 #include "cli.h"
+#include "errmsg.h"
 
 #define TMP_PREFIX ".ksft-metric-"
 
@@ -46,9 +47,20 @@ void cli_error(const char *fmt, ...)
 	if (n >= 0)
 		cli_put_printable(stderr, msg);
 	else
-		fputs("(out of memory formatting a message)", stderr);
+		fputs("(" KSFTM_OOM_TEXT " formatting a message)", stderr);
 	free(msg);
 	fputc('\n', stderr);
+}
+
+int cli_oom(const char *who)
+{
+	int err = ksftm_oom();
+
+	if (who)
+		cli_error("%s: %s", who, ksftm_errmsg());
+	else
+		cli_error("%s", ksftm_errmsg());
+	return err;
 }
 
 int confine_init(struct confine *c, const char *dir)
@@ -59,20 +71,24 @@ int confine_init(struct confine *c, const char *dir)
 		return 0;
 	if (!*dir) {
 		cli_error("--base-dir: empty path");
-		return -1;
+		return -EINVAL;
 	}
 	c->base = realpath(dir, NULL);
 	if (!c->base) {
-		cli_error("--base-dir %s: %s", dir, strerror(errno));
-		return -1;
+		int err = errno;
+
+		cli_error("--base-dir %s: %s", dir, strerror(err));
+		return -err;
 	}
 	/* Held for the whole run: every path resolves beneath this directory. */
 	c->fd = open(c->base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->fd < 0) {
+		int err = errno;
+
 		cli_error("--base-dir %s: %s", dir,
-			  errno == ENOTDIR ? "not a directory" : strerror(errno));
+			  err == ENOTDIR ? "not a directory" : strerror(err));
 		confine_free(c);
-		return -1;
+		return -err;
 	}
 	return 0;
 }
@@ -277,7 +293,7 @@ static int open_beneath(const struct confine *c, const char *rel, int flags,
 	return walk_beneath(c->fd, rel, flags, mode);
 }
 
-/* The message for a path that cannot be used beneath the base; @return -1. */
+/* The message for a path that cannot be used beneath the base; @return -@err (-EXDEV for 0). */
 static int refuse(const struct confine *c, const char *path, int err)
 {
 	if (err == -EXDEV || err == 0)
@@ -288,7 +304,7 @@ static int refuse(const struct confine *c, const char *path, int err)
 			  "is not followed beneath --base-dir '%s'", path, c->base);
 	else
 		cli_error("%s: %s", path, strerror(-err));
-	return -1;
+	return err ? err : -EXDEV;
 }
 
 static int valid_path(const char *path)
@@ -368,9 +384,9 @@ static int read_fd(FILE *f, const char *path, char **data, size_t *len)
 		}
 	}
 	if (!buf || ferror(f)) {
-		cli_error("%s: %s", path, buf ? "read error" : "out of memory");
+		cli_error("%s: %s", path, buf ? "read error" : KSFTM_OOM_TEXT);
 		free(buf);
-		return -1;
+		return buf ? -EIO : -ENOMEM;
 	}
 	*data = buf;
 	*len = n;
@@ -384,7 +400,7 @@ int confine_read_all(const struct confine *c, const char *path, char **data,
 	int ret;
 
 	if (!f)
-		return -1;
+		return -EIO;	/* said why */
 	ret = read_fd(f, path, data, len);
 	if (f != stdin)
 		fclose(f);
@@ -401,28 +417,32 @@ static int open_parent_anywhere(struct confine_target *t, const char *path)
 {
 	char *res = NULL, *copy, *dir;
 	struct stat st;
-	int ret = -1;
+	int ret = -EINVAL;	/* a bad name unless said otherwise */
 
 	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
 		res = realpath(path, NULL);
 		if (!res) {
-			cli_error("%s: %s (dangling symlink?)", path, strerror(errno));
-			return -1;
+			int err = errno;
+
+			cli_error("%s: %s (dangling symlink?)", path, strerror(err));
+			return -err;
 		}
 	} else {
 		res = strdup(path);
 		if (!res)
-			return -1;
+			return -ENOMEM;
 	}
 	copy = strdup(res);
 	if (copy && !bad_name(basename(res)) && strcmp(basename(res), "/")) {
 		t->name = strdup(basename(res));
 		dir = dirname(copy);
 		t->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (t->dirfd < 0)
-			cli_error("cannot write '%s': %s: %s", path, dir, strerror(errno));
-		else if (t->name)
-			ret = 0;
+		if (t->dirfd < 0) {
+			ret = -errno;
+			cli_error("cannot write '%s': %s: %s", path, dir, strerror(-ret));
+		} else {
+			ret = t->name ? 0 : -ENOMEM;
+		}
 	} else {
 		cli_error("cannot write '%s': bad file name", path);
 	}
@@ -443,7 +463,7 @@ static int open_parent_beneath(const struct confine *c, struct confine_target *t
 	if (bad_name(slash ? slash + 1 : rel)) {
 		cli_error("cannot write '%s': bad file name", path);
 		free(rel);
-		return -1;
+		return -EINVAL;
 	}
 	t->name = strdup(slash ? slash + 1 : rel);
 	if (slash)
@@ -453,7 +473,7 @@ static int open_parent_beneath(const struct confine *c, struct confine_target *t
 	if (fd < 0)
 		return refuse(c, path, fd);
 	t->dirfd = fd;
-	return t->name ? 0 : -1;
+	return t->name ? 0 : -ENOMEM;
 }
 
 int confine_target_open(const struct confine *c, const char *path,
@@ -467,14 +487,14 @@ int confine_target_open(const struct confine *c, const char *path,
 	t->path = path;
 	t->base = c->base;
 	if (!valid_path(path))
-		return -1;
+		return -EINVAL;	/* said why */
 	ret = c->base ? open_parent_beneath(c, t, path) : open_parent_anywhere(t, path);
 	if (!ret && !fstatat(t->dirfd, t->name, &st, AT_SYMLINK_NOFOLLOW)) {
 		if (S_ISLNK(st.st_mode) && t->base)
 			ret = refuse(c, path, -ELOOP);
 		else if (S_ISDIR(st.st_mode)) {
 			cli_error("cannot write '%s': it is a directory", path);
-			ret = -1;
+			ret = -EISDIR;
 		}
 	}
 	if (ret)
@@ -498,9 +518,11 @@ int confine_target_lock(struct confine_target *t)
 	do
 		ret = flock(t->dirfd, LOCK_EX);
 	while (ret && errno == EINTR);
-	if (ret)
-		cli_error("cannot lock the directory of '%s': %s", t->path, strerror(errno));
-	return ret ? -1 : 0;
+	if (ret) {
+		ret = -errno;
+		cli_error("cannot lock the directory of '%s': %s", t->path, strerror(-ret));
+	}
+	return ret;
 }
 
 int confine_target_read(struct confine_target *t, char **data, size_t *len)
@@ -519,13 +541,13 @@ int confine_target_read(struct confine_target *t, char **data, size_t *len)
 				  t->base);
 		else
 			cli_error("%s: %s", t->path, strerror(errno));
-		return -1;
+		return -EIO;
 	}
 	f = fdopen(fd, "r");
 	if (!f) {
 		cli_error("%s: %s", t->path, strerror(errno));
 		close(fd);
-		return -1;
+		return -EIO;
 	}
 	ret = read_fd(f, t->path, data, len);
 	fclose(f);
@@ -535,11 +557,13 @@ int confine_target_read(struct confine_target *t, char **data, size_t *len)
 int confine_check_write(const struct confine *c, const char *path)
 {
 	struct confine_target t;
+	int ret;
 
 	if (!strcmp(path, "-"))
 		return 0;
-	if (confine_target_open(c, path, &t))
-		return -1;
+	ret = confine_target_open(c, path, &t);
+	if (ret)
+		return ret;
 	confine_target_close(&t);
 	return 0;
 }
@@ -552,7 +576,7 @@ static int write_fd(int fd, const char *data, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -1;
+			return -errno;	/* errno still says why */
 		}
 		data += n;
 		len -= (size_t)n;
@@ -595,7 +619,7 @@ int confine_target_write(struct confine_target *t, const char *data, size_t len)
 	if (exists && S_ISLNK(st.st_mode) && t->base) {
 		cli_error("refusing to access '%s': it goes through a symbolic link, which "
 			  "is not followed beneath --base-dir '%s'", t->path, t->base);
-		return -1;
+		return -ELOOP;
 	}
 	if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
 		/* A device or FIFO (e.g. /dev/stdout): write in place. */
@@ -605,7 +629,7 @@ int confine_target_write(struct confine_target *t, const char *data, size_t len)
 			cli_error("%s: %s", t->path, strerror(errno));
 			if (fd >= 0)
 				close(fd);
-			return -1;
+			return -EIO;
 		}
 		close(fd);
 		return 0;
@@ -613,7 +637,7 @@ int confine_target_write(struct confine_target *t, const char *data, size_t len)
 	fd = create_temp(t->dirfd, tmp);
 	if (fd < 0) {
 		cli_error("cannot write '%s': %s", t->path, strerror(errno));
-		return -1;
+		return -EIO;
 	}
 	if (exists && S_ISREG(st.st_mode)) {
 		/* Replacing a file keeps its owner (where we may) and its mode. */
@@ -630,12 +654,12 @@ int confine_target_write(struct confine_target *t, const char *data, size_t len)
 		cli_error("cannot write '%s': %s", t->path, strerror(errno));
 		close(fd);
 		unlinkat(t->dirfd, tmp, 0);
-		return -1;
+		return -EIO;
 	}
 	if (close(fd) || renameat(t->dirfd, tmp, t->dirfd, t->name)) {
 		cli_error("cannot write '%s': %s", t->path, strerror(errno));
 		unlinkat(t->dirfd, tmp, 0);
-		return -1;
+		return -EIO;
 	}
 	return 0;
 }
@@ -649,12 +673,13 @@ int confine_write(const struct confine *c, const char *path, const char *data,
 	if (!strcmp(path, "-")) {
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
 			cli_error("stdout: %s", strerror(errno));
-			return -1;
+			return -EIO;
 		}
 		return 0;
 	}
-	if (confine_target_open(c, path, &t))
-		return -1;
+	ret = confine_target_open(c, path, &t);
+	if (ret)
+		return ret;
 	ret = confine_target_write(&t, data, len);
 	confine_target_close(&t);
 	return ret;

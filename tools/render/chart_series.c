@@ -3,6 +3,7 @@
  * best shown, and series grouped into charts.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
@@ -129,8 +130,9 @@ int series_kind(const struct ksft_metric_report *r, size_t idx, int stage,
 	size_t i, finite = 0, nonzero = 0;
 	int kind;
 
-	if (ksft_metric_report_series_points(r, idx, stage, &p))
-		return -1;
+	kind = ksft_metric_report_series_points(r, idx, stage, &p);
+	if (kind)
+		return kind;
 	for (i = 0; i < p.off[p.n]; i++) {
 		if (!isfinite(p.v[i]))
 			continue;

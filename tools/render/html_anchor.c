@@ -1,5 +1,6 @@
 /* Anchor ids of series, and a map from them to how much they matter. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,13 +96,13 @@ static int anchor_register(char *key, char *anchor)
 		struct anchor_entry *e = realloc(reg.e, cap * sizeof(*e));
 
 		if (!e)
-			return -1;
+			return -ENOMEM;
 		reg.e = e;
 		reg.cap = cap;
 	}
 	if (rank_map_put(&reg.by_key, key, (int)reg.n + 1) ||
 	    rank_map_put(&reg.by_anchor, anchor, (int)reg.n + 1))
-		return -1;
+		return -ENOMEM;
 	reg.e[reg.n++] = (struct anchor_entry){ key, anchor };
 	return 0;
 }
@@ -177,7 +178,7 @@ static int grow(struct rank_map *m)
 	if (!n.keys || !n.rank) {
 		free(n.keys);
 		free(n.rank);
-		return -1;
+		return -ENOMEM;
 	}
 	for (i = 0; i < m->cap; i++) {
 		size_t h;
@@ -202,7 +203,7 @@ int rank_map_put(struct rank_map *m, const char *key, int rank)
 	size_t h;
 
 	if (2 * (m->n + 1) > m->cap && grow(m))
-		return -1;
+		return -ENOMEM;
 	for (h = key_hash(key) & (m->cap - 1); m->keys[h]; h = (h + 1) & (m->cap - 1))
 		if (!strcmp(m->keys[h], key)) {
 			if (rank > m->rank[h])
@@ -211,7 +212,7 @@ int rank_map_put(struct rank_map *m, const char *key, int rank)
 		}
 	m->keys[h] = strdup(key);
 	if (!m->keys[h])
-		return -1;
+		return -ENOMEM;
 	m->rank[h] = rank;
 	m->n++;
 	return 0;

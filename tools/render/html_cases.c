@@ -5,6 +5,7 @@
  * draws only the most important charts, those are the ones.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@ static int number_row(struct html_page *pg, size_t idx,
 	int plain = si->aggregation != NULL;
 
 	if (!labels)
-		return -1;
+		return -ENOMEM;
 	html_printf(&pg->out, "<tr id=\"%s\"><td class=\"metric\">", anchor);
 	html_escape(&pg->out, si->name);
 	html_printf(&pg->out, "</td><td class=\"labels\">");
@@ -57,7 +58,7 @@ static int number_row(struct html_page *pg, size_t idx,
 		int k;
 
 		if (!all)
-			return -1;
+			return -ENOMEM;
 		ksft_metric_report_series_summary(pg->r, idx, op, all, (size_t)n);
 		for (k = 0; k < n; k++)
 			if (isfinite(all[k]) && !(best >= all[k]))
@@ -89,7 +90,7 @@ static int figure(struct html_page *pg, const char *id, const char *caption,
 		  struct svg *body, double h)
 {
 	if (h < 0 || body->oom)
-		return -1;
+		return body->oom ? -ENOMEM : -EIO;	/* the points could not be read */
 	if (h == 0)
 		return 0;
 	html_printf(&pg->out, "<figure class=\"chart\" id=\"%s\">"
@@ -211,8 +212,9 @@ static int case_section(struct html_page *pg, const struct groups *gr,
 	char *heading, *anchor;
 	int ret = -1, pass;
 
-	if (ksft_metric_report_series_get(pg->r, gr->order[gr->start[c->g0]], &si))
-		return -1;
+	pass = ksft_metric_report_series_get(pg->r, gr->order[gr->start[c->g0]], &si);
+	if (pass)
+		return pass;
 	heading = case_heading(&si);
 	anchor = series_anchor(si.path, si.path_len, si.case_name, "", "{}");
 	if (!heading || !anchor)
@@ -297,7 +299,7 @@ static int case_section(struct html_page *pg, const struct groups *gr,
 		html_printf(&pg->out, "<p class=\"zero\">Always 0: %.*s</p>\n",
 			    (int)zero.len, zero.data);
 	html_printf(&pg->out, "</section>\n");
-	ret = zero.oom ? -1 : 0;
+	ret = zero.oom ? -ENOMEM : 0;
 out:
 	svg_free(&zero);
 	free(heading);
@@ -313,8 +315,9 @@ int html_cases(struct html_page *pg)
 	char *prev = NULL;
 	int ret = -1, rank;
 
-	if (groups_build(pg->r, &gr))
-		return -1;
+	rank = groups_build(pg->r, &gr);
+	if (rank)
+		return rank;
 	cases = calloc(gr.n + 1, sizeof(*cases));
 	order = calloc(gr.n + 1, sizeof(size_t));
 	if (!cases || !order)

@@ -5,6 +5,7 @@
  * context and value.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@ int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h
 {
 	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
 	json_error_t err;
+	int ret;
 	char *text = NULL;
 	size_t len;
 
@@ -34,8 +36,9 @@ int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h
 	o.report = pg->r;
 	o.context = context;	/* the run's, as the gate's: its comparable runs */
 	o.n_context = n_context;
-	if (ksft_metric_report_history_format(h, &o, KSFT_METRIC_REPORT_JSON, &text, &len))
-		return -1;
+	ret = ksft_metric_report_history_format(h, &o, KSFT_METRIC_REPORT_JSON, &text, &len);
+	if (ret)
+		return ret;
 	pg->history = json_loadb(text, len, 0, &err);
 	ksft_metric_report_text_free(text);
 	return html_history_index(pg);
@@ -70,15 +73,15 @@ int html_history_index(struct html_page *pg)
 
 	series = json_object_get(pg->history, "series");
 	if (!json_is_array(series))
-		return -1;
+		return -EINVAL;	/* not the library's history document */
 	json_array_foreach(series, i, s) {
 		char *anchor = history_anchor(s);
 		/* The index + 1, so that 0 still means "none". */
-		int ret = anchor ? rank_map_put(&pg->hist_idx, anchor, (int)i + 1) : -1;
+		int ret = anchor ? rank_map_put(&pg->hist_idx, anchor, (int)i + 1) : -ENOMEM;
 
 		free(anchor);
 		if (ret)
-			return -1;
+			return ret;
 	}
 	return 0;
 }
@@ -120,7 +123,7 @@ static int value_range(json_t *points, double scale, double *lo, double *hi)
 		*hi = v > *hi ? v : *hi;
 		n++;
 	}
-	return n ? 0 : -1;
+	return n ? 0 : -ENOENT;	/* no finite value */
 }
 
 void html_sparkline(struct html_page *pg, const char *anchor, double scale,
@@ -178,16 +181,17 @@ static int row_index(struct html_page *pg, struct rank_map *rows)
 		char *a;
 		int ret;
 
-		if (ksft_metric_report_comparison_row(pg->cmp, i, &row))
-			return -1;
+		ret = ksft_metric_report_comparison_row(pg->cmp, i, &row);
+		if (ret)
+			return ret;
 		if (row.element >= 0)
 			continue;
 		a = series_anchor(row.path, row.path_len, row.case_name, row.name,
 				  row.labels_json);
-		ret = a ? rank_map_put(rows, a, (int)i + 1) : -1;
+		ret = a ? rank_map_put(rows, a, (int)i + 1) : -ENOMEM;
 		free(a);
 		if (ret)
-			return -1;
+			return ret;
 	}
 	return 0;
 }
@@ -204,7 +208,7 @@ static int one_trend(struct html_page *pg, const struct rank_map *rows,
 	int ri = rank_map_get(rows, a);
 
 	if (!name)
-		return -1;
+		return -ENOMEM;
 	mk.title = name;
 	mk.scale = sj->aggregation ? NAN : sj->display_scale;
 	mk.unit = sj->aggregation ? "busy cores" : sj->display_label;
@@ -224,7 +228,7 @@ static int one_trend(struct html_page *pg, const struct rank_map *rows,
 	free(name);
 	if (got < 0 || body.oom) {
 		svg_free(&body);
-		return -1;
+		return -ENOMEM;	/* trend_chart() fails only out of memory */
 	}
 	/* "t-...": the trend of the series whose row is "s-..." */
 	html_printf(&pg->out, "<figure class=\"chart trend\" id=\"t%s\">%.*s</figure>\n",

@@ -5,6 +5,7 @@
  * judge what it would need; then how many rows had each verdict.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,15 +148,16 @@ static int series_index(struct html_page *pg, struct rank_map *idx)
 		char *a;
 		int ret;
 
-		if (ksft_metric_report_series_get(pg->r, i, &si))
-			return -1;
+		ret = ksft_metric_report_series_get(pg->r, i, &si);
+		if (ret)
+			return ret;
 		if (!si.display_label || si.aggregation)
 			continue;
 		a = series_anchor(si.path, si.path_len, si.case_name, si.name, si.labels_json);
-		ret = a ? rank_map_put(idx, a, (int)i + 1) : -1;
+		ret = a ? rank_map_put(idx, a, (int)i + 1) : -ENOMEM;
 		free(a);
 		if (ret)
-			return -1;
+			return ret;
 	}
 	return 0;
 }
@@ -206,7 +208,7 @@ int html_verdicts(struct html_page *pg)
 	struct rank_map display = { 0 };
 	json_t *doc, *rows;
 	char low[32];
-	int pass;
+	int pass, err;
 
 	html_printf(&pg->out, "<section id=\"verdicts\">\n<h2>Verdicts</h2>\n");
 	if (!pg->cmp) {
@@ -215,9 +217,10 @@ int html_verdicts(struct html_page *pg)
 		return 0;
 	}
 	n = ksft_metric_report_comparison_rows(pg->cmp);
-	if (series_index(pg, &display)) {
+	err = series_index(pg, &display);
+	if (err) {
 		rank_map_free(&display);
-		return -1;
+		return err;
 	}
 	doc = json_rows(pg->cmp);
 	rows = json_object_get(doc, "rows");
@@ -236,10 +239,11 @@ int html_verdicts(struct html_page *pg)
 			struct ksft_metric_report_row row = { .sz = sizeof(row) };
 			char *anchor;
 
-			if (ksft_metric_report_comparison_row(pg->cmp, i, &row)) {
+			err = ksft_metric_report_comparison_row(pg->cmp, i, &row);
+			if (err) {
 				rank_map_free(&display);
 				json_decref(doc);
-				return -1;
+				return err;
 			}
 			if (strcmp(row.verdict, ksftm_verdicts[pass].code))
 				continue;
@@ -252,7 +256,7 @@ int html_verdicts(struct html_page *pg)
 			if (!anchor) {
 				rank_map_free(&display);
 				json_decref(doc);
-				return -1;
+				return -ENOMEM;
 			}
 			fill_display(pg, &display, &row, anchor);
 			row_cells(pg, &row, anchor, json_array_get(rows, i));
@@ -273,8 +277,9 @@ int html_verdicts(struct html_page *pg)
 		char *anchor;
 		int rank;
 
-		if (ksft_metric_report_comparison_row(pg->cmp, i, &row))
-			return -1;
+		err = ksft_metric_report_comparison_row(pg->cmp, i, &row);
+		if (err)
+			return err;
 		for (k = 0; k < KSFTM_N_VERDICTS; k++)
 			counts[k] += !strcmp(row.verdict, ksftm_verdicts[k].code);
 		rank = rank_of(row.verdict);
@@ -284,7 +289,7 @@ int html_verdicts(struct html_page *pg)
 				       row.name, row.labels_json);
 		if (!anchor || rank_map_put(&pg->ranks, anchor, rank)) {
 			free(anchor);
-			return -1;
+			return -ENOMEM;
 		}
 		free(anchor);
 	}

@@ -4,6 +4,7 @@
  * can be attached to a CI report as is.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@ static int reserve(struct svg *s, size_t more)
 	char *p;
 
 	if (s->oom)
-		return -1;
+		return -ENOMEM;
 	while (cap - s->len <= more)
 		cap *= 2;
 	if (cap == s->cap)
@@ -33,7 +34,7 @@ static int reserve(struct svg *s, size_t more)
 	p = realloc(s->data, cap);
 	if (!p) {
 		s->oom = 1;
-		return -1;
+		return -ENOMEM;
 	}
 	s->data = p;
 	s->cap = cap;
