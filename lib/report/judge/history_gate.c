@@ -233,6 +233,12 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		row->better = better;
 		row->current = cur[e < 0 ? 0 : e];
 		row->n_current = vals.n;
+		/* This run's samples, for the text table (issue 34). */
+		if ((size_t)(e < 0 ? 0 : e) < vals.width &&
+		    cmp_spread_of(&row->cur_spread, vals.v + (e < 0 ? 0 : e), vals.n, vals.width)) {
+			ret = ksftm_fail(ENOMEM, "out of memory");
+			goto out;
+		}
 		if (j->o->incomparable || (!failed && !rows.n && any)) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
 			if (!j->o->incomparable)
@@ -266,7 +272,10 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		if (vals.width == 1 && e < 0)
 			pd.cur_within = variance_of(vals.v, vals.n);
 		pd.group = group_of(path, s.case_name);
-		if (!pd.window || !pd.group || push_pending(j, &pd)) {
+		/* The level's runs, for the text table (issue 34). */
+		if (!pd.window || !pd.group ||
+		    cmp_spread_of(&row->base_spread, pd.window, pd.n_window, 1) ||
+		    push_pending(j, &pd)) {
 			free(pd.window);
 			free(pd.group);
 			ret = ksftm_fail(ENOMEM, "out of memory");
