@@ -234,7 +234,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		row->current = cur[e < 0 ? 0 : e];
 		row->n_current = vals.n;
 		/* This run's samples, for the text table (issue 34). */
-		if ((size_t)(e < 0 ? 0 : e) < vals.width &&
+		if (vals.n && (size_t)(e < 0 ? 0 : e) < vals.width &&
 		    cmp_spread_of(&row->cur_spread, vals.v + (e < 0 ? 0 : e), vals.n, vals.width)) {
 			ret = ksftm_fail(ENOMEM, "out of memory");
 			goto out;
