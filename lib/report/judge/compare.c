@@ -177,6 +177,15 @@ int cmp_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride
 	return 0;
 }
 
+int cmp_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e)
+{
+	size_t k = e < 0 ? 0 : (size_t)e;
+
+	if (!v->n || k >= v->width)
+		return cmp_spread_of(s, NULL, 0, 1);
+	return cmp_spread_of(s, v->v + k, v->n, v->width);
+}
+
 /* The row's values are shown in the policy's display units. */
 static int row_display(struct cmp_row *row, const struct rp_policy *p)
 {

@@ -214,7 +214,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		struct pending pd = { 0, NULL, 0, rel_tol, abs_tol, id, NULL, NULL, NULL, NULL, 0,
 				      vals.n, NAN };
 
-		if (!row) {
+		if (!row || cmp_spread_at(&row->cur_spread, &vals, e)) {	/* (for the text) */
 			ret = ksftm_fail(ENOMEM, "out of memory");
 			goto out;
 		}
@@ -233,12 +233,6 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		row->better = better;
 		row->current = cur[e < 0 ? 0 : e];
 		row->n_current = vals.n;
-		/* This run's samples, for the text table (issue 34). */
-		if (vals.n && (size_t)(e < 0 ? 0 : e) < vals.width &&
-		    cmp_spread_of(&row->cur_spread, vals.v + (e < 0 ? 0 : e), vals.n, vals.width)) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
-			goto out;
-		}
 		if (j->o->incomparable || (!failed && !rows.n && any)) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
 			if (!j->o->incomparable)
@@ -272,8 +266,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		if (vals.width == 1 && e < 0)
 			pd.cur_within = variance_of(vals.v, vals.n);
 		pd.group = group_of(path, s.case_name);
-		/* The level's runs, for the text table (issue 34). */
-		if (!pd.window || !pd.group ||
+		if (!pd.window || !pd.group ||	/* the text's spread of the level's runs */
 		    cmp_spread_of(&row->base_spread, pd.window, pd.n_window, 1) ||
 		    push_pending(j, &pd)) {
 			free(pd.window);

@@ -53,6 +53,8 @@ struct cmp_row {
 /* Fill @s from the @n values x[0], x[stride], ... (left as they are);
  * -ENOMEM, or 0. */
 int cmp_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride);
+/* cmp_spread_of() element @e (-1: a scalar's value) of each point of @v. */
+int cmp_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e);
 
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
 struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
