@@ -144,7 +144,8 @@ def test_unit_once_per_row():
             assert row.count("Gbps") == 1 and row.rstrip().endswith("Gbps"), (name, row)
         # A long unit once per row (it wraps in its column, never repeats).
         rows = len(row_of(texts[name], "runq_wait{host=remote}"))
-        assert rows and texts[name].count("waiting for") == rows, (name, texts[name])
+        flat = re.sub(r"\s+", " ", texts[name])	# the unit's own wrap undone
+        assert rows and flat.count("waiting for") == rows, (name, texts[name])
     assert "p90=" not in texts["report"] and "p99=" not in texts["report"], texts["report"]
 
 
@@ -158,6 +159,30 @@ def test_value_spread_and_digits():
     assert re.search(r"\s12\s+40\.\d{1,2} \u00b1 \d+(\.\d)?%\s", row), row
     row = [l for l in text.splitlines() if "tcp.retransmits{host=remote}" in l][0]
     assert re.search(r"\s3\s+30001 \(30000\u202630002\)$", row), row
+
+
+def test_compare_value_spread():
+    """compare's BASELINE and CURRENT (--baseline and --db) each a value
+    with its spread, as report shows one: a 3-point baseline and a
+    3-point current both with their range (min…max), 12 points with ±
+    a robust spread; the unit once, in its column; the same bytes twice."""
+    def rng(d):
+        return r"%s\.\d+ \(%s\.\d+\u2026%s\.\d+\)" % (d, d, d)
+    spread = r"40\.\d+ \u00b1 \d+(\.\d)?%"
+    for cols in (None, 80):
+        texts = outputs(cols)
+        assert texts == outputs(cols)
+        # Wide: the cells side by side; 80 columns: "HEAD value" items.
+        sep = r"\s+CURRENT " if cols else r"\s+"
+        for name, cur in (("compare", "9"), ("compare slow", "6"), ("compare --db", "9")):
+            rows = row_of(texts[name], "throughput{host=local}")
+            assert len(rows) == 2, (name, cols, texts[name])
+            for row in rows:
+                assert re.search(rng("9") + sep + rng(cur), row), (name, cols, row)
+                # (vertical rows go on past the line row_of() joins)
+                assert cols or row.count("Gbps") == 1, (name, cols, row)
+        rows = row_of(texts["compare"], "interference.runq_wait{host=remote}")
+        assert len(rows) == 2 and all(re.search(spread + sep + spread, r) for r in rows), rows
 
 
 def test_tilde_for_no_change():

@@ -505,10 +505,11 @@ START_TEST(test_compare_formats)
 		"  METRIC  COMPARE  BASELINE  CURRENT  CHANGE  ALLOWED    N  P  VERDICT     UNIT\n"
 		"  m       p50 ^         100       90  -10.0%        5  1/1  -  REGRESSION\n"
 		"\n"
-		"COMPARE: the statistic judged (p50 the median) and its better direction (^ higher, v lower); CHANGE: current against\n"
-		"baseline (~: no change); ALLOWED: the change the policy tolerates, in the row's unit; N: samples baseline/current; P:\n"
-		"the p-value (with --db, adjusted across the run); name[n]: element n of an array metric. doc/consumer.rst explains each\n"
-		"verdict.\n"
+		"COMPARE: the statistic judged (p50 the median) and its better direction (^ higher, v lower); BASELINE, CURRENT: that\n"
+		"statistic, with the range (min\xe2\x80\xa6max) of fewer than 10 values or \xc2\xb1 their robust spread (% of the median): the baseline's\n"
+		"samples (with --db its runs), this run's samples; CHANGE: current against baseline (~: no change); ALLOWED: the change\n"
+		"the policy tolerates, in the row's unit; N: samples baseline/current; P: the p-value (with --db, adjusted across the\n"
+		"run); name[n]: element n of an array metric. doc/consumer.rst explains each verdict.\n"
 		"\n1 rows: 1 regression\nRESULT: REGRESSION\n");
 	free(text);
 	ksft_metric_report_comparison_free(c);

@@ -74,6 +74,39 @@ static void p_text(struct strbuf *sb, double p)
 	strbuf_adds(sb, buf);
 }
 
+/*
+ * A value with the spread of the values behind it, as report shows a
+ * series (text_spread()) but around the statistic judged: "v" for one
+ * value, "v (min…max)" for fewer than TEXT_FEW, else "v ± p%" (1.4826 MAD
+ * in percent of their median; in the unit when the median is 0).
+ */
+static void spread_text(struct strbuf *sb, const struct text_unit *u, double v,
+			const struct cmp_spread *s)
+{
+	char buf[48];
+
+	text_value(sb, u, v);
+	if (!isfinite(v) || s->n < 2 || s->lo == s->hi)
+		return;
+	if (s->n < TEXT_FEW) {
+		strbuf_adds(sb, " (");
+		text_value(sb, u, s->lo);
+		strbuf_adds(sb, "\xe2\x80\xa6");	/* U+2026 */
+		text_value(sb, u, s->hi);
+		strbuf_addc(sb, ')');
+		return;
+	}
+	strbuf_adds(sb, " \xc2\xb1 ");		/* U+00B1 */
+	if (s->mid != 0.0 && isfinite(s->sd)) {
+		double pct = 100.0 * s->sd / fabs(s->mid);
+
+		snprintf(buf, sizeof(buf), pct == 0.0 || pct >= 1.0 ? "%.0f%%" : "%.1f%%", pct);
+		strbuf_adds(sb, buf);
+	} else {
+		text_value(sb, u, s->sd);
+	}
+}
+
 #define TEXT_COLS 10
 
 /* One row's cells: the metric whole, every number in the row's one unit. */
@@ -94,10 +127,10 @@ static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *
 		text_unit_pick(&u, isfinite(row->baseline) ? row->baseline : row->current,
 			       row->disp_scale, row->disp_label);
 	sb->len = 0;
-	text_value(sb, &u, row->baseline);
+	spread_text(sb, &u, row->baseline, &row->base_spread);
 	ret |= table_cell(t, sb->data);
 	sb->len = 0;
-	text_value(sb, &u, row->current);
+	spread_text(sb, &u, row->current, &row->cur_spread);
 	ret |= table_cell(t, sb->data);
 	sb->len = 0;
 	change_text(sb, row);
@@ -180,9 +213,12 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 	return ret ? -1 : (int)tables;
 }
 
+_Static_assert(TEXT_FEW == 10, "the legend says 10");
 static const char legend[] =
 	"COMPARE: the statistic judged (p50 the median) and its better direction (^ higher,"
-	" v lower); CHANGE: current against baseline (~: no change); ALLOWED: the change the"
+	" v lower); BASELINE, CURRENT: that statistic, with the range (min\xe2\x80\xa6max) of"
+	" fewer than 10 values or \xc2\xb1 their robust spread (% of the median): the"
+	" baseline's samples (with --db its runs), this run's samples; CHANGE: current against baseline (~: no change); ALLOWED: the change the"
 	" policy tolerates, in the row's unit; N: samples baseline/current; P: the p-value"
 	" (with --db, adjusted across the run); name[n]: element n of an array metric."
 	" doc/consumer.rst explains each verdict.";

@@ -148,6 +148,44 @@ struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
 	return row;
 }
 
+int cmp_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride)
+{
+	size_t i, m = 0;
+	double *v, *dev;
+
+	memset(s, 0, sizeof(*s));
+	s->lo = s->hi = s->mid = s->sd = NAN;
+	if (!n)
+		return 0;
+	v = malloc(2 * n * sizeof(*v));		/* the values, then their deviations */
+	if (!v)
+		return -ENOMEM;
+	dev = v + n;
+	for (i = 0; i < n; i++)		/* a value that is not a number is no point */
+		if (isfinite(x[i * stride]))
+			v[m++] = x[i * stride];
+	if (m) {
+		s->mid = ksftm_median(v, m);	/* sorts */
+		s->n = m;
+		s->lo = v[0];
+		s->hi = v[m - 1];
+		for (i = 0; i < m; i++)
+			dev[i] = fabs(v[i] - s->mid);
+		s->sd = 1.4826 * ksftm_median(dev, m);
+	}
+	free(v);
+	return 0;
+}
+
+int cmp_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e)
+{
+	size_t k = e < 0 ? 0 : (size_t)e;
+
+	if (!v->n || k >= v->width)
+		return cmp_spread_of(s, NULL, 0, 1);
+	return cmp_spread_of(s, v->v + k, v->n, v->width);
+}
+
 /* The row's values are shown in the policy's display units. */
 static int row_display(struct cmp_row *row, const struct rp_policy *p)
 {
@@ -316,6 +354,9 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	if (row->n_current >= 2 && row->n_baseline >= 2)
 		row->p_value = rp_mann_whitney(sc->cur, row->n_current, sc->pool,
 					       row->n_baseline);
+	if (cmp_spread_of(&row->base_spread, sc->pool, row->n_baseline, 1) ||
+	    cmp_spread_of(&row->cur_spread, sc->cur, row->n_current, 1))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -363,6 +404,9 @@ static int measure_elem(struct cmp_row *row, const struct rp_cols *cur_c,
 	if (row->n_current >= 2 && row->n_baseline >= 2)
 		row->p_value = rp_mann_whitney(sc->cur, row->n_current, sc->pool,
 					       row->n_baseline);
+	if (cmp_spread_of(&row->base_spread, sc->pool, row->n_baseline, 1) ||
+	    cmp_spread_of(&row->cur_spread, sc->cur, row->n_current, 1))
+		return -ENOMEM;
 	return 0;
 }
 

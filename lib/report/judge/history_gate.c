@@ -211,7 +211,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		struct pending pd = { 0, NULL, 0, rel_tol, abs_tol, id, NULL, NULL, NULL, NULL, 0,
 				      vals.n, NAN };
 
-		if (!row) {
+		if (!row || cmp_spread_at(&row->cur_spread, &vals, e)) {	/* (for the text) */
 			ret = ksftm_fail(ENOMEM, "out of memory");
 			goto out;
 		}
@@ -263,7 +263,9 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		if (vals.width == 1 && e < 0)
 			pd.cur_within = variance_of(vals.v, vals.n);
 		pd.group = group_of(path, s.case_name);
-		if (!pd.window || !pd.group || push_pending(j, &pd)) {
+		if (!pd.window || !pd.group ||	/* the text's spread of the level's runs */
+		    cmp_spread_of(&row->base_spread, pd.window, pd.n_window, 1) ||
+		    push_pending(j, &pd)) {
 			free(pd.window);
 			free(pd.group);
 			ret = ksftm_fail(ENOMEM, "out of memory");

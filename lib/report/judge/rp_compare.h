@@ -5,6 +5,17 @@
 #include "rp.h"
 #include "verdict_vocab.h"
 
+/*
+ * The values behind a row's baseline or current, for the text table's
+ * "value (min…max)" or "value ± spread" (issue 34): their number, range,
+ * median and robust spread (1.4826 MAD, the standard deviation of normal
+ * data), in the values' own unit; n 0: none known.
+ */
+struct cmp_spread {
+	size_t n;
+	double lo, hi, mid, sd;
+};
+
 struct cmp_row {
 	char **path;
 	size_t path_len;
@@ -34,7 +45,16 @@ struct cmp_row {
 	 * its history's level (NaN: it did not trip). */
 	long disturbed_by;
 	double disturb_z;
+	/* Baseline: with --baseline the pooled samples of its runs, with --db
+	 * the window's run values; current: this run's samples. */
+	struct cmp_spread base_spread, cur_spread;
 };
+
+/* Fill @s from the @n values x[0], x[stride], ... (left as they are);
+ * -ENOMEM, or 0. */
+int cmp_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride);
+/* cmp_spread_of() element @e (-1: a scalar's value) of each point of @v. */
+int cmp_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e);
 
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
 struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
