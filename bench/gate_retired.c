@@ -36,18 +36,6 @@ double gate_prediction_p(const double *w, size_t n, double x)
 	return student_t_two_sided(t, (double)(n - 1));
 }
 
-/* gate.c's tolerance: the larger of @rel_tol of @base and @abs_tol. */
-static double allowance_of(double base, double rel_tol, double abs_tol)
-{
-	double allow = 0;
-
-	if (!isnan(rel_tol))
-		allow = rel_tol * fabs(base);
-	if (!isnan(abs_tol) && abs_tol > allow)
-		allow = abs_tol;
-	return allow;
-}
-
 int gate_level_shift(const double *x, size_t n, int better, double rel_tol, double abs_tol,
 		     double max_p, double *before, double *p_value)
 {
@@ -61,7 +49,7 @@ int gate_level_shift(const double *x, size_t n, int better, double rel_tol, doub
 		return 0;
 	b = cp[found - 1].before;
 	a = cp[found - 1].after;
-	allow = allowance_of(b, rel_tol, abs_tol);
+	allow = gate_allowance(b, rel_tol, abs_tol);
 	worse = better > 0 ? a < b - allow && cur < b - allow : a > b + allow && cur > b + allow;
 	worse = worse && cp[found - 1].welch_p <= max_p;
 	if (worse) {

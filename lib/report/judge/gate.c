@@ -82,7 +82,7 @@ static double median_of(const double *w, size_t n, double *scratch)
 	return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
 }
 
-static double allowance_of(double base, double rel_tol, double abs_tol)
+double gate_allowance(double base, double rel_tol, double abs_tol)
 {
 	double allow = 0;
 
@@ -412,7 +412,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	s->change = rel_change(s->current, s->baseline);
 	if (!s->better)
 		return;
-	s->allowance = allowance_of(s->baseline, s->rel_tol, s->abs_tol);
+	s->allowance = gate_allowance(s->baseline, s->rel_tol, s->abs_tol);
 	s->verdict = GATE_NO_CHANGE;
 	if (s->n_window < o->min_runs || s->n_window < 2) {
 		s->need_runs = (double)(o->min_runs > 2 ? o->min_runs : 2) - (double)s->n_window;
@@ -447,7 +447,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 				mn -= g;
 				s->baseline = median_of(s->window, nw, scratch);
 				s->change = rel_change(s->current, s->baseline);
-				s->allowance = allowance_of(s->baseline, s->rel_tol, s->abs_tol);
+				s->allowance = gate_allowance(s->baseline, s->rel_tol, s->abs_tol);
 			}
 			mean_inv_r = noise_of(s, seq, mn, s->window, nw, &nz, scratch);
 			exc = cusum_runs(s, seq, m, &nz, mean_inv_r, &up, &down);

@@ -254,6 +254,9 @@ double gate_cusum_h(double alpha, double k);
  * its current value @x: whichever makes the window more symmetric. */
 int gate_use_logs(const double *w, size_t n, double x);
 
+/* The tolerance: the larger of @rel_tol of @base and @abs_tol (NaN: 0). */
+double gate_allowance(double base, double rel_tol, double abs_tol);
+
 /* Name of a verdict as the comparison rows spell it. */
 const char *gate_verdict_name(enum gate_verdict v);
 
