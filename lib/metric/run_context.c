@@ -406,7 +406,7 @@ KSFT_METRIC_API int ksft_metric_context_set(const char *key, const char *value)
 			extra[i].value = v;
 		} else {
 			pthread_mutex_unlock(&lock);
-			return ksftm_fail(ENOMEM, "out of memory");
+			return ksftm_oom();
 		}
 		pthread_mutex_unlock(&lock);
 		return 0;
@@ -421,7 +421,7 @@ KSFT_METRIC_API int ksft_metric_context_set(const char *key, const char *value)
 		pthread_mutex_unlock(&lock);
 		free(k);
 		free(v);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	memmove(&extra[i + 1], &extra[i], (n_extra - i) * sizeof(*extra));
 	extra[i].key = k;
@@ -467,13 +467,13 @@ KSFT_METRIC_API int ksft_metric_context_emit(void)
 	prefix = sink_prefix_dup(&plen);
 	if (!prefix) {
 		free(line);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	strbuf_add(&sb, prefix, plen);
 	strbuf_add(&sb, line, len);
 	free(prefix);
 	free(line);
-	ret = sb.oom ? ksftm_fail(ENOMEM, "out of memory") : sink_write(sb.data, sb.len);
+	ret = sb.oom ? ksftm_oom() : sink_write(sb.data, sb.len);
 	strbuf_free(&sb);
 	return ret;
 }

@@ -447,10 +447,10 @@ ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison 
 	}
 	if (ret || sb.oom) {
 		strbuf_free(&sb);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	*out = strbuf_detach(&sb, len);
-	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
+	return *out ? 0 : ksftm_oom();
 }
 
 /*

@@ -54,10 +54,10 @@ KSFT_METRIC_REPORT_API int ksft_metric_report_format(const struct ksft_metric_re
 	ret = format_plain(r, fmt, &sb);
 	if (ret) {
 		strbuf_free(&sb);
-		return ret == -EINVAL ? ret : ksftm_fail(ENOMEM, "out of memory");
+		return ret == -EINVAL ? ret : ksftm_oom();
 	}
 	*out = strbuf_detach(&sb, len);
-	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
+	return *out ? 0 : ksftm_oom();
 }
 
 KSFT_METRIC_REPORT_API int
@@ -86,7 +86,7 @@ ksft_metric_report_format_ext(const struct ksft_metric_report *r, int fmt,
 	if (o.name_style == KSFT_METRIC_REPORT_NAMES_NIPA &&
 	    fmt != KSFT_METRIC_REPORT_NIPA) {
 		if (export_view_nipa(r, &view))
-			return ksftm_fail(ENOMEM, "out of memory");
+			return ksftm_oom();
 		r = &view.rep;
 		viewed = 1;
 	}
@@ -109,8 +109,8 @@ ksft_metric_report_format_ext(const struct ksft_metric_report *r, int fmt,
 	if (ret || sb.oom) {
 		strbuf_free(&sb);
 		/* The writer set the message of its own errors. */
-		return ret && ret != -ENOMEM ? ret : ksftm_fail(ENOMEM, "out of memory");
+		return ret && ret != -ENOMEM ? ret : ksftm_oom();
 	}
 	*out = strbuf_detach(&sb, len);
-	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
+	return *out ? 0 : ksftm_oom();
 }

@@ -617,7 +617,7 @@ out:
 	free(sc.runvals);
 	if (ret) {
 		ksft_metric_report_comparison_free(c);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	for (i = 0; i < c->n; i++) {
 		c->failing += c->rows[i].fails;

@@ -192,7 +192,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	if (n > 1) {
 		cur = malloc((size_t)n * sizeof(*cur));
 		if (!cur) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = ksftm_oom();
 			goto out;
 		}
 		ksft_metric_report_series_summary(r, i, op, cur, (size_t)n);
@@ -212,7 +212,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 				      vals.n, NAN };
 
 		if (!row || cmp_spread_at(&row->cur_spread, &vals, e)) {	/* (for the text) */
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = ksftm_oom();
 			goto out;
 		}
 		row->series = (long)i;
@@ -222,7 +222,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		if (!s.aggregation) {
 			row->disp_scale = s.display_scale;
 			if (s.display_label && !(row->disp_label = strdup(s.display_label))) {
-				ret = ksftm_fail(ENOMEM, "out of memory");
+				ret = ksftm_oom();
 				goto out;
 			}
 		}
@@ -268,7 +268,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		    push_pending(j, &pd)) {
 			free(pd.window);
 			free(pd.group);
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = ksftm_oom();
 			goto out;
 		}
 	}
@@ -301,7 +301,7 @@ static int missing_row(struct judge *j, long long id, const char *better)
 	json_decref(path);
 	db_rows_free(rows);
 	if (!row)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	row->better = better_of(better);
 	row->verdict = failed ? KSFTM_VERDICT_CASE_FAILED : KSFTM_VERDICT_MISSING;
 	row->fails = row->better && !j->o->allow_missing;
@@ -363,7 +363,7 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 	size_t m;
 
 	if (!g)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	go.fdr = j->o->fdr > 0 ? j->o->fdr : DEFAULT_FDR;
 	for (m = 0; m < n; m++) {
 		const struct pending *pd = &j->p[idx[m]];
@@ -386,7 +386,7 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 	}
 	if (gate_judge(g, n, &go)) {
 		free(g);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	for (m = 0; m < n; m++) {
 		struct cmp_row *row = &j->c->rows[j->p[idx[m]].row];
@@ -456,7 +456,7 @@ static int judge_all(struct judge *j)
 	int ret;
 
 	if (!gated || !intf || !disturbed) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto out;
 	}
 	for (k = 0; k < j->n_p; k++) {
@@ -529,7 +529,7 @@ static int recent_of(struct judge *j, struct pending *pd, size_t i)
 		pd->window = grown;
 	if (!pd->recent || !pd->repeats || !pd->within || !grown) {
 		history_window_span_release(&rows);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	/* Newest first: count the runs back at the old level after each
 	 * flagged one (history_window_rule_transient()). */
@@ -563,7 +563,7 @@ static int prefetch_recent(struct judge *j)
 	int ret;
 
 	if (!idx)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	for (k = 0; k < j->n_p; k++)
 		if (wants_recent(j, &j->p[k]))
 			idx[m++] = (size_t)j->c->rows[j->p[k].row].series;
@@ -613,7 +613,7 @@ int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
 	*out = NULL;
 	j.c = calloc(1, sizeof(*j.c));
 	if (!j.c)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	if ((ret = history_window_open(&j.w, db, r, o, keys)) ||
 	    (ret = history_window_prefetch(&j.w, n)))
 		goto out;

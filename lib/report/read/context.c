@@ -91,6 +91,6 @@ json_t *rp_context_with(const struct ksft_metric_report *r,
 		free(key);
 	}
 	if (!ctx)
-		*err = ksftm_fail(ENOMEM, "out of memory");
+		*err = ksftm_oom();
 	return ctx;
 }

@@ -47,7 +47,7 @@ ksft_metric_report_new(const struct ksft_metric_report_opts *opts)
 		if (r)
 			rp_strpool_free(r->pool);
 		free(r);
-		ksftm_fail(ENOMEM, "out of memory");
+		ksftm_oom();
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -202,7 +202,7 @@ KSFT_METRIC_REPORT_API int ksft_metric_report_read_buffer(struct ksft_metric_rep
 	f.max_line = r->max_line;
 	f.in = rp_input_new(r, name ? name : "-");
 	if (!f.in)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	decide(&f, buf, len);
 	if (f.document) {
 		doc_add(&f, buf, len);
@@ -233,7 +233,7 @@ KSFT_METRIC_REPORT_API int ksft_metric_report_read_file(struct ksft_metric_repor
 	if (!buf || !f.in) {
 		free(buf);
 		rp_input_abort(f.in);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	for (;;) {
 		size_t got = fread(buf + len, 1, cap - len, file);
@@ -386,7 +386,7 @@ ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
 	memset(out, 0, sizeof(*out));
 	ret = rp_process(&s->raw, rp_series_policy(s, &scratch), stage, &pv);
 	if (ret)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	w = pv.off ? pv.width : 1;
 	out->n = pv.n;
 	out->width = w;
@@ -395,7 +395,7 @@ ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
 	if (!out->t || !out->v) {
 		rp_vals_free(&pv);
 		ksft_metric_report_values_release(out);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	for (k = 0; k < pv.n; k++) {
 		out->t[k] = pv.t[k];
@@ -423,12 +423,12 @@ ksft_metric_report_series_points(const struct ksft_metric_report *r, size_t i,
 		return ksftm_fail(EINVAL, "bad stage or NULL output");
 	memset(out, 0, sizeof(*out));
 	if (rp_process(&s->raw, rp_series_policy(s, &scratch), stage, &pv))
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	if (!pv.off) {
 		pv.off = malloc((pv.n + 1) * sizeof(size_t));
 		if (!pv.off) {
 			rp_vals_free(&pv);
-			return ksftm_fail(ENOMEM, "out of memory");
+			return ksftm_oom();
 		}
 		for (k = 0; k <= pv.n; k++)
 			pv.off[k] = k;
@@ -477,14 +477,14 @@ int rp_series_summaries(const struct ksft_metric_report *r, size_t i, struct rp_
 	if (ret)
 		return ret;
 	if (rp_process(&s->raw, rp_series_policy(s, &scratch), KSFT_METRIC_REPORT_PROCESSED, &pv))
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	w = pv.off ? pv.width : 1;
 	if (w > 0x7fffffff)
 		w = 0x7fffffff;
 	if (sums && w) {
 		if (rp_cols_build(&pv, &c)) {
 			rp_vals_free(&pv);
-			return ksftm_fail(ENOMEM, "out of memory");
+			return ksftm_oom();
 		}
 		*sums = malloc(w * sizeof(**sums));
 		if (*sums)
@@ -492,7 +492,7 @@ int rp_series_summaries(const struct ksft_metric_report *r, size_t i, struct rp_
 		rp_cols_free(&c);
 		if (!*sums) {
 			rp_vals_free(&pv);
-			return ksftm_fail(ENOMEM, "out of memory");
+			return ksftm_oom();
 		}
 	}
 	rp_vals_free(&pv);

@@ -27,7 +27,7 @@ ksft_metric_report_baseline_new(void)
 		b = NULL;
 	}
 	if (!b) {
-		ksftm_fail(ENOMEM, "out of memory");
+		ksftm_oom();
 		errno = ENOMEM;
 	}
 	return b;
@@ -173,7 +173,7 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 	return (int)b->n_runs;
 oom:
 	run_clear(&run);
-	return ksftm_fail(ENOMEM, "out of memory");
+	return ksftm_oom();
 }
 
 /* ---- writing -------------------------------------------------------- */
@@ -262,7 +262,7 @@ ksft_metric_report_baseline_format(const struct ksft_metric_report_baseline *b,
 	strbuf_adds(&sb, "]}\n");
 	*out = strbuf_detach(&sb, len);
 	if (!*out)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	return 0;
 }
 
@@ -339,7 +339,7 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 	s->source = rp_source_parse(src);
 	tmp = calloc(json_array_size(path) + 1, sizeof(char *));
 	if (!tmp)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	json_array_foreach(path, k, p) {
 		if (!json_is_string(p)) {
 			free(tmp);
@@ -352,7 +352,7 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 			      i ? s[-1].path : NULL, i ? s[-1].path_len : 0);
 	free(tmp);
 	if (!s->path)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	s->path_len = json_array_size(path);
 	s->case_name = pin(b, c);
 	s->name = pin(b, n);
@@ -362,10 +362,10 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 	s->is_array = json_array_size(samples) && json_is_array(json_array_get(samples, 0));
 	s->shape = pin(b, shape ? shape : s->is_array ? "array" : "scalar");
 	if (!s->case_name || !s->name || !s->labels || !s->shape)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
 	if (!s->key)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	if (pol && !json_is_null(pol)) {
 		char *why = NULL, *unknown = NULL;
 
@@ -395,7 +395,7 @@ static int load_flat(struct ksft_metric_report_baseline *b, json_t *j,
 
 	run->series = calloc(json_object_size(j) + 1, sizeof(*run->series));
 	if (!run->series)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	json_object_foreach(j, k, v) {
 		struct bl_series *s = &run->series[run->n++];
 
@@ -413,16 +413,16 @@ static int load_flat(struct ksft_metric_report_baseline *b, json_t *j,
 		s->samples.t = malloc(sizeof(double));
 		if (!s->path || !s->case_name || !s->name || !s->labels ||
 		    !s->shape || !s->samples.v || !s->samples.t)
-			return ksftm_fail(ENOMEM, "out of memory");
+			return ksftm_oom();
 		s->samples.v[0] = json_number_value(v);
 		s->samples.t[0] = NAN;
 		s->key = rp_make_key(s->path, 0, s->case_name, s->name, s->labels);
 		if (!s->key)
-			return ksftm_fail(ENOMEM, "out of memory");
+			return ksftm_oom();
 	}
 	run->sources = calloc(1, sizeof(char *));
 	if (!run->sources || !(run->sources[0] = strdup(name)))
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	run->n_sources = 1;
 	return 0;
 }
@@ -442,10 +442,10 @@ static int load_run(struct ksft_metric_report_baseline *b, json_t *r,
 	run->sources = calloc(run->n_sources ? run->n_sources : 1, sizeof(char *));
 	run->series = calloc(json_array_size(series) + 1, sizeof(*run->series));
 	if (!run->sources || !run->series)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	json_array_foreach(sources, i, x)
 		if (!(run->sources[i] = strdup(json_is_string(x) ? json_string_value(x) : "?")))
-			return ksftm_fail(ENOMEM, "out of memory");
+			return ksftm_oom();
 	json_array_foreach(series, i, x) {
 		ret = load_series(b, x, &run->series[run->n++], name, ri, i);
 		if (ret)
@@ -596,7 +596,7 @@ ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 	if (!fmt) {
 		runs = calloc(1, sizeof(*runs));
 		if (!runs) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = ksftm_oom();
 			goto out;
 		}
 		n = 1;
@@ -621,7 +621,7 @@ ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 	}
 	runs = calloc(json_array_size(arr) + 1, sizeof(*runs));
 	if (!runs) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto out;
 	}
 	json_array_foreach(arr, i, x) {
@@ -633,6 +633,6 @@ ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 out:
 	json_decref(j);
 	if (take_runs(b, runs, n, !ret))
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 	return ret ? ret : (int)b->n_runs;
 }

@@ -43,7 +43,7 @@ int db_open(const char *url, struct db **out)
 				  db_redact(url, name, sizeof(name)));
 	db = calloc(1, ops->size);
 	if (!db)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	db->ops = ops;
 	db->dialect = ops->dialect;
 	db_redact(url, db->name, sizeof(db->name));

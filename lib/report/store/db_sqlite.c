@@ -201,12 +201,12 @@ static int lite_prepared(struct lite *db, const char *sql, struct lite_stmt **ou
 			return 0;
 		}
 	if (!db->stmts && !(db->stmts = calloc(LITE_STMT_CACHE, sizeof(*db->stmts))))
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	/* "$N" as SQLite's "?N", whose bind index is N: a named parameter's
 	 * index is looked up by a scan of the statement's names, which a
 	 * multi-row insert's thousands of parameters make quadratic. */
 	if (!(text = strdup(sql)))
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	for (c = text; *c; c++) {
 		if (*c == '\'')
 			quoted = !quoted;
@@ -219,7 +219,7 @@ static int lite_prepared(struct lite *db, const char *sql, struct lite_stmt **ou
 		return lite_fail(db, sql);
 	if (!(fresh.sql = strdup(sql))) {
 		sqlite3_finalize(fresh.st);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	if (db->n_stmts < LITE_STMT_CACHE) {
 		e = &db->stmts[db->n_stmts++];
@@ -262,7 +262,7 @@ static int lite_query(struct db *base, const char *sql, const char *const *param
 	if (rows) {
 		r = calloc(1, sizeof(*r));
 		if (!r) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = ksftm_oom();
 			goto out;
 		}
 		r->cols = sqlite3_column_count(st);

@@ -24,7 +24,7 @@ ksft_metric_report_history_open(const char *url, struct ksft_metric_report_histo
 	*out = NULL;
 	k = calloc(1, sizeof(*k));
 	if (!k)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	ret = history_open(url, &k->h);
 	if (ret) {
 		free(k);
@@ -110,7 +110,7 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *h,
 		goto out;
 	cmp = history_comparable(ctx, keys);
 	if (!cmp) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto out;
 	}
 	/* At an order: the runs before it as ingest would order this run
@@ -124,7 +124,7 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *h,
 		id = text ? history_content_key(cur, text, order) : NULL;
 		free(text);
 		if (!id || !(sort = history_order_key(order, id))) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = ksftm_oom();
 			goto out;
 		}
 	}

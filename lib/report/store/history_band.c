@@ -295,5 +295,5 @@ out:
 	free(b);
 	free(idx);
 	free(done);
-	return ret ? ksftm_fail(ENOMEM, "out of memory") : 0;
+	return ret ? ksftm_oom() : 0;
 }

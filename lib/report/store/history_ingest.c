@@ -114,7 +114,7 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 		row->summary = strbuf_detach(&summary, NULL);
 	}
 	if (!row->path || !row->samples || !row->summary)
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 out:
 	free(sums);
 	strbuf_free(&samples);
@@ -230,7 +230,7 @@ static int prepare_series(struct db *db, const struct ksft_metric_report *r, siz
 	*items_out = items;
 	*keys_out = keys;
 	if (!items || !keys)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	for (i = 0; i < n; i++) {
 		items[i].s.sz = sizeof(items[i].s);
 		if ((ret = ksft_metric_report_series_get(r, i, &items[i].s)) ||
@@ -254,7 +254,7 @@ static int insert_series(struct db *db, struct history_key *keys, size_t n, cons
 	int ret = 0;
 
 	if (!todo || !by_id) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto out;
 	}
 	for (i = 0; i < n; i++)
@@ -293,7 +293,7 @@ static int insert_results(struct db *db, const struct ingest_item *items,
 	int ret = 0;
 
 	if (!p || !num) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto out;
 	}
 	for (from = 0; from < n && !ret; from += m) {
@@ -335,7 +335,7 @@ static int insert_results(struct db *db, const struct ingest_item *items,
 				       " compare_op, better, value, samples, summary, verdict)"
 				       " VALUES ", m, 14, 0, "");
 		ret = text ? db_query(db, text, p, (int)(14 * m), NULL) :
-			     ksftm_fail(ENOMEM, "out of memory");
+			     ksftm_oom();
 	}
 out:
 	free(sql);
@@ -368,13 +368,13 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		goto out;
 	ctx = history_context_text(ctx_json);
 	if (!ctx) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto out;
 	}
 	utc_now(now, sizeof(now));
 	key = run->run_key ? strdup(run->run_key) : history_content_key(r, ctx, order);
 	if (!key) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto out;
 	}
 
@@ -392,7 +392,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	 * of equal orders. */
 	if (!cmp) {
 		json_decref(ctx_json);
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto fail;
 	}
 	if (!order && (ret = history_order_default(db, ctx_json, cmp, &order))) {
@@ -401,7 +401,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 	}
 	json_decref(ctx_json);
 	if (!(sort = history_order_key(order, key))) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto fail;
 	}
 	/* The run's series and the ids of those the history has: the gate
@@ -420,7 +420,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		ret = 0;
 	}
 	if (!(verdicts = history_series_verdicts(judged, n))) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto fail;
 	}
 	{
@@ -436,7 +436,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		db_rows_free(rows);
 		rows = NULL;
 		if (!run_id) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = ksftm_oom();
 			goto fail;
 		}
 	}

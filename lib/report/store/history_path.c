@@ -105,7 +105,7 @@ int history_path_parts(struct db *db, const char *text, const char *row, json_t 
 	if (!*parts) {
 		json_decref(*path);
 		*path = NULL;
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	for (k = 0; k < m; k++)
 		(*parts)[k] = json_string_value(json_array_get(*path, k));

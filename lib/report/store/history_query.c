@@ -89,7 +89,7 @@ static int add_changes(json_t *series, json_t *points)
 		free(x);
 		free(at);
 		json_decref(changes);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	json_array_foreach(points, k, p) {
 		json_t *v = json_object_get(p, "value");
@@ -114,7 +114,7 @@ static int add_changes(json_t *series, json_t *points)
 	free(x);
 	free(at);
 	json_object_set_new(series, "changes", changes);
-	return found < 0 ? ksftm_fail(ENOMEM, "out of memory") : 0;
+	return found < 0 ? ksftm_oom() : 0;
 }
 
 static char *shown_text(const char *s)
@@ -241,14 +241,14 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 			if (!cmp || json_object_set_new(json_array_get(points, json_array_size(points) - 1),
 							"_cmp", json_string(cmp))) {
 				free(cmp);
-				ret = ksftm_fail(ENOMEM, "out of memory");
+				ret = ksftm_oom();
 				break;
 			}
 			free(cmp);
 		}
 		if (repeats_json(db_rows_get(rows, k, 11),
 				 json_array_get(points, json_array_size(points) - 1))) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = ksftm_oom();
 			break;
 		}
 		if (db_rows_get(rows, k, 9) && strcmp(db_rows_get(rows, k, 9), "0") &&
@@ -307,15 +307,15 @@ static int add_series(struct db *db, const char *sql,
 	if (title->oom || (o->series && !strstr(title->data, o->series))) {
 		json_decref(path);
 		json_decref(labels);
-		return title->oom ? ksftm_fail(ENOMEM, "out of memory") : 0;
+		return title->oom ? ksftm_oom() : 0;
 	}
 	series = json_pack("{s:s,s:s,s:o,s:s,s:o}", "series", title->data,
 			   "case", db_rows_get(rows, k, 2), "path", path,
 			   "metric", db_rows_get(rows, k, 3), "labels", labels);
 	ret = series ? series_points(db, sql, db_rows_get(rows, k, 0), o, like, keys, series)
-		     : ksftm_fail(ENOMEM, "out of memory");
+		     : ksftm_oom();
 	if (!ret && json_array_size(json_object_get(series, "points")))
-		ret = json_array_append(all, series) ? ksftm_fail(ENOMEM, "out of memory") : 0;
+		ret = json_array_append(all, series) ? ksftm_oom() : 0;
 	json_decref(series);
 	return ret;
 }
@@ -373,7 +373,7 @@ static int report_series(struct history *h, const char *sql,
 		json_decref(ctx);
 		if (!cmp) {
 			free(keys);
-			return ksftm_fail(ENOMEM, "out of memory");
+			return ksftm_oom();
 		}
 		like[0] = keys;
 		like[1] = cmp;
@@ -388,7 +388,7 @@ static int report_series(struct history *h, const char *sql,
 			break;
 		path = history_path_json(s.path, s.path_len);
 		if (!path) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = ksftm_oom();
 			break;
 		}
 		p[0] = path;
@@ -421,7 +421,7 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	int ret;
 
 	if (!all)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	snprintf(sql, sizeof(sql), points_sql, o->last ? o->last : DEFAULT_LAST);
 	ret = history_comparable_keys(h, &keys);
 	if (!ret)
@@ -441,7 +441,7 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 			run_cmp = history_comparable(ctx, keys);
 			json_decref(ctx);
 			if (!run_cmp)
-				ret = ksftm_fail(ENOMEM, "out of memory");
+				ret = ksftm_oom();
 		}
 	}
 	if (!ret && bands)
@@ -468,7 +468,7 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 	doc = json_pack("{s:s,s:i,s:o,s:o}", "format", "ksft-metric-history", "version", 1,
 			"comparable_keys", keys_json ? keys_json : json_array(), "series", all);
 	if (!doc)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	*out = doc;
 	return 0;
 }
@@ -506,8 +506,8 @@ int history_format(struct history *h, const struct ksft_metric_report_history_op
 	json_decref(doc);
 	if (ret || sb.oom) {
 		strbuf_free(&sb);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	*out = strbuf_detach(&sb, len);
-	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
+	return *out ? 0 : ksftm_oom();
 }

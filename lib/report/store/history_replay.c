@@ -60,7 +60,7 @@ static int dirty_mark(struct replay *rp, long long id)
 
 	if (!d) {
 		if (ksftm_grow((void **)&rp->d, &rp->cap, rp->n + 1, sizeof(*rp->d), 64))
-			return ksftm_fail(ENOMEM, "out of memory");
+			return ksftm_oom();
 		d = &rp->d[rp->n++];
 		d->id = id;
 	}
@@ -122,7 +122,7 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 	int ret, is_array = 0;
 
 	if (!s)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	if ((ret = history_path_parts(db, db_rows_get(rows, k, 1), where, &path, &parts, &m)) ||
 	    (ret = history_json(db, db_rows_get(rows, k, 10), "ksftm_results.samples", where,
 				&samples)))
@@ -183,7 +183,7 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 	s = NULL;
 out:
 	if (ret == -ENOMEM)
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 	rp_series_free(s);
 	free(buf);
 	free(parts);
@@ -222,7 +222,7 @@ static int rejudge_run(struct db *db, const char *run_id, const char *order, con
 	r = ksft_metric_report_new(NULL);
 	keys = calloc(n ? n : 1, sizeof(*keys));
 	if (!r || !keys) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto out;
 	}
 	for (k = 0; k < n && !ret; k++) {
@@ -247,7 +247,7 @@ static int rejudge_run(struct db *db, const char *run_id, const char *order, con
 		ret = 0;
 	}
 	if (!(verdicts = history_series_verdicts(judged, n))) {
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 		goto out;
 	}
 	for (k = 0; k < n && !ret; k++) {

@@ -97,7 +97,7 @@ int history_schema_meta_get(struct db *db, const char *key, char **value)
 		return ret;
 	if (db_rows_count(rows) && db_rows_get(rows, 0, 0) &&
 	    !(*value = strdup(db_rows_get(rows, 0, 0))))
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 	db_rows_free(rows);
 	return ret;
 }
@@ -145,7 +145,7 @@ static int recompute_comparable(struct db *db)
 		p[0] = cmp = history_comparable(ctx, keys ? keys : history_context_default_keys);
 		json_decref(ctx);
 		if (!cmp) {
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = ksftm_oom();
 			db_rows_free(rows);
 			break;
 		}
@@ -295,7 +295,7 @@ int history_open_version(const char *url, long version, struct history **out)
 	*out = NULL;
 	h = calloc(1, sizeof(*h));
 	if (!h)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	h->target = version;
 	/* SQLite answers "locked" at once, without its busy handler, to a
 	 * connection that meets another one switching a new file to WAL or
@@ -387,6 +387,6 @@ int history_comparable_keys(struct history *h, char **keys_json)
 	int ret = history_schema_meta_get(h->db, "comparable_keys", keys_json);
 
 	if (!ret && !*keys_json && !(*keys_json = strdup(history_context_default_keys)))
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 	return ret;
 }

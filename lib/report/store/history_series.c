@@ -88,7 +88,7 @@ int history_series_pass(struct db *db, struct history_key *keys, size_t n, const
 	int ret = 0, w = insert ? 4 : 5, lite_get = !insert && db_dialect(db) == DB_SQLITE;
 
 	if (!p || !idx)
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 	for (from = 0; from < n_todo && !ret; from += m) {
 		const char *text;
 
@@ -123,7 +123,7 @@ int history_series_pass(struct db *db, struct history_key *keys, size_t n, const
 					      " AND s.case_name = v.column3 AND s.metric = v.column4"
 					      " AND s.labels = v.column5");
 		ret = text ? db_query(db, text, p, (int)((size_t)w * m), insert ? NULL : &rows) :
-			     ksftm_fail(ENOMEM, "out of memory");
+			     ksftm_oom();
 		for (k = 0; !ret && k < db_rows_count(rows); k++) {
 			const char *at = db_rows_get(rows, k, 0), *id = db_rows_get(rows, k, 1);
 			char *end = NULL;

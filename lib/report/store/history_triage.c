@@ -38,7 +38,7 @@ static int run_row(struct db *db, const char *run_key, char **id, char **order, 
 	*order = strdup(db_rows_get(rows, 0, 1));
 	*cmp = strdup(db_rows_get(rows, 0, 2));
 	db_rows_free(rows);
-	return *id && *order && *cmp ? 0 : ksftm_fail(ENOMEM, "out of memory");
+	return *id && *order && *cmp ? 0 : ksftm_oom();
 }
 
 /* Does series @path/@case_name/@metric/@labels (of the row @row) match a
@@ -58,7 +58,7 @@ static int title_matches(struct db *db, const char *path_json, const char *case_
 	if ((match = history_path_parts(db, path_json, row, &path, &parts, &m)))
 		return match;
 	rp_series_title(&sb, (char *const *)parts, m, case_name, metric, labels, -1);
-	match = sb.oom ? ksftm_fail(ENOMEM, "out of memory") : strstr(sb.data, filter) != NULL;
+	match = sb.oom ? ksftm_oom() : strstr(sb.data, filter) != NULL;
 	strbuf_free(&sb);
 	free(parts);
 	json_decref(path);

@@ -129,7 +129,7 @@ static int fetch_batched(struct history_window *w, const char *sel, const char *
 	int ret = 0;
 
 	if (!p || !num)
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 	for (from = 0; from < n && !ret; from += m) {
 		struct db_rows *rows = NULL;
 		char *sql;
@@ -147,7 +147,7 @@ static int fetch_batched(struct history_window *w, const char *sel, const char *
 		}
 		sql = batch_sql(sel, m, n_params);
 		ret = sql ? db_query(w->db, sql, p, n_params + 3 * (int)m, &rows) :
-			    ksftm_fail(ENOMEM, "out of memory");
+			    ksftm_oom();
 		free(sql);
 		if (ret || (ret = keep_batch(w, rows)))
 			break;
@@ -236,7 +236,7 @@ int history_window_prefetch(struct history_window *w, size_t n)
 	idx = calloc(n ? n : 1, sizeof(*idx));
 	if (!w->win || !idx) {
 		free(idx);
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	}
 	snprintf(sel, sizeof(sel), BATCH_WINDOW_SQL, history_window_rule_size(w->o->window));
 	/* Those the pin ends, then those whose later level wins over it. */
@@ -255,7 +255,7 @@ int history_window_prefetch(struct history_window *w, size_t n)
 		if (w->keys[i].id && !w->win[i].n)
 			idx[m++] = i;
 	if (!ret && !(w->any = calloc(n ? n : 1, sizeof(*w->any))))
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 	if (!ret && m)
 		ret = fetch_batched(w, BATCH_HAS_ANY_SQL, p, 2, idx, m, w->any);
 	free(idx);
@@ -275,7 +275,7 @@ static int load_levels(struct history_window *w)
 	n = db_rows_count(w->level_rows);
 	w->levels = calloc(n ? n : 1, sizeof(*w->levels));
 	if (!w->levels)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	for (k = 0; k < n; k++) {
 		w->levels[k].id = strtoll(db_rows_get(w->level_rows, k, 0), NULL, 10);
 		w->levels[k].order = db_rows_get(w->level_rows, k, 1);
@@ -297,7 +297,7 @@ static int latest_pinned(struct history_window *w, char **out)
 		return ret;
 	if (db_rows_count(rows) && db_rows_get(rows, 0, 0) &&
 	    !(*out = strdup(db_rows_get(rows, 0, 0))))
-		ret = ksftm_fail(ENOMEM, "out of memory");
+		ret = ksftm_oom();
 	db_rows_free(rows);
 	return ret;
 }
@@ -313,7 +313,7 @@ int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r
 
 	*out = keys;
 	if (!keys)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	for (i = 0; i < n && !ret; i++) {
 		struct ksft_metric_report_series s = { .sz = sizeof(s) };
 
@@ -322,7 +322,7 @@ int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r
 		keys[i] = (struct history_key){ history_path_json(s.path, s.path_len), s.case_name,
 						s.name, s.labels_json, 0 };
 		if (!keys[i].path)
-			ret = ksftm_fail(ENOMEM, "out of memory");
+			ret = ksftm_oom();
 	}
 	return ret ? ret : history_series_lookup(db, keys, NULL, n);
 }
@@ -383,7 +383,7 @@ int history_window_prefetch_recent(struct history_window *w, const size_t *idx, 
 
 	w->shift = calloc(n_series ? n_series : 1, sizeof(*w->shift));
 	if (!w->shift)
-		return ksftm_fail(ENOMEM, "out of memory");
+		return ksftm_oom();
 	return fetch_batched(w, BATCH_SHIFT_SQL, p, 2, idx, m, w->shift);
 }
 

@@ -119,7 +119,7 @@ static int format_utc(time_t t, long usec, char **out)
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%06ldZ", usec);
 	*out = strdup(buf);
-	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
+	return *out ? 0 : ksftm_oom();
 }
 
 int history_order_normalise(const char *what, const char *order, char **out)
@@ -137,7 +137,7 @@ int history_order_normalise(const char *what, const char *order, char **out)
 				  " --format=%%cI) or a zero-padded number", what, order);
 	if (!iso)
 		*out = strdup(order);
-	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
+	return *out ? 0 : ksftm_oom();
 }
 
 /* The database's clock (PostgreSQL: the server's, one clock for every
@@ -161,7 +161,7 @@ static int db_now(struct db *db, char **out)
 	*out = db_rows_count(rows) && db_rows_get(rows, 0, 0) ?
 	       strdup(db_rows_get(rows, 0, 0)) : NULL;
 	db_rows_free(rows);
-	return *out ? 0 : ksftm_fail(ENOMEM, "out of memory");
+	return *out ? 0 : ksftm_oom();
 }
 
 /*
