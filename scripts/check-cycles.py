@@ -7,7 +7,13 @@ more than one file. Targets come from <builddir>/compile_commands.json;
 a target is checked when its sources lie under one of the directories
 given (relative to the source root).
 
-usage: check-cycles.py [--report] BUILDDIR DIR...
+With --stages, the nodes are the folders the files are in (lib/report's
+stages: read, model, process, store, judge, export): a file of one stage
+that calls a second stage, some file of which calls back into the first,
+is a circle although no two files call each other (doc/hacking.rst, the
+route of one log line).
+
+usage: check-cycles.py [--report] [--stages] BUILDDIR DIR...
 Prints every circle as its file names (with one needed symbol per edge);
 exits 1 on any unless --report (then it only prints).
 """
@@ -49,8 +55,9 @@ def targets(builddir, srcroot, dirs):
     return by_target
 
 
-def circles(objects):
-    """Strongly connected components (size > 1) of one target's graph."""
+def circles(objects, group=None):
+    """Strongly connected components (size > 1) of one target's graph;
+    with @group (object -> node name), of the graph between the nodes."""
     syms = {o: nm_symbols(o) for o in objects}
     owner = {}
     for o, (defined, _) in syms.items():
@@ -62,6 +69,14 @@ def circles(objects):
             b = owner.get(s)
             if b and b != o:
                 edges[o].setdefault(b, s)
+    if group:
+        nodes = collections.defaultdict(dict)
+        for a in edges:
+            for b, sym in edges[a].items():
+                if group[a] != group[b]:
+                    nodes[group[a]].setdefault(group[b], '%s: %s' % (
+                        os.path.basename(a), sym))
+        objects, edges = set(group.values()), nodes
     # Tarjan's algorithm, iterative so deep graphs cannot hit the limit.
     index, low, on_stack, stack, sccs = {}, {}, set(), [], []
     for root in sorted(objects):
@@ -101,7 +116,8 @@ def circles(objects):
 
 def main(argv):
     report = '--report' in argv
-    args = [a for a in argv if a != '--report']
+    stages = '--stages' in argv
+    args = [a for a in argv if a not in ('--report', '--stages')]
     if len(args) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -114,19 +130,21 @@ def main(argv):
               (' '.join(args[1:]), builddir), file=sys.stderr)
         return 2
     for target, objs in sorted(checked.items()):
-        sccs, edges = circles(objs)
+        group = {o: os.path.dirname(src) for o, src in objs.items()} if stages else None
+        name = (lambda n: n) if stages else (lambda o: objs[o])
+        sccs, edges = circles(objs, group)
         for comp in sccs:
             found += 1
             members = set(comp)
             print('circle in %s: %s' %
-                  (target, ', '.join(sorted(objs[o] for o in comp))))
+                  (target, ', '.join(sorted(name(o) for o in comp))))
             for a in comp:
                 for b, sym in sorted(edges[a].items()):
                     if b in members:
-                        print('  %s -> %s (%s)' % (objs[a], objs[b], sym))
+                        print('  %s -> %s (%s)' % (name(a), name(b), sym))
     if not found:
-        print('check-cycles: no circles in %d targets under %s' %
-              (len(checked), ' '.join(args[1:])))
+        print('check-cycles: no circles%s in %d targets under %s' %
+              (' between folders' if stages else '', len(checked), ' '.join(args[1:])))
     return 0 if report or not found else 1
 
 

@@ -82,10 +82,29 @@ void rp_policy_clear(struct rp_policy *p);
 int rp_policy_copy(struct rp_policy *dst, const struct rp_policy *src);
 int rp_policy_equal(const struct rp_policy *a, const struct rp_policy *b);
 
+/*
+ * zperf_regression.py's default --tolerance: how far a zperf or twister
+ * series without a regression policy may get worse, in compare --baseline
+ * and in the history gate alike.
+ */
+#define RP_DEFAULT_REL_TOL 0.05
+
+/*
+ * The gate of a series whose policy has no "compare" (both gates; rp_policy.c): zperf
+ * and twister results (any source but KTAP) by their p50, higher is
+ * better, within RP_DEFAULT_REL_TOL. @return 1 and fill @op (RP_OP_*),
+ * @better and @rel_tol; 0 for a KTAP series (not gated; nothing filled).
+ */
+int rp_default_gate(int source, int *op, int *better, double *rel_tol);
+
 /* Canonical JSON text (sorted keys, shortest doubles, ASCII escapes). */
 void rp_json_emit(struct strbuf *sb, json_t *j);
 void rp_json_double(struct strbuf *sb, double v);	/* NaN -> null */
 void rp_json_str(struct strbuf *sb, const char *s);
+/* A series' identity: "case":..,"path":[..],"name":..,"labels":{..} (no braces). */
+void rp_emit_identity(struct strbuf *sb, char *const *path, size_t path_len,
+		      const char *case_name, const char *name,
+		      const char *labels);
 
 /* Copy @n bytes as valid UTF-8 text (invalid bytes and controls -> '?'). */
 char *rp_text_dup(const char *s, size_t n);

@@ -18,6 +18,8 @@
 #include <ksftmetric/report.h>
 
 #include "history.h"
+#include "history_document.h"
+#include "history_judge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -132,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.last = 2;
 	if (!history_format(h, &o, KSFT_METRIC_REPORT_TEXT, &text, &len))
 		free(text);
-	if (hgate_compare(history_db(h), current(), &g, &c) >= 0)
+	if (history_compare_lookup(history_db(h), current(), &g, &c) >= 0)
 		ksft_metric_report_comparison_free(c);
 	history_accept(h, "r1", NULL);
 	history_accept(h, "r1", "t");

@@ -13,6 +13,8 @@
 
 #include "check_main.h"
 #include "report/store/history.h"
+#include "report/judge/history_document.h"
+#include "report/judge/history_judge.h"
 #include "report/rp.h"
 #include "history_fixture.h"
 #include "report_util.h"

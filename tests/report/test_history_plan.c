@@ -15,6 +15,7 @@
 #include "check_main.h"
 #include "history_fixture.h"
 #include "report/store/history.h"
+#include "report/judge/history_judge.h"
 #include "report/store/history_sql.h"
 #include "report_util.h"
 

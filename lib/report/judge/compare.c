@@ -202,16 +202,6 @@ static int single_op(int summarize)
 	return summarize >= RP_OP_LAST && summarize <= RP_OP_P99 ? summarize : RP_OP_P50;
 }
 
-int rp_default_gate(int source, int *op, int *better, double *rel_tol)
-{
-	if (source == RP_SRC_KTAP)
-		return 0;
-	*op = RP_OP_P50;
-	*better = 1;
-	*rel_tol = RP_DEFAULT_REL_TOL;
-	return 1;
-}
-
 int rp_case_failed(const struct ksft_metric_report *r, const char *const *path,
 		   size_t path_len, const char *case_name)
 {

@@ -62,21 +62,6 @@ struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
 			    const char *case_name, const char *name,
 			    const char *labels, long element);
 
-/*
- * zperf_regression.py's default --tolerance: how far a zperf or twister
- * series without a regression policy may get worse, in compare --baseline
- * and in the history gate alike.
- */
-#define RP_DEFAULT_REL_TOL 0.05
-
-/*
- * The gate of a series whose policy has no "compare" (both gates): zperf
- * and twister results (any source but KTAP) by their p50, higher is
- * better, within RP_DEFAULT_REL_TOL. @return 1 and fill @op (RP_OP_*),
- * @better and @rel_tol; 0 for a KTAP series (not gated; nothing filled).
- */
-int rp_default_gate(int source, int *op, int *better, double *rel_tol);
-
 /* Did case @case_name under @path fail in @r (rp_status_failed(), with or
  * without series: the report keeps every failed case)? A case that died
  * before its result line is kept as "incomplete", so its own name is

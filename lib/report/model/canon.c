@@ -478,3 +478,23 @@ void rp_series_title(struct strbuf *sb, char *const *path, size_t path_len,
 		strbuf_adds(sb, buf);
 	}
 }
+
+void rp_emit_identity(struct strbuf *sb, char *const *path, size_t path_len,
+		      const char *case_name, const char *name,
+		      const char *labels)
+{
+	size_t i;
+
+	strbuf_adds(sb, "\"case\":");
+	rp_json_str(sb, case_name);
+	strbuf_adds(sb, ",\"path\":[");
+	for (i = 0; i < path_len; i++) {
+		if (i)
+			strbuf_addc(sb, ',');
+		rp_json_str(sb, path[i]);
+	}
+	strbuf_adds(sb, "],\"name\":");
+	rp_json_str(sb, name);
+	strbuf_adds(sb, ",\"labels\":");
+	strbuf_adds(sb, labels);
+}

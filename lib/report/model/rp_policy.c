@@ -280,3 +280,13 @@ int rp_policy_equal(const struct rp_policy *a, const struct rp_policy *b)
 	       !strcmp(a->disp_label ? a->disp_label : "",
 		       b->disp_label ? b->disp_label : "");
 }
+
+int rp_default_gate(int source, int *op, int *better, double *rel_tol)
+{
+	if (source == RP_SRC_KTAP)
+		return 0;
+	*op = RP_OP_P50;
+	*better = 1;
+	*rel_tol = RP_DEFAULT_REL_TOL;
+	return 1;
+}

@@ -201,26 +201,6 @@ static void emit_samples(struct strbuf *sb, const struct rp_vals *pv)
 	strbuf_addc(sb, ']');
 }
 
-void rp_emit_identity(struct strbuf *sb, char *const *path, size_t path_len,
-		      const char *case_name, const char *name,
-		      const char *labels)
-{
-	size_t i;
-
-	strbuf_adds(sb, "\"case\":");
-	rp_json_str(sb, case_name);
-	strbuf_adds(sb, ",\"path\":[");
-	for (i = 0; i < path_len; i++) {
-		if (i)
-			strbuf_addc(sb, ',');
-		rp_json_str(sb, path[i]);
-	}
-	strbuf_adds(sb, "],\"name\":");
-	rp_json_str(sb, name);
-	strbuf_adds(sb, ",\"labels\":");
-	strbuf_adds(sb, labels);
-}
-
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_baseline_format(const struct ksft_metric_report_baseline *b,
 				   char **out, size_t *len)

@@ -28,6 +28,9 @@ int history_open(const char *url, struct history **out);
 int history_open_version(const char *url, long version, struct history **out);
 void history_close(struct history *h);
 struct db *history_db(struct history *h);
+/* The history behind a public handle (history_api.c). */
+struct ksft_metric_report_history;
+struct history *history_of(struct ksft_metric_report_history *k);
 
 /*
  * Before writing: create or migrate the schema (in its own write
@@ -74,10 +77,6 @@ char *history_order_key(const char *order, const char *run_key);
 /* How much of a stored order is the CI's text (before the separator). */
 size_t history_order_shown_len(const char *stored);
 
-/* The run id of @r when the CI gives none: a hash of its content, its
- * context text @ctx and its stored @order (or NULL). malloc'd; NULL: OOM. */
-char *history_content_key(const struct ksft_metric_report *r, const char *ctx,
-			  const char *order);
 
 /*
  * A stored scalar result (its value @val, the compare statistic it was
@@ -102,47 +101,17 @@ struct history_run {
 };
 
 /*
- * Store @r as one run, in one transaction (nothing is written if anything
- * fails). @run_key_out (may be NULL) receives the key used (malloc'd).
- * @return the number of series stored; -EEXIST (run key already there),
- * -EINVAL (bad context item), -EIO, -EBUSY, -ENOMEM.
+ * The history document (history_query.c), in steps judge/history_document.c
+ * takes: the options checked (the history readable, --context items);
+ * the series with their points (@all, "_rep" and "_cmp" on each point for
+ * the band) and the comparable keys (*@keys, JSON text); with @bands and
+ * o->report, the report's comparability key (*@run_cmp); then the document
+ * around @all (the points' private keys removed; @all stays the caller's).
  */
-int history_ingest(struct history *h, const struct ksft_metric_report *r,
-		   const struct history_run *run, char **run_key_out);
-
-/*
- * Each series' verdict from a comparison's rows (the worst of an array's
- * elements), as codes for history_verdict_name() (malloc'd; NULL: out of
- * memory).
- */
-struct ksft_metric_report_comparison;
-unsigned char *history_series_verdicts(const struct ksft_metric_report_comparison *c, size_t n);
-const char *history_verdict_name(unsigned char v);
-
-/*
- * The runs of machines @cmp ordered after @order (stored order), judged
- * again oldest first from their stored rows with @run's window and rate
- * (history_replay.c), their changed verdicts stored, until no later run
- * can see a change (the run's series @keys[0..n) and those changed):
- * inside the caller's write transaction. @return 0 or a negative errno.
- */
-struct history_key;
-int history_rejudge_later(struct db *db, const char *cmp, const char *order,
-			  const struct history_run *run, const struct history_key *keys, size_t n);
-
-/*
- * The gate's band on each series of the history JSON array @all, as
- * "gate" (history_band.c): for the latest point, or @next for the next run
- * judged against every point, of machines @next_cmp (NULL: the judged
- * point's). @return 0 or -ENOMEM.
- */
-int history_add_bands(struct json_t *all, int next, const char *next_cmp);
-
-/* The history document read (history_query.c), rendered as JSON, or as
- * text or CSV by export/history_text.c and export/history_csv.c; see
- * ksft_metric_report_history_format(). */
-int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
-		   int fmt, char **out, size_t *len);
+int history_query_check(struct history *h, const struct ksft_metric_report_history_opts *o);
+int history_query_series(struct history *h, const struct ksft_metric_report_history_opts *o,
+			 int bands, struct json_t **all, char **keys, char **run_cmp);
+int history_query_document(struct json_t *all, const char *keys, struct json_t **out);
 
 /* Triage (history_triage.c). Accept @run_key's regressions (series title
  * containing @series, NULL: all): see ksft_metric_report_history_accept();
@@ -219,7 +188,8 @@ size_t history_chunk_of(const struct db *db);
 const char *history_multi_values_of(char **sql, size_t *sql_m, const char *head, size_t m,
 				    int w, int typed, const char *tail);
 
-/* How the gate judges one run against the history (history_gate.c). */
+/* How the gate judges one run against the history: what its window
+ * reads (history_window_read.c) and how judge/history_gate.c judges. */
 struct hgate_opts {
 	const char *comparable;	/* the run's comparability key */
 	const char *order;	/* windows hold runs before it; NULL: all */
@@ -228,20 +198,5 @@ struct hgate_opts {
 	double fdr;
 	int allow_missing;
 };
-
-/*
- * Judge @r against the history: one row per series (per element of an
- * array series; cmp_row.series is the series' index in @r), then one per
- * series the window has and @r lacks. @return the failing rows, or a
- * negative errno.
- */
-struct ksft_metric_report_comparison;
-int hgate_compare(struct db *db, const struct ksft_metric_report *r,
-		  const struct hgate_opts *o, struct ksft_metric_report_comparison **out);
-/* The same with series i's identity and id in @keys[i] (id 0: not in
- * the history), which the caller looked up already (ingest). */
-int hgate_compare_keys(struct db *db, const struct ksft_metric_report *r,
-		       const struct hgate_opts *o, const struct history_key *keys,
-		       struct ksft_metric_report_comparison **out);
 
 #endif

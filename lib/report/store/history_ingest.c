@@ -1,5 +1,8 @@
-/* The run history's ingest: a run and its series stored in one transaction,
- * judged on the way (history.h). */
+/*
+ * The run history's ingest, the storing steps (history_ingest.h): a run
+ * and its series prepared, then stored in one transaction with the
+ * verdicts judge/history_record.c had the gate give them.
+ */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -17,7 +20,7 @@
 #include "history_schema.h"
 #include "history_sql.h"
 #include "rp.h"
-#include "rp_compare.h"
+#include "history_ingest.h"
 
 /* Everything of one series the history keeps, as JSON/text columns. */
 struct series_row {
@@ -128,32 +131,6 @@ static void series_row_free(struct series_row *row)
 	free(row->path);
 	free(row->samples);
 	free(row->summary);
-}
-
-/* A run key from the content when the CI gives none: the same logs give
- * the same key, so ingesting them twice is refused, not duplicated. */
-char *history_content_key(const struct ksft_metric_report *r, const char *ctx,
-			  const char *order)
-{
-	char *text = NULL, *key;
-	size_t len = 0, i;
-	unsigned long long h = 1469598103934665603ULL;	/* FNV-1a 64 */
-
-	if (ksft_metric_report_format(r, KSFT_METRIC_REPORT_JSON, &text, &len))
-		return NULL;
-	for (i = 0; i < len; i++)
-		h = (h ^ (unsigned char)text[i]) * 1099511628211ULL;
-	for (i = 0; ctx[i]; i++)
-		h = (h ^ (unsigned char)ctx[i]) * 1099511628211ULL;
-	/* The CI's order too: a new build with the same numbers (a
-	 * deterministic measurement) is a new run, not the same one again. */
-	for (i = 0; order && order[i]; i++)
-		h = (h ^ (unsigned char)order[i]) * 1099511628211ULL;
-	ksft_metric_report_text_free(text);
-	key = malloc(24);
-	if (key)
-		snprintf(key, 24, "sha-%016llx", h);
-	return key;
 }
 
 static void utc_now(char *buf, size_t size)
@@ -283,8 +260,9 @@ out:
 
 /* The run's result rows, INGEST_CHUNK per INSERT. */
 static int insert_results(struct db *db, const struct ingest_item *items,
-			  const struct history_key *keys, size_t n, const char *run_id, const char *cmp, const char *order, int incomparable,
-			  const unsigned char *verdicts)
+			  const struct history_key *keys, size_t n, const char *run_id, const char *cmp,
+			  const char *order, int incomparable,
+			  const char *const *verdicts)
 {
 	const char **p = calloc(INGEST_CHUNK * 14, sizeof(*p));
 	char (*num)[64] = calloc(INGEST_CHUNK, sizeof(*num));
@@ -302,7 +280,7 @@ static int insert_results(struct db *db, const struct ingest_item *items,
 		m = n - from < history_chunk_of(db) ? n - from : history_chunk_of(db);
 		for (k = 0; k < m; k++) {
 			const struct ingest_item *it = &items[from + k];
-			const char *verdict = history_verdict_name(verdicts[from + k]);
+			const char *verdict = verdicts[from + k];
 			const char **q = p + 14 * k;
 			char *v = num[k], *sid = num[k] + 40, *usable = num[k] + 62;
 
@@ -344,133 +322,122 @@ out:
 	return ret;
 }
 
-int history_ingest(struct history *h, const struct ksft_metric_report *r,
-		   const struct history_run *run, char **run_key_out)
+int history_ingest_prepare(struct history_ingest *in, struct history *h,
+			   const struct ksft_metric_report *r, const struct history_run *run)
 {
-	struct db *db = history_db(h);
-	struct db_rows *rows = NULL;
 	json_t *ctx_json = NULL;
-	struct ksft_metric_report_comparison *judged = NULL;
-	unsigned char *verdicts = NULL;
-	struct ingest_item *items = NULL;
-	struct history_key *series = NULL;
-	char now[32], *ctx = NULL, *keys = NULL, *cmp = NULL, *key = NULL, *run_id = NULL;
-	char *order = NULL, *sort = NULL;
-	size_t n = ksft_metric_report_series_count(r);
-	int ret, incomparable;
+	int ret;
 
-	if (run_key_out)
-		*run_key_out = NULL;
+	memset(in, 0, sizeof(*in));
+	in->h = h;
+	in->db = history_db(h);
+	in->r = r;
+	in->run = run;
+	in->n = ksft_metric_report_series_count(r);
 	if ((ret = history_writable(h)) || (ret = history_check_text("run id", run->run_key)) ||
 	    (ret = history_check_text("order", run->order)) ||
-	    (run->order && (ret = history_order_normalise("order", run->order, &order))) ||
+	    (run->order && (ret = history_order_normalise("order", run->order, &in->order))) ||
 	    (ret = history_run_context(r, run, &ctx_json)))
-		goto out;
-	ctx = history_context_text(ctx_json);
-	if (!ctx) {
-		ret = ksftm_oom();
-		goto out;
-	}
-	utc_now(now, sizeof(now));
-	key = run->run_key ? strdup(run->run_key) : history_content_key(r, ctx, order);
-	if (!key) {
-		ret = ksftm_oom();
-		goto out;
-	}
+		return ret;
+	in->ctx = history_context_text(ctx_json);
+	if (!in->ctx)
+		return ksftm_oom();
+	utc_now(in->now, sizeof(in->now));
+	if (run->run_key && !(in->key = strdup(run->run_key)))
+		return ksftm_oom();
+	return 0;
+}
+
+int history_ingest_begin(struct history_ingest *in)
+{
+	struct db *db = in->db;
+	json_t *ctx_json;
+	int ret;
 
 	if ((ret = db_begin_write(db)))
-		goto out;
-	if ((ret = history_schema_meta_get(db, "comparable_keys", &keys)))
-		goto fail;
-	ctx_json = json_loads(ctx, 0, NULL);
-	cmp = history_comparable(ctx_json, keys ? keys : history_context_default_keys);
-	incomparable = history_context_incomparable(ctx_json);
+		return ret;
+	in->in_tx = 1;
+	if ((ret = history_schema_meta_get(db, "comparable_keys", &in->keys)))
+		return ret;
+	ctx_json = json_loads(in->ctx, 0, NULL);
+	in->cmp = history_comparable(ctx_json, in->keys ? in->keys : history_context_default_keys);
+	in->incomparable = history_context_incomparable(ctx_json);
 	/* No --order: the run's own time, else the database's clock (not
 	 * before the newest run of these machines), read under the write lock
 	 * so that runs ingested one after the other follow each other (never
 	 * tied at one second, never a client's clock). The run id breaks ties
 	 * of equal orders. */
-	if (!cmp) {
+	if (!in->cmp) {
 		json_decref(ctx_json);
-		ret = ksftm_oom();
-		goto fail;
+		return ksftm_oom();
 	}
-	if (!order && (ret = history_order_default(db, ctx_json, cmp, &order))) {
+	if (!in->order && (ret = history_order_default(db, ctx_json, in->cmp, &in->order))) {
 		json_decref(ctx_json);
-		goto fail;
+		return ret;
 	}
 	json_decref(ctx_json);
-	if (!(sort = history_order_key(order, key))) {
-		ret = ksftm_oom();
-		goto fail;
-	}
+	if (!(in->sort = history_order_key(in->order, in->key)))
+		return ksftm_oom();
 	/* The run's series and the ids of those the history has: the gate
 	 * judges with them, and only the others are inserted. */
-	if ((ret = prepare_series(db, r, n, &items, &series)))
-		goto fail;
-	/* Judge the run against the runs before it, as compare would: a
-	 * regression is kept but stays out of later windows until accepted. */
-	{
-		struct hgate_opts o = { cmp, sort, incomparable,
-					run->window, run->fdr, 1 };
+	if ((ret = prepare_series(db, in->r, in->n, &in->items, &in->series)))
+		return ret;
+	in->gate = (struct hgate_opts){ in->cmp, in->sort, in->incomparable,
+					in->run->window, in->run->fdr, 1 };
+	return 0;
+}
 
-		ret = hgate_compare_keys(db, r, &o, series, &judged);
-		if (ret < 0)
-			goto fail;
-		ret = 0;
-	}
-	if (!(verdicts = history_series_verdicts(judged, n))) {
-		ret = ksftm_oom();
-		goto fail;
-	}
-	{
-		const char *p[5] = { key, sort, ctx, cmp, now };
+int history_ingest_store(struct history_ingest *in, const char *const *verdicts)
+{
+	struct db *db = in->db;
+	struct db_rows *rows = NULL;
+	const char *p[5] = { in->key, in->sort, in->ctx, in->cmp, in->now };
+	int ret;
 
-		ret = db_query(db, "INSERT INTO ksftm_runs (run_key, run_order, context, comparable,"
-			       " ingested) VALUES ($1, $2, $3, $4, $5) RETURNING id", p, 5, &rows);
-		if (ret == -EEXIST)
-			ret = ksftm_fail(EEXIST, "run %s is already in the history", key);
-		if (ret)
-			goto fail;
-		run_id = db_rows_get(rows, 0, 0) ? strdup(db_rows_get(rows, 0, 0)) : NULL;
-		db_rows_free(rows);
-		rows = NULL;
-		if (!run_id) {
+	ret = db_query(db, "INSERT INTO ksftm_runs (run_key, run_order, context, comparable,"
+		       " ingested) VALUES ($1, $2, $3, $4, $5) RETURNING id", p, 5, &rows);
+	if (ret == -EEXIST)
+		ret = ksftm_fail(EEXIST, "run %s is already in the history", in->key);
+	if (!ret) {
+		in->run_id = db_rows_get(rows, 0, 0) ? strdup(db_rows_get(rows, 0, 0)) : NULL;
+		if (!in->run_id)
 			ret = ksftm_oom();
-			goto fail;
-		}
 	}
-	if ((ret = insert_series(db, series, n, key)) ||
-	    (ret = insert_results(db, items, series, n, run_id, cmp, sort, incomparable,
-				  verdicts)))
-		goto fail;
-	/* Runs of these machines ordered after this one were judged without
-	 * it: judged again, so that no verdict depends on the ingest order. */
-	if ((ret = history_rejudge_later(db, cmp, sort, run, series, n)))
-		goto fail;
-	if ((ret = db_commit(db)))
-		goto fail;
-	ret = (int)n;
-	if (run_key_out) {
-		*run_key_out = key;
-		key = NULL;
-	}
-	goto out;
-fail:
-	db_rollback(db);
-out:
-	ksft_metric_report_comparison_free(judged);
-	free(verdicts);
-	items_free(items, n);
-	free(series);
 	db_rows_free(rows);
-	free(run_id);
-	free(keys);
-	free(cmp);
-	free(ctx);
-	free(key);
-	free(order);
-	free(sort);
+	if (!ret)
+		ret = insert_series(db, in->series, in->n, in->key);
+	if (!ret)
+		ret = insert_results(db, in->items, in->series, in->n, in->run_id, in->cmp,
+				     in->sort, in->incomparable, verdicts);
 	return ret;
 }
 
+int history_ingest_commit(struct history_ingest *in, char **run_key_out)
+{
+	int ret = db_commit(in->db);
+
+	if (ret)
+		return ret;
+	in->in_tx = 0;
+	if (run_key_out) {
+		*run_key_out = in->key;
+		in->key = NULL;
+	}
+	return (int)in->n;
+}
+
+void history_ingest_end(struct history_ingest *in)
+{
+	if (in->in_tx)
+		db_rollback(in->db);
+	items_free(in->items, in->n);
+	free(in->series);
+	free(in->run_id);
+	free(in->keys);
+	free(in->cmp);
+	free(in->ctx);
+	free(in->key);
+	free(in->order);
+	free(in->sort);
+	memset(in, 0, sizeof(*in));
+}

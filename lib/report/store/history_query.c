@@ -1,7 +1,7 @@
 /*
- * `ksft-metric history`: each series' compare value run by run, with the
- * change points found in it (changepoint.h: E-divisive means, each judged
- * by a Welch t-test), as text, JSON or CSV. One series' history is one
+ * `ksft-metric history`, the reading: each series' compare value run by
+ * run (history.h; the change points and the gate's band are added by
+ * judge/, the text and CSV drawn by export/). One series' history is one
  * index range scan (ksftm_results_series), newest first, limited; with
  * opts->report only that report's series are looked up (html --db).
  */
@@ -12,12 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "changepoint.h"
 #include "errmsg.h"
 #include "history.h"
-#include "history_csv.h"
 #include "history_sql.h"
-#include "history_text.h"
 #include "history_window_rule.h"
 #include "policy_vocab.h"
 #include "rp.h"
@@ -61,11 +58,6 @@ static int context_matches(json_t *ctx, const struct ksft_metric_report_history_
 	return 1;
 }
 
-static json_t *num_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
 /* The state of a result: its verdict at ingest (a code from before issue
  * 23 read as today's), or accepted. */
 static const char *state_of(const char *verdict, const char *accepted)
@@ -73,48 +65,6 @@ static const char *state_of(const char *verdict, const char *accepted)
 	if (accepted && strcmp(accepted, "0"))
 		return KSFTM_VERDICT_ACCEPTED;
 	return verdict ? ksftm_verdict_code(verdict) : KSFTM_VERDICT_NO_CHANGE;
-}
-
-/* Change points of the points' values (points without one are skipped). */
-static int add_changes(json_t *series, json_t *points)
-{
-	size_t n = json_array_size(points), m = 0, k;
-	double *x = malloc((n ? n : 1) * sizeof(*x));
-	size_t *at = malloc((n ? n : 1) * sizeof(*at));
-	json_t *changes = json_array(), *p;
-	struct changepoint *cp = NULL;
-	int found;
-
-	if (!x || !at || !changes) {
-		free(x);
-		free(at);
-		json_decref(changes);
-		return ksftm_oom();
-	}
-	json_array_foreach(points, k, p) {
-		json_t *v = json_object_get(p, "value");
-
-		if (json_is_number(v)) {
-			x[m] = json_number_value(v);
-			at[m++] = k;
-		}
-	}
-	found = changepoints_find(x, m, NULL, &cp);
-	for (k = 0; found > 0 && k < (size_t)found; k++) {
-		json_t *pt = json_array_get(points, at[cp[k].index]);
-
-		json_array_append_new(changes, json_pack("{s:I,s:O,s:O,s:o,s:o,s:o,s:o}",
-			"index", (json_int_t)at[cp[k].index],
-			"run", json_object_get(pt, "run"), "order", json_object_get(pt, "order"),
-			"before", num_or_null(cp[k].before), "after", num_or_null(cp[k].after),
-			"change_pct", num_or_null(cp[k].change * 100.0),
-			"p_value", num_or_null(cp[k].p_value)));
-	}
-	free(cp);
-	free(x);
-	free(at);
-	json_object_set_new(series, "changes", changes);
-	return found < 0 ? ksftm_oom() : 0;
 }
 
 static char *shown_text(const char *s)
@@ -274,7 +224,7 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 	}
 	db_rows_free(rows);
 	json_object_set_new(series, "points", points);
-	return ret ? ret : add_changes(series, points);
+	return ret;
 }
 
 /* Row @k of @rows (id, path, case_name, metric, labels of ksftm_series)
@@ -410,17 +360,33 @@ static int report_series(struct history *h, const char *sql,
 	return ret;
 }
 
-static int build(struct history *h, const struct ksft_metric_report_history_opts *o,
-		 int bands, json_t **out)
+int history_query_check(struct history *h, const struct ksft_metric_report_history_opts *o)
+{
+	size_t i;
+	int ret;
+
+	if ((ret = history_readable(h)))
+		return ret;
+	for (i = 0; i < o->n_context; i++)
+		if (!o->context[i] || !strchr(o->context[i], '=') || o->context[i][0] == '=')
+			return ksftm_fail(EINVAL, "context filter \"%s\" is not KEY=VALUE",
+					  o->context[i] ? o->context[i] : "(null)");
+	return 0;
+}
+
+int history_query_series(struct history *h, const struct ksft_metric_report_history_opts *o,
+			 int bands, json_t **all_out, char **keys_out, char **run_cmp_out)
 {
 	struct db *db = history_db(h);
 	char sql[sizeof(points_sql) + 24];
 	struct strbuf title = STRBUF_INIT;
-	json_t *doc, *all = json_array(), *keys_json;
+	json_t *all;
 	char *keys = NULL, *run_cmp = NULL;
 	int ret;
 
-	if (!all)
+	*all_out = NULL;
+	*keys_out = *run_cmp_out = NULL;
+	if (!(all = json_array()))
 		return ksftm_oom();
 	snprintf(sql, sizeof(sql), points_sql, o->last ? o->last : DEFAULT_LAST);
 	ret = history_comparable_keys(h, &keys);
@@ -444,70 +410,34 @@ static int build(struct history *h, const struct ksft_metric_report_history_opts
 				ret = ksftm_oom();
 		}
 	}
-	if (!ret && bands)
-		ret = history_add_bands(all, o->report != NULL, run_cmp);
-	/* The keys that make runs comparable: what a context is told by. */
-	keys_json = keys ? json_loads(keys, 0, NULL) : NULL;
-	free(keys);
-	free(run_cmp);
-	if (!ret) {
-		json_t *se, *pt;
-		size_t i, k;
-
-		json_array_foreach(all, i, se)
-			json_array_foreach(json_object_get(se, "points"), k, pt) {
-				json_object_del(pt, "_rep");
-				json_object_del(pt, "_cmp");
-			}
-	}
 	if (ret) {
 		json_decref(all);
-		json_decref(keys_json);
+		free(keys);
+		free(run_cmp);
 		return ret;
 	}
-	doc = json_pack("{s:s,s:i,s:o,s:o}", "format", "ksft-metric-history", "version", 1,
+	*all_out = all;
+	*keys_out = keys;
+	*run_cmp_out = run_cmp;
+	return 0;
+}
+
+int history_query_document(json_t *all, const char *keys, json_t **out)
+{
+	/* The keys that make runs comparable: what a context is told by. */
+	json_t *keys_json = keys ? json_loads(keys, 0, NULL) : NULL, *se, *pt, *doc;
+	size_t i, k;
+
+	*out = NULL;
+	json_array_foreach(all, i, se)
+		json_array_foreach(json_object_get(se, "points"), k, pt) {
+			json_object_del(pt, "_rep");
+			json_object_del(pt, "_cmp");
+		}
+	doc = json_pack("{s:s,s:i,s:o,s:O}", "format", "ksft-metric-history", "version", 1,
 			"comparable_keys", keys_json ? keys_json : json_array(), "series", all);
 	if (!doc)
 		return ksftm_oom();
 	*out = doc;
 	return 0;
-}
-
-int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
-		   int fmt, char **out, size_t *len)
-{
-	struct strbuf sb = STRBUF_INIT;
-	json_t *doc = NULL;
-	size_t i;
-	int ret, is_text;
-
-	if ((ret = history_readable(h)))
-		return ret;
-	for (i = 0; i < o->n_context; i++)
-		if (!o->context[i] || !strchr(o->context[i], '=') || o->context[i][0] == '=')
-			return ksftm_fail(EINVAL, "context filter \"%s\" is not KEY=VALUE",
-					  o->context[i] ? o->context[i] : "(null)");
-	is_text = (fmt & ~(KSFT_METRIC_REPORT_TEXT_NARROW | KSFT_METRIC_REPORT_TEXT_VERBOSE)) ==
-	       KSFT_METRIC_REPORT_TEXT;
-	if (!is_text && fmt != KSFT_METRIC_REPORT_JSON && fmt != KSFT_METRIC_REPORT_CSV)
-		return ksftm_fail(EINVAL, "history format %d is not supported", fmt);
-	if ((ret = build(h, o, fmt == KSFT_METRIC_REPORT_JSON, &doc)))
-		return ret;
-	if (fmt == KSFT_METRIC_REPORT_JSON) {
-		char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-
-		strbuf_adds(&sb, text ? text : "");
-		strbuf_addc(&sb, '\n');
-		ret = text ? 0 : -ENOMEM;
-		free(text);
-	} else {
-		ret = is_text ? history_text_render(doc, fmt, &sb) : history_csv_render(doc, &sb);
-	}
-	json_decref(doc);
-	if (ret || sb.oom) {
-		strbuf_free(&sb);
-		return ksftm_oom();
-	}
-	*out = strbuf_detach(&sb, len);
-	return *out ? 0 : ksftm_oom();
 }

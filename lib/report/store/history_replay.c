@@ -3,7 +3,9 @@
  * late collector): the later runs of its machines were judged without it,
  * and their stored verdicts (which feed later windows: a regression stays
  * out of the level, the recent runs skip the not comparable) are judged
- * again, oldest first, from what the history keeps of each (history.h).
+ * again, oldest first, from what the history keeps of each. This file
+ * reads each such run back and stores what the gate said of it
+ * (history_replay.h); judge/history_record.c has the gate judge it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include "errmsg.h"
 #include "grow.h"
 #include "history.h"
+#include "history_replay.h"
 #include "history_sql.h"
 #include "rp.h"
 #include "verdict_vocab.h"
@@ -37,14 +40,25 @@ struct dirty {
 	size_t usable, measured;
 };
 
-struct replay {
+struct history_replay {
 	struct dirty *d;
 	size_t n, cap;
 	size_t window;
 	int pinned_after;	/* a pin ends later windows early: no shortcut */
+	struct db *db;
+	const char *cmp;
+	const struct history_run *run;
+	struct db_rows *later;	/* the later runs: id, order, context */
+	size_t next;		/* the next of them to look at */
+	/* The run history_replay_next() gave: */
+	const char *run_id;
+	struct db_rows *rows;	/* its results (RESULTS_SQL) */
+	struct ksft_metric_report *r;
+	struct history_key *keys;
+	struct hgate_opts o;
 };
 
-static struct dirty *dirty_find(struct replay *rp, long long id)
+static struct dirty *dirty_find(struct history_replay *rp, long long id)
 {
 	size_t k;
 
@@ -54,7 +68,7 @@ static struct dirty *dirty_find(struct replay *rp, long long id)
 	return NULL;
 }
 
-static int dirty_mark(struct replay *rp, long long id)
+static int dirty_mark(struct history_replay *rp, long long id)
 {
 	struct dirty *d = dirty_find(rp, id);
 
@@ -69,7 +83,7 @@ static int dirty_mark(struct replay *rp, long long id)
 }
 
 /* Can no run from here on see any change? */
-static int settled(const struct replay *rp)
+static int settled(const struct history_replay *rp)
 {
 	size_t k;
 
@@ -193,23 +207,31 @@ out:
 	return ret;
 }
 
-/* Judge stored run @run_id (order @order) again, and store what changed. */
-static int rejudge_run(struct db *db, const char *run_id, const char *order, const char *cmp,
-		       const struct history_run *run, struct replay *rp)
+/* The run that history_replay_next() gave, let go. */
+static void current_free(struct history_replay *rp)
 {
+	free(rp->keys);
+	ksft_metric_report_free(rp->r);
+	db_rows_free(rp->rows);
+	rp->keys = NULL;
+	rp->r = NULL;
+	rp->rows = NULL;
+	rp->run_id = NULL;
+}
+
+/* Stored run @run_id (order @order) as a report to judge again. */
+static int load_run(struct history_replay *rp, const char *run_id, const char *order)
+{
+	struct db *db = rp->db;
 	const char *p[1] = { run_id };
-	struct ksft_metric_report *r = NULL;
-	struct ksft_metric_report_comparison *judged = NULL;
-	struct history_key *keys = NULL;
-	struct db_rows *rows = NULL;
-	unsigned char *verdicts = NULL;
 	size_t n, k;
 	char where[96];
-	int ret = db_query(db, RESULTS_SQL, p, 1, &rows);
+	int ret = db_query(db, RESULTS_SQL, p, 1, &rp->rows);
 
+	rp->run_id = run_id;
 	snprintf(where, sizeof(where), "ksftm_results.run_id = %.40s", run_id);
 	if (!ret)
-		ret = db_rows_check(db, rows, "ksftm_results.series_id ksftm_series.path"
+		ret = db_rows_check(db, rp->rows, "ksftm_results.series_id ksftm_series.path"
 				    " ksftm_series.case_name ksftm_series.metric ksftm_series.labels"
 				    " ksftm_results.status ksftm_results.shape ?ksftm_results.policy"
 				    " ?ksftm_results.compare_op ?ksftm_results.better"
@@ -217,55 +239,52 @@ static int rejudge_run(struct db *db, const char *run_id, const char *order, con
 				    " ?ksftm_results.accepted ?ksftm_results.usable ?ksftm_results.value",
 				    0, where);
 	if (ret)
-		goto out;
-	n = db_rows_count(rows);
-	r = ksft_metric_report_new(NULL);
-	keys = calloc(n ? n : 1, sizeof(*keys));
-	if (!r || !keys) {
-		ret = ksftm_oom();
-		goto out;
-	}
+		return ret;
+	n = db_rows_count(rp->rows);
+	rp->r = ksft_metric_report_new(NULL);
+	rp->keys = calloc(n ? n : 1, sizeof(*rp->keys));
+	if (!rp->r || !rp->keys)
+		return ksftm_oom();
 	for (k = 0; k < n && !ret; k++) {
-		ret = stored_series(db, r, rows, k, where);
-		keys[k] = (struct history_key){ db_rows_get(rows, k, 1), db_rows_get(rows, k, 2),
-						db_rows_get(rows, k, 3), db_rows_get(rows, k, 4),
-						strtoll(db_rows_get(rows, k, 0), NULL, 10) };
+		ret = stored_series(db, rp->r, rp->rows, k, where);
+		rp->keys[k] = (struct history_key){ db_rows_get(rp->rows, k, 1),
+						    db_rows_get(rp->rows, k, 2),
+						    db_rows_get(rp->rows, k, 3),
+						    db_rows_get(rp->rows, k, 4),
+						    strtoll(db_rows_get(rp->rows, k, 0), NULL, 10) };
 	}
 	if (ret)
-		goto out;
-	if (ksft_metric_report_series_count(r) != n) {
-		ret = ksftm_fail(EBADMSG, "history database %s: run %s holds one series twice",
-				 db_name(db), where);
-		goto out;
-	}
-	{
-		struct hgate_opts o = { cmp, order, 0, run->window, run->fdr, 1 };
+		return ret;
+	if (ksft_metric_report_series_count(rp->r) != n)
+		return ksftm_fail(EBADMSG, "history database %s: run %s holds one series twice",
+				  db_name(db), where);
+	rp->o = (struct hgate_opts){ rp->cmp, order, 0, rp->run->window, rp->run->fdr, 1 };
+	return 0;
+}
 
-		ret = hgate_compare_keys(db, r, &o, keys, &judged);
-		if (ret < 0)
-			goto out;
-		ret = 0;
-	}
-	if (!(verdicts = history_series_verdicts(judged, n))) {
-		ret = ksftm_oom();
-		goto out;
-	}
+int history_replay_store(struct history_replay *rp, const char *const *verdicts)
+{
+	struct db *db = rp->db;
+	struct db_rows *rows = rp->rows;
+	size_t k, n = db_rows_count(rows);
+	int ret = 0;
+
 	for (k = 0; k < n && !ret; k++) {
-		const char *verdict = history_verdict_name(verdicts[k]);
+		const char *verdict = verdicts[k];
 		const char *old = db_rows_get(rows, k, 11), *acc = db_rows_get(rows, k, 12);
 		const char *was_usable = db_rows_get(rows, k, 13);
 		int accepted = acc && strcmp(acc, "0") && strcmp(acc, "f");
 		int usable = history_status_measured(db_rows_get(rows, k, 5)) &&
 			     (accepted || (strcmp(verdict, KSFTM_VERDICT_REGRESSION) &&
 					   strcmp(verdict, KSFTM_VERDICT_DISTURBED)));
-		const char *q[4] = { verdict, usable ? "1" : "0", run_id, db_rows_get(rows, k, 0) };
+		const char *q[4] = { verdict, usable ? "1" : "0", rp->run_id, db_rows_get(rows, k, 0) };
 		struct dirty *d;
 
 		/* (A code from before issue 23 is read as today's.) */
 		if (old && !strcmp(ksftm_verdict_code(old), verdict) && was_usable &&
 		    !strcmp(was_usable, q[1])) {
 			/* Unchanged: one more result between the change and what follows. */
-			if ((d = dirty_find(rp, keys[k].id))) {
+			if ((d = dirty_find(rp, rp->keys[k].id))) {
 				d->usable += usable && db_rows_get(rows, k, 14);
 				d->measured += history_status_measured(db_rows_get(rows, k, 5)) &&
 					       strcmp(verdict, KSFTM_VERDICT_NOT_COMPARABLE) &&
@@ -273,28 +292,25 @@ static int rejudge_run(struct db *db, const char *run_id, const char *order, con
 			}
 			continue;
 		}
-		if (!(ret = dirty_mark(rp, keys[k].id)))
+		if (!(ret = dirty_mark(rp, rp->keys[k].id)))
 			ret = db_query(db, "UPDATE ksftm_results SET verdict = $1, usable = $2"
 				       " WHERE run_id = $3 AND series_id = $4", q, 4, NULL);
 	}
-out:
-	free(verdicts);
-	ksft_metric_report_comparison_free(judged);
-	free(keys);
-	ksft_metric_report_free(r);
-	db_rows_free(rows);
+	current_free(rp);
 	return ret;
 }
 
-int history_rejudge_later(struct db *db, const char *cmp, const char *order,
-			  const struct history_run *run, const struct history_key *keys, size_t n)
+int history_replay_open(struct db *db, const char *cmp, const char *order,
+			const struct history_run *run, const struct history_key *keys, size_t n,
+			struct history_replay **out)
 {
 	const char *p[2] = { cmp, order };
-	struct replay rp = { .window = run->window ? run->window : DEFAULT_WINDOW };
+	struct history_replay *rp;
 	struct db_rows *rows, *pins;
 	size_t k;
 	int ret = db_query(db, HISTORY_LATER_RUNS_SQL, p, 2, &rows);
 
+	*out = NULL;
 	if (ret || (ret = db_rows_check(db, rows, "ksftm_runs.id ksftm_runs.run_order"
 					" ksftm_runs.context", 0, NULL))) {
 		db_rows_free(rows);
@@ -309,26 +325,64 @@ int history_rejudge_later(struct db *db, const char *cmp, const char *order,
 		db_rows_free(rows);
 		return ret;
 	}
-	rp.pinned_after = db_rows_count(pins) > 0;
+	rp = calloc(1, sizeof(*rp));
+	if (!rp) {
+		db_rows_free(pins);
+		db_rows_free(rows);
+		return ksftm_oom();
+	}
+	*rp = (struct history_replay){ .window = run->window ? run->window : DEFAULT_WINDOW,
+				       .db = db, .cmp = cmp, .run = run, .later = rows };
+	rp->pinned_after = db_rows_count(pins) > 0;
 	db_rows_free(pins);
 	for (k = 0; k < n && !ret; k++)
-		ret = dirty_mark(&rp, keys[k].id);
+		ret = dirty_mark(rp, keys[k].id);
+	if (ret) {
+		history_replay_close(rp);
+		return ret;
+	}
+	*out = rp;
+	return 0;
+}
+
+int history_replay_next(struct history_replay *rp, const struct ksft_metric_report **r,
+			const struct history_key **keys, const struct hgate_opts **o)
+{
+	int ret = 0;
+
+	current_free(rp);
 	/* Oldest first, until no later run can see what changed. */
-	for (k = 0; k < db_rows_count(rows) && !ret && !settled(&rp); k++) {
+	while (rp->next < db_rows_count(rp->later) && !settled(rp)) {
+		size_t k = rp->next++;
 		char where[64];
 		json_t *ctx;
+		int skip;
 
-		snprintf(where, sizeof(where), "ksftm_runs.id = %.40s", db_rows_get(rows, k, 0));
-		if ((ret = history_json(db, db_rows_get(rows, k, 2), "ksftm_runs.context", where,
-					&ctx)))
-			break;
+		snprintf(where, sizeof(where), "ksftm_runs.id = %.40s", db_rows_get(rp->later, k, 0));
+		if ((ret = history_json(rp->db, db_rows_get(rp->later, k, 2), "ksftm_runs.context",
+					where, &ctx)))
+			return ret;
 		/* A debug kernel's run was judged against nothing: still so. */
-		if (!history_context_incomparable(ctx))
-			ret = rejudge_run(db, db_rows_get(rows, k, 0), db_rows_get(rows, k, 1), cmp,
-					  run, &rp);
+		skip = history_context_incomparable(ctx);
 		json_decref(ctx);
+		if (skip)
+			continue;
+		if ((ret = load_run(rp, db_rows_get(rp->later, k, 0), db_rows_get(rp->later, k, 1))))
+			return ret;
+		*r = rp->r;
+		*keys = rp->keys;
+		*o = &rp->o;
+		return 1;
 	}
-	db_rows_free(rows);
-	free(rp.d);
-	return ret;
+	return 0;
+}
+
+void history_replay_close(struct history_replay *rp)
+{
+	if (!rp)
+		return;
+	current_free(rp);
+	db_rows_free(rp->later);
+	free(rp->d);
+	free(rp);
 }

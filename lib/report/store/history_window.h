@@ -104,4 +104,55 @@ int history_window_series(struct history_window *w, long long id, struct db_rows
 int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r,
 			       struct history_key **out);
 
+/* One element's window, plain values (history_window_read()). */
+struct history_window_elem {
+	double *window;		/* the level's runs oldest first, then transients back */
+	size_t n_window;
+	size_t n_level;		/* of which the level's runs (before the transients) */
+};
+
+/* What the gate judges series i of a run with, read from the history. */
+struct history_window_in {
+	const char *op;		/* the statistic it is judged by */
+	int read;		/* its window was read: known, comparable, not failed */
+	size_t n_rows;		/* the window's runs, whatever their statistic */
+	int any;		/* an empty window's series has results before */
+	int pinned;		/* its window ends at a pinned run */
+	struct history_window_elem *elem;	/* the scalar at [0], else element e at [e] */
+	size_t n_elem;
+	int wants_recent;	/* and then its recent runs, oldest first: */
+	double *recent;
+	size_t *repeats;	/* each one's repeats */
+	double *within;		/* and their variance */
+	size_t n_recent;
+};
+
+/* A series the recent comparable runs have and the run lacks. */
+struct history_window_gone {
+	long long id;
+	int better;
+	char **parts;		/* its path */
+	size_t n_parts;
+	char *case_name, *metric, *labels;
+};
+
+/* Everything the gate judges one run with (judge/history_gate.c). */
+struct history_window_set {
+	struct history_window_in *in;	/* per series of the run */
+	size_t n;
+	struct history_window_gone *gone;
+	size_t n_gone;
+};
+
+/*
+ * The gate's inputs for run @r on @db with @o, its series' @keys (id 0:
+ * not in the history), read in one pass (history_window_read.c): windows,
+ * then the series it lacks, then recent runs. history_window_set_free()
+ * on success; nothing to free on error. @return 0 or a negative errno.
+ */
+int history_window_read(struct db *db, const struct ksft_metric_report *r,
+			const struct hgate_opts *o, const struct history_key *keys,
+			struct history_window_set *out);
+void history_window_set_free(struct history_window_set *set);
+
 #endif

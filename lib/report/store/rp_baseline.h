@@ -33,11 +33,6 @@ struct ksft_metric_report_baseline {
 	size_t n_runs, cap_runs;
 };
 
-/* "case":..,"path":[..],"name":..,"labels":{..} (no braces). */
-void rp_emit_identity(struct strbuf *sb, char *const *path, size_t path_len,
-		      const char *case_name, const char *name,
-		      const char *labels);
-
 /*
  * One pass over a baseline file as `save` writes it (baseline_scan.c), no
  * jansson document. bl_scan_begin(): 0 at the runs array, -1 not that

@@ -13,7 +13,7 @@
 
 #include "errmsg.h"
 #include "gate_band.h"
-#include "history.h"
+#include "history_judge.h"
 #include "history_sql.h"
 #include "history_window_rule.h"
 #include "verdict_vocab.h"
