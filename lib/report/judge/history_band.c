@@ -1,7 +1,7 @@
 /*
- * The gate's band of each series in the history JSON ("gate", what html
- * --db and site draw): the gate's own inputs rebuilt from the points, of
- * the judged run's machines only, judged by gate_band.c (history.h).
+ * The gate's band of each series in the history document ("gate", what
+ * html --db and site draw): the gate's own inputs, read for the judged
+ * run by the gate's reader, judged by gate_band.c (history_judge.h).
  */
 #include <errno.h>
 #include <jansson.h>
@@ -14,7 +14,8 @@
 #include "errmsg.h"
 #include "gate_band.h"
 #include "history_judge.h"
-#include "history_sql.h"
+#include "rp.h"
+#include "history_run_read.h"
 #include "history_window_rule.h"
 #include "verdict_vocab.h"
 
@@ -24,25 +25,39 @@ static json_t *num_or_null(double v)
 }
 
 /*
- * The gate's band (gate_band.h) on each series of @all, as "gate": for the
- * latest point (judged against the points before it, as at its ingest;
- * @next: for the next run, judged against every point, html --db's). The
- * gate's inputs are rebuilt from the points as history_gate.c reads them:
- * the level's window is the last HISTORY_WINDOW_DEFAULT measured runs that
- * are not unaccepted regressions (a flagged run HISTORY_TRANSIENT_AFTER
- * clean runs ago is back), from the latest accepted level on, ending at a
- * pinned run (then the CUSUM starts at the run judged); the recent runs
- * are every measured run since the level (at most HISTORY_RECENT_RUNS).
- * The rule and its constants are history_window_rule.h's, the gate's
- * own. Series whose judged run is the same are judged together (their
- * budgets share the run's q, as at ingest). A run's repeats come from the
- * points' "_rep" (history_query.c, by the same rule).
+ * The gate's band (gate_band.h) on each series of the history document,
+ * as "gate": for the latest point (judged against the runs before it, as
+ * at its ingest) or, with a report, for the next run (html --db's). The
+ * gate's inputs are the gate's own: the window set
+ * store/history_window_read.c reads for the run judged (the stored run
+ * read back as a report, store/history_run_read.h, or the report), so the
+ * band cannot drift from the gate. The points say only which run is
+ * judged, its value and repeats, and where the window starts on the
+ * chart. Series whose judged run is the same are judged together (their
+ * budgets share the run's q, as at ingest).
  */
+
+/* The window set of one run judged: a stored run, or the report's. */
+struct band_src {
+	const char *ord;	/* the stored run's order; NULL: the report */
+	struct db_rows *rows;
+	struct ksft_metric_report *stored;
+	const struct ksft_metric_report *r;
+	struct history_key *keys;
+	size_t n;
+	char *cmp;
+	struct history_window_set set;
+	int have_set;
+};
+
 struct band_in {
-	double *window, *recent, *within;
-	size_t *repeats;
-	char *group, *run;
+	char *group;
+	const char *ord;	/* the judged point's stored order (latest) */
+	long long sid;		/* the series' id */
 	size_t from;		/* the window's first point */
+	size_t end;		/* the judged point (latest), or past the last */
+	const struct band_src *src;
+	size_t k;		/* the series in src's report */
 };
 
 static int is_state(json_t *pt, const char *st)
@@ -73,23 +88,32 @@ static int of_machines(json_t *pt, const char *cmp)
 }
 
 /*
- * The gate's inputs for series @series' band: the runs the gate judges
- * with, those comparable with the judged run only (@next_cmp: the report's
- * run; else the newest judged point's), never every machine's pooled.
+ * What the points of series @series say: the run judged (the newest
+ * comparable point, its machines the band's; @next: the run after them
+ * all, on the report's machines @next_cmp), its value and repeats.
  */
-static int band_inputs(json_t *series, int next, const char *next_cmp, struct gate_series *g,
-		       struct band_in *in)
+static int band_point(json_t *series, int next, const char *next_cmp, struct gate_series *g,
+		      struct band_in *in)
 {
 	json_t *points = json_object_get(series, "points"), *pt;
-	size_t n = json_array_size(points), end, start = 0, i, k, prev;
-	size_t seen = 0, window = history_window_rule_size(0);
-	struct history_window_rule_scan scan = { 0 };
+	size_t n = json_array_size(points);
 	const char *b = json_string_value(json_object_get(series, "better"));
 	char *path = json_dumps(json_object_get(series, "path"), JSON_COMPACT | JSON_ENCODE_ANY);
 	const char *cs = json_string_value(json_object_get(series, "case"));
-	const char *cmp = next_cmp;
-	int pinned = 0;
+	const char *cmp = next_cmp, *sid = json_string_value(json_object_get(series, "_sid"));
 
+	memset(g, 0, sizeof(*g));
+	g->current = NAN;
+	g->rel_tol = g->abs_tol = g->within = NAN;
+	g->better = b && !strcmp(b, "higher") ? 1 : b && !strcmp(b, "lower") ? -1 : 0;
+	in->sid = sid ? strtoll(sid, NULL, 10) : 0;
+	in->group = malloc((path ? strlen(path) : 0) + (cs ? strlen(cs) : 0) + 2);
+	if (!in->group || !path) {
+		free(path);
+		return -ENOMEM;
+	}
+	sprintf(in->group, "%s\n%s", path, cs ? cs : "");
+	free(path);
 	/* Runs from a debug kernel are no measurement: the latest judged run is
 	 * the newest comparable one, and its machines are the band's. */
 	while (n && is_state(json_array_get(points, n - 1), KSFTM_VERDICT_NOT_COMPARABLE))
@@ -99,104 +123,81 @@ static int band_inputs(json_t *series, int next, const char *next_cmp, struct ga
 	while (n && (is_state(json_array_get(points, n - 1), KSFTM_VERDICT_NOT_COMPARABLE) ||
 		     !of_machines(json_array_get(points, n - 1), cmp)))
 		n--;
-	end = next ? n : n ? n - 1 : 0;
-	memset(g, 0, sizeof(*g));
-	g->current = NAN;
-	g->rel_tol = g->abs_tol = g->within = NAN;
-	g->better = b && !strcmp(b, "higher") ? 1 : b && !strcmp(b, "lower") ? -1 : 0;
-	in->window = malloc((end + 1) * sizeof(double));
-	in->recent = malloc((end + 1) * sizeof(double));
-	in->within = malloc((end + 1) * sizeof(double));
-	in->repeats = malloc((end + 1) * sizeof(size_t));
-	in->group = malloc((path ? strlen(path) : 0) + (cs ? strlen(cs) : 0) + 2);
-	in->run = NULL;
-	in->from = end;
-	if (!in->window || !in->recent || !in->within || !in->repeats || !in->group || !path) {
-		free(path);
-		return -ENOMEM;
+	in->end = in->from = next ? n : n ? n - 1 : 0;
+	if (next || !n)
+		return 0;
+	pt = json_array_get(points, n - 1);
+	in->ord = json_string_value(json_object_get(pt, "_ord"));
+	if (!json_is_number(json_object_get(pt, "value")))
+		return 0;	/* no value judged: no band */
+	g->current = json_number_value(json_object_get(pt, "value"));
+	rep_of(pt, &g->repeats, &g->within);
+	return 0;
+}
+
+/* The window set of the run judged at stored order @src->ord (or the
+ * report's, on machines @src->cmp), as the gate reads it. */
+static int band_read(struct db *db, struct band_src *src)
+{
+	struct hgate_opts o = { 0 };
+	char *run_id = NULL;
+	int ret;
+
+	if (src->ord) {
+		if ((ret = history_run_at(db, src->ord, &run_id, &src->cmp)))
+			return ret;
+		if (!run_id)
+			return 0;	/* (a run the history lost since it was read) */
+		ret = history_run_read(db, run_id, &src->rows, &src->stored, &src->keys);
+		free(run_id);
+		if (ret)
+			return ret;
+		src->r = src->stored;
+	} else if ((ret = history_window_lookup_keys(db, src->r, &src->keys))) {
+		return ret;
 	}
-	sprintf(in->group, "%s\n%s", path, cs ? cs : "");
-	free(path);
-	if (!next && n) {
-		pt = json_array_get(points, n - 1);
-		in->run = strdup(json_string_value(json_object_get(pt, "run")) ?
-				 json_string_value(json_object_get(pt, "run")) : "?");
-		if (!in->run)
-			return -ENOMEM;
-		if (json_is_number(json_object_get(pt, "value")))
-			g->current = json_number_value(json_object_get(pt, "value"));
-		else
-			return 0;	/* no value judged: no band */
-		rep_of(pt, &g->repeats, &g->within);
+	src->n = ksft_metric_report_series_count(src->r);
+	o = (struct hgate_opts){ src->cmp, src->ord, 0, 0, 0, 1 };
+	if ((ret = history_window_read(db, src->r, &o, src->keys, &src->set)))
+		return ret;
+	src->have_set = 1;
+	return 0;
+}
+
+/* Series @in's inputs from its run's window set (none: no window). */
+static void band_inputs(json_t *series, struct gate_series *g, struct band_in *in)
+{
+	json_t *points = json_object_get(series, "points"), *pt;
+	const struct history_window_in *w;
+	size_t k, i;
+
+	if (!in->src || !in->src->have_set)
+		return;
+	for (k = 0; k < in->src->n && in->src->keys[k].id != in->sid; k++)
+		;
+	if (!in->sid || k == in->src->n)
+		return;
+	w = &in->src->set.in[k];
+	if (!w->read || !w->n_rows || w->n_elem != 1 || in->src->r->series[k]->is_array)
+		return;
+	g->window = w->elem[0].window;
+	g->n_window = w->elem[0].n_window;
+	g->fresh = w->pinned;
+	if (w->wants_recent) {
+		g->recent = w->recent;
+		g->n_recent = w->n_recent;
+		g->recent_repeats = w->repeats;
+		g->recent_within = w->within;
 	}
-	for (i = 0, prev = SIZE_MAX; i < end; i++) {
-		if (!of_machines(json_array_get(points, i), cmp))
-			continue;
-		if (json_is_true(json_object_get(json_array_get(points, i), "level")) ||
-		    (is_state(json_array_get(points, i), KSFTM_VERDICT_ACCEPTED) &&
-		     (prev == SIZE_MAX ||
-		      !is_state(json_array_get(points, prev), KSFTM_VERDICT_ACCEPTED))))
-			start = i;
-		prev = i;
-	}
-	/* A pin ends the window unless a level starts after it (the level wins). */
-	for (i = end; i-- > 0;)
-		if (of_machines(json_array_get(points, i), cmp) &&
-		    json_is_true(json_object_get(json_array_get(points, i), "pinned"))) {
-			if (start <= i) {
-				end = i + 1;
-				pinned = 1;
-			}
+	/* Where the level's window starts on the chart (its oldest run). */
+	json_array_foreach(points, i, pt) {
+		const char *ord = json_string_value(json_object_get(pt, "_ord"));
+
+		if (w->elem[0].oldest && ord && !strcmp(ord, w->elem[0].oldest)) {
+			in->from = i;
 			break;
 		}
-	/* Newest first: the window's runs. */
-	for (i = end; i-- > start;) {
-		json_t *v = json_object_get(pt = json_array_get(points, i), "value");
-
-		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE) ||
-		    !of_machines(pt, cmp))
-			continue;
-		if (g->n_recent < HISTORY_RECENT_RUNS) {
-			rep_of(pt, &in->repeats[g->n_recent], &in->within[g->n_recent]);
-			in->recent[g->n_recent++] = json_number_value(v);
-		}
-		if (!is_state(pt, KSFTM_VERDICT_REGRESSION) && seen < window) {
-			in->window[seen++] = json_number_value(v);
-			in->from = i;
-		}
 	}
-	for (i = 0; i < seen / 2; i++) {
-		double t = in->window[i];
-
-		in->window[i] = in->window[seen - 1 - i];
-		in->window[seen - 1 - i] = t;
-	}
-	g->n_window = seen;
-	/* Then the flagged runs that were transients (history_gate.c's order). */
-	for (i = end, k = 0; !pinned && i-- > start;) {
-		json_t *v = json_object_get(pt = json_array_get(points, i), "value");
-		const char *st = json_string_value(json_object_get(pt, "state"));
-
-		if (!json_is_number(v) || is_state(pt, KSFTM_VERDICT_NOT_COMPARABLE) ||
-		    !of_machines(pt, cmp))
-			continue;
-		if (history_window_rule_transient(&scan, k, window, st,
-						  is_state(pt, KSFTM_VERDICT_REGRESSION)))
-			in->window[g->n_window++] = json_number_value(v);
-		k++;
-	}
-	history_window_rule_oldest_first(in->recent, in->within, in->repeats, g->n_recent);
-	g->window = in->window;
-	g->group = in->group;
-	g->fresh = pinned;
-	if (!pinned) {
-		g->recent = in->recent;
-		g->recent_repeats = in->repeats;
-		g->recent_within = in->within;
-	} else {
-		g->n_recent = 0;
-	}
-	return 0;
 }
 
 static json_t *band_json(const struct gate_band *b, const struct gate_series *g,
@@ -233,17 +234,20 @@ static json_t *band_json(const struct gate_band *b, const struct gate_series *g,
 	return o;
 }
 
-int history_add_bands(json_t *all, int next, const char *next_cmp)
+int history_add_bands(struct history *h, json_t *all, const struct ksft_metric_report *report,
+		      const char *next_cmp)
 {
-	size_t n = json_array_size(all), i, j, m;
+	size_t n = json_array_size(all), i, j, m, n_src = 0;
+	int next = report != NULL;
 	struct gate_series *g = calloc(n ? n : 1, sizeof(*g)), *run = NULL;
 	struct band_in *in = calloc(n ? n : 1, sizeof(*in));
+	struct band_src *src = calloc(n + 1, sizeof(*src));
 	struct gate_band *b = calloc(n ? n : 1, sizeof(*b));
 	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
 	unsigned char *done = calloc(n ? n : 1, 1);
 	int ret = 0;
 
-	if (!g || !in || !b || !idx || !done) {
+	if (!g || !in || !src || !b || !idx || !done) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -253,7 +257,28 @@ int history_add_bands(json_t *all, int next, const char *next_cmp)
 		goto out;
 	}
 	for (i = 0; i < n && !ret; i++)
-		ret = band_inputs(json_array_get(all, i), next, next_cmp, &g[i], &in[i]);
+		ret = band_point(json_array_get(all, i), next, next_cmp, &g[i], &in[i]);
+	/* The window sets: the report's, or each judged stored run's, once. */
+	if (!ret && next) {
+		src[n_src].r = report;
+		if (!(src[n_src++].cmp = strdup(next_cmp ? next_cmp : "")))
+			ret = -ENOMEM;
+		for (i = 0; i < n; i++)
+			in[i].src = &src[0];
+	}
+	for (i = 0; i < n && !ret && !next; i++) {
+		if (!in[i].ord)
+			continue;
+		for (j = 0; j < n_src && strcmp(src[j].ord, in[i].ord); j++)
+			;
+		if (j == n_src)
+			src[n_src++].ord = in[i].ord;
+		in[i].src = &src[j];
+	}
+	for (j = 0; j < n_src && !ret; j++)
+		ret = band_read(history_db(h), &src[j]);
+	for (i = 0; i < n && !ret; i++)
+		band_inputs(json_array_get(all, i), &g[i], &in[i]);
 	/* The series judged in one run, together. */
 	for (i = 0; i < n && !ret; i++) {
 		struct gate_band *rb = b;
@@ -261,8 +286,7 @@ int history_add_bands(json_t *all, int next, const char *next_cmp)
 		if (done[i])
 			continue;
 		for (j = i, m = 0; j < n; j++)
-			if (!done[j] && (next || !strcmp(in[j].run ? in[j].run : "",
-							 in[i].run ? in[i].run : ""))) {
+			if (!done[j] && (next || in[j].src == in[i].src)) {
 				done[j] = 1;
 				idx[m] = j;
 				run[m++] = g[j];
@@ -281,19 +305,22 @@ int history_add_bands(json_t *all, int next, const char *next_cmp)
 		}
 	}
 out:
-	for (i = 0; in && i < n; i++) {
-		free(in[i].window);
-		free(in[i].recent);
-		free(in[i].within);
-		free(in[i].repeats);
-		free(in[i].group);
-		free(in[i].run);
+	for (j = 0; src && j < n_src; j++) {
+		if (src[j].have_set)
+			history_window_set_free(&src[j].set);
+		free(src[j].keys);
+		ksft_metric_report_free(src[j].stored);
+		db_rows_free(src[j].rows);
+		free(src[j].cmp);
 	}
+	for (i = 0; in && i < n; i++)
+		free(in[i].group);
 	free(g);
 	free(run);
 	free(in);
+	free(src);
 	free(b);
 	free(idx);
 	free(done);
-	return ret ? ksftm_oom() : 0;
+	return ret == -ENOMEM ? ksftm_oom() : ret;
 }

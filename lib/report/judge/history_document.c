@@ -28,7 +28,7 @@ static int document(struct history *h, const struct ksft_metric_report_history_o
 	if (!ret)
 		ret = history_add_changes(all);
 	if (!ret && bands)
-		ret = history_add_bands(all, o->report != NULL, run_cmp);
+		ret = history_add_bands(h, all, o->report, run_cmp);
 	if (!ret)
 		ret = history_query_document(all, keys, out);
 	json_decref(all);

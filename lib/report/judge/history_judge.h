@@ -48,11 +48,12 @@ const char **history_series_verdicts(const struct ksft_metric_report_comparison 
 
 /* The history document's series @all (a JSON array) annotated: each
  * one's change points as "changes" (history_changes.c); the gate's band
- * as "gate" (history_band.c): for the latest point, or @next for the next
- * run judged against every point, of machines @next_cmp (NULL: the judged
- * point's). @return 0 or -ENOMEM. */
+ * as "gate" (history_band.c), the gate's own inputs read from @h: for the
+ * latest point, or with @report for the next run, on machines @next_cmp.
+ * @return 0 or a negative errno. */
 int history_add_changes(struct json_t *all);
-int history_add_bands(struct json_t *all, int next, const char *next_cmp);
+int history_add_bands(struct history *h, struct json_t *all,
+		      const struct ksft_metric_report *report, const char *next_cmp);
 
 /* A false-alarm rate the public calls take: within [0, 1) (0: the default). */
 int history_check_fdr(double fdr);

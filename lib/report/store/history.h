@@ -103,10 +103,12 @@ struct history_run {
 /*
  * The history document (history_query.c), in steps judge/history_document.c
  * takes: the options checked (the history readable, --context items);
- * the series with their points (@all, "_rep" and "_cmp" on each point for
- * the band) and the comparable keys (*@keys, JSON text); with @bands and
- * o->report, the report's comparability key (*@run_cmp); then the document
- * around @all (the points' private keys removed; @all stays the caller's).
+ * the series with their points (@all; for the band, "_sid" on each series,
+ * its id, and "_rep", "_cmp", "_ord" on each point, its repeats, machines
+ * and stored order) and the comparable keys (*@keys, JSON text); with
+ * @bands and o->report, the report's comparability key (*@run_cmp); then
+ * the document around @all (those private keys removed; @all stays the
+ * caller's).
  */
 int history_query_check(struct history *h, const struct ksft_metric_report_history_opts *o);
 int history_query_series(struct history *h, const struct ksft_metric_report_history_opts *o,

@@ -184,12 +184,15 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 			"context", ctx));
 		free(run);
 		free(order);
-		/* Its machines, for the gate's band (removed before the JSON is shown). */
+		/* Its machines and stored order, for the gate's band (removed
+		 * before the JSON is shown; the order as stored, bytes another
+		 * tool wrote too: only compared, never shown). */
 		{
 			char *cmp = history_comparable(ctx, keys);
+			json_t *pt = json_array_get(points, json_array_size(points) - 1);
 
-			if (!cmp || json_object_set_new(json_array_get(points, json_array_size(points) - 1),
-							"_cmp", json_string(cmp))) {
+			if (!cmp || json_object_set_new(pt, "_cmp", json_string(cmp)) ||
+			    json_object_set_new(pt, "_ord", json_string_nocheck(db_rows_get(rows, k, 1)))) {
 				free(cmp);
 				ret = ksftm_oom();
 				break;
@@ -262,6 +265,11 @@ static int add_series(struct db *db, const char *sql,
 	series = json_pack("{s:s,s:s,s:o,s:s,s:o}", "series", title->data,
 			   "case", db_rows_get(rows, k, 2), "path", path,
 			   "metric", db_rows_get(rows, k, 3), "labels", labels);
+	/* Its id, for the gate's band (removed before the JSON is shown). */
+	if (series && json_object_set_new(series, "_sid", json_string(db_rows_get(rows, k, 0)))) {
+		json_decref(series);
+		series = NULL;
+	}
 	ret = series ? series_points(db, sql, db_rows_get(rows, k, 0), o, like, keys, series)
 		     : ksftm_oom();
 	if (!ret && json_array_size(json_object_get(series, "points")))
@@ -429,11 +437,14 @@ int history_query_document(json_t *all, const char *keys, json_t **out)
 	size_t i, k;
 
 	*out = NULL;
-	json_array_foreach(all, i, se)
+	json_array_foreach(all, i, se) {
+		json_object_del(se, "_sid");
 		json_array_foreach(json_object_get(se, "points"), k, pt) {
 			json_object_del(pt, "_rep");
 			json_object_del(pt, "_cmp");
+			json_object_del(pt, "_ord");
 		}
+	}
 	doc = json_pack("{s:s,s:i,s:o,s:O}", "format", "ksft-metric-history", "version", 1,
 			"comparable_keys", keys_json ? keys_json : json_array(), "series", all);
 	if (!doc)

@@ -19,6 +19,7 @@
 #include "grow.h"
 #include "history.h"
 #include "history_replay.h"
+#include "history_run_read.h"
 #include "history_sql.h"
 #include "rp.h"
 #include "verdict_vocab.h"
@@ -52,7 +53,7 @@ struct history_replay {
 	size_t next;		/* the next of them to look at */
 	/* The run history_replay_next() gave: */
 	const char *run_id;
-	struct db_rows *rows;	/* its results (RESULTS_SQL) */
+	struct db_rows *rows;	/* its results (history_run_read()) */
 	struct ksft_metric_report *r;
 	struct history_key *keys;
 	struct hgate_opts o;
@@ -95,118 +96,6 @@ static int settled(const struct history_replay *rp)
 	return 1;
 }
 
-/* The stored results of a run, with their series' identities. */
-#define RESULTS_SQL \
-	"SELECT res.series_id, s.path, s.case_name, s.metric, s.labels, res.status," \
-	" res.shape, res.policy, res.compare_op, res.better, res.samples, res.verdict," \
-	" res.accepted, res.usable, res.value FROM ksftm_results res" \
-	" JOIN ksftm_series s ON s.id = res.series_id WHERE res.run_id = $1"
-
-static int status_code(const char *name)
-{
-	int st;
-
-	for (st = RP_ST_NONE; st <= RP_ST_INCOMPLETE; st++)
-		if (name && !strcmp(rp_status_name(st), name))
-			return st;
-	return RP_ST_NONE;
-}
-
-/* A stored sample: a number, or null (a missing value, NaN). */
-static double sample(json_t *v)
-{
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/*
- * Row @k of @rows as a series of @r: its identity, status and policy as
- * stored, its processed samples as its points (the policy's transform and
- * aggregation are done already, so dropped), which gives the summaries and
- * the compare value ingest stored.
- */
-static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_rows *rows,
-			 size_t k, const char *where)
-{
-	struct rp_series *s = calloc(1, sizeof(*s));
-	const char *policy = db_rows_get(rows, k, 7), *better = db_rows_get(rows, k, 9);
-	json_t *path = NULL, *samples = NULL, *pol = NULL, *v;
-	const char **parts = NULL;
-	size_t m, i, e;
-	double *buf = NULL;
-	int ret, is_array = 0;
-
-	if (!s)
-		return ksftm_oom();
-	if ((ret = history_path_parts(db, db_rows_get(rows, k, 1), where, &path, &parts, &m)) ||
-	    (ret = history_json(db, db_rows_get(rows, k, 10), "ksftm_results.samples", where,
-				&samples)))
-		goto out;
-	ret = -ENOMEM;
-	s->path = rp_strpool_path(r->pool, (char *const *)parts, m, NULL, 0);
-	s->path_len = m;
-	s->case_name = (char *)rp_strpool_intern(r->pool, db_rows_get(rows, k, 2),
-						 strlen(db_rows_get(rows, k, 2)));
-	s->name = (char *)rp_strpool_intern(r->pool, db_rows_get(rows, k, 3),
-					    strlen(db_rows_get(rows, k, 3)));
-	s->labels_len = strlen(db_rows_get(rows, k, 4));
-	s->labels = (char *)rp_strpool_intern(r->pool, db_rows_get(rows, k, 4), s->labels_len);
-	s->shape = (char *)rp_strpool_intern(r->pool, db_rows_get(rows, k, 6),
-					     strlen(db_rows_get(rows, k, 6)));
-	if (!s->path || !s->case_name || !s->name || !s->labels || !s->shape)
-		goto out;
-	s->status = status_code(db_rows_get(rows, k, 5));
-	/* Without a policy, a zperf or twister result is gated by default
-	 * (higher is better), a KTAP one is not: what ingest stored says which. */
-	s->source = !policy && better && !strcmp(better, "higher") ? RP_SRC_ZPERF : RP_SRC_KTAP;
-	json_array_foreach(samples, i, v)
-		is_array |= json_is_array(v);
-	s->is_array = is_array;
-	json_array_foreach(samples, i, v) {
-		size_t n = json_is_array(v) ? json_array_size(v) : 1;
-		double *grown = realloc(buf, (n ? n : 1) * sizeof(*buf));
-
-		if (!grown)
-			goto out;
-		buf = grown;
-		for (e = 0; e < n; e++)
-			buf[e] = sample(is_array ? json_array_get(v, e) : v);
-		if (rp_series_add_point(s, NAN, buf, n, is_array))
-			goto out;
-	}
-	if (policy) {
-		char *why = NULL, *unknown = NULL;
-
-		if ((ret = history_json(db, policy, "ksftm_results.policy", where, &pol)))
-			goto out;
-		ret = rp_policy_from_json(pol, &s->policy, &why, &unknown);
-		free(unknown);
-		if (ret) {
-			ret = ksftm_fail(EBADMSG, "history database %s: ksftm_results.policy in the"
-					 " row with %s: %s", db_name(db), where, why ? why : "invalid");
-			free(why);
-			goto out;
-		}
-		s->policy.transform = RP_TR_NONE;
-		s->policy.aggregation = RP_AGG_NONE;
-		s->has_policy = 1;
-	}
-	ret = -ENOMEM;
-	if (!(s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name, s->labels)))
-		goto out;
-	ret = rp_report_adopt(r, s);
-	s = NULL;
-out:
-	if (ret == -ENOMEM)
-		ret = ksftm_oom();
-	rp_series_free(s);
-	free(buf);
-	free(parts);
-	json_decref(path);
-	json_decref(samples);
-	json_decref(pol);
-	return ret;
-}
-
 /* The run that history_replay_next() gave, let go. */
 static void current_free(struct history_replay *rp)
 {
@@ -222,44 +111,11 @@ static void current_free(struct history_replay *rp)
 /* Stored run @run_id (order @order) as a report to judge again. */
 static int load_run(struct history_replay *rp, const char *run_id, const char *order)
 {
-	struct db *db = rp->db;
-	const char *p[1] = { run_id };
-	size_t n, k;
-	char where[96];
-	int ret = db_query(db, RESULTS_SQL, p, 1, &rp->rows);
+	int ret = history_run_read(rp->db, run_id, &rp->rows, &rp->r, &rp->keys);
 
 	rp->run_id = run_id;
-	snprintf(where, sizeof(where), "ksftm_results.run_id = %.40s", run_id);
-	if (!ret)
-		ret = db_rows_check(db, rp->rows, "ksftm_results.series_id ksftm_series.path"
-				    " ksftm_series.case_name ksftm_series.metric ksftm_series.labels"
-				    " ksftm_results.status ksftm_results.shape ?ksftm_results.policy"
-				    " ?ksftm_results.compare_op ?ksftm_results.better"
-				    " ksftm_results.samples ?ksftm_results.verdict"
-				    " ?ksftm_results.accepted ?ksftm_results.usable ?ksftm_results.value",
-				    0, where);
-	if (ret)
-		return ret;
-	n = db_rows_count(rp->rows);
-	rp->r = ksft_metric_report_new(NULL);
-	rp->keys = calloc(n ? n : 1, sizeof(*rp->keys));
-	if (!rp->r || !rp->keys)
-		return ksftm_oom();
-	for (k = 0; k < n && !ret; k++) {
-		ret = stored_series(db, rp->r, rp->rows, k, where);
-		rp->keys[k] = (struct history_key){ db_rows_get(rp->rows, k, 1),
-						    db_rows_get(rp->rows, k, 2),
-						    db_rows_get(rp->rows, k, 3),
-						    db_rows_get(rp->rows, k, 4),
-						    strtoll(db_rows_get(rp->rows, k, 0), NULL, 10) };
-	}
-	if (ret)
-		return ret;
-	if (ksft_metric_report_series_count(rp->r) != n)
-		return ksftm_fail(EBADMSG, "history database %s: run %s holds one series twice",
-				  db_name(db), where);
 	rp->o = (struct hgate_opts){ rp->cmp, order, 0, rp->run->window, rp->run->fdr, 1 };
-	return 0;
+	return ret;
 }
 
 int history_replay_store(struct history_replay *rp, const char *const *verdicts)

@@ -29,13 +29,15 @@
  * and an unknown lower bound beside the upper one made it estimate two
  * rows and sort all of the series' results instead of reading the last N
  * backwards through an index (a window that grew with the history). */
-#define HISTORY_WINDOW_SQL "SELECT res.value, res.summary, res.compare_op" HISTORY_WINDOW_FROM
+#define HISTORY_WINDOW_SQL "SELECT res.value, res.summary, res.compare_op, res.run_order" \
+	HISTORY_WINDOW_FROM
 
 /* The same for a scalar series, its values only: answered from the index
  * ksftm_results_window_op alone (history_schema.c), no table row per value. The
  * compare statistic each value is (NULL: p50) tells a window stored under
  * another policy, read again with its summaries (history_gate.c). */
-#define HISTORY_WINDOW_VALUES_SQL "SELECT res.value, NULL, res.compare_op" HISTORY_WINDOW_FROM
+#define HISTORY_WINDOW_VALUES_SQL "SELECT res.value, NULL, res.compare_op, res.run_order" \
+	HISTORY_WINDOW_FROM
 
 #define HISTORY_WINDOW_FROM \
 	" FROM ksftm_results res" \

@@ -109,6 +109,7 @@ struct history_window_elem {
 	double *window;		/* the level's runs oldest first, then transients back */
 	size_t n_window;
 	size_t n_level;		/* of which the level's runs (before the transients) */
+	char *oldest;		/* the oldest of them's run order (NULL: none) */
 };
 
 /* What the gate judges series i of a run with, read from the history. */

@@ -33,16 +33,18 @@ static int cmp_ll(const void *a, const void *b)
 }
 
 /* The window's values of element @e (-1: the scalar value column, as
- * statistic @op), oldest first. *@again: a scalar window holds values
- * of another statistic and its summaries were not read. */
+ * statistic @op), oldest first; *@oldest, the oldest one's run order.
+ * *@again: a scalar window holds values of another statistic and its
+ * summaries were not read. */
 static double *window_values(const struct history_window_span *rows, const char *op, long e,
-			     size_t *n, int *again)
+			     size_t *n, const char **oldest, int *again)
 {
 	size_t k, m = rows->n;
 	double *v = malloc((m ? m : 1) * sizeof(*v));
 
 	*n = 0;
 	*again = 0;
+	*oldest = NULL;
 	if (!v)
 		return NULL;
 	for (k = m; k-- > 0;) {
@@ -56,6 +58,8 @@ static double *window_values(const struct history_window_span *rows, const char 
 				*again = 1;
 				return v;
 			}
+			if (got && !*oldest)
+				*oldest = history_window_span_get(rows, k, 3);
 			*n += (size_t)got;
 		} else {
 			json_t *sum = json_loads(history_window_span_get(rows, k, 1), 0, NULL);
@@ -64,8 +68,11 @@ static double *window_values(const struct history_window_span *rows, const char 
 			json_t *x = json_is_array(all) ? json_array_get(all, (size_t)e) :
 				    e == 0 ? all : NULL;
 
-			if (json_is_number(x))
+			if (json_is_number(x)) {
+				if (!*n)
+					*oldest = history_window_span_get(rows, k, 3);
 				v[(*n)++] = json_number_value(x);
+			}
 			json_decref(sum);
 		}
 	}
@@ -77,18 +84,21 @@ static double *window_values(const struct history_window_span *rows, const char 
 static int element_window(struct history_window *w, size_t i, struct history_window_span *rows,
 			  const char *op, long e, struct history_window_elem *out)
 {
+	const char *oldest;
 	int again, ret;
 
-	out->window = window_values(rows, op, e, &out->n_window, &again);
+	out->window = window_values(rows, op, e, &out->n_window, &oldest, &again);
 	if (out->window && again) {
 		free(out->window);
 		history_window_span_release(rows);
 		if ((ret = history_window_of(w, i, 0, rows)))
 			return ret;
-		out->window = window_values(rows, op, e, &out->n_window, &again);
+		out->window = window_values(rows, op, e, &out->n_window, &oldest, &again);
 	}
 	out->n_level = out->n_window;
-	return out->window ? 0 : ksftm_oom();
+	if (!out->window || (oldest && !(out->oldest = strdup(oldest))))
+		return ksftm_oom();
+	return 0;
 }
 
 /*
@@ -332,8 +342,10 @@ void history_window_set_free(struct history_window_set *set)
 	for (i = 0; i < set->n; i++) {
 		struct history_window_in *in = &set->in[i];
 
-		for (k = 0; k < in->n_elem; k++)
+		for (k = 0; k < in->n_elem; k++) {
 			free(in->elem[k].window);
+			free(in->elem[k].oldest);
+		}
 		free(in->elem);
 		free(in->recent);
 		free(in->repeats);
