@@ -135,12 +135,22 @@ static int band_point(json_t *series, int next, const char *next_cmp, struct gat
 	return 0;
 }
 
-/* The window set of the run judged at stored order @src->ord (or the
- * report's, on machines @src->cmp), as the gate reads it. */
-static int band_read(struct db *db, struct band_src *src)
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The window set of the run judged at stored order @src->ord, of the
+ * series @in[0..n) draw from it (or the report's, on machines @src->cmp),
+ * as the gate reads it. */
+static int band_read(struct db *db, struct band_src *src, const struct band_in *in, size_t n)
 {
 	struct hgate_opts o = { 0 };
 	char *run_id = NULL;
+	long long *only;
+	size_t i, m = 0;
 	int ret;
 
 	if (src->ord) {
@@ -148,7 +158,17 @@ static int band_read(struct db *db, struct band_src *src)
 			return ret;
 		if (!run_id)
 			return 0;	/* (a run the history lost since it was read) */
-		ret = history_run_read(db, run_id, &src->rows, &src->stored, &src->keys);
+		/* Only the series drawn: a run of a thousand series is read for
+		 * the one a chart shows. */
+		only = malloc((n ? n : 1) * sizeof(*only));
+		for (i = 0; only && i < n; i++)
+			if (in[i].src == src)
+				only[m++] = in[i].sid;
+		if (only)
+			qsort(only, m, sizeof(*only), cmp_ll);
+		ret = only ? history_run_read(db, run_id, only, m, &src->rows, &src->stored,
+					      &src->keys) : -ENOMEM;
+		free(only);
 		free(run_id);
 		if (ret)
 			return ret;
@@ -157,7 +177,7 @@ static int band_read(struct db *db, struct band_src *src)
 		return ret;
 	}
 	src->n = ksft_metric_report_series_count(src->r);
-	o = (struct hgate_opts){ src->cmp, src->ord, 0, 0, 0, 1 };
+	o = (struct hgate_opts){ src->cmp, src->ord, 0, 0, 0, 1, 1 };
 	if ((ret = history_window_read(db, src->r, &o, src->keys, &src->set)))
 		return ret;
 	src->have_set = 1;
@@ -276,7 +296,7 @@ int history_add_bands(struct history *h, json_t *all, const struct ksft_metric_r
 		in[i].src = &src[j];
 	}
 	for (j = 0; j < n_src && !ret; j++)
-		ret = band_read(history_db(h), &src[j]);
+		ret = band_read(history_db(h), &src[j], in, n);
 	for (i = 0; i < n && !ret; i++)
 		band_inputs(json_array_get(all, i), &g[i], &in[i]);
 	/* The series judged in one run, together. */

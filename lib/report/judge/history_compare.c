@@ -145,7 +145,7 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *kh,
 		}
 	}
 	g = (struct hgate_opts){ cmp, sort, history_context_incomparable(ctx), o.window,
-				 o.fdr, o.allow_missing };
+				 o.fdr, o.allow_missing, 0 };
 	ret = history_compare_lookup(history_db(h), cur, &g, out);
 out:
 	json_decref(ctx);

@@ -199,6 +199,7 @@ struct hgate_opts {
 	size_t window;
 	double fdr;
 	int allow_missing;
+	int windows_only;	/* the band: not the series the run lacks */
 };
 
 #endif

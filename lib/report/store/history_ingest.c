@@ -383,7 +383,7 @@ int history_ingest_begin(struct history_ingest *in)
 	if ((ret = prepare_series(db, in->r, in->n, &in->items, &in->series)))
 		return ret;
 	in->gate = (struct hgate_opts){ in->cmp, in->sort, in->incomparable,
-					in->run->window, in->run->fdr, 1 };
+					in->run->window, in->run->fdr, 1, 0 };
 	return 0;
 }
 

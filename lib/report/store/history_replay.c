@@ -111,10 +111,10 @@ static void current_free(struct history_replay *rp)
 /* Stored run @run_id (order @order) as a report to judge again. */
 static int load_run(struct history_replay *rp, const char *run_id, const char *order)
 {
-	int ret = history_run_read(rp->db, run_id, &rp->rows, &rp->r, &rp->keys);
+	int ret = history_run_read(rp->db, run_id, NULL, 0, &rp->rows, &rp->r, &rp->keys);
 
 	rp->run_id = run_id;
-	rp->o = (struct hgate_opts){ rp->cmp, order, 0, rp->run->window, rp->run->fdr, 1 };
+	rp->o = (struct hgate_opts){ rp->cmp, order, 0, rp->run->window, rp->run->fdr, 1, 0 };
 	return ret;
 }
 

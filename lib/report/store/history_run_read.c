@@ -130,11 +130,19 @@ out:
 	return ret;
 }
 
-int history_run_read(struct db *db, const char *run_id, struct db_rows **rows,
-		     struct ksft_metric_report **r, struct history_key **keys)
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+int history_run_read(struct db *db, const char *run_id, const long long *only, size_t n_only,
+		     struct db_rows **rows, struct ksft_metric_report **r,
+		     struct history_key **keys)
 {
 	const char *p[1] = { run_id };
-	size_t n, k;
+	size_t n, k, m;
 	char where[96];
 	int ret = db_query(db, RESULTS_SQL, p, 1, rows);
 
@@ -156,15 +164,20 @@ int history_run_read(struct db *db, const char *run_id, struct db_rows **rows,
 	*keys = calloc(n ? n : 1, sizeof(**keys));
 	if (!*r || !*keys)
 		return ksftm_oom();
-	for (k = 0; k < n && !ret; k++) {
+	for (k = m = 0; k < n && !ret; k++) {
+		long long id = strtoll(db_rows_get(*rows, k, 0), NULL, 10);
+
+		if (only && !bsearch(&id, only, n_only, sizeof(*only), cmp_ll))
+			continue;
 		ret = stored_series(db, *r, *rows, k, where);
-		(*keys)[k] = (struct history_key){ db_rows_get(*rows, k, 1), db_rows_get(*rows, k, 2),
-						   db_rows_get(*rows, k, 3), db_rows_get(*rows, k, 4),
-						   strtoll(db_rows_get(*rows, k, 0), NULL, 10) };
+		(*keys)[m++] = (struct history_key){ db_rows_get(*rows, k, 1),
+						     db_rows_get(*rows, k, 2),
+						     db_rows_get(*rows, k, 3),
+						     db_rows_get(*rows, k, 4), id };
 	}
 	if (ret)
 		return ret;
-	if (ksft_metric_report_series_count(*r) != n)
+	if (ksft_metric_report_series_count(*r) != m)
 		return ksftm_fail(EBADMSG, "history database %s: run %s holds one series twice",
 				  db_name(db), where);
 	return 0;

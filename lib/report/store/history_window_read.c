@@ -324,7 +324,7 @@ int history_window_read(struct db *db, const struct ksft_metric_report *r,
 		goto out;
 	for (i = 0; i < n && !ret; i++)
 		ret = read_series(&w, r, i, &out->in[i]);
-	if (!ret && !o->incomparable)
+	if (!ret && !o->incomparable && !o->windows_only)
 		ret = read_missing(&w, n, out);
 	if (!ret)
 		ret = read_recent_all(&w, n, out);
