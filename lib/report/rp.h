@@ -331,7 +331,7 @@ void rp_series_title(struct strbuf *sb, char *const *path, size_t path_len,
 		     const char *case_name, const char *name,
 		     const char *labels, long elem);
 void rp_labels_text(struct strbuf *sb, const char *labels_json);
-/* read/warn.c: a "ktap-metric-warning-json" payload [@p, @end) as a warning. */
+/* model/warn.c: a "ktap-metric-warning-json" payload [@p, @end) as a warning. */
 void rp_reject_line(struct ksft_metric_report *r, const char *file,
 		    unsigned long line, const char *p, const char *end);
 void rp_text_number(struct strbuf *sb, double v);

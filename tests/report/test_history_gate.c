@@ -537,6 +537,86 @@ START_TEST(test_disturbed_not_regressed)
 }
 END_TEST
 
+/* The band's number of window runs for the next run (@next: that report,
+ * html --db's) or for the latest stored one. */
+static json_int_t band_runs(struct ksft_metric_report_history *h, struct ksft_metric_report *next)
+{
+	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
+	json_t *doc, *gate;
+	json_int_t runs;
+	char *text;
+
+	o.series = "throughput";
+	o.context = vm1;
+	o.n_context = 1;
+	o.report = next;
+	ck_assert_int_eq(ksft_metric_report_history_format(h, &o, KSFT_METRIC_REPORT_JSON,
+							   &text, NULL), 0);
+	doc = json_loads(text, 0, NULL);
+	ksft_metric_report_text_free(text);
+	gate = json_object_get(json_array_get(json_object_get(doc, "series"), 0), "gate");
+	ck_assert_msg(json_is_true(json_object_get(gate, "judged")), "band not judged");
+	runs = json_integer_value(json_object_get(gate, "runs"));
+	json_decref(doc);
+	return runs;
+}
+
+/*
+ * Issue 35: the chart band reads the gate's own window. A run measured on
+ * a disturbed machine stays out of the gate's window (it is not usable);
+ * the band, which rebuilt the window from the history's points, kept it.
+ * The band's runs are the gate's, for the latest run and for the next;
+ * read twice, the same.
+ */
+START_TEST(test_band_is_the_gates_window)
+{
+	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_ingest_opts o = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
+	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
+	struct ksft_metric_report_comparison *c;
+	struct ksft_metric_report *r;
+	char id[16];
+	size_t runs = 0, i, k;
+	int round;
+
+	rng_state = 47;
+	for (i = 0; i < 24; i++) {
+		/* Run b20: 30 % down on a machine whose run queue waits ten
+		 * times as long: disturbed, stored, kept out of windows. */
+		r = make_disturbed_run(i == 20 ? 70 : 100, i == 20 ? 0.1 : 0.01);
+		snprintf(id, sizeof(id), "b%02zu", i);
+		o.run_id = o.order = id;
+		o.context = vm1;
+		o.n_context = 1;
+		ck_assert_msg(ksft_metric_report_history_ingest(h, r, &o, NULL) == 2, "%s",
+			      ksft_metric_report_errmsg());
+		ksft_metric_report_free(r);
+	}
+	ck_assert_str_eq(state_at(series_json(h, "throughput", vm1), 20), "disturbed");
+	r = make_disturbed_run(100, 0.01);
+	go.context = vm1;
+	go.n_context = 1;
+	ck_assert_int_ge(ksft_metric_report_history_compare(h, r, &go, &c), 0);
+	for (k = 0; k < ksft_metric_report_comparison_rows(c); k++) {
+		struct ksft_metric_report_row row = { .sz = sizeof(row) };
+
+		ck_assert_int_eq(ksft_metric_report_comparison_row(c, k, &row), 0);
+		if (!strcmp(row.name, "throughput"))
+			runs = row.baseline_runs;
+	}
+	ksft_metric_report_comparison_free(c);
+	/* The gate's window for the next run: every run but the disturbed one. */
+	ck_assert_uint_eq(runs, 23);
+	for (round = 0; round < 2; round++) {
+		ck_assert_int_eq(band_runs(h, r), (json_int_t)runs);
+		/* The latest run's (b23): the 22 usable runs before it. */
+		ck_assert_int_eq(band_runs(h, NULL), 22);
+	}
+	ksft_metric_report_free(r);
+	ksft_metric_report_history_close(h);
+}
+END_TEST
+
 /*
  * Issue 34: DISTURBED names the interference series that tripped it and
  * how far above its history it was, in the text and the JSON (html shows
@@ -615,5 +695,6 @@ Suite *make_suite(void)
 	suite_add_tcase(s, hist_tcase("transient_readmitted", test_transient_readmitted));
 	suite_add_tcase(s, hist_tcase("transient_needs_old_level", test_transient_needs_old_level));
 	suite_add_tcase(s, hist_tcase("disturbed_not_regressed", test_disturbed_not_regressed));
+	suite_add_tcase(s, hist_tcase("band_is_the_gates_window", test_band_is_the_gates_window));
 	return s;
 }

@@ -1,7 +1,7 @@
 /*
  * The history window's rule (lib/report/store/history_window_rule.c), the
  * one copy the gate (judge/history_gate.c) and the chart band
- * (store/history_band.c) follow: the transient rule, a run's repeats, the
+ * (judge/history_band.c) take through store/history_window_read.c: the transient rule, a run's repeats, the
  * oldest-first order, and the SQL reading as many recent runs as the band.
  */
 #include <math.h>

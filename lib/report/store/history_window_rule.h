@@ -2,9 +2,9 @@
  * The history window's rule (history_window_rule.c), in one place: how
  * many runs the gate judges against, how many recent runs it reads, when
  * a flagged run is a transient back in the level's window, and a run's
- * repeats. The gate (judge/history_gate.c, from the rows
- * history_window.c reads) and the chart band (history_band.c, from the
- * history JSON's points) both follow it, so they cannot drift apart.
+ * repeats. history_window_read.c reads the gate's inputs by it, and the
+ * gate (judge/history_gate.c) and the chart band (judge/history_band.c)
+ * both take what it reads, so they cannot drift apart.
  */
 #ifndef KSFTM_HISTORY_WINDOW_RULE_H
 #define KSFTM_HISTORY_WINDOW_RULE_H
