@@ -96,6 +96,14 @@ int rp_policy_equal(const struct rp_policy *a, const struct rp_policy *b);
  * @better and @rel_tol; 0 for a KTAP series (not gated; nothing filled).
  */
 int rp_default_gate(int source, int *op, int *better, double *rel_tol);
+/* "higher" 1, "lower" -1, else 0. */
+int rp_policy_better(const char *b);
+/* How the history gate judges series @s: its statistic @op ("p50" when
+ * the policy names none), direction and tolerances, a zperf or twister
+ * series by rp_default_gate(). The gate's reader and the gate both ask. */
+struct ksft_metric_report_series;
+void rp_policy_gate_of(const struct ksft_metric_report_series *s, const char **op, int *better,
+		       double *rel_tol, double *abs_tol);
 
 /* Canonical JSON text (sorted keys, shortest doubles, ASCII escapes). */
 void rp_json_emit(struct strbuf *sb, json_t *j);

@@ -49,11 +49,6 @@ struct judge {
 	const struct history_key *keys;	/* series i's identity and id (0: none) */
 };
 
-static int better_of(const char *b)
-{
-	return !b ? 0 : !strcmp(b, "higher") ? 1 : !strcmp(b, "lower") ? -1 : 0;
-}
-
 static int push_pending(struct judge *j, const struct pending *p)
 {
 	int ret = ksftm_grow((void **)&j->p, &j->cap_p, j->n_p + 1, sizeof(*j->p), 64);
@@ -107,18 +102,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 
 	if ((ret = ksft_metric_report_series_get(r, i, &s)))
 		return ret;
-	op = s.compare ? s.compare : "p50";
-	better = better_of(s.better);
-	rel_tol = s.relative_tolerance;
-	abs_tol = s.absolute_tolerance;
-	if (!s.compare) {	/* zperf/twister: as compare --baseline gates them */
-		int dop;
-
-		if (rp_default_gate(rp_source_parse(s.source), &dop, &better, &rel_tol)) {
-			op = rp_op_name(dop);
-			abs_tol = NAN;
-		}
-	}
+	rp_policy_gate_of(&s, &op, &better, &rel_tol, &abs_tol);
 	path = j->keys[i].path;
 	/* A tracked series of a failed case (an untracked one stays so). */
 	failed = better && rp_status_failed(r->series[i]->status);

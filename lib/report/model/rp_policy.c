@@ -290,3 +290,24 @@ int rp_default_gate(int source, int *op, int *better, double *rel_tol)
 	*rel_tol = RP_DEFAULT_REL_TOL;
 	return 1;
 }
+
+int rp_policy_better(const char *b)
+{
+	return !b ? 0 : !strcmp(b, "higher") ? 1 : !strcmp(b, "lower") ? -1 : 0;
+}
+
+void rp_policy_gate_of(const struct ksft_metric_report_series *s, const char **op, int *better,
+		       double *rel_tol, double *abs_tol)
+{
+	int dop;
+
+	*op = s->compare ? s->compare : "p50";
+	*better = rp_policy_better(s->better);
+	*rel_tol = s->relative_tolerance;
+	*abs_tol = s->absolute_tolerance;
+	/* zperf/twister: as compare --baseline gates them */
+	if (!s->compare && rp_default_gate(rp_source_parse(s->source), &dop, better, rel_tol)) {
+		*op = rp_op_name(dop);
+		*abs_tol = NAN;
+	}
+}

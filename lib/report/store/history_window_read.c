@@ -20,11 +20,6 @@
 #include "rp.h"
 #include "verdict_vocab.h"
 
-static int better_of(const char *b)
-{
-	return !b ? 0 : !strcmp(b, "higher") ? 1 : !strcmp(b, "lower") ? -1 : 0;
-}
-
 static int cmp_ll(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
@@ -111,7 +106,7 @@ static int read_series(struct history_window *w, const struct ksft_metric_report
 {
 	struct ksft_metric_report_series s = { .sz = sizeof(s) };
 	struct history_window_span rows = { 0 };
-	double one = NAN;
+	double one = NAN, rel_tol, abs_tol;
 	const char *op;
 	long long id = w->keys[i].id;
 	int ret, n, better, failed;
@@ -119,15 +114,7 @@ static int read_series(struct history_window *w, const struct ksft_metric_report
 
 	if ((ret = ksft_metric_report_series_get(r, i, &s)))
 		return ret;
-	op = s.compare ? s.compare : "p50";
-	better = better_of(s.better);
-	if (!s.compare) {	/* zperf/twister: as compare --baseline gates them */
-		int dop;
-		double rel;
-
-		if (rp_default_gate(rp_source_parse(s.source), &dop, &better, &rel))
-			op = rp_op_name(dop);
-	}
+	rp_policy_gate_of(&s, &op, &better, &rel_tol, &abs_tol);
 	in->op = op;
 	failed = better && rp_status_failed(r->series[i]->status);
 	in->pinned = id && history_window_pin(w, id) != NULL;
@@ -171,7 +158,7 @@ static int read_gone(struct history_window *w, long long id, const char *better,
 	if ((ret = history_window_series(w, id, &rows, &path, &parts, &m)))
 		return ret;
 	g->id = id;
-	g->better = better_of(better);
+	g->better = rp_policy_better(better);
 	g->parts = calloc(m ? m : 1, sizeof(*g->parts));
 	g->n_parts = m;
 	for (k = 0; g->parts && k < m; k++)
