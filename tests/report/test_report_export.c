@@ -211,6 +211,59 @@ START_TEST(test_non_finite_summary)
 }
 END_TEST
 
+/*
+ * table_init() failing on demand: this test links with
+ * -Wl,--wrap=table_init (tests/report/meson.build), so the writers' calls
+ * land here; the @fail_table_at-th call (1 = the first) fails as an
+ * allocation would, every other one is the real table_init().
+ */
+struct table;
+int __real_table_init(struct table *t, size_t cols);
+int __wrap_table_init(struct table *t, size_t cols);
+static unsigned fail_table_at, table_calls;
+
+int __wrap_table_init(struct table *t, size_t cols)
+{
+	if (++table_calls != fail_table_at)
+		return __real_table_init(t, cols);
+	return -ENOMEM;	/* as its calloc() failing: nothing to free */
+}
+
+/*
+ * The text writer's tables are one per case: a table that cannot be made,
+ * for the first case or a later one, fails the call with out of memory
+ * rather than returning a report cut short (issue 35). Twice, same answer.
+ */
+START_TEST(test_text_table_oom)
+{
+	static const char log[] =
+		"# ktap-metric-json: {\"name\":\"t\",\"shape\":\"scalar\",\"time\":1,\"value\":2}\n"
+		"ok 1 first\n"
+		"# ktap-metric-json: {\"name\":\"t\",\"shape\":\"scalar\",\"time\":1,\"value\":3}\n"
+		"ok 2 second\n";
+	struct ksft_metric_report *r = ru_read("oom.log", log);
+	unsigned at, round;
+	char *out;
+
+	for (round = 0; round < 2; round++) {
+		fail_table_at = 0;
+		out = fmt_ext(r, KSFT_METRIC_REPORT_TEXT, NULL, 0);
+		ck_assert_ptr_nonnull(strstr(out, "second"));
+		free(out);
+		for (at = 1; at <= 2; at++) {
+			table_calls = 0;
+			fail_table_at = at;
+			out = fmt_ext(r, KSFT_METRIC_REPORT_TEXT, NULL, -ENOMEM);
+			ck_assert_ptr_null(out);
+			ck_assert_str_eq(ksft_metric_report_errmsg(), "out of memory");
+			ck_assert_uint_eq(table_calls, at);
+		}
+	}
+	fail_table_at = 0;
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("report_export");
@@ -221,6 +274,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_kcidb_checks);
 	tcase_add_test(tc, test_units);
 	tcase_add_test(tc, test_non_finite_summary);
+	tcase_add_test(tc, test_text_table_oom);
 	suite_add_tcase(s, tc);
 	return s;
 }
