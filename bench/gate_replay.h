@@ -6,7 +6,7 @@
  * re-implemented from its project's source (see gate_replay.c).
  *
  * Shared by bench/gate_accuracy (the table in doc/gate-record.rst)
- * and tests/report/test_gate_accuracy.c (the same replay on a small
+ * and bench/check_gate_accuracy.c (the same replay on a small
  * committed corpus). Deterministic: every draw comes from a seeded
  * xorshift64* generator; nothing is timed.
  *

@@ -1,6 +1,6 @@
 /*
  * The gate's retired methods, kept beside the benchmarks that compare the
- * gate with them (gate_replay.c) and checked by tests/report/test_gate.c;
+ * gate with them (gate_replay.c) and checked by check_gate_retired.c;
  * compare --db uses neither: the CUSUM replaced both (gate.h).
  */
 #ifndef KSFTM_BENCH_GATE_RETIRED_H

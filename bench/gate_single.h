@@ -3,7 +3,7 @@
  * Single-run detection after a steady history (issue 31 item 17) through
  * the product path, beside a plain one-sided t prediction interval on the
  * same window at the same false-alarm count (bench/gate_single.c prints
- * it; tests/report/test_gate_timeline.c asserts it).
+ * it; bench/check_gate_timeline.c asserts it).
  */
 #ifndef KSFTM_BENCH_GATE_SINGLE_H
 #define KSFTM_BENCH_GATE_SINGLE_H

@@ -5,7 +5,7 @@
 
 #include "errmsg.h"
 
-static __thread char errmsg[512];
+static __thread char errmsg[KSFTM_ERRMSG_SIZE];
 
 /* Set by the producer's signal path for its thread (case_abort.c). */
 __thread int ksftm_emergency;

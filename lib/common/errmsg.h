@@ -2,6 +2,13 @@
 #ifndef KSFTM_ERRMSG_H
 #define KSFTM_ERRMSG_H
 
+/*
+ * The message's room, its terminating NUL included: longer messages are
+ * cut. A caller that quotes the current message in a wider one copies it
+ * into a buffer this size first (ksftm_fail() cannot read what it writes).
+ */
+#define KSFTM_ERRMSG_SIZE 512
+
 /* Record a message for the calling thread and return -@err (err > 0). */
 int ksftm_fail(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

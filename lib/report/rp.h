@@ -72,13 +72,15 @@ struct rp_policy {
 };
 
 /*
- * Decode @obj (a policy line's object, "name" ignored) into @p. On bad
- * values returns -1 with a reason in @why (malloc'd); unknown keys are
- * reported in @unknown (malloc'd, may be NULL) but do not fail.
+ * Decode @obj (a policy line's object, "name" ignored) into @p: 0, or
+ * -EINVAL with the reason as the message ("unknown summarize value
+ * \"x\""; callers quote it with the file, line or row it came from), or
+ * -ENOMEM. Unknown keys are reported in @unknown (malloc'd, may be NULL)
+ * but do not fail.
  */
-int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **why,
-			char **unknown);
+int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **unknown);
 void rp_policy_clear(struct rp_policy *p);
+/* 0, or -ENOMEM (no message). */
 int rp_policy_copy(struct rp_policy *dst, const struct rp_policy *src);
 int rp_policy_equal(const struct rp_policy *a, const struct rp_policy *b);
 
@@ -118,12 +120,15 @@ void rp_emit_identity(struct strbuf *sb, char *const *path, size_t path_len,
 char *rp_text_dup(const char *s, size_t n);
 /*
  * The byte offset in @s[0..n) of the first byte that is not valid UTF-8 or
- * starts a control character (C0, DEL, C1; tab too), -1 when there is none
- * (text a terminal shows as is). @control: 1 for a control character.
+ * starts a control character (C0, DEL, C1; tab too), -ENOENT when there is
+ * none (text a terminal shows as is). @control: 1 for a control character.
  */
 long rp_text_bad_at(const char *s, size_t n, int *control);
 
-/* Fast correctly rounded JSON number; 0 ok, -1 not a (finite) number. */
+/*
+ * Fast correctly rounded JSON number: 0, -EINVAL not a (finite) number,
+ * -ENOMEM (a number too long for the stack); no message.
+ */
 int rp_parse_number(const char *s, const char *end, const char **next,
 		    double *out);
 

@@ -1,14 +1,19 @@
 /*
  * ksft_metric_report_format_ext(): the options struct's size rule, NIPA's
  * namify() on awkward names, the KCIDB option checks naming the field, the
- * units a display label gives, and that a name style changes names only.
+ * units a display label gives, that a name style changes names only, and
+ * that a table the text writers cannot make fails the call (out of memory).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "check_main.h"
+#include "history_text.h"
+#include "strbuf.h"
 #include "report_util.h"
 
 #define LOG \
@@ -211,6 +216,136 @@ START_TEST(test_non_finite_summary)
 }
 END_TEST
 
+/*
+ * table_init() failing on demand: this test links with
+ * -Wl,--wrap=table_init (tests/report/meson.build), so the writers' calls
+ * land here; the @fail_table_at-th call (1 = the first) fails as an
+ * allocation would, every other one is the real table_init().
+ */
+struct table;
+int __real_table_init(struct table *t, size_t cols);
+int __wrap_table_init(struct table *t, size_t cols);
+static unsigned fail_table_at, table_calls;
+
+int __wrap_table_init(struct table *t, size_t cols)
+{
+	if (++table_calls != fail_table_at)
+		return __real_table_init(t, cols);
+	return -ENOMEM;	/* as its calloc() failing: nothing to free */
+}
+
+/*
+ * The text writer's tables are one per case: a table that cannot be made,
+ * for the first case or a later one, fails the call with out of memory
+ * rather than returning a report cut short (issue 35). Twice, same answer.
+ */
+START_TEST(test_text_table_oom)
+{
+	static const char log[] =
+		"# ktap-metric-json: {\"name\":\"t\",\"shape\":\"scalar\",\"time\":1,\"value\":2}\n"
+		"ok 1 first\n"
+		"# ktap-metric-json: {\"name\":\"t\",\"shape\":\"scalar\",\"time\":1,\"value\":3}\n"
+		"ok 2 second\n";
+	struct ksft_metric_report *r = ru_read("oom.log", log);
+	unsigned at, round;
+	char *out;
+
+	for (round = 0; round < 2; round++) {
+		fail_table_at = 0;
+		out = fmt_ext(r, KSFT_METRIC_REPORT_TEXT, NULL, 0);
+		ck_assert_ptr_nonnull(strstr(out, "second"));
+		free(out);
+		for (at = 1; at <= 2; at++) {
+			table_calls = 0;
+			fail_table_at = at;
+			out = fmt_ext(r, KSFT_METRIC_REPORT_TEXT, NULL, -ENOMEM);
+			ck_assert_ptr_null(out);
+			ck_assert_str_eq(ksft_metric_report_errmsg(), "out of memory");
+			ck_assert_uint_eq(table_calls, at);
+		}
+	}
+	fail_table_at = 0;
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/*
+ * `history`'s text the same way: its first table failing ends the call
+ * with -ENOMEM and frees what it held (the leak before shows under ASan).
+ */
+START_TEST(test_history_text_table_oom)
+{
+	json_t *doc = json_loads("{\"series\":[{\"metric\":\"t\",\"labels\":{},\"path\":[],"
+				 "\"case\":\"c\",\"changes\":[],\"points\":[{\"value\":1,"
+				 "\"run\":\"r1\",\"order\":\"1\",\"status\":\"ok\"}]}]}", 0, NULL);
+	struct strbuf sb = STRBUF_INIT;
+	unsigned round;
+
+	ck_assert_ptr_nonnull(doc);
+	for (round = 0; round < 2; round++) {
+		fail_table_at = 0;
+		ck_assert_int_eq(history_text_render(doc, KSFT_METRIC_REPORT_TEXT, &sb), 0);
+		ck_assert_msg(strstr(sb.data, "Untracked series"), "%s", sb.data);
+		strbuf_free(&sb);
+		table_calls = 0;
+		fail_table_at = 1;
+		ck_assert_int_eq(history_text_render(doc, KSFT_METRIC_REPORT_TEXT, &sb), -ENOMEM);
+		strbuf_free(&sb);
+	}
+	fail_table_at = 0;
+	json_decref(doc);
+}
+END_TEST
+
+/*
+ * The comparison's text: a case's table that cannot be made fails the
+ * call, never a report with rows missing above its "RESULT: OK".
+ */
+START_TEST(test_compare_text_table_oom)
+{
+	static const char base[] =
+		"# ktap-metric-policy-json: {\"name\":\"t\",\"regression\":{\"better\":\"higher\","
+		"\"compare\":\"p50\",\"relative_tolerance\":0.05}}\n"
+		"# ktap-metric-json: {\"name\":\"t\",\"shape\":\"scalar\",\"time\":1,\"value\":2}\n"
+		"ok 1 first\n"
+		"# ktap-metric-policy-json: {\"name\":\"t\",\"regression\":{\"better\":\"higher\","
+		"\"compare\":\"p50\",\"relative_tolerance\":0.05}}\n"
+		"# ktap-metric-json: {\"name\":\"t\",\"shape\":\"scalar\",\"time\":1,\"value\":3}\n"
+		"ok 2 second\n";
+	struct ksft_metric_report_baseline *b = ksft_metric_report_baseline_new();
+	struct ksft_metric_report *r = ru_read("cur.log", base);
+	struct ksft_metric_report_comparison *c;
+	const char *src = "base.log";
+	unsigned at, round;
+	char *out;
+
+	ck_assert_int_gt(ksft_metric_report_baseline_add_report(b, r, &src, 1), 0);
+	ck_assert_int_eq(ksft_metric_report_compare(r, b, NULL, &c), 0);
+	for (round = 0; round < 2; round++) {
+		fail_table_at = 0;
+		out = NULL;
+		ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_TEXT,
+								      &out, NULL), 0);
+		ck_assert_msg(strstr(out, "second") && strstr(out, "RESULT: OK"), "%s", out);
+		free(out);
+		for (at = 1; at <= 2; at++) {
+			table_calls = 0;
+			fail_table_at = at;
+			out = NULL;
+			ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_TEXT,
+									      &out, NULL), -ENOMEM);
+			ck_assert_ptr_null(out);
+			ck_assert_str_eq(ksft_metric_report_errmsg(), "out of memory");
+			ck_assert_uint_eq(table_calls, at);
+		}
+	}
+	fail_table_at = 0;
+	ksft_metric_report_comparison_free(c);
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("report_export");
@@ -221,6 +356,9 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_kcidb_checks);
 	tcase_add_test(tc, test_units);
 	tcase_add_test(tc, test_non_finite_summary);
+	tcase_add_test(tc, test_text_table_oom);
+	tcase_add_test(tc, test_history_text_table_oom);
+	tcase_add_test(tc, test_compare_text_table_oom);
 	suite_add_tcase(s, tc);
 	return s;
 }

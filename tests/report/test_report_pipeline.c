@@ -4,6 +4,7 @@
  * transform, summaries (numpy's linear interpolation), per-element
  * summaries of arrays, the JSON number fast path and Mann-Whitney U.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +412,74 @@ START_TEST(test_metric_line_fast_equals_jansson)
 }
 END_TEST
 
+/*
+ * The one error convention inside lib/report (issue 35): not a number is
+ * -EINVAL, not the fast path's spelling -ENOENT, a bad line -EINVAL after
+ * its warning, a bad policy -EINVAL with its reason as the message (the
+ * warning quotes it byte for byte), nothing bad found -ENOENT. Twice.
+ */
+START_TEST(test_error_convention)
+{
+	static const struct { const char *json, *why; } bad_pol[] = {
+		{ "{\"summarize\":\"p95\"}", "unknown summarize value \"p95\"" },
+		{ "{\"regression\":{\"compare\":\"p50\"}}",
+		  "regression needs \"compare\" and \"better\"" },
+		{ "{\"regression\":{\"better\":\"up\"}}", "unknown regression better value \"up\"" },
+		{ "{\"display_range\":{\"min\":2,\"max\":1}}", "display_range min is above max" },
+		{ "{\"display_range\":[]}", "display_range must be an object" },
+	};
+	static const char log[] =
+		"# ktap-metric-policy-json: {\"name\":\"m\",\"summarize\":\"p95\"}\n"
+		"# ktap-metric-json: [1]\n"
+		"ok 1 c\n";
+	const char *next, *fast = "[1]", *brace = "{";
+	struct ksft_metric_report *r;
+	struct rp_policy pol;
+	struct rp_input *in;
+	struct mline m;
+	char *unknown;
+	int control = 0, round;
+	double v;
+	size_t i;
+
+	for (round = 0; round < 2; round++) {
+		ck_assert_int_eq(rp_parse_number("x", "x" + 1, &next, &v), -EINVAL);
+		ck_assert_int_eq(rp_parse_number("1", "1" + 1, &next, &v), 0);
+		ck_assert_int_eq(rp_text_bad_at("ok", 2, &control), -ENOENT);
+		ck_assert_int_eq(rp_text_bad_at("a\x01", 2, &control), 1);
+		ck_assert_int_eq(control, 1);
+		for (i = 0; i < sizeof(bad_pol) / sizeof(bad_pol[0]); i++) {
+			json_t *j = json_loads(bad_pol[i].json, 0, NULL);
+
+			ck_assert_int_eq(rp_policy_from_json(j, &pol, &unknown), -EINVAL);
+			ck_assert_str_eq(ksft_metric_report_errmsg(), bad_pol[i].why);
+			ck_assert_ptr_null(unknown);
+			json_decref(j);
+		}
+		{
+			json_t *j = json_loads("{\"summarize\":\"max\",\"bogus\":1}", 0, NULL);
+
+			ck_assert_int_eq(rp_policy_from_json(j, &pol, &unknown), 0);
+			ck_assert_str_eq(unknown, "bogus");
+			free(unknown);
+			rp_policy_clear(&pol);
+			json_decref(j);
+		}
+		r = ru_read("e.log", log);
+		ck_assert_uint_eq(ru_warnings_with(r, 1, "policy for metric m: unknown summarize"
+						   " value \"p95\"; policy ignored"), 1);
+		ck_assert_uint_eq(ru_warnings_with(r, 2, "metric JSON is not an object"), 1);
+		in = rp_input_new(r, "t");
+		ck_assert_ptr_nonnull(in);
+		ck_assert_int_eq(rp_metric_parse_fast(in, fast, fast + 3, &m), -ENOENT);
+		ck_assert_int_eq(rp_metric_parse_slow(in, fast, fast + 3, &m), -EINVAL);
+		ck_assert_int_eq(rp_metric_parse_slow(in, brace, brace + 1, &m), -EINVAL);
+		rp_input_abort(in);
+		ksft_metric_report_free(r);
+	}
+}
+END_TEST
+
 START_TEST(test_mann_whitney)
 {
 	double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
@@ -467,6 +536,7 @@ Suite *make_suite(void)
 	tc = tcase_create("numbers");
 	tcase_add_test(tc, test_number_fast_path);
 	tcase_add_test(tc, test_metric_line_fast_equals_jansson);
+	tcase_add_test(tc, test_error_convention);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("stats");
 	tcase_add_test(tc, test_mann_whitney);

@@ -109,7 +109,8 @@ static void spread_text(struct strbuf *sb, const struct text_unit *u, double v,
 
 #define TEXT_COLS 10
 
-/* One row's cells: the metric whole, every number in the row's one unit. */
+/* One row's cells: the metric whole, every number in the row's one unit;
+ * 0 or -ENOMEM. */
 static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *sb)
 {
 	struct text_unit u = { 1.0, "" };
@@ -145,7 +146,7 @@ static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *
 	ret |= table_cell(t, sb->data);
 	ret |= table_cell(t, ksftm_verdict_name(row->verdict));
 	ret |= table_cell(t, u.sym);
-	return ret || sb->oom ? -1 : 0;
+	return ret || sb->oom ? -ENOMEM : 0;
 }
 
 static int shown(const struct cmp_row *row, int all)
@@ -165,7 +166,8 @@ static int same_case(const struct cmp_row *a, const struct cmp_row *b)
 	return 1;
 }
 
-/* The rows shown (tracked ones, or all with @all), under their case. */
+/* The rows shown (tracked ones, or all with @all), under their case: the
+ * number of tables, or -ENOMEM. */
 static int tables_text(const struct ksft_metric_report_comparison *c, int all, size_t width,
 		       struct strbuf *out)
 {
@@ -198,8 +200,8 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 			sb.data[--sb.len] = '\0';
 		if (!sb.oom)
 			text_wrap(out, sb.data, width, 0);
-		if (table_init(&t, TEXT_COLS))
-			break;
+		if ((ret = table_init(&t, TEXT_COLS)))
+			break;	/* -ENOMEM: never a table cut short above a RESULT line */
 		for (k = 0; k < TEXT_COLS; k++)
 			ret |= table_cell(&t, head[k]);
 		for (; !ret && i < j; i++)
@@ -210,7 +212,7 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 		table_free(&t);
 	}
 	strbuf_free(&sb);
-	return ret ? -1 : (int)tables;
+	return ret ? -ENOMEM : (int)tables;
 }
 
 _Static_assert(TEXT_FEW == 10, "the legend says 10");

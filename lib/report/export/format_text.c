@@ -203,8 +203,8 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 			strbuf_addc(out, '\n');
 		if (!sb.oom)
 			text_wrap(out, sb.data, width, 0);
-		if (table_init(&t, 4))
-			break;
+		if ((ret = table_init(&t, 4)))
+			break;	/* -ENOMEM: the caller says so, never a cut table */
 		for (k = 0; k < 4; k++)
 			ret |= table_cell(&t, head[k]);
 		for (; !ret && i < j; i++)

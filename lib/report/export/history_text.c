@@ -112,7 +112,8 @@ static int runs_text(json_t *series, size_t width, struct strbuf *sb)
 }
 
 /* One table row per series: runs, newest value, the median over the
- * runs with its spread, the newest verdict, change points, unit. */
+ * runs with its spread, the newest verdict, change points, unit; 0 or
+ * -ENOMEM. */
 static int series_row(struct table *t, json_t *series, struct strbuf *sb)
 {
 	json_t *points = json_object_get(series, "points"), *p;
@@ -123,7 +124,7 @@ static int series_row(struct table *t, json_t *series, struct strbuf *sb)
 	int ret = 0;
 
 	if (!x)
-		return -1;
+		return -ENOMEM;
 	json_array_foreach(points, k, p)
 		if (json_is_number(json_object_get(p, "value")))
 			x[m++] = json_number_value(json_object_get(p, "value"));
@@ -145,7 +146,7 @@ static int series_row(struct table *t, json_t *series, struct strbuf *sb)
 	ret |= table_cell(t, buf);
 	ret |= table_cell(t, u.sym);
 	free(x);
-	return ret || sb->oom ? -1 : 0;
+	return ret || sb->oom ? -ENOMEM : 0;
 }
 
 /* The change points of @series, a line each (wrapped). */
@@ -231,8 +232,8 @@ int history_text_render(json_t *doc, int fmt, struct strbuf *sb)
 				case_text(&tmp, series);
 				if (!tmp.oom)
 					text_wrap(sb, tmp.data, width, 0);
-				if (table_init(&t, 7))
-					return -ENOMEM;
+				if ((ret = table_init(&t, 7)))
+					break;	/* -ENOMEM, after freeing what is held */
 				for (k = 0; k < 7; k++)
 					ret |= table_cell(&t, head[k]);
 			}

@@ -186,14 +186,14 @@ int cmp_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *
 	return cmp_spread_of(s, v->v + k, v->n, v->width);
 }
 
-/* The row's values are shown in the policy's display units. */
+/* The row's values are shown in the policy's display units: 0 or -ENOMEM. */
 static int row_display(struct cmp_row *row, const struct rp_policy *p)
 {
 	if (p->aggregation != RP_AGG_NONE)
 		return 0;	/* compared in busy cores, not display units */
 	row->disp_scale = p->disp_scale;
 	if (p->disp_label && !(row->disp_label = strdup(p->disp_label)))
-		return -1;
+		return -ENOMEM;
 	return 0;
 }
 

@@ -107,7 +107,7 @@
  * gate_single, window 10) single runs capped at 90 % / 95 % of the median
  * were found in 0 / 0 of 12 with the CUSUM's view alone, 4 / 1 at 0.45,
  * 5 / 1 at 0.5 (a t interval on the same window at the same false
- * alarms: 5 / 1); at 0.5 tests/report/test_gate_timeline.c's lasting 29 %
+ * alarms: 5 / 1); at 0.5 bench/check_gate_timeline.c's lasting 29 %
  * drop was no longer found, at 0.45 after 9 runs as before. False
  * alarms of the eight recordings' replay, one case a job: 48 of 4,993 at
  * r = 1 (43 before), 4 of 1,552 at r = 3 (3), 2 of 856 at r = 5 (2).

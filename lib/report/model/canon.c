@@ -2,6 +2,7 @@
  * Canonical text: the one JSON spelling used for series identity (labels,
  * policies) and for every number we print, plus the small name tables.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,7 +191,7 @@ long rp_text_bad_at(const char *str, size_t n, int *control)
 		}
 		i += len;
 	}
-	return -1;
+	return -ENOENT;
 }
 
 char *rp_text_dup(const char *str, size_t n)

@@ -5,27 +5,14 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
-#include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "policy_vocab.h"
 #include "rp.h"
-
-static int failf(char **why, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int failf(char **why, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(why, fmt, ap) < 0)
-		*why = NULL;
-	va_end(ap);
-	return -1;
-}
 
 static void note_unknown(char **unknown, const char *where, const char *key)
 {
@@ -37,25 +24,26 @@ static void note_unknown(char **unknown, const char *where, const char *key)
 		*unknown = s;
 }
 
+/* A finite JSON number into @out; -EINVAL (no message) for anything else. */
 static int number(json_t *v, double *out)
 {
 	if (!json_is_number(v))
-		return -1;
+		return -EINVAL;
 	*out = json_number_value(v);
-	return isfinite(*out) ? 0 : -1;
+	return isfinite(*out) ? 0 : -EINVAL;
 }
 
 static int decode_regression(json_t *reg, struct rp_policy *p, json_t *canon,
-			     char **why, char **unknown)
+			     char **unknown)
 {
 	const char *k;
 	json_t *v, *copy;
 
 	if (!json_is_object(reg))
-		return failf(why, "regression must be an object");
+		return ksftm_fail(EINVAL, "regression must be an object");
 	copy = json_object();
 	if (!copy)
-		return failf(why, "out of memory");
+		return ksftm_oom();
 	json_object_foreach(reg, k, v) {
 		if (!strcmp(k, KSFTM_PK_COMPARE)) {
 			if (!json_is_string(v) ||
@@ -84,12 +72,12 @@ static int decode_regression(json_t *reg, struct rp_policy *p, json_t *canon,
 	}
 	if (!p->compare || !p->better) {
 		json_decref(copy);
-		return failf(why, "regression needs \"compare\" and \"better\"");
+		return ksftm_fail(EINVAL, "regression needs \"compare\" and \"better\"");
 	}
 	/* As the producer (lib/metric/policy.c) and the line format rule. */
 	if (isnan(p->rel_tol) && isnan(p->abs_tol)) {
 		json_decref(copy);
-		return failf(why, "regression needs \"" KSFTM_PK_REL_TOL "\" or \""
+		return ksftm_fail(EINVAL, "regression needs \"" KSFTM_PK_REL_TOL "\" or \""
 			     KSFTM_PK_ABS_TOL "\"");
 	}
 	json_object_set_new(canon, KSFTM_PK_REGRESSION, copy);
@@ -101,7 +89,7 @@ bad_value:
 		int ret;
 
 		rp_json_emit(&sb, v);
-		ret = failf(why, "unknown regression %s value %s", k,
+		ret = ksftm_fail(EINVAL, "unknown regression %s value %s", k,
 			    sb.data ? sb.data : "?");
 		strbuf_free(&sb);
 		return ret;
@@ -109,16 +97,16 @@ bad_value:
 }
 
 static int decode_range(json_t *range, struct rp_policy *p, json_t *canon,
-			char **why, char **unknown)
+			char **unknown)
 {
 	const char *k;
 	json_t *v, *copy;
 
 	if (!json_is_object(range))
-		return failf(why, "display_range must be an object");
+		return ksftm_fail(EINVAL, "display_range must be an object");
 	copy = json_object();
 	if (!copy)
-		return failf(why, "out of memory");
+		return ksftm_oom();
 	json_object_foreach(range, k, v) {
 		double *dst;
 
@@ -132,17 +120,17 @@ static int decode_range(json_t *range, struct rp_policy *p, json_t *canon,
 		}
 		if (number(v, dst)) {
 			json_decref(copy);
-			return failf(why, "display_range.%s must be a number", k);
+			return ksftm_fail(EINVAL, "display_range.%s must be a number", k);
 		}
 		json_object_set(copy, k, v);
 	}
 	if (isnan(p->disp_min) && isnan(p->disp_max)) {
 		json_decref(copy);
-		return failf(why, "display_range needs \"min\" or \"max\"");
+		return ksftm_fail(EINVAL, "display_range needs \"min\" or \"max\"");
 	}
 	if (p->disp_min > p->disp_max) {
 		json_decref(copy);
-		return failf(why, "display_range min is above max");
+		return ksftm_fail(EINVAL, "display_range min is above max");
 	}
 	json_object_set_new(canon, KSFTM_PK_DISPLAY_RANGE, copy);
 	return 0;
@@ -153,22 +141,21 @@ static const char *const known_plain[] = {
 	KSFTM_PK_DISPLAY_SCALE, KSFTM_PK_DISPLAY_LABEL,
 };
 
-int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **why,
-			char **unknown)
+int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **unknown)
 {
 	json_t *canon = json_object(), *v;
 	struct strbuf sb = STRBUF_INIT;
 	const char *k;
 	size_t i;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->summarize = RP_OP_TOTAL;	/* the producer's default */
 	p->rel_tol = p->abs_tol = NAN;
 	p->disp_min = p->disp_max = p->disp_scale = NAN;
-	*why = NULL;
 	*unknown = NULL;
 	if (!canon)
-		return failf(why, "out of memory");
+		return ksftm_oom();
 	json_object_foreach(obj, k, v) {
 		int known = 0;
 
@@ -177,12 +164,12 @@ int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **why,
 		if (json_is_null(v))
 			continue;	/* Python leaves None out; be lenient */
 		if (!strcmp(k, KSFTM_PK_REGRESSION)) {
-			if (decode_regression(v, p, canon, why, unknown))
+			if ((ret = decode_regression(v, p, canon, unknown)))
 				goto fail;
 			continue;
 		}
 		if (!strcmp(k, KSFTM_PK_DISPLAY_RANGE)) {
-			if (decode_range(v, p, canon, why, unknown))
+			if ((ret = decode_range(v, p, canon, unknown)))
 				goto fail;
 			continue;
 		}
@@ -214,7 +201,7 @@ int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **why,
 			p->disp_label = rp_text_dup(json_string_value(v),
 						    json_string_length(v));
 			if (!p->disp_label) {
-				failf(why, "out of memory");
+				ret = ksftm_oom();
 				goto fail;
 			}
 		}
@@ -227,12 +214,12 @@ int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **why,
 	p->json = strbuf_detach(&sb, NULL);
 	if (!p->json) {
 		rp_policy_clear(p);
-		return failf(why, "out of memory");
+		return ksftm_oom();
 	}
 	return 0;
 bad_value:
 	rp_json_emit(&sb, v);
-	failf(why, "unknown %s value %s", k, sb.data ? sb.data : "?");
+	ret = ksftm_fail(EINVAL, "unknown %s value %s", k, sb.data ? sb.data : "?");
 	strbuf_free(&sb);
 fail:
 	json_decref(canon);
@@ -240,7 +227,7 @@ fail:
 	p->disp_label = NULL;
 	free(*unknown);
 	*unknown = NULL;
-	return -1;
+	return ret;
 }
 
 void rp_policy_clear(struct rp_policy *p)
@@ -258,7 +245,7 @@ int rp_policy_copy(struct rp_policy *dst, const struct rp_policy *src)
 	dst->json = src->json ? strdup(src->json) : NULL;
 	if ((src->disp_label && !dst->disp_label) || (src->json && !dst->json)) {
 		rp_policy_clear(dst);
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }

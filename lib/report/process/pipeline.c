@@ -24,14 +24,17 @@ struct builder {
 	int oom;
 };
 
+/* 0, or -ENOMEM (no message). */
 static int b_init(struct builder *b, int is_array)
 {
+	int ret;
+
 	memset(b, 0, sizeof(*b));
 	b->is_array = is_array;
 	b->out.width = is_array ? 0 : 1;
 	if (is_array) {
-		if (ksftm_grow((void **)&b->out.off, &b->cap_off, 1, sizeof(size_t), 16))
-			return -1;
+		if ((ret = ksftm_grow((void **)&b->out.off, &b->cap_off, 1, sizeof(size_t), 16)))
+			return ret;
 		b->out.off[0] = 0;
 	}
 	return 0;

@@ -5,10 +5,12 @@
  * also words the warning when the line is bad.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "float_repr.h"
 #include "rp_input.h"
 
@@ -56,7 +58,9 @@ static int is_key(const char *k, size_t n, const char *lit)
 
 /*
  * The producer's own spelling: a flat object of simple strings, numbers
- * and one number array. Anything else returns -1 and goes to jansson.
+ * and one number array. Anything else returns -ENOENT (not this
+ * spelling; -ENOMEM when memory ran out) and goes to jansson, which
+ * words what is wrong.
  */
 static int fast_metric(struct rp_input *in, const char *p, const char *end,
 		       struct mline *m)
@@ -71,25 +75,25 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 	in->n_vals = 0;
 	p = rp_skip_ws(p, end);
 	if (p >= end || *p != '{')
-		return -1;
+		return -ENOENT;
 	p = rp_skip_ws(p + 1, end);
 	if (p < end && *p == '}')
-		return -1;
+		return -ENOENT;
 	for (;;) {
 		const char *k;
 		size_t kn;
 
 		if (p >= end || *p != '"' || !(p = simple_string(p, end, &k, &kn)))
-			return -1;
+			return -ENOENT;
 		p = rp_skip_ws(p, end);
 		if (p >= end || *p != ':')
-			return -1;
+			return -ENOENT;
 		p = rp_skip_ws(p + 1, end);
 		if (p >= end)
-			return -1;
+			return -ENOENT;
 		if (is_key(k, kn, "value")) {
 			if (have_value)
-				return -1;
+				return -ENOENT;
 			have_value = 1;
 			if (*p == '[') {
 				m->is_array = 1;
@@ -104,10 +108,10 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 							v = NAN;
 							p += 4;
 						} else if (rp_parse_number(p, end, &p, &v)) {
-							return -1;
+							return -ENOENT;
 						}
 						if (rp_push_val(in, v))
-							return -1;
+							return -ENOMEM;
 						p = rp_skip_ws(p, end);
 						if (p < end && *p == ',') {
 							p = rp_skip_ws(p + 1, end);
@@ -117,39 +121,41 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 							p++;
 							break;
 						}
-						return -1;
+						return -ENOENT;
 					}
 				}
 			} else {
 				double v;
 
 				m->is_array = 0;
-				if (rp_parse_number(p, end, &p, &v) || rp_push_val(in, v))
-					return -1;
+				if (rp_parse_number(p, end, &p, &v))
+					return -ENOENT;
+				if (rp_push_val(in, v))
+					return -ENOMEM;
 			}
 		} else if (is_key(k, kn, "time")) {
 			if (have_time || rp_parse_number(p, end, &p, &m->t))
-				return -1;
+				return -ENOENT;
 			have_time = 1;
 		} else if (*p == '"') {
 			const char *v;
 			size_t vn;
 
 			if (!(p = simple_string(p, end, &v, &vn)))
-				return -1;
+				return -ENOENT;
 			if (is_key(k, kn, "name")) {
 				if (m->name || !vn)
-					return -1;
+					return -ENOENT;
 				m->name = v;
 				m->name_len = vn;
 			} else if (is_key(k, kn, "shape")) {
 				if (m->shape)
-					return -1;
+					return -ENOENT;
 				m->shape = v;
 				m->shape_len = vn;
 			} else {
 				if (nlab == MAX_FAST_LABELS)
-					return -1;
+					return -ENOENT;
 				lab[nlab] = (struct slice){ k, v, kn, vn, 0 };
 				if (nlab && cmp_slice(&lab[nlab - 1], &lab[nlab]) >= 0)
 					sorted = 0;
@@ -162,7 +168,7 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 			double x;
 
 			if (nlab == MAX_FAST_LABELS)
-				return -1;
+				return -ENOENT;
 			if (STARTS(p, end, "true") || STARTS(p, end, "null")) {
 				vn = 4;
 				next = p + 4;
@@ -179,7 +185,7 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 					vn = 1;
 				}
 			} else {
-				return -1;
+				return -ENOENT;
 			}
 			p = next;
 			lab[nlab] = (struct slice){ k, v, kn, vn, 1 };
@@ -187,7 +193,7 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 				sorted = 0;
 			nlab++;
 		} else {
-			return -1;
+			return -ENOENT;
 		}
 		p = rp_skip_ws(p, end);
 		if (p < end && *p == ',') {
@@ -196,15 +202,15 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 		}
 		if (p < end && *p == '}')
 			break;
-		return -1;
+		return -ENOENT;
 	}
 	if (rp_skip_ws(p + 1, end) != end || !m->name || !m->shape || !have_value)
-		return -1;
+		return -ENOENT;
 	if (!sorted) {
 		qsort(lab, nlab, sizeof(lab[0]), cmp_slice);
 		for (i = 1; i < nlab; i++)
 			if (!cmp_slice(&lab[i - 1], &lab[i]))
-				return -1;	/* duplicate key: jansson says so */
+				return -ENOENT;	/* duplicate key: jansson says so */
 	}
 	in->labels.len = 0;
 	strbuf_addc(&in->labels, '{');
@@ -219,7 +225,7 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 			strbuf_addc(&in->labels, '"');
 	}
 	strbuf_addc(&in->labels, '}');
-	return in->labels.oom ? -1 : 0;
+	return in->labels.oom ? -ENOMEM : 0;
 }
 
 static int cmp_cstr(const void *a, const void *b)
@@ -227,7 +233,10 @@ static int cmp_cstr(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Any valid JSON spelling, through jansson; 0, or -1 after a warning. */
+/*
+ * Any valid JSON spelling, through jansson: 0, -EINVAL after a warning
+ * (the line is skipped), or -ENOMEM with in->oom set.
+ */
 static int slow_metric(struct rp_input *in, const char *p, const char *end,
 		       struct mline *m)
 {
@@ -236,13 +245,14 @@ static int slow_metric(struct rp_input *in, const char *p, const char *end,
 	json_t *name, *shape, *t, *value, *v;
 	const char **keys = NULL, *k;
 	size_t i, n = 0;
+	int ret = -EINVAL;
 
 	in->n_vals = 0;
 	if (!j) {
 		rp_warn(in->r, in->file, in->lineno,
 			"malformed metric JSON: %s (column %d)", err.text,
 			err.column);
-		return -1;
+		return -EINVAL;
 	}
 	if (!json_is_object(j)) {
 		rp_warn(in->r, in->file, in->lineno, "metric JSON is not an object");
@@ -322,7 +332,7 @@ static int slow_metric(struct rp_input *in, const char *p, const char *end,
 	json_decref(j);
 	if (in->labels.oom || in->name_buf.oom || in->shape_buf.oom) {
 		in->oom = 1;
-		return -1;
+		return -ENOMEM;
 	}
 	m->name = in->name_buf.data;
 	m->name_len = in->name_buf.len;
@@ -331,10 +341,11 @@ static int slow_metric(struct rp_input *in, const char *p, const char *end,
 	return 0;
 oom:
 	in->oom = 1;
+	ret = -ENOMEM;
 fail:
 	free(keys);
 	json_decref(j);
-	return -1;
+	return ret;
 }
 
 int rp_metric_parse_fast(struct rp_input *in, const char *p, const char *end,
@@ -372,7 +383,7 @@ void rp_policy_line(struct rp_input *in, int d, const char *p,
 	json_t *name;
 	struct rp_pol_entry *e, *old;
 	struct rp_node *node;
-	char *why, *unknown;
+	char *unknown;
 
 	if (!j) {
 		rp_warn(in->r, in->file, in->lineno,
@@ -394,11 +405,11 @@ void rp_policy_line(struct rp_input *in, int d, const char *p,
 		json_decref(j);
 		return;
 	}
-	if (rp_policy_from_json(j, &e->pol, &why, &unknown)) {
+	if (rp_policy_from_json(j, &e->pol, &unknown)) {
+		/* The reason is the message rp_policy_from_json() set. */
 		rp_warn(in->r, in->file, in->lineno,
 			"policy for metric %s: %s; policy ignored", e->name,
-			why ? why : "out of memory");
-		free(why);
+			ksftm_errmsg());
 		free(e->name);
 		free(e);
 		json_decref(j);

@@ -6,6 +6,7 @@
  * the result always equals what jansson (strtod) produces.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -42,7 +43,7 @@ static int slow_parse(const char *s, const char *end, double *out)
 	} else {
 		tmp = malloc(n + 1);
 		if (!tmp)
-			return -1;
+			return -ENOMEM;
 		memcpy(tmp, s, n);
 		tmp[n] = '\0';
 		p = tmp;
@@ -50,7 +51,7 @@ static int slow_parse(const char *s, const char *end, double *out)
 	v = c_locale ? strtod_l(p, &e, c_locale) : strtod(p, &e);
 	free(tmp);
 	if (!isfinite(v))
-		return -1;
+		return -EINVAL;
 	*out = v;
 	return 0;
 }
@@ -72,7 +73,7 @@ int rp_parse_number(const char *s, const char *end, const char **next,
 		p++;
 	}
 	if (p >= end || !is_digit(*p))
-		return -1;
+		return -EINVAL;
 	if (*p == '0') {
 		p++;
 		int_digits = 1;
@@ -93,7 +94,7 @@ int rp_parse_number(const char *s, const char *end, const char **next,
 		p++;
 		is_int = 0;
 		if (p >= end || !is_digit(*p))
-			return -1;
+			return -EINVAL;
 		while (p < end && is_digit(*p)) {
 			if (mant == 0 && *p == '0') {
 				exp10--;	/* leading zero: not significant */
@@ -115,7 +116,7 @@ int rp_parse_number(const char *s, const char *end, const char **next,
 		if (p < end && (*p == '+' || *p == '-'))
 			eneg = *p++ == '-';
 		if (p >= end || !is_digit(*p))
-			return -1;
+			return -EINVAL;
 		while (p < end && is_digit(*p)) {
 			if (e < 100000)
 				e = e * 10 + (*p - '0');
@@ -126,7 +127,7 @@ int rp_parse_number(const char *s, const char *end, const char **next,
 	*next = p;
 	/* jansson keeps integers as json_int_t and rejects larger ones. */
 	if (is_int && int_digits > 18)
-		return -1;
+		return -EINVAL;
 	if (is_int && mant == 0)
 		neg = 0;	/* jansson reads "-0" as the integer 0 */
 	if (exact && mant <= (1ull << 53) && exp10 >= -22 && exp10 <= 22) {

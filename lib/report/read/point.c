@@ -4,6 +4,7 @@
  * point's values (collected with rp_push_val()) are added to it.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,7 @@ int rp_push_val(struct rp_input *in, double v)
 		double *q = realloc(in->vals, cap * sizeof(double));
 
 		if (!q)
-			return -1;
+			return -ENOMEM;
 		in->vals = q;
 		in->cap_vals = cap;
 	}

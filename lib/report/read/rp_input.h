@@ -62,6 +62,7 @@ static inline const char *rp_skip_ws(const char *p, const char *end)
 
 /* ktap.c */
 struct rp_node *rp_node_new(struct rp_input *in, struct rp_node *parent);
+/* Name @n (text made printable) and set its status: 0, or -ENOMEM with in->oom set. */
 int rp_name_node(struct rp_input *in, struct rp_node *n, const char *s,
 		 size_t len, int status);
 struct rp_node *rp_case_at(struct rp_input *in, int d);
@@ -72,14 +73,16 @@ struct rp_pol_entry *rp_pol_find(struct rp_input *in, const struct rp_node *node
 int rp_pol_add(struct rp_input *in, struct rp_pol_entry *e);
 void rp_add_point(struct rp_input *in, struct rp_node *node, int source,
 		  const struct mline *m);
+/* Append @v to in->vals: 0 or -ENOMEM (no message). */
 int rp_push_val(struct rp_input *in, double v);
 
 /* metric_line.c */
 void rp_metric_line(struct rp_input *in, int d, const char *p, const char *end);
 /*
  * The two metric payload parsers on their own (the differential fuzzer):
- * the in-place fast path (-1: not its spelling) and jansson (-1: bad,
- * after a warning). Results in @m, in->vals / n_vals and in->labels.
+ * the in-place fast path (-ENOENT: not its spelling) and jansson (-EINVAL:
+ * bad, after a warning); either -ENOMEM when memory ran out. Results in
+ * @m, in->vals / n_vals and in->labels.
  */
 int rp_metric_parse_fast(struct rp_input *in, const char *p, const char *end,
 			 struct mline *m);

@@ -119,7 +119,7 @@ int rp_name_node(struct rp_input *in, struct rp_node *n, const char *s,
 	n->status = status;
 	if (!n->name) {
 		in->oom = 1;
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }

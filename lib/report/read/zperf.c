@@ -27,12 +27,13 @@ static int twister_status(const char *s)
 	return RP_ST_NONE;
 }
 
+/* All of @s a JSON number: 0 and *@v, or -EINVAL. */
 static int number_text(const char *s, double *v)
 {
 	const char *next;
 	size_t n = strlen(s);
 
-	return n && !rp_parse_number(s, s + n, &next, v) && next == s + n ? 0 : -1;
+	return n && !rp_parse_number(s, s + n, &next, v) && next == s + n ? 0 : -EINVAL;
 }
 
 /* The zperf node of this input: console lines and twister recordings. */

@@ -253,6 +253,8 @@ static int bad(const char *name, const char *what)
 	return ksftm_fail(EINVAL, "%s: not a baseline file: %s", name, what);
 }
 
+/* @arr into s->samples: 0, -EINVAL (not numbers/nulls or arrays of them
+ * throughout) or -ENOMEM; no message. */
 static int load_samples(json_t *arr, struct bl_series *s)
 {
 	size_t i, j, nv = 0;
@@ -263,7 +265,7 @@ static int load_samples(json_t *arr, struct bl_series *s)
 	s->samples.width = s->is_array ? 0 : 1;
 	json_array_foreach(arr, i, p) {
 		if (s->is_array != json_is_array(p))
-			return -1;
+			return -EINVAL;
 		nv += s->is_array ? json_array_size(p) : 1;
 	}
 	s->samples.v = malloc((nv ? nv : 1) * sizeof(double));
@@ -271,13 +273,13 @@ static int load_samples(json_t *arr, struct bl_series *s)
 	if (s->is_array)
 		s->samples.off = malloc((s->samples.n + 1) * sizeof(size_t));
 	if (!s->samples.v || !s->samples.t || (s->is_array && !s->samples.off))
-		return -1;
+		return -ENOMEM;
 	nv = 0;
 	json_array_foreach(arr, i, p) {
 		s->samples.t[i] = NAN;
 		if (!s->is_array) {
 			if (!json_is_number(p) && !json_is_null(p))
-				return -1;
+				return -EINVAL;
 			s->samples.v[nv++] = json_is_number(p) ? json_number_value(p) : NAN;
 			continue;
 		}
@@ -286,7 +288,7 @@ static int load_samples(json_t *arr, struct bl_series *s)
 			s->samples.width = json_array_size(p);
 		json_array_foreach(p, j, x) {
 			if (!json_is_number(x) && !json_is_null(x))
-				return -1;
+				return -EINVAL;
 			s->samples.v[nv++] = json_is_number(x) ? json_number_value(x) : NAN;
 		}
 	}
@@ -310,6 +312,7 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 	json_t *p;
 	size_t k;
 	char where[64];
+	int ret;
 
 	snprintf(where, sizeof(where), "runs[%zu].series[%zu]", run_i, i);
 	if (!json_is_object(o) || !c || !n || !json_is_array(path) ||
@@ -347,20 +350,26 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 	if (!s->key)
 		return ksftm_oom();
 	if (pol && !json_is_null(pol)) {
-		char *why = NULL, *unknown = NULL;
+		char why[KSFTM_ERRMSG_SIZE], *unknown = NULL;
 
-		if (!json_is_object(pol) ||
-		    rp_policy_from_json(pol, &s->policy, &why, &unknown)) {
-			int ret = ksftm_fail(EINVAL, "%s: %s: bad policy: %s", name,
-					     where, why ? why : "not an object");
+		ret = json_is_object(pol) ? rp_policy_from_json(pol, &s->policy, &unknown) :
+		      -EINVAL;
 
-			free(why);
-			return ret;
+		if (ret == -ENOMEM)
+			return ret;	/* its message said so */
+		if (ret) {
+			/* The reason is rp_policy_from_json()'s message. */
+			snprintf(why, sizeof(why), "%s", json_is_object(pol) ?
+				 ksftm_errmsg() : "not an object");
+			return ksftm_fail(EINVAL, "%s: %s: bad policy: %s", name, where, why);
 		}
 		free(unknown);
 		s->has_policy = 1;
 	}
-	if (load_samples(samples, s))
+	ret = load_samples(samples, s);
+	if (ret == -ENOMEM)
+		return ksftm_oom();
+	if (ret)
 		return ksftm_fail(EINVAL, "%s: %s: samples must be numbers/nulls, or arrays of them, throughout",
 				  name, where);
 	return 0;
@@ -456,7 +465,11 @@ static int take_runs(struct ksft_metric_report_baseline *b, struct bl_run *runs,
 	return ret;
 }
 
-/* A series the scanner left to jansson: its object's text. */
+/*
+ * A series the scanner left to jansson: its object's text. 0, or
+ * load_series()'s error (-ENOENT when the text is not JSON: the scanner
+ * took a wrong turn).
+ */
 static int scan_fallback(struct ksft_metric_report_baseline *b,
 			 struct bl_series *s, const char *span, size_t len,
 			 const char *name, size_t ri, size_t i)
@@ -468,16 +481,17 @@ static int scan_fallback(struct ksft_metric_report_baseline *b,
 	memset(s, 0, sizeof(*s));
 	o = json_loadb(span, len, JSON_REJECT_DUPLICATES, NULL);
 	if (!o)
-		return -1;
+		return -ENOENT;
 	ret = load_series(b, o, s, name, ri, i);
 	json_decref(o);
-	return ret ? -1 : 0;
+	return ret;
 }
 
 /*
- * The runs of a file as `save` writes it, in one pass (baseline_scan.c);
- * -1 when the file is anything else or broken, for the jansson path to
- * read (and to say what is wrong with it).
+ * The runs of a file as `save` writes it, in one pass (baseline_scan.c):
+ * 0, or a negative errno (-ENOENT: the file is anything else or broken)
+ * after which the jansson path reads the file again and says what is
+ * wrong with it.
  */
 static int load_scanned(struct ksft_metric_report_baseline *b,
 			const char *json, size_t len, const char *name)
@@ -485,10 +499,10 @@ static int load_scanned(struct ksft_metric_report_baseline *b,
 	struct bl_run *runs = NULL;
 	size_t n = 0, cap = 0, i, cap_s;
 	struct bl_scan sc;
-	int ret = -1, r;
+	int ret = -ENOENT, r;
 
-	if (bl_scan_begin(&sc, json, len, b->pool))
-		return -1;
+	if ((r = bl_scan_begin(&sc, json, len, b->pool)))
+		return r;
 	for (;;) {
 		struct bl_run *run;
 
@@ -496,8 +510,10 @@ static int load_scanned(struct ksft_metric_report_baseline *b,
 			size_t c = cap ? cap * 2 : 4;
 			struct bl_run *v = realloc(runs, c * sizeof(*v));
 
-			if (!v)
+			if (!v) {
+				ret = -ENOMEM;
 				goto out;
+			}
 			runs = v;
 			cap = c;
 		}
@@ -508,8 +524,7 @@ static int load_scanned(struct ksft_metric_report_baseline *b,
 		if (r <= 0) {
 			run_clear(run);
 			n--;
-			if (r == 0)
-				ret = 0;
+			ret = r;	/* 0: the file's end */
 			goto out;
 		}
 		cap_s = 0;
@@ -521,8 +536,10 @@ static int load_scanned(struct ksft_metric_report_baseline *b,
 				size_t c = cap_s ? cap_s * 2 : 64;
 				struct bl_series *v = realloc(run->series, c * sizeof(*v));
 
-				if (!v)
+				if (!v) {
+					ret = -ENOMEM;
 					goto out;
+				}
 				run->series = v;
 				cap_s = c;
 			}
@@ -530,9 +547,13 @@ static int load_scanned(struct ksft_metric_report_baseline *b,
 			if (r == 0)
 				break;
 			run->n++;	/* zeroed or filled: cleared with the run */
-			if (r < 0 || (r == 2 && scan_fallback(b, &run->series[run->n - 1], span,
-							      span_len, name, n - 1, i)))
+			if (r == 2)
+				r = scan_fallback(b, &run->series[run->n - 1], span, span_len,
+						  name, n - 1, i);
+			if (r < 0) {
+				ret = r;
 				goto out;
+			}
 		}
 		/* Give back the doubling's slack: memory ~ the series kept. */
 		if (run->n && run->n < cap_s) {
@@ -544,7 +565,7 @@ static int load_scanned(struct ksft_metric_report_baseline *b,
 	}
 out:
 	if (take_runs(b, runs, n, !ret))
-		ret = -1;
+		ret = -ENOMEM;
 	return ret;
 }
 
@@ -562,6 +583,7 @@ ksft_metric_report_baseline_load(struct ksft_metric_report_baseline *b,
 	if (!b || (!json && len))
 		return ksftm_fail(EINVAL, "ksft_metric_report_baseline_load: NULL argument");
 	name = name ? name : "baseline";
+	/* On any error of the scan, jansson reads the file again and words it. */
 	if (json && !load_scanned(b, json, len, name))
 		return (int)b->n_runs;
 	j = json_loadb(json ? json : "", len, JSON_REJECT_DUPLICATES, &err);

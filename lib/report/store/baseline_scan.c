@@ -9,6 +9,7 @@
  * reads the whole file with jansson, errors and all).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +126,7 @@ int bl_scan_begin(struct bl_scan *sc, const char *buf, size_t len,
 	       lit(sc, "\"ksft-metric-baseline\"") && lit(sc, ",") &&
 	       lit(sc, "\"version\"") && lit(sc, ":") && lit(sc, "1") &&
 	       lit(sc, ",") && lit(sc, "\"runs\"") && lit(sc, ":") && lit(sc, "[") ?
-	       0 : -1;
+	       0 : -ENOENT;
 }
 
 int bl_scan_run(struct bl_scan *sc, struct bl_run *run, size_t ri)
@@ -134,23 +135,23 @@ int bl_scan_run(struct bl_scan *sc, struct bl_run *run, size_t ri)
 	int oom = 0;
 
 	if (lit(sc, "]"))
-		return lit(sc, "}") && (ws(sc), sc->p == sc->end) ? 0 : -1;
+		return lit(sc, "}") && (ws(sc), sc->p == sc->end) ? 0 : -ENOENT;
 	if ((ri && !lit(sc, ",")) || !lit(sc, "{") || !lit(sc, "\"sources\"") ||
 	    !lit(sc, ":") || !lit(sc, "["))
-		return -1;
+		return -ENOENT;
 	if (!lit(sc, "]")) {
 		do {
 			char *s = plain_dup(sc, &oom);
 
 			if (!s)
-				return -1;
+				return oom ? -ENOMEM : -ENOENT;
 			if (run->n_sources == cap) {
 				size_t c = cap ? cap * 2 : 4;
 				char **v = realloc(run->sources, c * sizeof(*v));
 
 				if (!v) {
 					free(s);
-					return -1;
+					return -ENOMEM;
 				}
 				run->sources = v;
 				cap = c;
@@ -158,12 +159,12 @@ int bl_scan_run(struct bl_scan *sc, struct bl_run *run, size_t ri)
 			run->sources[run->n_sources++] = s;
 		} while (lit(sc, ","));
 		if (!lit(sc, "]"))
-			return -1;
+			return -ENOENT;
 	}
 	if (!run->sources && !(run->sources = calloc(1, sizeof(char *))))
-		return -1;
+		return -ENOMEM;
 	return lit(sc, ",") && lit(sc, "\"series\"") && lit(sc, ":") &&
-	       lit(sc, "[") ? 1 : -1;
+	       lit(sc, "[") ? 1 : -ENOENT;
 }
 
 /* {} or {"k":"v",...} of plain strings, keys in strcmp order: canonical as read. */
@@ -207,6 +208,7 @@ static char *plain_labels(struct bl_scan *sc, int *oom)
 	return (char *)k;
 }
 
+/* Append @x to *@v: 0 or -ENOMEM. */
 static int push_val(double **v, size_t *n, size_t *cap, double x)
 {
 	if (*n == *cap) {
@@ -214,7 +216,7 @@ static int push_val(double **v, size_t *n, size_t *cap, double x)
 		double *q = realloc(*v, c * sizeof(double));
 
 		if (!q)
-			return -1;
+			return -ENOMEM;
 		*v = q;
 		*cap = c;
 	}
@@ -379,7 +381,7 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 		case F_POLICY: {
 			const char *at;
 			json_t *j;
-			char *why = NULL, *unknown = NULL;
+			char *unknown = NULL;
 			int ok;
 
 			if (lit(sc, "null"))
@@ -390,9 +392,8 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 				return 0;
 			j = json_loadb(at, (size_t)(sc->p - at), JSON_REJECT_DUPLICATES, NULL);
 			ok = json_is_object(j) &&
-			     !rp_policy_from_json(j, &s->policy, &why, &unknown);
+			     !rp_policy_from_json(j, &s->policy, &unknown);
 			json_decref(j);
-			free(why);
 			free(unknown);
 			if (!ok)
 				return 0;
@@ -430,19 +431,19 @@ int bl_scan_series(struct bl_scan *sc, struct bl_series *s, size_t i,
 
 	memset(s, 0, sizeof(*s));	/* the caller clears it whatever we return */
 	if (lit(sc, "]"))
-		return lit(sc, "}") ? 0 : -1;
+		return lit(sc, "}") ? 0 : -ENOENT;
 	if (i && !lit(sc, ","))
-		return -1;
+		return -ENOENT;
 	ws(sc);
 	at = sc->p;
 	if (series_fields(sc, s, &oom))
 		return 1;
 	if (oom)
-		return -1;
+		return -ENOMEM;
 	/* Not plain: its text, for jansson. */
 	sc->p = at;
 	if (!skip_value(sc))
-		return -1;
+		return -ENOENT;
 	*span = at;
 	*span_len = (size_t)(sc->p - at);
 	return 2;

@@ -4,6 +4,7 @@
  * (db_scrub()), db.h. Below every backend.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 
@@ -26,10 +27,11 @@ static void put(char *out, size_t size, size_t *len, const char *s, size_t n)
 	out[*len] = '\0';
 }
 
+/* A hex digit's value, or -EINVAL for any other character. */
 static int hexval(int c)
 {
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -EINVAL;
 }
 
 /* Does key @k (@n bytes, percent-decoded as libpq does) name a secret:

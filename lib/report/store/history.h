@@ -83,8 +83,8 @@ size_t history_order_shown_len(const char *stored);
  * stored as @stored_op, NULL: p50, its summaries' JSON @summary) as
  * statistic @op: the value when stored as @op, else @op from the
  * summaries, so a policy that moved from p50 to p90 judges p90 against
- * p90 (issue 31). 1 and *@x, 0 (no such number), or -1: the summaries are
- * needed and @summary is NULL (not read).
+ * p90 (issue 31). 1 and *@x, 0 (no such number), or -EAGAIN: the
+ * summaries are needed and @summary is NULL (not read); no message.
  */
 int history_value_as(const char *val, const char *stored_op, const char *summary,
 		     const char *op, double *x);

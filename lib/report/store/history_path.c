@@ -125,7 +125,7 @@ int history_value_as(const char *val, const char *stored_op, const char *summary
 		return val != NULL;
 	}
 	if (!summary)
-		return -1;
+		return -EAGAIN;	/* read again with the summaries */
 	sum = json_loads(summary, 0, NULL);
 	one = json_object_get(sum, op);
 	got = json_is_number(one);

@@ -97,18 +97,19 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 			goto out;
 	}
 	if (policy) {
-		char *why = NULL, *unknown = NULL;
+		char why[KSFTM_ERRMSG_SIZE], *unknown = NULL;
 
 		if ((ret = history_json(db, policy, "ksftm_results.policy", where, &pol)))
 			goto out;
-		ret = rp_policy_from_json(pol, &s->policy, &why, &unknown);
+		ret = rp_policy_from_json(pol, &s->policy, &unknown);
 		free(unknown);
-		if (ret) {
+		if (ret && ret != -ENOMEM) {
+			snprintf(why, sizeof(why), "%s", ksftm_errmsg());	/* the reason */
 			ret = ksftm_fail(EBADMSG, "history database %s: ksftm_results.policy in the"
-					 " row with %s: %s", db_name(db), where, why ? why : "invalid");
-			free(why);
-			goto out;
+					 " row with %s: %s", db_name(db), where, why);
 		}
+		if (ret)
+			goto out;
 		s->policy.transform = RP_TR_NONE;
 		s->policy.aggregation = RP_AGG_NONE;
 		s->has_policy = 1;

@@ -35,13 +35,14 @@ struct ksft_metric_report_baseline {
 
 /*
  * One pass over a baseline file as `save` writes it (baseline_scan.c), no
- * jansson document. bl_scan_begin(): 0 at the runs array, -1 not that
- * layout. bl_scan_run(): 1 a run's sources read (into @run, zeroed by the
- * caller) and its series array entered, 0 the file's end, -1 not the
- * layout. bl_scan_series(): 1 @s decoded, 2 @s (partly filled: clear it)
- * must be decoded by jansson from [@span, @span + @span_len), 0 the run's
- * end, -1 not the layout or out of memory. After -1 read the whole file
- * with jansson, which gives the file's error.
+ * jansson document. bl_scan_begin(): 0 at the runs array, -ENOENT not
+ * that layout. bl_scan_run(): 1 a run's sources read (into @run, zeroed
+ * by the caller) and its series array entered, 0 the file's end, -ENOENT
+ * not the layout. bl_scan_series(): 1 @s decoded, 2 @s (partly filled:
+ * clear it) must be decoded by jansson from [@span, @span + @span_len), 0
+ * the run's end, -ENOENT not the layout. Either may also return -ENOMEM.
+ * None sets a message: after any error read the whole file with jansson,
+ * which gives the file's error.
  */
 struct bl_scan {
 	const char *p, *end;

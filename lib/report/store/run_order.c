@@ -17,7 +17,7 @@
 #include "history.h"
 #include "history_sql.h"
 
-/* Digits s[0..n) as a number, or -1 if any is not a digit. */
+/* Digits s[0..n) as a number, or -EINVAL if any is not a digit. */
 static long digits(const char *s, size_t n)
 {
 	long v = 0;
@@ -25,7 +25,7 @@ static long digits(const char *s, size_t n)
 
 	for (i = 0; i < n; i++) {
 		if (!isdigit((unsigned char)s[i]))
-			return -1;
+			return -EINVAL;
 		v = v * 10 + (s[i] - '0');
 	}
 	return v;
@@ -34,7 +34,8 @@ static long digits(const char *s, size_t n)
 /*
  * Parse "YYYY-MM-DD[T ]HH:MM[:SS[.fff]](Z|+HH:MM|-HH:MM|+HHMM|+HH)".
  * 1: a date-time with a zone (@utc set, @usec its microseconds);
- * 0: not such text; -1: shaped like one but a field is out of range.
+ * 0: not such text; -ERANGE: shaped like one but a field is out of range
+ * (no message: history_order_normalise() words it).
  */
 static int parse_iso(const char *s, time_t *utc, long *usec)
 {
@@ -82,13 +83,13 @@ static int parse_iso(const char *s, time_t *utc, long *usec)
 		if (om < 0)
 			return 0;
 		if (oh > 23 || om > 59)
-			return -1;
+			return -ERANGE;
 		off = (oh * 60 + om) * 60 * (*p == '-' ? -1 : 1);
 	} else {
 		return 0;	/* no zone: plain text, compared as text */
 	}
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
-		return -1;
+		return -ERANGE;
 	tm.tm_year = (int)y - 1900;
 	tm.tm_mon = (int)mo - 1;
 	tm.tm_mday = (int)d;
@@ -102,7 +103,7 @@ static int parse_iso(const char *s, time_t *utc, long *usec)
 
 		if (!gmtime_r(&(time_t){ *utc + off }, &back) || back.tm_mday != (int)d ||
 		    back.tm_mon != (int)mo - 1)
-			return -1;
+			return -ERANGE;
 	}
 	return 1;
 }
@@ -130,7 +131,7 @@ int history_order_normalise(const char *what, const char *order, char **out)
 
 	*out = NULL;
 	if (iso > 0 && format_utc(t, usec, out) == -ERANGE)
-		iso = -1;
+		iso = -ERANGE;
 	if (iso < 0)
 		return ksftm_fail(EINVAL, "%s \"%s\": a date-time with a field out of range; pass"
 				  " ISO 8601 with a zone (2026-12-01T08:30:00Z, git log"
