@@ -592,7 +592,12 @@ START_TEST(test_band_is_the_gates_window)
 			      ksft_metric_report_errmsg());
 		ksft_metric_report_free(r);
 	}
-	ck_assert_str_eq(state_at(series_json(h, "throughput", vm1), 20), "disturbed");
+	{
+		json_t *sj = series_json(h, "throughput", vm1);
+
+		ck_assert_str_eq(state_at(sj, 20), "disturbed");
+		json_decref(sj);
+	}
 	r = make_disturbed_run(100, 0.01);
 	go.context = vm1;
 	go.n_context = 1;

@@ -173,10 +173,12 @@ static int band_read(struct db *db, struct band_src *src, const struct band_in *
 		if (ret)
 			return ret;
 		src->r = src->stored;
-	} else if ((ret = history_window_lookup_keys(db, src->r, &src->keys))) {
-		return ret;
+		src->n = ksft_metric_report_series_count(src->r);
+	} else {
+		src->n = ksft_metric_report_series_count(src->r);	/* (keys freed by it) */
+		if ((ret = history_window_lookup_keys(db, src->r, &src->keys)))
+			return ret;
 	}
-	src->n = ksft_metric_report_series_count(src->r);
 	o = (struct hgate_opts){ src->cmp, src->ord, 0, 0, 0, 1, 1 };
 	if ((ret = history_window_read(db, src->r, &o, src->keys, &src->set)))
 		return ret;
@@ -328,6 +330,10 @@ out:
 	for (j = 0; src && j < n_src; j++) {
 		if (src[j].have_set)
 			history_window_set_free(&src[j].set);
+		/* The report's keys own their paths; a stored run's point into
+		 * its rows. */
+		for (i = 0; !src[j].ord && src[j].keys && i < src[j].n; i++)
+			free((char *)src[j].keys[i].path);
 		free(src[j].keys);
 		ksft_metric_report_free(src[j].stored);
 		db_rows_free(src[j].rows);
