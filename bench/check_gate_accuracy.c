@@ -94,7 +94,7 @@ START_TEST(test_three_repeats)
 }
 END_TEST
 
-/* A lasting 29% drop: changepoints_find places it within 3 runs of the
+/* A lasting 29% drop: changepoint_find places it within 3 runs of the
  * shift in most histories, and none in unchanged ones. */
 START_TEST(test_change_point_latency)
 {

@@ -90,7 +90,7 @@ static double t_quantile(double p, double df)
 	for (i = 0; i < 200; i++) {
 		double mid = (lo + hi) / 2;
 
-		if (student_t_two_sided(mid, df) / 2 > 1 - p)
+		if (changepoint_student_t_two_sided(mid, df) / 2 > 1 - p)
 			lo = mid;
 		else
 			hi = mid;
@@ -934,7 +934,7 @@ static int shift_flags(const double *hval, size_t j, int *oom)
 static int cp_found(const double *x, size_t n, size_t at, int *oom)
 {
 	struct changepoint *cp = NULL;
-	int k = changepoints_find(x, n, NULL, &cp), i, hit = 0;
+	int k = changepoint_find(x, n, NULL, &cp), i, hit = 0;
 
 	if (k < 0) {
 		*oom = 1;

@@ -2,7 +2,7 @@
 /*
  * Replaying recorded iperf3 measurements through regression gates: ours
  * (lib/report/judge/gate.c, the library's own gate_judge(), and
- * changepoints_find()) and the methods users would pick instead, each
+ * changepoint_find()) and the methods users would pick instead, each
  * re-implemented from its project's source (see gate_replay.c).
  *
  * Shared by bench/gate_accuracy (the table in doc/gate-record.rst)

@@ -33,7 +33,7 @@ double gate_prediction_p(const double *w, size_t n, double x)
 	if (sd == 0 || sd < 1e-12 * fabs(m))
 		return fabs(v) <= 1e-12 * fabs(m) ? 1.0 : 0.0;
 	t = v / (sd * sqrt(1.0 + 1.0 / (double)n));
-	return student_t_two_sided(t, (double)(n - 1));
+	return changepoint_student_t_two_sided(t, (double)(n - 1));
 }
 
 int gate_level_shift(const double *x, size_t n, int better, double rel_tol, double abs_tol,
@@ -41,7 +41,7 @@ int gate_level_shift(const double *x, size_t n, int better, double rel_tol, doub
 {
 	struct changepoint *cp = NULL;
 	double b, a, cur = n ? x[n - 1] : NAN, allow;
-	int found = changepoints_find(x, n, NULL, &cp), worse;
+	int found = changepoint_find(x, n, NULL, &cp), worse;
 
 	if (found < 0)
 		return -ENOMEM;

@@ -72,7 +72,7 @@ def nipa_names(path, case):
 
 # ---- text ----------------------------------------------------------------
 
-# C0 (but tab), DEL and C1 (U+0080-U+009F): what rp_text_dup() replaces.
+# C0 (but tab), DEL and C1 (U+0080-U+009F): what canon_text_dup() replaces.
 _CONTROLS = {c: "?" for c in list(range(0x20)) + [0x7f] + list(range(0x80, 0xa0))
              if c != 9}
 _UTF8 = re.compile(rb"[\x00-\x7f]|[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]"

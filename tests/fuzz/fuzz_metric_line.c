@@ -9,6 +9,7 @@
  *
  * Input: the payload after "ktap-metric-json:", one line.
  */
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/read/ktap.h"
+#include "report/read/metric_line.h"
 #include "report/read/rp_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -52,10 +55,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* One line: the reader never hands a parser a newline. */
 	if (memchr(data, '\n', size))
 		return 0;
-	in = rp_input_new(report, "fuzz");
+	in = ktap_input_new(report, "fuzz");
 	if (!in)
 		abort();
-	if (rp_metric_parse_fast(in, p, end, &fast) || in->oom)
+	if (metric_line_parse_fast(in, p, end, &fast) || in->oom)
 		goto out;
 	/* Keep the fast result: both parsers use the same scratch. */
 	name = strndup(fast.name, fast.name_len);
@@ -68,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (n_vals)
 		memcpy(vals, in->vals, n_vals * sizeof(double));
-	if (rp_metric_parse_slow(in, p, end, &slow)) {
+	if (metric_line_parse_slow(in, p, end, &slow)) {
 		if (in->oom)
 			goto out;
 		differ("acceptance (jansson rejects what the fast path took)", data, size);
@@ -94,7 +97,7 @@ out:
 	free(shape);
 	free(labels);
 	free(vals);
-	rp_input_abort(in);
+	ktap_input_abort(in);
 	/* Each input keeps its name and warnings in the report: renew it. */
 	if (++inputs % 4096 == 0) {
 		ksft_metric_report_free(report);

@@ -14,15 +14,15 @@
 START_TEST(test_student_t)
 {
 	/* Closed forms: df 1 is Cauchy, df 2 is 1 - t / sqrt(2 + t^2). */
-	ck_assert_double_eq_tol(student_t_two_sided(1.0, 1.0), 0.5, 1e-12);
-	ck_assert_double_eq_tol(student_t_two_sided(2.0, 2.0), 1 - 2 / sqrt(6.0), 1e-12);
-	ck_assert_double_eq_tol(student_t_two_sided(-2.0, 2.0), 1 - 2 / sqrt(6.0), 1e-12);
+	ck_assert_double_eq_tol(changepoint_student_t_two_sided(1.0, 1.0), 0.5, 1e-12);
+	ck_assert_double_eq_tol(changepoint_student_t_two_sided(2.0, 2.0), 1 - 2 / sqrt(6.0), 1e-12);
+	ck_assert_double_eq_tol(changepoint_student_t_two_sided(-2.0, 2.0), 1 - 2 / sqrt(6.0), 1e-12);
 	/* Table values. */
-	ck_assert_double_eq_tol(student_t_two_sided(2.228138852, 10), 0.05, 1e-8);
-	ck_assert_double_eq_tol(student_t_two_sided(4.032142983, 5), 0.01, 1e-8);
-	ck_assert_double_eq_tol(student_t_two_sided(1.959963985, 1e7), 0.05, 1e-6);
-	ck_assert_double_eq(student_t_two_sided(0.0, 7), 1.0);
-	ck_assert(isnan(student_t_two_sided(1.0, 0)));
+	ck_assert_double_eq_tol(changepoint_student_t_two_sided(2.228138852, 10), 0.05, 1e-8);
+	ck_assert_double_eq_tol(changepoint_student_t_two_sided(4.032142983, 5), 0.01, 1e-8);
+	ck_assert_double_eq_tol(changepoint_student_t_two_sided(1.959963985, 1e7), 0.05, 1e-6);
+	ck_assert_double_eq(changepoint_student_t_two_sided(0.0, 7), 1.0);
+	ck_assert(isnan(changepoint_student_t_two_sided(1.0, 0)));
 }
 END_TEST
 
@@ -31,12 +31,12 @@ START_TEST(test_welch)
 	const double a[] = { 10, 11, 9, 10, 10 }, b[] = { 10, 11, 9, 10, 10 };
 	const double c[] = { 20, 21, 19, 20, 20 }, k1[] = { 5, 5, 5 }, k2[] = { 6, 6, 6 };
 
-	ck_assert_double_eq(welch_p(a, 5, b, 5), 1.0);
-	ck_assert(welch_p(a, 5, c, 5) < 1e-6);
+	ck_assert_double_eq(changepoint_welch_p(a, 5, b, 5), 1.0);
+	ck_assert(changepoint_welch_p(a, 5, c, 5) < 1e-6);
 	/* No noise at all: equal is certain sameness, different certain change. */
-	ck_assert_double_eq(welch_p(k1, 3, k1, 3), 1.0);
-	ck_assert_double_eq(welch_p(k1, 3, k2, 3), 0.0);
-	ck_assert(isnan(welch_p(a, 1, b, 5)));
+	ck_assert_double_eq(changepoint_welch_p(k1, 3, k1, 3), 1.0);
+	ck_assert_double_eq(changepoint_welch_p(k1, 3, k2, 3), 0.0);
+	ck_assert(isnan(changepoint_welch_p(a, 1, b, 5)));
 }
 END_TEST
 
@@ -50,7 +50,7 @@ START_TEST(test_change_sign_negative)
 	rng_state = 7;
 	noise(x, 20, -10.0, 0.01);
 	noise(x + 20, 20, -5.0, 0.01);
-	n = changepoints_find(x, 40, NULL, &cp);
+	n = changepoint_find(x, 40, NULL, &cp);
 	ck_assert_int_eq(n, 1);
 	ck_assert_double_eq_tol(cp[0].change, 0.5, 0.01);
 	free(cp);
@@ -70,7 +70,7 @@ START_TEST(test_one_shift)
 	rng_state = 42;
 	noise(x, 60, 100.0, 0.02);
 	noise(x + 60, 40, 90.0, 0.02);	/* a 10% drop at run 60 */
-	n = changepoints_find(x, 100, NULL, &cp);
+	n = changepoint_find(x, 100, NULL, &cp);
 	ck_assert_int_eq(n, 1);
 	ck_assert_uint_eq(cp[0].index, 60);
 	ck_assert_double_eq_tol(cp[0].before, 100.0, 1.0);
@@ -94,7 +94,7 @@ START_TEST(test_two_shifts)
 	noise(x, 40, 50.0, 0.03);
 	noise(x + 40, 40, 60.0, 0.03);
 	noise(x + 80, 40, 50.0, 0.03);
-	n = changepoints_find(x, 120, NULL, &cp);
+	n = changepoint_find(x, 120, NULL, &cp);
 	ck_assert_int_eq(n, 2);
 	ck_assert_uint_eq(cp[0].index, 40);
 	ck_assert_uint_eq(cp[1].index, 80);
@@ -113,7 +113,7 @@ START_TEST(test_stationary_noise)
 	for (seq = 0; seq < 200; seq++) {
 		rng_state = 1000 + (uint64_t)seq;
 		noise(x, 60, 30.0, 0.13);
-		n = changepoints_find(x, 60, NULL, &cp);
+		n = changepoint_find(x, 60, NULL, &cp);
 		ck_assert_int_ge(n, 0);
 		flagged += n > 0;
 		free(cp);
@@ -136,7 +136,7 @@ START_TEST(test_long_history)
 	noise(x, 9000, 10.0, 0.05);
 	noise(x + 9000, 1000, 9.0, 0.05);
 	o.min_change = 0.05;
-	k = changepoints_find(x, n, &o, &cp);
+	k = changepoint_find(x, n, &o, &cp);
 	ck_assert_int_eq(k, 1);
 	ck_assert_uint_eq(cp[0].index, 9000);
 	free(cp);
@@ -153,10 +153,10 @@ START_TEST(test_min_change)
 	rng_state = 5;
 	noise(x, 40, 100.0, 0.002);
 	noise(x + 40, 40, 101.0, 0.002);	/* 1%: certain, but small */
-	ck_assert_int_eq(changepoints_find(x, 80, &o, &cp), 1);
+	ck_assert_int_eq(changepoint_find(x, 80, &o, &cp), 1);
 	free(cp);
 	o.min_change = 0.02;
-	ck_assert_int_eq(changepoints_find(x, 80, &o, &cp), 0);
+	ck_assert_int_eq(changepoint_find(x, 80, &o, &cp), 0);
 	ck_assert_ptr_null(cp);
 }
 END_TEST

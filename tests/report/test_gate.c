@@ -357,7 +357,7 @@ START_TEST(test_groups_share_a_budget)
 	for (k = 10; k < 40; k++)
 		ck_assert_int_ne(s[k].verdict, GATE_REGRESSION);
 	/* A lone series of a four-group run: q / 4 over its group of 10. */
-	ck_assert_double_eq_tol(gate_series_budget(s, 40, 3, 0.01), 0.01 / 4 / 10, 1e-15);
+	ck_assert_double_eq_tol(gate_control_series_budget(s, 40, 3, 0.01), 0.01 / 4 / 10, 1e-15);
 }
 END_TEST
 

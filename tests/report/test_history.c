@@ -5,6 +5,7 @@
  * stores, refusals that write nothing, and concurrent writers.
  */
 #include <errno.h>
+#include <ksftmetric/report.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #include "report/store/history.h"
 #include "report/judge/history_document.h"
 #include "report/judge/history_judge.h"
-#include "report/rp.h"
+#include "report/process/pipeline.h"
 #include "history_fixture.h"
 #include "report_util.h"
 
@@ -235,7 +236,7 @@ static struct ksft_metric_report *wide_report(size_t n)
 	return r;
 }
 
-/* rp_work (comparison rows visited, values summarised) of ingesting @n
+/* pipeline_work (comparison rows visited, values summarised) of ingesting @n
  * series after a run of them: linear in @n, not quadratic. */
 static unsigned long long ingest_work(struct history *h, size_t n, const char *key)
 {
@@ -250,9 +251,9 @@ static unsigned long long ingest_work(struct history *h, size_t n, const char *k
 	ck_assert_int_eq(history_ingest(h, r, &run, NULL), (int)n);
 	run.run_key = key;
 	run.order = "2";
-	rp_work = 0;
+	pipeline_work = 0;
 	ck_assert_int_eq(history_ingest(h, r, &run, NULL), (int)n);
-	work = rp_work;
+	work = pipeline_work;
 	ksft_metric_report_free(r);
 	return work;
 }

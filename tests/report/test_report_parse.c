@@ -5,12 +5,13 @@
  * with file:line, the rest still read, never a crash).
  */
 #include <errno.h>
+#include <ksftmetric/report.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
-#include "report/rp.h"
+#include "report/read/report.h"
 #include "report_util.h"
 
 #define TPUT_POLICY "{\"name\":\"throughput\",\"regression\":{\"better\":\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}"

@@ -5,6 +5,8 @@
  * summaries of arrays, the JSON number fast path and Mann-Whitney U.
  */
 #include <errno.h>
+#include <jansson.h>
+#include <ksftmetric/report.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,13 @@
 #include "order_stats.h"
 #include "report_util.h"
 #include "report/read/rp_input.h"
+#include "report/judge/stats.h"
+#include "report/model/canon.h"
+#include "report/model/rp_policy.h"
+#include "report/process/pipeline.h"
+#include "report/read/ktap.h"
+#include "report/read/metric_line.h"
+#include "report/read/number.h"
 
 #define M(name, t, v) "# ktap-metric-json: {\"name\":\"" name "\",\"shape\":\"scalar\",\"time\":" #t ",\"value\":" #v "}\n"
 #define A(name, t, v) "# ktap-metric-json: {\"name\":\"" name "\",\"shape\":\"per-cpu\",\"time\":" #t ",\"value\":" v "}\n"
@@ -247,7 +256,7 @@ START_TEST(test_number_fast_path)
 		size_t n = strlen(good[i]);
 		double want = strtod(good[i], NULL);
 
-		ck_assert_msg(!rp_parse_number(good[i], good[i] + n, &next, &v) &&
+		ck_assert_msg(!number_parse(good[i], good[i] + n, &next, &v) &&
 			      next == good[i] + n, "rejected %s", good[i]);
 		if (!strcmp(good[i], "-0"))
 			want = 0.0;	/* jansson reads it as the integer 0 */
@@ -256,7 +265,7 @@ START_TEST(test_number_fast_path)
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		size_t n = strlen(bad[i]);
-		int ret = rp_parse_number(bad[i], bad[i] + n, &next, &v);
+		int ret = number_parse(bad[i], bad[i] + n, &next, &v);
 
 		ck_assert_msg(ret || next != bad[i] + n, "accepted %s", bad[i]);
 	}
@@ -270,7 +279,7 @@ START_TEST(test_number_fast_path)
 		n = (size_t)snprintf(buf, sizeof(buf), i % 3 == 0 ? "%.17g" :
 				     i % 3 == 1 ? "%.4f" : "%.6e", x);
 		want = strtod(buf, NULL);
-		ck_assert_msg(!rp_parse_number(buf, buf + n, &next, &v), "rejected %s", buf);
+		ck_assert_msg(!number_parse(buf, buf + n, &next, &v), "rejected %s", buf);
 		ck_assert_msg(v == want, "%s -> %.17g, want %.17g", buf, v, want);
 	}
 }
@@ -318,24 +327,24 @@ START_TEST(test_wide_point_linear)
 	for (fmt = KSFT_METRIC_REPORT_TEXT; fmt <= KSFT_METRIC_REPORT_OPENMETRICS; fmt++) {
 		char *text;
 
-		rp_work = 0;
+		pipeline_work = 0;
 		text = ru_format(r, fmt);
 		free(text);
-		ck_assert_msg(rp_work <= bound, "format %d: %llu values visited for %llu entries",
-			      fmt, rp_work, entries);
+		ck_assert_msg(pipeline_work <= bound, "format %d: %llu values visited for %llu entries",
+			      fmt, pipeline_work, entries);
 	}
-	rp_work = 0;
+	pipeline_work = 0;
 	ck_assert_int_eq(ksft_metric_report_series_summary(r, 0, "max", out, WIDE), WIDE);
-	ck_assert_msg(rp_work <= bound, "summary: %llu visited", rp_work);
+	ck_assert_msg(pipeline_work <= bound, "summary: %llu visited", pipeline_work);
 	ru_assert_num(out[0], 0);	/* element j of every point is j */
 	ru_assert_num(out[1], 1);
 	ru_assert_num(out[WIDE - 1], WIDE - 1);	/* only in the wide point */
 	b = ksft_metric_report_baseline_new();
 	ck_assert_ptr_nonnull(b);
-	rp_work = 0;
+	pipeline_work = 0;
 	ck_assert_int_ge(ksft_metric_report_baseline_add_report(b, r, NULL, 0), 0);
 	ck_assert_int_ge(ksft_metric_report_compare(r, b, NULL, &cmp), 0);
-	ck_assert_msg(rp_work <= bound, "baseline + compare: %llu visited", rp_work);
+	ck_assert_msg(pipeline_work <= bound, "baseline + compare: %llu visited", pipeline_work);
 	ck_assert_uint_eq(ksft_metric_report_comparison_rows(cmp), WIDE);
 	ksft_metric_report_comparison_free(cmp);
 	ksft_metric_report_baseline_free(b);
@@ -372,7 +381,7 @@ START_TEST(test_metric_line_fast_equals_jansson)
 	ck_assert_ptr_nonnull(r);
 	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		const char *p = lines[i], *end = p + strlen(p);
-		struct rp_input *in = rp_input_new(r, "t");
+		struct rp_input *in = ktap_input_new(r, "t");
 		struct mline f, j;
 		char name[64], shape[64], labels[256];
 		double vals[8], t;
@@ -380,7 +389,7 @@ START_TEST(test_metric_line_fast_equals_jansson)
 		int arr;
 
 		ck_assert_ptr_nonnull(in);
-		ck_assert_msg(!rp_metric_parse_fast(in, p, end, &f), "fast path declined %s", p);
+		ck_assert_msg(!metric_line_parse_fast(in, p, end, &f), "fast path declined %s", p);
 		ck_assert_uint_lt(in->labels.len, sizeof(labels));
 		ck_assert_uint_le(in->n_vals, 8);
 		snprintf(name, sizeof(name), "%.*s", (int)f.name_len, f.name);
@@ -391,7 +400,7 @@ START_TEST(test_metric_line_fast_equals_jansson)
 			vals[k] = in->vals[k];
 		t = f.t;
 		arr = f.is_array;
-		ck_assert_msg(!rp_metric_parse_slow(in, p, end, &j), "jansson rejects %s", p);
+		ck_assert_msg(!metric_line_parse_slow(in, p, end, &j), "jansson rejects %s", p);
 		ck_assert_msg(j.name_len == strlen(name) && !memcmp(j.name, name, j.name_len), "%s", p);
 		ck_assert_msg(j.shape_len == strlen(shape) &&
 			      (!j.shape_len || !memcmp(j.shape, shape, j.shape_len)), "%s", p);
@@ -406,7 +415,7 @@ START_TEST(test_metric_line_fast_equals_jansson)
 			      !memcmp(in->labels.data, labels, in->labels.len),
 			      "%s: labels %s vs %.*s", p, labels, (int)in->labels.len,
 			      in->labels.data);
-		rp_input_abort(in);
+		ktap_input_abort(in);
 	}
 	ksft_metric_report_free(r);
 }
@@ -443,10 +452,10 @@ START_TEST(test_error_convention)
 	size_t i;
 
 	for (round = 0; round < 2; round++) {
-		ck_assert_int_eq(rp_parse_number("x", "x" + 1, &next, &v), -EINVAL);
-		ck_assert_int_eq(rp_parse_number("1", "1" + 1, &next, &v), 0);
-		ck_assert_int_eq(rp_text_bad_at("ok", 2, &control), -ENOENT);
-		ck_assert_int_eq(rp_text_bad_at("a\x01", 2, &control), 1);
+		ck_assert_int_eq(number_parse("x", "x" + 1, &next, &v), -EINVAL);
+		ck_assert_int_eq(number_parse("1", "1" + 1, &next, &v), 0);
+		ck_assert_int_eq(canon_text_bad_at("ok", 2, &control), -ENOENT);
+		ck_assert_int_eq(canon_text_bad_at("a\x01", 2, &control), 1);
 		ck_assert_int_eq(control, 1);
 		for (i = 0; i < sizeof(bad_pol) / sizeof(bad_pol[0]); i++) {
 			json_t *j = json_loads(bad_pol[i].json, 0, NULL);
@@ -469,12 +478,12 @@ START_TEST(test_error_convention)
 		ck_assert_uint_eq(ru_warnings_with(r, 1, "policy for metric m: unknown summarize"
 						   " value \"p95\"; policy ignored"), 1);
 		ck_assert_uint_eq(ru_warnings_with(r, 2, "metric JSON is not an object"), 1);
-		in = rp_input_new(r, "t");
+		in = ktap_input_new(r, "t");
 		ck_assert_ptr_nonnull(in);
-		ck_assert_int_eq(rp_metric_parse_fast(in, fast, fast + 3, &m), -ENOENT);
-		ck_assert_int_eq(rp_metric_parse_slow(in, fast, fast + 3, &m), -EINVAL);
-		ck_assert_int_eq(rp_metric_parse_slow(in, brace, brace + 1, &m), -EINVAL);
-		rp_input_abort(in);
+		ck_assert_int_eq(metric_line_parse_fast(in, fast, fast + 3, &m), -ENOENT);
+		ck_assert_int_eq(metric_line_parse_slow(in, fast, fast + 3, &m), -EINVAL);
+		ck_assert_int_eq(metric_line_parse_slow(in, brace, brace + 1, &m), -EINVAL);
+		ktap_input_abort(in);
 		ksft_metric_report_free(r);
 	}
 }
@@ -491,14 +500,14 @@ START_TEST(test_mann_whitney)
 	int i;
 
 	/* Exact: U = 0 is 1 of C(6,3) = 20 orderings; two-sided 2/20. */
-	ru_assert_close(rp_mann_whitney(a, 3, b, 3), 0.1, 1e-12);
-	ru_assert_close(rp_mann_whitney(b, 3, a, 3), 0.1, 1e-12);
+	ru_assert_close(stats_mann_whitney(a, 3, b, 3), 0.1, 1e-12);
+	ru_assert_close(stats_mann_whitney(b, 3, a, 3), 0.1, 1e-12);
 	/* Exact: 2 / C(14,5) = 2/2002. */
-	ru_assert_close(rp_mann_whitney(c, 5, d, 9), 2.0 / 2002, 1e-12);
+	ru_assert_close(stats_mann_whitney(c, 5, d, 9), 2.0 / 2002, 1e-12);
 	/* Exact: R1 = 1+3 = 4, U = 1; P(U<=1) = 2/C(5,2) = 0.2 -> 0.4. */
-	ru_assert_close(rp_mann_whitney(e, 2, f, 3), 0.4, 1e-12);
+	ru_assert_close(stats_mann_whitney(e, 2, f, 3), 0.4, 1e-12);
 	/* Exact: U = 2 of max 4, the centre: 2 * 4/6 clipped to 1. */
-	ru_assert_num(rp_mann_whitney(g, 2, h, 2), 1.0);
+	ru_assert_num(stats_mann_whitney(g, 2, h, 2), 1.0);
 	/*
 	 * Ties -> normal approximation. Ranks: 1; the three 2s share 3; 3 -> 5.
 	 * R1 = 12, U1 = 2, U2 = 34, mu = 18, tie term 3^3-3 = 24,
@@ -506,16 +515,16 @@ START_TEST(test_mann_whitney)
 	 * z = (34 - 18 - 0.5) / sqrt(var) = 2.4049524519824286,
 	 * p = erfc(z / sqrt 2) = 0.016174570106405255.
 	 */
-	ru_assert_close(rp_mann_whitney(tx, 4, ty, 9), 0.016174570106405255, 1e-12);
+	ru_assert_close(stats_mann_whitney(tx, 4, ty, 9), 0.016174570106405255, 1e-12);
 	/* Both samples above 8: normal; var = 200/12*31, z = 99.5/sqrt(var). */
 	for (i = 0; i < 10; i++)
 		big_x[i] = i + 1;
 	for (i = 0; i < 20; i++)
 		big_y[i] = i + 11;
-	ru_assert_close(rp_mann_whitney(big_x, 10, big_y, 20), 1.200944108440625e-05, 1e-10);
+	ru_assert_close(stats_mann_whitney(big_x, 10, big_y, 20), 1.200944108440625e-05, 1e-10);
 	/* All tied: no evidence at all. */
-	ru_assert_num(rp_mann_whitney(same, 2, same + 2, 2), 1.0);
-	ck_assert(isnan(rp_mann_whitney(a, 0, b, 3)));
+	ru_assert_num(stats_mann_whitney(same, 2, same + 2, 2), 1.0);
+	ck_assert(isnan(stats_mann_whitney(a, 0, b, 3)));
 }
 END_TEST
 

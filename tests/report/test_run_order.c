@@ -18,7 +18,7 @@ static void norm(const char *in, const char *want)
 {
 	char *out = NULL;
 
-	ck_assert_int_eq(history_order_normalise("order", in, &out), 0);
+	ck_assert_int_eq(run_order_normalise("order", in, &out), 0);
 	ck_assert_str_eq(out, want);
 	free(out);
 }
@@ -27,7 +27,7 @@ static void refused(const char *in)
 {
 	char *out = (char *)"x";
 
-	ck_assert_int_eq(history_order_normalise("order", in, &out), -EINVAL);
+	ck_assert_int_eq(run_order_normalise("order", in, &out), -EINVAL);
 	ck_assert_ptr_null(out);
 	ck_assert_msg(strstr(ksft_metric_report_errmsg(), in) &&
 		      strstr(ksft_metric_report_errmsg(), "pass ISO 8601 with a zone"),
@@ -52,8 +52,8 @@ START_TEST(test_offsets_in_utc)
 	{
 		char *a, *b;
 
-		ck_assert_int_eq(history_order_normalise("order", "2026-12-01T10:30:00+02:00", &a), 0);
-		ck_assert_int_eq(history_order_normalise("order", "2026-12-01T10:00:00Z", &b), 0);
+		ck_assert_int_eq(run_order_normalise("order", "2026-12-01T10:30:00+02:00", &a), 0);
+		ck_assert_int_eq(run_order_normalise("order", "2026-12-01T10:00:00Z", &b), 0);
 		ck_assert_int_lt(strcmp(a, b), 0);
 		free(a);
 		free(b);
@@ -85,14 +85,14 @@ END_TEST
 
 START_TEST(test_sort_key)
 {
-	char *a = history_order_key("2026-12-01", "sha-b"), *b = history_order_key("2026-12-01", "sha-a");
-	char *c = history_order_key("2026-12-01T", "sha-0");
+	char *a = run_order_key("2026-12-01", "sha-b"), *b = run_order_key("2026-12-01", "sha-a");
+	char *c = run_order_key("2026-12-01T", "sha-0");
 
 	/* Ties by the run id; a shorter order before any longer one. */
 	ck_assert_int_gt(strcmp(a, b), 0);
 	ck_assert_int_lt(strcmp(a, c), 0);
-	ck_assert_uint_eq(history_order_shown_len(a), strlen("2026-12-01"));
-	ck_assert_uint_eq(history_order_shown_len("plain"), 5);
+	ck_assert_uint_eq(run_order_shown_len(a), strlen("2026-12-01"));
+	ck_assert_uint_eq(run_order_shown_len("plain"), 5);
 	free(a);
 	free(b);
 	free(c);

@@ -23,7 +23,8 @@
 #include "ab_run.h"
 #include "cli.h"
 #include "order_stats.h"
-#include "rp_table.h"
+#include "table.h"
+#include "text_fit.h"
 #include "verdict_vocab.h"
 
 static const char ab_usage[] =
@@ -267,7 +268,7 @@ static void change_cell(struct strbuf *sb, const struct ab_group *g, const struc
 		strbuf_adds(sb, buf);
 	} else if (g->res.diff && isfinite(g->res.shift)) {
 		strbuf_adds(sb, g->res.shift > 0 ? "+" : "");
-		text_value(sb, u, g->res.shift);
+		text_fit_value(sb, u, g->res.shift);
 	} else {
 		strbuf_addc(sb, '-');
 	}
@@ -313,10 +314,10 @@ static int print_text(FILE *f, const struct ab_groups *gs, size_t judged, double
 		ret |= table_cell(&t, title ? title : "?");
 		free(title);
 		cell.len = 0;
-		text_value(&cell, &u, g->med_a);
+		text_fit_value(&cell, &u, g->med_a);
 		ret |= table_cell(&t, cell.data ? cell.data : "-");
 		cell.len = 0;
-		text_value(&cell, &u, g->med_b);
+		text_fit_value(&cell, &u, g->med_b);
 		ret |= table_cell(&t, cell.data ? cell.data : "-");
 		cell.len = 0;
 		change_cell(&cell, g, &u);
@@ -334,8 +335,8 @@ static int print_text(FILE *f, const struct ab_groups *gs, size_t judged, double
 		}
 	}
 	if (!ret) {
-		table_render_fit(&t, &sb, right, width, 0);
-		text_wrap(&sb, ab_legend, width, 0);
+		text_fit_render(&t, &sb, right, width, 0);
+		text_fit_wrap(&sb, ab_legend, width, 0);
 	}
 	table_free(&t);
 	strbuf_free(&cell);

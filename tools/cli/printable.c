@@ -4,7 +4,7 @@
  * value would retitle the window, clear the screen or write the
  * clipboard when an error message shows it. C0 controls (but tab and
  * line feed), DEL and C1 controls (U+0080-U+009F) become '?', as the
- * report's names already do (lib/report/model/canon.c, rp_text_dup).
+ * report's names already do (lib/report/model/canon.c, canon_text_dup).
  */
 #include <stdio.h>
 #include <string.h>

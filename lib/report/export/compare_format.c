@@ -1,15 +1,21 @@
 /* ksft-metric compare output: a verdict table, JSON or CSV. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "errmsg.h"
-#include "rp_baseline.h"
-#include "rp_compare.h"
-#include "rp_table.h"
+#include "baseline.h"
+#include "canon.h"
+#include "compare.h"
+#include "format_text.h"
+#include "strbuf.h"
+#include "table.h"
+#include "text_fit.h"
 #include "compare_needs.h"
 
 static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
@@ -28,8 +34,8 @@ static void why_text(struct strbuf *out, const struct ksft_metric_report_compari
 		if (!row->why)
 			continue;
 		title.len = 0;
-		rp_series_title(&title, row->path, row->path_len, row->case_name, row->name,
-				row->labels, row->element);
+		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
+				   row->labels, row->element);
 		line.len = 0;
 		strbuf_adds(&line, ksftm_verdict_name(row->verdict));
 		strbuf_adds(&line, ": ");
@@ -37,7 +43,7 @@ static void why_text(struct strbuf *out, const struct ksft_metric_report_compari
 		strbuf_adds(&line, ": ");
 		strbuf_adds(&line, row->why);
 		if (!line.oom)
-			text_wrap_hang(out, line.data, width, 0, 2);
+			text_fit_wrap_hang(out, line.data, width, 0, 2);
 	}
 	strbuf_free(&title);
 	strbuf_free(&line);
@@ -76,7 +82,7 @@ static void p_text(struct strbuf *sb, double p)
 
 /*
  * A value with the spread of the values behind it, as report shows a
- * series (text_spread()) but around the statistic judged: "v" for one
+ * series (text_fit_spread()) but around the statistic judged: "v" for one
  * value, "v (min…max)" for fewer than TEXT_FEW, else "v ± p%" (1.4826 MAD
  * in percent of their median; in the unit when the median is 0).
  */
@@ -85,14 +91,14 @@ static void spread_text(struct strbuf *sb, const struct text_unit *u, double v,
 {
 	char buf[48];
 
-	text_value(sb, u, v);
+	text_fit_value(sb, u, v);
 	if (!isfinite(v) || s->n < 2 || s->lo == s->hi)
 		return;
 	if (s->n < TEXT_FEW) {
 		strbuf_adds(sb, " (");
-		text_value(sb, u, s->lo);
+		text_fit_value(sb, u, s->lo);
 		strbuf_adds(sb, "\xe2\x80\xa6");	/* U+2026 */
-		text_value(sb, u, s->hi);
+		text_fit_value(sb, u, s->hi);
 		strbuf_addc(sb, ')');
 		return;
 	}
@@ -103,7 +109,7 @@ static void spread_text(struct strbuf *sb, const struct text_unit *u, double v,
 		snprintf(buf, sizeof(buf), pct == 0.0 || pct >= 1.0 ? "%.0f%%" : "%.1f%%", pct);
 		strbuf_adds(sb, buf);
 	} else {
-		text_value(sb, u, s->sd);
+		text_fit_value(sb, u, s->sd);
 	}
 }
 
@@ -118,15 +124,15 @@ static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *
 	int ret = 0;
 
 	sb->len = 0;
-	rp_series_title(sb, NULL, 0, "", row->name, row->labels, row->element);
+	canon_series_title(sb, NULL, 0, "", row->name, row->labels, row->element);
 	ret |= table_cell(t, sb->data ? sb->data + 1 : "");
-	snprintf(buf, sizeof(buf), "%s%s", rp_op_name(row->compare) ?
-		 rp_op_name(row->compare) : "-",
+	snprintf(buf, sizeof(buf), "%s%s", canon_op_name(row->compare) ?
+		 canon_op_name(row->compare) : "-",
 		 row->better > 0 ? " ^" : row->better < 0 ? " v" : "");
 	ret |= table_cell(t, buf);
 	if (row->disp_label || isfinite(row->disp_scale))
-		text_unit_pick(&u, isfinite(row->baseline) ? row->baseline : row->current,
-			       row->disp_scale, row->disp_label);
+		format_text_unit_pick(&u, isfinite(row->baseline) ? row->baseline : row->current,
+				      row->disp_scale, row->disp_label);
 	sb->len = 0;
 	spread_text(sb, &u, row->baseline, &row->base_spread);
 	ret |= table_cell(t, sb->data);
@@ -137,7 +143,7 @@ static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *
 	change_text(sb, row);
 	ret |= table_cell(t, sb->data);
 	sb->len = 0;
-	text_value(sb, &u, row->allowance);
+	text_fit_value(sb, &u, row->allowance);
 	ret |= table_cell(t, sb->data);
 	snprintf(buf, sizeof(buf), "%zu/%zu", row->n_baseline, row->n_current);
 	ret |= table_cell(t, buf);
@@ -195,11 +201,11 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 		if (tables++)
 			strbuf_addc(out, '\n');
 		sb.len = 0;
-		rp_series_title(&sb, first->path, first->path_len, first->case_name, "", "{}", -1);
+		canon_series_title(&sb, first->path, first->path_len, first->case_name, "", "{}", -1);
 		if (sb.len)	/* "case " without the empty metric */
 			sb.data[--sb.len] = '\0';
 		if (!sb.oom)
-			text_wrap(out, sb.data, width, 0);
+			text_fit_wrap(out, sb.data, width, 0);
 		if ((ret = table_init(&t, TEXT_COLS)))
 			break;	/* -ENOMEM: never a table cut short above a RESULT line */
 		for (k = 0; k < TEXT_COLS; k++)
@@ -208,7 +214,7 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 			if (shown(&c->rows[i], all))
 				ret |= row_cells(&t, &c->rows[i], &sb);
 		if (!ret)
-			table_render_fit(&t, out, right, width, 2);
+			text_fit_render(&t, out, right, width, 2);
 		table_free(&t);
 	}
 	strbuf_free(&sb);
@@ -230,7 +236,7 @@ static int cmp_any_needs(const struct ksft_metric_report_comparison *c)
 	size_t i;
 
 	for (i = 0; i < c->n; i++)
-		if (cmp_has_needs(&c->rows[i]))
+		if (compare_needs_has(&c->rows[i]))
 			return 1;
 	return 0;
 }
@@ -266,7 +272,7 @@ static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 		return -ENOMEM;
 	if (tables) {
 		strbuf_addc(out, '\n');
-		text_wrap(out, legend, width, 0);
+		text_fit_wrap(out, legend, width, 0);
 	}
 	if (tables && (c->n && (cmp_any_needs(c) || cmp_any_why(c))))
 		strbuf_addc(out, '\n');
@@ -307,9 +313,9 @@ static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 static void json_num_field(struct strbuf *sb, const char *key, double v)
 {
 	strbuf_addc(sb, ',');
-	rp_json_str(sb, key);
+	canon_json_str(sb, key);
 	strbuf_addc(sb, ':');
-	rp_json_double(sb, v);
+	canon_json_double(sb, v);
 }
 
 static int format_json(const struct ksft_metric_report_comparison *c,
@@ -321,24 +327,24 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 	strbuf_adds(sb, "{\"rows\":[");
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
-		const char *b = rp_better_name(row->better);
+		const char *b = canon_better_name(row->better);
 
 		strbuf_adds(sb, i ? ",\n{" : "\n{");
-		rp_emit_identity(sb, row->path, row->path_len, row->case_name,
-				 row->name, row->labels);
+		canon_emit_identity(sb, row->path, row->path_len, row->case_name,
+				       row->name, row->labels);
 		if (row->element >= 0)
 			snprintf(buf, sizeof(buf), ",\"element\":%ld", row->element);
 		else
 			snprintf(buf, sizeof(buf), ",\"element\":null");
 		strbuf_adds(sb, buf);
 		strbuf_adds(sb, ",\"compare\":");
-		if (rp_op_name(row->compare))
-			rp_json_str(sb, rp_op_name(row->compare));
+		if (canon_op_name(row->compare))
+			canon_json_str(sb, canon_op_name(row->compare));
 		else
 			strbuf_adds(sb, "null");
 		strbuf_adds(sb, ",\"better\":");
 		if (b)
-			rp_json_str(sb, b);
+			canon_json_str(sb, b);
 		else
 			strbuf_adds(sb, "null");
 		json_num_field(sb, "baseline", row->baseline);
@@ -346,11 +352,11 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		json_num_field(sb, "change_pct", row->change_pct);
 		json_num_field(sb, "allowance", row->allowance);
 		json_num_field(sb, "p_value", row->p_value);
-		cmp_needs_json(sb, row);
-		cmp_disturbed_json(sb, c, row);
+		compare_needs_json(sb, row);
+		compare_needs_disturbed_json(sb, c, row);
 		if (row->why) {
 			strbuf_adds(sb, ",\"why\":");
-			rp_json_str(sb, row->why);
+			canon_json_str(sb, row->why);
 		}
 		snprintf(buf, sizeof(buf),
 			 ",\"n_baseline\":%zu,\"n_current\":%zu,\"baseline_runs\":%zu,\"verdict\":\"%s\",\"fails\":%s}",
@@ -372,7 +378,7 @@ static void csv_num(struct strbuf *sb, double v)
 {
 	strbuf_addc(sb, ',');
 	if (isfinite(v))
-		rp_json_double(sb, v);
+		canon_json_double(sb, v);
 }
 
 static int format_csv(const struct ksft_metric_report_comparison *c,
@@ -385,30 +391,30 @@ static int format_csv(const struct ksft_metric_report_comparison *c,
 	strbuf_adds(sb, "case,path,name,labels,element,compare,better,baseline,current,change_pct,allowance,p_value,n_baseline,n_current,baseline_runs,verdict,fails\r\n");
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
-		const char *b = rp_better_name(row->better);
+		const char *b = canon_better_name(row->better);
 
-		csv_field(sb, row->case_name);
+		table_csv_field(sb, row->case_name);
 		strbuf_addc(sb, ',');
 		tmp.len = 0;
 		strbuf_addc(&tmp, '[');
 		for (k = 0; k < row->path_len; k++) {
 			if (k)
 				strbuf_addc(&tmp, ',');
-			rp_json_str(&tmp, row->path[k]);
+			canon_json_str(&tmp, row->path[k]);
 		}
 		strbuf_addc(&tmp, ']');
-		csv_field(sb, tmp.data ? tmp.data : "[]");
+		table_csv_field(sb, tmp.data ? tmp.data : "[]");
 		strbuf_addc(sb, ',');
-		csv_field(sb, row->name);
+		table_csv_field(sb, row->name);
 		strbuf_addc(sb, ',');
-		csv_field(sb, row->labels);
+		table_csv_field(sb, row->labels);
 		strbuf_addc(sb, ',');
 		if (row->element >= 0) {
 			snprintf(buf, sizeof(buf), "%ld", row->element);
 			strbuf_adds(sb, buf);
 		}
 		snprintf(buf, sizeof(buf), ",%s,%s",
-			 rp_op_name(row->compare) ? rp_op_name(row->compare) : "",
+			 canon_op_name(row->compare) ? canon_op_name(row->compare) : "",
 			 b ? b : "");
 		strbuf_adds(sb, buf);
 		csv_num(sb, row->baseline);
@@ -469,23 +475,23 @@ static void needs_text(struct strbuf *out, const struct ksft_metric_report_compa
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
 
-		if (!cmp_has_needs(row) && !cmp_has_disturbed(c, row))
+		if (!compare_needs_has(row) && !compare_needs_has_disturbed(c, row))
 			continue;
 		title.len = 0;
-		rp_series_title(&title, row->path, row->path_len, row->case_name, row->name,
-				row->labels, row->element);
+		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
+				   row->labels, row->element);
 		line.len = 0;
 		strbuf_adds(&line, row->blind ? "CANNOT BE GATED" :
 			    ksftm_verdict_name(row->verdict));
 		strbuf_adds(&line, ": ");
 		strbuf_adds(&line, title.data ? title.data : "");
 		strbuf_adds(&line, ": ");
-		if (cmp_has_needs(row))
-			cmp_needs_sentence(&line, row);
+		if (compare_needs_has(row))
+			compare_needs_sentence(&line, row);
 		else
-			cmp_disturbed_sentence(&line, c, row);
+			compare_needs_disturbed_sentence(&line, c, row);
 		if (!line.oom)
-			text_wrap_hang(out, line.data, width, 0, 2);
+			text_fit_wrap_hang(out, line.data, width, 0, 2);
 	}
 	strbuf_free(&title);
 	strbuf_free(&line);

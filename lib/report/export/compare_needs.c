@@ -1,11 +1,15 @@
 /* What a series the gate cannot judge would need (compare_needs.h). */
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "canon.h"
+#include "compare.h"
 #include "compare_needs.h"
+#include "strbuf.h"
 
-int cmp_has_needs(const struct cmp_row *row)
+int compare_needs_has(const struct cmp_row *row)
 {
 	return row->blind || (!strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY) &&
 			      (isfinite(row->noise_pct) || isfinite(row->need_runs)));
@@ -21,7 +25,7 @@ static void worse_text(char *buf, size_t len, double pct, int better)
 		snprintf(buf, len, "%c%.1f%%", better > 0 ? '-' : '+', pct);
 }
 
-void cmp_needs_sentence(struct strbuf *out, const struct cmp_row *row)
+void compare_needs_sentence(struct strbuf *out, const struct cmp_row *row)
 {
 	double tol = fabs(row->baseline) > 0 ? 100 * row->allowance / fabs(row->baseline) : NAN;
 	char buf[200], w[64];
@@ -64,20 +68,20 @@ void cmp_needs_sentence(struct strbuf *out, const struct cmp_row *row)
 static void num_field(struct strbuf *sb, const char *key, double v)
 {
 	strbuf_addc(sb, ',');
-	rp_json_str(sb, key);
+	canon_json_str(sb, key);
 	strbuf_addc(sb, ':');
-	rp_json_double(sb, v);
+	canon_json_double(sb, v);
 }
 
-void cmp_needs_json(struct strbuf *sb, const struct cmp_row *row)
+void compare_needs_json(struct strbuf *sb, const struct cmp_row *row)
 {
 	struct strbuf say = STRBUF_INIT;
 	double sign = row->better > 0 ? -1 : 1;
 
-	if (!cmp_has_needs(row))
+	if (!compare_needs_has(row))
 		return;
 	strbuf_adds(sb, ",\"needs\":{\"noise_pct\":");
-	rp_json_double(sb, row->noise_pct);
+	canon_json_double(sb, row->noise_pct);
 	/* No run can show a drop past 100 %: null, "blind" says why. */
 	num_field(sb, "smallest_change_pct", row->blind ? NAN : sign * row->smallest_pct);
 	num_field(sb, "tolerance_pct", fabs(row->baseline) > 0 ?
@@ -85,8 +89,8 @@ void cmp_needs_json(struct strbuf *sb, const struct cmp_row *row)
 	num_field(sb, "runs", row->need_runs);
 	num_field(sb, "repeats", row->need_repeats);
 	strbuf_adds(sb, row->blind ? ",\"blind\":true,\"text\":" : ",\"blind\":false,\"text\":");
-	cmp_needs_sentence(&say, row);
-	rp_json_str(sb, say.data ? say.data : "");
+	compare_needs_sentence(&say, row);
+	canon_json_str(sb, say.data ? say.data : "");
 	strbuf_free(&say);
 	strbuf_addc(sb, '}');
 }
@@ -101,7 +105,7 @@ static const struct cmp_row *disturber(const struct ksft_metric_report_compariso
 	return &c->rows[row->disturbed_by];
 }
 
-int cmp_has_disturbed(const struct ksft_metric_report_comparison *c, const struct cmp_row *row)
+int compare_needs_has_disturbed(const struct ksft_metric_report_comparison *c, const struct cmp_row *row)
 {
 	return disturber(c, row) != NULL;
 }
@@ -110,11 +114,11 @@ int cmp_has_disturbed(const struct ksft_metric_report_comparison *c, const struc
 static void intf_name(struct strbuf *out, const struct cmp_row *by)
 {
 	strbuf_adds(out, by->name);
-	rp_labels_text(out, by->labels);
+	canon_labels_text(out, by->labels);
 }
 
-void cmp_disturbed_sentence(struct strbuf *out, const struct ksft_metric_report_comparison *c,
-			    const struct cmp_row *row)
+void compare_needs_disturbed_sentence(struct strbuf *out, const struct ksft_metric_report_comparison *c,
+				      const struct cmp_row *row)
 {
 	const struct cmp_row *by = disturber(c, row);
 	char buf[160];
@@ -134,8 +138,8 @@ void cmp_disturbed_sentence(struct strbuf *out, const struct ksft_metric_report_
 	strbuf_adds(out, ": the machine was disturbed, rerun the case");
 }
 
-void cmp_disturbed_json(struct strbuf *sb, const struct ksft_metric_report_comparison *c,
-			const struct cmp_row *row)
+void compare_needs_disturbed_json(struct strbuf *sb, const struct ksft_metric_report_comparison *c,
+				  const struct cmp_row *row)
 {
 	const struct cmp_row *by = disturber(c, row);
 	struct strbuf say = STRBUF_INIT;
@@ -144,13 +148,13 @@ void cmp_disturbed_json(struct strbuf *sb, const struct ksft_metric_report_compa
 		return;
 	strbuf_adds(sb, ",\"disturbed_by\":{\"series\":");
 	intf_name(&say, by);
-	rp_json_str(sb, say.data ? say.data : "");
+	canon_json_str(sb, say.data ? say.data : "");
 	num_field(sb, "change_pct", by->change_pct);
 	num_field(sb, "z", by->disturb_z);
 	strbuf_adds(sb, ",\"text\":");
 	say.len = 0;
-	cmp_disturbed_sentence(&say, c, row);
-	rp_json_str(sb, say.data ? say.data : "");
+	compare_needs_disturbed_sentence(&say, c, row);
+	canon_json_str(sb, say.data ? say.data : "");
 	strbuf_free(&say);
 	strbuf_addc(sb, '}');
 }

@@ -7,11 +7,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <ksftmetric/report.h>
 #include <stdlib.h>
 
 #include "errmsg.h"
 #include "opts_size.h"
+#include "report.h"
 #include "rp_export.h"
+#include "strbuf.h"
 
 /*
  * The four plain formats into sb: 0, -EINVAL (unknown format, message set)

@@ -6,12 +6,23 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
+#include "compare.h"
 #include "errmsg.h"
+#include "pipeline.h"
+#include "report.h"
+#include "rp.h"
 #include "rp_export.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strbuf.h"
+#include "units.h"
+#include "vals.h"
 
 static int is_alnum(char c)
 {
@@ -215,10 +226,10 @@ const char *export_om_unit(const struct rp_policy *p)
 	const char *word;
 	size_t i, len;
 
-	rp_display_of(p, &d);
+	units_display_of(p, &d);
 	if (!d.unit || p->aggregation || d.scale != 1.0)
 		return NULL;
-	word = rp_unit_word(d.unit, &len);
+	word = units_word(d.unit, &len);
 	for (i = 0; i < sizeof(base) / sizeof(base[0]); i++)
 		if (strlen(base[i].label) == len && !strncmp(base[i].label, word, len))
 			return base[i].om;
@@ -246,7 +257,7 @@ size_t export_shown_ops(const struct rp_policy *p, size_t processed, int *ops)
 
 void export_sums_free(struct export_sums *m)
 {
-	rp_vals_free(&m->pv);
+	vals_free(&m->pv);
 	free(m->sums);
 	m->sums = NULL;
 }
@@ -257,10 +268,10 @@ int export_sums_init(struct export_sums *m, const struct rp_series *s)
 	size_t e, n;
 
 	memset(m, 0, sizeof(*m));
-	m->p = rp_series_policy(s, &m->scratch);
-	if (rp_process(&s->raw, m->p, KSFT_METRIC_REPORT_PROCESSED, &m->pv))
+	m->p = series_policy(s, &m->scratch);
+	if (pipeline_apply(&s->raw, m->p, KSFT_METRIC_REPORT_PROCESSED, &m->pv))
 		return -ENOMEM;
-	m->width = rp_vals_is_array(&m->pv) ? m->pv.width : 0;
+	m->width = vals_is_array(&m->pv) ? m->pv.width : 0;
 	m->nops = export_shown_ops(m->p, m->pv.n, m->ops);
 	/* The gate's choice (compare.c): its op, else one summary, else p50. */
 	if (m->p->compare)
@@ -274,11 +285,11 @@ int export_sums_init(struct export_sums *m, const struct rp_series *s)
 	if (!m->sums)
 		goto oom;
 	for (e = 0; e < n; e++)
-		rp_summarize_values(NULL, 0, &m->sums[e]);
-	if (rp_cols_build(&m->pv, &c))
+		pipeline_summarize_values(NULL, 0, &m->sums[e]);
+	if (pipeline_cols_build(&m->pv, &c))
 		goto oom;
-	rp_cols_summarize(&c, m->sums);
-	rp_cols_free(&c);
+	pipeline_cols_summarize(&c, m->sums);
+	pipeline_cols_free(&c);
 	return 0;
 oom:
 	export_sums_free(m);
@@ -298,9 +309,9 @@ void export_sums_json(struct strbuf *sb, const struct export_sums *m, size_t e)
 		if (k)
 			strbuf_addc(sb, ',');
 		strbuf_addc(sb, '"');
-		strbuf_adds(sb, rp_op_name(m->ops[k]));
+		strbuf_adds(sb, canon_op_name(m->ops[k]));
 		strbuf_adds(sb, "\":");
-		rp_json_double(sb, rp_summary_op(&m->sums[e], m->ops[k]));
+		canon_json_double(sb, pipeline_summary_op(&m->sums[e], m->ops[k]));
 	}
 	strbuf_addc(sb, '}');
 }
@@ -350,8 +361,8 @@ int export_rowix_build(const struct ksft_metric_report_comparison *c,
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
 
-		ix->keys[i] = rp_make_key(row->path, row->path_len, row->case_name,
-					  row->name, row->labels);
+		ix->keys[i] = series_make_key(row->path, row->path_len, row->case_name,
+					      row->name, row->labels);
 		if (!ix->keys[i])
 			goto oom;
 		ix->order[i] = i;
@@ -399,7 +410,7 @@ size_t export_rowix_find(const struct export_rowix *ix, const char *key, size_t 
 void export_row_json(struct strbuf *sb, const struct cmp_row *row)
 {
 	char buf[64];
-	const char *better = rp_better_name(row->better);
+	const char *better = canon_better_name(row->better);
 
 	strbuf_adds(sb, "{\"element\":");
 	if (row->element >= 0) {
@@ -410,9 +421,9 @@ void export_row_json(struct strbuf *sb, const struct cmp_row *row)
 	}
 	/* A missing series of the history has no compare op (null). */
 	strbuf_adds(sb, ",\"compare\":");
-	if (rp_op_name(row->compare)) {
+	if (canon_op_name(row->compare)) {
 		strbuf_addc(sb, '"');
-		strbuf_adds(sb, rp_op_name(row->compare));
+		strbuf_adds(sb, canon_op_name(row->compare));
 		strbuf_addc(sb, '"');
 	} else {
 		strbuf_adds(sb, "null");
@@ -426,13 +437,13 @@ void export_row_json(struct strbuf *sb, const struct cmp_row *row)
 		strbuf_adds(sb, "null");
 	}
 	strbuf_adds(sb, ",\"baseline\":");
-	rp_json_double(sb, row->baseline);
+	canon_json_double(sb, row->baseline);
 	strbuf_adds(sb, ",\"current\":");
-	rp_json_double(sb, row->current);
+	canon_json_double(sb, row->current);
 	strbuf_adds(sb, ",\"change_pct\":");
-	rp_json_double(sb, row->change_pct);
+	canon_json_double(sb, row->change_pct);
 	strbuf_adds(sb, ",\"p_value\":");
-	rp_json_double(sb, row->p_value);
+	canon_json_double(sb, row->p_value);
 	snprintf(buf, sizeof(buf), ",\"baseline_runs\":%zu,\"verdict\":\"",
 		 row->baseline_runs);
 	strbuf_adds(sb, buf);

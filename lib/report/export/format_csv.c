@@ -10,10 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "errmsg.h"
-#include "rp_baseline.h"
+#include "pipeline.h"
+#include "report.h"
+#include "rp.h"
 #include "rp_export.h"
-#include "rp_table.h"
+#include "series.h"
+#include "strbuf.h"
+#include "table.h"
+#include "units.h"
+#include "vals.h"
 
 static const int csv_ops[] = {
 	RP_OP_LAST, RP_OP_TOTAL, RP_OP_MAX, RP_OP_P50, RP_OP_P90, RP_OP_P99,
@@ -28,7 +35,7 @@ static void path_json(struct strbuf *sb, char *const *path, size_t n)
 	for (i = 0; i < n; i++) {
 		if (i)
 			strbuf_addc(sb, ',');
-		rp_json_str(sb, path[i]);
+		canon_json_str(sb, path[i]);
 	}
 	strbuf_addc(sb, ']');
 }
@@ -51,18 +58,18 @@ int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb)
 			return -ENOMEM;
 		}
 		n = row.width ? row.width : 1;
-		rp_display_of(row.p, &d);
+		units_display_of(row.p, &d);
 		for (e = 0; e < n; e++) {
-			csv_field(sb, s->case_name);
+			table_csv_field(sb, s->case_name);
 			strbuf_addc(sb, ',');
 			tmp.len = 0;
 			path_json(&tmp, s->path, s->path_len);
-			csv_field(sb, tmp.data ? tmp.data : "[]");
+			table_csv_field(sb, tmp.data ? tmp.data : "[]");
 			strbuf_addc(sb, ',');
-			csv_field(sb, s->name);
+			table_csv_field(sb, s->name);
 			strbuf_addc(sb, ',');
-			csv_field(sb, s->labels);
-			snprintf(buf, sizeof(buf), ",%s,%zu,", rp_status_name(s->status),
+			table_csv_field(sb, s->labels);
+			snprintf(buf, sizeof(buf), ",%s,%zu,", canon_status_name(s->status),
 				 s->raw.n);
 			strbuf_adds(sb, buf);
 			if (row.width) {
@@ -76,14 +83,14 @@ int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb)
 					shown |= row.ops[j] == csv_ops[k];
 				strbuf_addc(sb, ',');
 				if (shown && row.sums[e].n)
-					rp_json_double(sb, rp_summary_op(&row.sums[e], csv_ops[k]));
+					canon_json_double(sb, pipeline_summary_op(&row.sums[e], csv_ops[k]));
 			}
 			/* The display unit: the summaries times scale are in it. */
 			strbuf_addc(sb, ',');
 			if (d.unit)
-				csv_field(sb, d.unit);
+				table_csv_field(sb, d.unit);
 			strbuf_addc(sb, ',');
-			rp_json_double(sb, d.scale);
+			canon_json_double(sb, d.scale);
 			strbuf_adds(sb, "\r\n");
 		}
 		export_sums_free(&row);

@@ -5,15 +5,24 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
+#include "canon.h"
 #include "errmsg.h"
-#include "rp_baseline.h"
+#include "report.h"
 #include "rp_export.h"
-#include "rp_table.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strbuf.h"
+#include "units.h"
+#include "vals.h"
+#include "warn.h"
 
 static void json_series(struct strbuf *sb, const struct rp_series *s,
 			const struct export_sums *row)
@@ -22,23 +31,23 @@ static void json_series(struct strbuf *sb, const struct rp_series *s,
 	char buf[32];
 
 	strbuf_addc(sb, '{');
-	rp_emit_identity(sb, s->path, s->path_len, s->case_name, s->name,
-			 s->labels);
+	canon_emit_identity(sb, s->path, s->path_len, s->case_name, s->name,
+			       s->labels);
 	strbuf_adds(sb, ",\"shape\":");
-	rp_json_str(sb, s->shape);
+	canon_json_str(sb, s->shape);
 	strbuf_adds(sb, ",\"status\":\"");
-	strbuf_adds(sb, rp_status_name(s->status));
+	strbuf_adds(sb, canon_status_name(s->status));
 	strbuf_addc(sb, '"');
 	if (s->reason) {
 		strbuf_adds(sb, ",\"reason\":");
-		rp_json_str(sb, s->reason);
+		canon_json_str(sb, s->reason);
 	}
 	if (s->abort) {
 		strbuf_adds(sb, ",\"abort\":");
-		rp_json_str(sb, s->abort);
+		canon_json_str(sb, s->abort);
 	}
 	strbuf_adds(sb, ",\"source\":\"");
-	strbuf_adds(sb, rp_source_name(s->source));
+	strbuf_adds(sb, canon_source_name(s->source));
 	snprintf(buf, sizeof(buf), "\",\"points\":%zu", s->raw.n);
 	strbuf_adds(sb, buf);
 	snprintf(buf, sizeof(buf), ",\"processed\":%zu", row->pv.n);
@@ -46,13 +55,13 @@ static void json_series(struct strbuf *sb, const struct rp_series *s,
 	strbuf_adds(sb, ",\"policy\":");
 	strbuf_adds(sb, s->has_policy ? s->policy.json : "null");
 	strbuf_adds(sb, ",\"summarize\":\"");
-	strbuf_adds(sb, rp_op_name(row->p->summarize));
+	strbuf_adds(sb, canon_op_name(row->p->summarize));
 	strbuf_adds(sb, "\",\"summary\":");
 	export_sums_json_all(sb, row);
 	/* The display unit every output shows: summaries times scale. */
-	rp_display_of(row->p, &d);
+	units_display_of(row->p, &d);
 	strbuf_addc(sb, ',');
-	rp_display_json(sb, &d);
+	units_display_json(sb, &d);
 	strbuf_addc(sb, '}');
 }
 
@@ -81,10 +90,10 @@ int format_json_write(const struct ksft_metric_report *r, struct strbuf *sb)
 	strbuf_adds(sb, "],\n\"warnings\":[");
 	for (i = 0; i < r->warn.n; i++) {
 		strbuf_adds(sb, i ? ",\n{\"file\":" : "\n{\"file\":");
-		rp_json_str(sb, w[i].file);
+		canon_json_str(sb, w[i].file);
 		snprintf(buf, sizeof(buf), ",\"line\":%lu,\"reason\":", w[i].line);
 		strbuf_adds(sb, buf);
-		rp_json_str(sb, w[i].reason);
+		canon_json_str(sb, w[i].reason);
 		strbuf_addc(sb, '}');
 	}
 	snprintf(buf, sizeof(buf), "],\n\"warnings_total\":%zu}\n", r->warn.total);

@@ -8,15 +8,27 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
+#include "canon.h"
+#include "compare.h"
+#include "context.h"
 #include "errmsg.h"
-#include "rp_baseline.h"
+#include "pipeline.h"
+#include "report.h"
 #include "rp_export.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strbuf.h"
+#include "units.h"
+#include "vals.h"
 
 #define KCIDB_MAJOR 5
 #define KCIDB_MINOR 0	/* nothing newer is used: any v5 reader takes it */
@@ -76,7 +88,7 @@ static int part_metric(struct strbuf *sb, const char *name, const char *labels)
 			part_text(sb, json_string_value(v), json_string_length(v), 0);
 		} else {
 			val.len = 0;
-			rp_json_emit(&val, v);
+			canon_json_emit(&val, v);
 			part_text(sb, val.data ? val.data : "", val.len, 0);
 		}
 	}
@@ -117,10 +129,10 @@ static void hash_add(struct hash128 *h, const void *p, size_t n)
 	/* A length first, so ("ab", "c") and ("a", "bc") differ. */
 	uint64_t len = n;
 
-	h->a = rp_hash(&len, sizeof(len), h->a);
-	h->b = rp_hash(&len, sizeof(len), h->b);
-	h->a = rp_hash(p, n, h->a);
-	h->b = rp_hash(p, n, h->b);
+	h->a = series_hash(&len, sizeof(len), h->a);
+	h->b = series_hash(&len, sizeof(len), h->b);
+	h->a = series_hash(p, n, h->a);
+	h->b = series_hash(p, n, h->b);
 }
 
 /* The run's content: the same logs give the same test ids. */
@@ -196,10 +208,10 @@ static int valid_time(const char *s)
 static void kcidb_number(struct strbuf *sb, const struct rp_display *d, double value)
 {
 	strbuf_adds(sb, ",\"number\":{\"value\":");
-	rp_json_double(sb, value);
+	canon_json_double(sb, value);
 	if (d->unit) {
 		strbuf_adds(sb, ",\"unit\":");
-		rp_json_str(sb, d->unit);
+		canon_json_str(sb, d->unit);
 	}
 	strbuf_addc(sb, '}');
 }
@@ -234,7 +246,7 @@ static int drop_nulls_from(struct strbuf *sb, size_t at)
 		return -ENOMEM;	/* our own JSON: only memory fails */
 	drop_nulls(j);
 	sb->len = at;
-	rp_json_emit(sb, j);
+	canon_json_emit(sb, j);
 	json_decref(j);
 	return sb->oom ? -ENOMEM : 0;
 }
@@ -258,11 +270,11 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	strbuf_adds(sb, "{\"id\":");
 	snprintf(buf, sizeof(buf), "%s:ksftm-%016llx%016llx", o->origin,
 		 (unsigned long long)mix(h.a), (unsigned long long)mix(h.b));
-	rp_json_str(sb, buf);
+	canon_json_str(sb, buf);
 	strbuf_adds(sb, ",\"build_id\":");
-	rp_json_str(sb, o->build_id);
+	canon_json_str(sb, o->build_id);
 	strbuf_adds(sb, ",\"origin\":");
-	rp_json_str(sb, o->origin);
+	canon_json_str(sb, o->origin);
 	strbuf_adds(sb, ",\"path\":\"");
 	if (kcidb_path(sb, s)) {
 		export_sums_free(&m);
@@ -275,9 +287,9 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	 * past DBL_MAX, say) leaves "number" out and says why in misc
 	 * (doc/decisions.rst), rather than send a clamped value as measured.
 	 */
-	rp_display_of(m.p, &d);
+	units_display_of(m.p, &d);
 	if (!m.width && m.sums[0].n) {
-		cmp_value = rp_summary_op(&m.sums[0], m.compare);
+		cmp_value = pipeline_summary_op(&m.sums[0], m.compare);
 		/* 15 digits drop the product's noise: 0.6188 * 1000 is 618.8. */
 		if (d.scale != 1.0 && isfinite(cmp_value * d.scale)) {
 			snprintf(buf, sizeof(buf), "%.15g", cmp_value * d.scale);
@@ -290,31 +302,31 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	}
 	if (o->start_time) {
 		strbuf_adds(sb, ",\"start_time\":");
-		rp_json_str(sb, o->start_time);
+		canon_json_str(sb, o->start_time);
 	}
 	strbuf_adds(sb, ",\"misc\":");
 	misc_at = sb->len;
 	strbuf_adds(sb, "{\"context\":");
 	strbuf_adds(sb, context);
 	strbuf_adds(sb, ",\"ksft_metric\":{");
-	rp_emit_identity(sb, s->path, s->path_len, s->case_name, s->name, s->labels);
+	canon_emit_identity(sb, s->path, s->path_len, s->case_name, s->name, s->labels);
 	strbuf_adds(sb, ",\"status\":\"");
-	strbuf_adds(sb, rp_status_name(s->status));
+	strbuf_adds(sb, canon_status_name(s->status));
 	strbuf_adds(sb, "\",\"source\":\"");
-	strbuf_adds(sb, rp_source_name(s->source));
+	strbuf_adds(sb, canon_source_name(s->source));
 	snprintf(buf, sizeof(buf), "\",\"points\":%zu,\"processed\":%zu", s->raw.n, m.pv.n);
 	strbuf_adds(sb, buf);
 	strbuf_adds(sb, ",\"policy\":");
 	strbuf_adds(sb, s->has_policy ? s->policy.json : "null");
 	strbuf_adds(sb, ",\"compare\":\"");
-	strbuf_adds(sb, rp_op_name(m.compare));
+	strbuf_adds(sb, canon_op_name(m.compare));
 	strbuf_adds(sb, "\",\"summary\":");
 	export_sums_json_all(sb, &m);
 	strbuf_addc(sb, ',');
-	rp_display_json(sb, &d);
+	units_display_json(sb, &d);
 	if (!isfinite(cmp_value)) {
 		strbuf_adds(sb, ",\"number_omitted\":\"");
-		strbuf_adds(sb, rp_op_name(m.compare));
+		strbuf_adds(sb, canon_op_name(m.compare));
 		strbuf_adds(sb, isnan(cmp_value) ? " is NaN" :
 			    cmp_value > 0 ? " is +Inf" : " is -Inf");
 		strbuf_adds(sb, ": number.value must be a finite number\"");
@@ -360,10 +372,10 @@ int format_kcidb_write(const struct ksft_metric_report *r,
 				  o->start_time);
 	if (o->run_id && !*o->run_id)
 		return ksftm_fail(EINVAL, "KCIDB run id: empty");
-	ctx = rp_context_with(r, o->context, o->n_context, &err);
+	ctx = context_with(r, o->context, o->n_context, &err);
 	if (!ctx)
 		return err;
-	rp_json_emit(&ctx_text, ctx);
+	canon_json_emit(&ctx_text, ctx);
 	json_decref(ctx);
 	memset(&ix, 0, sizeof(ix));
 	if (o->comparison && export_rowix_build(o->comparison, &ix)) {

@@ -7,13 +7,25 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
+#include <ksftmetric/report.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
+#include "canon.h"
+#include "compare.h"
+#include "context.h"
 #include "errmsg.h"
-#include "rp_baseline.h"
+#include "pipeline.h"
+#include "report.h"
 #include "rp_export.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strbuf.h"
+#include "units.h"
+#include "vals.h"
 
 /* Cases by key, so that a case's series gather in one result: linear. */
 struct case_map {
@@ -41,7 +53,7 @@ static void case_map_free(struct case_map *m)
 /* The id of @key, adding it as @id when new. */
 static size_t case_map_get(struct case_map *m, const char *key, size_t id)
 {
-	size_t i = rp_hash(key, strlen(key), 0xcbf29ce484222325ull);
+	size_t i = series_hash(key, strlen(key), 0xcbf29ce484222325ull);
 
 	for (;; i++) {
 		if (!m->key[i & m->mask]) {
@@ -57,7 +69,7 @@ static size_t case_map_get(struct case_map *m, const char *key, size_t id)
 static void json_str_or_null(struct strbuf *sb, const char *s)
 {
 	if (s)
-		rp_json_str(sb, s);
+		canon_json_str(sb, s);
 	else
 		strbuf_adds(sb, "null");
 }
@@ -99,33 +111,33 @@ static int metric_json(struct strbuf *sb, const struct rp_series *s,
 
 	if (export_sums_init(&m, s))
 		return -ENOMEM;
-	better = rp_better_name(m.p->better);
+	better = canon_better_name(m.p->better);
 	strbuf_adds(sb, "{\"name\":");
-	rp_json_str(sb, s->name);
+	canon_json_str(sb, s->name);
 	strbuf_adds(sb, ",\"labels\":");
 	strbuf_adds(sb, s->labels);
 	strbuf_adds(sb, ",\"shape\":");
-	rp_json_str(sb, s->shape);
+	canon_json_str(sb, s->shape);
 	snprintf(buf, sizeof(buf), ",\"points\":%zu,\"processed\":%zu", s->raw.n, m.pv.n);
 	strbuf_adds(sb, buf);
 	strbuf_adds(sb, ",\"summarize\":\"");
-	strbuf_adds(sb, rp_op_name(m.p->summarize));
+	strbuf_adds(sb, canon_op_name(m.p->summarize));
 	strbuf_adds(sb, "\",\"summary\":");
 	export_sums_json_all(sb, &m);
 	strbuf_adds(sb, ",\"compare\":\"");
-	strbuf_adds(sb, rp_op_name(m.compare));
+	strbuf_adds(sb, canon_op_name(m.compare));
 	strbuf_adds(sb, "\",\"better\":");
 	json_str_or_null(sb, better);
 	/* The compare value of a scalar series: what a dashboard plots. */
 	strbuf_adds(sb, ",\"value\":");
 	if (!m.width && m.sums[0].n)
-		rp_json_double(sb, rp_summary_op(&m.sums[0], m.compare));
+		canon_json_double(sb, pipeline_summary_op(&m.sums[0], m.compare));
 	else
 		strbuf_adds(sb, "null");
 	/* Its display unit: value and summaries times scale are in unit. */
-	rp_display_of(m.p, &d);
+	units_display_of(m.p, &d);
 	strbuf_addc(sb, ',');
-	rp_display_json(sb, &d);
+	units_display_json(sb, &d);
 	verdicts_json(sb, ix, s->key);
 	strbuf_addc(sb, '}');
 	export_sums_free(&m);
@@ -146,15 +158,15 @@ static int result_json(struct strbuf *sb, const struct ksft_metric_report *r,
 	names_json(sb, &nm);
 	export_nipa_names_free(&nm);
 	strbuf_adds(sb, ",\"case\":");
-	rp_json_str(sb, s->case_name);
+	canon_json_str(sb, s->case_name);
 	strbuf_adds(sb, ",\"path\":[");
 	for (i = 0; i < s->path_len; i++) {
 		if (i)
 			strbuf_addc(sb, ',');
-		rp_json_str(sb, s->path[i]);
+		canon_json_str(sb, s->path[i]);
 	}
 	strbuf_adds(sb, "],\"ktap_status\":\"");
-	strbuf_adds(sb, rp_status_name(s->status));
+	strbuf_adds(sb, canon_status_name(s->status));
 	strbuf_adds(sb, "\",\"metrics\":[");
 	for (i = 0; i < n; i++) {
 		if (i)
@@ -189,8 +201,8 @@ static int missing_json(struct strbuf *sb, const struct ksft_metric_report_compa
 		names_json(sb, &nm);
 		export_nipa_names_free(&nm);
 		strbuf_addc(sb, ',');
-		rp_emit_identity(sb, row->path, row->path_len, row->case_name,
-				 row->name, row->labels);
+		canon_emit_identity(sb, row->path, row->path_len, row->case_name,
+				       row->name, row->labels);
 		strbuf_adds(sb, ",\"verdict\":");
 		export_row_json(sb, row);
 		strbuf_addc(sb, '}');
@@ -217,17 +229,17 @@ int format_nipa_write(const struct ksft_metric_report *r,
 	if (!cid || !start || !order || !ckey || case_map_init(&map, ns) ||
 	    (o->comparison && export_rowix_build(o->comparison, &ix)))
 		goto oom;
-	ctx = rp_context_with(r, o->context, o->n_context, &err);
+	ctx = context_with(r, o->context, o->n_context, &err);
 	if (!ctx)
 		goto out;
 	strbuf_adds(sb, "{\"format\":\"ksft-metric-nipa\",\"version\":1,\n\"context\":");
-	rp_json_emit(sb, ctx);
+	canon_json_emit(sb, ctx);
 	json_decref(ctx);
 	/* Cases in order of first appearance, their series in report order. */
 	for (i = 0; i < ns; i++) {
 		const struct rp_series *s = r->series[i];
 
-		ckey[i] = rp_make_key(s->path, s->path_len, s->case_name, "", "");
+		ckey[i] = series_make_key(s->path, s->path_len, s->case_name, "", "");
 		if (!ckey[i])
 			goto oom;
 		cid[i] = case_map_get(&map, ckey[i], ncases);

@@ -5,15 +5,20 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "errmsg.h"
-#include "rp_baseline.h"
+#include "pipeline.h"
+#include "report.h"
 #include "rp_export.h"
-#include "rp_table.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strbuf.h"
 
 static void om_name(struct strbuf *sb, const char *s, int metric)
 {
@@ -95,7 +100,7 @@ static int om_set_add(struct om_set *t, const char *s, size_t id, size_t *found)
 
 			if (!t->v[i])
 				continue;
-			h = rp_hash(t->v[i], strlen(t->v[i]), 0xcbf29ce484222325ull);
+			h = series_hash(t->v[i], strlen(t->v[i]), 0xcbf29ce484222325ull);
 			while (g.v[h & g.mask])
 				h++;
 			g.v[h & g.mask] = t->v[i];
@@ -106,7 +111,7 @@ static int om_set_add(struct om_set *t, const char *s, size_t id, size_t *found)
 		om_set_free(t);
 		*t = g;
 	}
-	for (i = rp_hash(s, len, 0xcbf29ce484222325ull); t->v[i & t->mask]; i++)
+	for (i = series_hash(s, len, 0xcbf29ce484222325ull); t->v[i & t->mask]; i++)
 		if (!strcmp(t->v[i & t->mask], s)) {
 			if (found)
 				*found = t->id[i & t->mask];
@@ -205,7 +210,7 @@ static int om_labels(struct strbuf *sb, const struct rp_series *s)
 		if (json_is_string(v))
 			strbuf_adds(&val, json_string_value(v));
 		else
-			rp_json_emit(&val, v);
+			canon_json_emit(&val, v);
 		strbuf_addc(sb, ',');
 		strbuf_adds(sb, names[ki++]);
 		strbuf_addc(sb, '=');
@@ -286,7 +291,7 @@ static void om_sample(struct strbuf *sb, const char *labels,
 	else if (isinf(v))
 		strbuf_adds(sb, v > 0 ? "+Inf" : "-Inf");
 	else
-		rp_json_double(sb, v);
+		canon_json_double(sb, v);
 	strbuf_addc(sb, '\n');
 }
 
@@ -306,7 +311,7 @@ static void om_metadata(struct strbuf *sb, const struct ksft_metric_report *r,
 
 	for (j = 0; j < left && fid[order[j]] == fid[order[0]]; j++) {
 		struct rp_policy scratch;
-		const struct rp_policy *p = rp_series_policy(r->series[order[j]], &scratch);
+		const struct rp_policy *p = series_policy(r->series[order[j]], &scratch);
 		const char *om = export_om_unit(p);
 
 		if (!help && p->disp_label)
@@ -400,9 +405,9 @@ int format_openmetrics_write(const struct ksft_metric_report *r, struct strbuf *
 					continue;
 				for (k = 0; k < row.nops; k++)
 					om_sample(sb, lab.data,
-						  rp_op_name(row.ops[k]),
+						  canon_op_name(row.ops[k]),
 						  row.width ? (long)e : -1,
-						  rp_summary_op(&row.sums[e], row.ops[k]));
+						  pipeline_summary_op(&row.sums[e], row.ops[k]));
 			}
 			export_sums_free(&row);
 		}

@@ -5,22 +5,34 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
+#include "format_text.h"
+#include "pipeline.h"
+#include "report.h"
 #include "rp_export.h"
-#include "rp_table.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strbuf.h"
+#include "table.h"
+#include "text_fit.h"
+#include "units.h"
+#include "vals.h"
 
 /* The series' one display unit and scale (model/units.c), whatever the
  * value's size: the same unit as JSON, CSV, HTML and the exports. */
-void text_unit_pick(struct text_unit *u, double ref, double scale, const char *label)
+void format_text_unit_pick(struct text_unit *u, double ref, double scale, const char *label)
 {
 	struct rp_display d;
 
 	(void)ref;
-	rp_display_choose(scale, label, 0, &d);
+	units_display_choose(scale, label, 0, &d);
 	u->mult = d.scale;
 	u->sym = d.unit ? d.unit : "";
 }
@@ -102,7 +114,7 @@ static void context_text(struct strbuf *out, const struct ksft_metric_report *r,
 	if (line.oom)
 		out->oom = 1;
 	else
-		text_wrap(out, line.data, text_fit_width(fmt), 0);
+		text_fit_wrap(out, line.data, text_fit_width(fmt), 0);
 	strbuf_addc(out, '\n');
 	strbuf_free(&line);
 }
@@ -111,7 +123,7 @@ static void context_text(struct strbuf *out, const struct ksft_metric_report *r,
 static int series_row(struct table *t, const struct rp_series *s, struct strbuf *sb)
 {
 	struct rp_policy scratch;
-	const struct rp_policy *p = rp_series_policy(s, &scratch);
+	const struct rp_policy *p = series_policy(s, &scratch);
 	struct text_unit u = { 1.0, "" };
 	struct rp_vals pv;
 	struct rp_cols c;
@@ -121,18 +133,18 @@ static int series_row(struct table *t, const struct rp_series *s, struct strbuf 
 	int ret = 0;
 
 	memset(&c, 0, sizeof(c));
-	if (rp_process(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
+	if (pipeline_apply(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
 		return -ENOMEM;
 	/* An array's elements pooled: one row per series (JSON and CSV keep
 	 * each element's summary). */
-	if (!rp_cols_build(&pv, &c)) {
+	if (!pipeline_cols_build(&pv, &c)) {
 		n = c.start[c.width];
 		x = c.x;
 	} else {
 		ret = -ENOMEM;
 	}
 	sb->len = 0;
-	rp_series_title(sb, NULL, 0, "", s->name, s->labels, -1);
+	canon_series_title(sb, NULL, 0, "", s->name, s->labels, -1);
 	ret |= table_cell(t, sb->data ? sb->data + 1 : "");
 	snprintf(buf, sizeof(buf), "%zu", s->raw.n);
 	ret |= table_cell(t, buf);
@@ -141,24 +153,24 @@ static int series_row(struct table *t, const struct rp_series *s, struct strbuf 
 		struct rp_display d;
 		double mid;
 
-		text_spread(sb, &u, x, n);
+		text_fit_spread(sb, &u, x, n);
 		mid = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 		/* The series' display unit (aggregated values: busy cores). */
-		rp_display_of(p, &d);
+		units_display_of(p, &d);
 		(void)mid;
 		if (d.unit || d.scale != 1.0) {
 			u.mult = d.scale;
 			u.sym = d.unit ? d.unit : "";
 			sb->len = 0;
-			text_spread(sb, &u, x, n);
+			text_fit_spread(sb, &u, x, n);
 		}
 	} else {
 		strbuf_addc(sb, '-');
 	}
 	ret |= table_cell(t, sb->data ? sb->data : "-");
 	ret |= table_cell(t, u.sym);
-	rp_cols_free(&c);
-	rp_vals_free(&pv);
+	pipeline_cols_free(&c);
+	vals_free(&pv);
 	return ret || sb->oom ? -ENOMEM : 0;
 }
 
@@ -197,12 +209,12 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 			strbuf_adds(&sb, " / ");
 		}
 		strbuf_adds(&sb, s->case_name);
-		snprintf(buf, sizeof(buf), ": %s, %zu series", rp_status_name(s->status), j - i);
+		snprintf(buf, sizeof(buf), ": %s, %zu series", canon_status_name(s->status), j - i);
 		strbuf_adds(&sb, buf);
 		if (i)
 			strbuf_addc(out, '\n');
 		if (!sb.oom)
-			text_wrap(out, sb.data, width, 0);
+			text_fit_wrap(out, sb.data, width, 0);
 		if ((ret = table_init(&t, 4)))
 			break;	/* -ENOMEM: the caller says so, never a cut table */
 		for (k = 0; k < 4; k++)
@@ -210,16 +222,16 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 		for (; !ret && i < j; i++)
 			ret |= series_row(&t, r->series[i], &sb);
 		if (!ret)
-			table_render_fit(&t, out, right, width, 2);
+			text_fit_render(&t, out, right, width, 2);
 		table_free(&t);
 	}
 	if (!r->n_series)
 		strbuf_adds(out, "no series\n");
 	if (r->n_series) {
 		strbuf_addc(out, '\n');
-		text_wrap(out, "N: points; VALUE: the median, with its range (fewer than 10"
-			  " points) or \xc2\xb1 its robust spread (1.4826 MAD) as a percentage",
-			  width, 0);
+		text_fit_wrap(out, "N: points; VALUE: the median, with its range (fewer than 10"
+			      " points) or \xc2\xb1 its robust spread (1.4826 MAD) as a percentage",
+			      width, 0);
 	}
 	strbuf_free(&sb);
 	return ret || out->oom ? -ENOMEM : 0;

@@ -6,10 +6,10 @@
 #include <errno.h>
 #include <jansson.h>
 
+#include "canon.h"
 #include "history_csv.h"
-#include "rp.h"
-#include "rp_table.h"
 #include "strbuf.h"
+#include "table.h"
 
 int history_csv_render(json_t *doc, struct strbuf *sb)
 {
@@ -25,25 +25,25 @@ int history_csv_render(json_t *doc, struct strbuf *sb)
 
 			json_array_foreach(changes, q, c)
 				starts |= (size_t)json_integer_value(json_object_get(c, "index")) == k;
-			csv_field(sb, json_string_value(json_object_get(series, "series")));
+			table_csv_field(sb, json_string_value(json_object_get(series, "series")));
 			strbuf_addc(sb, ',');
-			csv_field(sb, json_string_value(json_object_get(p, "run")));
+			table_csv_field(sb, json_string_value(json_object_get(p, "run")));
 			strbuf_addc(sb, ',');
-			csv_field(sb, json_string_value(json_object_get(p, "order")));
+			table_csv_field(sb, json_string_value(json_object_get(p, "order")));
 			strbuf_addc(sb, ',');
 			if (json_is_number(json_object_get(p, "value")))
-				rp_json_double(sb, json_number_value(json_object_get(p, "value")));
+				canon_json_double(sb, json_number_value(json_object_get(p, "value")));
 			strbuf_addc(sb, ',');
-			csv_field(sb, json_string_value(json_object_get(p, "status")));
+			table_csv_field(sb, json_string_value(json_object_get(p, "status")));
 			strbuf_addc(sb, ',');
-			csv_field(sb, json_string_value(json_object_get(p, "state")));
+			table_csv_field(sb, json_string_value(json_object_get(p, "state")));
 			strbuf_adds(sb, starts ? ",1," : ",0,");
 			/* The series' display unit: value times scale is in it. */
 			if (json_is_string(json_object_get(series, "unit")))
-				csv_field(sb, json_string_value(json_object_get(series, "unit")));
+				table_csv_field(sb, json_string_value(json_object_get(series, "unit")));
 			strbuf_addc(sb, ',');
-			rp_json_double(sb, json_is_number(json_object_get(series, "scale")) ?
-				       json_number_value(json_object_get(series, "scale")) : 1.0);
+			canon_json_double(sb, json_is_number(json_object_get(series, "scale")) ?
+					  json_number_value(json_object_get(series, "scale")) : 1.0);
 			strbuf_adds(sb, "\r\n");
 		}
 	}

@@ -11,7 +11,7 @@
 
 /* A run key from the content when the CI gives none: the same logs give
  * the same key, so ingesting them twice is refused, not duplicated. */
-char *history_content_key(const struct ksft_metric_report *r, const char *ctx,
+char *history_run_key(const struct ksft_metric_report *r, const char *ctx,
 			  const char *order)
 {
 	char *text = NULL, *key;

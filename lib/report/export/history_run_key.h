@@ -9,7 +9,7 @@ struct ksft_metric_report;
 
 /* The run id of @r when the CI gives none: a hash of its content, its
  * context text @ctx and its stored @order (or NULL). malloc'd; NULL: OOM. */
-char *history_content_key(const struct ksft_metric_report *r, const char *ctx,
+char *history_run_key(const struct ksft_metric_report *r, const char *ctx,
 			  const char *order);
 
 #endif

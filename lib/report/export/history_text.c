@@ -6,14 +6,17 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "history_text.h"
-#include "rp.h"
-#include "rp_table.h"
+#include "strbuf.h"
+#include "table.h"
+#include "text_fit.h"
 #include "verdict_vocab.h"
 
 /* The unit of @series's values (its newest policy's display units): one
@@ -30,7 +33,7 @@ static void series_unit(json_t *series, double ref, struct text_unit *u)
 
 static void value_text(struct strbuf *sb, const struct text_unit *u, json_t *v)
 {
-	text_value(sb, u, json_is_number(v) ? json_number_value(v) : NAN);
+	text_fit_value(sb, u, json_is_number(v) ? json_number_value(v) : NAN);
 }
 
 /* A point's verdict, and the marks triage left on it: where an accepted
@@ -55,8 +58,8 @@ static void metric_text(struct strbuf *sb, json_t *series)
 				  JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 	size_t at = sb->len;
 
-	rp_series_title(sb, NULL, 0, "", json_string_value(json_object_get(series, "metric")),
-			labels ? labels : "{}", -1);
+	canon_series_title(sb, NULL, 0, "", json_string_value(json_object_get(series, "metric")),
+			   labels ? labels : "{}", -1);
 	free(labels);
 	if (!sb->oom && sb->len > at) {	/* the empty case's space */
 		memmove(sb->data + at, sb->data + at + 1, sb->len - at);
@@ -105,7 +108,7 @@ static int runs_text(json_t *series, size_t width, struct strbuf *sb)
 		ret |= num.oom;
 	}
 	if (!ret)
-		table_render_fit(&t, sb, right, width, 4);
+		text_fit_render(&t, sb, right, width, 4);
 	table_free(&t);
 	strbuf_free(&num);
 	return ret ? -ENOMEM : 0;
@@ -139,7 +142,7 @@ static int series_row(struct table *t, json_t *series, struct strbuf *sb)
 	value_text(sb, &u, json_object_get(p, "value"));
 	ret |= table_cell(t, sb->data ? sb->data : "-");
 	sb->len = 0;
-	text_spread(sb, &u, x, m);
+	text_fit_spread(sb, &u, x, m);
 	ret |= table_cell(t, sb->data ? sb->data : "-");
 	ret |= verdict_cell(t, p);
 	snprintf(buf, sizeof(buf), "%zu", json_array_size(json_object_get(series, "changes")));
@@ -178,7 +181,7 @@ static void changes_text(json_t *series, size_t width, struct strbuf *out, struc
 			 json_number_value(json_object_get(c, "p_value")));
 		strbuf_adds(sb, buf);
 		if (!sb->oom)
-			text_wrap_hang(out, sb->data, width, 2, 4);
+			text_fit_wrap_hang(out, sb->data, width, 2, 4);
 	}
 }
 
@@ -226,12 +229,12 @@ int history_text_render(json_t *doc, int fmt, struct strbuf *sb)
 			changes += json_array_size(json_object_get(series, "changes"));
 			if (!same_case(prev, series) || (fmt & KSFT_METRIC_REPORT_TEXT_VERBOSE)) {
 				if (prev)
-					table_render_fit(&t, sb, right, width, 2);
+					text_fit_render(&t, sb, right, width, 2);
 				table_free(&t);
 				tmp.len = 0;
 				case_text(&tmp, series);
 				if (!tmp.oom)
-					text_wrap(sb, tmp.data, width, 0);
+					text_fit_wrap(sb, tmp.data, width, 0);
 				if ((ret = table_init(&t, 7)))
 					break;	/* -ENOMEM, after freeing what is held */
 				for (k = 0; k < 7; k++)
@@ -240,13 +243,13 @@ int history_text_render(json_t *doc, int fmt, struct strbuf *sb)
 			prev = series;
 			ret |= series_row(&t, series, &tmp);
 			if (!ret && (fmt & KSFT_METRIC_REPORT_TEXT_VERBOSE)) {
-				table_render_fit(&t, sb, right, width, 2);
+				text_fit_render(&t, sb, right, width, 2);
 				ret |= runs_text(series, width, sb);
 				prev = NULL;
 			}
 		}
 		if (prev && !ret)
-			table_render_fit(&t, sb, right, width, 2);
+			text_fit_render(&t, sb, right, width, 2);
 		table_free(&t);
 	}
 	if (!ret && changes) {
@@ -259,9 +262,9 @@ int history_text_render(json_t *doc, int fmt, struct strbuf *sb)
 	}
 	if (!ret && n) {
 		strbuf_addc(sb, '\n');
-		text_wrap(sb, "RUNS: runs shown; LAST: the newest run's value; VALUE: the median"
-			  " over the runs, with their range (fewer than 10) or \xc2\xb1 their"
-			  " robust spread; VERDICT: the newest run's; -v shows each run", width, 0);
+		text_fit_wrap(sb, "RUNS: runs shown; LAST: the newest run's value; VALUE: the median"
+			      " over the runs, with their range (fewer than 10) or \xc2\xb1 their"
+			      " robust spread; VERDICT: the newest run's; -v shows each run", width, 0);
 	}
 	strbuf_free(&tmp);
 	if (!n)

@@ -7,8 +7,17 @@
 #ifndef KSFTM_RP_EXPORT_H
 #define KSFTM_RP_EXPORT_H
 
-#include "rp.h"
-#include "rp_compare.h"
+#include <ksftmetric/report.h>
+#include <stddef.h>
+
+#include "report.h"
+#include "rp_policy.h"
+#include "strbuf.h"
+#include "vals.h"
+
+struct cmp_row;
+struct rp_series;
+struct rp_summary;
 
 /* NIPA's namify(): [^0-9a-zA-Z]+ -> "-", a trailing "-" dropped, "" -> "no-name". */
 void export_namify(struct strbuf *sb, const char *s);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rp_table.h"
+#include "table.h"
 
 int table_init(struct table *t, size_t cols)
 {
@@ -90,7 +90,7 @@ static int csv_formula(const char *s)
 	return s[0] && strchr("=+-@\t\r", s[0]);
 }
 
-void csv_field(struct strbuf *sb, const char *s)
+void table_csv_field(struct strbuf *sb, const char *s)
 {
 	int formula = csv_formula(s);
 

@@ -11,14 +11,15 @@
 
 #include <ksftmetric/report.h>
 
-#include "rp_table.h"
+#include "table.h"
+#include "text_fit.h"
 
 size_t text_fit_width(int fmt)
 {
 	return fmt & KSFT_METRIC_REPORT_TEXT_NARROW ? TEXT_NARROW : TEXT_WIDE;
 }
 
-void text_num(struct strbuf *sb, double v)
+void text_fit_num(struct strbuf *sb, double v)
 {
 	double a = fabs(v);
 	char buf[64];
@@ -40,9 +41,9 @@ void text_num(struct strbuf *sb, double v)
 	strbuf_adds(sb, buf);
 }
 
-void text_value(struct strbuf *sb, const struct text_unit *u, double v)
+void text_fit_value(struct strbuf *sb, const struct text_unit *u, double v)
 {
-	text_num(sb, isfinite(v) ? v * u->mult : v);
+	text_fit_num(sb, isfinite(v) ? v * u->mult : v);
 }
 
 static int dbl_cmp(const void *a, const void *b)
@@ -57,7 +58,7 @@ static double sorted_median(const double *x, size_t n)
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
 }
 
-void text_spread(struct strbuf *sb, const struct text_unit *u, double *x, size_t n)
+void text_fit_spread(struct strbuf *sb, const struct text_unit *u, double *x, size_t n)
 {
 	double med, *dev;
 	size_t i;
@@ -69,14 +70,14 @@ void text_spread(struct strbuf *sb, const struct text_unit *u, double *x, size_t
 	}
 	qsort(x, n, sizeof(*x), dbl_cmp);
 	med = sorted_median(x, n);
-	text_value(sb, u, med);
+	text_fit_value(sb, u, med);
 	if (n == 1 || x[0] == x[n - 1])
 		return;
 	if (n < TEXT_FEW) {	/* a spread of a few points would mislead: their range */
 		strbuf_adds(sb, " (");
-		text_value(sb, u, x[0]);
+		text_fit_value(sb, u, x[0]);
 		strbuf_adds(sb, "\xe2\x80\xa6");	/* U+2026 */
-		text_value(sb, u, x[n - 1]);
+		text_fit_value(sb, u, x[n - 1]);
 		strbuf_addc(sb, ')');
 		return;
 	}
@@ -95,13 +96,13 @@ void text_spread(struct strbuf *sb, const struct text_unit *u, double *x, size_t
 		snprintf(buf, sizeof(buf), med == 0.0 || med >= 1.0 ? "%.0f%%" : "%.1f%%", med);
 		strbuf_adds(sb, buf);
 	} else {
-		text_value(sb, u, 1.4826 * sorted_median(dev, n));
+		text_fit_value(sb, u, 1.4826 * sorted_median(dev, n));
 	}
 	free(dev);
 }
 
 /* Display columns of @s (UTF-8 continuation bytes do not count). */
-size_t text_cols(const char *s)
+size_t text_fit_cols(const char *s)
 {
 	size_t n = 0;
 
@@ -142,7 +143,7 @@ static size_t wrap_at(struct strbuf *sb, const char *s, size_t at, size_t col, s
 			sb->oom = 1;
 			return at;
 		}
-		w = text_cols(word);
+		w = text_fit_cols(word);
 		if (!first || at > col) {
 			if (at + !first + w > width) {
 				end_line(sb);
@@ -193,7 +194,7 @@ static void row_line(const struct table *t, size_t r, size_t c0, struct strbuf *
 	pad(sb, indent);
 	for (c = c0; c < t->cols; c++) {
 		const char *cell = t->cells[r * t->cols + c];
-		size_t gap = t->width[c] - text_cols(cell);
+		size_t gap = t->width[c] - text_fit_cols(cell);
 
 		if (right && right[c])
 			pad(sb, gap);
@@ -209,8 +210,8 @@ static void row_line(const struct table *t, size_t r, size_t c0, struct strbuf *
 	end_line(sb);
 }
 
-void table_render_fit(const struct table *t, struct strbuf *sb, const int *right,
-		      size_t width, size_t indent)
+void text_fit_render(const struct table *t, struct strbuf *sb, const int *right,
+		     size_t width, size_t indent)
 {
 	size_t rows = t->n / t->cols, total = indent, last, last2, r, c;
 
@@ -254,7 +255,7 @@ void table_render_fit(const struct table *t, struct strbuf *sb, const int *right
 				sb->oom = 1;
 				return;
 			}
-			if (at > indent + 4 && at + 2 + text_cols(item) > width) {
+			if (at > indent + 4 && at + 2 + text_fit_cols(item) > width) {
 				end_line(sb);
 				pad(sb, indent + 4);
 				at = indent + 4;
@@ -270,12 +271,12 @@ void table_render_fit(const struct table *t, struct strbuf *sb, const int *right
 	}
 }
 
-void text_wrap(struct strbuf *sb, const char *s, size_t width, size_t indent)
+void text_fit_wrap(struct strbuf *sb, const char *s, size_t width, size_t indent)
 {
-	text_wrap_hang(sb, s, width, indent, indent);
+	text_fit_wrap_hang(sb, s, width, indent, indent);
 }
 
-void text_wrap_hang(struct strbuf *sb, const char *s, size_t width, size_t indent, size_t hang)
+void text_fit_wrap_hang(struct strbuf *sb, const char *s, size_t width, size_t indent, size_t hang)
 {
 	pad(sb, indent);
 	wrap_at(sb, s, indent, hang, width);

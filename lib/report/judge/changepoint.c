@@ -59,7 +59,7 @@ static double ibeta(double a, double b, double x)
 	return 1.0 - front * beta_cf(b, a, 1.0 - x) / b;
 }
 
-double student_t_two_sided(double t, double df)
+double changepoint_student_t_two_sided(double t, double df)
 {
 	if (isnan(t) || !(df > 0))
 		return NAN;
@@ -82,7 +82,7 @@ static void mean_var(const double *x, size_t n, double *mean, double *var)
 	*var = n > 1 ? s / (double)(n - 1) : 0.0;
 }
 
-double welch_p(const double *a, size_t na, const double *b, size_t nb)
+double changepoint_welch_p(const double *a, size_t na, const double *b, size_t nb)
 {
 	double ma, va, mb, vb, sa, sb, se2, t, df;
 
@@ -98,7 +98,7 @@ double welch_p(const double *a, size_t na, const double *b, size_t nb)
 	t = (ma - mb) / sqrt(se2);
 	df = se2 * se2 / ((sa > 0 ? sa * sa / (double)(na - 1) : 0) +
 			  (sb > 0 ? sb * sb / (double)(nb - 1) : 0));
-	return student_t_two_sided(t, df);
+	return changepoint_student_t_two_sided(t, df);
 }
 
 /*
@@ -235,7 +235,7 @@ static void segment(const double *x, size_t lo, size_t hi, const struct cp_opts 
 	tau = best_split(x + lo, hi - lo, o->min_size, &q);
 	if (!tau)
 		return;
-	p = welch_p(x + lo, tau, x + lo + tau, hi - lo - tau);
+	p = changepoint_welch_p(x + lo, tau, x + lo + tau, hi - lo - tau);
 	mean_var(x + lo, tau, &ma, &va);
 	mean_var(x + lo + tau, hi - lo - tau, &mb, &vb);
 	if (!(p < o->max_p) || (o->min_change > 0 && ma != 0 &&
@@ -256,8 +256,8 @@ static int cmp_cp(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-int changepoints_find(const double *x, size_t n, const struct cp_opts *opts,
-		      struct changepoint **out)
+int changepoint_find(const double *x, size_t n, const struct cp_opts *opts,
+		     struct changepoint **out)
 {
 	struct cp_opts o = CP_OPTS_DEFAULT;
 	struct cp_list l = { 0 };
@@ -296,7 +296,7 @@ int changepoints_find(const double *x, size_t n, const struct cp_opts *opts,
 			size_t a = i ? l.v[i - 1].index : 0;
 			size_t b = i + 1 < l.n ? l.v[i + 1].index : n;
 			size_t c = l.v[i].index;
-			double p = (c - a >= 2 && b - c >= 2) ? welch_p(x + a, c - a, x + c, b - c) : NAN;
+			double p = (c - a >= 2 && b - c >= 2) ? changepoint_welch_p(x + a, c - a, x + c, b - c) : NAN;
 			double ma, mb, va, vb;
 
 			if (c - a >= 1 && b - c >= 1) {

@@ -52,13 +52,13 @@ struct changepoint {
  * neighbouring change points (or the ends). @out is malloc'd (free()).
  * @return the number found, or -ENOMEM.
  */
-int changepoints_find(const double *x, size_t n, const struct cp_opts *opts,
-		      struct changepoint **out);
+int changepoint_find(const double *x, size_t n, const struct cp_opts *opts,
+		     struct changepoint **out);
 
 /* Two-sided p-value of Welch's t-test between @a[0..na) and @b[0..nb). */
-double welch_p(const double *a, size_t na, const double *b, size_t nb);
+double changepoint_welch_p(const double *a, size_t na, const double *b, size_t nb);
 
 /* Student t distribution: P(|T| >= t) with @df degrees of freedom. */
-double student_t_two_sided(double t, double df);
+double changepoint_student_t_two_sided(double t, double df);
 
 #endif

@@ -7,16 +7,27 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <ksftmetric/report.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
+#include "canon.h"
 #include "changepoint.h"
+#include "compare.h"
 #include "errmsg.h"
 #include "opts_size.h"
 #include "order_stats.h"
-#include "rp_baseline.h"
-#include "rp_compare.h"
+#include "pipeline.h"
+#include "report.h"
+#include "rp.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "stats.h"
+#include "strpool.h"
+#include "vals.h"
 
 /* Baseline series grouped by key, in first-seen order. */
 struct bkey {
@@ -49,7 +60,7 @@ static void bindex_free(struct bindex *ix)
 
 static struct bkey *bindex_find(const struct bindex *ix, const char *key)
 {
-	uint64_t h = rp_key_hash(key, strlen(key));
+	uint64_t h = series_key_hash(key, strlen(key));
 	struct bkey *k;
 
 	for (k = ix->b[h & ix->mask]; k; k = k->next)
@@ -82,7 +93,7 @@ static int bindex_build(struct bindex *ix, const struct ksft_metric_report_basel
 				if (!k)
 					return -ENOMEM;
 				k->key = s->key;
-				k->hash = rp_key_hash(s->key, strlen(s->key));
+				k->hash = series_key_hash(s->key, strlen(s->key));
 				k->next = ix->b[k->hash & ix->mask];
 				ix->b[k->hash & ix->mask] = k;
 				ix->order[ix->n++] = k;
@@ -104,10 +115,10 @@ static int bindex_build(struct bindex *ix, const struct ksft_metric_report_basel
 
 /* ---- rows ----------------------------------------------------------- */
 
-struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
-			    char *const *path, size_t path_len,
-			    const char *case_name, const char *name,
-			    const char *labels, long element)
+struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
+				char *const *path, size_t path_len,
+				const char *case_name, const char *name,
+				const char *labels, long element)
 {
 	struct cmp_row *row;
 
@@ -120,21 +131,21 @@ struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
 		c->rows = v;
 		c->cap = cap;
 	}
-	if (!c->pool && !(c->pool = rp_strpool_new()))
+	if (!c->pool && !(c->pool = strpool_new()))
 		return NULL;
 	row = &c->rows[c->n];
 	memset(row, 0, sizeof(*row));
 	/* Identity strings are the comparison's pool's; a test's rows share a path. */
-	row->path = rp_strpool_path(c->pool, path, path_len,
-				    c->n ? c->rows[c->n - 1].path : NULL,
-				    c->n ? c->rows[c->n - 1].path_len : 0);
+	row->path = strpool_path(c->pool, path, path_len,
+				 c->n ? c->rows[c->n - 1].path : NULL,
+				 c->n ? c->rows[c->n - 1].path_len : 0);
 	if (!row->path)
 		return NULL;
 	c->n++;		/* from here on freed with the comparison */
 	row->path_len = path_len;
-	row->case_name = (char *)rp_strpool_intern(c->pool, case_name, strlen(case_name));
-	row->name = (char *)rp_strpool_intern(c->pool, name, strlen(name));
-	row->labels = (char *)rp_strpool_intern(c->pool, labels, strlen(labels));
+	row->case_name = (char *)strpool_intern(c->pool, case_name, strlen(case_name));
+	row->name = (char *)strpool_intern(c->pool, name, strlen(name));
+	row->labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
 	if (!row->case_name || !row->name || !row->labels)
 		return NULL;
 	row->element = element;
@@ -148,7 +159,7 @@ struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
 	return row;
 }
 
-int cmp_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride)
+int compare_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride)
 {
 	size_t i, m = 0;
 	double *v, *dev;
@@ -177,13 +188,13 @@ int cmp_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride
 	return 0;
 }
 
-int cmp_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e)
+int compare_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e)
 {
 	size_t k = e < 0 ? 0 : (size_t)e;
 
 	if (!v->n || k >= v->width)
-		return cmp_spread_of(s, NULL, 0, 1);
-	return cmp_spread_of(s, v->v + k, v->n, v->width);
+		return compare_spread_of(s, NULL, 0, 1);
+	return compare_spread_of(s, v->v + k, v->n, v->width);
 }
 
 /* The row's values are shown in the policy's display units: 0 or -ENOMEM. */
@@ -202,8 +213,8 @@ static int single_op(int summarize)
 	return summarize >= RP_OP_LAST && summarize <= RP_OP_P99 ? summarize : RP_OP_P50;
 }
 
-int rp_case_failed(const struct ksft_metric_report *r, const char *const *path,
-		   size_t path_len, const char *case_name)
+int compare_case_failed(const struct ksft_metric_report *r, const char *const *path,
+			size_t path_len, const char *case_name)
 {
 	size_t i, k;
 
@@ -242,7 +253,7 @@ static void gate_for(const struct rp_policy *p, int source,
 	g->better = p->better ? p->better : 1;
 	if (o->tolerance_pct >= 0) {
 		g->rel = o->tolerance_pct / 100.0;
-	} else if (!rp_default_gate(source, &g->op, &g->better, &g->rel)) {
+	} else if (!rp_policy_default_gate(source, &g->op, &g->better, &g->rel)) {
 		g->gated = 0;
 		g->better = p->better;
 	}
@@ -321,14 +332,14 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	for (r = 0; k && r < k->n; r++) {
 		const struct rp_vals *s = &k->v[r]->samples;
 
-		if (rp_vals_is_array(s) != (elem != (size_t)-1))
+		if (vals_is_array(s) != (elem != (size_t)-1))
 			continue;
-		if (rp_summarize(s, elem == (size_t)-1 ? 0 : elem, &sum))
+		if (pipeline_summarize(s, elem == (size_t)-1 ? 0 : elem, &sum))
 			return -ENOMEM;
 		if (sum.n)
-			sc->runvals[nruns++] = rp_summary_op(&sum, op);
-		npool += rp_element_values(s, elem == (size_t)-1 ? 0 : elem,
-					   sc->pool + npool);
+			sc->runvals[nruns++] = pipeline_summary_op(&sum, op);
+		npool += pipeline_element_values(s, elem == (size_t)-1 ? 0 : elem,
+						 sc->pool + npool);
 	}
 	row->baseline_runs = nruns;
 	row->n_baseline = npool;
@@ -336,16 +347,16 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	if (cur) {
 		size_t e = elem == (size_t)-1 ? 0 : elem;
 
-		if (rp_summarize(cur, e, &sum))
+		if (pipeline_summarize(cur, e, &sum))
 			return -ENOMEM;
-		row->current = sum.n ? rp_summary_op(&sum, op) : NAN;
-		row->n_current = rp_element_values(cur, e, sc->cur);
+		row->current = sum.n ? pipeline_summary_op(&sum, op) : NAN;
+		row->n_current = pipeline_element_values(cur, e, sc->cur);
 	}
 	if (row->n_current >= 2 && row->n_baseline >= 2)
-		row->p_value = rp_mann_whitney(sc->cur, row->n_current, sc->pool,
-					       row->n_baseline);
-	if (cmp_spread_of(&row->base_spread, sc->pool, row->n_baseline, 1) ||
-	    cmp_spread_of(&row->cur_spread, sc->cur, row->n_current, 1))
+		row->p_value = stats_mann_whitney(sc->cur, row->n_current, sc->pool,
+						  row->n_baseline);
+	if (compare_spread_of(&row->base_spread, sc->pool, row->n_baseline, 1) ||
+	    compare_spread_of(&row->cur_spread, sc->cur, row->n_current, 1))
 		return -ENOMEM;
 	return 0;
 }
@@ -366,36 +377,36 @@ static int measure_elem(struct cmp_row *row, const struct rp_cols *cur_c,
 
 	for (r = 0; r < nrun; r++)
 		if (run_c[r])
-			npool += rp_cols_get(run_c[r], e, &x);
+			npool += pipeline_cols_get(run_c[r], e, &x);
 	if (reserve(&sc->pool, &sc->cap_pool, npool + 1) ||
 	    reserve(&sc->runvals, &sc->cap_runs, nrun + 1) ||
-	    reserve(&sc->cur, &sc->cap_cur, rp_cols_get(cur_c, e, &x) + 1))
+	    reserve(&sc->cur, &sc->cap_cur, pipeline_cols_get(cur_c, e, &x) + 1))
 		return -ENOMEM;
 	npool = 0;
 	for (r = 0; r < nrun; r++) {
 		if (!run_c[r])
 			continue;
-		n = rp_cols_get(run_c[r], e, &x);
+		n = pipeline_cols_get(run_c[r], e, &x);
 		memcpy(sc->pool + npool, x, n * sizeof(double));
 		/* Sorts that part of the pool: order does not matter there. */
-		rp_summarize_values(sc->pool + npool, n, &sum);
+		pipeline_summarize_values(sc->pool + npool, n, &sum);
 		if (n)
-			sc->runvals[nruns++] = rp_summary_op(&sum, op);
+			sc->runvals[nruns++] = pipeline_summary_op(&sum, op);
 		npool += n;
 	}
 	row->baseline_runs = nruns;
 	row->n_baseline = npool;
 	row->baseline = nruns ? ksftm_median(sc->runvals, nruns) : NAN;
-	n = rp_cols_get(cur_c, e, &x);
+	n = pipeline_cols_get(cur_c, e, &x);
 	memcpy(sc->cur, x, n * sizeof(double));
-	rp_summarize_values(sc->cur, n, &sum);
-	row->current = n ? rp_summary_op(&sum, op) : NAN;
+	pipeline_summarize_values(sc->cur, n, &sum);
+	row->current = n ? pipeline_summary_op(&sum, op) : NAN;
 	row->n_current = n;
 	if (row->n_current >= 2 && row->n_baseline >= 2)
-		row->p_value = rp_mann_whitney(sc->cur, row->n_current, sc->pool,
-					       row->n_baseline);
-	if (cmp_spread_of(&row->base_spread, sc->pool, row->n_baseline, 1) ||
-	    cmp_spread_of(&row->cur_spread, sc->cur, row->n_current, 1))
+		row->p_value = stats_mann_whitney(sc->cur, row->n_current, sc->pool,
+						  row->n_baseline);
+	if (compare_spread_of(&row->base_spread, sc->pool, row->n_baseline, 1) ||
+	    compare_spread_of(&row->cur_spread, sc->cur, row->n_current, 1))
 		return -ENOMEM;
 	return 0;
 }
@@ -406,7 +417,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 			  struct scratch *sc)
 {
 	struct rp_policy scratch;
-	const struct rp_policy *p = rp_series_policy(s, &scratch);
+	const struct rp_policy *p = series_policy(s, &scratch);
 	struct rp_vals pv;
 	struct rp_cols cur_c = { 0, NULL, NULL }, **run_c = NULL;
 	struct gate g;
@@ -415,10 +426,10 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 	int ret = 0, shape_change = 0;
 
 	gate_for(p, s->source, o, &g);
-	if (rp_status_failed(s->status) && g.gated && g.better) {
+	if (canon_status_failed(s->status) && g.gated && g.better) {
 		/* A failed case's values are no measurement: not judged, and
 		 * said so (never a regression, never silently passed). */
-		row = cmp_row_new(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
+		row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
 		if (!row || row_display(row, p))
 			return -ENOMEM;
 		row->has_current = 1;
@@ -428,19 +439,19 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		row->fails = !o->allow_missing;
 		return 0;
 	}
-	if (rp_process(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
+	if (pipeline_apply(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
 		return -ENOMEM;
-	width = rp_vals_is_array(&pv) ? pv.width : 0;
+	width = vals_is_array(&pv) ? pv.width : 0;
 	for (r = 0; k && r < k->n; r++) {
 		const struct rp_vals *b = &k->v[r]->samples;
 
-		if (rp_vals_is_array(b) != rp_vals_is_array(&pv))
+		if (vals_is_array(b) != vals_is_array(&pv))
 			shape_change = 1;
-		else if (rp_vals_is_array(b) && b->width > width)
+		else if (vals_is_array(b) && b->width > width)
 			width = b->width;
 	}
-	if (!k || shape_change || !rp_vals_is_array(&pv)) {
-		row = cmp_row_new(c, s->path, s->path_len, s->case_name, s->name,
+	if (!k || shape_change || !vals_is_array(&pv)) {
+		row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name,
 			      s->labels, -1);
 		if (!row) {
 			ret = -ENOMEM;
@@ -451,7 +462,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 			ret = -ENOMEM;
 			goto out;
 		}
-		if (!rp_vals_is_array(&pv) &&
+		if (!vals_is_array(&pv) &&
 		    measure(row, &pv, shape_change ? NULL : k, (size_t)-1, g.op, sc)) {
 			ret = -ENOMEM;
 			goto out;
@@ -468,15 +479,15 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		goto out;
 	}
 	run_c = calloc(k->n + 1, sizeof(*run_c));
-	if (!run_c || rp_cols_build(&pv, &cur_c)) {
+	if (!run_c || pipeline_cols_build(&pv, &cur_c)) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (r = 0; r < k->n; r++) {
-		if (!rp_vals_is_array(&k->v[r]->samples))
+		if (!vals_is_array(&k->v[r]->samples))
 			continue;
 		run_c[r] = malloc(sizeof(**run_c));
-		if (!run_c[r] || rp_cols_build(&k->v[r]->samples, run_c[r])) {
+		if (!run_c[r] || pipeline_cols_build(&k->v[r]->samples, run_c[r])) {
 			free(run_c[r]);
 			run_c[r] = NULL;
 			ret = -ENOMEM;
@@ -484,7 +495,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		}
 	}
 	for (e = 0; e < width; e++) {
-		row = cmp_row_new(c, s->path, s->path_len, s->case_name, s->name,
+		row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name,
 			      s->labels, (long)e);
 		if (!row || row_display(row, p) ||
 		    measure_elem(row, &cur_c, run_c, k->n, e, g.op, sc)) {
@@ -497,12 +508,12 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 out:
 	for (r = 0; run_c && r < k->n; r++)
 		if (run_c[r]) {
-			rp_cols_free(run_c[r]);
+			pipeline_cols_free(run_c[r]);
 			free(run_c[r]);
 		}
 	free(run_c);
-	rp_cols_free(&cur_c);
-	rp_vals_free(&pv);
+	pipeline_cols_free(&cur_c);
+	vals_free(&pv);
 	return ret;
 }
 
@@ -529,7 +540,7 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 			break;
 		}
 	gate_for(p, s->source, o, &g);
-	row = cmp_row_new(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
+	row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
 	if (!row || row_display(row, p))
 		return -ENOMEM;
 	if (!s->is_array && measure(row, NULL, k, (size_t)-1, g.op, sc))
@@ -538,7 +549,7 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 	row->compare = g.op;
 	/* Missing because its case failed: that, not a lost series. */
 	if (g.gated && g.better &&
-	    rp_case_failed(cur, (const char *const *)s->path, s->path_len, s->case_name)) {
+	    compare_case_failed(cur, (const char *const *)s->path, s->path_len, s->case_name)) {
 		row->verdict = KSFTM_VERDICT_CASE_FAILED;
 		row->fails = !o->allow_missing;
 		return 0;
@@ -558,7 +569,7 @@ ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
 	for (i = 0; i < c->n; i++)
 		free(c->rows[i].disp_label);	/* the rest: the pool's */
 	free(c->rows);
-	rp_strpool_free(c->pool);
+	strpool_free(c->pool);
 	free(c);
 }
 
@@ -645,8 +656,8 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 	out->name = row->name;
 	out->labels_json = row->labels;
 	out->element = row->element;
-	out->compare = rp_op_name(row->compare);
-	out->better = rp_better_name(row->better);
+	out->compare = canon_op_name(row->compare);
+	out->better = canon_better_name(row->better);
 	out->baseline = row->baseline;
 	out->current = row->current;
 	out->change_pct = row->change_pct;

@@ -273,7 +273,7 @@ static double raw_of_normal(double z, double df)
 		return z;
 	for (i = 0; i < 200; i++) {
 		mid = (lo + hi) / 2;
-		if (student_t_two_sided(mid, df) / 2 > want)
+		if (changepoint_student_t_two_sided(mid, df) / 2 > want)
 			lo = mid;
 		else
 			hi = mid;
@@ -288,7 +288,7 @@ static double normal_of_raw(double t, double df)
 
 	if (t < 1)
 		return t;
-	tail = student_t_two_sided(t, df) / 2;
+	tail = changepoint_student_t_two_sided(t, df) / 2;
 	return tail > 0 ? normal_upper_quantile(tail) : t;
 }
 
@@ -313,7 +313,7 @@ static double residual(const struct noise *nz, int better, double x, size_t r, d
 	df = tail_df(nz);
 	if (fabs(t) < 1)
 		return t;
-	tail = student_t_two_sided(fabs(t), df) / 2;
+	tail = changepoint_student_t_two_sided(fabs(t), df) / 2;
 	if (!(tail > 0))
 		return t;
 	return t > 0 ? normal_upper_quantile(tail) : -normal_upper_quantile(tail);
@@ -492,8 +492,8 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	s->z_cusum = za;
 	s->z_local = zl;
 	s->z = fmax(0, two_ways(zl, za, idle)) - fmax(0, two_ways(-zl, -za, idle));
-	s->p_value = gate_detector_p(s->cusum, two_ways(zl, za, idle));
-	s->p_improve = gate_detector_p(down, two_ways(-zl, -za, idle));
+	s->p_value = gate_cusum_detector_p(s->cusum, two_ways(zl, za, idle));
+	s->p_improve = gate_cusum_detector_p(down, two_ways(-zl, -za, idle));
 	s->sigma = rel_size(&nz, sqrt(nz.sb2 + nz.sw2 * (s->repeats ? 1.0 / (double)s->repeats :
 							  mean_inv_r)));
 	s->sigma_between = rel_size(&nz, sqrt(nz.sb2));
@@ -629,7 +629,7 @@ static int judge_scaled(struct gate_series *s, size_t n, const struct gate_opts 
 
 		if (g->verdict != GATE_NO_CHANGE)
 			continue;
-		alpha = gate_series_budget(s, n, i, o->fdr);
+		alpha = gate_control_series_budget(s, n, i, o->fdr);
 		if (!isnan(g->p_value)) {
 			double c = gate_far_margin(model[i].n_far, alpha * GATE_FAR_SHARE);
 

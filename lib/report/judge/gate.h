@@ -244,7 +244,7 @@ double gate_cusum_arl(double mu, double k, double h);
 /* The detector's p-value of a regression CUSUM @s whose run's residual is
  * @z: min(GATE_CUSUM_SOJOURN / ARL0(s) / (1 - w), P(Z >= z) / w), w the
  * run-alone share GATE_SHEWHART_SHARE. */
-double gate_detector_p(double s, double z);
+double gate_cusum_detector_p(double s, double z);
 
 /* The threshold h at which an unchanged series alarms in a fraction @alpha
  * of runs (GATE_CUSUM_SOJOURN / ARL0(h) = alpha). */

@@ -18,7 +18,7 @@ static double run_alone_z(double budget)
 	while (hi - lo > 1e-12) {
 		double mid = (lo + hi) / 2;
 
-		*(gate_detector_p(0, mid) > budget ? &lo : &hi) = mid;
+		*(gate_cusum_detector_p(0, mid) > budget ? &lo : &hi) = mid;
 	}
 	return hi;
 }
@@ -174,7 +174,7 @@ int gate_band_judge(struct gate_series *s, size_t n, const struct gate_opts *o,
 		g->sigma = s[i].sigma;
 		g->sigma_between = s[i].sigma_between;
 		g->sigma_within = s[i].sigma_within;
-		g->budget = gate_series_budget(s, n, i, o->fdr);
+		g->budget = gate_control_series_budget(s, n, i, o->fdr);
 		g->h = gate_cusum_h(g->budget * (1 - GATE_SHEWHART_SHARE), GATE_CUSUM_K);
 		g->z_alarm = zs = run_alone_z(g->budget);
 		if (!next[i]) {

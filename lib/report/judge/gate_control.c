@@ -138,7 +138,7 @@ out:
 	return ret;
 }
 
-double gate_series_budget(const struct gate_series *s, size_t n, size_t i, double q)
+double gate_control_series_budget(const struct gate_series *s, size_t n, size_t i, double q)
 {
 	size_t j, k, groups = 0, m = 0;
 

@@ -24,6 +24,6 @@ int gate_control(struct gate_series *s, size_t n, double q);
 
 /* The per-run budget of series @i when it alone moves: q / (G * m), G the
  * groups with a tested series, m the tested series of its group. */
-double gate_series_budget(const struct gate_series *s, size_t n, size_t i, double q);
+double gate_control_series_budget(const struct gate_series *s, size_t n, size_t i, double q);
 
 #endif

@@ -42,7 +42,7 @@ double gate_cusum_h(double alpha, double k)
  * CUSUM with k = 0.5 would need several sd more to see; Bonferroni over
  * the two).
  */
-double gate_detector_p(double s, double z)
+double gate_cusum_detector_p(double s, double z)
 {
 	double pc, ps;
 

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,9 +15,9 @@
 #include "errmsg.h"
 #include "gate_band.h"
 #include "history_judge.h"
-#include "rp.h"
 #include "history_run_read.h"
 #include "history_window_rule.h"
+#include "report.h"
 #include "verdict_vocab.h"
 
 static json_t *num_or_null(double v)
@@ -154,7 +155,7 @@ static int band_read(struct db *db, struct band_src *src, const struct band_in *
 	int ret;
 
 	if (src->ord) {
-		if ((ret = history_run_at(db, src->ord, &run_id, &src->cmp)))
+		if ((ret = history_run_read_at(db, src->ord, &run_id, &src->cmp)))
 			return ret;
 		if (!run_id)
 			return 0;	/* (a run the history lost since it was read) */
@@ -256,7 +257,7 @@ static json_t *band_json(const struct gate_band *b, const struct gate_series *g,
 	return o;
 }
 
-int history_add_bands(struct history *h, json_t *all, const struct ksft_metric_report *report,
+int history_band_add(struct history *h, json_t *all, const struct ksft_metric_report *report,
 		      const char *next_cmp)
 {
 	size_t n = json_array_size(all), i, j, m, n_src = 0;

@@ -41,7 +41,7 @@ static int add_changes(json_t *series, json_t *points)
 			at[m++] = k;
 		}
 	}
-	found = changepoints_find(x, m, NULL, &cp);
+	found = changepoint_find(x, m, NULL, &cp);
 	for (k = 0; found > 0 && k < (size_t)found; k++) {
 		json_t *pt = json_array_get(points, at[cp[k].index]);
 
@@ -59,7 +59,7 @@ static int add_changes(json_t *series, json_t *points)
 	return found < 0 ? ksftm_oom() : 0;
 }
 
-int history_add_changes(json_t *all)
+int history_changes_add(json_t *all)
 {
 	json_t *series;
 	size_t i;

@@ -6,20 +6,22 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "errmsg.h"
 #include "history.h"
 #include "history_judge.h"
 #include "history_run_key.h"
 #include "opts_size.h"
-#include "rp.h"
-#include "rp_compare.h"
+#include "pipeline.h"
+#include "report.h"
 #include "verdict_vocab.h"
 
-int history_check_fdr(double fdr)
+int history_compare_check_fdr(double fdr)
 {
 	return isnan(fdr) || fdr < 0 || fdr >= 1
 		       ? ksftm_fail(EINVAL, "the false-alarm rate must be within [0, 1)")
@@ -36,10 +38,10 @@ static const char *const worst_first[] = {
 
 /*
  * Each series' verdict from the comparison's rows (the worst of an array's
- * elements), as names: one pass over the rows, not one per series (rp_work
+ * elements), as names: one pass over the rows, not one per series (pipeline_work
  * counts the rows visited). NULL: out of memory.
  */
-const char **history_series_verdicts(const struct ksft_metric_report_comparison *c, size_t n)
+const char **history_compare_verdicts(const struct ksft_metric_report_comparison *c, size_t n)
 {
 	unsigned char *best = malloc(n ? n : 1);
 	const char **names = malloc((n ? n : 1) * sizeof(*names));
@@ -54,7 +56,7 @@ const char **history_series_verdicts(const struct ksft_metric_report_comparison 
 	for (k = 0; k < c->n; k++) {
 		long i = c->rows[k].series;
 
-		rp_work++;
+		pipeline_work++;
 		if (i < 0 || (size_t)i >= n)
 			continue;	/* a missing series: not in this run */
 		for (j = 0; j < best[i]; j++)
@@ -77,7 +79,7 @@ int history_compare_run(struct db *db, const struct ksft_metric_report *r,
 	*out = NULL;
 	if ((ret = history_window_read(db, r, o, keys, &set)))
 		return ret;
-	ret = hgate_judge(r, o, keys, &set, out);
+	ret = history_gate_judge(r, o, keys, &set, out);
 	history_window_set_free(&set);
 	return ret;
 }
@@ -117,7 +119,7 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *kh,
 	*out = NULL;
 	h = history_of(kh);
 	if ((ret = ksftm_opts_take(&o, sizeof(o), opts, "ksft_metric_report_gate_opts")) ||
-	    (ret = history_check_fdr(o.fdr)))
+	    (ret = history_compare_check_fdr(o.fdr)))
 		return ret;
 	run.context = o.context;
 	run.n_context = o.n_context;
@@ -135,11 +137,11 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *kh,
 		char *text = json_dumps(ctx, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII |
 					     JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
 
-		if ((ret = history_order_normalise("order", o.order, &order)))
+		if ((ret = run_order_normalise("order", o.order, &order)))
 			goto out;
-		id = text ? history_content_key(cur, text, order) : NULL;
+		id = text ? history_run_key(cur, text, order) : NULL;
 		free(text);
-		if (!id || !(sort = history_order_key(order, id))) {
+		if (!id || !(sort = run_order_key(order, id))) {
 			ret = ksftm_oom();
 			goto out;
 		}

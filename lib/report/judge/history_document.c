@@ -26,9 +26,9 @@ static int document(struct history *h, const struct ksft_metric_report_history_o
 	int ret = history_query_series(h, o, bands, &all, &keys, &run_cmp);
 
 	if (!ret)
-		ret = history_add_changes(all);
+		ret = history_changes_add(all);
 	if (!ret && bands)
-		ret = history_add_bands(h, all, o->report, run_cmp);
+		ret = history_band_add(h, all, o->report, run_cmp);
 	if (!ret)
 		ret = history_query_document(all, keys, out);
 	json_decref(all);

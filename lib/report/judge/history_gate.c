@@ -6,17 +6,22 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
+#include "compare.h"
 #include "errmsg.h"
 #include "gate.h"
 #include "grow.h"
 #include "history.h"
 #include "history_judge.h"
-#include "rp_compare.h"
+#include "report.h"
+#include "rp_policy.h"
+#include "series.h"
 
 /* The run's false-alarm budget, all of it to the one detector (gate.h);
  * regressions and improvements are controlled apart, each at this rate. */
@@ -105,7 +110,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	rp_policy_gate_of(&s, &op, &better, &rel_tol, &abs_tol);
 	path = j->keys[i].path;
 	/* A tracked series of a failed case (an untracked one stays so). */
-	failed = better && rp_status_failed(r->series[i]->status);
+	failed = better && canon_status_failed(r->series[i]->status);
 	n = ksft_metric_report_series_summary(r, i, op, &one, 1);
 	if (n < 0)
 		return n;
@@ -118,13 +123,13 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	if ((ret = ksft_metric_report_series_values(r, i, KSFT_METRIC_REPORT_PROCESSED, &vals)))
 		goto out;
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {
-		struct cmp_row *row = cmp_row_new(j->c, (char *const *)s.path, s.path_len,
-						  s.case_name, s.name, s.labels_json, e);
+		struct cmp_row *row = compare_row_new(j->c, (char *const *)s.path, s.path_len,
+						      s.case_name, s.name, s.labels_json, e);
 		struct pending pd = { 0, NULL, 0, rel_tol, abs_tol, id, NULL, NULL, NULL, NULL, 0,
 				      in->pinned, vals.n, NAN };
 		const struct history_window_elem *el;
 
-		if (!row || cmp_spread_at(&row->cur_spread, &vals, e)) {	/* (for the text) */
+		if (!row || compare_spread_at(&row->cur_spread, &vals, e)) {	/* (for the text) */
 			ret = ksftm_oom();
 			goto out;
 		}
@@ -139,7 +144,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 				goto out;
 			}
 		}
-		row->compare = rp_op_parse(op, 0);
+		row->compare = canon_op_parse(op, 0);
 		row->better = better;
 		row->current = cur[e < 0 ? 0 : e];
 		row->n_current = vals.n;
@@ -176,7 +181,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 			pd.cur_within = variance_of(vals.v, vals.n);
 		pd.group = group_of(path, s.case_name);
 		if (!pd.group ||	/* the text's spread of the level's runs */
-		    cmp_spread_of(&row->base_spread, el->window, el->n_level, 1) ||
+		    compare_spread_of(&row->base_spread, el->window, el->n_level, 1) ||
 		    push_pending(j, &pd)) {
 			free(pd.group);
 			ret = ksftm_oom();
@@ -193,15 +198,15 @@ out:
 /* Series @g, which the run lacks: its row. */
 static int missing_row(struct judge *j, const struct history_window_gone *g)
 {
-	struct cmp_row *row = cmp_row_new(j->c, g->parts, g->n_parts, g->case_name, g->metric,
-					  g->labels, -1);
+	struct cmp_row *row = compare_row_new(j->c, g->parts, g->n_parts, g->case_name, g->metric,
+					      g->labels, -1);
 
 	if (!row)
 		return ksftm_oom();
 	row->better = g->better;
 	/* Missing because its case failed in this run: that, not a lost series. */
-	row->verdict = g->better && rp_case_failed(j->r, (const char *const *)g->parts,
-						   g->n_parts, g->case_name) ?
+	row->verdict = g->better && compare_case_failed(j->r, (const char *const *)g->parts,
+							g->n_parts, g->case_name) ?
 			       KSFTM_VERDICT_CASE_FAILED : KSFTM_VERDICT_MISSING;
 	row->fails = row->better && !j->o->allow_missing;
 	return 0;
@@ -354,7 +359,7 @@ out:
 	return ret;
 }
 
-int hgate_judge(const struct ksft_metric_report *r, const struct hgate_opts *o,
+int history_gate_judge(const struct ksft_metric_report *r, const struct hgate_opts *o,
 		const struct history_key *keys, const struct history_window_set *set,
 		struct ksft_metric_report_comparison **out)
 {

@@ -18,11 +18,11 @@ struct ksft_metric_report_comparison;
  * cmp_row.series is the series' index in @r), then one per series @set
  * says @r lacks. @return the failing rows, or a negative errno.
  */
-int hgate_judge(const struct ksft_metric_report *r, const struct hgate_opts *o,
+int history_gate_judge(const struct ksft_metric_report *r, const struct hgate_opts *o,
 		const struct history_key *keys, const struct history_window_set *set,
 		struct ksft_metric_report_comparison **out);
 
-/* Read @r's window set from @db, then judge it (hgate_judge()); @keys:
+/* Read @r's window set from @db, then judge it (history_gate_judge()); @keys:
  * its series' identities and ids, looked up already (ingest, replay). */
 int history_compare_run(struct db *db, const struct ksft_metric_report *r,
 			const struct hgate_opts *o, const struct history_key *keys,
@@ -44,18 +44,18 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 
 /* Each series' verdict from @c's rows (the worst of an array's elements),
  * names from verdict_vocab.h (malloc'd array; NULL: out of memory). */
-const char **history_series_verdicts(const struct ksft_metric_report_comparison *c, size_t n);
+const char **history_compare_verdicts(const struct ksft_metric_report_comparison *c, size_t n);
 
 /* The history document's series @all (a JSON array) annotated: each
  * one's change points as "changes" (history_changes.c); the gate's band
  * as "gate" (history_band.c), the gate's own inputs read from @h: for the
  * latest point, or with @report for the next run, on machines @next_cmp.
  * @return 0 or a negative errno. */
-int history_add_changes(struct json_t *all);
-int history_add_bands(struct history *h, struct json_t *all,
+int history_changes_add(struct json_t *all);
+int history_band_add(struct history *h, struct json_t *all,
 		      const struct ksft_metric_report *report, const char *next_cmp);
 
 /* A false-alarm rate the public calls take: within [0, 1) (0: the default). */
-int history_check_fdr(double fdr);
+int history_compare_check_fdr(double fdr);
 
 #endif

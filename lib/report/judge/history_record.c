@@ -7,8 +7,10 @@
  * runs were ingested in (store/history_replay.h).
  */
 #include <errno.h>
+#include <ksftmetric/report.h>
 #include <stdlib.h>
 
+#include "compare.h"
 #include "errmsg.h"
 #include "history.h"
 #include "history_ingest.h"
@@ -16,7 +18,7 @@
 #include "history_replay.h"
 #include "history_run_key.h"
 #include "opts_size.h"
-#include "rp_compare.h"
+#include "report.h"
 
 /* @r judged by the gate: each series' verdict name (*@verdicts, malloc'd). */
 static int judge_names(struct db *db, const struct ksft_metric_report *r,
@@ -28,7 +30,7 @@ static int judge_names(struct db *db, const struct ksft_metric_report *r,
 
 	*verdicts = NULL;
 	if (ret >= 0) {
-		*verdicts = history_series_verdicts(judged, ksft_metric_report_series_count(r));
+		*verdicts = history_compare_verdicts(judged, ksft_metric_report_series_count(r));
 		ret = *verdicts ? 0 : ksftm_oom();
 	}
 	ksft_metric_report_comparison_free(judged);
@@ -67,7 +69,7 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		goto out;
 	/* No run id from the CI: the same logs give the same key, so
 	 * ingesting them twice is refused, not duplicated. */
-	if (!in.key && !(in.key = history_content_key(r, in.ctx, in.order))) {
+	if (!in.key && !(in.key = history_run_key(r, in.ctx, in.order))) {
 		ret = ksftm_oom();
 		goto out;
 	}
@@ -98,7 +100,7 @@ ksft_metric_report_history_ingest(struct ksft_metric_report_history *kh,
 	if (!kh || !r)
 		return ksftm_fail(EINVAL, "ksft_metric_report_history_ingest: NULL argument");
 	if ((ret = ksftm_opts_take(&o, sizeof(o), opts, "ksft_metric_report_ingest_opts")) ||
-	    (ret = history_check_fdr(o.fdr)))
+	    (ret = history_compare_check_fdr(o.fdr)))
 		return ret;
 	run = (struct history_run){ o.run_id, o.order, o.context, o.n_context, o.window, o.fdr };
 	return history_ingest(history_of(kh), r, &run, run_id_out);

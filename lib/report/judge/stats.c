@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "rp.h"
+#include "stats.h"
 
 #define EXACT_MAX_SMALL 8
 #define EXACT_MAX_CELLS 2000000
@@ -56,7 +56,7 @@ static double exact_cdf(size_t m, size_t n, size_t u)
 	return below / total;
 }
 
-double rp_mann_whitney(const double *x, size_t nx, const double *y, size_t ny)
+double stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny)
 {
 	size_t n = nx + ny, i, j;
 	struct ranked *v;

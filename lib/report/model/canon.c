@@ -3,15 +3,19 @@
  * policies) and for every number we print, plus the small name tables.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "float_repr.h"
 #include "json_text.h"
 #include "policy_vocab.h"
 #include "rp.h"
+#include "strbuf.h"
 
 static const char *const op_names[] = {
 	[RP_OP_NONE] = NULL,
@@ -24,19 +28,19 @@ static const char *const op_names[] = {
 	[RP_OP_DISTRIBUTION] = KSFTM_SUM_DISTRIBUTION,
 };
 
-const char *rp_op_name(int op)
+const char *canon_op_name(int op)
 {
 	if (op < 0 || op > RP_OP_DISTRIBUTION)
 		return NULL;
 	return op_names[op];
 }
 
-const char *rp_better_name(int better)
+const char *canon_better_name(int better)
 {
 	return better > 0 ? KSFTM_BETTER_HIGHER : better < 0 ? KSFTM_BETTER_LOWER : NULL;
 }
 
-int rp_op_parse(const char *s, int allow_distribution)
+int canon_op_parse(const char *s, int allow_distribution)
 {
 	int op;
 
@@ -60,37 +64,37 @@ static const char *const status_names[] = {
 	[RP_ST_INCOMPLETE] = "incomplete",
 };
 
-int rp_status_failed(int st)
+int canon_status_failed(int st)
 {
 	return st == RP_ST_FAIL || st == RP_ST_TIMEOUT || st == RP_ST_ERROR ||
 	       st == RP_ST_INCOMPLETE;
 }
 
-const char *rp_status_name(int st)
+const char *canon_status_name(int st)
 {
 	if (st < 0 || st > RP_ST_INCOMPLETE)
 		return "none";
 	return status_names[st];
 }
 
-const char *rp_source_name(int src)
+const char *canon_source_name(int src)
 {
 	return src == RP_SRC_ZPERF ? "zperf" :
 	       src == RP_SRC_TWISTER ? "twister" : "ktap";
 }
 
-int rp_source_parse(const char *name)
+int canon_source_parse(const char *name)
 {
 	return name && !strcmp(name, "zperf") ? RP_SRC_ZPERF :
 	       name && !strcmp(name, "twister") ? RP_SRC_TWISTER : RP_SRC_KTAP;
 }
 
-void rp_json_str(struct strbuf *sb, const char *s)
+void canon_json_str(struct strbuf *sb, const char *s)
 {
 	json_add_string(sb, s, strlen(s));
 }
 
-void rp_json_double(struct strbuf *sb, double v)
+void canon_json_double(struct strbuf *sb, double v)
 {
 	char buf[FLOAT_REPR_MAX];
 
@@ -106,7 +110,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-void rp_json_emit(struct strbuf *sb, json_t *j)
+void canon_json_emit(struct strbuf *sb, json_t *j)
 {
 	char buf[FLOAT_REPR_MAX];
 	size_t i, n;
@@ -131,9 +135,9 @@ void rp_json_emit(struct strbuf *sb, json_t *j)
 		for (i = 0; i < n; i++) {
 			if (i)
 				strbuf_addc(sb, ',');
-			rp_json_str(sb, keys[i]);
+			canon_json_str(sb, keys[i]);
 			strbuf_addc(sb, ':');
-			rp_json_emit(sb, json_object_get(j, keys[i]));
+			canon_json_emit(sb, json_object_get(j, keys[i]));
 		}
 		strbuf_addc(sb, '}');
 		free(keys);
@@ -145,7 +149,7 @@ void rp_json_emit(struct strbuf *sb, json_t *j)
 		for (i = 0; i < n; i++) {
 			if (i)
 				strbuf_addc(sb, ',');
-			rp_json_emit(sb, json_array_get(j, i));
+			canon_json_emit(sb, json_array_get(j, i));
 		}
 		strbuf_addc(sb, ']');
 		break;
@@ -156,7 +160,7 @@ void rp_json_emit(struct strbuf *sb, json_t *j)
 		strbuf_add(sb, buf, int64_repr((int64_t)json_integer_value(j), buf));
 		break;
 	case JSON_REAL:
-		rp_json_double(sb, json_real_value(j));
+		canon_json_double(sb, json_real_value(j));
 		break;
 	case JSON_TRUE:
 		strbuf_adds(sb, "true");
@@ -170,7 +174,7 @@ void rp_json_emit(struct strbuf *sb, json_t *j)
 	}
 }
 
-long rp_text_bad_at(const char *str, size_t n, int *control)
+long canon_text_bad_at(const char *str, size_t n, int *control)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0, len;
@@ -194,7 +198,7 @@ long rp_text_bad_at(const char *str, size_t n, int *control)
 	return -ENOENT;
 }
 
-char *rp_text_dup(const char *str, size_t n)
+char *canon_text_dup(const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	char *out = malloc(n + 1);
@@ -323,7 +327,7 @@ static size_t text_number_fast(double v, char *out)
 	return o;
 }
 
-void rp_text_number(struct strbuf *sb, double v)
+void canon_text_number(struct strbuf *sb, double v)
 {
 	char buf[64];
 	size_t len;
@@ -402,7 +406,7 @@ other:
 }
 
 /* {"host":"local","n":1} -> host=local,n=1 (empty for {}). */
-void rp_labels_text(struct strbuf *sb, const char *labels_json)
+void canon_labels_text(struct strbuf *sb, const char *labels_json)
 {
 	json_t *j;
 	const char **keys;
@@ -438,9 +442,9 @@ void rp_labels_text(struct strbuf *sb, const char *labels_json)
 		if (json_is_string(v))
 			strbuf_adds(&one, json_string_value(v));
 		else
-			rp_json_emit(&one, v);
+			canon_json_emit(&one, v);
 		/* Decoded values may hold controls: keep table lines whole. */
-		clean = one.data ? rp_text_dup(one.data, one.len) : NULL;
+		clean = one.data ? canon_text_dup(one.data, one.len) : NULL;
 		strbuf_adds(sb, clean ? clean : "?");
 		free(clean);
 		strbuf_free(&one);
@@ -449,9 +453,9 @@ void rp_labels_text(struct strbuf *sb, const char *labels_json)
 	json_decref(j);
 }
 
-void rp_series_title(struct strbuf *sb, char *const *path, size_t path_len,
-		     const char *case_name, const char *name,
-		     const char *labels, long elem)
+void canon_series_title(struct strbuf *sb, char *const *path, size_t path_len,
+			const char *case_name, const char *name,
+			const char *labels, long elem)
 {
 	size_t i, before;
 	char buf[32];
@@ -465,7 +469,7 @@ void rp_series_title(struct strbuf *sb, char *const *path, size_t path_len,
 	strbuf_adds(sb, name);
 	strbuf_addc(sb, '{');
 	before = sb->len;
-	rp_labels_text(sb, labels);
+	canon_labels_text(sb, labels);
 	if (sb->oom)
 		return;
 	if (sb->len == before) {
@@ -480,22 +484,22 @@ void rp_series_title(struct strbuf *sb, char *const *path, size_t path_len,
 	}
 }
 
-void rp_emit_identity(struct strbuf *sb, char *const *path, size_t path_len,
-		      const char *case_name, const char *name,
-		      const char *labels)
+void canon_emit_identity(struct strbuf *sb, char *const *path, size_t path_len,
+			    const char *case_name, const char *name,
+			    const char *labels)
 {
 	size_t i;
 
 	strbuf_adds(sb, "\"case\":");
-	rp_json_str(sb, case_name);
+	canon_json_str(sb, case_name);
 	strbuf_adds(sb, ",\"path\":[");
 	for (i = 0; i < path_len; i++) {
 		if (i)
 			strbuf_addc(sb, ',');
-		rp_json_str(sb, path[i]);
+		canon_json_str(sb, path[i]);
 	}
 	strbuf_adds(sb, "],\"name\":");
-	rp_json_str(sb, name);
+	canon_json_str(sb, name);
 	strbuf_adds(sb, ",\"labels\":");
 	strbuf_adds(sb, labels);
 }

@@ -9,10 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
+#include <ksftmetric/report.h>
 
+#include "canon.h"
 #include "errmsg.h"
 #include "policy_vocab.h"
 #include "rp.h"
+#include "rp_policy.h"
+#include "strbuf.h"
 
 static void note_unknown(char **unknown, const char *where, const char *key)
 {
@@ -47,7 +52,7 @@ static int decode_regression(json_t *reg, struct rp_policy *p, json_t *canon,
 	json_object_foreach(reg, k, v) {
 		if (!strcmp(k, KSFTM_PK_COMPARE)) {
 			if (!json_is_string(v) ||
-			    !(p->compare = rp_op_parse(json_string_value(v), 0)))
+			    !(p->compare = canon_op_parse(json_string_value(v), 0)))
 				goto bad_value;
 		} else if (!strcmp(k, KSFTM_PK_BETTER)) {
 			const char *b = json_is_string(v) ? json_string_value(v) : "";
@@ -88,7 +93,7 @@ bad_value:
 		struct strbuf sb = STRBUF_INIT;
 		int ret;
 
-		rp_json_emit(&sb, v);
+		canon_json_emit(&sb, v);
 		ret = ksftm_fail(EINVAL, "unknown regression %s value %s", k,
 			    sb.data ? sb.data : "?");
 		strbuf_free(&sb);
@@ -181,7 +186,7 @@ int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **unknown)
 		}
 		if (!strcmp(k, KSFTM_PK_SUMMARIZE)) {
 			if (!json_is_string(v) ||
-			    !(p->summarize = rp_op_parse(json_string_value(v), 1)))
+			    !(p->summarize = canon_op_parse(json_string_value(v), 1)))
 				goto bad_value;
 		} else if (!strcmp(k, KSFTM_PK_TRANSFORM)) {
 			if (!json_is_string(v) || strcmp(json_string_value(v), KSFTM_TRANSFORM_RATE))
@@ -198,8 +203,8 @@ int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **unknown)
 		} else if (!strcmp(k, KSFTM_PK_DISPLAY_LABEL)) {
 			if (!json_is_string(v) || !json_string_length(v))
 				goto bad_value;
-			p->disp_label = rp_text_dup(json_string_value(v),
-						    json_string_length(v));
+			p->disp_label = canon_text_dup(json_string_value(v),
+						       json_string_length(v));
 			if (!p->disp_label) {
 				ret = ksftm_oom();
 				goto fail;
@@ -209,7 +214,7 @@ int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **unknown)
 	}
 	if (!json_object_get(canon, KSFTM_PK_SUMMARIZE))
 		json_object_set_new(canon, KSFTM_PK_SUMMARIZE, json_string(KSFTM_SUM_DEFAULT));
-	rp_json_emit(&sb, canon);
+	canon_json_emit(&sb, canon);
 	json_decref(canon);
 	p->json = strbuf_detach(&sb, NULL);
 	if (!p->json) {
@@ -218,7 +223,7 @@ int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **unknown)
 	}
 	return 0;
 bad_value:
-	rp_json_emit(&sb, v);
+	canon_json_emit(&sb, v);
 	ret = ksftm_fail(EINVAL, "unknown %s value %s", k, sb.data ? sb.data : "?");
 	strbuf_free(&sb);
 fail:
@@ -268,7 +273,7 @@ int rp_policy_equal(const struct rp_policy *a, const struct rp_policy *b)
 		       b->disp_label ? b->disp_label : "");
 }
 
-int rp_default_gate(int source, int *op, int *better, double *rel_tol)
+int rp_policy_default_gate(int source, int *op, int *better, double *rel_tol)
 {
 	if (source == RP_SRC_KTAP)
 		return 0;
@@ -293,8 +298,8 @@ void rp_policy_gate_of(const struct ksft_metric_report_series *s, const char **o
 	*rel_tol = s->relative_tolerance;
 	*abs_tol = s->absolute_tolerance;
 	/* zperf/twister: as compare --baseline gates them */
-	if (!s->compare && rp_default_gate(rp_source_parse(s->source), &dop, better, rel_tol)) {
-		*op = rp_op_name(dop);
+	if (!s->compare && rp_policy_default_gate(canon_source_parse(s->source), &dop, better, rel_tol)) {
+		*op = canon_op_name(dop);
 		*abs_tol = NAN;
 	}
 }

@@ -5,15 +5,24 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "grow.h"
 #include "json_text.h"
+#include "report.h"
 #include "rp.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strbuf.h"
+#include "vals.h"
+#include "warn.h"
 
-uint64_t rp_hash(const void *p, size_t n, uint64_t h)
+uint64_t series_hash(const void *p, size_t n, uint64_t h)
 {
 	const unsigned char *s = p;
 	size_t i;
@@ -25,7 +34,7 @@ uint64_t rp_hash(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
-uint64_t rp_key_hash(const void *p, size_t n)
+uint64_t series_key_hash(const void *p, size_t n)
 {
 	const char *key = p;
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
@@ -41,7 +50,7 @@ uint64_t rp_key_hash(const void *p, size_t n)
 	return h ^ (h >> 29);
 }
 
-int rp_htab_init(struct rp_htab *t)
+int series_htab_init(struct rp_htab *t)
 {
 	t->mask = 63;
 	t->n = 0;
@@ -49,14 +58,14 @@ int rp_htab_init(struct rp_htab *t)
 	return t->b ? 0 : -ENOMEM;
 }
 
-void rp_htab_free(struct rp_htab *t)
+void series_htab_free(struct rp_htab *t)
 {
 	free(t->b);
 	t->b = NULL;
 	t->n = 0;
 }
 
-int rp_htab_insert(struct rp_htab *t, struct rp_series *s)
+int series_htab_insert(struct rp_htab *t, struct rp_series *s)
 {
 	size_t i;
 
@@ -85,18 +94,18 @@ int rp_htab_insert(struct rp_htab *t, struct rp_series *s)
 	return 0;
 }
 
-void rp_series_free(struct rp_series *s)
+void series_free(struct rp_series *s)
 {
 	if (!s)
 		return;
-	rp_vals_free(&s->raw);	/* identity strings: the report's pool */
+	vals_free(&s->raw);	/* identity strings: the report's pool */
 	free(s->key);
 	rp_policy_clear(&s->policy);
 	free(s);
 }
 
-int rp_series_add_point(struct rp_series *s, double t, const double *v,
-			size_t n, int is_array)
+int series_add_point(struct rp_series *s, double t, const double *v,
+		     size_t n, int is_array)
 {
 	struct rp_vals *r = &s->raw;
 	size_t old_cap = s->cap_pts;
@@ -131,7 +140,7 @@ int rp_series_add_point(struct rp_series *s, double t, const double *v,
 	return 0;
 }
 
-int rp_series_append(struct rp_series *dst, const struct rp_series *src)
+int series_append(struct rp_series *dst, const struct rp_series *src)
 {
 	const struct rp_vals *r = &src->raw;
 	size_t i;
@@ -139,18 +148,18 @@ int rp_series_append(struct rp_series *dst, const struct rp_series *src)
 
 	for (i = 0; i < r->n; i++) {
 		if (r->off)
-			ret = rp_series_add_point(dst, r->t[i], r->v + r->off[i],
-						  r->off[i + 1] - r->off[i], 1);
+			ret = series_add_point(dst, r->t[i], r->v + r->off[i],
+					       r->off[i + 1] - r->off[i], 1);
 		else
-			ret = rp_series_add_point(dst, r->t[i], r->v + i, 1, 0);
+			ret = series_add_point(dst, r->t[i], r->v + i, 1, 0);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-const struct rp_policy *rp_series_policy(const struct rp_series *s,
-					 struct rp_policy *scratch)
+const struct rp_policy *series_policy(const struct rp_series *s,
+				      struct rp_policy *scratch)
 {
 	if (s->has_policy)
 		return &s->policy;
@@ -219,8 +228,8 @@ static char *make_key_plain(char *const *path, size_t path_len,
 	return key;
 }
 
-char *rp_make_key(char *const *path, size_t path_len, const char *case_name,
-		  const char *name, const char *labels)
+char *series_make_key(char *const *path, size_t path_len, const char *case_name,
+		      const char *name, const char *labels)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *key, *shrunk;
@@ -249,8 +258,8 @@ char *rp_make_key(char *const *path, size_t path_len, const char *case_name,
 
 static void describe(struct strbuf *sb, const struct rp_series *s)
 {
-	rp_series_title(sb, s->path, s->path_len, s->case_name, s->name,
-			s->labels, -1);
+	canon_series_title(sb, s->path, s->path_len, s->case_name, s->name,
+			   s->labels, -1);
 }
 
 /* Give back the slack of the doubling growth: memory ~ the points kept. */
@@ -293,11 +302,11 @@ static int status_rank(int st)
 }
 
 /* Takes @s: it becomes a report series, or is merged and freed. */
-int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
+int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 {
 	struct rp_series *e;
 
-	s->hash = rp_key_hash(s->key, strlen(s->key));
+	s->hash = series_key_hash(s->key, strlen(s->key));
 	for (e = r->final_tab.b[s->hash & r->final_tab.mask]; e; e = e->hnext)
 		if (e->hash == s->hash && !strcmp(e->key, s->key))
 			break;
@@ -311,7 +320,7 @@ int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
 			r->series = v;
 			r->cap_series = cap;
 		}
-		if (rp_htab_insert(&r->final_tab, s))
+		if (series_htab_insert(&r->final_tab, s))
 			goto oom;
 		trim(s);
 		r->series[r->n_series++] = s;
@@ -322,11 +331,11 @@ int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
 		struct strbuf sb = STRBUF_INIT;
 
 		describe(&sb, s);
-		rp_warn(r, s->file, s->line,
-			"series %s: shape \"%s\" differs from \"%s\" seen before; its %zu points are dropped",
-			sb.data ? sb.data : s->name, s->shape, e->shape, s->raw.n);
+		warn_add(r, s->file, s->line,
+			 "series %s: shape \"%s\" differs from \"%s\" seen before; its %zu points are dropped",
+			 sb.data ? sb.data : s->name, s->shape, e->shape, s->raw.n);
 		strbuf_free(&sb);
-		rp_series_free(s);
+		series_free(s);
 		return 0;
 	}
 	if (s->has_policy && !e->has_policy) {
@@ -335,9 +344,9 @@ int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
 		memset(&s->policy, 0, sizeof(s->policy));
 		s->has_policy = 0;
 	} else if (s->has_policy && !rp_policy_equal(&e->policy, &s->policy)) {
-		rp_warn(r, s->policy.file, s->policy.line,
-			"conflicting policy for metric %s in case %s: keeping the one from %s:%lu",
-			s->name, s->case_name, e->policy.file, e->policy.line);
+		warn_add(r, s->policy.file, s->policy.line,
+			 "conflicting policy for metric %s in case %s: keeping the one from %s:%lu",
+			 s->name, s->case_name, e->policy.file, e->policy.line);
 	}
 	/* Repeats of one case (several inputs, or one log's repeated result
 	 * lines) have one status whatever their order: the worst. A failed
@@ -348,12 +357,12 @@ int rp_report_adopt(struct ksft_metric_report *r, struct rp_series *s)
 		e->reason = s->reason;
 	}
 	e->joined += 1 + s->joined;	/* its repeats: each restarts its times */
-	if (rp_series_append(e, s))
+	if (series_append(e, s))
 		goto oom;
 	trim(e);
-	rp_series_free(s);
+	series_free(s);
 	return 0;
 oom:
-	rp_series_free(s);
+	series_free(s);
 	return -ENOMEM;
 }

@@ -5,10 +5,12 @@
  * malloc their own copies (issue 25). Strings are never freed one by one.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rp.h"
+#include "series.h"
+#include "strpool.h"
 
 #define CHUNK (64u << 10)
 
@@ -30,7 +32,7 @@ struct rp_strpool {
 	size_t mask, n;
 };
 
-struct rp_strpool *rp_strpool_new(void)
+struct rp_strpool *strpool_new(void)
 {
 	struct rp_strpool *p = calloc(1, sizeof(*p));
 
@@ -45,7 +47,7 @@ struct rp_strpool *rp_strpool_new(void)
 	return p;
 }
 
-void rp_strpool_free(struct rp_strpool *p)
+void strpool_free(struct rp_strpool *p)
 {
 	struct pool_chunk *c, *next;
 
@@ -59,7 +61,7 @@ void rp_strpool_free(struct rp_strpool *p)
 	free(p);
 }
 
-void *rp_strpool_alloc(struct rp_strpool *p, size_t n)
+void *strpool_alloc(struct rp_strpool *p, size_t n)
 {
 	struct pool_chunk *c = p->chunks;
 	void *out;
@@ -108,13 +110,13 @@ static int grow(struct rp_strpool *p)
 	return 0;
 }
 
-const char *rp_strpool_intern(struct rp_strpool *p, const char *s, size_t n)
+const char *strpool_intern(struct rp_strpool *p, const char *s, size_t n)
 {
 	uint64_t h;
 	size_t i;
 	char *d;
 
-	h = rp_key_hash(s, n);
+	h = series_key_hash(s, n);
 	for (i = h & p->mask; p->tab[i].s; i = (i + 1) & p->mask)
 		if (p->tab[i].hash == h && p->tab[i].len == n &&
 		    !memcmp(p->tab[i].s, s, n))
@@ -125,7 +127,7 @@ const char *rp_strpool_intern(struct rp_strpool *p, const char *s, size_t n)
 		for (i = h & p->mask; p->tab[i].s; i = (i + 1) & p->mask)
 			;
 	}
-	d = rp_strpool_alloc(p, n + 1);
+	d = strpool_alloc(p, n + 1);
 	if (!d)
 		return NULL;
 	memcpy(d, s, n);
@@ -137,7 +139,7 @@ const char *rp_strpool_intern(struct rp_strpool *p, const char *s, size_t n)
 	return d;
 }
 
-char **rp_strpool_path(struct rp_strpool *pool, char *const *path, size_t n,
+char **strpool_path(struct rp_strpool *pool, char *const *path, size_t n,
 		   char **prev, size_t prev_n)
 {
 	int same = prev && prev_n == n;
@@ -146,7 +148,7 @@ char **rp_strpool_path(struct rp_strpool *pool, char *const *path, size_t n,
 
 	for (i = 0; same && i < n; i++) {
 		const char *s = path[i] == prev[i] ? path[i] :	/* already the pool's */
-				rp_strpool_intern(pool, path[i], strlen(path[i]));
+				strpool_intern(pool, path[i], strlen(path[i]));
 
 		if (!s)
 			return NULL;
@@ -154,12 +156,12 @@ char **rp_strpool_path(struct rp_strpool *pool, char *const *path, size_t n,
 	}
 	if (same)
 		return prev;
-	out = rp_strpool_alloc(pool, (n ? n : 1) * sizeof(char *));
+	out = strpool_alloc(pool, (n ? n : 1) * sizeof(char *));
 	if (!out)
 		return NULL;
 	out[0] = NULL;
 	for (i = 0; i < n; i++)
-		if (!(out[i] = (char *)rp_strpool_intern(pool, path[i], strlen(path[i]))))
+		if (!(out[i] = (char *)strpool_intern(pool, path[i], strlen(path[i]))))
 			return NULL;
 	return out;
 }

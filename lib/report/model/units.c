@@ -12,13 +12,16 @@
 
 #include <ksftmetric/report.h>
 
+#include "canon.h"
 #include "rp.h"
+#include "rp_policy.h"
 #include "strbuf.h"
+#include "units.h"
 
 /* What an aggregated series' summaries count (not the label's unit). */
 #define BUSY_CORES "busy cores"
 
-const char *rp_unit_word(const char *label, size_t *len)
+const char *units_word(const char *label, size_t *len)
 {
 	const char *word = label;
 
@@ -41,8 +44,8 @@ const char *rp_unit_word(const char *label, size_t *len)
  * prefix is ever chosen for the author: "MB/s" stays "MB/s" whatever the
  * numbers, so two runs, or two outputs, of a series never differ in unit.
  */
-void rp_display_choose(double display_scale, const char *label, int aggregated,
-		       struct rp_display *d)
+void units_display_choose(double display_scale, const char *label, int aggregated,
+			  struct rp_display *d)
 {
 	if (aggregated) {
 		d->scale = 1.0;
@@ -53,23 +56,23 @@ void rp_display_choose(double display_scale, const char *label, int aggregated,
 	d->unit = label && *label ? label : NULL;
 }
 
-void rp_display_of(const struct rp_policy *p, struct rp_display *d)
+void units_display_of(const struct rp_policy *p, struct rp_display *d)
 {
-	rp_display_choose(p->disp_scale, p->disp_label, p->aggregation != RP_AGG_NONE, d);
+	units_display_choose(p->disp_scale, p->disp_label, p->aggregation != RP_AGG_NONE, d);
 }
 
-void rp_display_json(struct strbuf *sb, const struct rp_display *d)
+void units_display_json(struct strbuf *sb, const struct rp_display *d)
 {
 	strbuf_adds(sb, "\"unit\":");
 	if (d->unit)
-		rp_json_str(sb, d->unit);
+		canon_json_str(sb, d->unit);
 	else
 		strbuf_adds(sb, "null");
 	strbuf_adds(sb, ",\"scale\":");
-	rp_json_double(sb, d->scale);
+	canon_json_double(sb, d->scale);
 }
 
-int rp_unit_text(char *buf, size_t size, double v, const char *label)
+int units_text(char *buf, size_t size, double v, const char *label)
 {
 	if (!isfinite(v))
 		return snprintf(buf, size, "-");
@@ -81,11 +84,11 @@ int rp_unit_text(char *buf, size_t size, double v, const char *label)
  * @label as the author wrote it; a policy without display_* shows the
  * bare number.
  */
-void rp_text_display(struct strbuf *sb, double v, double scale, const char *label)
+void units_text_display(struct strbuf *sb, double v, double scale, const char *label)
 {
 	if (isfinite(scale))
 		v *= scale;
-	rp_text_number(sb, v);
+	canon_text_number(sb, v);
 	if (label && isfinite(v)) {
 		strbuf_addc(sb, ' ');
 		strbuf_adds(sb, label);
@@ -98,7 +101,7 @@ ksft_metric_report_value_text(char *buf, size_t size, double value, double scale
 {
 	if (!buf && size)
 		return -EINVAL;
-	return rp_unit_text(buf, size, isfinite(scale) ? value * scale : value, label);
+	return units_text(buf, size, isfinite(scale) ? value * scale : value, label);
 }
 
 KSFT_METRIC_REPORT_API int
@@ -110,7 +113,7 @@ ksft_metric_report_display_unit(double display_scale, const char *display_label,
 
 	if (!scale || !unit)
 		return -EINVAL;
-	rp_display_choose(display_scale, display_label, aggregation && *aggregation, &d);
+	units_display_choose(display_scale, display_label, aggregation && *aggregation, &d);
 	*scale = d.scale;
 	*unit = d.unit;
 	return 0;

@@ -1,14 +1,14 @@
 /*
  * A series' values as one block: timestamps, values and, for arrays, the
- * offsets of each point's entries (struct rp_vals, rp.h).
+ * offsets of each point's entries (struct rp_vals, vals.h).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rp.h"
+#include "vals.h"
 
-void rp_vals_free(struct rp_vals *pv)
+void vals_free(struct rp_vals *pv)
 {
 	free(pv->t);
 	free(pv->v);
@@ -16,17 +16,17 @@ void rp_vals_free(struct rp_vals *pv)
 	memset(pv, 0, sizeof(*pv));
 }
 
-int rp_vals_is_array(const struct rp_vals *pv)
+int vals_is_array(const struct rp_vals *pv)
 {
 	return pv->off != NULL;
 }
 
-size_t rp_vals_len(const struct rp_vals *pv, size_t i)
+size_t vals_len(const struct rp_vals *pv, size_t i)
 {
 	return pv->off ? pv->off[i + 1] - pv->off[i] : 1;
 }
 
-double rp_vals_at(const struct rp_vals *pv, size_t i, size_t j)
+double vals_at(const struct rp_vals *pv, size_t i, size_t j)
 {
 	if (!pv->off)
 		return j == 0 ? pv->v[i] : NAN;

@@ -1,5 +1,5 @@
 /*
- * Warnings about the inputs (rp_warn(), ksft_metric_report_warnings()) and
+ * Warnings about the inputs (warn_add(), ksft_metric_report_warnings()) and
  * the strings the handle keeps for them and for the series it returns.
  */
 #define _GNU_SOURCE
@@ -9,8 +9,11 @@
 #include <string.h>
 
 #include <jansson.h>
+#include <ksftmetric/report.h>
 
-#include "rp.h"
+#include "canon.h"
+#include "report.h"
+#include "warn.h"
 
 static const char *keep_owned(struct ksft_metric_report *r, char *s)
 {
@@ -31,13 +34,13 @@ static const char *keep_owned(struct ksft_metric_report *r, char *s)
 	return s;
 }
 
-const char *rp_keep_string(struct ksft_metric_report *r, const char *s)
+const char *warn_keep_string(struct ksft_metric_report *r, const char *s)
 {
-	return keep_owned(r, rp_text_dup(s, strlen(s)));
+	return keep_owned(r, canon_text_dup(s, strlen(s)));
 }
 
-void rp_warn(struct ksft_metric_report *r, const char *file,
-	     unsigned long line, const char *fmt, ...)
+void warn_add(struct ksft_metric_report *r, const char *file,
+	      unsigned long line, const char *fmt, ...)
 {
 	struct rp_warning_store *w = &r->warn;
 	const char *reason;
@@ -52,7 +55,7 @@ void rp_warn(struct ksft_metric_report *r, const char *file,
 		s = NULL;
 	va_end(ap);
 	/* Reasons quote the input: keep them printable, valid UTF-8. */
-	reason = s ? rp_keep_string(r, s) : NULL;
+	reason = s ? warn_keep_string(r, s) : NULL;
 	free(s);
 	if (!reason)
 		return;
@@ -91,8 +94,8 @@ ksft_metric_report_warnings(const struct ksft_metric_report *r,
 }
 
 /* A producer's refused call ("ktap-metric-warning-json"): one warning. */
-void rp_reject_line(struct ksft_metric_report *r, const char *file,
-		    unsigned long line, const char *p, const char *end)
+void warn_reject_line(struct ksft_metric_report *r, const char *file,
+		      unsigned long line, const char *p, const char *end)
 {
 	json_t *j = json_loadb(p, (size_t)(end - p), 0, NULL);
 	const char *call = json_string_value(json_object_get(j, "call"));
@@ -102,13 +105,13 @@ void rp_reject_line(struct ksft_metric_report *r, const char *file,
 	json_int_t count = json_integer_value(json_object_get(j, "count"));
 
 	if (!json_is_object(j) || !call || !msg)
-		rp_warn(r, file, line, "ktap-metric-warning-json is not a refused-call object; ignored");
+		warn_add(r, file, line, "ktap-metric-warning-json is not a refused-call object; ignored");
 	else if (count > 1)
-		rp_warn(r, file, line, "producer call refused: %s(%s): %s%s%s (%lld times)",
-			call, name ? name : "", en ? en : "", en ? ": " : "", msg,
-			(long long)count);
+		warn_add(r, file, line, "producer call refused: %s(%s): %s%s%s (%lld times)",
+			 call, name ? name : "", en ? en : "", en ? ": " : "", msg,
+			 (long long)count);
 	else
-		rp_warn(r, file, line, "producer call refused: %s(%s): %s%s%s",
-			call, name ? name : "", en ? en : "", en ? ": " : "", msg);
+		warn_add(r, file, line, "producer call refused: %s(%s): %s%s%s",
+			 call, name ? name : "", en ? en : "", en ? ": " : "", msg);
 	json_decref(j);
 }

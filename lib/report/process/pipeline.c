@@ -5,15 +5,19 @@
  * interpolation). Missing entries are NaN throughout.
  */
 #include <errno.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
 #include "order_stats.h"
+#include "pipeline.h"
 #include "rp.h"
+#include "rp_policy.h"
+#include "vals.h"
 
-_Thread_local unsigned long long rp_work;
+_Thread_local unsigned long long pipeline_work;
 
 
 /* Output builder: points are appended, arrays or scalars. */
@@ -75,7 +79,7 @@ static double *b_point(struct builder *b, double t, size_t n)
 static int b_finish(struct builder *b, struct rp_vals *out)
 {
 	if (b->oom) {
-		rp_vals_free(&b->out);
+		vals_free(&b->out);
 		return -ENOMEM;
 	}
 	*out = b->out;
@@ -101,14 +105,14 @@ static int rate(const struct rp_vals *in, struct builder *b)
 			if (dst)
 				*dst = d / dt;
 		} else {
-			size_t w = rp_vals_len(in, i), wp = rp_vals_len(in, i - 1);
+			size_t w = vals_len(in, i), wp = vals_len(in, i - 1);
 			size_t n = w > wp ? w : wp;
 			double *dst = b_point(b, in->t[i], n);
 
 			if (!dst)
 				continue;
 			for (j = 0; j < n; j++) {
-				double d = rp_vals_at(in, i, j) - rp_vals_at(in, i - 1, j);
+				double d = vals_at(in, i, j) - vals_at(in, i - 1, j);
 
 				dst[j] = d >= 0 ? d / dt : NAN;
 			}
@@ -123,11 +127,11 @@ static void busy_cores(const struct rp_vals *in, int transformed,
 	size_t i, j;
 
 	for (i = 0; i < in->n; i++) {
-		size_t n = rp_vals_len(in, i), seen = 0;
+		size_t n = vals_len(in, i), seen = 0;
 		double sum = 0, *dst;
 
 		for (j = 0; j < n; j++) {
-			double x = rp_vals_at(in, i, j);
+			double x = vals_at(in, i, j);
 
 			if (!isnan(x)) {
 				sum += x;
@@ -147,7 +151,7 @@ static int copy_vals(const struct rp_vals *in, struct builder *b)
 	size_t i;
 
 	for (i = 0; i < in->n; i++) {
-		size_t n = rp_vals_len(in, i);
+		size_t n = vals_len(in, i);
 		double *dst = b_point(b, in->t[i], n);
 
 		if (dst)
@@ -157,8 +161,8 @@ static int copy_vals(const struct rp_vals *in, struct builder *b)
 	return 0;
 }
 
-int rp_process(const struct rp_vals *raw, const struct rp_policy *pol,
-	       int stage, struct rp_vals *out)
+int pipeline_apply(const struct rp_vals *raw, const struct rp_policy *pol,
+		   int stage, struct rp_vals *out)
 {
 	struct builder b;
 	struct rp_vals mid;
@@ -166,7 +170,7 @@ int rp_process(const struct rp_vals *raw, const struct rp_policy *pol,
 			       pol && pol->transform == RP_TR_RATE;
 
 	memset(out, 0, sizeof(*out));
-	if (b_init(&b, rp_vals_is_array(raw)))
+	if (b_init(&b, vals_is_array(raw)))
 		return -ENOMEM;
 	if (transformed)
 		rate(raw, &b);
@@ -181,22 +185,22 @@ int rp_process(const struct rp_vals *raw, const struct rp_policy *pol,
 		return 0;
 	}
 	if (b_init(&b, 0)) {
-		rp_vals_free(&mid);
+		vals_free(&mid);
 		return -ENOMEM;
 	}
 	busy_cores(&mid, transformed, &b);
-	rp_vals_free(&mid);
+	vals_free(&mid);
 	return b_finish(&b, out);
 }
 
-size_t rp_element_values(const struct rp_vals *pv, size_t elem, double *out)
+size_t pipeline_element_values(const struct rp_vals *pv, size_t elem, double *out)
 {
 	size_t i, n = 0;
 
-	rp_work += pv->n;
+	pipeline_work += pv->n;
 
 	for (i = 0; i < pv->n; i++) {
-		double x = pv->off ? rp_vals_at(pv, i, elem) : pv->v[i];
+		double x = pv->off ? vals_at(pv, i, elem) : pv->v[i];
 
 		if (!isnan(x))
 			out[n++] = x;
@@ -205,7 +209,7 @@ size_t rp_element_values(const struct rp_vals *pv, size_t elem, double *out)
 }
 
 /* Summaries of @n finite values in point order; @x is sorted on return. */
-void rp_summarize_values(double *x, size_t n, struct rp_summary *s)
+void pipeline_summarize_values(double *x, size_t n, struct rp_summary *s)
 {
 	size_t i;
 
@@ -225,13 +229,13 @@ void rp_summarize_values(double *x, size_t n, struct rp_summary *s)
 	s->p99 = ksftm_quantile_sorted(x, n, 0.99);
 }
 
-int rp_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s)
+int pipeline_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s)
 {
 	double *x = malloc((pv->n ? pv->n : 1) * sizeof(double));
 
 	if (!x)
 		return -ENOMEM;
-	rp_summarize_values(x, rp_element_values(pv, elem, x), s);
+	pipeline_summarize_values(x, pipeline_element_values(pv, elem, x), s);
 	free(x);
 	return 0;
 }
@@ -242,19 +246,19 @@ int rp_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s)
  * element by element over all points would cost points x widest array,
  * quadratic when one point is much wider than the rest.
  */
-int rp_cols_build(const struct rp_vals *pv, struct rp_cols *c)
+int pipeline_cols_build(const struct rp_vals *pv, struct rp_cols *c)
 {
 	size_t w = pv->off ? pv->width : 1, i, j, n = 0;
 	size_t *fill;
 
 	memset(c, 0, sizeof(*c));
-	rp_work += w + 2 * (pv->off ? pv->off[pv->n] : pv->n);
+	pipeline_work += w + 2 * (pv->off ? pv->off[pv->n] : pv->n);
 	c->width = w;
 	c->start = calloc(w + 2, sizeof(size_t));
 	if (!c->start)
 		return -ENOMEM;
 	for (i = 0; i < pv->n; i++)
-		for (j = 0; j < rp_vals_len(pv, i); j++)
+		for (j = 0; j < vals_len(pv, i); j++)
 			if (!isnan(pv->v[pv->off ? pv->off[i] + j : i])) {
 				c->start[j + 2]++;
 				n++;
@@ -263,12 +267,12 @@ int rp_cols_build(const struct rp_vals *pv, struct rp_cols *c)
 		c->start[j + 2] += c->start[j + 1];
 	c->x = malloc((n ? n : 1) * sizeof(double));
 	if (!c->x) {
-		rp_cols_free(c);
+		pipeline_cols_free(c);
 		return -ENOMEM;
 	}
 	fill = c->start + 1;	/* ends as the start of the next element */
 	for (i = 0; i < pv->n; i++)
-		for (j = 0; j < rp_vals_len(pv, i); j++) {
+		for (j = 0; j < vals_len(pv, i); j++) {
 			double x = pv->v[pv->off ? pv->off[i] + j : i];
 
 			if (!isnan(x))
@@ -277,14 +281,14 @@ int rp_cols_build(const struct rp_vals *pv, struct rp_cols *c)
 	return 0;
 }
 
-void rp_cols_free(struct rp_cols *c)
+void pipeline_cols_free(struct rp_cols *c)
 {
 	free(c->start);
 	free(c->x);
 	memset(c, 0, sizeof(*c));
 }
 
-size_t rp_cols_get(const struct rp_cols *c, size_t e, double **x)
+size_t pipeline_cols_get(const struct rp_cols *c, size_t e, double **x)
 {
 	if (e >= c->width) {
 		*x = c->x;
@@ -295,19 +299,19 @@ size_t rp_cols_get(const struct rp_cols *c, size_t e, double **x)
 }
 
 /* Summaries of every element; @s has room for c->width. Sorts @c's values. */
-void rp_cols_summarize(struct rp_cols *c, struct rp_summary *s)
+void pipeline_cols_summarize(struct rp_cols *c, struct rp_summary *s)
 {
 	size_t e;
 
 	for (e = 0; e < c->width; e++) {
 		double *x;
-		size_t n = rp_cols_get(c, e, &x);
+		size_t n = pipeline_cols_get(c, e, &x);
 
-		rp_summarize_values(x, n, &s[e]);
+		pipeline_summarize_values(x, n, &s[e]);
 	}
 }
 
-double rp_summary_op(const struct rp_summary *s, int op)
+double pipeline_summary_op(const struct rp_summary *s, int op)
 {
 	switch (op) {
 	case RP_OP_LAST: return s->last;

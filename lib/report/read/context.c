@@ -5,11 +5,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>
+#include <ksftmetric/report.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "errmsg.h"
-#include "rp.h"
+#include "report.h"
+#include "warn.h"
 
 /*
  * Each test program of a run may print its context line (run_kselftest
@@ -17,8 +20,8 @@
  * A key whose value differs between lines is kept from the first, with a
  * warning: two machines in one log are not one run.
  */
-void rp_context_merge(struct ksft_metric_report *r, const char *file,
-		      unsigned long line, json_t *obj)
+void context_merge(struct ksft_metric_report *r, const char *file,
+		   unsigned long line, json_t *obj)
 {
 	const char *key;
 	json_t *v, *old;
@@ -36,8 +39,8 @@ void rp_context_merge(struct ksft_metric_report *r, const char *file,
 			if (strcmp(json_string_value(v), json_string_value(old)) < 0)
 				json_object_set(r->context, key, v);
 		} else if (!json_equal(old, v))
-			rp_warn(r, file, line, "run context \"%s\" differs from an earlier "
-				"context line; the first is kept", key);
+			warn_add(r, file, line, "run context \"%s\" differs from an earlier "
+				 "context line; the first is kept", key);
 	}
 	text = json_dumps(r->context, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 	if (text) {
@@ -52,8 +55,8 @@ ksft_metric_report_context_json(const struct ksft_metric_report *r)
 	return r && r->context_json ? r->context_json : "{}";
 }
 
-json_t *rp_context_with(const struct ksft_metric_report *r,
-			const char *const *kv, size_t n, int *err)
+json_t *context_with(const struct ksft_metric_report *r,
+		     const char *const *kv, size_t n, int *err)
 {
 	json_t *ctx = r->context_json ? json_loads(r->context_json, 0, NULL)
 				      : json_object();

@@ -4,28 +4,42 @@
  * result line at their depth, zperf ZPERF-RESULT lines and twister JSON
  * reports. Names of enclosing tests only arrive after their subtests, so
  * series are keyed by tree node while reading and get their path when the
- * input is complete (rp_input_finish()).
+ * input is complete (ktap_input_finish()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
+#include "context.h"
 #include "grow.h"
+#include "ktap.h"
 #include "ktap_tags.h"
+#include "metric_line.h"
+#include "report.h"
+#include "rp.h"
 #include "rp_input.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strbuf.h"
+#include "strpool.h"
+#include "tree.h"
+#include "warn.h"
+#include "zperf.h"
 
-struct rp_input *rp_input_new(struct ksft_metric_report *r, const char *name)
+struct rp_input *ktap_input_new(struct ksft_metric_report *r, const char *name)
 {
 	struct rp_input *in = calloc(1, sizeof(*in));
 
 	if (!in)
 		return NULL;
 	in->r = r;
-	in->file = rp_keep_string(r, name);
-	if (!in->file || rp_htab_init(&in->tab)) {
+	in->file = warn_keep_string(r, name);
+	if (!in->file || series_htab_init(&in->tab)) {
 		free(in);
 		return NULL;
 	}
@@ -39,9 +53,9 @@ static void case_incomplete(struct rp_input *in, int d)
 
 	if (!n)
 		return;
-	rp_warn(in->r, in->file, in->pending_line[d],
-		"metric lines without a result line (did the test die?) are kept under case \"" INCOMPLETE "\"");
-	rp_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
+	warn_add(in->r, in->file, in->pending_line[d],
+		 "metric lines without a result line (did the test die?) are kept under case \"" INCOMPLETE "\"");
+	tree_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
 	in->pending[d] = NULL;
 }
 
@@ -68,37 +82,37 @@ static void abort_line(struct rp_input *in, int d, const char *p,
 	const char *reason;
 
 	/* Kept as text (controls and bad UTF-8 replaced); "unknown" if absent. */
-	reason = rp_keep_string(in->r, json_is_string(why) &&
-				json_string_length(why) ?
-				json_string_value(why) : "unknown");
+	reason = warn_keep_string(in->r, json_is_string(why) &&
+				  json_string_length(why) ?
+				  json_string_value(why) : "unknown");
 	json_decref(j);
 	if (!reason) {
 		in->oom = 1;
 		return;
 	}
 	if (n_dropped > 0)
-		rp_warn(in->r, in->file, in->lineno,
-			"%lld metric lines were too long to write when the test case ended abnormally (%s)",
-			n_dropped, reason);
+		warn_add(in->r, in->file, in->lineno,
+			 "%lld metric lines were too long to write when the test case ended abnormally (%s)",
+			 n_dropped, reason);
 	if (!n) {
-		rp_warn(in->r, in->file, in->lineno,
-			"test case ended abnormally (%s) with no metric lines", reason);
+		warn_add(in->r, in->file, in->lineno,
+			 "test case ended abnormally (%s) with no metric lines", reason);
 		return;
 	}
 	if (skip_exit && in->last_skip[d]) {
 		/* ksft_exit_skip(): the case's lines, after its own result line. */
-		if (rp_name_node(in, n, in->last_skip[d], strlen(in->last_skip[d]),
-				 RP_ST_SKIP))
+		if (tree_name_node(in, n, in->last_skip[d], strlen(in->last_skip[d]),
+				   RP_ST_SKIP))
 			return;
 		free(in->last_skip[d]);
 		in->last_skip[d] = NULL;
 		in->pending[d] = NULL;
 		return;
 	}
-	rp_warn(in->r, in->file, in->lineno,
-		"test case ended abnormally (%s); its %zu metric lines are kept as incomplete",
-		reason, n->metric_lines);
-	rp_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
+	warn_add(in->r, in->file, in->lineno,
+		 "test case ended abnormally (%s); its %zu metric lines are kept as incomplete",
+		 reason, n->metric_lines);
+	tree_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
 	n->abort = reason;
 	in->pending[d] = NULL;
 }
@@ -113,7 +127,7 @@ static void stream_line(struct rp_input *in, int d, const char *p, const char *e
 {
 	json_t *j = json_loadb(p, (size_t)(end - p), 0, NULL);
 	const char *state = json_string_value(json_object_get(j, "state"));
-	struct rp_node *n = rp_case_at(in, d);
+	struct rp_node *n = tree_case_at(in, d);
 
 	if (!n) {
 		in->oom = 1;
@@ -123,8 +137,8 @@ static void stream_line(struct rp_input *in, int d, const char *p, const char *e
 		if (n->stream == 1)
 			n->stream = 2;
 	} else {
-		rp_warn(in->r, in->file, in->lineno, "ktap-metric-stream-json line without "
-			"a known \"state\" (begin, end) is ignored");
+		warn_add(in->r, in->file, in->lineno, "ktap-metric-stream-json line without "
+			 "a known \"state\" (begin, end) is ignored");
 	}
 	json_decref(j);
 }
@@ -134,14 +148,14 @@ static void stream_cut_short(struct rp_input *in, struct rp_node *n)
 {
 	if (n->stream != 1)
 		return;
-	n->abort = rp_keep_string(in->r, "killed");
+	n->abort = warn_keep_string(in->r, "killed");
 	if (!n->abort) {
 		in->oom = 1;
 		return;
 	}
-	rp_warn(in->r, in->file, in->lineno,
-		"test case \"%s\" was killed before its metrics ended (write-through); its %zu "
-		"metric lines are kept as incomplete", n->name ? n->name : "?", n->metric_lines);
+	warn_add(in->r, in->file, in->lineno,
+		 "test case \"%s\" was killed before its metrics ended (write-through); its %zu "
+		 "metric lines are kept as incomplete", n->name ? n->name : "?", n->metric_lines);
 	n->status = RP_ST_INCOMPLETE;
 }
 
@@ -153,7 +167,7 @@ static void note_result(struct rp_input *in, int d, const char *desc,
 	in->last_skip[d] = NULL;
 	if (st != RP_ST_SKIP)
 		return;
-	in->last_skip[d] = rp_text_dup(desc, len);
+	in->last_skip[d] = canon_text_dup(desc, len);
 	if (!in->last_skip[d])
 		in->oom = 1;
 }
@@ -173,11 +187,11 @@ static void group_unfinished(struct rp_input *in, int d)
 		n->name = n->hint;
 		n->hint = NULL;
 	} else {
-		rp_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
+		tree_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
 	}
 	n->status = RP_ST_INCOMPLETE;
-	rp_warn(in->r, in->file, in->lineno,
-		"enclosing test \"%s\" has no result line", n->name ? n->name : "?");
+	warn_add(in->r, in->file, in->lineno,
+		 "enclosing test \"%s\" has no result line", n->name ? n->name : "?");
 }
 
 /* Everything deeper than @d ends here. */
@@ -209,13 +223,13 @@ static int status_of(const char *p, const char *end, int ok,
 	size_t i;
 
 	*rlen = 0;
-	p = rp_skip_ws(p, end);
+	p = rp_input_skip_ws(p, end);
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		size_t n = strlen(dirs[i].word);
 
 		if ((size_t)(end - p) >= n && !strncasecmp(p, dirs[i].word, n) &&
 		    ((size_t)(end - p) == n || p[n] == ' ' || p[n] == '\t')) {
-			p = rp_skip_ws(p + n, end);
+			p = rp_input_skip_ws(p + n, end);
 			while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
 				end--;
 			*reason = p;
@@ -237,12 +251,12 @@ static int name_by_result(struct rp_input *in, struct rp_node *n,
 			  size_t num_len, int st, const char *reason,
 			  size_t rlen)
 {
-	if (rp_name_node(in, n, len ? desc : num, len ? len : num_len, st))
+	if (tree_name_node(in, n, len ? desc : num, len ? len : num_len, st))
 		return -ENOMEM;
 	if (rlen) {
-		char *r = rp_text_dup(reason, rlen);
+		char *r = canon_text_dup(reason, rlen);
 
-		n->reason = r ? rp_keep_string(in->r, r) : NULL;
+		n->reason = r ? warn_keep_string(in->r, r) : NULL;
 		free(r);
 		if (!n->reason) {
 			in->oom = 1;
@@ -271,7 +285,7 @@ static int result_line(struct rp_input *in, int d, const char *p,
 	num_len = (size_t)(p - num);
 	if (p < end && *p != ' ')
 		return 0;
-	desc = rp_skip_ws(p, end);
+	desc = rp_input_skip_ws(p, end);
 	if (STARTS(desc, end, "- "))
 		desc += 2;	/* TAP 13 "ok 1 - desc" */
 	else if (end - desc == 1 && *desc == '-')
@@ -287,10 +301,10 @@ static int result_line(struct rp_input *in, int d, const char *p,
 	close_below(in, d);
 	note_result(in, d, desc, (size_t)(dend - desc), st);
 	/* A case that failed before any metric line is kept too: the series
-	 * its history has are its, not lost (rp_case_failed()). */
-	if (rp_status_failed(st) && !in->pending[d] &&
+	 * its history has are its, not lost (compare_case_failed()). */
+	if (canon_status_failed(st) && !in->pending[d] &&
 	    !(d + 1 < RP_MAX_DEPTH && in->group[d + 1]))
-		rp_case_at(in, d);
+		tree_case_at(in, d);
 	if (d + 1 < RP_MAX_DEPTH && in->group[d + 1]) {
 		struct rp_node *g = in->group[d + 1];
 
@@ -319,12 +333,12 @@ static void hint_line(struct rp_input *in, int d, const char *p, const char *end
 
 	if (d <= 0 || d >= RP_MAX_DEPTH)
 		return;
-	p = rp_skip_ws(p, end);
+	p = rp_input_skip_ws(p, end);
 	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
 		end--;
 	if (p == end)
 		return;
-	h = rp_text_dup(p, (size_t)(end - p));
+	h = canon_text_dup(p, (size_t)(end - p));
 	if (!h) {
 		in->oom = 1;
 		return;
@@ -351,7 +365,7 @@ static void version_line(struct rp_input *in, int d)
 	}
 }
 
-int rp_input_line(struct rp_input *in, const char *s, size_t n)
+int ktap_input_line(struct rp_input *in, const char *s, size_t n)
 {
 	const char *p = s, *end = s + n, *z;
 	int units = 0, d;
@@ -375,18 +389,18 @@ int rp_input_line(struct rp_input *in, const char *s, size_t n)
 	d = units ? units - 1 : 0;	/* depth of a diagnostic line */
 	if (units >= RP_MAX_DEPTH) {
 		if (!in->deep_warned++)
-			rp_warn(in->r, in->file, in->lineno,
-				"nesting deeper than %d levels ignored", RP_MAX_DEPTH - 1);
+			warn_add(in->r, in->file, in->lineno,
+				 "nesting deeper than %d levels ignored", RP_MAX_DEPTH - 1);
 		return 0;
 	}
 	switch (*p) {
 	case 'k':
 		if (STARTS(p, end, KSFTM_TAG_METRIC)) {
-			rp_metric_line(in, d, p + KSFTM_TAG_LEN(KSFTM_TAG_METRIC), end);
+			metric_line_read(in, d, p + KSFTM_TAG_LEN(KSFTM_TAG_METRIC), end);
 			return in->oom ? -ENOMEM : 0;
 		}
 		if (STARTS(p, end, KSFTM_TAG_POLICY)) {
-			rp_policy_line(in, d, p + KSFTM_TAG_LEN(KSFTM_TAG_POLICY), end);
+			metric_line_policy(in, d, p + KSFTM_TAG_LEN(KSFTM_TAG_POLICY), end);
 			return in->oom ? -ENOMEM : 0;
 		}
 		if (STARTS(p, end, KSFTM_TAG_ABORT)) {
@@ -398,16 +412,16 @@ int rp_input_line(struct rp_input *in, const char *s, size_t n)
 						 (size_t)(end - p) - KSFTM_TAG_LEN(KSFTM_TAG_CONTEXT), 0, NULL);
 
 			if (json_is_object(obj))
-				rp_context_merge(in->r, in->file, in->lineno, obj);
+				context_merge(in->r, in->file, in->lineno, obj);
 			else
-				rp_warn(in->r, in->file, in->lineno,
-					"ktap-metric-context-json is not a JSON object; ignored");
+				warn_add(in->r, in->file, in->lineno,
+					 "ktap-metric-context-json is not a JSON object; ignored");
 			json_decref(obj);
 			return 0;
 		}
 		if (STARTS(p, end, KSFTM_TAG_WARNING)) {
-			rp_reject_line(in->r, in->file, in->lineno,
-				       p + KSFTM_TAG_LEN(KSFTM_TAG_WARNING), end);
+			warn_reject_line(in->r, in->file, in->lineno,
+					 p + KSFTM_TAG_LEN(KSFTM_TAG_WARNING), end);
 			return 0;
 		}
 		if (STARTS(p, end, KSFTM_TAG_STREAM)) {
@@ -441,7 +455,7 @@ int rp_input_line(struct rp_input *in, const char *s, size_t n)
 		break;
 	case 'Z':
 		if (STARTS(p, end, "ZPERF-RESULT ")) {
-			rp_zperf_line(in, p + 13, end);
+			zperf_line(in, p + 13, end);
 			return in->oom ? -ENOMEM : 0;
 		}
 		break;
@@ -449,15 +463,15 @@ int rp_input_line(struct rp_input *in, const char *s, size_t n)
 	/* zperf prints with printk: the marker may follow a console prefix. */
 	z = memmem(p, (size_t)(end - p), "ZPERF-RESULT ", 13);
 	if (z)
-		rp_zperf_line(in, z + 13, end);
+		zperf_line(in, z + 13, end);
 	return in->oom ? -ENOMEM : 0;
 }
 
-void rp_input_long_line(struct rp_input *in)
+void ktap_input_long_line(struct rp_input *in)
 {
 	in->lineno++;
-	rp_warn(in->r, in->file, in->lineno,
-		"line longer than %zu bytes skipped", in->r->max_line);
+	warn_add(in->r, in->file, in->lineno,
+		 "line longer than %zu bytes skipped", in->r->max_line);
 }
 
 /* ---- end of input: name everything, join with earlier inputs --------- */
@@ -466,7 +480,7 @@ static const char *node_name(struct rp_input *in, const struct rp_node *n)
 {
 	const char *name = n->name ? n->name : INCOMPLETE;
 
-	return rp_strpool_intern(in->r->pool, name, strlen(name));
+	return strpool_intern(in->r->pool, name, strlen(name));
 }
 
 /* The names of @parent and its ancestors, outermost first (the pool's). */
@@ -480,7 +494,7 @@ static int path_of(struct rp_input *in, const struct rp_node *parent)
 		return 0;
 	for (a = parent; a; a = a->parent)
 		depth++;
-	path = rp_strpool_alloc(in->r->pool, (depth ? depth : 1) * sizeof(char *));
+	path = strpool_alloc(in->r->pool, (depth ? depth : 1) * sizeof(char *));
 	if (!path)
 		return -ENOMEM;
 	for (a = parent, i = depth; a; a = a->parent)
@@ -508,7 +522,7 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 	s->status = n->status;
 	s->abort = n->abort;
 	s->reason = n->reason;
-	e = rp_pol_find(in, n, s->name);
+	e = tree_pol_find(in, n, s->name);
 	if (e) {
 		if (rp_policy_copy(&s->policy, &e->pol))
 			return -ENOMEM;
@@ -517,17 +531,17 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 	for (c = (const unsigned char *)s->name; *c >= 0x20 && *c < 0x7f; c++)
 		;
 	if (*c) {	/* no controls in tables */
-		char *clean = rp_text_dup(s->name, strlen(s->name));
+		char *clean = canon_text_dup(s->name, strlen(s->name));
 
 		if (!clean)
 			return -ENOMEM;
-		s->name = (char *)rp_strpool_intern(in->r->pool, clean, strlen(clean));
+		s->name = (char *)strpool_intern(in->r->pool, clean, strlen(clean));
 		free(clean);
 		if (!s->name)
 			return -ENOMEM;
 	}
-	s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name,
-			     s->labels);
+	s->key = series_make_key(s->path, s->path_len, s->case_name, s->name,
+				 s->labels);
 	s->node = NULL;
 	return s->key ? 0 : -ENOMEM;
 }
@@ -558,9 +572,9 @@ static void input_free(struct rp_input *in, size_t from)
 	int d;
 
 	for (i = from; i < in->n_list; i++)
-		rp_series_free(in->list[i]);
+		series_free(in->list[i]);
 	free(in->list);
-	rp_htab_free(&in->tab);
+	series_htab_free(&in->tab);
 	free(in->pol_tab);
 	free_nodes(in);
 	for (d = 0; d < RP_MAX_DEPTH; d++) {
@@ -574,13 +588,13 @@ static void input_free(struct rp_input *in, size_t from)
 	free(in);
 }
 
-void rp_input_abort(struct rp_input *in)
+void ktap_input_abort(struct rp_input *in)
 {
 	if (in)
 		input_free(in, 0);
 }
 
-/* Keep the cases that failed, series or not (rp_case_failed()). */
+/* Keep the cases that failed, series or not (compare_case_failed()). */
 static int keep_failed(struct rp_input *in)
 {
 	struct ksft_metric_report *r = in->r;
@@ -588,7 +602,7 @@ static int keep_failed(struct rp_input *in)
 	int ret;
 
 	for (n = in->nodes; n; n = n->next_all) {
-		if (n->children || !rp_status_failed(n->status))
+		if (n->children || !canon_status_failed(n->status))
 			continue;
 		if ((ret = ksftm_grow((void **)&r->failed, &r->cap_failed, r->n_failed + 1,
 				      sizeof(*r->failed), 8)) || (ret = path_of(in, n->parent)))
@@ -602,7 +616,7 @@ static int keep_failed(struct rp_input *in)
 	return 0;
 }
 
-int rp_input_finish(struct rp_input *in)
+int ktap_input_finish(struct rp_input *in)
 {
 	size_t i, points = in->points;
 	int ret = in->oom ? -ENOMEM : 0;
@@ -611,9 +625,9 @@ int rp_input_finish(struct rp_input *in)
 	for (i = 0; !ret && i < in->n_list; i++) {
 		ret = resolve(in, in->list[i]);
 		if (ret)
-			rp_series_free(in->list[i]);
+			series_free(in->list[i]);
 		else
-			ret = rp_report_adopt(in->r, in->list[i]);	/* takes it */
+			ret = series_adopt(in->r, in->list[i]);	/* takes it */
 	}
 	if (!ret)
 		ret = keep_failed(in);

@@ -6,13 +6,24 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "errmsg.h"
 #include "float_repr.h"
+#include "metric_line.h"
+#include "number.h"
+#include "point.h"
+#include "rp.h"
 #include "rp_input.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strbuf.h"
+#include "tree.h"
+#include "warn.h"
 
 #define MAX_FAST_LABELS 16
 
@@ -73,10 +84,10 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 	m->name = m->shape = NULL;
 	m->t = NAN;
 	in->n_vals = 0;
-	p = rp_skip_ws(p, end);
+	p = rp_input_skip_ws(p, end);
 	if (p >= end || *p != '{')
 		return -ENOENT;
-	p = rp_skip_ws(p + 1, end);
+	p = rp_input_skip_ws(p + 1, end);
 	if (p < end && *p == '}')
 		return -ENOENT;
 	for (;;) {
@@ -85,10 +96,10 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 
 		if (p >= end || *p != '"' || !(p = simple_string(p, end, &k, &kn)))
 			return -ENOENT;
-		p = rp_skip_ws(p, end);
+		p = rp_input_skip_ws(p, end);
 		if (p >= end || *p != ':')
 			return -ENOENT;
-		p = rp_skip_ws(p + 1, end);
+		p = rp_input_skip_ws(p + 1, end);
 		if (p >= end)
 			return -ENOENT;
 		if (is_key(k, kn, "value")) {
@@ -97,7 +108,7 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 			have_value = 1;
 			if (*p == '[') {
 				m->is_array = 1;
-				p = rp_skip_ws(p + 1, end);
+				p = rp_input_skip_ws(p + 1, end);
 				if (p < end && *p == ']') {
 					p++;
 				} else {
@@ -107,14 +118,14 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 						if (STARTS(p, end, "null")) {
 							v = NAN;
 							p += 4;
-						} else if (rp_parse_number(p, end, &p, &v)) {
+						} else if (number_parse(p, end, &p, &v)) {
 							return -ENOENT;
 						}
-						if (rp_push_val(in, v))
+						if (point_push_val(in, v))
 							return -ENOMEM;
-						p = rp_skip_ws(p, end);
+						p = rp_input_skip_ws(p, end);
 						if (p < end && *p == ',') {
-							p = rp_skip_ws(p + 1, end);
+							p = rp_input_skip_ws(p + 1, end);
 							continue;
 						}
 						if (p < end && *p == ']') {
@@ -128,13 +139,13 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 				double v;
 
 				m->is_array = 0;
-				if (rp_parse_number(p, end, &p, &v))
+				if (number_parse(p, end, &p, &v))
 					return -ENOENT;
-				if (rp_push_val(in, v))
+				if (point_push_val(in, v))
 					return -ENOMEM;
 			}
 		} else if (is_key(k, kn, "time")) {
-			if (have_time || rp_parse_number(p, end, &p, &m->t))
+			if (have_time || number_parse(p, end, &p, &m->t))
 				return -ENOENT;
 			have_time = 1;
 		} else if (*p == '"') {
@@ -162,7 +173,7 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 				nlab++;
 			}
 		} else if (!is_key(k, kn, "name") && !is_key(k, kn, "shape")) {
-			/* A number or literal label, spelled as jansson + rp_json_emit do. */
+			/* A number or literal label, spelled as jansson + canon_json_emit do. */
 			const char *v = p, *next;
 			size_t vn;
 			double x;
@@ -175,7 +186,7 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 			} else if (STARTS(p, end, "false")) {
 				vn = 5;
 				next = p + 5;
-			} else if (!rp_parse_number(p, end, &next, &x)) {
+			} else if (!number_parse(p, end, &next, &x)) {
 				vn = (size_t)(next - p);
 				if (memchr(v, '.', vn) || memchr(v, 'e', vn) || memchr(v, 'E', vn)) {
 					vn = float_repr(x, numbuf[nlab]);
@@ -195,16 +206,16 @@ static int fast_metric(struct rp_input *in, const char *p, const char *end,
 		} else {
 			return -ENOENT;
 		}
-		p = rp_skip_ws(p, end);
+		p = rp_input_skip_ws(p, end);
 		if (p < end && *p == ',') {
-			p = rp_skip_ws(p + 1, end);
+			p = rp_input_skip_ws(p + 1, end);
 			continue;
 		}
 		if (p < end && *p == '}')
 			break;
 		return -ENOENT;
 	}
-	if (rp_skip_ws(p + 1, end) != end || !m->name || !m->shape || !have_value)
+	if (rp_input_skip_ws(p + 1, end) != end || !m->name || !m->shape || !have_value)
 		return -ENOENT;
 	if (!sorted) {
 		qsort(lab, nlab, sizeof(lab[0]), cmp_slice);
@@ -249,13 +260,13 @@ static int slow_metric(struct rp_input *in, const char *p, const char *end,
 
 	in->n_vals = 0;
 	if (!j) {
-		rp_warn(in->r, in->file, in->lineno,
-			"malformed metric JSON: %s (column %d)", err.text,
-			err.column);
+		warn_add(in->r, in->file, in->lineno,
+			 "malformed metric JSON: %s (column %d)", err.text,
+			 err.column);
 		return -EINVAL;
 	}
 	if (!json_is_object(j)) {
-		rp_warn(in->r, in->file, in->lineno, "metric JSON is not an object");
+		warn_add(in->r, in->file, in->lineno, "metric JSON is not an object");
 		goto fail;
 	}
 	name = json_object_get(j, "name");
@@ -263,43 +274,43 @@ static int slow_metric(struct rp_input *in, const char *p, const char *end,
 	t = json_object_get(j, "time");
 	value = json_object_get(j, "value");
 	if (!json_is_string(name) || !json_string_length(name)) {
-		rp_warn(in->r, in->file, in->lineno,
-			"metric has no \"name\" string; line skipped");
+		warn_add(in->r, in->file, in->lineno,
+			 "metric has no \"name\" string; line skipped");
 		goto fail;
 	}
 	if (shape && !json_is_string(shape)) {
-		rp_warn(in->r, in->file, in->lineno,
-			"metric %s: \"shape\" is not a string; line skipped",
-			json_string_value(name));
+		warn_add(in->r, in->file, in->lineno,
+			 "metric %s: \"shape\" is not a string; line skipped",
+			 json_string_value(name));
 		goto fail;
 	}
 	if (t && !json_is_null(t) && !json_is_number(t)) {
-		rp_warn(in->r, in->file, in->lineno,
-			"metric %s: \"time\" is not a number; line skipped",
-			json_string_value(name));
+		warn_add(in->r, in->file, in->lineno,
+			 "metric %s: \"time\" is not a number; line skipped",
+			 json_string_value(name));
 		goto fail;
 	}
 	m->t = json_is_number(t) ? json_number_value(t) : NAN;
 	if (json_is_number(value)) {
 		m->is_array = 0;
-		if (rp_push_val(in, json_number_value(value)))
+		if (point_push_val(in, json_number_value(value)))
 			goto oom;
 	} else if (json_is_array(value)) {
 		m->is_array = 1;
 		json_array_foreach(value, i, v) {
 			if (!json_is_number(v) && !json_is_null(v)) {
-				rp_warn(in->r, in->file, in->lineno,
-					"metric %s: array entry %zu is neither a number nor null; line skipped",
-					json_string_value(name), i);
+				warn_add(in->r, in->file, in->lineno,
+					 "metric %s: array entry %zu is neither a number nor null; line skipped",
+					 json_string_value(name), i);
 				goto fail;
 			}
-			if (rp_push_val(in, json_is_number(v) ? json_number_value(v) : NAN))
+			if (point_push_val(in, json_is_number(v) ? json_number_value(v) : NAN))
 				goto oom;
 		}
 	} else {
-		rp_warn(in->r, in->file, in->lineno,
-			"metric %s: \"value\" must be a number or an array of numbers and nulls; line skipped",
-			json_string_value(name));
+		warn_add(in->r, in->file, in->lineno,
+			 "metric %s: \"value\" must be a number or an array of numbers and nulls; line skipped",
+			 json_string_value(name));
 		goto fail;
 	}
 	in->name_buf.len = 0;
@@ -323,9 +334,9 @@ static int slow_metric(struct rp_input *in, const char *p, const char *end,
 	for (i = 0; i < n; i++) {
 		if (i)
 			strbuf_addc(&in->labels, ',');
-		rp_json_str(&in->labels, keys[i]);
+		canon_json_str(&in->labels, keys[i]);
 		strbuf_addc(&in->labels, ':');
-		rp_json_emit(&in->labels, json_object_get(j, keys[i]));
+		canon_json_emit(&in->labels, json_object_get(j, keys[i]));
 	}
 	strbuf_addc(&in->labels, '}');
 	free(keys);
@@ -348,19 +359,19 @@ fail:
 	return ret;
 }
 
-int rp_metric_parse_fast(struct rp_input *in, const char *p, const char *end,
-			 struct mline *m)
+int metric_line_parse_fast(struct rp_input *in, const char *p, const char *end,
+			   struct mline *m)
 {
 	return fast_metric(in, p, end, m);
 }
 
-int rp_metric_parse_slow(struct rp_input *in, const char *p, const char *end,
-			 struct mline *m)
+int metric_line_parse_slow(struct rp_input *in, const char *p, const char *end,
+			   struct mline *m)
 {
 	return slow_metric(in, p, end, m);
 }
 
-void rp_metric_line(struct rp_input *in, int d, const char *p,
+void metric_line_read(struct rp_input *in, int d, const char *p,
 			const char *end)
 {
 	struct mline m;
@@ -368,14 +379,14 @@ void rp_metric_line(struct rp_input *in, int d, const char *p,
 
 	if (fast_metric(in, p, end, &m) && slow_metric(in, p, end, &m))
 		return;
-	node = rp_case_at(in, d);
+	node = tree_case_at(in, d);
 	if (node) {
 		node->metric_lines++;
-		rp_add_point(in, node, RP_SRC_KTAP, &m);
+		point_add(in, node, RP_SRC_KTAP, &m);
 	}
 }
 
-void rp_policy_line(struct rp_input *in, int d, const char *p,
+void metric_line_policy(struct rp_input *in, int d, const char *p,
 			const char *end)
 {
 	json_error_t err;
@@ -386,15 +397,15 @@ void rp_policy_line(struct rp_input *in, int d, const char *p,
 	char *unknown;
 
 	if (!j) {
-		rp_warn(in->r, in->file, in->lineno,
-			"malformed policy JSON: %s (column %d)", err.text, err.column);
+		warn_add(in->r, in->file, in->lineno,
+			 "malformed policy JSON: %s (column %d)", err.text, err.column);
 		return;
 	}
 	name = json_object_get(j, "name");
 	if (!json_is_object(j) || !json_is_string(name) ||
 	    !json_string_length(name)) {
-		rp_warn(in->r, in->file, in->lineno,
-			"policy has no \"name\" string; line skipped");
+		warn_add(in->r, in->file, in->lineno,
+			 "policy has no \"name\" string; line skipped");
 		json_decref(j);
 		return;
 	}
@@ -407,9 +418,9 @@ void rp_policy_line(struct rp_input *in, int d, const char *p,
 	}
 	if (rp_policy_from_json(j, &e->pol, &unknown)) {
 		/* The reason is the message rp_policy_from_json() set. */
-		rp_warn(in->r, in->file, in->lineno,
-			"policy for metric %s: %s; policy ignored", e->name,
-			ksftm_errmsg());
+		warn_add(in->r, in->file, in->lineno,
+			 "policy for metric %s: %s; policy ignored", e->name,
+			 ksftm_errmsg());
 		free(e->name);
 		free(e);
 		json_decref(j);
@@ -417,26 +428,26 @@ void rp_policy_line(struct rp_input *in, int d, const char *p,
 	}
 	json_decref(j);
 	if (unknown) {
-		rp_warn(in->r, in->file, in->lineno,
-			"policy for metric %s: unknown key \"%s\" ignored", e->name,
-			unknown);
+		warn_add(in->r, in->file, in->lineno,
+			 "policy for metric %s: unknown key \"%s\" ignored", e->name,
+			 unknown);
 		free(unknown);
 	}
 	e->pol.file = in->file;
 	e->pol.line = in->lineno;
-	node = rp_case_at(in, d);
+	node = tree_case_at(in, d);
 	if (!node)
 		goto drop;
-	old = rp_pol_find(in, node, e->name);
+	old = tree_pol_find(in, node, e->name);
 	if (old) {
 		if (!rp_policy_equal(&old->pol, &e->pol))
-			rp_warn(in->r, in->file, in->lineno,
-				"conflicting policy for metric %s: keeping the one from line %lu",
-				e->name, old->pol.line);
+			warn_add(in->r, in->file, in->lineno,
+				 "conflicting policy for metric %s: keeping the one from line %lu",
+				 e->name, old->pol.line);
 		goto drop;
 	}
 	e->node = node;
-	if (rp_pol_add(in, e)) {
+	if (tree_pol_add(in, e)) {
 		in->oom = 1;
 		goto drop;
 	}

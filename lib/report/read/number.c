@@ -10,10 +10,11 @@
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rp.h"
+#include "number.h"
 
 static const double pow10_exact[23] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -61,8 +62,8 @@ static inline int is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-int rp_parse_number(const char *s, const char *end, const char **next,
-		    double *out)
+int number_parse(const char *s, const char *end, const char **next,
+		 double *out)
 {
 	const char *p = s;
 	uint64_t mant = 0;

@@ -1,7 +1,7 @@
 /*
  * A metric point read from an input joins its series: the series of one
  * tree node, metric name and labels is found or made (rp_input.h), and the
- * point's values (collected with rp_push_val()) are added to it.
+ * point's values (collected with point_push_val()) are added to it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,17 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
+#include "point.h"
+#include "report.h"
 #include "rp_input.h"
+#include "series.h"
+#include "strpool.h"
+#include "tree.h"
+#include "warn.h"
 
 /* The shape as text (controls replaced), interned. */
 static char *shape_of(struct rp_input *in, const struct mline *m)
 {
-	char *clean = rp_text_dup(m->shape, m->shape_len);
+	char *clean = canon_text_dup(m->shape, m->shape_len);
 	const char *s;
 
 	if (!clean)
 		return NULL;
-	s = rp_strpool_intern(in->r->pool, clean, strlen(clean));
+	s = strpool_intern(in->r->pool, clean, strlen(clean));
 	free(clean);
 	return (char *)s;
 }
@@ -29,12 +36,12 @@ static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
 {
 	const char *labels = in->labels.data ? in->labels.data : "{}";
 	size_t llen = in->labels.data ? in->labels.len : 2;
-	uint64_t h = rp_hash(&node, sizeof(node), 0xcbf29ce484222325ull);
+	uint64_t h = series_hash(&node, sizeof(node), 0xcbf29ce484222325ull);
 	struct rp_series *s;
 
-	h = rp_hash(m->name, m->name_len, h);
-	h = rp_hash("\0", 1, h);
-	h = rp_hash(labels, llen, h);
+	h = series_hash(m->name, m->name_len, h);
+	h = series_hash("\0", 1, h);
+	h = series_hash(labels, llen, h);
 	for (s = in->tab.b[h & in->tab.mask]; s; s = s->hnext)
 		if (s->hash == h && s->node == node && s->labels_len == llen &&
 		    !memcmp(s->labels, labels, llen) &&
@@ -51,8 +58,8 @@ static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
 	s->file = in->file;
 	s->line = in->lineno;
 	s->labels_len = llen;
-	s->name = (char *)rp_strpool_intern(in->r->pool, m->name, m->name_len);
-	s->labels = (char *)rp_strpool_intern(in->r->pool, labels, llen);
+	s->name = (char *)strpool_intern(in->r->pool, m->name, m->name_len);
+	s->labels = (char *)strpool_intern(in->r->pool, labels, llen);
 	s->shape = shape_of(in, m);
 	if (!s->name || !s->labels || !s->shape)
 		goto oom;
@@ -65,17 +72,17 @@ static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
 		in->list = v;
 		in->cap_list = cap;
 	}
-	if (rp_htab_insert(&in->tab, s))
+	if (series_htab_insert(&in->tab, s))
 		goto oom;
 	in->list[in->n_list++] = s;
 	return s;
 oom:
-	rp_series_free(s);
+	series_free(s);
 	in->oom = 1;
 	return NULL;
 }
 
-void rp_add_point(struct rp_input *in, struct rp_node *node, int source,
+void point_add(struct rp_input *in, struct rp_node *node, int source,
 		      const struct mline *m)
 {
 	struct rp_series *s = series_for(in, node, source, m);
@@ -84,24 +91,24 @@ void rp_add_point(struct rp_input *in, struct rp_node *node, int source,
 		return;
 	if (s->is_array != m->is_array || strlen(s->shape) != m->shape_len ||
 	    memcmp(s->shape, m->shape, m->shape_len)) {
-		char *shape = rp_text_dup(m->shape, m->shape_len);
+		char *shape = canon_text_dup(m->shape, m->shape_len);
 
-		rp_warn(in->r, in->file, in->lineno,
-			"metric %s: shape \"%s\"%s differs from \"%s\"%s earlier in the series; point dropped",
-			s->name, shape ? shape : "?",
-			m->is_array ? " (array)" : " (number)", s->shape,
-			s->is_array ? " (array)" : " (number)");
+		warn_add(in->r, in->file, in->lineno,
+			 "metric %s: shape \"%s\"%s differs from \"%s\"%s earlier in the series; point dropped",
+			 s->name, shape ? shape : "?",
+			 m->is_array ? " (array)" : " (number)", s->shape,
+			 s->is_array ? " (array)" : " (number)");
 		free(shape);
 		return;
 	}
-	if (rp_series_add_point(s, m->t, in->vals, in->n_vals, m->is_array)) {
+	if (series_add_point(s, m->t, in->vals, in->n_vals, m->is_array)) {
 		in->oom = 1;
 		return;
 	}
 	in->points++;
 }
 
-int rp_push_val(struct rp_input *in, double v)
+int point_push_val(struct rp_input *in, double v)
 {
 	if (in->n_vals == in->cap_vals) {
 		size_t cap = in->cap_vals ? in->cap_vals * 2 : 512;

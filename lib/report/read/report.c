@@ -5,16 +5,30 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "errmsg.h"
+#include "ktap.h"
 #include "opts_size.h"
+#include "pipeline.h"
 #include "policy_vocab.h"
+#include "report.h"
 #include "rp.h"
+#include "rp_input.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strbuf.h"
+#include "strpool.h"
+#include "vals.h"
+#include "warn.h"
+#include "zperf.h"
 
 #define CHUNK (256u << 10)
 
@@ -39,13 +53,13 @@ ksft_metric_report_new(const struct ksft_metric_report_opts *opts)
 		return NULL;
 	}
 	r = calloc(1, sizeof(*r));
-	if (r && !(r->pool = rp_strpool_new())) {
+	if (r && !(r->pool = strpool_new())) {
 		free(r);
 		r = NULL;
 	}
-	if (!r || rp_htab_init(&r->final_tab)) {
+	if (!r || series_htab_init(&r->final_tab)) {
 		if (r)
-			rp_strpool_free(r->pool);
+			strpool_free(r->pool);
 		free(r);
 		ksftm_oom();
 		errno = ENOMEM;
@@ -67,17 +81,17 @@ KSFT_METRIC_REPORT_API void ksft_metric_report_free(struct ksft_metric_report *r
 	if (!r)
 		return;
 	for (i = 0; i < r->n_series; i++)
-		rp_series_free(r->series[i]);
+		series_free(r->series[i]);
 	free(r->series);
 	free(r->failed);
-	rp_htab_free(&r->final_tab);
+	series_htab_free(&r->final_tab);
 	for (i = 0; i < r->n_strings; i++)
 		free(r->strings[i]);
 	free(r->strings);
 	free(r->warn.v);
 	json_decref(r->context);
 	free(r->context_json);
-	rp_strpool_free(r->pool);
+	strpool_free(r->pool);
 	free(r);
 }
 
@@ -120,9 +134,9 @@ static long feed_lines(struct feeder *f, const char *buf, size_t len, int eof)
 		if (f->skipping) {
 			f->skipping = 0;	/* the tail of a skipped line */
 		} else if (n > f->max_line) {
-			rp_input_long_line(f->in);
+			ktap_input_long_line(f->in);
 		} else {
-			ret = rp_input_line(f->in, p, n);
+			ret = ktap_input_line(f->in, p, n);
 			if (ret)
 				return ret;
 		}
@@ -164,14 +178,14 @@ static int doc_finish(struct feeder *f, struct ksft_metric_report *r,
 	int ret = 0;
 
 	if (f->too_big)
-		rp_warn(r, rp_keep_string(r, name), 0,
-			"JSON document larger than %u bytes skipped",
-			RP_MAX_DOCUMENT);
+		warn_add(r, warn_keep_string(r, name), 0,
+			 "JSON document larger than %u bytes skipped",
+			 RP_MAX_DOCUMENT);
 	else if (f->doc.oom)
 		ret = -ENOMEM;
 	else
-		ret = rp_input_document(f->in, f->doc.data ? f->doc.data : "",
-					f->doc.len);
+		ret = zperf_input_document(f->in, f->doc.data ? f->doc.data : "",
+					   f->doc.len);
 	strbuf_free(&f->doc);
 	return ret;
 }
@@ -179,10 +193,10 @@ static int doc_finish(struct feeder *f, struct ksft_metric_report *r,
 static int finish(struct feeder *f, int ret)
 {
 	if (ret) {
-		rp_input_abort(f->in);
+		ktap_input_abort(f->in);
 		return ksftm_fail(-ret, "out of memory");
 	}
-	ret = rp_input_finish(f->in);
+	ret = ktap_input_finish(f->in);
 	if (ret < 0)
 		return ksftm_fail(-ret, "out of memory");
 	return ret;
@@ -200,7 +214,7 @@ KSFT_METRIC_REPORT_API int ksft_metric_report_read_buffer(struct ksft_metric_rep
 		return ksftm_fail(EINVAL, "ksft_metric_report_read_buffer: NULL argument");
 	memset(&f, 0, sizeof(f));
 	f.max_line = r->max_line;
-	f.in = rp_input_new(r, name ? name : "-");
+	f.in = ktap_input_new(r, name ? name : "-");
 	if (!f.in)
 		return ksftm_oom();
 	decide(&f, buf, len);
@@ -229,10 +243,10 @@ KSFT_METRIC_REPORT_API int ksft_metric_report_read_file(struct ksft_metric_repor
 	memset(&f, 0, sizeof(f));
 	f.max_line = r->max_line;
 	buf = malloc(cap);
-	f.in = rp_input_new(r, name);
+	f.in = ktap_input_new(r, name);
 	if (!buf || !f.in) {
 		free(buf);
-		rp_input_abort(f.in);
+		ktap_input_abort(f.in);
 		return ksftm_oom();
 	}
 	for (;;) {
@@ -268,7 +282,7 @@ KSFT_METRIC_REPORT_API int ksft_metric_report_read_file(struct ksft_metric_repor
 			len = 0;	/* still inside the skipped line */
 		} else if (len > f.max_line) {
 			/* Over the limit: drop what we have, skip to the newline. */
-			rp_input_long_line(f.in);
+			ktap_input_long_line(f.in);
 			f.skipping = 1;
 			len = 0;
 		} else if (len == cap) {
@@ -280,7 +294,7 @@ KSFT_METRIC_REPORT_API int ksft_metric_report_read_file(struct ksft_metric_repor
 			nb = ncap > cap ? realloc(buf, ncap) : NULL;
 			if (!nb) {
 				/* Cannot grow (limit or memory): skip the line. */
-				rp_input_long_line(f.in);
+				ktap_input_long_line(f.in);
 				f.skipping = 1;
 				len = 0;
 			} else {
@@ -336,7 +350,7 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 		return ksftm_fail(EINVAL, "struct ksft_metric_report_series.sz is not set");
 	/* An older caller's smaller struct gets the fields it knows. */
 	sz = out->sz < sizeof(full) ? out->sz : sizeof(full);
-	p = rp_series_policy(s, &scratch);
+	p = series_policy(s, &scratch);
 	out = &full;
 	out->case_name = s->case_name;
 	out->path = (const char *const *)s->path;
@@ -344,16 +358,16 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	out->name = s->name;
 	out->labels_json = s->labels;
 	out->shape = s->shape;
-	out->status = rp_status_name(s->status);
-	out->source = rp_source_name(s->source);
+	out->status = canon_status_name(s->status);
+	out->source = canon_source_name(s->source);
 	out->points = s->raw.n;
 	out->is_array = s->is_array;
 	out->policy_json = s->has_policy ? s->policy.json : NULL;
-	out->summarize = rp_op_name(p->summarize);
+	out->summarize = canon_op_name(p->summarize);
 	out->transform = p->transform == RP_TR_RATE ? KSFTM_TRANSFORM_RATE : NULL;
 	out->aggregation = p->aggregation == RP_AGG_BCE ? KSFTM_AGG_BCE : NULL;
-	out->compare = rp_op_name(p->compare);
-	out->better = rp_better_name(p->better);
+	out->compare = canon_op_name(p->compare);
+	out->better = canon_better_name(p->better);
 	out->relative_tolerance = p->rel_tol;
 	out->absolute_tolerance = p->abs_tol;
 	out->display_min = p->disp_min;
@@ -384,7 +398,7 @@ ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
 	if (!out || stage < KSFT_METRIC_REPORT_RAW || stage > KSFT_METRIC_REPORT_PROCESSED)
 		return ksftm_fail(EINVAL, "bad stage or NULL output");
 	memset(out, 0, sizeof(*out));
-	ret = rp_process(&s->raw, rp_series_policy(s, &scratch), stage, &pv);
+	ret = pipeline_apply(&s->raw, series_policy(s, &scratch), stage, &pv);
 	if (ret)
 		return ksftm_oom();
 	w = pv.off ? pv.width : 1;
@@ -393,16 +407,16 @@ ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
 	out->t = malloc((pv.n ? pv.n : 1) * sizeof(double));
 	out->v = malloc((pv.n && w ? pv.n * w : 1) * sizeof(double));
 	if (!out->t || !out->v) {
-		rp_vals_free(&pv);
+		vals_free(&pv);
 		ksft_metric_report_values_release(out);
 		return ksftm_oom();
 	}
 	for (k = 0; k < pv.n; k++) {
 		out->t[k] = pv.t[k];
 		for (j = 0; j < w; j++)
-			out->v[k * w + j] = rp_vals_at(&pv, k, j);
+			out->v[k * w + j] = vals_at(&pv, k, j);
 	}
-	rp_vals_free(&pv);
+	vals_free(&pv);
 	return 0;
 }
 
@@ -422,12 +436,12 @@ ksft_metric_report_series_points(const struct ksft_metric_report *r, size_t i,
 	if (!out || stage < KSFT_METRIC_REPORT_RAW || stage > KSFT_METRIC_REPORT_PROCESSED)
 		return ksftm_fail(EINVAL, "bad stage or NULL output");
 	memset(out, 0, sizeof(*out));
-	if (rp_process(&s->raw, rp_series_policy(s, &scratch), stage, &pv))
+	if (pipeline_apply(&s->raw, series_policy(s, &scratch), stage, &pv))
 		return ksftm_oom();
 	if (!pv.off) {
 		pv.off = malloc((pv.n + 1) * sizeof(size_t));
 		if (!pv.off) {
-			rp_vals_free(&pv);
+			vals_free(&pv);
 			return ksftm_oom();
 		}
 		for (k = 0; k <= pv.n; k++)
@@ -463,7 +477,7 @@ ksft_metric_report_values_release(struct ksft_metric_report_values *v)
 	memset(v, 0, sizeof(*v));
 }
 
-int rp_series_summaries(const struct ksft_metric_report *r, size_t i, struct rp_summary **sums)
+int report_series_summaries(const struct ksft_metric_report *r, size_t i, struct rp_summary **sums)
 {
 	const struct rp_series *s = NULL;
 	struct rp_policy scratch;
@@ -476,26 +490,26 @@ int rp_series_summaries(const struct ksft_metric_report *r, size_t i, struct rp_
 		*sums = NULL;
 	if (ret)
 		return ret;
-	if (rp_process(&s->raw, rp_series_policy(s, &scratch), KSFT_METRIC_REPORT_PROCESSED, &pv))
+	if (pipeline_apply(&s->raw, series_policy(s, &scratch), KSFT_METRIC_REPORT_PROCESSED, &pv))
 		return ksftm_oom();
 	w = pv.off ? pv.width : 1;
 	if (w > 0x7fffffff)
 		w = 0x7fffffff;
 	if (sums && w) {
-		if (rp_cols_build(&pv, &c)) {
-			rp_vals_free(&pv);
+		if (pipeline_cols_build(&pv, &c)) {
+			vals_free(&pv);
 			return ksftm_oom();
 		}
 		*sums = malloc(w * sizeof(**sums));
 		if (*sums)
-			rp_cols_summarize(&c, *sums);
-		rp_cols_free(&c);
+			pipeline_cols_summarize(&c, *sums);
+		pipeline_cols_free(&c);
 		if (!*sums) {
-			rp_vals_free(&pv);
+			vals_free(&pv);
 			return ksftm_oom();
 		}
 	}
-	rp_vals_free(&pv);
+	vals_free(&pv);
 	return (int)w;
 }
 
@@ -510,12 +524,12 @@ ksft_metric_report_series_summary(const struct ksft_metric_report *r, size_t i,
 
 	if (w)
 		return w;
-	code = op ? rp_op_parse(op, 0) : RP_OP_NONE;
+	code = op ? canon_op_parse(op, 0) : RP_OP_NONE;
 	if (!code || (!out && n_out))
 		return ksftm_fail(EINVAL, "unknown summary \"%s\"", op ? op : "(null)");
-	w = rp_series_summaries(r, i, n_out ? &sums : NULL);
+	w = report_series_summaries(r, i, n_out ? &sums : NULL);
 	for (j = 0; w > 0 && sums && j < (size_t)w && j < n_out; j++)
-		out[j] = rp_summary_op(&sums[j], code);
+		out[j] = pipeline_summary_op(&sums[j], code);
 	free(sums);
 	return w;
 }

@@ -7,9 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
+#include "report.h"
 #include "rp_input.h"
+#include "series.h"
+#include "tree.h"
 
-struct rp_node *rp_node_new(struct rp_input *in, struct rp_node *parent)
+struct rp_node *tree_node_new(struct rp_input *in, struct rp_node *parent)
 {
 	struct rp_node *n = calloc(1, sizeof(*n));
 
@@ -30,11 +34,11 @@ static uint64_t pol_hash(const struct rp_node *node, const char *name)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ ((uint64_t)node->id * 0x9e3779b97f4a7c15ull);
 
-	return rp_hash(name, strlen(name), h);
+	return series_hash(name, strlen(name), h);
 }
 
-struct rp_pol_entry *rp_pol_find(struct rp_input *in, const struct rp_node *node,
-				 const char *name)
+struct rp_pol_entry *tree_pol_find(struct rp_input *in, const struct rp_node *node,
+				   const char *name)
 {
 	uint64_t h = pol_hash(node, name);
 	struct rp_pol_entry *e;
@@ -49,7 +53,7 @@ struct rp_pol_entry *rp_pol_find(struct rp_input *in, const struct rp_node *node
 	return NULL;
 }
 
-int rp_pol_add(struct rp_input *in, struct rp_pol_entry *e)
+int tree_pol_add(struct rp_input *in, struct rp_pol_entry *e)
 {
 	size_t i;
 
@@ -90,7 +94,7 @@ static struct rp_node *group_at(struct rp_input *in, int d)
 	parent = group_at(in, d - 1);
 	if (d > 1 && !parent)
 		return NULL;	/* out of memory */
-	in->group[d] = rp_node_new(in, parent);
+	in->group[d] = tree_node_new(in, parent);
 	if (in->group[d]) {
 		in->group[d]->hint = in->hint[d];
 		in->hint[d] = NULL;
@@ -98,7 +102,7 @@ static struct rp_node *group_at(struct rp_input *in, int d)
 	return in->group[d];
 }
 
-struct rp_node *rp_case_at(struct rp_input *in, int d)
+struct rp_node *tree_case_at(struct rp_input *in, int d)
 {
 	struct rp_node *parent;
 
@@ -107,15 +111,15 @@ struct rp_node *rp_case_at(struct rp_input *in, int d)
 	parent = group_at(in, d);
 	if (d > 0 && !parent)
 		return NULL;
-	in->pending[d] = rp_node_new(in, parent);
+	in->pending[d] = tree_node_new(in, parent);
 	in->pending_line[d] = in->lineno;
 	return in->pending[d];
 }
 
-int rp_name_node(struct rp_input *in, struct rp_node *n, const char *s,
+int tree_name_node(struct rp_input *in, struct rp_node *n, const char *s,
 		     size_t len, int status)
 {
-	n->name = rp_text_dup(s, len);
+	n->name = canon_text_dup(s, len);
 	n->status = status;
 	if (!n->name) {
 		in->oom = 1;

@@ -6,11 +6,19 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "number.h"
+#include "point.h"
+#include "rp.h"
 #include "rp_input.h"
+#include "strbuf.h"
+#include "tree.h"
+#include "warn.h"
+#include "zperf.h"
 
 static int twister_status(const char *s)
 {
@@ -33,15 +41,15 @@ static int number_text(const char *s, double *v)
 	const char *next;
 	size_t n = strlen(s);
 
-	return n && !rp_parse_number(s, s + n, &next, v) && next == s + n ? 0 : -EINVAL;
+	return n && !number_parse(s, s + n, &next, v) && next == s + n ? 0 : -EINVAL;
 }
 
 /* The zperf node of this input: console lines and twister recordings. */
 static struct rp_node *zperf_node(struct rp_input *in)
 {
 	if (!in->zperf) {
-		in->zperf = rp_node_new(in, NULL);
-		if (in->zperf && rp_name_node(in, in->zperf, "zperf", 5, RP_ST_NONE))
+		in->zperf = tree_node_new(in, NULL);
+		if (in->zperf && tree_name_node(in, in->zperf, "zperf", 5, RP_ST_NONE))
 			return NULL;
 	}
 	return in->zperf;
@@ -53,7 +61,7 @@ static struct rp_node *zperf_node(struct rp_input *in)
  * stores them. They become the same series as the console lines, so a
  * baseline from either source compares with the other.
  */
-int rp_input_document(struct rp_input *in, const char *buf, size_t len)
+int zperf_input_document(struct rp_input *in, const char *buf, size_t len)
 {
 	json_error_t err;
 	json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
@@ -62,14 +70,14 @@ int rp_input_document(struct rp_input *in, const char *buf, size_t len)
 	size_t i, found = 0;
 
 	if (!j) {
-		rp_warn(in->r, in->file, (unsigned long)(err.line > 0 ? err.line : 0),
-			"malformed JSON: %s", err.text);
+		warn_add(in->r, in->file, (unsigned long)(err.line > 0 ? err.line : 0),
+			 "malformed JSON: %s", err.text);
 		return 0;
 	}
 	suites = json_object_get(j, "testsuites");
 	if (!json_is_array(suites)) {
-		rp_warn(in->r, in->file, 0,
-			"JSON input is not a twister report (no \"testsuites\" array)");
+		warn_add(in->r, in->file, 0,
+			 "JSON input is not a twister report (no \"testsuites\" array)");
 		json_decref(j);
 		return 0;
 	}
@@ -106,9 +114,9 @@ int rp_input_document(struct rp_input *in, const char *buf, size_t len)
 				in->n_vals = 0;
 				in->labels.len = 0;
 				strbuf_adds(&in->labels, "{}");
-				if (!m.name_len || rp_push_val(in, x))
+				if (!m.name_len || point_push_val(in, x))
 					continue;
-				rp_add_point(in, node, RP_SRC_TWISTER, &m);
+				point_add(in, node, RP_SRC_TWISTER, &m);
 				found++;
 			}
 		}
@@ -117,21 +125,21 @@ int rp_input_document(struct rp_input *in, const char *buf, size_t len)
 		in->zperf->status = twister_status(json_string_value(
 			json_object_get(suite, "status")));
 		if (plat && platform && strcmp(plat, platform))
-			rp_warn(in->r, in->file, 0,
-				"recordings of platforms %s and %s are joined; keep one baseline per platform",
-				platform, plat);
+			warn_add(in->r, in->file, 0,
+				 "recordings of platforms %s and %s are joined; keep one baseline per platform",
+				 platform, plat);
 		if (plat && !platform)
 			platform = plat;
 	}
 	if (!found)
-		rp_warn(in->r, in->file, 0, "twister report holds no recordings");
+		warn_add(in->r, in->file, 0, "twister report holds no recordings");
 out:
 	json_decref(j);
 	return in->oom ? -ENOMEM : 0;
 }
 
 /* "ZPERF-RESULT <marker>_mbps=<value>" */
-void rp_zperf_line(struct rp_input *in, const char *p, const char *end)
+void zperf_line(struct rp_input *in, const char *p, const char *end)
 {
 	const char *name = p, *eq;
 	struct mline m;
@@ -142,10 +150,10 @@ void rp_zperf_line(struct rp_input *in, const char *p, const char *end)
 		p++;
 	eq = p;
 	if (eq - name < 6 || memcmp(eq - 5, "_mbps", 5) || p >= end || *p != '=' ||
-	    rp_parse_number(p + 1, end, &p, &v) ||
+	    number_parse(p + 1, end, &p, &v) ||
 	    (p < end && *p != ' ' && *p != '\t')) {
-		rp_warn(in->r, in->file, in->lineno,
-			"malformed ZPERF-RESULT line (want <marker>_mbps=<number>)");
+		warn_add(in->r, in->file, in->lineno,
+			 "malformed ZPERF-RESULT line (want <marker>_mbps=<number>)");
 		return;
 	}
 	if (!zperf_node(in))
@@ -159,10 +167,10 @@ void rp_zperf_line(struct rp_input *in, const char *p, const char *end)
 	in->n_vals = 0;
 	in->labels.len = 0;
 	strbuf_adds(&in->labels, "{}");
-	if (rp_push_val(in, v)) {
+	if (point_push_val(in, v)) {
 		in->oom = 1;
 		return;
 	}
-	rp_add_point(in, in->zperf, RP_SRC_ZPERF, &m);
+	point_add(in, in->zperf, RP_SRC_ZPERF, &m);
 }
 

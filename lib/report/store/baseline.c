@@ -7,12 +7,24 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
+#include "baseline_scan.h"
+#include "canon.h"
 #include "errmsg.h"
-#include "rp_baseline.h"
+#include "pipeline.h"
+#include "report.h"
+#include "rp.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strbuf.h"
+#include "strpool.h"
+#include "vals.h"
 
 #define FORMAT_NAME "ksft-metric-baseline"
 #define FORMAT_VERSION 1
@@ -22,7 +34,7 @@ ksft_metric_report_baseline_new(void)
 {
 	struct ksft_metric_report_baseline *b = calloc(1, sizeof(*b));
 
-	if (b && !(b->pool = rp_strpool_new())) {
+	if (b && !(b->pool = strpool_new())) {
 		free(b);
 		b = NULL;
 	}
@@ -38,7 +50,7 @@ static void bl_series_clear(struct bl_series *s)
 {
 	free(s->key);
 	rp_policy_clear(&s->policy);
-	rp_vals_free(&s->samples);
+	vals_free(&s->samples);
 }
 
 static void run_clear(struct bl_run *run)
@@ -64,7 +76,7 @@ ksft_metric_report_baseline_free(struct ksft_metric_report_baseline *b)
 	for (i = 0; i < b->n_runs; i++)
 		run_clear(&b->runs[i]);
 	free(b->runs);
-	rp_strpool_free(b->pool);
+	strpool_free(b->pool);
 	free(b);
 }
 
@@ -101,7 +113,7 @@ static int push_run(struct ksft_metric_report_baseline *b, struct bl_run *run)
 
 static char *pin(struct ksft_metric_report_baseline *b, const char *s)
 {
-	return (char *)rp_strpool_intern(b->pool, s, strlen(s));
+	return (char *)strpool_intern(b->pool, s, strlen(s));
 }
 
 static char **dup_strings(char *const *v, size_t n)
@@ -148,7 +160,7 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 		d->source = s->source;
 		d->is_array = s->is_array;
 		d->path_len = s->path_len;
-		d->path = rp_strpool_path(b->pool, s->path, s->path_len,
+		d->path = strpool_path(b->pool, s->path, s->path_len,
 				      run.n > 1 ? d[-1].path : NULL,
 				      run.n > 1 ? d[-1].path_len : 0);
 		d->case_name = pin(b, s->case_name);
@@ -164,8 +176,8 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 				goto oom;
 			d->has_policy = 1;
 		}
-		if (rp_process(&s->raw, rp_series_policy(s, &scratch),
-			       KSFT_METRIC_REPORT_PROCESSED, &d->samples))
+		if (pipeline_apply(&s->raw, series_policy(s, &scratch),
+				   KSFT_METRIC_REPORT_PROCESSED, &d->samples))
 			goto oom;
 	}
 	if (push_run(b, &run))
@@ -187,14 +199,14 @@ static void emit_samples(struct strbuf *sb, const struct rp_vals *pv)
 		if (i)
 			strbuf_addc(sb, ',');
 		if (!pv->off) {
-			rp_json_double(sb, pv->v[i]);
+			canon_json_double(sb, pv->v[i]);
 			continue;
 		}
 		strbuf_addc(sb, '[');
-		for (j = 0; j < rp_vals_len(pv, i); j++) {
+		for (j = 0; j < vals_len(pv, i); j++) {
 			if (j)
 				strbuf_addc(sb, ',');
-			rp_json_double(sb, rp_vals_at(pv, i, j));
+			canon_json_double(sb, vals_at(pv, i, j));
 		}
 		strbuf_addc(sb, ']');
 	}
@@ -218,19 +230,19 @@ ksft_metric_report_baseline_format(const struct ksft_metric_report_baseline *b,
 		for (k = 0; k < run->n_sources; k++) {
 			if (k)
 				strbuf_addc(&sb, ',');
-			rp_json_str(&sb, run->sources[k]);
+			canon_json_str(&sb, run->sources[k]);
 		}
 		strbuf_adds(&sb, "],\"series\":[");
 		for (j = 0; j < run->n; j++) {
 			const struct bl_series *s = &run->series[j];
 
 			strbuf_adds(&sb, j ? ",\n {" : "\n {");
-			rp_emit_identity(&sb, s->path, s->path_len, s->case_name,
-					 s->name, s->labels);
+			canon_emit_identity(&sb, s->path, s->path_len, s->case_name,
+					       s->name, s->labels);
 			strbuf_adds(&sb, ",\"shape\":");
-			rp_json_str(&sb, s->shape);
+			canon_json_str(&sb, s->shape);
 			strbuf_adds(&sb, ",\"source\":\"");
-			strbuf_adds(&sb, rp_source_name(s->source));
+			strbuf_adds(&sb, canon_source_name(s->source));
 			strbuf_adds(&sb, "\",\"policy\":");
 			strbuf_adds(&sb, s->has_policy ? s->policy.json : "null");
 			strbuf_adds(&sb, ",\"samples\":");
@@ -319,7 +331,7 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 	    !json_is_object(labels) || !json_is_array(samples))
 		return ksftm_fail(EINVAL, "%s: %s: needs case, path, name, labels and samples",
 				  name, where);
-	s->source = rp_source_parse(src);
+	s->source = canon_source_parse(src);
 	tmp = calloc(json_array_size(path) + 1, sizeof(char *));
 	if (!tmp)
 		return ksftm_oom();
@@ -331,7 +343,7 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 		}
 		tmp[k] = (char *)json_string_value(p);
 	}
-	s->path = rp_strpool_path(b->pool, tmp, json_array_size(path),
+	s->path = strpool_path(b->pool, tmp, json_array_size(path),
 			      i ? s[-1].path : NULL, i ? s[-1].path_len : 0);
 	free(tmp);
 	if (!s->path)
@@ -339,14 +351,14 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 	s->path_len = json_array_size(path);
 	s->case_name = pin(b, c);
 	s->name = pin(b, n);
-	rp_json_emit(&sb, labels);
+	canon_json_emit(&sb, labels);
 	s->labels = sb.data && !sb.oom ? pin(b, sb.data) : NULL;
 	strbuf_free(&sb);
 	s->is_array = json_array_size(samples) && json_is_array(json_array_get(samples, 0));
 	s->shape = pin(b, shape ? shape : s->is_array ? "array" : "scalar");
 	if (!s->case_name || !s->name || !s->labels || !s->shape)
 		return ksftm_oom();
-	s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
+	s->key = series_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
 	if (!s->key)
 		return ksftm_oom();
 	if (pol && !json_is_null(pol)) {
@@ -391,7 +403,7 @@ static int load_flat(struct ksft_metric_report_baseline *b, json_t *j,
 		if (!json_is_number(v))
 			return bad(name, "values of a flat baseline must be numbers");
 		s->source = RP_SRC_ZPERF;
-		s->path = rp_strpool_path(b->pool, NULL, 0, NULL, 0);
+		s->path = strpool_path(b->pool, NULL, 0, NULL, 0);
 		s->case_name = pin(b, "zperf");
 		s->name = pin(b, k);
 		s->labels = pin(b, "{}");
@@ -405,7 +417,7 @@ static int load_flat(struct ksft_metric_report_baseline *b, json_t *j,
 			return ksftm_oom();
 		s->samples.v[0] = json_number_value(v);
 		s->samples.t[0] = NAN;
-		s->key = rp_make_key(s->path, 0, s->case_name, s->name, s->labels);
+		s->key = series_make_key(s->path, 0, s->case_name, s->name, s->labels);
 		if (!s->key)
 			return ksftm_oom();
 	}
@@ -501,7 +513,7 @@ static int load_scanned(struct ksft_metric_report_baseline *b,
 	struct bl_scan sc;
 	int ret = -ENOENT, r;
 
-	if ((r = bl_scan_begin(&sc, json, len, b->pool)))
+	if ((r = baseline_scan_begin(&sc, json, len, b->pool)))
 		return r;
 	for (;;) {
 		struct bl_run *run;
@@ -520,7 +532,7 @@ static int load_scanned(struct ksft_metric_report_baseline *b,
 		run = &runs[n];
 		memset(run, 0, sizeof(*run));
 		n++;
-		r = bl_scan_run(&sc, run, n - 1);
+		r = baseline_scan_run(&sc, run, n - 1);
 		if (r <= 0) {
 			run_clear(run);
 			n--;
@@ -543,7 +555,7 @@ static int load_scanned(struct ksft_metric_report_baseline *b,
 				run->series = v;
 				cap_s = c;
 			}
-			r = bl_scan_series(&sc, &run->series[run->n], i, &span, &span_len);
+			r = baseline_scan_series(&sc, &run->series[run->n], i, &span, &span_len);
 			if (r == 0)
 				break;
 			run->n++;	/* zeroed or filled: cleared with the run */

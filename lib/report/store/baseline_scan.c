@@ -10,12 +10,21 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
+#include "baseline_scan.h"
+#include "canon.h"
 #include "json_text.h"
-#include "rp_baseline.h"
+#include "number.h"
+#include "rp.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strpool.h"
+#include "vals.h"
 
 static void ws(struct bl_scan *sc)
 {
@@ -79,7 +88,7 @@ static char *plain_pin(struct bl_scan *sc, int *oom)
 
 	if (!plain_str(sc, &s, &n))
 		return NULL;
-	d = rp_strpool_intern(sc->pool, s, n);
+	d = strpool_intern(sc->pool, s, n);
 	if (!d)
 		*oom = 1;
 	return (char *)d;
@@ -114,8 +123,8 @@ static int skip_value(struct bl_scan *sc)
 	return depth == 0;
 }
 
-int bl_scan_begin(struct bl_scan *sc, const char *buf, size_t len,
-		  struct rp_strpool *pool)
+int baseline_scan_begin(struct bl_scan *sc, const char *buf, size_t len,
+			struct rp_strpool *pool)
 {
 	sc->pool = pool;
 	sc->prev_path = NULL;
@@ -129,7 +138,7 @@ int bl_scan_begin(struct bl_scan *sc, const char *buf, size_t len,
 	       0 : -ENOENT;
 }
 
-int bl_scan_run(struct bl_scan *sc, struct bl_run *run, size_t ri)
+int baseline_scan_run(struct bl_scan *sc, struct bl_run *run, size_t ri)
 {
 	size_t cap = 0;
 	int oom = 0;
@@ -202,7 +211,7 @@ static char *plain_labels(struct bl_scan *sc, int *oom)
 	    memchr(start, '\t', (size_t)(sc->p - start)) ||
 	    memchr(start, '\r', (size_t)(sc->p - start)))
 		return NULL;
-	k = rp_strpool_intern(sc->pool, start, (size_t)(sc->p - start));
+	k = strpool_intern(sc->pool, start, (size_t)(sc->p - start));
 	if (!k)
 		*oom = 1;
 	return (char *)k;
@@ -234,7 +243,7 @@ static int sample(struct bl_scan *sc, double *x)
 		*x = NAN;
 		return 1;
 	}
-	if (rp_parse_number(sc->p, sc->end, &next, x))
+	if (number_parse(sc->p, sc->end, &next, x))
 		return 0;
 	sc->p = next;
 	return 1;
@@ -356,7 +365,7 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 
 			if (!src)
 				return 0;
-			s->source = rp_source_parse(src);
+			s->source = canon_source_parse(src);
 			free(src);
 			break;
 		}
@@ -409,22 +418,22 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 	if (!lit(sc, "}") || (seen & (F_CASE | F_PATH | F_NAME | F_LABELS | F_SAMPLES)) !=
 	    (F_CASE | F_PATH | F_NAME | F_LABELS | F_SAMPLES))
 		return 0;
-	s->path = rp_strpool_path(sc->pool, path, s->path_len, sc->prev_path, sc->prev_len);
+	s->path = strpool_path(sc->pool, path, s->path_len, sc->prev_path, sc->prev_len);
 	if (!s->shape)
-		s->shape = (char *)rp_strpool_intern(sc->pool, s->is_array ? "array" : "scalar",
-						     s->is_array ? 5 : 6);
+		s->shape = (char *)strpool_intern(sc->pool, s->is_array ? "array" : "scalar",
+						  s->is_array ? 5 : 6);
 	if (!s->path || !s->shape) {
 		*oom = 1;
 		return 0;
 	}
 	sc->prev_path = s->path;
 	sc->prev_len = s->path_len;
-	s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
+	s->key = series_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
 	return s->key != NULL;
 }
 
-int bl_scan_series(struct bl_scan *sc, struct bl_series *s, size_t i,
-		   const char **span, size_t *span_len)
+int baseline_scan_series(struct bl_scan *sc, struct bl_series *s, size_t i,
+			 const char **span, size_t *span_len)
 {
 	const char *at;
 	int oom = 0;

@@ -51,7 +51,7 @@ const char *db_name(const struct db *db);
 const char *db_redact(const char *url, char *out, size_t size);
 /* @text (a driver's message about @url) with each secret of @url masked,
  * trailing newlines dropped, in @out. @return @out. */
-const char *db_scrub(const char *url, const char *text, char *out, size_t size);
+const char *db_redact_scrub(const char *url, const char *text, char *out, size_t size);
 
 /* Statements without results (DDL, BEGIN...); several separated by ';'. */
 int db_exec(struct db *db, const char *sql);

@@ -44,8 +44,8 @@ static int pg_open(struct db *base, const char *url)
 		char why[DB_NAME_MAX];
 
 		return ksftm_fail(EIO, "history database %s: cannot connect: %s", db->db.name,
-				  db->pg ? db_scrub(url, PQerrorMessage(db->pg), why,
-						    sizeof(why)) : "out of memory");
+				  db->pg ? db_redact_scrub(url, PQerrorMessage(db->pg), why,
+							   sizeof(why)) : "out of memory");
 	}
 	PQsetNoticeProcessor(db->pg, pg_notice_ignore, NULL);
 	return 0;

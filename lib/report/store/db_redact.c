@@ -1,7 +1,7 @@
 /*
  * The name of a history as messages show it: a URL or path without
  * credentials (db_redact()), and a driver's message with them masked
- * (db_scrub()), db.h. Below every backend.
+ * (db_redact_scrub()), db.h. Below every backend.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -145,7 +145,7 @@ static void scrub_one(char *text, const char *secret, size_t n)
 	}
 }
 
-const char *db_scrub(const char *url, const char *text, char *out, size_t size)
+const char *db_redact_scrub(const char *url, const char *text, char *out, size_t size)
 {
 	const char *auth, *s;
 	size_t len = 0;

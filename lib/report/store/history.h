@@ -67,15 +67,15 @@ int history_path_parts(struct db *db, const char *text, const char *row, struct 
 struct json_t;
 /* @order as stored (malloc'd in @out); -EINVAL naming @what when it looks
  * like a date-time but is not one. */
-int history_order_normalise(const char *what, const char *order, char **out);
+int run_order_normalise(const char *what, const char *order, char **out);
 /* The order of a run the CI gave none: the context's HISTORY_CONTEXT_TIME,
  * else the database's clock (PostgreSQL's server, not this client's), and
  * never before the newest run of machines @cmp when that is a time. */
-int history_order_default(struct db *db, struct json_t *ctx, const char *cmp, char **out);
+int run_order_default(struct db *db, struct json_t *ctx, const char *cmp, char **out);
 /* @order HISTORY_ORDER_SEP @run_key (malloc'd; NULL: out of memory). */
-char *history_order_key(const char *order, const char *run_key);
+char *run_order_key(const char *order, const char *run_key);
 /* How much of a stored order is the CI's text (before the separator). */
-size_t history_order_shown_len(const char *stored);
+size_t run_order_shown_len(const char *stored);
 
 
 /*
@@ -92,7 +92,7 @@ int history_value_as(const char *val, const char *stored_op, const char *summary
 /* One run to ingest. */
 struct history_run {
 	const char *run_key;	/* unique; NULL: derived from the content */
-	const char *order;	/* CI order (commit date...); NULL: history_order_default() */
+	const char *order;	/* CI order (commit date...); NULL: run_order_default() */
 	/* Context keys: "KEY=VALUE" items, over the logs' context lines. */
 	const char *const *context;
 	size_t n_context;

@@ -6,9 +6,10 @@
 #include <jansson.h>
 #include <stdlib.h>
 
+#include "context.h"
 #include "history.h"
 #include "history_context.h"
-#include "rp.h"
+#include "report.h"
 
 /*
  * A ksft-vm guest's instrument (doc/vm.rst): its clock (icount, kvm; none
@@ -46,7 +47,7 @@ int history_run_context(const struct ksft_metric_report *r, const struct history
 {
 	int err;
 
-	*out = rp_context_with(r, run->context, run->n_context, &err);
+	*out = context_with(r, run->context, run->n_context, &err);
 	return *out ? 0 : err;
 }
 

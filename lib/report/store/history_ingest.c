@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <string.h>
 #include <time.h>
+#include <ksftmetric/report.h>
 
 #include "errmsg.h"
 #include "float_repr.h"
@@ -19,7 +20,11 @@
 #include "history_context.h"
 #include "history_schema.h"
 #include "history_sql.h"
+#include "canon.h"
+#include "pipeline.h"
+#include "report.h"
 #include "rp.h"
+#include "strbuf.h"
 #include "history_ingest.h"
 
 /* Everything of one series the history keeps, as JSON/text columns. */
@@ -79,7 +84,7 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 		strbuf_addc(&samples, ']');
 	}
 	strbuf_addc(&samples, ']');
-	n = rp_series_summaries(r, i, &sums);
+	n = report_series_summaries(r, i, &sums);
 	if (n < 0) {
 		ret = n;
 		goto out;
@@ -97,11 +102,11 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 			for (e = 0; e < (size_t)n; e++) {
 				if (e)
 					strbuf_addc(&summary, ',');
-				put_num(&summary, rp_summary_op(&sums[e], code));
+				put_num(&summary, pipeline_summary_op(&sums[e], code));
 			}
 			strbuf_addc(&summary, ']');
 		} else {
-			double one = rp_summary_op(&sums[0], code);
+			double one = pipeline_summary_op(&sums[0], code);
 
 			put_num(&summary, one);
 			if (!strcmp(ops[k].name, cmp) && isfinite(one)) {
@@ -146,18 +151,18 @@ static void utc_now(char *buf, size_t size)
 /*
  * A run id or order as the history keeps it: valid UTF-8 without control
  * characters, so that every reader can show it and no terminal runs it.
- * The error quotes it neutralised (rp_text_dup()).
+ * The error quotes it neutralised (canon_text_dup()).
  */
 int history_check_text(const char *field, const char *s)
 {
 	int control = 0;
-	long at = s ? rp_text_bad_at(s, strlen(s), &control) : -1;
+	long at = s ? canon_text_bad_at(s, strlen(s), &control) : -1;
 	char *shown;
 	int ret;
 
 	if (at < 0)
 		return 0;
-	shown = rp_text_dup(s, strlen(s));
+	shown = canon_text_dup(s, strlen(s));
 	if (control)
 		ret = ksftm_fail(EINVAL, "%s \"%s\": control character 0x%02x at byte %ld",
 				 field, shown ? shown : "?", (unsigned char)s[at] == 0xc2 ?
@@ -336,7 +341,7 @@ int history_ingest_prepare(struct history_ingest *in, struct history *h,
 	in->n = ksft_metric_report_series_count(r);
 	if ((ret = history_writable(h)) || (ret = history_check_text("run id", run->run_key)) ||
 	    (ret = history_check_text("order", run->order)) ||
-	    (run->order && (ret = history_order_normalise("order", run->order, &in->order))) ||
+	    (run->order && (ret = run_order_normalise("order", run->order, &in->order))) ||
 	    (ret = history_run_context(r, run, &ctx_json)))
 		return ret;
 	in->ctx = history_context_text(ctx_json);
@@ -371,12 +376,12 @@ int history_ingest_begin(struct history_ingest *in)
 		json_decref(ctx_json);
 		return ksftm_oom();
 	}
-	if (!in->order && (ret = history_order_default(db, ctx_json, in->cmp, &in->order))) {
+	if (!in->order && (ret = run_order_default(db, ctx_json, in->cmp, &in->order))) {
 		json_decref(ctx_json);
 		return ret;
 	}
 	json_decref(ctx_json);
-	if (!(in->sort = history_order_key(in->order, in->key)))
+	if (!(in->sort = run_order_key(in->order, in->key)))
 		return ksftm_oom();
 	/* The run's series and the ids of those the history has: the gate
 	 * judges with them, and only the others are inserted. */

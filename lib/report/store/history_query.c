@@ -7,18 +7,20 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "errmsg.h"
 #include "history.h"
 #include "history_sql.h"
 #include "history_window_rule.h"
 #include "policy_vocab.h"
-#include "rp.h"
-#include "rp_table.h"
+#include "strbuf.h"
+#include "units.h"
 
 #define DEFAULT_LAST 1000
 
@@ -69,7 +71,7 @@ static const char *state_of(const char *verdict, const char *accepted)
 
 static char *shown_text(const char *s)
 {
-	return s ? rp_text_dup(s, strlen(s)) : NULL;
+	return s ? canon_text_dup(s, strlen(s)) : NULL;
 }
 
 /*
@@ -95,9 +97,9 @@ static int display_units(struct db *db, const char *policy, const char *row, jso
 		if (json_is_number(scale) && json_number_value(scale) > 0)
 			json_object_set(series, "display_scale", scale);
 	}
-	rp_display_choose(json_is_number(scale) ? json_number_value(scale) : NAN,
-			  json_string_value(label),
-			  json_object_get(pol, KSFTM_PK_AGGREGATION) != NULL, &d);
+	units_display_choose(json_is_number(scale) ? json_number_value(scale) : NAN,
+			     json_string_value(label),
+			     json_object_get(pol, KSFTM_PK_AGGREGATION) != NULL, &d);
 	ret = json_object_set_new(series, "unit", d.unit ? json_string(d.unit) : json_null());
 	ret |= json_object_set_new(series, "scale", json_real(d.scale));
 	json_decref(pol);
@@ -174,8 +176,8 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 		 * as is; histories others wrote are shown neutralised. */
 		run = shown_text(db_rows_get(rows, k, 0));
 		/* The CI's order, without the run id that breaks its ties. */
-		order = rp_text_dup(db_rows_get(rows, k, 1),
-				    history_order_shown_len(db_rows_get(rows, k, 1)));
+		order = canon_text_dup(db_rows_get(rows, k, 1),
+				       run_order_shown_len(db_rows_get(rows, k, 1)));
 		json_array_append_new(points, json_pack("{s:s,s:s,s:o,s:s,s:s,s:o}",
 			"run", run ? run : "?", "order", order ? order : "?",
 			"value", v ? json_real(strtod(v, NULL)) : json_null(),
@@ -254,8 +256,8 @@ static int add_series(struct db *db, const char *sql,
 		return ret;
 	}
 	title->len = 0;
-	rp_series_title(title, (char *const *)parts, m, db_rows_get(rows, k, 2),
-			db_rows_get(rows, k, 3), db_rows_get(rows, k, 4), -1);
+	canon_series_title(title, (char *const *)parts, m, db_rows_get(rows, k, 2),
+			   db_rows_get(rows, k, 3), db_rows_get(rows, k, 4), -1);
 	free(parts);
 	if (title->oom || (o->series && !strstr(title->data, o->series))) {
 		json_decref(path);

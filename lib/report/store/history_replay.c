@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@
 #include "history_replay.h"
 #include "history_run_read.h"
 #include "history_sql.h"
-#include "rp.h"
+#include "report.h"
 #include "verdict_vocab.h"
 
 /* How far back the gate reads a series' recent runs, and its default

@@ -8,15 +8,21 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "errmsg.h"
 #include "history.h"
 #include "history_run_read.h"
+#include "report.h"
 #include "rp.h"
+#include "rp_policy.h"
+#include "series.h"
+#include "strpool.h"
 
 /* The stored results of a run, with their series' identities. */
 #define RESULTS_SQL \
@@ -30,7 +36,7 @@ static int status_code(const char *name)
 	int st;
 
 	for (st = RP_ST_NONE; st <= RP_ST_INCOMPLETE; st++)
-		if (name && !strcmp(rp_status_name(st), name))
+		if (name && !strcmp(canon_status_name(st), name))
 			return st;
 	return RP_ST_NONE;
 }
@@ -65,16 +71,16 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 				&samples)))
 		goto out;
 	ret = -ENOMEM;
-	s->path = rp_strpool_path(r->pool, (char *const *)parts, m, NULL, 0);
+	s->path = strpool_path(r->pool, (char *const *)parts, m, NULL, 0);
 	s->path_len = m;
-	s->case_name = (char *)rp_strpool_intern(r->pool, db_rows_get(rows, k, 2),
-						 strlen(db_rows_get(rows, k, 2)));
-	s->name = (char *)rp_strpool_intern(r->pool, db_rows_get(rows, k, 3),
-					    strlen(db_rows_get(rows, k, 3)));
+	s->case_name = (char *)strpool_intern(r->pool, db_rows_get(rows, k, 2),
+					      strlen(db_rows_get(rows, k, 2)));
+	s->name = (char *)strpool_intern(r->pool, db_rows_get(rows, k, 3),
+					 strlen(db_rows_get(rows, k, 3)));
 	s->labels_len = strlen(db_rows_get(rows, k, 4));
-	s->labels = (char *)rp_strpool_intern(r->pool, db_rows_get(rows, k, 4), s->labels_len);
-	s->shape = (char *)rp_strpool_intern(r->pool, db_rows_get(rows, k, 6),
-					     strlen(db_rows_get(rows, k, 6)));
+	s->labels = (char *)strpool_intern(r->pool, db_rows_get(rows, k, 4), s->labels_len);
+	s->shape = (char *)strpool_intern(r->pool, db_rows_get(rows, k, 6),
+					  strlen(db_rows_get(rows, k, 6)));
 	if (!s->path || !s->case_name || !s->name || !s->labels || !s->shape)
 		goto out;
 	s->status = status_code(db_rows_get(rows, k, 5));
@@ -93,7 +99,7 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 		buf = grown;
 		for (e = 0; e < n; e++)
 			buf[e] = sample(is_array ? json_array_get(v, e) : v);
-		if (rp_series_add_point(s, NAN, buf, n, is_array))
+		if (series_add_point(s, NAN, buf, n, is_array))
 			goto out;
 	}
 	if (policy) {
@@ -115,14 +121,14 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 		s->has_policy = 1;
 	}
 	ret = -ENOMEM;
-	if (!(s->key = rp_make_key(s->path, s->path_len, s->case_name, s->name, s->labels)))
+	if (!(s->key = series_make_key(s->path, s->path_len, s->case_name, s->name, s->labels)))
 		goto out;
-	ret = rp_report_adopt(r, s);
+	ret = series_adopt(r, s);
 	s = NULL;
 out:
 	if (ret == -ENOMEM)
 		ret = ksftm_oom();
-	rp_series_free(s);
+	series_free(s);
 	free(buf);
 	free(parts);
 	json_decref(path);
@@ -184,7 +190,7 @@ int history_run_read(struct db *db, const char *run_id, const long long *only, s
 	return 0;
 }
 
-int history_run_at(struct db *db, const char *order, char **run_id, char **cmp)
+int history_run_read_at(struct db *db, const char *order, char **run_id, char **cmp)
 {
 	const char *p[1] = { order };
 	struct db_rows *rows;

@@ -21,6 +21,6 @@ int history_run_read(struct db *db, const char *run_id, const long long *only, s
 
 /* The run stored at @order (its stored order, unique): *@run_id and its
  * comparability key *@cmp (malloc'd; both NULL: none). */
-int history_run_at(struct db *db, const char *order, char **run_id, char **cmp);
+int history_run_read_at(struct db *db, const char *order, char **run_id, char **cmp);
 
 #endif

@@ -11,10 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "errmsg.h"
 #include "history.h"
 #include "history_sql.h"
-#include "rp.h"
+#include "strbuf.h"
 
 static int run_row(struct db *db, const char *run_key, char **id, char **order, char **cmp)
 {
@@ -57,7 +58,7 @@ static int title_matches(struct db *db, const char *path_json, const char *case_
 		return 1;
 	if ((match = history_path_parts(db, path_json, row, &path, &parts, &m)))
 		return match;
-	rp_series_title(&sb, (char *const *)parts, m, case_name, metric, labels, -1);
+	canon_series_title(&sb, (char *const *)parts, m, case_name, metric, labels, -1);
 	match = sb.oom ? ksftm_oom() : strstr(sb.data, filter) != NULL;
 	strbuf_free(&sb);
 	free(parts);

@@ -7,17 +7,21 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <ksftmetric/report.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "canon.h"
 #include "errmsg.h"
 #include "grow.h"
 #include "history.h"
 #include "history_window.h"
 #include "history_window_rule.h"
-#include "rp.h"
+#include "report.h"
+#include "rp_policy.h"
+#include "series.h"
 #include "verdict_vocab.h"
 
 static int cmp_ll(const void *a, const void *b)
@@ -116,7 +120,7 @@ static int read_series(struct history_window *w, const struct ksft_metric_report
 		return ret;
 	rp_policy_gate_of(&s, &op, &better, &rel_tol, &abs_tol);
 	in->op = op;
-	failed = better && rp_status_failed(r->series[i]->status);
+	failed = better && canon_status_failed(r->series[i]->status);
 	in->pinned = id && history_window_pin(w, id) != NULL;
 	if (!id || w->o->incomparable || failed)
 		return 0;

@@ -35,7 +35,7 @@ static long digits(const char *s, size_t n)
  * Parse "YYYY-MM-DD[T ]HH:MM[:SS[.fff]](Z|+HH:MM|-HH:MM|+HHMM|+HH)".
  * 1: a date-time with a zone (@utc set, @usec its microseconds);
  * 0: not such text; -ERANGE: shaped like one but a field is out of range
- * (no message: history_order_normalise() words it).
+ * (no message: run_order_normalise() words it).
  */
 static int parse_iso(const char *s, time_t *utc, long *usec)
 {
@@ -123,7 +123,7 @@ static int format_utc(time_t t, long usec, char **out)
 	return *out ? 0 : ksftm_oom();
 }
 
-int history_order_normalise(const char *what, const char *order, char **out)
+int run_order_normalise(const char *what, const char *order, char **out)
 {
 	time_t t;
 	long usec;
@@ -182,7 +182,7 @@ static int after_newest(struct db *db, const char *cmp, char **now)
 	if (ret)
 		return ret;
 	newest = db_rows_count(rows) && db_rows_get(rows, 0, 0) ?
-		 strndup(db_rows_get(rows, 0, 0), history_order_shown_len(db_rows_get(rows, 0, 0))) :
+		 strndup(db_rows_get(rows, 0, 0), run_order_shown_len(db_rows_get(rows, 0, 0))) :
 		 NULL;
 	db_rows_free(rows);
 	if (newest && strcmp(newest, *now) >= 0 && parse_iso(newest, &utc, &usec) > 0) {
@@ -201,7 +201,7 @@ static int after_newest(struct db *db, const char *cmp, char **now)
 	return 0;
 }
 
-int history_order_default(struct db *db, struct json_t *ctx, const char *cmp, char **out)
+int run_order_default(struct db *db, struct json_t *ctx, const char *cmp, char **out)
 {
 	const char *t = json_string_value(json_object_get(ctx, HISTORY_CONTEXT_TIME));
 	time_t utc;
@@ -220,7 +220,7 @@ int history_order_default(struct db *db, struct json_t *ctx, const char *cmp, ch
 	return ret;
 }
 
-char *history_order_key(const char *order, const char *run_key)
+char *run_order_key(const char *order, const char *run_key)
 {
 	char *key;
 
@@ -229,7 +229,7 @@ char *history_order_key(const char *order, const char *run_key)
 	return key;
 }
 
-size_t history_order_shown_len(const char *stored)
+size_t run_order_shown_len(const char *stored)
 {
 	return strcspn(stored, HISTORY_ORDER_SEP);
 }

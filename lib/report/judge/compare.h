@@ -1,9 +1,13 @@
 /* Comparison rows as held by compare.c and rendered by compare_format.c. */
-#ifndef KSFTM_RP_COMPARE_H
-#define KSFTM_RP_COMPARE_H
+#ifndef KSFTM_COMPARE_H
+#define KSFTM_COMPARE_H
 
-#include "rp.h"
+#include <ksftmetric/report.h>
+#include <stddef.h>
+
 #include "verdict_vocab.h"
+
+struct rp_strpool;
 
 /*
  * The values behind a row's baseline or current, for the text table's
@@ -52,22 +56,22 @@ struct cmp_row {
 
 /* Fill @s from the @n values x[0], x[stride], ... (left as they are);
  * -ENOMEM, or 0. */
-int cmp_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride);
-/* cmp_spread_of() element @e (-1: a scalar's value) of each point of @v. */
-int cmp_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e);
+int compare_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride);
+/* compare_spread_of() element @e (-1: a scalar's value) of each point of @v. */
+int compare_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e);
 
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
-struct cmp_row *cmp_row_new(struct ksft_metric_report_comparison *c,
-			    char *const *path, size_t path_len,
-			    const char *case_name, const char *name,
-			    const char *labels, long element);
+struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
+				char *const *path, size_t path_len,
+				const char *case_name, const char *name,
+				const char *labels, long element);
 
-/* Did case @case_name under @path fail in @r (rp_status_failed(), with or
+/* Did case @case_name under @path fail in @r (canon_status_failed(), with or
  * without series: the report keeps every failed case)? A case that died
  * before its result line is kept as "incomplete", so its own name is
  * unknown and its series the history has stay MISSING. 1 or 0. */
-int rp_case_failed(const struct ksft_metric_report *r, const char *const *path,
-		   size_t path_len, const char *case_name);
+int compare_case_failed(const struct ksft_metric_report *r, const char *const *path,
+			size_t path_len, const char *case_name);
 
 struct ksft_metric_report_comparison {
 	struct rp_strpool *pool;	/* rows' identity strings (made on first use) */

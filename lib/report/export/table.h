@@ -1,0 +1,25 @@
+/* Aligned text tables and CSV fields (table.c). */
+#ifndef KSFTM_TABLE_H
+#define KSFTM_TABLE_H
+
+#include <stddef.h>
+
+#include "strbuf.h"
+
+struct table {
+	size_t cols;
+	char **cells;		/* row-major */
+	size_t n, cap;
+	size_t *width;
+};
+
+/* table_init() and table_cell(): 0 or -ENOMEM. */
+int table_init(struct table *t, size_t cols);
+void table_free(struct table *t);
+int table_cell(struct table *t, const char *text);
+/* Columns separated by two spaces; @right[col] != 0 aligns right. */
+void table_render(const struct table *t, struct strbuf *sb, const int *right);
+/* One CSV text field, quoted when it needs to be; formulas neutralised. */
+void table_csv_field(struct strbuf *sb, const char *s);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * A series and the table that finds it by key (series.c): points
+ * appended, series joined, adopted into the report.
+ */
+#ifndef KSFTM_SERIES_H
+#define KSFTM_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rp_policy.h"
+#include "vals.h"
+
+struct ksft_metric_report;
+struct rp_node;
+
+/*
+ * A series. Its name, labels, shape, case name, path and path strings are
+ * the report's (r->pool), never freed with the series.
+ */
+struct rp_series {
+	struct rp_node *node;	/* while its input is being read */
+	char *name;
+	char *labels;		/* canonical JSON object */
+	size_t labels_len;
+	char *shape;
+	int source;
+	int is_array;
+	struct rp_vals raw;	/* t, v, off */
+	size_t cap_pts, cap_v;
+	const char *file;	/* first point */
+	unsigned long line;
+	uint64_t hash;
+	struct rp_series *hnext;
+	/* Identity once the input is complete. */
+	char *case_name;
+	char **path;
+	size_t path_len;
+	int status;
+	char *key;
+	const char *abort;	/* case ended abnormally: reason, else NULL */
+	const char *reason;	/* the status directive's text, else NULL */
+	size_t joined;		/* case instances joined into it, less one */
+	int has_policy;
+	struct rp_policy policy;
+};
+
+struct rp_htab {
+	struct rp_series **b;
+	size_t mask, n;
+};
+
+/* Series storage (series.c). */
+uint64_t series_hash(const void *p, size_t n, uint64_t h);
+/* Hash for lookups only (8 bytes a step; never printed, unlike series_hash). */
+uint64_t series_key_hash(const void *p, size_t n);
+int series_htab_init(struct rp_htab *t);
+void series_htab_free(struct rp_htab *t);
+int series_htab_insert(struct rp_htab *t, struct rp_series *s);
+void series_free(struct rp_series *s);
+int series_add_point(struct rp_series *s, double t, const double *v,
+		     size_t n, int is_array);
+int series_append(struct rp_series *dst, const struct rp_series *src);
+/* Effective policy of @s: its own, or the defaults for its source. */
+const struct rp_policy *series_policy(const struct rp_series *s,
+				      struct rp_policy *scratch);
+/* Key from identity (path, case, name, labels). */
+char *series_make_key(char *const *path, size_t path_len, const char *case_name,
+		      const char *name, const char *labels);
+int series_adopt(struct ksft_metric_report *r, struct rp_series *s);
+
+#endif

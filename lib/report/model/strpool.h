@@ -1,0 +1,28 @@
+/*
+ * Interned strings and arena bytes that live as long as a report or
+ * a baseline (strpool.c).
+ */
+#ifndef KSFTM_STRPOOL_H
+#define KSFTM_STRPOOL_H
+
+#include <stddef.h>
+
+struct rp_strpool;
+
+/*
+ * Interned strings and arena bytes that live as long as the report
+ * (model/strpool.c): the series' identity strings and path arrays, which
+ * series_free() leaves alone. NULL on allocation failure.
+ */
+struct rp_strpool *strpool_new(void);
+void strpool_free(struct rp_strpool *p);
+const char *strpool_intern(struct rp_strpool *p, const char *s, size_t n);
+void *strpool_alloc(struct rp_strpool *p, size_t n);
+/*
+ * @path's strings interned in @p, in an array of the pool: @prev itself
+ * when it holds the same strings (series of one test share it). NULL: OOM.
+ */
+char **strpool_path(struct rp_strpool *p, char *const *path, size_t n,
+		    char **prev, size_t prev_n);
+
+#endif

@@ -1,0 +1,17 @@
+/* Reading one input's KTAP lines (ktap.c). */
+#ifndef KSFTM_KTAP_H
+#define KSFTM_KTAP_H
+
+#include <stddef.h>
+
+struct ksft_metric_report;
+struct rp_input;
+
+/* Parse state of one input (ktap.c). */
+struct rp_input *ktap_input_new(struct ksft_metric_report *r, const char *name);
+int ktap_input_line(struct rp_input *in, const char *s, size_t n);
+void ktap_input_long_line(struct rp_input *in);
+int ktap_input_finish(struct rp_input *in);	/* resolves and merges; frees */
+void ktap_input_abort(struct rp_input *in);
+
+#endif

@@ -1,0 +1,49 @@
+/* The report handle (report.c): what it holds once its inputs are read. */
+#ifndef KSFTM_REPORT_H
+#define KSFTM_REPORT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "series.h"
+#include "warn.h"
+
+struct ksft_metric_report;
+struct rp_failed_case;
+struct rp_strpool;
+struct rp_summary;
+
+/*
+ * The summaries of series @i's processed values, one per element, from one
+ * pass over them (ingest stores six of each): *@sums (free()) has the
+ * returned width (>= 0) of them; -errno. @sums NULL: only the width.
+ */
+int report_series_summaries(const struct ksft_metric_report *r, size_t i, struct rp_summary **sums);
+
+struct ksft_metric_report {
+	struct rp_strpool *pool;	/* the series' identity strings */
+	size_t max_line;
+	size_t max_warnings;
+	struct rp_warning_store warn;
+	char **strings;		/* file names and reasons (owned) */
+	size_t n_strings, cap_strings;
+	struct rp_series **series;	/* final, report order */
+	size_t n_series, cap_series;
+	struct rp_htab final_tab;	/* by key */
+	json_t *context;	/* the logs' ktap-metric-context-json, merged */
+	char *context_json;	/* its canonical text, "{}" when none */
+	/* Policy names compared while reading (the unit tests count them). */
+	size_t policy_probes;
+	/* The cases that failed (canon_status_failed()), with or without series:
+	 * the history they lack is theirs, not lost (judge/compare.c). */
+	struct rp_failed_case *failed;
+	size_t n_failed, cap_failed;
+};
+
+struct rp_failed_case {
+	char **path;		/* the pool's, as a series' */
+	size_t path_len;
+	const char *name;	/* the pool's */
+};
+
+#endif

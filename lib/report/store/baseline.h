@@ -1,0 +1,43 @@
+/* Baseline runs as held in memory (baseline.c) and read by compare.c. */
+#ifndef KSFTM_BASELINE_H
+#define KSFTM_BASELINE_H
+
+#include <ksftmetric/report.h>
+#include <stddef.h>
+
+#include "rp_policy.h"
+#include "vals.h"
+
+struct rp_strpool;
+struct strbuf;
+
+/* A baseline series; every string but key is the baseline's pool's. */
+struct bl_series {
+	char *key;
+	char **path;
+	size_t path_len;
+	char *case_name;
+	char *name;
+	char *labels;
+	char *shape;
+	int source;
+	int is_array;
+	int has_policy;
+	struct rp_policy policy;
+	struct rp_vals samples;	/* processed points; t is NaN */
+};
+
+struct bl_run {
+	char **sources;
+	size_t n_sources;
+	struct bl_series *series;
+	size_t n;
+};
+
+struct ksft_metric_report_baseline {
+	struct rp_strpool *pool;	/* the series' identity strings */
+	struct bl_run *runs;
+	size_t n_runs, cap_runs;
+};
+
+#endif
