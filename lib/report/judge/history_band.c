@@ -136,13 +136,6 @@ static int band_point(json_t *series, int next, const char *next_cmp, struct gat
 	return 0;
 }
 
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The window set of the run judged at stored order @src->ord, of the
  * series @in[0..n) draw from it (or the report's, on machines @src->cmp),
  * as the gate reads it. */
@@ -166,7 +159,7 @@ static int band_read(struct db *db, struct band_src *src, const struct band_in *
 			if (in[i].src == src)
 				only[m++] = in[i].sid;
 		if (only)
-			qsort(only, m, sizeof(*only), cmp_ll);
+			qsort(only, m, sizeof(*only), history_series_id_cmp);
 		ret = only ? history_run_read(db, run_id, only, m, &src->rows, &src->stored,
 					      &src->keys) : -ENOMEM;
 		free(only);

@@ -176,6 +176,10 @@ int history_series_lookup(struct db *db, struct history_key *keys, const size_t 
 int history_series_pass(struct db *db, struct history_key *keys, size_t n, const size_t *todo,
 			size_t n_todo, int insert);
 
+/* qsort()/bsearch() order of series ids (long long), history_series.c:
+ * the readers that keep a sorted set of ids share it. */
+int history_series_id_cmp(const void *a, const void *b);
+
 /*
  * Rows per multi-row statement on PostgreSQL: a run's rows go in a few
  * statements (one round trip each), not 2-3 per series; SQLite, one row

@@ -22,13 +22,10 @@
 #include "history_replay.h"
 #include "history_run_read.h"
 #include "history_sql.h"
+#include "history_window_rule.h"
 #include "report.h"
 #include "verdict_vocab.h"
 
-/* How far back the gate reads a series' recent runs, and its default
- * window (history_gate.c). */
-#define RECENT_REACH HISTORY_RECENT_RUNS
-#define DEFAULT_WINDOW 30
 
 /*
  * A series whose stored state before some run changed (the inserted run's
@@ -92,7 +89,7 @@ static int settled(const struct history_replay *rp)
 	if (rp->pinned_after)
 		return 0;
 	for (k = 0; k < rp->n; k++)
-		if (rp->d[k].usable < rp->window || rp->d[k].measured < RECENT_REACH)
+		if (rp->d[k].usable < rp->window || rp->d[k].measured < HISTORY_RECENT_RUNS)
 			return 0;
 	return 1;
 }
@@ -188,7 +185,7 @@ int history_replay_open(struct db *db, const char *cmp, const char *order,
 		db_rows_free(rows);
 		return ksftm_oom();
 	}
-	*rp = (struct history_replay){ .window = run->window ? run->window : DEFAULT_WINDOW,
+	*rp = (struct history_replay){ .window = history_window_rule_size(run->window),
 				       .db = db, .cmp = cmp, .run = run, .later = rows };
 	rp->pinned_after = db_rows_count(pins) > 0;
 	db_rows_free(pins);

@@ -137,13 +137,6 @@ out:
 	return ret;
 }
 
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
-}
-
 int history_run_read(struct db *db, const char *run_id, const long long *only, size_t n_only,
 		     struct db_rows **rows, struct ksft_metric_report **r,
 		     struct history_key **keys)
@@ -174,7 +167,7 @@ int history_run_read(struct db *db, const char *run_id, const long long *only, s
 	for (k = m = 0; k < n && !ret; k++) {
 		long long id = strtoll(db_rows_get(*rows, k, 0), NULL, 10);
 
-		if (only && !bsearch(&id, only, n_only, sizeof(*only), cmp_ll))
+		if (only && !bsearch(&id, only, n_only, sizeof(*only), history_series_id_cmp))
 			continue;
 		ret = stored_series(db, *r, *rows, k, where);
 		(*keys)[m++] = (struct history_key){ db_rows_get(*rows, k, 1),

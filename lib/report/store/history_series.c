@@ -147,3 +147,9 @@ int history_series_lookup(struct db *db, struct history_key *keys, const size_t 
 	return history_series_pass(db, keys, SIZE_MAX, todo, n_todo, 0);
 }
 
+int history_series_id_cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}

@@ -24,13 +24,6 @@
 #include "series.h"
 #include "verdict_vocab.h"
 
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The window's values of element @e (-1: the scalar value column, as
  * statistic @op), oldest first; *@oldest, the oldest one's run order.
  * *@again: a scalar window holds values of another statistic and its
@@ -190,12 +183,12 @@ static int read_missing(struct history_window *w, size_t n, struct history_windo
 		if (w->keys[i].id)
 			seen[n_seen++] = w->keys[i].id;
 	if (n_seen)
-		qsort(seen, n_seen, sizeof(*seen), cmp_ll);
+		qsort(seen, n_seen, sizeof(*seen), history_series_id_cmp);
 	for (k = 0; !ret && k < db_rows_count(rows); k++) {
 		long long id = strtoll(db_rows_get(rows, k, 0), NULL, 10);
 		size_t at;
 
-		if (n_seen && bsearch(&id, seen, n_seen, sizeof(*seen), cmp_ll))
+		if (n_seen && bsearch(&id, seen, n_seen, sizeof(*seen), history_series_id_cmp))
 			continue;	/* in this run (or listed already) */
 		if ((ret = ksftm_grow((void **)&set->gone, &cap, set->n_gone + 1,
 				      sizeof(*set->gone), 16)) ||
