@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("KSFTM_BUILD", os.path.join(ROOT, "build"))
 CLI = os.path.join(BUILD, "tools", "ksft-metric")
 SELFTEST = os.path.join(BUILD, "examples", "perf_selftest", "iperf-selftest")
-VM = os.path.join(ROOT, "tools", "vm", "ksft-vm.py")
+VM = os.path.join(BUILD, "tools", "vm", "ksft-vm")
 ARGS = ["--loopback", "--time", "2", "--interval", "0.25", "--repeat", "1"]
 
 

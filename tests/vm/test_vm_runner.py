@@ -4,7 +4,8 @@
 build-tree program, user text passed through unchanged (no shell sees it
 unquoted), stdout/stderr/exit status carried out; and its failures: a
 panic, a hang past --timeout, an image that is no kernel or does not boot
-all exit 2 with the console's last lines, never a hang.
+all exit 255 (ksft-vm's own failures) with the console's last lines,
+never a hang.
 
 usage: test_vm_runner.py KSFT_VM KSFT_METRIC BUILD_LIB_PROGRAM
 """
@@ -50,26 +51,26 @@ with tempfile.TemporaryDirectory(prefix="ksft-vm-test.") as tmp:
           "--add PROGRAM: runs with its build-tree libraries, on PATH by name", text)
     check("to-stderr" in err and "to-stderr" not in text, "stderr stays stderr", err)
 
-    # A panic: exit 2, the console's last lines say so.
+    # A panic: exit 255, the console's last lines say so.
     rc, out, err = run(vm, ["--kernel", k, "--timeout", "120", "--",
                             "sh", "-c", "echo c > /proc/sysrq-trigger"])
-    check(rc == 2 and "console's last lines" in err and
-          ("Kernel panic" in err or "sysrq" in err), "a panic: exit 2 with the console", err)
+    check(rc == 255 and "console's last lines" in err and
+          ("Kernel panic" in err or "sysrq" in err), "a panic: exit 255 with the console", err)
 
     # A hang (a busy loop: guest sleeps cost no wall time under icount).
     rc, out, err = run(vm, ["--kernel", k, "--timeout", "60", "--",
                             "sh", "-c", "while :; do :; done"])
-    check(rc == 2 and "--timeout 60" in err and "console's last lines" in err,
-          "a hang past --timeout: exit 2 with the console", err)
+    check(rc == 255 and "--timeout 60" in err and "console's last lines" in err,
+          "a hang past --timeout: exit 255 with the console", err)
 
     # Not a kernel; a kernel cut short (does not boot: the decompressor stops).
     rc, out, err = run(vm, ["--kernel", script, "--", "true"])
-    check(rc == 2 and "not a bzImage" in err, "an image that is no kernel: exit 2", err)
+    check(rc == 255 and "not a bzImage" in err, "an image that is no kernel: exit 255", err)
     cut = os.path.join(tmp, "vmlinuz-cut")
     with open(k, "rb") as f, open(cut, "wb") as g:
         g.write(f.read()[: os.path.getsize(k) // 2])
     rc, out, err = run(vm, ["--kernel", cut, "--modules", "/nonexistent", "--", "true"])
-    check(rc == 2 and "--modules" in err, "a missing --modules tree: exit 2", err)
+    check(rc == 255 and "--modules" in err, "a missing --modules tree: exit 255", err)
     rc, out, err = run(vm, ["--kernel", cut, "--timeout", "30", "--", "true"])
-    check(rc == 2 and "console's last lines" in err, "a kernel that does not boot: exit 2", err)
+    check(rc == 255 and "console's last lines" in err, "a kernel that does not boot: exit 255", err)
 print("PASS")

@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ksft-vm-ab (ksft-vm ab): the same COMMAND under two kernel images, both
+boots at once (under icount the host's load moves the wall time, not the
+result), B judged against A with compare --baseline, printed as a reply.
+
+Exit status: 0 no regression, 1 regression, 2 otherwise: a guest failed,
+COMMAND exited non-zero under either kernel, or compare could not judge.
+"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+from . import install, process, reply
+from .errors import Interrupted, UsageError
+
+PROG = "ksft-vm-ab"
+USAGE = "%s [-o DIR] [--format reply|text|json] IMAGE_A IMAGE_B [ksft-vm OPTION]... -- COMMAND [ARG]..." % PROG
+HELP = USAGE + """
+
+Boots IMAGE_A and IMAGE_B with ksft-vm (the one installed beside this
+command), runs COMMAND in each, saves A's log as a baseline and judges B's
+against it with the ksft-metric installed with it. Paths are the caller's
+(relative to the current directory). Logs go to DIR (-o), else to a new
+temp dir that is kept and named.
+
+  -o DIR        keep a.log, a.err, b.log, b.err, a.json there
+  --format F    reply (default): a header naming both kernels, QEMU, the
+                CPU model, icount, the vCPUs and layouts, then `old -> new
+                (+x.x %)` a series, then the command that reproduces it,
+                in 72 columns; text: compare's table; json: compare's JSON
+
+Exit status: 0 no regression, 1 regression, 2 a guest failed, COMMAND
+exited non-zero under either kernel, or compare could not judge.
+ksft-vm-ab(1), doc/vm.rst."""
+FORMATS = ("reply", "text", "json")
+# Layout seeds (the same root packed at other offsets) do not exist yet:
+# one boot a kernel, and the header says so.
+SEEDS = 1
+STDERR_TAIL = 40
+
+
+class Args:
+    def __init__(self):
+        self.out = None
+        self.fmt = "reply"
+        self.images = []
+        self.vm_opts = []
+        self.command = []
+
+
+def parse(argv):
+    """-o DIR and --format, then IMAGE_A IMAGE_B, then ksft-vm's options
+    up to "--", then COMMAND. UsageError when a part is missing."""
+    a = Args()
+    if "--" not in argv:
+        raise UsageError("no COMMAND (%s)" % USAGE)
+    i = argv.index("--")
+    words, a.command = argv[:i], argv[i + 1:]
+    if not a.command:
+        raise UsageError("no COMMAND after --")
+    k = 0
+    while k < len(words) and len(a.images) < 2:
+        w = words[k]
+        if w in ("-o", "--output", "--format"):
+            if k + 1 >= len(words):
+                raise UsageError("%s needs a value" % w)
+            if w == "--format":
+                if words[k + 1] not in FORMATS:
+                    raise UsageError("--format %s: one of %s" % (words[k + 1], ", ".join(FORMATS)))
+                a.fmt = words[k + 1]
+            else:
+                a.out = words[k + 1]
+            k += 2
+        elif w.startswith("-"):
+            raise UsageError("%s before IMAGE_A IMAGE_B (ksft-vm's options come after them)" % w)
+        else:
+            a.images.append(w)
+            k += 1
+    if len(a.images) < 2:
+        raise UsageError("two kernel images needed (%s)" % USAGE)
+    a.vm_opts = words[k:]
+    return a
+
+
+def _say(text):
+    sys.stderr.write("%s: %s\n" % (PROG, text))
+    sys.stderr.flush()
+
+
+def _tail(path, n=STDERR_TAIL):
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return ""
+    return "\n".join(lines[-n:])
+
+
+def boot_both(args, out):
+    """Both guests at once: {"a": status, "b": status}."""
+    procs = {}
+    try:
+        for v, image in zip("ab", args.images):
+            cmd = [sys.executable, install.ksft_vm(), "--kernel", os.path.abspath(image)] + \
+                args.vm_opts + ["--"] + args.command
+            with open(os.path.join(out, v + ".log"), "wb") as o, \
+                    open(os.path.join(out, v + ".err"), "wb") as e:
+                procs[v] = process.spawn(cmd, stdin=subprocess.DEVNULL, stdout=o, stderr=e)
+        return {v: p.wait() for v, p in procs.items()}
+    finally:
+        for p in procs.values():
+            process.stop_group(p)
+
+
+def _metric(argv, **kw):
+    return subprocess.run([install.ksft_metric()] + argv, check=False, **kw)
+
+
+def judge(args, out, argv):
+    """Save A as the baseline, compare B; print; compare's exit status."""
+    a_log, b_log, base = (os.path.join(out, n) for n in ("a.log", "b.log", "a.json"))
+    r = _metric(["save", "--quiet", "-o", base, a_log], stdout=subprocess.DEVNULL)
+    if r.returncode:
+        _say("ksft-metric save of A's log failed (exit %d)" % r.returncode)
+        return 2
+    if args.fmt != "reply":
+        return _metric(["compare", "--format", args.fmt, "--baseline", base, b_log]).returncode
+    r = _metric(["compare", "--format", "json", "--baseline", base, b_log], stdout=subprocess.PIPE)
+    if r.returncode not in (0, 1):
+        _say("ksft-metric compare failed (exit %d)" % r.returncode)
+        return 2
+    rows = json.loads(r.stdout)["rows"]
+    docs = []
+    for log in (a_log, b_log):
+        rep = _metric(["report", "--format", "json", log], stdout=subprocess.PIPE)
+        if rep.returncode:
+            _say("ksft-metric report of %s failed (exit %d)" % (log, rep.returncode))
+            return 2
+        docs.append(json.loads(rep.stdout))
+    lines = reply.summary(docs[0].get("context") or {}, docs[1].get("context") or {}, rows,
+                          reply.units_of(docs[1]), SEEDS, os.getcwd(), [PROG] + argv)
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+    return r.returncode
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["-h"], ["--help"]):
+        print(HELP)
+        return 0
+    try:
+        args = parse(argv)
+    except UsageError as e:
+        _say(str(e))
+        return 2
+    for img in args.images:
+        if not os.path.isfile(img):
+            _say("%s: no such file (relative to %s)" % (img, os.getcwd()))
+            return 2
+    if args.out:
+        out = os.path.abspath(args.out)
+        os.makedirs(out, exist_ok=True)
+    else:
+        out = tempfile.mkdtemp(prefix="ksft-vm-ab.")
+    signum = None
+    try:
+        process.catch_stop_signals()
+        status = boot_both(args, out)
+    except Interrupted as e:
+        signum = e.signum
+        status = None
+    finally:
+        process.quiet()
+        if signum is not None:
+            process.die_of(signum)
+    _say("logs in %s (A: %s; B: %s)" % (out, args.images[0], args.images[1]))
+    broken = False
+    for v, image in zip("ab", args.images):
+        s = status[v]
+        if s == 0:
+            continue
+        broken = True
+        what = ("ksft-vm failed (exit %d)" % s if s == 255 else
+                "ksft-vm died of signal %d" % -s if s < 0 else "COMMAND exited %d" % s)
+        _say("under %s (%s): %s; its stderr's last lines:\n%s" % (
+            v.upper(), image, what, _tail(os.path.join(out, v + ".err")) or "(empty)"))
+    if any(status[v] == 255 or status[v] < 0 for v in "ab"):
+        return 2
+    ret = judge(args, out, argv)
+    if broken:
+        _say("COMMAND did not exit 0 under both kernels: not a result (exit 2); "
+             "reproduce: cd %s && %s" % (shlex.quote(os.getcwd()),
+                                         " ".join(shlex.quote(w) for w in [PROG] + argv)))
+        return 2
+    return ret

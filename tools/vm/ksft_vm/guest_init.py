@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The guest's /init: mounts, the environment, COMMAND with its output on
+a RAM file system of its own, then the result framed on /dev/ttyS1.
+
+The output lives on its own tmpfs, not the root the test writes its /tmp
+to, so a test that fills its files does not lose its output. When COMMAND
+exits, what it left running is stopped (TERM, one second, KILL) before
+the files are measured, so nothing writes between measuring and sending;
+the host checks the end mark right after the two files (result.py).
+
+The result, on the second serial port (raw):
+  MARK RC OUT_BYTES ERR_BYTES OUT_FS_FULL\\n, stdout, stderr, MARK-END\\n
+"""
+import shlex
+
+OUT_MARK = "KSFT-VM-RESULT"
+OUT_DIR = "/run/ksft-vm"
+# Less than this free on the output's file system after the run: it may
+# have filled (a write was refused); said loudly on the host.
+OUT_FULL_KB = 64
+
+INIT = r"""#!/bin/sh
+# ksft-vm's /init: the guest's whole life, one command.
+export PATH=%(path)s HOME=/root LANG=C.UTF-8 TERM=dumb
+mkdir -p /proc /sys /dev
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mkdir -p /dev/pts /dev/shm /run /tmp /var /root /sys/fs/cgroup
+chmod 1777 /tmp
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+# The root is already RAM: /tmp and /run stay as packed (--add files there).
+[ -e /var/run ] || ln -s /run /var/run
+mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+echo /sbin/modprobe > /proc/sys/kernel/modprobe
+hostname ksft-vm
+ip link set lo up
+%(env)s
+o=%(outdir)s
+mkdir -p $o %(cwd)s
+mount -t tmpfs -o size=50%%,mode=0700 ksft-vm-out $o
+cd %(cwd)s
+set -- %(argv)s
+echo "ksft-vm: running $1" > /dev/kmsg
+"$@" > $o/out 2> $o/err < /dev/null
+rc=$?
+cd /
+kill -TERM -1 2>/dev/null && sleep 1 && kill -KILL -1 2>/dev/null
+full=0
+avail=$(df -k $o | tail -n 1 | awk '{print $4}')
+[ "${avail:-0}" -lt %(full_kb)d ] && full=1
+nout=$(wc -c < $o/out)
+nerr=$(wc -c < $o/err)
+stty -F /dev/ttyS1 raw -echo
+{
+	echo "%(mark)s $rc $nout $nerr $full"
+	head -c $nout $o/out
+	head -c $nerr $o/err
+	echo "%(mark)s-END"
+} > /dev/ttyS1
+sync
+reboot -f
+"""
+
+
+def render(path_dirs, env, cwd, argv):
+    """The /init text: the guest's PATH directories, the environment
+    variables passed in (a dict), its working directory, COMMAND's argv.
+    Every user word is quoted for the shell one at a time."""
+    exports = ["export %s=%s" % (k, shlex.quote(env[k])) for k in sorted(env)]
+    return INIT % {
+        "path": shlex.quote(":".join(path_dirs)), "env": "\n".join(exports),
+        "cwd": shlex.quote(cwd), "outdir": OUT_DIR, "full_kb": OUT_FULL_KB,
+        "argv": " ".join(shlex.quote(a) for a in argv), "mark": OUT_MARK,
+    }
