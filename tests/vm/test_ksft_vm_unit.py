@@ -285,5 +285,22 @@ class TestReply(unittest.TestCase):
         self.assertIn("cd /some/dir && ksft-vm-ab a/vmlinuz", text)
 
 
+class TestManPages(unittest.TestCase):
+    """doc/man/ksft-vm.1.rst and ksft-vm-ab.1.rst quote the --help of
+    their command (at 80 columns), as scripts/man-help.py keeps
+    ksft-metric's pages."""
+
+    def quoted(self, page, text):
+        with open(os.path.join(HERE, "..", "..", "doc", "man", page)) as f:
+            doc = f.read()
+        block = "".join("    " + x if x.strip() else "\n" for x in text.rstrip("\n").splitlines(True))
+        self.assertIn(block, doc, "%s: quote `%s --help` again" % (page, page.split(".")[0]))
+
+    def test_quotes(self):
+        os.environ["COLUMNS"] = "80"
+        self.quoted("ksft-vm.1.rst", cli.parser().format_help())
+        self.quoted("ksft-vm-ab.1.rst", ab.HELP + "\n")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)

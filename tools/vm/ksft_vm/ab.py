@@ -122,9 +122,11 @@ def _metric(argv, **kw):
 def judge(args, out, argv):
     """Save A as the baseline, compare B; print; compare's exit status."""
     a_log, b_log, base = (os.path.join(out, n) for n in ("a.log", "b.log", "a.json"))
-    r = _metric(["save", "--quiet", "-o", base, a_log], stdout=subprocess.DEVNULL)
+    r = _metric(["save", "--quiet", "-o", base, a_log], stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE)
     if r.returncode:
-        _say("ksft-metric save of A's log failed (exit %d)" % r.returncode)
+        _say("ksft-metric save of A's log failed (exit %d): %s" % (
+            r.returncode, r.stderr.decode("utf-8", "replace").strip()))
         return 2
     if args.fmt != "reply":
         return _metric(["compare", "--format", args.fmt, "--baseline", base, b_log]).returncode

@@ -26,6 +26,11 @@ CONSOLE_TAIL = 30
 USAGE = ("%(prog)s [--kernel IMAGE] [--modules DIR] [--add PATH]... [--smp N] [--memory MB]\n"
          "               [--timeout S] [--kvm] [--cpu MODEL] [--console FILE] -- COMMAND [ARG]...\n"
          "       %(prog)s ab [-o DIR] IMAGE_A IMAGE_B [OPTION]... -- COMMAND [ARG]...")
+DESCRIPTION = """\
+Run COMMAND in a QEMU guest whose clock counts instructions (TCG, -icount
+shift=0,sleep=off): its times and rates are a deterministic function of
+the instructions executed. COMMAND's output on stdout/stderr, its exit
+status as ours."""
 EPILOG = """\
 exit status: COMMAND's own; 255 when ksft-vm itself fails (a bad option,
 the guest panics, hangs past --timeout, does not boot, or its result is
@@ -59,10 +64,7 @@ def _positive_seconds(text):
 def parser():
     ap = _Parser(prog=PROG, usage=USAGE, epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter,
-                 description="Run COMMAND in a QEMU guest whose clock counts instructions "
-                 "(TCG, -icount shift=0,sleep=off): its times and rates are a deterministic "
-                 "function of the instructions executed. COMMAND's output on stdout/stderr, "
-                 "its exit status as ours.")
+                 description=DESCRIPTION)
     ap.add_argument("--kernel", metavar="IMAGE",
                     help="bzImage to boot (default: the newest /boot/vmlinuz-*)")
     ap.add_argument("--modules", metavar="DIR", help="its module tree (default: beside IMAGE "

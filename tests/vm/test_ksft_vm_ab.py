@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""ksft-vm-ab (kernel A/B) with no QEMU: the stand-in guest (standin/)
+prints a recorded icount log under each fake kernel. Issue 41 items 4, 7
+and 8: run from any directory with relative paths, -o there and no empty
+temp dir; the reply names both kernels and the machine in 72 columns and
+ends with the command that reproduces it; a crash under B (139) or a
+failed guest is reported with its stderr and never exits 0.
+
+usage: test_ksft_vm_ab.py KSFT_VM_AB FIXTURE_LOG
+"""
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from standin_util import fake_kernel, run  # noqa: E402
+
+AB = FIXTURE = None
+REL_A, REL_B = "6.1.0-57-cloud-amd64", "6.12.118+deb12-cloud-amd64"
+
+
+class TestAb(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="ksft-vm-ab-test.")
+        self.work = os.path.join(self.tmp.name, "work")
+        self.tmpdir = os.path.join(self.tmp.name, "tmp")
+        os.makedirs(self.work)
+        os.makedirs(self.tmpdir)
+        fake_kernel(os.path.join(self.work, "ka"), REL_A)
+        fake_kernel(os.path.join(self.work, "kb"), REL_B)
+        self.a = os.path.join("ka", "boot", "vmlinuz-" + REL_A)
+        self.b = os.path.join("kb", "boot", "vmlinuz-" + REL_B)
+        with open(FIXTURE) as f:
+            log = f.read()
+        self.log_a = os.path.join(self.tmp.name, "a.log")
+        self.log_b = os.path.join(self.tmp.name, "b.log")
+        shutil.copy(FIXTURE, self.log_a)
+        with open(self.log_b, "w") as f:
+            f.write(log.replace('"vm_kernel":"%s"' % REL_A, '"vm_kernel":"%s"' % REL_B))
+        with open(os.path.join(self.work, "s.sh"), "w") as f:
+            f.write("#!/bin/sh\necho the guest's test\n")
+        os.chmod(os.path.join(self.work, "s.sh"), 0o755)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def ab(self, spec_a, spec_b, args=None):
+        spec = {"vmlinuz-" + REL_A: dict(spec_a, out_file=self.log_a),
+                "vmlinuz-" + REL_B: dict(spec_b, out_file=self.log_b)}
+        argv = args or ["-o", "out", self.a, self.b, "--add", "s.sh", "--", "./s.sh", "--x"]
+        return run(AB, argv, spec, cwd=self.work, TMPDIR=self.tmpdir)
+
+    def test_reply_from_relative_paths(self):
+        rc, out, err = self.ab({}, {})
+        self.assertEqual(rc, 0, err + out)
+        lines = out.splitlines()
+        self.assertTrue(all(len(x) <= 72 for x in lines), out)
+        head = " ".join(lines[:lines.index("")])
+        for word in ("%s -> %s" % (REL_A, REL_B), "QEMU 7.2.22", "TCG icount shift 0",
+                     "Westmere-v1", "1 vCPU", "1 layout a kernel (no layout seeds yet)",
+                     "bit-identical per seed"):
+            self.assertIn(word, head)
+        self.assertIn("iperf.forward", lines)
+        self.assertTrue(any("throughput{host=local}" in x for x in lines), out)
+        self.assertTrue(any("-> 9.080 (+0.0 %)" in x for x in lines), out)
+        self.assertIn("reproduce: cd %s && ksft-vm-ab -o out %s" % (self.work, self.a),
+                      out.replace(" \\\n   ", ""))
+        self.assertTrue(os.path.isfile(os.path.join(self.work, "out", "a.log")))
+        self.assertEqual(os.listdir(self.tmpdir), [])
+
+    def test_crash_under_b_is_not_ok(self):
+        """The same log under B but a segfault (139): exit 2, said (item 4)."""
+        rc, out, err = self.ab({}, {"rc": 139, "err": "Segmentation fault\n"})
+        self.assertEqual(rc, 2, err)
+        self.assertIn("under B", err)
+        self.assertIn("COMMAND exited 139", err)
+        self.assertIn("Segmentation fault", err)
+
+    def test_failed_guest_shows_its_stderr(self):
+        """ksft-vm failed under A: its stderr shown, exit 2 (item 7)."""
+        rc, out, err = self.ab({"no_result": True, "console": "Kernel panic - not syncing\n"}, {})
+        self.assertEqual(rc, 2, err)
+        self.assertIn("under A", err)
+        self.assertIn("Kernel panic - not syncing", err)
+
+    def test_text_format(self):
+        rc, out, err = self.ab({}, {}, ["--format", "text", "-o", "out", self.a, self.b,
+                                        "--", "./s.sh"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("VERDICT", out)
+
+
+if __name__ == "__main__":
+    AB = os.path.abspath(sys.argv.pop(1))
+    FIXTURE = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
