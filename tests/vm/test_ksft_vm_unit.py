@@ -278,9 +278,12 @@ class TestReply(unittest.TestCase):
                      "icount", "Westmere-v1", "1 vCPU", "1 layout", "no layout seeds yet",
                      "bit-identical per seed"):
             self.assertIn(word, head)
-        self.assertIn("9.104 -> 10.11 (+11.0 %)", text)
+        self.assertIn("9.104 -> 10.11 (+11.0 %) improvement", text)
         self.assertIn("1.340 -> 1.028 (-23.3 %)", text)
         self.assertNotIn("nic.rx.dropped", text)
+        rows = [dict(self.ROWS[0], current=9.0, change_pct=-1.14, fails=True, verdict="regression")]
+        worse = "\n".join(reply.series_lines(rows, self.UNITS))
+        self.assertIn("9.104 -> 9.000 (-1.1 %) REGRESSION", worse)
         self.assertTrue(lines[-1].startswith("reproduce:") or lines[-2].endswith("\\"))
         self.assertIn("cd /some/dir && ksft-vm-ab a/vmlinuz", text)
 

@@ -8,6 +8,8 @@ import shlex
 import textwrap
 
 WIDTH = 72
+# Verdicts a line does not repeat: the change itself says it.
+QUIET_VERDICTS = ("ok", "no change", "")
 
 
 def _ctx(ctx, key, default="?"):
@@ -75,8 +77,9 @@ def series_lines(rows, units):
         unit = units.get((row.get("case"), t))
         name = "  %s%s" % (t, (", " + unit) if unit else "")
         vals = "%s -> %s %s" % (number(row.get("baseline")), number(row.get("current")), change(row))
-        if row.get("fails"):
-            vals += " " + row.get("verdict", "").upper()
+        verdict = row.get("verdict") or ""
+        if verdict not in QUIET_VERDICTS:
+            vals += " " + (verdict.upper() if row.get("fails") else verdict)
         if len(name) + 2 + len(vals) <= WIDTH:
             out.append(name + " " * (WIDTH - len(name) - len(vals)) + vals)
         else:
