@@ -12,7 +12,7 @@ import sys
 from . import process
 from .errors import EXIT_VM, GuestError, Interrupted, TimedOut, UsageError, VmError
 from .kernel import find_kernel
-from .pack import ENV_PREFIXES, build_root
+from .pack import build_root
 from .qemu import DEFAULT_CPU, VmConfig, qemu_argv, qemu_version
 from .result import decode
 

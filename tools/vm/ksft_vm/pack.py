@@ -63,7 +63,7 @@ def build_root(command, adds, kernel, stage, environ=None, cwd=None, warn=None):
                              check=True).stdout.decode().split()
     for a in applets:
         guest = "/" + a
-        root._parents(guest)
+        root.parents(guest)
         real = root.guest_real(guest)
         if not root.cpio.has(real) and not (os.path.basename(a) in HOST_TOOLS and
                                             shutil.which(os.path.basename(a))):

@@ -53,7 +53,7 @@ class Root:
         self.bin_dirs = []
         self.warn = warn or (lambda text: sys.stderr.write("ksft-vm: warning: %s\n" % text))
 
-    def _parents(self, path):
+    def parents(self, path):
         """Create @path's parent directories, mirroring host symlinks."""
         parts = path.strip("/").split("/")[:-1]
         cur = ""
@@ -71,7 +71,7 @@ class Root:
 
     def dir(self, path):
         """An empty directory @path (and its parents)."""
-        self._parents(path + "/x")
+        self.parents(path + "/x")
 
     def guest_real(self, path):
         """@path with the host's directory symlinks resolved (the archive
@@ -85,7 +85,7 @@ class Root:
         if depth > 40:
             raise VmError("%s: too many levels of symbolic links" % path)
         path = os.path.normpath(path)
-        self._parents(path)
+        self.parents(path)
         real = self.guest_real(path)
         if real in self.walked:
             return
