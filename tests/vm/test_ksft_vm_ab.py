@@ -67,7 +67,7 @@ class TestAb(unittest.TestCase):
         self.assertTrue(any("throughput{host=local}" in x for x in lines), out)
         self.assertTrue(any("-> 9.080 (+0.0 %)" in x for x in lines), out)
         self.assertIn("reproduce: cd %s && ksft-vm-ab -o out %s" % (self.work, self.a),
-                      out.replace(" \\\n   ", ""))
+                      out.replace(" \\\n ", ""))
         self.assertTrue(os.path.isfile(os.path.join(self.work, "out", "a.log")))
         self.assertEqual(os.listdir(self.tmpdir), [])
 

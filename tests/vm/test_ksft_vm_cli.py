@@ -129,6 +129,12 @@ class TestOptions(Base):
         for word in ("KSFT_*", "KSFTMETRIC_*", "TMPDIR", "255"):
             self.assertIn(word, text)
 
+    def test_ab_subcommand(self):
+        """ksft-vm ab is ksft-vm-ab."""
+        r = subprocess.run([sys.executable, VM, "ab", "--help"], stdout=subprocess.PIPE, check=False)
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("ksft-vm-ab [-o DIR]", r.stdout.decode())
+
     def test_comma_in_console_and_tmpdir(self):
         """Commas in --console and $TMPDIR reach QEMU as one path (item 6)."""
         tmpdir = os.path.join(self.d, "a,b")

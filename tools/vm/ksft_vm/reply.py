@@ -95,7 +95,7 @@ def command_lines(cwd, argv):
     for w in words:
         if len(line) + 1 + len(w) + 2 > WIDTH and line.strip():
             out.append(line + " \\")
-            line = "   "
+            line = " "      # a continuation: two spaces in (a longer word alone overflows)
         line += " " + w
     out.append(line)
     return out
