@@ -16,6 +16,7 @@
 
 const char *const vm_context_keys[VM_CONTEXT_N_KEYS] = {
 	"clock", "icount_shift", "qemu", "qemu_cpu", "vm_kernel", "vm_kernel_config",
+	"seed", "seed_spin",	/* ksft-vm --seed: the layout, not the machine */
 };
 
 static int known(const char *key, size_t len)

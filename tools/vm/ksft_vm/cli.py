@@ -15,6 +15,7 @@ from .kernel import find_kernel
 from .pack import build_root
 from .qemu import DEFAULT_CPU, VmConfig, qemu_argv, qemu_version
 from .result import decode
+from .seed import context_words as seed_words
 
 PROG = "ksft-vm"
 # Under --kvm a guest prints its first console line within a second or two;
@@ -24,7 +25,8 @@ KVM_SILENCE_S = 20
 CONSOLE_TAIL = 30
 
 USAGE = ("%(prog)s [--kernel IMAGE] [--modules DIR] [--add PATH]... [--smp N] [--memory MB]\n"
-         "               [--timeout S] [--kvm] [--cpu MODEL] [--console FILE] -- COMMAND [ARG]...\n"
+         "               [--timeout S] [--kvm] [--cpu MODEL] [--console FILE] [--seed S]\n"
+         "               -- COMMAND [ARG]...\n"
          "       %(prog)s ab [-o DIR] IMAGE_A IMAGE_B [OPTION]... -- COMMAND [ARG]...")
 DESCRIPTION = """\
 Run COMMAND in a QEMU guest whose clock counts instructions (TCG, -icount
@@ -61,6 +63,12 @@ def _positive_seconds(text):
     return v
 
 
+def _seed(text):
+    if not text.isdigit() or int(text) > 2**31:
+        raise argparse.ArgumentTypeError("%r: a seed is a whole number 0 .. 2^31" % text)
+    return int(text)
+
+
 def parser():
     ap = _Parser(prog=PROG, usage=USAGE, epilog=EPILOG,
                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -82,6 +90,9 @@ def parser():
     ap.add_argument("--kvm", action="store_true",
                     help="KVM instead of icount: fast, functional, NOT deterministic")
     ap.add_argument("--console", metavar="FILE", help="keep the guest's console log in FILE")
+    ap.add_argument("--seed", metavar="S", type=_seed, default=0,
+                    help="boot under seeded starting state S (a busy loop before COMMAND "
+                    "moves the timer's phase; reproducible for each S); 0: none (default)")
     return ap
 
 
@@ -141,7 +152,7 @@ class Run:
         self.kernel = find_kernel(a.kernel, a.modules)
         self.tmp = process.make_temp_dir()
         packed = build_root(a.command, a.add, self.kernel, os.path.join(self.tmp, "stage"),
-                            warn=lambda t: _say("warning: " + t))
+                            warn=lambda t: _say("warning: " + t), seed_s=a.seed)
         if packed.modules == 0:
             _say("warning: no kernel modules packed (%s): a test that needs veth, nft, "
                  "tc... fails in the guest; pass --modules DIR (a tree build: make "
@@ -159,7 +170,8 @@ class Run:
         return VmConfig(image=self.kernel.image, initrd=self.initrd, console=self.console,
                         result=os.path.join(self.tmp, "result"), release=self.kernel.release,
                         config_hash=self.kernel.config_hash, qemu_version=qemu_version(),
-                        memory=a.memory, smp=a.smp, cpu=a.cpu, kvm=a.kvm)
+                        memory=a.memory, smp=a.smp, cpu=a.cpu, kvm=a.kvm,
+                        extra_context=seed_words(a.seed))
 
     def boot(self, cfg):
         """Run QEMU for @cfg to its end; its exit status."""

@@ -42,7 +42,7 @@ ip link set lo up
 o=%(outdir)s
 mkdir -p $o %(cwd)s
 mount -t tmpfs -o size=50%%,mode=0700 ksft-vm-out $o
-cd %(cwd)s
+%(before)scd %(cwd)s
 set -- %(argv)s
 echo "ksft-vm: running $1" > /dev/kmsg
 "$@" > $o/out 2> $o/err < /dev/null
@@ -66,13 +66,14 @@ reboot -f
 """
 
 
-def render(path_dirs, env, cwd, argv):
+def render(path_dirs, env, cwd, argv, before=""):
     """The /init text: the guest's PATH directories, the environment
-    variables passed in (a dict), its working directory, COMMAND's argv.
+    variables passed in (a dict), its working directory, COMMAND's argv,
+    shell lines run right before COMMAND (seed.py's; none: as before).
     Every user word is quoted for the shell one at a time."""
     exports = ["export %s=%s" % (k, shlex.quote(env[k])) for k in sorted(env)]
     return INIT % {
         "path": shlex.quote(":".join(path_dirs)), "env": "\n".join(exports),
-        "cwd": shlex.quote(cwd), "outdir": OUT_DIR, "full_kb": OUT_FULL_KB,
+        "cwd": shlex.quote(cwd), "outdir": OUT_DIR, "before": before, "full_kb": OUT_FULL_KB,
         "argv": " ".join(shlex.quote(a) for a in argv), "mark": OUT_MARK,
     }

@@ -6,7 +6,7 @@ import re
 import shutil
 import subprocess
 
-from . import guest_init
+from . import guest_init, python_env, seed
 from .errors import VmError
 from .modules import pack_modules
 from .root import Root, find_add
@@ -40,17 +40,21 @@ class Packed:
         self.modules = modules
 
 
-def build_root(command, adds, kernel, stage, environ=None, cwd=None, warn=None):
+def build_root(command, adds, kernel, stage, environ=None, cwd=None, warn=None, seed_s=0):
     """Pack the root for @command (argv) with the @adds paths and @kernel's
-    modules (stage: a scratch directory for them). A Packed."""
+    modules (stage: a scratch directory for them), its /init seeded with
+    @seed_s (seed.py). A Packed."""
     environ = os.environ if environ is None else environ
     cwd = cwd or os.getcwd()
     root = Root(warn)
     bb = find_busybox()
     for t in HOST_TOOLS:
         root.program(t)
-    if not root.program(command[0]):
+    py = python_env.find(command, environ, cwd)
+    # a bare interpreter name is packed as what it really runs (not a shim)
+    if not (py and not py.shebang) and not root.program(command[0]):
         raise VmError("COMMAND %s: not found on the host" % command[0])
+    py_env = py.pack(root, warn or root.warn) if py else {}
     for a in adds:
         p = find_add(a)
         root.add(p)
@@ -76,6 +80,8 @@ def build_root(command, adds, kernel, stage, environ=None, cwd=None, warn=None):
     path = root.bin_dirs + ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin",
                             "/usr/bin", "/sbin", "/bin"]
     root.dir(cwd)
-    init = guest_init.render(path, passed_env(environ), cwd, command)
+    env = dict(passed_env(environ), **py_env)
+    env.update(seed.env(seed_s))
+    init = guest_init.render(path, env, cwd, command, seed.init_lines(seed_s))
     root.cpio.file("/init", init.encode("utf-8", "surrogateescape"))
     return Packed(root.cpio.finish(), nmod)

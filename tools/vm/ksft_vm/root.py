@@ -78,10 +78,12 @@ class Root:
         holds each file once, under its real directory)."""
         return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
 
-    def add(self, path, depth=0):
+    def add(self, path, depth=0, skip=None):
         """Copy host file, directory (all of it) or symlink @path (absolute)
         into the root. A directory created earlier only as some file's
-        parent is still walked: walked, not the archive, says what is done."""
+        parent is still walked: walked, not the archive, says what is done.
+        skip(path) true: a path inside a directory left out (and not
+        marked walked)."""
         if depth > 40:
             raise VmError("%s: too many levels of symbolic links" % path)
         path = os.path.normpath(path)
@@ -109,7 +111,9 @@ class Root:
             except OSError as e:
                 raise VmError("--add %s: %s" % (path, e.strerror)) from None
             for name in names:
-                self.add(os.path.join(path, name), depth)
+                sub = os.path.join(path, name)
+                if not (skip and skip(sub)):
+                    self.add(sub, depth, skip)
         elif stat.S_ISREG(st.st_mode):
             try:
                 with open(path, "rb") as f:
