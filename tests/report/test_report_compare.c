@@ -170,26 +170,58 @@ START_TEST(test_compare_independent_of_summarize)
 }
 END_TEST
 
-/* Several samples on both sides: p-value; --alpha needs it below A. */
+/*
+ * Several samples on both sides: p-value; --alpha needs it below A where
+ * the rank test can reach A at all. Where no ordering of the samples can
+ * (2 or 3 a side: the smallest two-sided p is 1/3 or 0.1), the tolerance
+ * decides as with one sample (issue 40 item 11: 100,100 -> 50,50 was TOO
+ * NOISY, exit 0, while 100 -> 50 was a REGRESSION). Each verdict twice.
+ */
 START_TEST(test_alpha)
 {
 	static const char *const runs[] = {
 		POL(HIGHER_5) M(1, 4) M(2, 5) M(3, 6) "ok 1 t\n", NULL,
 	};
+	static const char *const runs4[] = {
+		POL(HIGHER_5) M(1, 4) M(2, 5) M(3, 6) M(4, 7) "ok 1 t\n", NULL,
+	};
+	static const char *const two[] = {
+		POL(HIGHER_5) M(1, 100) M(2, 100) "ok 1 t\n", NULL,
+	};
 	static const char cur[] = POL(HIGHER_5) M(1, 1) M(2, 2) M(3, 3) "ok 1 t\n";
+	static const char cur4[] = POL(HIGHER_5) M(1, 1) M(2, 2) M(3, 3) M(4, 3.5) "ok 1 t\n";
+	static const char mixed4[] = POL(HIGHER_5) M(1, 1) M(2, 2) M(3, 3) M(4, 6.5) "ok 1 t\n";
+	static const char half[] = POL(HIGHER_5) M(1, 50) M(2, 50) "ok 1 t\n";
 	struct outcome o;
+	int twice;
 
-	o = compare(runs, cur, -1, 0);
-	ck_assert_str_eq(o.row.verdict, "regression");		/* 2 < 5 - 0.25 */
-	ru_assert_close(o.row.p_value, 0.1, 1e-12);		/* exact, 2/20 */
-	ck_assert_uint_eq(o.row.n_baseline, 3);
-	ck_assert_uint_eq(o.row.n_current, 3);
-	o = compare(runs, cur, -1, 0.05);
-	ck_assert_str_eq(o.row.verdict, "too_noisy");		/* p = 0.1 >= 0.05 */
-	ck_assert_int_eq(o.failing, 0);
-	o = compare(runs, cur, -1, 0.2);
-	ck_assert_str_eq(o.row.verdict, "regression");
-	ck_assert_int_eq(o.failing, 1);
+	for (twice = 0; twice < 2; twice++) {
+		o = compare(runs, cur, -1, 0);
+		ck_assert_str_eq(o.row.verdict, "regression");		/* 2 < 5 - 0.25 */
+		ru_assert_close(o.row.p_value, 0.1, 1e-12);		/* exact, 2/20 */
+		ck_assert_uint_eq(o.row.n_baseline, 3);
+		ck_assert_uint_eq(o.row.n_current, 3);
+		/* p = 0.1 is the best 3 against 3 can do: the tolerance decides. */
+		o = compare(runs, cur, -1, 0.05);
+		ck_assert_str_eq(o.row.verdict, "regression");
+		ck_assert_int_eq(o.failing, 1);
+		o = compare(runs, cur, -1, 0.2);
+		ck_assert_str_eq(o.row.verdict, "regression");
+		ck_assert_int_eq(o.failing, 1);
+		/* 2 a side, tied: 100,100 -> 50,50 fails as 100 -> 50 does. */
+		o = compare(two, half, -1, 0.05);
+		ck_assert_str_eq(o.row.verdict, "regression");
+		ck_assert_int_eq(o.failing, 1);
+		ru_assert_close(o.row.p_value, 1.0 / 3, 1e-12);	/* exact with ties */
+		/* 4 a side can reach 0.05 (2/70): the test decides. */
+		o = compare(runs4, cur4, -1, 0.05);
+		ck_assert_str_eq(o.row.verdict, "regression");
+		ru_assert_close(o.row.p_value, 2.0 / 70, 1e-12);
+		o = compare(runs4, mixed4, -1, 0.05);
+		ck_assert_str_eq(o.row.verdict, "too_noisy");	/* 14/70 >= 0.05 */
+		ru_assert_close(o.row.p_value, 14.0 / 70, 1e-12);
+		ck_assert_int_eq(o.failing, 0);
+	}
 }
 END_TEST
 

@@ -17,6 +17,7 @@
 #include "table.h"
 #include "text_fit.h"
 #include "compare_needs.h"
+#include "units.h"
 
 static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
 		       size_t width);
@@ -321,6 +322,7 @@ static void json_num_field(struct strbuf *sb, const char *key, double v)
 static int format_json(const struct ksft_metric_report_comparison *c,
 		       struct strbuf *sb)
 {
+	struct rp_display d;
 	size_t i, blind;
 	char buf[160];
 
@@ -347,6 +349,10 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 			canon_json_str(sb, b);
 		else
 			strbuf_adds(sb, "null");
+		/* The unit the numbers are in, times scale (units.c's one rule). */
+		units_display_choose(row->disp_scale, row->disp_label, row->aggregated, &d);
+		strbuf_addc(sb, ',');
+		units_display_json(sb, &d);
 		json_num_field(sb, "baseline", row->baseline);
 		json_num_field(sb, "current", row->current);
 		json_num_field(sb, "change_pct", row->change_pct);

@@ -34,6 +34,7 @@ struct cmp_row {
 	int has_current;
 	double disp_scale;	/* the policy's display_scale, NaN: none */
 	char *disp_label;	/* its display_label, NULL: none */
+	int aggregated;		/* compared in busy cores (units.c's rule) */
 	long series;		/* index in the current report; -1: none */
 	/* What a series the history gate cannot judge would need (NaN: not
 	 * known): its run-to-run noise and the smallest change this run could

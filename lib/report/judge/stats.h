@@ -4,7 +4,14 @@
 
 #include <stddef.h>
 
-/* Two-sided Mann-Whitney U p-value; NaN if either side has < 1 value. */
+/* Two-sided Mann-Whitney U p-value; NaN if either side has < 1 value (or
+ * out of memory). Exact (ties counted with mid-ranks) at small sizes. */
 double stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny);
+
+/* The smallest two-sided p stats_mann_whitney() can give for samples of
+ * @nx and @ny values (every value of one side above the other's): 2 /
+ * C(nx + ny, min) where the test is exact, 0 where it is not (large
+ * samples), 1 when a side is empty. */
+double stats_mann_whitney_min_p(size_t nx, size_t ny);
 
 #endif
