@@ -56,17 +56,27 @@ static void change_text(struct strbuf *sb, const struct cmp_row *row)
 {
 	char buf[32];
 
-	if (!strcmp(row->verdict, KSFTM_VERDICT_NO_CHANGE)) {
+	int no_change = !strcmp(row->verdict, KSFTM_VERDICT_NO_CHANGE);
+
+	if (no_change && !row->beyond_floor) {
 		strbuf_addc(sb, '~');
 		return;
 	}
 	if (!isfinite(row->change_pct)) {
-		strbuf_addc(sb, '-');
+		strbuf_addc(sb, no_change ? '~' : '-');
 		return;
 	}
 	snprintf(buf, sizeof(buf), fabs(row->change_pct) < 10 ? "%+.2f%%" :
 		 fabs(row->change_pct) < 100 ? "%+.1f%%" : "%+.0f%%", row->change_pct);
 	strbuf_adds(sb, buf);
+	/* A change the samples show, within the tolerance: its size and what
+	 * is allowed (issue 42: +3.4 % under a 5 % policy was "~"). */
+	if (no_change && isfinite(row->allowance) && isfinite(row->baseline) &&
+	    row->baseline != 0) {
+		snprintf(buf, sizeof(buf), " (%.3g%% allowed)",
+			 100 * row->allowance / fabs(row->baseline));
+		strbuf_adds(sb, buf);
+	}
 }
 
 static void p_text(struct strbuf *sb, double p)
@@ -227,7 +237,7 @@ static const char legend[] =
 	"COMPARE: the statistic judged (p50 the median) and its better direction (^ higher,"
 	" v lower); BASELINE, CURRENT: that statistic, with the range (min\xe2\x80\xa6max) of"
 	" fewer than 10 values or \xc2\xb1 their robust spread (% of the median): the"
-	" baseline's samples (with --db its runs), this run's samples; CHANGE: current against baseline (~: no change); ALLOWED: the change the"
+	" baseline's samples (with --db its runs), this run's samples; CHANGE: current against baseline (~: no change the samples show; a change within the tolerance says what is allowed); ALLOWED: the change the"
 	" policy tolerates, in the row's unit; N: samples baseline/current; P: the p-value"
 	" (with --db, adjusted across the run); name[n]: element n of an array metric."
 	" doc/consumer.rst explains each verdict.";
@@ -297,6 +307,17 @@ static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 	}
 	for (k = 0, blind = 0; k < c->n; k++)
 		blind += c->rows[k].blind;
+	if (c->context_diff) {	/* judged anyway: said where the verdict is read */
+		struct strbuf line = STRBUF_INIT;
+
+		strbuf_adds(&line, "MEASURED OTHERWISE (--allow-context-mismatch): ");
+		strbuf_adds(&line, c->context_diff);
+		strbuf_addc(out, '\n');
+		if (!line.oom)
+			text_fit_wrap_hang(out, line.data, width, 0, 2);
+		out->oom |= line.oom;
+		strbuf_free(&line);
+	}
 	/* A failed case is not a performance regression: said apart. */
 	if (c->failing)
 		strbuf_adds(out, c->failing > c->failed_cases ? "\nRESULT: REGRESSION\n" :
@@ -365,15 +386,22 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 			canon_json_str(sb, row->why);
 		}
 		snprintf(buf, sizeof(buf),
-			 ",\"n_baseline\":%zu,\"n_current\":%zu,\"baseline_runs\":%zu,\"verdict\":\"%s\",\"fails\":%s}",
+			 ",\"n_baseline\":%zu,\"n_current\":%zu,\"baseline_runs\":%zu,\"beyond_floor\":%s,"
+			 "\"verdict\":\"%s\",\"fails\":%s}",
 			 row->n_baseline, row->n_current, row->baseline_runs,
-			 row->verdict, row->fails ? "true" : "false");
+			 row->beyond_floor ? "true" : "false", row->verdict,
+			 row->fails ? "true" : "false");
 		strbuf_adds(sb, buf);
 	}
 	for (i = 0, blind = 0; i < c->n; i++)
 		blind += c->rows[i].blind;
+	strbuf_adds(sb, "],\n\"context_mismatch\":");
+	if (c->context_diff)
+		canon_json_str(sb, c->context_diff);
+	else
+		strbuf_adds(sb, "null");
 	/* "cannot_gate": series no run could fail (their needs say "blind"). */
-	snprintf(buf, sizeof(buf), "],\n\"failing\":%zu,\"cannot_gate\":%zu,\"result\":\"%s\"}\n",
+	snprintf(buf, sizeof(buf), ",\"failing\":%zu,\"cannot_gate\":%zu,\"result\":\"%s\"}\n",
 		 c->failing, blind, !c->failing ? "ok" : c->failing > c->failed_cases ?
 		 "regression" : KSFTM_VERDICT_CASE_FAILED);
 	strbuf_adds(sb, buf);

@@ -14,10 +14,12 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "baseline_index.h"
 #include "canon.h"
 #include "changepoint.h"
 #include "compare.h"
 #include "errmsg.h"
+#include "measuring_context.h"
 #include "opts_size.h"
 #include "order_stats.h"
 #include "pipeline.h"
@@ -28,90 +30,6 @@
 #include "stats.h"
 #include "strpool.h"
 #include "vals.h"
-
-/* Baseline series grouped by key, in first-seen order. */
-struct bkey {
-	const char *key;
-	uint64_t hash;
-	const struct bl_series **v;
-	size_t n, cap;
-	int used;
-	struct bkey *next;
-};
-
-struct bindex {
-	struct bkey **order;
-	size_t n, cap;
-	struct bkey **b;
-	size_t mask;
-};
-
-static void bindex_free(struct bindex *ix)
-{
-	size_t i;
-
-	for (i = 0; i < ix->n; i++) {
-		free(ix->order[i]->v);
-		free(ix->order[i]);
-	}
-	free(ix->order);
-	free(ix->b);
-}
-
-static struct bkey *bindex_find(const struct bindex *ix, const char *key)
-{
-	uint64_t h = series_key_hash(key, strlen(key));
-	struct bkey *k;
-
-	for (k = ix->b[h & ix->mask]; k; k = k->next)
-		if (k->hash == h && !strcmp(k->key, key))
-			return k;
-	return NULL;
-}
-
-static int bindex_build(struct bindex *ix, const struct ksft_metric_report_baseline *b)
-{
-	size_t total = 0, r, i;
-
-	memset(ix, 0, sizeof(*ix));
-	for (r = 0; r < b->n_runs; r++)
-		total += b->runs[r].n;
-	ix->mask = 63;
-	while (ix->mask < total * 2)
-		ix->mask = ix->mask * 2 + 1;
-	ix->b = calloc(ix->mask + 1, sizeof(*ix->b));
-	ix->order = calloc(total ? total : 1, sizeof(*ix->order));
-	if (!ix->b || !ix->order)
-		return -ENOMEM;
-	for (r = 0; r < b->n_runs; r++) {
-		for (i = 0; i < b->runs[r].n; i++) {
-			const struct bl_series *s = &b->runs[r].series[i];
-			struct bkey *k = bindex_find(ix, s->key);
-
-			if (!k) {
-				k = calloc(1, sizeof(*k));
-				if (!k)
-					return -ENOMEM;
-				k->key = s->key;
-				k->hash = series_key_hash(s->key, strlen(s->key));
-				k->next = ix->b[k->hash & ix->mask];
-				ix->b[k->hash & ix->mask] = k;
-				ix->order[ix->n++] = k;
-			}
-			if (k->n == k->cap) {
-				size_t cap = k->cap ? k->cap * 2 : 4;
-				const struct bl_series **v = realloc(k->v, cap * sizeof(*v));
-
-				if (!v)
-					return -ENOMEM;
-				k->v = v;
-				k->cap = cap;
-			}
-			k->v[k->n++] = s;
-		}
-	}
-	return 0;
-}
 
 /* ---- rows ----------------------------------------------------------- */
 
@@ -282,6 +200,9 @@ static void verdict(struct cmp_row *row, const struct gate *g,
 		allow = g->rel * fabs(base);
 	if (!isnan(g->abs) && g->abs > allow)
 		allow = g->abs;
+	/* --max-tolerance tightens every series, a policy's too (issue 42). */
+	if (o->max_tolerance_pct > 0 && allow > o->max_tolerance_pct / 100.0 * fabs(base))
+		allow = o->max_tolerance_pct / 100.0 * fabs(base);
 	row->allowance = allow;
 	worse = g->better > 0 ? cur < base - allow : cur > base + allow;
 	better = g->better > 0 ? cur > base + allow : cur < base - allow;
@@ -295,6 +216,7 @@ static void verdict(struct cmp_row *row, const struct gate *g,
 	min_p = stats_mann_whitney_min_p(row->n_current, row->n_baseline);
 	significant = !(o->alpha > 0) || isnan(row->p_value) || row->p_value < o->alpha ||
 		      (min_p >= o->alpha && row->p_value <= min_p * (1 + 1e-9));
+	row->beyond_floor = significant && cur != base;
 	if (worse && significant) {
 		row->verdict = KSFTM_VERDICT_REGRESSION;
 		row->fails = 1;
@@ -328,7 +250,7 @@ static int reserve(double **p, size_t *cap, size_t n)
 
 /* Fill baseline, current, n and p of one element. */
 static int measure(struct cmp_row *row, const struct rp_vals *cur,
-		   const struct bkey *k, size_t elem, int op, struct scratch *sc)
+		   const struct baseline_key *k, size_t elem, int op, struct scratch *sc)
 {
 	size_t r, nruns = 0, npool = 0, total = 0;
 	struct rp_summary sum;
@@ -422,7 +344,7 @@ static int measure_elem(struct cmp_row *row, const struct rp_cols *cur_c,
 }
 
 static int compare_series(struct ksft_metric_report_comparison *c,
-			  const struct rp_series *s, struct bkey *k,
+			  const struct rp_series *s, struct baseline_key *k,
 			  const struct ksft_metric_report_compare_opts *o,
 			  struct scratch *sc)
 {
@@ -528,7 +450,7 @@ out:
 }
 
 static int missing_series(struct ksft_metric_report_comparison *c,
-			  const struct ksft_metric_report *cur, const struct bkey *k,
+			  const struct ksft_metric_report *cur, const struct baseline_key *k,
 			  const struct ksft_metric_report_compare_opts *o,
 			  struct scratch *sc)
 {
@@ -579,6 +501,7 @@ ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
 	for (i = 0; i < c->n; i++)
 		free(c->rows[i].disp_label);	/* the rest: the pool's */
 	free(c->rows);
+	free(c->context_diff);
 	strpool_free(c->pool);
 	free(c);
 }
@@ -592,7 +515,7 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
 	struct ksft_metric_report_comparison *c;
 	struct scratch sc;
-	struct bindex ix;
+	struct baseline_index ix;
 	size_t i;
 	int ret = 0;
 
@@ -600,19 +523,27 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 		return ksftm_fail(EINVAL, "ksft_metric_report_compare: NULL argument");
 	if (ksftm_opts_take(&o, sizeof(o), opts, "ksft_metric_report_compare_opts"))
 		return -EINVAL;
-	if (isnan(o.tolerance_pct) || isnan(o.alpha) || o.alpha < 0 || o.alpha > 1)
-		return ksftm_fail(EINVAL, "tolerance must be a number; alpha within [0, 1]");
+	if (isnan(o.tolerance_pct) || isnan(o.max_tolerance_pct) || isnan(o.alpha) ||
+	    o.alpha < 0 || o.alpha > 1)
+		return ksftm_fail(EINVAL, "tolerances must be numbers; alpha within [0, 1]");
 	*out = NULL;
 	c = calloc(1, sizeof(*c));
+	if (!c)
+		return ksftm_oom();
+	ret = measuring_context_check(cur, base, o.allow_context_mismatch, &c->context_diff);
+	if (ret) {
+		free(c);
+		return ret;
+	}
 	memset(&sc, 0, sizeof(sc));
 	memset(&ix, 0, sizeof(ix));
-	if (!c || bindex_build(&ix, base)) {
+	if (baseline_index_build(&ix, base)) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; !ret && i < cur->n_series; i++) {
 		const struct rp_series *s = cur->series[i];
-		struct bkey *k = bindex_find(&ix, s->key);
+		struct baseline_key *k = baseline_index_find(&ix, s->key);
 
 		if (k)
 			k->used = 1;
@@ -622,7 +553,7 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 		if (!ix.order[i]->used)
 			ret = missing_series(c, cur, ix.order[i], &o, &sc);
 out:
-	bindex_free(&ix);
+	baseline_index_free(&ix);
 	free(sc.cur);
 	free(sc.pool);
 	free(sc.runvals);
@@ -683,4 +614,10 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
 	       sz - sizeof(size_t));
 	return 0;
+}
+
+KSFT_METRIC_REPORT_API const char *
+ksft_metric_report_comparison_context_diff(const struct ksft_metric_report_comparison *c)
+{
+	return c ? c->context_diff : NULL;
 }

@@ -31,6 +31,10 @@ struct cmp_row {
 	size_t n_baseline, n_current, baseline_runs;
 	const char *verdict;	/* KSFTM_VERDICT_* (verdict_vocab.h) */
 	int fails;
+	int beyond_floor;	/* the samples show a change (p < alpha, or all
+				   apart where alpha is out of reach, or single
+				   values that differ) whatever the verdict: the
+				   text shows its size even within the tolerance */
 	int has_current;
 	double disp_scale;	/* the policy's display_scale, NaN: none */
 	char *disp_label;	/* its display_label, NULL: none */
@@ -81,6 +85,9 @@ struct ksft_metric_report_comparison {
 	size_t failing;
 	size_t failed_cases;	/* failing rows that are CASE FAILED, not regressions */
 	size_t disturbed;	/* regressions held out as "disturbed" (rerun) */
+	char *context_diff;	/* judged across how the runs were measured
+				   (--allow-context-mismatch): the difference;
+				   NULL: none (measuring_context.c) */
 };
 
 #endif
