@@ -458,10 +458,18 @@ struct ksft_metric_report_compare_opts {
 				     at most this percentage of its baseline,
 				     a policy's tolerance too (tightening, never
 				     loosening); 0: the policies' own */
+	const struct ksft_metric_report_baseline *seeds; /**< the current
+				     run's boots, one run a seed (each added
+				     with ksft_metric_report_baseline_add_report()
+				     from its own logs; the seed is the context's
+				     "seed"); with a baseline whose runs name
+				     seeds too, each scalar series is judged
+				     seed by seed (doc/consumer.rst, "Judging N
+				     seeds"). NULL: the samples, as before */
 };
 
 #define KSFT_METRIC_REPORT_COMPARE_OPTS_INIT \
-	{ sizeof(struct ksft_metric_report_compare_opts), -1.0, 0.05, 0, 0, 0.0 }
+	{ sizeof(struct ksft_metric_report_compare_opts), -1.0, 0.05, 0, 0, 0.0, NULL }
 
 /**
  * ksft_metric_report_compare() - compare @cur with the runs in @base

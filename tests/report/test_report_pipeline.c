@@ -528,6 +528,12 @@ START_TEST(test_mann_whitney)
 	ru_assert_close(stats_mann_whitney_min_p(3, 3), 0.1, 1e-12);
 	ru_assert_close(stats_mann_whitney_min_p(4, 4), 2.0 / 70, 1e-12);
 	ru_assert_num(stats_mann_whitney_min_p(10, 20), 0.0);
+	/* Bauer's interval rank: 5 a side, P(U <= 2) = 4/252 <= 0.025 <
+	 * P(U <= 3) = 7/252; 4 a side P(U <= 0) = 1/70; 3 a side none. */
+	ck_assert_uint_eq(stats_shift_ci_rank(5, 5, 0.05), 3);
+	ck_assert_uint_eq(stats_shift_ci_rank(4, 4, 0.05), 1);
+	ck_assert_uint_eq(stats_shift_ci_rank(3, 3, 0.05), 0);
+	ck_assert_uint_eq(stats_shift_ci_rank(3, 5, 0.05), 1);	/* 1/56 */
 	/* Both samples above 8: normal; var = 200/12*31, z = 99.5/sqrt(var). */
 	for (i = 0; i < 10; i++)
 		big_x[i] = i + 1;

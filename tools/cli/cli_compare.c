@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "seed_runs.h"
 #include "verdict_vocab.h"
 
 static const char compare_usage[] =
@@ -25,7 +26,10 @@ static const char compare_usage[] =
 	"U p-value is shown: a change without p < --alpha is TOO NOISY (where so\n"
 	"few samples cannot reach --alpha, samples all apart let the tolerance\n"
 	"decide). A change the samples show within the tolerance is NO CHANGE\n"
-	"with its size and the tolerance: +3.40% (5% allowed).\n"
+	"with its size and the tolerance: +3.40% (5% allowed). Logs that name\n"
+	"their seed (ksft-vm --seed, one boot a log), against a baseline saved\n"
+	"from such logs, are judged seed by seed: one value a boot, the exact\n"
+	"rank test over seeds, the shift (Hodges-Lehmann) and its interval.\n"
 	"\n"
 	"With --db, judge the inputs (several FILEs: repeats of one run) against\n"
 	"the last N comparable runs of the history instead: a change is a\n"
@@ -182,8 +186,9 @@ int cmd_compare(int argc, char **argv)
 	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
 	struct ksft_metric_report_history *h = NULL;
 	struct ksft_metric_report_comparison *cmp = NULL;
+	struct ksft_metric_report_baseline *seeds = NULL;
 	struct cli_common cc;
-	int ch, ret, failing, bisect = 0, all = 0;
+	int ch, ret, failing, bisect = 0, all = 0, n_seeds;
 	char *text, *usage;
 	size_t len;
 
@@ -246,6 +251,17 @@ int cmd_compare(int argc, char **argv)
 		if (failing == CLI_JUDGE_ERROR)
 			goto out;
 	} else {
+		/* Logs that name their seed: the run's boots, one a seed. */
+		seeds = ksft_metric_report_baseline_new();
+		if (!seeds) {
+			cli_error("%s", ksft_metric_report_errmsg());
+			goto out;
+		}
+		n_seeds = seed_runs_add(&cc.c, argv + optind, argc - optind, seeds);
+		if (n_seeds < 0)
+			goto out;
+		if (n_seeds)
+			cc.copts.seeds = seeds;
 		failing = ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp);
 		if (failing < 0) {
 			cli_error("%s", ksft_metric_report_errmsg());
@@ -284,6 +300,7 @@ out:
 		ret = EXIT_BISECT_ABORT;
 	ksft_metric_report_history_close(h);
 	ksft_metric_report_comparison_free(cmp);
+	ksft_metric_report_baseline_free(seeds);
 	cli_common_free(&cc);
 	free(usage);
 	return ret;

@@ -22,6 +22,55 @@
 static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
 		       size_t width);
 
+/*
+ * Rows judged seed by seed (issue 42): one line saying so, and for each
+ * TOO NOISY one what its seeds could not tell: too few of them, or an
+ * interval that holds both no change and one beyond the tolerance.
+ */
+static void seeds_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
+		       size_t width)
+{
+	struct strbuf title = STRBUF_INIT, line = STRBUF_INIT;
+	size_t i, n = 0;
+	char buf[256];
+
+	for (i = 0; i < c->n; i++)
+		n += c->rows[i].seeds_a > 0;
+	if (!n)
+		return;
+	snprintf(buf, sizeof(buf), "%zu series judged seed by seed: one value a boot (its"
+		 " repeats share a layout), the exact rank test over seeds, the shift"
+		 " (Hodges-Lehmann) and its interval against the tolerance.", n);
+	text_fit_wrap_hang(out, buf, width, 0, 2);
+	for (i = 0; i < c->n; i++) {
+		const struct cmp_row *row = &c->rows[i];
+
+		if (!row->seeds_a || strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY))
+			continue;
+		title.len = 0;
+		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
+				   row->labels, row->element);
+		line.len = 0;
+		strbuf_adds(&line, "TOO NOISY: ");
+		strbuf_adds(&line, title.data ? title.data : "");
+		if (isnan(row->shift_lo_pct) && isnan(row->seeds_resolution_pct))
+			snprintf(buf, sizeof(buf), ": %zu against %zu seeds cannot bound the shift"
+				 " at --alpha: at least %zu seeds a side", row->seeds_a,
+				 row->seeds_b, row->seeds_needed);
+		else
+			snprintf(buf, sizeof(buf), ": the shift's interval %+.3g%% to %+.3g%% holds"
+				 " both no change and one beyond the tolerance; %zu against %zu"
+				 " seeds show changes beyond about %.2g%%", row->shift_lo_pct,
+				 row->shift_hi_pct, row->seeds_a, row->seeds_b,
+				 row->seeds_resolution_pct);
+		strbuf_adds(&line, buf);
+		if (!line.oom)
+			text_fit_wrap_hang(out, line.data, width, 0, 2);
+	}
+	strbuf_free(&title);
+	strbuf_free(&line);
+}
+
 /* A line for each row the history gate had no window for, saying why. */
 static void why_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
 		     size_t width)
@@ -252,6 +301,16 @@ static int cmp_any_needs(const struct ksft_metric_report_comparison *c)
 	return 0;
 }
 
+static int cmp_any_seeds(const struct ksft_metric_report_comparison *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->rows[i].seeds_a)
+			return 1;
+	return 0;
+}
+
 static int cmp_any_why(const struct ksft_metric_report_comparison *c)
 {
 	size_t i;
@@ -285,9 +344,10 @@ static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 		strbuf_addc(out, '\n');
 		text_fit_wrap(out, legend, width, 0);
 	}
-	if (tables && (c->n && (cmp_any_needs(c) || cmp_any_why(c))))
+	if (tables && (c->n && (cmp_any_needs(c) || cmp_any_why(c) || cmp_any_seeds(c))))
 		strbuf_addc(out, '\n');
 	needs_text(out, c, width);
+	seeds_text(out, c, width);
 	why_text(out, c, width);
 	snprintf(buf, sizeof(buf), "\n%zu rows:", c->n);
 	strbuf_adds(out, buf);
@@ -379,6 +439,15 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		json_num_field(sb, "change_pct", row->change_pct);
 		json_num_field(sb, "allowance", row->allowance);
 		json_num_field(sb, "p_value", row->p_value);
+		if (row->seeds_a) {	/* judged seed by seed (compare_seeds.c) */
+			snprintf(buf, sizeof(buf), ",\"seeds\":{\"baseline\":%zu,\"current\":%zu,"
+				 "\"needed\":%zu", row->seeds_a, row->seeds_b, row->seeds_needed);
+			strbuf_adds(sb, buf);
+			json_num_field(sb, "shift_lo_pct", row->shift_lo_pct);
+			json_num_field(sb, "shift_hi_pct", row->shift_hi_pct);
+			json_num_field(sb, "resolution_pct", row->seeds_resolution_pct);
+			strbuf_addc(sb, '}');
+		}
 		compare_needs_json(sb, row);
 		compare_needs_disturbed_json(sb, c, row);
 		if (row->why) {

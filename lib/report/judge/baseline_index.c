@@ -14,6 +14,7 @@ void baseline_index_free(struct baseline_index *ix)
 
 	for (i = 0; i < ix->n; i++) {
 		free(ix->order[i]->v);
+		free(ix->order[i]->run);
 		free(ix->order[i]);
 	}
 	free(ix->order);
@@ -63,12 +64,18 @@ int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_rep
 			if (k->n == k->cap) {
 				size_t cap = k->cap ? k->cap * 2 : 4;
 				const struct bl_series **v = realloc(k->v, cap * sizeof(*v));
+				size_t *run;
 
 				if (!v)
 					return -ENOMEM;
 				k->v = v;
+				run = realloc(k->run, cap * sizeof(*run));
+				if (!run)
+					return -ENOMEM;
+				k->run = run;
 				k->cap = cap;
 			}
+			k->run[k->n] = r;
 			k->v[k->n++] = s;
 		}
 	}

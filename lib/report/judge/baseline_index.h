@@ -18,6 +18,7 @@ struct baseline_key {
 	const char *key;
 	uint64_t hash;
 	const struct bl_series **v;
+	size_t *run;		/* the run of each v[i] (its index in the baseline) */
 	size_t n, cap;
 	int used;
 	struct baseline_key *next;

@@ -18,6 +18,7 @@
 #include "canon.h"
 #include "changepoint.h"
 #include "compare.h"
+#include "compare_seeds.h"
 #include "errmsg.h"
 #include "measuring_context.h"
 #include "opts_size.h"
@@ -74,45 +75,8 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 	row->baseline = row->current = row->change_pct = NAN;
 	row->allowance = row->p_value = NAN;
 	row->noise_pct = row->smallest_pct = row->need_runs = row->need_repeats = NAN;
+	row->shift_lo_pct = row->shift_hi_pct = row->seeds_resolution_pct = NAN;
 	return row;
-}
-
-int compare_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride)
-{
-	size_t i, m = 0;
-	double *v, *dev;
-
-	memset(s, 0, sizeof(*s));
-	s->lo = s->hi = s->mid = s->sd = NAN;
-	if (!n)
-		return 0;
-	v = malloc(2 * n * sizeof(*v));		/* the values, then their deviations */
-	if (!v)
-		return -ENOMEM;
-	dev = v + n;
-	for (i = 0; i < n; i++)		/* a value that is not a number is no point */
-		if (isfinite(x[i * stride]))
-			v[m++] = x[i * stride];
-	if (m) {
-		s->mid = ksftm_median(v, m);	/* sorts */
-		s->n = m;
-		s->lo = v[0];
-		s->hi = v[m - 1];
-		for (i = 0; i < m; i++)
-			dev[i] = fabs(v[i] - s->mid);
-		s->sd = 1.4826 * ksftm_median(dev, m);
-	}
-	free(v);
-	return 0;
-}
-
-int compare_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e)
-{
-	size_t k = e < 0 ? 0 : (size_t)e;
-
-	if (!v->n || k >= v->width)
-		return compare_spread_of(s, NULL, 0, 1);
-	return compare_spread_of(s, v->v + k, v->n, v->width);
 }
 
 /* The row's values are shown in the policy's display units: 0 or -ENOMEM. */
@@ -178,6 +142,22 @@ static void gate_for(const struct rp_policy *p, int source,
 	}
 }
 
+/* max(rel |base|, abs), at most --max-tolerance percent of |base|. */
+static double allowance_at(const struct gate *g,
+			   const struct ksft_metric_report_compare_opts *o, double base)
+{
+	double allow = 0;
+
+	if (!isnan(g->rel))
+		allow = g->rel * fabs(base);
+	if (!isnan(g->abs) && g->abs > allow)
+		allow = g->abs;
+	/* --max-tolerance tightens every series, a policy's too (issue 42). */
+	if (o->max_tolerance_pct > 0 && allow > o->max_tolerance_pct / 100.0 * fabs(base))
+		allow = o->max_tolerance_pct / 100.0 * fabs(base);
+	return allow;
+}
+
 static void verdict(struct cmp_row *row, const struct gate *g,
 		    const struct ksft_metric_report_compare_opts *o)
 {
@@ -195,15 +175,7 @@ static void verdict(struct cmp_row *row, const struct gate *g,
 		row->verdict = KSFTM_VERDICT_UNTRACKED;
 		return;
 	}
-	allow = 0;
-	if (!isnan(g->rel))
-		allow = g->rel * fabs(base);
-	if (!isnan(g->abs) && g->abs > allow)
-		allow = g->abs;
-	/* --max-tolerance tightens every series, a policy's too (issue 42). */
-	if (o->max_tolerance_pct > 0 && allow > o->max_tolerance_pct / 100.0 * fabs(base))
-		allow = o->max_tolerance_pct / 100.0 * fabs(base);
-	row->allowance = allow;
+	allow = row->allowance = allowance_at(g, o, base);
 	worse = g->better > 0 ? cur < base - allow : cur > base + allow;
 	better = g->better > 0 ? cur > base + allow : cur < base - allow;
 	/*
@@ -229,10 +201,87 @@ static void verdict(struct cmp_row *row, const struct gate *g,
 	}
 }
 
+/* Judging seeds: each run's seed on both sides, the run's seeds by key. */
+struct seeds_ctx {
+	int on;
+	char **base, **cur;
+	struct baseline_index ix;
+};
+
 struct scratch {
 	double *cur, *pool, *runvals;
 	size_t cap_cur, cap_pool, cap_runs;
+	struct seeds_ctx *seeds;
 };
+
+/* Seeds are judged when both sides name some (@cur: the run's boots). */
+static int seeds_setup(struct seeds_ctx *sx, const struct ksft_metric_report_baseline *base,
+		       const struct ksft_metric_report_baseline *cur)
+{
+	size_t r;
+	int err, a = 0, b = 0;
+
+	if (!cur)
+		return 0;
+	sx->base = compare_seeds_of(base, &err);
+	if (err || !(sx->cur = compare_seeds_of(cur, &err)) || err)
+		return -ENOMEM;
+	for (r = 0; r < base->n_runs; r++)
+		a |= !!sx->base[r];
+	for (r = 0; r < cur->n_runs; r++)
+		b |= !!sx->cur[r];
+	sx->on = a && b;
+	return sx->on ? baseline_index_build(&sx->ix, cur) : 0;
+}
+
+/*
+ * Judge @row seed by seed when both sides hold seeds of key @k (several on
+ * one side at least): 1 judged, 0 not (the caller judges the samples),
+ * -ENOMEM.
+ */
+static int seed_verdict(struct cmp_row *row, const struct baseline_key *k,
+			const struct gate *g, const struct ksft_metric_report_compare_opts *o,
+			const struct seeds_ctx *sx)
+{
+	const struct baseline_key *ck;
+	struct seed_value *a = NULL, *b = NULL;
+	long na, nb;
+	double *tmp;
+	int ret = 0;
+
+	if (!sx->on || !g->gated || !g->better ||
+	    !(ck = baseline_index_find(&sx->ix, k->key)))
+		return 0;
+	a = malloc((k->n + 1) * sizeof(*a));
+	b = malloc((ck->n + 1) * sizeof(*b));
+	tmp = malloc((k->n + 1) * sizeof(*tmp));
+	if (!a || !b || !tmp)
+		goto oom;
+	na = compare_seed_values(k, sx->base, g->op, a);
+	nb = compare_seed_values(ck, sx->cur, g->op, b);
+	if (na < 0 || nb < 0)
+		goto oom;
+	if (na && nb && (na > 1 || nb > 1)) {
+		long i;
+
+		for (i = 0; i < na; i++)
+			tmp[i] = a[i].v;
+		row->compare = g->op;
+		ret = compare_seeds_verdict(row, a, (size_t)na, b, (size_t)nb, g->better,
+					    allowance_at(g, o, ksftm_median(tmp, (size_t)na)),
+					    o->alpha);
+		ret = ret ? ret : 1;
+	}
+	free(a);
+	free(b);
+	free(tmp);
+	return ret;
+oom:
+	free(a);
+	free(b);
+	free(tmp);
+	return -ENOMEM;
+}
 
 static int reserve(double **p, size_t *cap, size_t n)
 {
@@ -405,8 +454,13 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 			row->verdict = KSFTM_VERDICT_NEW;
 		} else if (shape_change) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
-		} else {
+		} else if (vals_is_array(&pv) ||
+			   !(ret = seed_verdict(row, k, &g, o, sc->seeds))) {
 			verdict(row, &g, o);
+		} else if (ret < 0) {
+			goto out;
+		} else {
+			ret = 0;
 		}
 		goto out;
 	}
@@ -516,6 +570,7 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	struct ksft_metric_report_comparison *c;
 	struct scratch sc;
 	struct baseline_index ix;
+	struct seeds_ctx sx;
 	size_t i;
 	int ret = 0;
 
@@ -537,7 +592,9 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	}
 	memset(&sc, 0, sizeof(sc));
 	memset(&ix, 0, sizeof(ix));
-	if (baseline_index_build(&ix, base)) {
+	memset(&sx, 0, sizeof(sx));
+	sc.seeds = &sx;
+	if (baseline_index_build(&ix, base) || seeds_setup(&sx, base, o.seeds)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -554,6 +611,9 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 			ret = missing_series(c, cur, ix.order[i], &o, &sc);
 out:
 	baseline_index_free(&ix);
+	baseline_index_free(&sx.ix);
+	compare_seeds_free(sx.base, base->n_runs);
+	compare_seeds_free(sx.cur, o.seeds ? o.seeds->n_runs : 0);
 	free(sc.cur);
 	free(sc.pool);
 	free(sc.runvals);

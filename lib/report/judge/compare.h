@@ -54,6 +54,12 @@ struct cmp_row {
 	 * its history's level (NaN: it did not trip). */
 	long disturbed_by;
 	double disturb_z;
+	/* Judged seed by seed (compare_seeds.c): seeds a side (0: not), the
+	 * shift's interval in percent of the baseline (NaN: unbounded), the
+	 * seeds a side the rank test needs to reach alpha, and the smallest
+	 * change (percent) these seeds could show. */
+	size_t seeds_a, seeds_b, seeds_needed;
+	double shift_lo_pct, shift_hi_pct, seeds_resolution_pct;
 	/* Baseline: with --baseline the pooled samples of its runs, with --db
 	 * the window's run values; current: this run's samples. */
 	struct cmp_spread base_spread, cur_spread;

@@ -31,17 +31,17 @@ static int cmp_ranked(const void *a, const void *b)
 }
 
 /*
- * P(U <= u) under H0 for sample sizes m (small) and n: the counts are the
+ * The null counts of U for sample sizes m (small) and n, c[0..m*n]: the
  * coefficients of the Gaussian binomial [m+n choose m](q), built as
- * prod_i (1 - q^(n+i)) / (1 - q^i).
+ * prod_i (1 - q^(n+i)) / (1 - q^i). NULL: out of memory.
  */
-static double exact_cdf(size_t m, size_t n, size_t u)
+static double *exact_counts(size_t m, size_t n)
 {
 	size_t deg = 0, i, k, top = m * n;
-	double *c = calloc(top + 1, sizeof(double)), below = 0, total = 0;
+	double *c = calloc(top + 1, sizeof(double));
 
 	if (!c)
-		return NAN;
+		return NULL;
 	c[0] = 1;
 	for (i = 1; i <= m; i++) {
 		size_t step = n + i, new_deg = deg + n;
@@ -53,6 +53,17 @@ static double exact_cdf(size_t m, size_t n, size_t u)
 			c[k] += c[k - i];
 		deg = new_deg;
 	}
+	return c;
+}
+
+/* P(U <= u) under H0 for sample sizes m (small) and n. */
+static double exact_cdf(size_t m, size_t n, size_t u)
+{
+	size_t k, top = m * n;
+	double *c = exact_counts(m, n), below = 0, total = 0;
+
+	if (!c)
+		return NAN;
 	for (k = 0; k <= top; k++) {
 		total += c[k];
 		if (k <= u)
@@ -185,4 +196,41 @@ double stats_mann_whitney_min_p(size_t nx, size_t ny)
 	for (i = 1; i <= small; i++)	/* C(n, small) */
 		c = c * (double)(n - small + i) / (double)i;
 	return 2 / c > 1 ? 1 : 2 / c;
+}
+
+size_t stats_shift_ci_rank(size_t m, size_t n, double alpha)
+{
+	size_t small = m < n ? m : n, big = m < n ? n : m, k, top = m * n;
+	double *c, total = 0, below = 0;
+
+	if (!m || !n || !(alpha > 0))
+		return 0;
+	if (!exact_sizes(m, n)) {
+		/* Normal: mn/2 - z sqrt(mn(m+n+1)/12), z the 1 - alpha/2 quantile
+		 * (found by bisection on erfc). */
+		double lo = 0, hi = 40, z, kk;
+
+		while (hi - lo > 1e-9) {
+			z = (lo + hi) / 2;
+			if (erfc(z / sqrt(2.0)) > alpha)
+				lo = z;
+			else
+				hi = z;
+		}
+		kk = (double)top / 2 - lo * sqrt((double)top * (double)(m + n + 1) / 12);
+		return kk < 1 ? 0 : (size_t)kk;
+	}
+	c = exact_counts(small, big);
+	if (!c)
+		return 0;
+	for (k = 0; k <= top; k++)
+		total += c[k];
+	/* The largest k with P(U <= k - 1) <= alpha / 2. */
+	for (k = 0; k <= top; k++) {
+		if ((below + c[k]) / total > alpha / 2 * (1 + 1e-12))
+			break;
+		below += c[k];
+	}
+	free(c);
+	return k;
 }

@@ -14,4 +14,14 @@ double stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny
  * samples), 1 when a side is empty. */
 double stats_mann_whitney_min_p(size_t nx, size_t ny);
 
+/*
+ * Bauer's interval for a shift between two samples of @m and @n values:
+ * with the m n differences y_j - x_i sorted, [d_(k), d_(mn + 1 - k)]
+ * (1-based) holds the shift with confidence at least 1 - @alpha. @return
+ * k, the largest with P(U <= k - 1) <= alpha / 2 under H0 (exact where
+ * stats_mann_whitney() is, normal otherwise); 0 when no k is (too few
+ * values: the interval is unbounded).
+ */
+size_t stats_shift_ci_rank(size_t m, size_t n, double alpha);
+
 #endif
