@@ -122,6 +122,21 @@ def test_identical_across_seeds_stops_early():
     assert "+3.40% (5% allowed)" in text, text
 
 
+def test_paired_by_seed_where_a_and_b_move_together():
+    """Seeds that move the result a lot (10 to 80), the same way in A and
+    B: unpaired, the spread hides a +10 % shift; paired by seed (rank
+    correlation 1 over 8 seeds) it is a regression. Where they do not
+    move together, no pairing."""
+    levels = [10.0 * s for s in range(1, 9)]
+    base = saved("a8", levels)
+    row, _ = judge(base, boots("b8", [v + 4.5 + 0.01 * s for s, v in enumerate(levels)]), 1)
+    assert row["verdict"] == "regression" and row["seeds"]["paired"] == 8, row
+    assert row["seeds"]["shift_lo_pct"] > 5, row
+    shuffled = [levels[i] + 4.5 for i in (7, 0, 6, 1, 5, 2, 4, 3)]
+    row, _ = judge(base, boots("b9", shuffled), 0)
+    assert row["verdict"] == "too_noisy" and row["seeds"]["paired"] == 0, row
+
+
 def test_a_log_without_seed_among_seeded_ones_is_refused():
     base = saved("a7", A5)
     logs = boots("b7", A5)[:4] + [boot("b7-none.log", None, [100.0])]

@@ -441,7 +441,8 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		json_num_field(sb, "p_value", row->p_value);
 		if (row->seeds_a) {	/* judged seed by seed (compare_seeds.c) */
 			snprintf(buf, sizeof(buf), ",\"seeds\":{\"baseline\":%zu,\"current\":%zu,"
-				 "\"needed\":%zu", row->seeds_a, row->seeds_b, row->seeds_needed);
+				 "\"needed\":%zu,\"paired\":%zu", row->seeds_a, row->seeds_b,
+				 row->seeds_needed, row->seeds_paired);
 			strbuf_adds(sb, buf);
 			json_num_field(sb, "shift_lo_pct", row->shift_lo_pct);
 			json_num_field(sb, "shift_hi_pct", row->shift_hi_pct);

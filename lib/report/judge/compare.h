@@ -56,9 +56,11 @@ struct cmp_row {
 	double disturb_z;
 	/* Judged seed by seed (compare_seeds.c): seeds a side (0: not), the
 	 * shift's interval in percent of the baseline (NaN: unbounded), the
-	 * seeds a side the rank test needs to reach alpha, and the smallest
+	 * seeds a side the rank test needs to reach alpha, the pairs when A
+	 * and B were paired by seed, and the smallest
 	 * change (percent) these seeds could show. */
 	size_t seeds_a, seeds_b, seeds_needed;
+	size_t seeds_paired;	/* seeds judged as pairs (0: not paired) */
 	double shift_lo_pct, shift_hi_pct, seeds_resolution_pct;
 	/* Baseline: with --baseline the pooled samples of its runs, with --db
 	 * the window's run values; current: this run's samples. */

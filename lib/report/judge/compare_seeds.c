@@ -28,6 +28,8 @@
 
 /* Identical across this many seeds a side: judged without a test. */
 #define SEEDS_IDENTICAL_MIN 3
+/* Paired by seed from this rank correlation of A and B across seeds. */
+#define SEEDS_PAIR_RHO 0.5
 
 char **compare_seeds_of(const struct ksft_metric_report_baseline *b, int *err)
 {
@@ -126,6 +128,94 @@ static size_t seeds_needed(double alpha)
 	return n;
 }
 
+/* Spearman's rank correlation of x and y (mid-ranks); NaN: no spread. */
+static double spearman(const double *x, const double *y, size_t n)
+{
+	double *r = malloc(2 * (n ? n : 1) * sizeof(*r)), mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+	size_t i, j;
+
+	if (!r)
+		return NAN;
+	for (i = 0; i < n; i++) {
+		double bx = 0, ex = 0, by = 0, ey = 0;
+
+		for (j = 0; j < n; j++) {
+			bx += x[j] < x[i];
+			ex += x[j] == x[i];
+			by += y[j] < y[i];
+			ey += y[j] == y[i];
+		}
+		r[i] = bx + (ex + 1) / 2;
+		r[n + i] = by + (ey + 1) / 2;
+		mx += r[i] / (double)n;
+		my += r[n + i] / (double)n;
+	}
+	for (i = 0; i < n; i++) {
+		sxy += (r[i] - mx) * (r[n + i] - my);
+		sxx += (r[i] - mx) * (r[i] - mx);
+		syy += (r[n + i] - my) * (r[n + i] - my);
+	}
+	free(r);
+	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+}
+
+/*
+ * Pair by seed where A and B move together across the seeds both sides
+ * ran (Spearman's rho >= SEEDS_PAIR_RHO over at least as many seeds as the
+ * signed-rank interval needs at @alpha): the shift is then the
+ * Hodges-Lehmann estimate of the seeds' differences b_s - a_s, its
+ * interval from the Walsh averages, p the signed-rank test. 1 paired
+ * (*@hl, *@lo, *@hi set), 0 not, -ENOMEM.
+ */
+static int paired_shift(struct cmp_row *row, const struct seed_value *a, size_t na,
+			const struct seed_value *b, size_t nb, double alpha,
+			double *hl, double *lo, double *hi)
+{
+	double *av = malloc(3 * (na < nb ? na : nb) * sizeof(*av) + sizeof(*av)), *bv, *d, *w;
+	size_t i = 0, j = 0, m = 0, n_w, k, p, q;
+
+	if (!av)
+		return -ENOMEM;
+	bv = av + (na < nb ? na : nb);
+	d = bv + (na < nb ? na : nb);
+	while (i < na && j < nb) {	/* both sorted by seed */
+		int c = strcmp(a[i].seed, b[j].seed);
+
+		if (!c) {
+			av[m] = a[i++].v;
+			bv[m] = b[j++].v;
+			d[m] = bv[m] - av[m];
+			m++;
+		} else if (c < 0) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	k = stats_walsh_ci_rank(m, alpha);
+	if (!k || !(spearman(av, bv, m) >= SEEDS_PAIR_RHO)) {
+		free(av);
+		return 0;
+	}
+	n_w = m * (m + 1) / 2;
+	w = malloc(n_w * sizeof(*w));
+	if (!w) {
+		free(av);
+		return -ENOMEM;
+	}
+	for (p = 0, q = 0; p < m; p++)
+		for (i = p; i < m; i++)
+			w[q++] = (d[p] + d[i]) / 2;
+	*hl = ksftm_median(w, n_w);	/* sorts w */
+	*lo = w[k - 1];
+	*hi = w[n_w - k];
+	row->p_value = stats_signed_rank_p(d, m);
+	row->seeds_paired = m;
+	free(w);
+	free(av);
+	return 1;
+}
+
 int compare_seeds_verdict(struct cmp_row *row, struct seed_value *a, size_t na,
 			  struct seed_value *b, size_t nb, int better, double allow,
 			  double alpha)
@@ -173,6 +263,16 @@ int compare_seeds_verdict(struct cmp_row *row, struct seed_value *a, size_t na,
 		hi = d[mn - k];
 	}
 	free(x);
+	if (!identical && alpha > 0) {
+		int r = paired_shift(row, a, na, b, nb, alpha, &hl, &lo, &hi);
+
+		if (r < 0)
+			return r;
+		if (r) {	/* A and B move together across seeds: paired */
+			k = 1;
+			row->change_pct = base != 0 ? 100 * hl / fabs(base) : NAN;
+		}
+	}
 	if (!identical && alpha > 0 && !k) {
 		row->verdict = KSFTM_VERDICT_TOO_NOISY;	/* too few seeds to tell */
 		return 0;

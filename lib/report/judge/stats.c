@@ -234,3 +234,86 @@ size_t stats_shift_ci_rank(size_t m, size_t n, double alpha)
 	free(c);
 	return k;
 }
+
+/* The null counts of the signed-rank statistic W+ of n untied ranks,
+ * c[0..n(n+1)/2]. NULL: out of memory. */
+static double *signed_rank_counts(size_t n)
+{
+	size_t top = n * (n + 1) / 2, i, s;
+	double *c = calloc(top + 1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c[0] = 1;
+	for (i = 1; i <= n; i++)
+		for (s = top; s >= i; s--)
+			c[s] += c[s - i];
+	return c;
+}
+
+size_t stats_walsh_ci_rank(size_t n, double alpha)
+{
+	size_t top = n * (n + 1) / 2, k;
+	double *c, total = 0, below = 0;
+
+	if (!n || !(alpha > 0) || n > 60 || !(c = signed_rank_counts(n)))
+		return 0;
+	for (k = 0; k <= top; k++)
+		total += c[k];
+	for (k = 0; k <= top; k++) {
+		if ((below + c[k]) / total > alpha / 2 * (1 + 1e-12))
+			break;
+		below += c[k];
+	}
+	free(c);
+	return k;
+}
+
+double stats_signed_rank_p(const double *d, size_t n)
+{
+	size_t m = 0, i, j, s, top;
+	double *a = malloc((n ? n : 1) * sizeof(*a)), wplus = 0, *c, total = 0, lo = 0, hi = 0;
+	int tied = 0;
+
+	if (!a)
+		return NAN;
+	for (i = 0; i < n; i++)		/* zero differences dropped */
+		if (d[i] != 0)
+			a[m++] = d[i];
+	if (!m) {
+		free(a);
+		return 1;
+	}
+	/* Ranks of |d| (mid-ranks for ties), summed over the positive ones. */
+	for (i = 0; i < m; i++) {
+		double below = 0, same = 0;
+
+		for (j = 0; j < m; j++) {
+			below += fabs(a[j]) < fabs(a[i]);
+			same += fabs(a[j]) == fabs(a[i]);
+		}
+		tied |= same > 1;
+		if (a[i] > 0)
+			wplus += below + (same + 1) / 2;
+	}
+	free(a);
+	top = m * (m + 1) / 2;
+	if (tied || m > 60) {
+		double mu = (double)top / 2, var = (double)m * (m + 1) * (2 * m + 1) / 24;
+		double z = (fabs(wplus - mu) - 0.5) / sqrt(var);
+
+		return z <= 0 ? 1 : fmin(1, erfc(z / sqrt(2.0)));
+	}
+	c = signed_rank_counts(m);
+	if (!c)
+		return NAN;
+	for (s = 0; s <= top; s++) {
+		total += c[s];
+		if ((double)s <= wplus + 1e-9)
+			lo += c[s];
+		if ((double)s >= wplus - 1e-9)
+			hi += c[s];
+	}
+	free(c);
+	return fmin(1, 2 * fmin(lo, hi) / total);
+}

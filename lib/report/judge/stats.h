@@ -24,4 +24,16 @@ double stats_mann_whitney_min_p(size_t nx, size_t ny);
  */
 size_t stats_shift_ci_rank(size_t m, size_t n, double alpha);
 
+/*
+ * The paired counterpart: with the n (n + 1) / 2 Walsh averages of n
+ * differences sorted, [w_(k), w_(M + 1 - k)] holds the shift with
+ * confidence at least 1 - @alpha. @return k, the largest with
+ * P(W+ <= k - 1) <= alpha / 2 (exact, n up to 60), 0: unbounded.
+ */
+size_t stats_walsh_ci_rank(size_t n, double alpha);
+
+/* Two-sided Wilcoxon signed-rank p of the differences @d (zeros dropped;
+ * exact without ties up to 60, else normal); NaN: out of memory. */
+double stats_signed_rank_p(const double *d, size_t n);
+
 #endif
