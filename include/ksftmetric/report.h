@@ -502,6 +502,21 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 KSFT_METRIC_REPORT_API const char *
 ksft_metric_report_comparison_context_diff(const struct ksft_metric_report_comparison *c);
 
+/**
+ * ksft_metric_report_context_mismatch() - were two runs measured alike?
+ * @a_json, @b_json: run contexts as ksft_metric_report_context_json()
+ *                   gives them (NULL or "{}": unknown, nothing to check)
+ * @diff: receives "KEY A vs B; ..." for each key that says how a run was
+ *        measured (clock, cpu_count, cpu_model, icount_shift, qemu,
+ *        qemu_cpu) and differs, a key absent on one side reading "none";
+ *        NULL when none does. Free with ksft_metric_report_text_free().
+ *
+ * @return the number of keys that differ (>= 0); -EINVAL, -ENOMEM.
+ * Thread-safe.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_context_mismatch(const char *a_json, const char *b_json, char **diff);
+
 /** ksft_metric_report_comparison_free() - free it (NULL is fine). */
 KSFT_METRIC_REPORT_API void
 ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c);

@@ -120,3 +120,21 @@ int measuring_context_check(const struct ksft_metric_report *cur,
 	*diff = strbuf_detach(&sb, NULL);
 	return *diff ? 0 : ksftm_oom();
 }
+
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_context_mismatch(const char *a_json, const char *b_json, char **diff)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int n;
+
+	if (!diff)
+		return ksftm_fail(EINVAL, "ksft_metric_report_context_mismatch: NULL argument");
+	*diff = NULL;
+	n = measuring_context_diff(a_json, b_json, &sb);
+	if (n <= 0) {
+		strbuf_free(&sb);
+		return n < 0 ? ksftm_oom() : 0;
+	}
+	*diff = strbuf_detach(&sb, NULL);
+	return *diff ? n : ksftm_oom();
+}
