@@ -448,12 +448,6 @@ struct ksft_metric_report_compare_opts {
 				     tolerance alone (before issue 31) */
 	int allow_missing;	/**< a gated series missing from the current
 				     run does not fail the gate */
-	int allow_context_mismatch; /**< judge even when a baseline run was
-				     measured otherwise (its context's clock,
-				     cpu_count, cpu_model, icount_shift, qemu
-				     or qemu_cpu differ); the difference is
-				     kept (comparison_context_diff()). 0:
-				     such a comparison fails with -EXDEV */
 	double max_tolerance_pct; /**< > 0: every gated series' allowance is
 				     at most this percentage of its baseline,
 				     a policy's tolerance too (tightening, never
@@ -466,10 +460,16 @@ struct ksft_metric_report_compare_opts {
 				     seeds too, each scalar series is judged
 				     seed by seed (doc/consumer.rst, "Judging N
 				     seeds"). NULL: the samples, as before */
+	int allow_context_mismatch; /**< judge even when a baseline run was
+				     measured otherwise (its context's clock,
+				     cpu_count, cpu_model, icount_shift, qemu
+				     or qemu_cpu differ); the difference is
+				     kept (comparison_context_diff()). 0:
+				     such a comparison fails with -EXDEV */
 };
 
 #define KSFT_METRIC_REPORT_COMPARE_OPTS_INIT \
-	{ sizeof(struct ksft_metric_report_compare_opts), -1.0, 0.05, 0, 0, 0.0, NULL }
+	{ sizeof(struct ksft_metric_report_compare_opts), -1.0, 0.05, 0, 0.0, NULL, 0 }
 
 /**
  * ksft_metric_report_compare() - compare @cur with the runs in @base

@@ -85,8 +85,8 @@ class _Points(ctypes.Structure):
 class _CompareOpts(ctypes.Structure):
     _fields_ = [("sz", c_size_t), ("tolerance_pct", c_double),
                 ("alpha", c_double), ("allow_missing", c_int),
-                ("allow_context_mismatch", c_int), ("max_tolerance_pct", c_double),
-                ("seeds", c_void_p)]
+                ("max_tolerance_pct", c_double), ("seeds", c_void_p),
+                ("allow_context_mismatch", c_int)]
 
 
 class _Row(ctypes.Structure):
@@ -768,8 +768,8 @@ class Report:
             opts = _CompareOpts(ctypes.sizeof(_CompareOpts),
                                 -1.0 if tolerance is None else float(tolerance),
                                 float(alpha), int(bool(allow_missing)),
-                                int(bool(allow_context_mismatch)),
-                                0.0 if max_tolerance is None else float(max_tolerance), None)
+                                0.0 if max_tolerance is None else float(max_tolerance), None,
+                                int(bool(allow_context_mismatch)))
             h = c_void_p()
             _check(_c["ksft_metric_report_compare"](self._h, b, ctypes.byref(opts),
                                                     ctypes.byref(h)), "compare")
