@@ -89,6 +89,17 @@ def test_override_says_the_difference():
     assert json.loads(out)["context_mismatch"] is None, out
 
 
+def test_the_other_baseline_commands_refuse_too():
+    """report, plot and html judge against --baseline files the same way."""
+    base = save("native4.json", write_log("native4.log", [20, 21, 22, 20, 21], NATIVE))
+    guest = write_log("guest7.log", [41, 42, 43, 41, 42], GUEST)
+    for cmd in (["report"], ["plot", "-o", os.path.join(TMP, "p.svg")],
+                ["html", "-o", os.path.join(TMP, "p.html")]):
+        _, err = expect_rc(2, *cmd, "--baseline", base, guest)
+        assert "clock none vs icount" in err, (cmd, err)
+        expect_rc(0, *cmd, "--allow-context-mismatch", "--baseline", base, guest)
+
+
 def test_same_instrument_or_unknown_is_judged():
     base = save("guest.json", write_log("guest4.log", [41, 42, 43, 41, 42], GUEST))
     other = dict(GUEST, hostname="other", kernel="6.1.0")     # the kernel may differ

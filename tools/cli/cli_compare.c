@@ -98,7 +98,7 @@ static const char compare_usage_options[] =
 	"TOO NOISY, DISTURBED, NEW, NOT COMPARABLE, UNTRACKED and CANNOT BE\n"
 	"GATED never fail the gate.\n";
 
-enum { OPT_BISECT = 256, OPT_ALL, OPT_ALLOW_CONTEXT, OPT_MAX_TOLERANCE };
+enum { OPT_BISECT = 256, OPT_ALL, OPT_MAX_TOLERANCE };
 
 /* --bisect's exit status for git bisect run: an error aborts the bisection. */
 #define EXIT_BISECT_ABORT 128
@@ -179,7 +179,7 @@ int cmd_compare(int argc, char **argv)
 		CLI_OPTION_FIRST_RUN,
 		{ "bisect", no_argument, NULL, OPT_BISECT },
 		{ "all", no_argument, NULL, OPT_ALL },
-		{ "allow-context-mismatch", no_argument, NULL, OPT_ALLOW_CONTEXT },
+		CLI_OPTION_ALLOW_CONTEXT,
 		{ "max-tolerance", required_argument, NULL, OPT_MAX_TOLERANCE },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -207,8 +207,6 @@ int cmd_compare(int argc, char **argv)
 			bisect = 1;
 		} else if (ch == OPT_ALL) {
 			all = KSFT_METRIC_REPORT_COMPARE_ALL;
-		} else if (ch == OPT_ALLOW_CONTEXT) {
-			cc.copts.allow_context_mismatch = 1;
 		} else if (ch == OPT_MAX_TOLERANCE) {
 			if (cli_parse_tolerance(optarg, &cc.copts.max_tolerance_pct))
 				goto out;
