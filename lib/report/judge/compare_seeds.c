@@ -44,13 +44,14 @@ char **compare_seeds_of(const struct ksft_metric_report_baseline *b, int *err)
 	for (r = 0; r < b->n_runs; r++) {
 		json_t *ctx = b->runs[r].context ? json_loads(b->runs[r].context, 0, NULL) : NULL;
 		json_t *v = json_object_get(ctx, "seed");
+		int named = json_is_string(v) || json_is_number(v);
 
 		if (json_is_string(v))
 			seeds[r] = strdup(json_string_value(v));
 		else if (json_is_number(v))
 			seeds[r] = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		json_decref(ctx);
-		if (v && (json_is_string(v) || json_is_number(v)) && !seeds[r]) {
+		json_decref(ctx);	/* v was ctx's */
+		if (named && !seeds[r]) {
 			compare_seeds_free(seeds, b->n_runs);
 			*err = -ENOMEM;
 			return NULL;
