@@ -257,8 +257,8 @@ static int seed_verdict(struct cmp_row *row, const struct baseline_key *k,
 	tmp = malloc((k->n + 1) * sizeof(*tmp));
 	if (!a || !b || !tmp)
 		goto oom;
-	na = compare_seed_values(k, sx->base, g->op, a);
-	nb = compare_seed_values(ck, sx->cur, g->op, b);
+	na = compare_seeds_values(k, sx->base, g->op, a);
+	nb = compare_seeds_values(ck, sx->cur, g->op, b);
 	if (na < 0 || nb < 0)
 		goto oom;
 	if (na && nb && (na > 1 || nb > 1)) {

@@ -74,7 +74,7 @@ static int by_seed(const void *x, const void *y)
 	return strcmp(((const struct seed_value *)x)->seed, ((const struct seed_value *)y)->seed);
 }
 
-long compare_seed_values(const struct baseline_key *k, char *const *seeds, int op,
+long compare_seeds_values(const struct baseline_key *k, char *const *seeds, int op,
 			 struct seed_value *out)
 {
 	struct rp_summary sum;

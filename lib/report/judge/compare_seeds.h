@@ -33,7 +33,7 @@ void compare_seeds_free(char **seeds, size_t n);
  * k->n); runs without a seed are skipped. @return the seeds found, or
  * -ENOMEM.
  */
-long compare_seed_values(const struct baseline_key *k, char *const *seeds, int op,
+long compare_seeds_values(const struct baseline_key *k, char *const *seeds, int op,
 			 struct seed_value *out);
 
 /*
