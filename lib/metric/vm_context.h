@@ -2,7 +2,7 @@
 #ifndef KSFTM_VM_CONTEXT_H
 #define KSFTM_VM_CONTEXT_H
 
-#define VM_CONTEXT_N_KEYS 6
+#define VM_CONTEXT_N_KEYS 7
 
 /* The keys a guest's command line may carry; the library fills them. */
 extern const char *const vm_context_keys[VM_CONTEXT_N_KEYS];

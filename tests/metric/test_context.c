@@ -199,7 +199,7 @@ END_TEST
 START_TEST(test_vm_cmdline)
 {
 	static const char cmdline[] = "console=ttyS0 nokaslr ksftm.clock=icount "
-		"ksftm.icount_shift=0 ksftm.qemu=7.2.22 ksftm.qemu_cpu=Westmere-v1 "
+		"ksftm.icount_shift=0 ksftm.qemu=7.2.22 ksftm.qemu_cpu=Westmere-v1 ksftm.seed=3 "
 		"ksftm.vm_kernel=6.1.0-57-cloud-amd64 ksftm.vm_kernel_config=6d45c8c827f41623 "
 		"ksftm.other=1 ksftm.clock ksftm.qemu_cpu= clock=native\n";
 	char path[] = "/tmp/ksftm-cmdline-XXXXXX";
@@ -218,6 +218,8 @@ START_TEST(test_vm_cmdline)
 	ck_assert_str_eq(json_string_value(json_object_get(j, "icount_shift")), "0");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "qemu")), "7.2.22");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "qemu_cpu")), "Westmere-v1");
+	/* The boot's seed (ksft-vm --seed): what compare judges seed by seed. */
+	ck_assert_str_eq(json_string_value(json_object_get(j, "seed")), "3");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "vm_kernel")), "6.1.0-57-cloud-amd64");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "vm_kernel_config")),
 			 "6d45c8c827f41623");
