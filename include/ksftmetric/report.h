@@ -448,10 +448,28 @@ struct ksft_metric_report_compare_opts {
 				     tolerance alone (before issue 31) */
 	int allow_missing;	/**< a gated series missing from the current
 				     run does not fail the gate */
+	double max_tolerance_pct; /**< > 0: every gated series' allowance is
+				     at most this percentage of its baseline,
+				     a policy's tolerance too (tightening, never
+				     loosening); 0: the policies' own */
+	const struct ksft_metric_report_baseline *seeds; /**< the current
+				     run's boots, one run a seed (each added
+				     with ksft_metric_report_baseline_add_report()
+				     from its own logs; the seed is the context's
+				     "seed"); with a baseline whose runs name
+				     seeds too, each scalar series is judged
+				     seed by seed (doc/consumer.rst, "Judging N
+				     seeds"). NULL: the samples, as before */
+	int allow_context_mismatch; /**< judge even when a baseline run was
+				     measured otherwise (its context's clock,
+				     cpu_count, cpu_model, icount_shift, qemu
+				     or qemu_cpu differ); the difference is
+				     kept (comparison_context_diff()). 0:
+				     such a comparison fails with -EXDEV */
 };
 
 #define KSFT_METRIC_REPORT_COMPARE_OPTS_INIT \
-	{ sizeof(struct ksft_metric_report_compare_opts), -1.0, 0.05, 0 }
+	{ sizeof(struct ksft_metric_report_compare_opts), -1.0, 0.05, 0, 0.0, NULL, 0 }
 
 /**
  * ksft_metric_report_compare() - compare @cur with the runs in @base
@@ -462,7 +480,10 @@ struct ksft_metric_report_compare_opts {
  * One row per series (per element for series that stay arrays), current
  * series first in report order, then baseline-only ones.
  *
- * @return the number of rows that fail the gate (>= 0); -EINVAL, -ENOMEM.
+ * @return the number of rows that fail the gate (>= 0); -EINVAL, -ENOMEM;
+ * -EXDEV when a baseline run's context says it was measured otherwise
+ * (another clock, CPU model or count, QEMU or icount shift; the message
+ * names the keys) and @allow_context_mismatch is 0.
  * Query on @cur and @base.
  */
 KSFT_METRIC_REPORT_API int
@@ -470,6 +491,31 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 			   const struct ksft_metric_report_baseline *base,
 			   const struct ksft_metric_report_compare_opts *opts,
 			   struct ksft_metric_report_comparison **out);
+
+/**
+ * ksft_metric_report_comparison_context_diff() - how the baseline and the
+ * run were measured differently, when judged anyway
+ * (@allow_context_mismatch): "baseline run N (sources) against this run:
+ * clock icount vs none; cpu_count 1 vs 4"; NULL when they agree (or a
+ * side says nothing). Owned by @c. Query.
+ */
+KSFT_METRIC_REPORT_API const char *
+ksft_metric_report_comparison_context_diff(const struct ksft_metric_report_comparison *c);
+
+/**
+ * ksft_metric_report_context_mismatch() - were two runs measured alike?
+ * @a_json, @b_json: run contexts as ksft_metric_report_context_json()
+ *                   gives them (NULL or "{}": unknown, nothing to check)
+ * @diff: receives "KEY A vs B; ..." for each key that says how a run was
+ *        measured (clock, cpu_count, cpu_model, icount_shift, qemu,
+ *        qemu_cpu) and differs, a key absent on one side reading "none";
+ *        NULL when none does. Free with ksft_metric_report_text_free().
+ *
+ * @return the number of keys that differ (>= 0); -EINVAL, -ENOMEM.
+ * Thread-safe.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_context_mismatch(const char *a_json, const char *b_json, char **diff);
 
 /** ksft_metric_report_comparison_free() - free it (NULL is fine). */
 KSFT_METRIC_REPORT_API void

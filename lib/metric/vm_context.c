@@ -1,8 +1,8 @@
 /*
  * How a guest run was measured, as ksft-vm (doc/vm.rst) tells every process
  * of the guest: ksftm.KEY=VALUE words on the kernel command line (the
- * clock, icount shift, QEMU version and CPU model, the image's release and
- * config hash). The kernel ignores them (a dot: a module's parameter); the
+ * clock, icount shift, QEMU version and CPU model, the boot's seed, the
+ * image's release and config hash). The kernel ignores them (a dot: a module's parameter); the
  * run context carries them, so a guest run is never compared with a native
  * one. The command line, not the environment: a test that cleans its
  * environment (sudo, a harness) still says how it was measured.
@@ -15,8 +15,8 @@
 #include "vm_context.h"
 
 const char *const vm_context_keys[VM_CONTEXT_N_KEYS] = {
-	"clock", "icount_shift", "qemu", "qemu_cpu", "vm_kernel", "vm_kernel_config",
-	"seed", "seed_spin",	/* ksft-vm --seed: the layout, not the machine */
+	"clock", "icount_shift", "qemu", "qemu_cpu", "seed", "seed_spin", "vm_kernel",
+	"vm_kernel_config",	/* seed, seed_spin: ksft-vm --seed, the layout, not the machine */
 };
 
 static int known(const char *key, size_t len)

@@ -84,7 +84,9 @@ class _Points(ctypes.Structure):
 
 class _CompareOpts(ctypes.Structure):
     _fields_ = [("sz", c_size_t), ("tolerance_pct", c_double),
-                ("alpha", c_double), ("allow_missing", c_int)]
+                ("alpha", c_double), ("allow_missing", c_int),
+                ("max_tolerance_pct", c_double), ("seeds", c_void_p),
+                ("allow_context_mismatch", c_int)]
 
 
 class _Row(ctypes.Structure):
@@ -159,6 +161,7 @@ def _declare():
                                                P(c_void_p)]),
         "ksft_metric_report_comparison_free": (None, [c_void_p]),
         "ksft_metric_report_comparison_rows": (c_size_t, [c_void_p]),
+        "ksft_metric_report_comparison_context_diff": (c_char_p, [c_void_p]),
         "ksft_metric_report_comparison_row": (c_int, [c_void_p, c_size_t, P(_Row)]),
         "ksft_metric_report_history_redact": (c_char_p, [c_char_p, c_char_p,
                                                          c_size_t]),
@@ -484,6 +487,12 @@ class Comparison:
         return len(self.rows)
 
     @property
+    def context_mismatch(self) -> Optional[str]:
+        """How the baseline and the run were measured differently, when
+        judged anyway (allow_context_mismatch); None when alike."""
+        return _s(_c["ksft_metric_report_comparison_context_diff"](self._h))
+
+    @property
     def failing(self) -> List[Row]:
         """Rows that fail the gate (``ksft-metric compare`` exits 1 on any)."""
         return [r for r in self.rows if r.fails]
@@ -713,14 +722,20 @@ class Report:
                 tolerance: Optional[float] = None, alpha: float = 0.05,
                 allow_missing: bool = False, window: int = 0, fdr: float = 0.0,
                 context: Optional[Dict[str, str]] = None,
-                order: Optional[str] = None, first_run: bool = False) -> Comparison:
+                order: Optional[str] = None, first_run: bool = False,
+                max_tolerance: Optional[float] = None,
+                allow_context_mismatch: bool = False) -> Comparison:
         """Compare with the pooled runs of @baselines (paths, binary file
         objects, bytes or Reports), as ``ksft-metric compare`` does; or,
         with @db (a History or its URL), with the run history as
         ``ksft-metric compare --db`` does (@window, @fdr, @context,
         @order are the history gate's; @tolerance and @alpha are the
         baselines': with repeats on both sides a change needs
-        Mann-Whitney p < @alpha, else it is too noisy; 0 turns that off).
+        Mann-Whitney p < @alpha, else it is too noisy; 0 turns that off;
+        @max_tolerance, percent, tightens every series, a policy's too; a
+        baseline measured otherwise (another clock, CPU model or count,
+        QEMU, icount shift) is a ValueError naming the keys unless
+        @allow_context_mismatch, then Comparison.context_mismatch says it).
         A @db path is never created: one that holds nothing is
         FileNotFoundError, a file that is no SQLite database ValueError, and
         a history that cannot judge the run HistoryMismatchError, as the
@@ -748,9 +763,13 @@ class Report:
         try:
             for src in baselines:
                 _load_baseline(b, src)
+            if max_tolerance is not None and not float(max_tolerance) > 0:
+                raise ValueError(f"max_tolerance must be above 0 percent, not {max_tolerance!r}")
             opts = _CompareOpts(ctypes.sizeof(_CompareOpts),
                                 -1.0 if tolerance is None else float(tolerance),
-                                float(alpha), int(bool(allow_missing)))
+                                float(alpha), int(bool(allow_missing)),
+                                0.0 if max_tolerance is None else float(max_tolerance), None,
+                                int(bool(allow_context_mismatch)))
             h = c_void_p()
             _check(_c["ksft_metric_report_compare"](self._h, b, ctypes.byref(opts),
                                                     ctypes.byref(h)), "compare")

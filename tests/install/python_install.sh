@@ -49,6 +49,10 @@ grep -qx "module $site/ksftmetric/__init__.py" <<<"$out" || fail "imported from 
 grep -qE "^library $tmp/prefix/lib.*/libksftmetric\.so\.0$" <<<"$out" ||
 	fail "library not loaded from the installed location"
 grep -qE "$expect" <<<"$out" || fail "no metric line"
+# The ksft.py wiring is part of the installed package (issue 42).
+(cd / && env -u KSFTMETRIC_LIBRARY PYTHONPATH="$site" "$py" -m ksftmetric.ksft_wiring --help) \
+	2>&1 | grep -q "usage: python3 -m ksftmetric.ksft_wiring" ||
+	fail "ksftmetric.ksft_wiring not installed"
 
 echo "== 3. pip install ./python into a venv"
 "$py" -m venv "$tmp/venv" || fail "python3 -m venv (package python3-venv)"

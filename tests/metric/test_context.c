@@ -199,9 +199,9 @@ END_TEST
 START_TEST(test_vm_cmdline)
 {
 	static const char cmdline[] = "console=ttyS0 nokaslr ksftm.clock=icount "
-		"ksftm.icount_shift=0 ksftm.qemu=7.2.22 ksftm.qemu_cpu=Westmere-v1 "
+		"ksftm.icount_shift=0 ksftm.qemu=7.2.22 ksftm.qemu_cpu=Westmere-v1 ksftm.seed=3 "
 		"ksftm.vm_kernel=6.1.0-57-cloud-amd64 ksftm.vm_kernel_config=6d45c8c827f41623 "
-		"ksftm.seed=3 ksftm.seed_spin=1234 "
+		"ksftm.seed_spin=1234 "
 		"ksftm.other=1 ksftm.clock ksftm.qemu_cpu= clock=native\n";
 	char path[] = "/tmp/ksftm-cmdline-XXXXXX";
 	int fd = mkstemp(path);
@@ -219,11 +219,12 @@ START_TEST(test_vm_cmdline)
 	ck_assert_str_eq(json_string_value(json_object_get(j, "icount_shift")), "0");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "qemu")), "7.2.22");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "qemu_cpu")), "Westmere-v1");
+	/* The boot's seed (ksft-vm --seed): what compare judges seed by seed. */
+	ck_assert_str_eq(json_string_value(json_object_get(j, "seed")), "3");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "vm_kernel")), "6.1.0-57-cloud-amd64");
 	ck_assert_str_eq(json_string_value(json_object_get(j, "vm_kernel_config")),
 			 "6d45c8c827f41623");
-	/* ksft-vm --seed S: which seed, and the busy loop it produced */
-	ck_assert_str_eq(json_string_value(json_object_get(j, "seed")), "3");
+	/* ... and the busy loop it produced */
 	ck_assert_str_eq(json_string_value(json_object_get(j, "seed_spin")), "1234");
 	ck_assert_ptr_null(json_object_get(j, "other"));
 	ck_assert_msg(!strstr(text, "fake") && !strstr(text, "native"), "%s", text);

@@ -178,6 +178,42 @@ def noisy_log(level, rng):
     return b"\n".join(lines) + b"\n"
 
 
+def _run_log(values, context):
+    lines = ["KTAP version 1", "1..1", "# ktap-metric-context-json: " + json.dumps(context),
+             '# ktap-metric-policy-json: {"name":"rtt","regression":{"better":"lower",'
+             '"compare":"p50","relative_tolerance":0.05},"summarize":"distribution"}']
+    lines += ['# ktap-metric-json: {"name":"rtt","shape":"scalar","time":%d,"value":%r}'
+              % (t + 1, v) for t, v in enumerate(values)]
+    return ("\n".join(lines + ["ok 1 case"]) + "\n").encode()
+
+
+class MeasuredAlikeTest(unittest.TestCase):
+    """Issue 42: one clock per comparison, and --max-tolerance, from Python."""
+
+    NATIVE = {"cpu_count": 4, "cpu_model": "EPYC"}
+    GUEST = {"clock": "icount", "cpu_count": 1, "cpu_model": "Westmere"}
+
+    def test_guest_against_native(self):
+        base = kr.read(_run_log([20, 21, 22, 20, 21], self.NATIVE))
+        cur = kr.read(_run_log([41, 42, 43, 41, 42], self.GUEST))
+        with self.assertRaisesRegex(ValueError, "clock none vs icount; cpu_count 4 vs 1"):
+            cur.compare(base)
+        c = cur.compare(base, allow_context_mismatch=True)
+        self.assertIn("clock none vs icount", c.context_mismatch)
+        self.assertEqual(c.rows[0].verdict, "regression")
+        self.assertIsNone(kr.read(_run_log([20, 21], self.NATIVE)).compare(base)
+                          .context_mismatch)
+
+    def test_max_tolerance(self):
+        base = kr.read(_run_log([100.0, 100.1, 99.9, 100.2, 99.8], self.GUEST))
+        cur = kr.read(_run_log([103.4, 103.5, 103.3, 103.6, 103.2], self.GUEST))
+        self.assertEqual(cur.compare(base).rows[0].verdict, "no_change")
+        row = cur.compare(base, max_tolerance=2).rows[0]
+        self.assertEqual((row.verdict, round(row.allowance, 9)), ("regression", 2.0))
+        with self.assertRaisesRegex(ValueError, "above 0"):
+            cur.compare(base, max_tolerance=0)
+
+
 class HistoryTest(unittest.TestCase):
     def test_ingest_and_compare(self):
         import random

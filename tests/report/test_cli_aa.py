@@ -3,7 +3,8 @@
 """compare --baseline on unchanged runs (issue 31, item 13): with repeats
 on both sides no verdict without significance (p < --alpha, 0.05 by
 default), so the README's first comparison does not cry wolf; single
-values keep the tolerance rule. On the recorded A/A corpus of main-job runs
+values keep the tolerance rule, and so do samples too few for the rank
+test to reach --alpha when they lie all apart (issue 40 item 11). On the recorded A/A corpus of main-job runs
 (bench/corpus/main-job-aa-2026-12-03), and on a made-up pair. Each verdict
 is judged twice.
 
@@ -51,9 +52,13 @@ def compare_json(base, cur, *extra):
     return outs[0][0], json.loads(outs[0][1])
 
 
-def test_aa_pairs_with_repeats_never_flag():
+def test_aa_pairs_with_repeats_flag_only_samples_all_apart():
     """Every earlier run as the baseline of every later one: no tracked
-    series with repeats on both sides reads a change (before: 144 of 168)."""
+    series whose repeats overlap reads a change (before issue 31: 144 of
+    168). 3 repeats a side cannot reach p < 0.05 (the best is 0.1): where
+    they lie all apart and beyond the tolerance, the tolerance decides as
+    with one value a side (issue 40 item 11), so a one-run baseline shows
+    this corpus' run-to-run shifts (102 of 168); overlapping samples never."""
     flagged, rows = [], 0
     for i, base_log in enumerate(RUNS):
         base = os.path.join(TMP, f"base{i}.json")
@@ -66,8 +71,21 @@ def test_aa_pairs_with_repeats_never_flag():
                     if r["verdict"] in ("regression", "improvement"):
                         flagged.append((i, os.path.basename(cur), r["case"], r["name"],
                                         r["p_value"], r["verdict"]))
+                        assert r["n_baseline"] == r["n_current"] == 3, r
+                        assert abs(r["p_value"] - 0.1) < 1e-12, r   # all apart
+                        assert abs(r["change_pct"]) > 100 * r["allowance"] / abs(r["baseline"]), r
     assert rows == 168, rows
-    assert not flagged, flagged
+    assert len(flagged) == 102, flagged
+
+
+def test_two_a_side_all_apart_fails():
+    """100,100 -> 50,50 (issue 40 item 11): was TOO NOISY, exit 0."""
+    base = os.path.join(TMP, "b2.json")
+    expect_rc(0, "save", "-q", "-o", base, write_log("b2.log", [100, 100]))
+    rc, doc = compare_json(base, write_log("c2.log", [50, 50]))
+    assert rc == 1 and doc["rows"][0]["verdict"] == "regression", doc
+    rc, doc = compare_json(base, write_log("c2o.log", [50, 100]))   # overlapping
+    assert rc == 0 and doc["rows"][0]["verdict"] == "too_noisy", doc
 
 
 def write_log(name, values, status="ok"):

@@ -287,5 +287,34 @@ def test_run_two_commands():
     assert "cannot run" in err, err
 
 
+EMIT_CTX = """import json, sys
+print("KTAP version 1")
+print("1..1")
+print("# ktap-metric-context-json: " + json.dumps(json.loads(sys.argv[2])))
+""" + EMIT.split("\n", 1)[1].replace('print("KTAP version 1")\nprint("1..1")\n', "")
+
+
+def test_run_two_commands_one_clock():
+    """Issue 42: an icount guest's command against a native one is refused,
+    exit 2 naming the keys; --allow-context-mismatch judges and says it."""
+    emit = write("emit_ctx.py", EMIT_CTX)
+    native = json.dumps({"cpu_count": 4, "cpu_model": "EPYC", "hostname": "desk"})
+    guest = json.dumps({"clock": "icount", "cpu_count": 1, "cpu_model": "Westmere",
+                        "hostname": "vm"})
+    a = f"{sys.executable} {emit} 10 {native.replace(' ', '')}"
+    b = f"{sys.executable} {emit} 10 {guest.replace(' ', '')}"
+    for _ in range(2):
+        _, err = expect_rc(2, "ab", "--run-a", a, "--run-b", b, "--pairs", "6", "--seed", "3")
+        said = err.split("measured otherwise", 1)[1]     # the first run is A or B
+        assert "clock icount vs none" in said or "clock none vs icount" in said, err
+        assert "cpu_count" in said and "hostname" not in said, err
+    out, err = expect_rc(0, "ab", "--allow-context-mismatch", "--run-a", a, "--run-b", b,
+                         "--pairs", "6", "--seed", "3")
+    assert "judged across how the runs were measured" in err, err
+    other = json.dumps({"cpu_count": 4, "cpu_model": "EPYC", "hostname": "other"})
+    expect_rc(0, "ab", "--run-a", a, "--run-b", f"{sys.executable} {emit} 10 "
+              f"{other.replace(' ', '')}", "--pairs", "6", "--seed", "3")
+
+
 if __name__ == "__main__":
     sys.exit(cli_util.run_tests(globals()))

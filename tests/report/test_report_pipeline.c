@@ -497,6 +497,8 @@ START_TEST(test_mann_whitney)
 	double g[] = { 1, 4 }, h[] = { 2, 3 };
 	double tx[] = { 1, 2, 2, 3 }, ty[] = { 2, 4, 5, 6, 7, 8, 9, 10, 11 };
 	double big_x[10], big_y[20], same[4] = { 5, 5, 5, 5 };
+	double sep_x[] = { 100, 100, 101 }, sep_y[] = { 50, 50, 51 };
+	double tie_x[] = { 1, 1, 2 }, tie_y[] = { 2, 3, 3, 3 };
 	int i;
 
 	/* Exact: U = 0 is 1 of C(6,3) = 20 orderings; two-sided 2/20. */
@@ -509,13 +511,29 @@ START_TEST(test_mann_whitney)
 	/* Exact: U = 2 of max 4, the centre: 2 * 4/6 clipped to 1. */
 	ru_assert_num(stats_mann_whitney(g, 2, h, 2), 1.0);
 	/*
-	 * Ties -> normal approximation. Ranks: 1; the three 2s share 3; 3 -> 5.
-	 * R1 = 12, U1 = 2, U2 = 34, mu = 18, tie term 3^3-3 = 24,
-	 * var = 36/12 * (14 - 24/156) = 41.538461538461538,
-	 * z = (34 - 18 - 0.5) / sqrt(var) = 2.4049524519824286,
-	 * p = erfc(z / sqrt 2) = 0.016174570106405255.
+	 * Ties at small n: the exact permutation distribution of the mid-rank
+	 * sum (issue 40 item 11), counted by brute force over the C(13,4) = 715
+	 * subsets (itertools.combinations): 4 as extreme, two-sided 8/715.
+	 * The normal approximation said 0.016174570106405255.
 	 */
-	ru_assert_close(stats_mann_whitney(tx, 4, ty, 9), 0.016174570106405255, 1e-12);
+	ru_assert_close(stats_mann_whitney(tx, 4, ty, 9), 0.011188811188811189, 1e-12);
+	/* 3 against 3 fully separated with ties: 1 of 20 subsets, p 0.1 as
+	 * without ties (the normal approximation: 0.047, below 0.05). */
+	ru_assert_close(stats_mann_whitney(sep_x, 3, sep_y, 3), 0.1, 1e-12);
+	ru_assert_close(stats_mann_whitney(sep_y, 3, sep_x, 3), 0.1, 1e-12);
+	/* Ties on both sides across the boundary: 4/35 by brute force. */
+	ru_assert_close(stats_mann_whitney(tie_x, 3, tie_y, 4), 0.11428571428571428, 1e-12);
+	/* The smallest p the sizes allow: 2/C(4,2), 2/C(6,3), 2/C(8,4). */
+	ru_assert_close(stats_mann_whitney_min_p(2, 2), 1.0 / 3, 1e-12);
+	ru_assert_close(stats_mann_whitney_min_p(3, 3), 0.1, 1e-12);
+	ru_assert_close(stats_mann_whitney_min_p(4, 4), 2.0 / 70, 1e-12);
+	ru_assert_num(stats_mann_whitney_min_p(10, 20), 0.0);
+	/* Bauer's interval rank: 5 a side, P(U <= 2) = 4/252 <= 0.025 <
+	 * P(U <= 3) = 7/252; 4 a side P(U <= 0) = 1/70; 3 a side none. */
+	ck_assert_uint_eq(stats_shift_ci_rank(5, 5, 0.05), 3);
+	ck_assert_uint_eq(stats_shift_ci_rank(4, 4, 0.05), 1);
+	ck_assert_uint_eq(stats_shift_ci_rank(3, 3, 0.05), 0);
+	ck_assert_uint_eq(stats_shift_ci_rank(3, 5, 0.05), 1);	/* 1/56 */
 	/* Both samples above 8: normal; var = 200/12*31, z = 99.5/sqrt(var). */
 	for (i = 0; i < 10; i++)
 		big_x[i] = i + 1;

@@ -158,6 +158,19 @@ def test_text_report_and_compare():
     assert "618.8" in row_of(out, "mode=copy"), out     # (the title may be shortened)
 
 
+def test_compare_json():
+    """compare --format json rows say their unit and scale (issue 40 item
+    12): before, none; an array series' every element the same."""
+    base = os.path.join(TMP, "base_json.json")
+    expect_rc(0, "save", "-o", base, LOG)
+    for _ in range(2):
+        doc = json.loads(expect_rc(0, "compare", "-f", "json", "--baseline", base, LOG2)[0])
+        got = {r["name"]: (r["unit"], r["scale"]) for r in doc["rows"]}
+        assert got == WANT, got
+        assert len({(r["unit"], r["scale"]) for r in doc["rows"]
+                    if r["name"] == "cpu.time.usr"}) == 1, doc
+
+
 def test_history():
     db = os.path.join(TMP, "h.db")
     for i, log in enumerate((LOG, LOG2), 1):

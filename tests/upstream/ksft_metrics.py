@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """A ksft test run by the kernel's real ksft_run() (net/lib/py), with the
-binding wired in by ksft_wiring. KSFTM_KSFT_NET names the extracted
+binding wired in by ksftmetric.ksft_wiring. KSFTM_KSFT_NET names the extracted
 tools/testing/selftests/net directory. Observations carry label
 test=<function> and a value unique within it."""
 
@@ -13,7 +13,7 @@ sys.path.insert(0, os.environ["KSFTM_KSFT_NET"])
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 
 import lib.py.ksft                                   # noqa: E402
-import ksft_wiring                                   # noqa: E402
+from ksftmetric import ksft_wiring                   # noqa: E402
 
 ksft_wiring.wire(lib.py.ksft)
 

@@ -8,7 +8,7 @@ unchanged, and its remote is the kernel's remote_netns.Remote.
 This test builds two network namespaces joined by a veth pair (addresses
 of their own), writes the net.config NetDrvEpEnv reads (NETIF, LOCAL_V4,
 REMOTE_V4, REMOTE_TYPE=netns, REMOTE_ARGS), and runs, inside the first
-namespace under the kernel's real ksft_run() (wired by ksft_wiring):
+namespace under the kernel's real ksft_run() (wired by ksftmetric.ksft_wiring):
 iperf.py's test_iperf (SystemMonitor + Iperf3Runner, real iperf3) and
 devmem.py's kperf flow (KperfRunner + SystemMonitor, the kperf stand-in:
 Debian ships no kperf). The KTAP output must carry both hosts' samples,
@@ -41,7 +41,7 @@ def inner(tree, confdir, standin, fixtures):
     # Wire the binding into net/lib/py's ksft before drivers/net/lib/py
     # re-exports ksft_run from it.
     import net.lib.py.ksft  # pylint: disable=import-outside-toplevel
-    import ksft_wiring  # pylint: disable=import-outside-toplevel
+    from ksftmetric import ksft_wiring  # pylint: disable=import-outside-toplevel
     ksft_wiring.wire(net.lib.py.ksft)
     sys.path.insert(0, os.path.join(selftests, "drivers", "net"))
     from lib.py import NetDrvEpEnv, ksft_exit, ksft_run  # pylint: disable=import-outside-toplevel

@@ -121,6 +121,9 @@ struct cli_common {
 #define CLI_OPTION_DB		{ "db", required_argument, NULL, 'D' }
 #define CLI_OPTION_CONTEXT	{ "context", required_argument, NULL, 'x' }
 #define CLI_OPTION_VERBOSE	{ "verbose", no_argument, NULL, 'v' }
+/* --baseline judged across how the runs were measured (issue 42): no letter. */
+#define CLI_OPT_ALLOW_CONTEXT	0x1000
+#define CLI_OPTION_ALLOW_CONTEXT { "allow-context-mismatch", no_argument, NULL, CLI_OPT_ALLOW_CONTEXT }
 
 /* cli_common_option(): the option was taken, go on parsing. */
 #define CLI_OPT_NEXT (-1)

@@ -57,6 +57,10 @@ static const char ab_usage[] =
 	"                     series (Bonferroni; default 0.01)\n"
 	"  -t, --tolerance P  the tolerance in percent ('5%' or '5'), in place of\n"
 	"                     each policy's relative_tolerance\n"
+	"      --allow-context-mismatch\n"
+	"                     judge runs measured otherwise (their contexts' clock,\n"
+	"                     cpu_count, cpu_model, qemu, qemu_cpu or icount_shift\n"
+	"                     differ), the difference printed; without it exit 2\n"
 	"  -f, --format FMT   text (default: fits 120 columns, 80 when $COLUMNS or\n"
 	"                     the terminal is narrower) or json\n"
 	"  -o, --output OUT   write there instead of stdout\n"
@@ -65,8 +69,8 @@ static const char ab_usage[] =
 	"  -h, --help         this help\n"
 	"\n"
 	"Exit status: 0 no regression, 1 B regressed in a judged series, 2 bad\n"
-	"usage or unreadable input (also: no A/B pairs in the input, or a command\n"
-	"that cannot run).\n";
+	"usage or unreadable input (also: no A/B pairs in the input, a command\n"
+	"that cannot run, or --run-a/--run-b runs measured otherwise).\n";
 
 #define AB_ALPHA 0.01
 #define AB_PAIRS 10
@@ -140,12 +144,52 @@ static int take_series(const struct ksft_metric_report *r, size_t i, struct ab_g
 struct run_ctx {
 	struct ab_groups *gs;
 	size_t took;
+	char *first_context;	/* the first run's context: every run is measured alike */
+	const char *first_name;
+	int allow_context_mismatch, said;
 };
+
+/* One clock for both variants (issue 42): each run's context against the
+ * first's; -1 after the error, or 0 (the difference said once when
+ * allowed). */
+static int same_instrument(struct run_ctx *c, const struct ksft_metric_report *r,
+			   int variant, size_t pair)
+{
+	const char *ctx = ksft_metric_report_context_json(r);
+	char *diff = NULL;
+	int n;
+
+	if (!c->first_context) {
+		if (!(c->first_context = strdup(ctx)))
+			return cli_oom("ab");
+		c->first_name = variant ? "B" : "A";
+		return 0;
+	}
+	n = ksft_metric_report_context_mismatch(c->first_context, ctx, &diff);
+	if (n < 0)
+		return cli_oom("ab");
+	if (n && !c->allow_context_mismatch) {
+		cli_error("ab: variant %c, pair %zu was measured otherwise than the first %s"
+			  " run: %s (--allow-context-mismatch judges anyway)", variant ? 'B' : 'A',
+			  pair, c->first_name, diff);
+		ksft_metric_report_text_free(diff);
+		return -1;
+	}
+	if (n && !c->said++)
+		cli_error("ab: judged across how the runs were measured (--allow-context-mismatch):"
+			  " variant %c, pair %zu against the first %s run: %s", variant ? 'B' : 'A',
+			  pair, c->first_name, diff);
+	ksft_metric_report_text_free(diff);
+	return 0;
+}
 
 static int take_run(void *ctx, const struct ksft_metric_report *r, int variant, size_t pair)
 {
 	struct run_ctx *c = ctx;
 	size_t i, n = ksft_metric_report_series_count(r);
+
+	if (same_instrument(c, r, variant, pair))
+		return -1;
 
 	for (i = 0; i < n; i++) {
 		int t = take_series(r, i, c->gs, variant, (long long)pair);
@@ -436,12 +480,13 @@ int cmd_ab(int argc, char **argv)
 		{ "run-b", required_argument, NULL, 'B' },
 		{ "pairs", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "allow-context-mismatch", no_argument, NULL, 'M' },
 		CLI_OPTION_ALPHA, CLI_OPTION_TOLERANCE, CLI_OPTION_FORMAT, CLI_OPTION_OUTPUT,
 		CLI_OPTION_BASE_DIR, CLI_OPTION_QUIET, CLI_OPTION_HELP, { 0 }
 	};
 	struct ab_run_opts ro = { .pairs = AB_PAIRS };
 	struct ab_groups gs = { 0 };
-	struct run_ctx rc = { &gs, 0 };
+	struct run_ctx rc = { &gs, 0, NULL, NULL, 0, 0 };
 	struct cli_common cc;
 	size_t i, judged = 0, few = 0, needed = 0;
 	double alpha;
@@ -454,9 +499,11 @@ int cmd_ab(int argc, char **argv)
 	if (ret != EXIT_OK)
 		return ret;
 	cc.copts.alpha = 0;
-	while ((ch = cli_getopt(&cc, argc, argv, "A:B:n:s:a:t:f:o:C:qhV", opts)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, "A:B:n:s:a:t:f:o:C:qhVM", opts)) != -1) {
 		ret = EXIT_USAGE;
-		if (ch == 'A' || ch == 'B') {
+		if (ch == 'M') {
+			rc.allow_context_mismatch = 1;
+		} else if (ch == 'A' || ch == 'B') {
 			int v = ch == 'B';
 
 			ab_words_free(ro.argv[v]);
@@ -561,6 +608,7 @@ int cmd_ab(int argc, char **argv)
 	ret = failing ? EXIT_REGRESSION : EXIT_OK;
 out:
 	free(text);
+	free(rc.first_context);
 	ab_words_free(ro.argv[0]);
 	ab_words_free(ro.argv[1]);
 	ab_groups_free(&gs);

@@ -359,6 +359,9 @@ int cli_common_option(struct cli_common *cc, int ch, char *arg)
 	case 'N':
 		cc->first_run = 1;
 		return CLI_OPT_NEXT;
+	case CLI_OPT_ALLOW_CONTEXT:
+		cc->copts.allow_context_mismatch = 1;
+		return CLI_OPT_NEXT;
 	case 'D':
 		cc->db = arg;
 		ksft_metric_report_history_redact(arg, cc->db_shown, sizeof(cc->db_shown));

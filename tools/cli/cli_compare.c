@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "seed_runs.h"
 #include "verdict_vocab.h"
 
 static const char compare_usage[] =
 	"usage: ksft-metric compare --baseline B.json [--baseline ...] [--tolerance PCT]\n"
-	"                           [--alpha A] [--allow-missing] [--format text|json|csv]\n"
+	"                           [--max-tolerance PCT] [--alpha A] [--allow-missing]\n"
+	"                           [--allow-context-mismatch] [--format text|json|csv]\n"
 	"                           [--bisect] [-o OUT] [--base-dir DIR] FILE...\n"
 	"       ksft-metric compare --db DB [--window N] [--fdr Q] [--context KEY=VALUE ...]\n"
 	"                           [--order KEY] [--first-run] [--allow-missing]\n"
@@ -21,7 +23,13 @@ static const char compare_usage[] =
 	"with the median over the baseline runs. A value worse than the baseline\n"
 	"by more than max(relative_tolerance * |baseline|, absolute_tolerance) is\n"
 	"a regression. With several samples on both sides a two-sided Mann-Whitney\n"
-	"U p-value is shown: a change without p < --alpha is TOO NOISY.\n"
+	"U p-value is shown: a change without p < --alpha is TOO NOISY (where so\n"
+	"few samples cannot reach --alpha, samples all apart let the tolerance\n"
+	"decide). A change the samples show within the tolerance is NO CHANGE\n"
+	"with its size and the tolerance: +3.40% (5% allowed). Logs that name\n"
+	"their seed (ksft-vm --seed, one boot a log), against a baseline saved\n"
+	"from such logs, are judged seed by seed: one value a boot, the exact\n"
+	"rank test over seeds, the shift (Hodges-Lehmann) and its interval.\n"
 	"\n"
 	"With --db, judge the inputs (several FILEs: repeats of one run) against\n"
 	"the last N comparable runs of the history instead: a change is a\n"
@@ -36,7 +44,11 @@ static const char compare_usage[] =
 	"KSFT_MACHINE_SLOW), UNTRACKED (no regression policy).\n"
 	"JSON and CSV spell them in snake_case: no_change, too_noisy, ...\n"
 	"The text table: tracked series (--all: all) by case, ~ for no change,\n"
-	"120 columns (80, vertical, when $COLUMNS or the terminal is narrower).\n"	"\n"
+	"120 columns (80, vertical, when $COLUMNS or the terminal is narrower).\n";
+
+/* The options: a second literal (one would pass C99's 4095 characters). */
+static const char compare_usage_options[] =
+	"\n"
 	"  -b, --baseline FILE  baseline file (repeat for more runs)\n"
 	"  -D, --db DB          run history (SQLite file or postgresql://...)\n"
 	"  -w, --window N       comparable runs judged against (30)\n"
@@ -52,6 +64,11 @@ static const char compare_usage[] =
 	"      --bisect         exit status for 'git bisect run': 0 no regression,\n"
 	"                       1 regression, 125 cannot tell (a tracked series too\n"
 	"                       noisy, not comparable, missing or new), 128 an error\n"
+	"      --max-tolerance PCT\n"
+	"                       tighten every gated series, a policy's too: its\n"
+	"                       allowance is at most PCT percent of the baseline\n"
+	"                       (exploration, a deterministic ksft-vm guest); not\n"
+	"                       with --db\n"
 	"  -t, --tolerance PCT  gate series without a regression policy too: a drop\n"
 	"                       of more than PCT percent regresses (zperf default 5);\n"
 	"                       '5%' and '5' are both 5 percent (a policy's\n"
@@ -62,6 +79,11 @@ static const char compare_usage[] =
 	"                       p < A (0.05; 0: the tolerance alone); not with --db\n"
 	"  -m, --allow-missing  a gated series missing (or its case failed) does\n"
 	"                       not fail\n"
+	"      --allow-context-mismatch\n"
+	"                       judge against a baseline measured otherwise (its\n"
+	"                       context's clock, cpu_count, cpu_model, qemu,\n"
+	"                       qemu_cpu or icount_shift differ), the difference\n"
+	"                       printed; without it exit 2 naming the keys\n"
 	"  -f, --format FMT     text (default), json or csv\n"
 	"  -o, --output OUT     write the table there instead of stdout\n"
 	"  -C, --base-dir DIR   every file read or written must resolve under DIR\n"
@@ -70,11 +92,13 @@ static const char compare_usage[] =
 	"\n"
 	"Exit status: 0 no regression, 1 regression (or a gated series missing\n"
 	"or its case failed, without --allow-missing: RESULT: CASE FAILED if only\n"
-	"that), 2 bad usage, unreadable input or a --db that cannot judge the run\n"
-	"(see --first-run); --bisect changes them. TOO NOISY, DISTURBED, NEW, NOT\n"
-	"COMPARABLE, UNTRACKED and CANNOT BE GATED never fail the gate.\n";
+	"that), 2 bad usage, unreadable input, a baseline measured otherwise\n"
+	"(--allow-context-mismatch) or a --db that cannot judge the run (see\n"
+	"--first-run); --bisect changes them (128 for each of these errors).\n"
+	"TOO NOISY, DISTURBED, NEW, NOT COMPARABLE, UNTRACKED and CANNOT BE\n"
+	"GATED never fail the gate.\n";
 
-enum { OPT_BISECT = 256, OPT_ALL };
+enum { OPT_BISECT = 256, OPT_ALL, OPT_MAX_TOLERANCE };
 
 /* --bisect's exit status for git bisect run: an error aborts the bisection. */
 #define EXIT_BISECT_ABORT 128
@@ -155,25 +179,41 @@ int cmd_compare(int argc, char **argv)
 		CLI_OPTION_FIRST_RUN,
 		{ "bisect", no_argument, NULL, OPT_BISECT },
 		{ "all", no_argument, NULL, OPT_ALL },
+		CLI_OPTION_ALLOW_CONTEXT,
+		{ "max-tolerance", required_argument, NULL, OPT_MAX_TOLERANCE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
 	struct ksft_metric_report_history *h = NULL;
 	struct ksft_metric_report_comparison *cmp = NULL;
+	struct ksft_metric_report_baseline *seeds = NULL;
 	struct cli_common cc;
-	int ch, ret, failing, bisect = 0, all = 0;
-	char *text;
+	int ch, ret, failing, bisect = 0, all = 0, n_seeds;
+	char *text, *usage;
 	size_t len;
 
-	ret = cli_common_init(&cc, "compare", compare_usage, 0, argc);
-	if (ret != EXIT_OK)
+	if (asprintf(&usage, "%s%s", compare_usage, compare_usage_options) < 0) {
+		cli_error("out of memory");
+		return EXIT_USAGE;
+	}
+	ret = cli_common_init(&cc, "compare", usage, 0, argc);
+	if (ret != EXIT_OK) {
+		free(usage);
 		return ret;
+	}
 	while ((ch = cli_getopt(&cc, argc, argv, "b:t:a:mf:o:C:qhD:x:w:F:O:", opts)) != -1) {
 		ret = EXIT_USAGE;
 		if (ch == OPT_BISECT) {
 			bisect = 1;
 		} else if (ch == OPT_ALL) {
 			all = KSFT_METRIC_REPORT_COMPARE_ALL;
+		} else if (ch == OPT_MAX_TOLERANCE) {
+			if (cli_parse_tolerance(optarg, &cc.copts.max_tolerance_pct))
+				goto out;
+			if (!(cc.copts.max_tolerance_pct > 0)) {
+				cli_error("--max-tolerance %s: must be above 0 percent", optarg);
+				goto out;
+			}
 		} else if (ch == 'm') {
 			cc.copts.allow_missing = go.allow_missing = 1;
 		} else if (ch == 'w') {
@@ -195,6 +235,11 @@ int cmd_compare(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_USAGE;
+	if (cc.copts.max_tolerance_pct > 0 && cc.db) {
+		cli_error("--max-tolerance is for --baseline files: --db judges each series with"
+			  " its policy's tolerance and its history's noise");
+		goto out;
+	}
 	if (cc.first_run && !cc.db) {
 		cli_error("--first-run is for --db (a run history that starts here)");
 		goto out;
@@ -204,11 +249,25 @@ int cmd_compare(int argc, char **argv)
 		if (failing == CLI_JUDGE_ERROR)
 			goto out;
 	} else {
+		/* Logs that name their seed: the run's boots, one a seed. */
+		seeds = ksft_metric_report_baseline_new();
+		if (!seeds) {
+			cli_error("%s", ksft_metric_report_errmsg());
+			goto out;
+		}
+		n_seeds = seed_runs_add(&cc.c, argv + optind, argc - optind, seeds);
+		if (n_seeds < 0)
+			goto out;
+		if (n_seeds)
+			cc.copts.seeds = seeds;
 		failing = ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp);
 		if (failing < 0) {
 			cli_error("%s", ksft_metric_report_errmsg());
 			goto out;
 		}
+		if (ksft_metric_report_comparison_context_diff(cmp))
+			cli_error("judged across how the runs were measured (--allow-context-mismatch): %s",
+				  ksft_metric_report_comparison_context_diff(cmp));
 	}
 	if (failing == CLI_JUDGE_UNUSABLE) {
 		/* A history that cannot judge this run (said why): exit 2, the rows in JSON. */
@@ -239,6 +298,8 @@ out:
 		ret = EXIT_BISECT_ABORT;
 	ksft_metric_report_history_close(h);
 	ksft_metric_report_comparison_free(cmp);
+	ksft_metric_report_baseline_free(seeds);
 	cli_common_free(&cc);
+	free(usage);
 	return ret;
 }

@@ -36,6 +36,7 @@ static const char html_usage[] =
 	"      --first-run      as for compare --db: the history starts here\n"
 	"  -t, --tolerance PCT  as for compare\n"
 	"  -a, --alpha A        as for compare\n"
+	"      --allow-context-mismatch  as for compare\n"
 	"  -T, --title TEXT     title (default: the first input's name)\n"
 	"  -C, --base-dir DIR   every file read or written must resolve under DIR\n"
 	"  -q, --quiet          do not print input warnings\n"
@@ -172,6 +173,7 @@ int cmd_html(int argc, char **argv)
 	static const struct option opts[] = {
 		CLI_OPTION_OUTPUT,
 		CLI_OPTION_BASELINE,
+		CLI_OPTION_ALLOW_CONTEXT,
 		CLI_OPTION_DB,
 		CLI_OPTION_CONTEXT,
 		CLI_OPTION_TOLERANCE,

@@ -45,6 +45,7 @@ static const char plot_usage[] =
 	"  -b, --baseline FILE  baseline file(s) for the bars\n"
 	"  -t, --tolerance PCT  as for compare (colours the bars)\n"
 	"  -a, --alpha A        as for compare\n"
+	"      --allow-context-mismatch  as for compare\n"
 	"  -T, --title TEXT     title (default: the first input's name)\n"
 	"  -C, --base-dir DIR   every file read or written must resolve under DIR\n"
 	"  -q, --quiet          do not print input warnings\n"
@@ -486,6 +487,7 @@ int cmd_plot(int argc, char **argv)
 	static const struct option opts[] = {
 		CLI_OPTION_OUTPUT,
 		CLI_OPTION_BASELINE,
+		CLI_OPTION_ALLOW_CONTEXT,
 		CLI_OPTION_DB,		/* refused with a clear message */
 		CLI_OPTION_TOLERANCE,
 		CLI_OPTION_ALPHA,

@@ -38,6 +38,7 @@ static const char report_usage[] =
 	"      --context K=V  kcidb, nipa: add to the run context (repeatable)\n"
 	"  -b, --baseline B   kcidb, nipa: add verdicts against these baselines\n"
 	"  -t, --tolerance P, -a, --alpha A   as for compare\n"
+	"      --allow-context-mismatch       as for compare\n"
 	"  -D, --db DB        kcidb, nipa: add verdicts against the run history\n"
 	"                     (--context describes this run, as for compare --db)\n"
 	"  -w, --window N, -F, --fdr Q, -O, --order O, --first-run   as for compare --db\n"
@@ -71,6 +72,7 @@ int cmd_report(int argc, char **argv)
 		CLI_OPTION_FORMAT,
 		CLI_OPTION_OUTPUT,
 		CLI_OPTION_BASELINE,
+		CLI_OPTION_ALLOW_CONTEXT,
 		CLI_OPTION_TOLERANCE,
 		CLI_OPTION_ALPHA,
 		CLI_OPTION_BASE_DIR,

@@ -8,12 +8,15 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "seed_runs.h"
 
 static const char save_usage[] =
 	"usage: ksft-metric save -o BASELINE.json [--append] [--force] [--base-dir DIR] FILE...\n"
 	"\n"
 	"Write the inputs' series as one baseline run: each series' samples after\n"
-	"its transform and aggregation, with its identity and policy.\n"
+	"its transform and aggregation, with its identity, policy and the run's\n"
+	"context. Logs whose context names a seed (ksft-vm --seed: one boot a\n"
+	"log) are written as one run a seed, for compare to judge seed by seed.\n"
 	"\n"
 	"  -o, --output FILE  the baseline file (required; '-' for stdout)\n"
 	"  -a, --append       add the run to FILE's runs (FILE may not exist yet)\n"
@@ -37,7 +40,8 @@ int cmd_save(int argc, char **argv)
 	struct confine_target t = { -1, NULL, NULL, NULL };
 	struct cli_common cc;
 	const char *out;
-	int append = 0, force = 0, ch, ret;
+	int append = 0, force = 0, ch, ret, seeds = 0;
+	size_t before;
 	struct stat st;
 	char *text;
 	size_t len;
@@ -112,9 +116,14 @@ int cmd_save(int argc, char **argv)
 			}
 		}
 	}
-	if (ksft_metric_report_baseline_add_report(cc.b, cc.r,
+	/* Logs that name their seed (ksft-vm --seed): one run a seed. */
+	before = ksft_metric_report_baseline_runs(cc.b);
+	seeds = seed_runs_add(&cc.c, argv + optind, argc - optind, cc.b);
+	if (seeds < 0)
+		goto out;
+	if ((!seeds && ksft_metric_report_baseline_add_report(cc.b, cc.r,
 			(const char *const *)(argv + optind),
-			(size_t)(argc - optind)) < 0 ||
+			(size_t)(argc - optind)) < 0) ||
 	    ksft_metric_report_baseline_format(cc.b, &text, &len)) {
 		cli_error("%s", ksft_metric_report_errmsg());
 		goto out;
@@ -125,7 +134,11 @@ int cmd_save(int argc, char **argv)
 	} else {
 		ret = cli_emit(&cc.c, "-", text, len);
 	}
-	if (ret == EXIT_OK && strcmp(out, "-"))
+	if (ret == EXIT_OK && strcmp(out, "-") && seeds)
+		fprintf(stderr, "ksft-metric: saved %zu series as runs %zu-%zu of %s, one a"
+			" seed (%d seeds)\n", ksft_metric_report_series_count(cc.r), before + 1,
+			ksft_metric_report_baseline_runs(cc.b), out, seeds);
+	else if (ret == EXIT_OK && strcmp(out, "-"))
 		fprintf(stderr, "ksft-metric: saved %zu series as run %zu of %s\n",
 			ksft_metric_report_series_count(cc.r),
 			ksft_metric_report_baseline_runs(cc.b), out);

@@ -17,9 +17,59 @@
 #include "table.h"
 #include "text_fit.h"
 #include "compare_needs.h"
+#include "units.h"
 
 static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
 		       size_t width);
+
+/*
+ * Rows judged seed by seed (issue 42): one line saying so, and for each
+ * TOO NOISY one what its seeds could not tell: too few of them, or an
+ * interval that holds both no change and one beyond the tolerance.
+ */
+static void seeds_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
+		       size_t width)
+{
+	struct strbuf title = STRBUF_INIT, line = STRBUF_INIT;
+	size_t i, n = 0;
+	char buf[256];
+
+	for (i = 0; i < c->n; i++)
+		n += c->rows[i].seeds_a > 0;
+	if (!n)
+		return;
+	snprintf(buf, sizeof(buf), "%zu series judged seed by seed: one value a boot (its"
+		 " repeats share a layout), the exact rank test over seeds, the shift"
+		 " (Hodges-Lehmann) and its interval against the tolerance.", n);
+	text_fit_wrap_hang(out, buf, width, 0, 2);
+	for (i = 0; i < c->n; i++) {
+		const struct cmp_row *row = &c->rows[i];
+
+		if (!row->seeds_a || strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY))
+			continue;
+		title.len = 0;
+		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
+				   row->labels, row->element);
+		line.len = 0;
+		strbuf_adds(&line, "TOO NOISY: ");
+		strbuf_adds(&line, title.data ? title.data : "");
+		if (isnan(row->shift_lo_pct) && isnan(row->seeds_resolution_pct))
+			snprintf(buf, sizeof(buf), ": %zu against %zu seeds cannot bound the shift"
+				 " at --alpha: at least %zu seeds a side", row->seeds_a,
+				 row->seeds_b, row->seeds_needed);
+		else
+			snprintf(buf, sizeof(buf), ": the shift's interval %+.3g%% to %+.3g%% holds"
+				 " both no change and one beyond the tolerance; %zu against %zu"
+				 " seeds show changes beyond about %.2g%%", row->shift_lo_pct,
+				 row->shift_hi_pct, row->seeds_a, row->seeds_b,
+				 row->seeds_resolution_pct);
+		strbuf_adds(&line, buf);
+		if (!line.oom)
+			text_fit_wrap_hang(out, line.data, width, 0, 2);
+	}
+	strbuf_free(&title);
+	strbuf_free(&line);
+}
 
 /* A line for each row the history gate had no window for, saying why. */
 static void why_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
@@ -55,17 +105,27 @@ static void change_text(struct strbuf *sb, const struct cmp_row *row)
 {
 	char buf[32];
 
-	if (!strcmp(row->verdict, KSFTM_VERDICT_NO_CHANGE)) {
+	int no_change = !strcmp(row->verdict, KSFTM_VERDICT_NO_CHANGE);
+
+	if (no_change && !row->beyond_floor) {
 		strbuf_addc(sb, '~');
 		return;
 	}
 	if (!isfinite(row->change_pct)) {
-		strbuf_addc(sb, '-');
+		strbuf_addc(sb, no_change ? '~' : '-');
 		return;
 	}
 	snprintf(buf, sizeof(buf), fabs(row->change_pct) < 10 ? "%+.2f%%" :
 		 fabs(row->change_pct) < 100 ? "%+.1f%%" : "%+.0f%%", row->change_pct);
 	strbuf_adds(sb, buf);
+	/* A change the samples show, within the tolerance: its size and what
+	 * is allowed (issue 42: +3.4 % under a 5 % policy was "~"). */
+	if (no_change && isfinite(row->allowance) && isfinite(row->baseline) &&
+	    row->baseline != 0) {
+		snprintf(buf, sizeof(buf), " (%.3g%% allowed)",
+			 100 * row->allowance / fabs(row->baseline));
+		strbuf_adds(sb, buf);
+	}
 }
 
 static void p_text(struct strbuf *sb, double p)
@@ -226,7 +286,7 @@ static const char legend[] =
 	"COMPARE: the statistic judged (p50 the median) and its better direction (^ higher,"
 	" v lower); BASELINE, CURRENT: that statistic, with the range (min\xe2\x80\xa6max) of"
 	" fewer than 10 values or \xc2\xb1 their robust spread (% of the median): the"
-	" baseline's samples (with --db its runs), this run's samples; CHANGE: current against baseline (~: no change); ALLOWED: the change the"
+	" baseline's samples (with --db its runs), this run's samples; CHANGE: current against baseline (~: no change the samples show; a change within the tolerance says what is allowed); ALLOWED: the change the"
 	" policy tolerates, in the row's unit; N: samples baseline/current; P: the p-value"
 	" (with --db, adjusted across the run); name[n]: element n of an array metric."
 	" doc/consumer.rst explains each verdict.";
@@ -237,6 +297,16 @@ static int cmp_any_needs(const struct ksft_metric_report_comparison *c)
 
 	for (i = 0; i < c->n; i++)
 		if (compare_needs_has(&c->rows[i]))
+			return 1;
+	return 0;
+}
+
+static int cmp_any_seeds(const struct ksft_metric_report_comparison *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->rows[i].seeds_a)
 			return 1;
 	return 0;
 }
@@ -274,9 +344,10 @@ static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 		strbuf_addc(out, '\n');
 		text_fit_wrap(out, legend, width, 0);
 	}
-	if (tables && (c->n && (cmp_any_needs(c) || cmp_any_why(c))))
+	if (tables && (c->n && (cmp_any_needs(c) || cmp_any_why(c) || cmp_any_seeds(c))))
 		strbuf_addc(out, '\n');
 	needs_text(out, c, width);
+	seeds_text(out, c, width);
 	why_text(out, c, width);
 	snprintf(buf, sizeof(buf), "\n%zu rows:", c->n);
 	strbuf_adds(out, buf);
@@ -296,6 +367,17 @@ static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 	}
 	for (k = 0, blind = 0; k < c->n; k++)
 		blind += c->rows[k].blind;
+	if (c->context_diff) {	/* judged anyway: said where the verdict is read */
+		struct strbuf line = STRBUF_INIT;
+
+		strbuf_adds(&line, "MEASURED OTHERWISE (--allow-context-mismatch): ");
+		strbuf_adds(&line, c->context_diff);
+		strbuf_addc(out, '\n');
+		if (!line.oom)
+			text_fit_wrap_hang(out, line.data, width, 0, 2);
+		out->oom |= line.oom;
+		strbuf_free(&line);
+	}
 	/* A failed case is not a performance regression: said apart. */
 	if (c->failing)
 		strbuf_adds(out, c->failing > c->failed_cases ? "\nRESULT: REGRESSION\n" :
@@ -321,6 +403,7 @@ static void json_num_field(struct strbuf *sb, const char *key, double v)
 static int format_json(const struct ksft_metric_report_comparison *c,
 		       struct strbuf *sb)
 {
+	struct rp_display d;
 	size_t i, blind;
 	char buf[160];
 
@@ -347,11 +430,25 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 			canon_json_str(sb, b);
 		else
 			strbuf_adds(sb, "null");
+		/* The unit the numbers are in, times scale (units.c's one rule). */
+		units_display_choose(row->disp_scale, row->disp_label, row->aggregated, &d);
+		strbuf_addc(sb, ',');
+		units_display_json(sb, &d);
 		json_num_field(sb, "baseline", row->baseline);
 		json_num_field(sb, "current", row->current);
 		json_num_field(sb, "change_pct", row->change_pct);
 		json_num_field(sb, "allowance", row->allowance);
 		json_num_field(sb, "p_value", row->p_value);
+		if (row->seeds_a) {	/* judged seed by seed (compare_seeds.c) */
+			snprintf(buf, sizeof(buf), ",\"seeds\":{\"baseline\":%zu,\"current\":%zu,"
+				 "\"needed\":%zu,\"paired\":%zu", row->seeds_a, row->seeds_b,
+				 row->seeds_needed, row->seeds_paired);
+			strbuf_adds(sb, buf);
+			json_num_field(sb, "shift_lo_pct", row->shift_lo_pct);
+			json_num_field(sb, "shift_hi_pct", row->shift_hi_pct);
+			json_num_field(sb, "resolution_pct", row->seeds_resolution_pct);
+			strbuf_addc(sb, '}');
+		}
 		compare_needs_json(sb, row);
 		compare_needs_disturbed_json(sb, c, row);
 		if (row->why) {
@@ -359,15 +456,22 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 			canon_json_str(sb, row->why);
 		}
 		snprintf(buf, sizeof(buf),
-			 ",\"n_baseline\":%zu,\"n_current\":%zu,\"baseline_runs\":%zu,\"verdict\":\"%s\",\"fails\":%s}",
+			 ",\"n_baseline\":%zu,\"n_current\":%zu,\"baseline_runs\":%zu,\"beyond_floor\":%s,"
+			 "\"verdict\":\"%s\",\"fails\":%s}",
 			 row->n_baseline, row->n_current, row->baseline_runs,
-			 row->verdict, row->fails ? "true" : "false");
+			 row->beyond_floor ? "true" : "false", row->verdict,
+			 row->fails ? "true" : "false");
 		strbuf_adds(sb, buf);
 	}
 	for (i = 0, blind = 0; i < c->n; i++)
 		blind += c->rows[i].blind;
+	strbuf_adds(sb, "],\n\"context_mismatch\":");
+	if (c->context_diff)
+		canon_json_str(sb, c->context_diff);
+	else
+		strbuf_adds(sb, "null");
 	/* "cannot_gate": series no run could fail (their needs say "blind"). */
-	snprintf(buf, sizeof(buf), "],\n\"failing\":%zu,\"cannot_gate\":%zu,\"result\":\"%s\"}\n",
+	snprintf(buf, sizeof(buf), ",\"failing\":%zu,\"cannot_gate\":%zu,\"result\":\"%s\"}\n",
 		 c->failing, blind, !c->failing ? "ok" : c->failing > c->failed_cases ?
 		 "regression" : KSFTM_VERDICT_CASE_FAILED);
 	strbuf_adds(sb, buf);

@@ -14,10 +14,13 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "baseline_index.h"
 #include "canon.h"
 #include "changepoint.h"
 #include "compare.h"
+#include "compare_seeds.h"
 #include "errmsg.h"
+#include "measuring_context.h"
 #include "opts_size.h"
 #include "order_stats.h"
 #include "pipeline.h"
@@ -26,181 +29,13 @@
 #include "rp_policy.h"
 #include "series.h"
 #include "stats.h"
-#include "strpool.h"
 #include "vals.h"
-
-/* Baseline series grouped by key, in first-seen order. */
-struct bkey {
-	const char *key;
-	uint64_t hash;
-	const struct bl_series **v;
-	size_t n, cap;
-	int used;
-	struct bkey *next;
-};
-
-struct bindex {
-	struct bkey **order;
-	size_t n, cap;
-	struct bkey **b;
-	size_t mask;
-};
-
-static void bindex_free(struct bindex *ix)
-{
-	size_t i;
-
-	for (i = 0; i < ix->n; i++) {
-		free(ix->order[i]->v);
-		free(ix->order[i]);
-	}
-	free(ix->order);
-	free(ix->b);
-}
-
-static struct bkey *bindex_find(const struct bindex *ix, const char *key)
-{
-	uint64_t h = series_key_hash(key, strlen(key));
-	struct bkey *k;
-
-	for (k = ix->b[h & ix->mask]; k; k = k->next)
-		if (k->hash == h && !strcmp(k->key, key))
-			return k;
-	return NULL;
-}
-
-static int bindex_build(struct bindex *ix, const struct ksft_metric_report_baseline *b)
-{
-	size_t total = 0, r, i;
-
-	memset(ix, 0, sizeof(*ix));
-	for (r = 0; r < b->n_runs; r++)
-		total += b->runs[r].n;
-	ix->mask = 63;
-	while (ix->mask < total * 2)
-		ix->mask = ix->mask * 2 + 1;
-	ix->b = calloc(ix->mask + 1, sizeof(*ix->b));
-	ix->order = calloc(total ? total : 1, sizeof(*ix->order));
-	if (!ix->b || !ix->order)
-		return -ENOMEM;
-	for (r = 0; r < b->n_runs; r++) {
-		for (i = 0; i < b->runs[r].n; i++) {
-			const struct bl_series *s = &b->runs[r].series[i];
-			struct bkey *k = bindex_find(ix, s->key);
-
-			if (!k) {
-				k = calloc(1, sizeof(*k));
-				if (!k)
-					return -ENOMEM;
-				k->key = s->key;
-				k->hash = series_key_hash(s->key, strlen(s->key));
-				k->next = ix->b[k->hash & ix->mask];
-				ix->b[k->hash & ix->mask] = k;
-				ix->order[ix->n++] = k;
-			}
-			if (k->n == k->cap) {
-				size_t cap = k->cap ? k->cap * 2 : 4;
-				const struct bl_series **v = realloc(k->v, cap * sizeof(*v));
-
-				if (!v)
-					return -ENOMEM;
-				k->v = v;
-				k->cap = cap;
-			}
-			k->v[k->n++] = s;
-		}
-	}
-	return 0;
-}
-
-/* ---- rows ----------------------------------------------------------- */
-
-struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
-				char *const *path, size_t path_len,
-				const char *case_name, const char *name,
-				const char *labels, long element)
-{
-	struct cmp_row *row;
-
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct cmp_row *v = realloc(c->rows, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		c->rows = v;
-		c->cap = cap;
-	}
-	if (!c->pool && !(c->pool = strpool_new()))
-		return NULL;
-	row = &c->rows[c->n];
-	memset(row, 0, sizeof(*row));
-	/* Identity strings are the comparison's pool's; a test's rows share a path. */
-	row->path = strpool_path(c->pool, path, path_len,
-				 c->n ? c->rows[c->n - 1].path : NULL,
-				 c->n ? c->rows[c->n - 1].path_len : 0);
-	if (!row->path)
-		return NULL;
-	c->n++;		/* from here on freed with the comparison */
-	row->path_len = path_len;
-	row->case_name = (char *)strpool_intern(c->pool, case_name, strlen(case_name));
-	row->name = (char *)strpool_intern(c->pool, name, strlen(name));
-	row->labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
-	if (!row->case_name || !row->name || !row->labels)
-		return NULL;
-	row->element = element;
-	row->disp_scale = NAN;
-	row->series = -1;
-	row->disturbed_by = -1;
-	row->disturb_z = NAN;
-	row->baseline = row->current = row->change_pct = NAN;
-	row->allowance = row->p_value = NAN;
-	row->noise_pct = row->smallest_pct = row->need_runs = row->need_repeats = NAN;
-	return row;
-}
-
-int compare_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride)
-{
-	size_t i, m = 0;
-	double *v, *dev;
-
-	memset(s, 0, sizeof(*s));
-	s->lo = s->hi = s->mid = s->sd = NAN;
-	if (!n)
-		return 0;
-	v = malloc(2 * n * sizeof(*v));		/* the values, then their deviations */
-	if (!v)
-		return -ENOMEM;
-	dev = v + n;
-	for (i = 0; i < n; i++)		/* a value that is not a number is no point */
-		if (isfinite(x[i * stride]))
-			v[m++] = x[i * stride];
-	if (m) {
-		s->mid = ksftm_median(v, m);	/* sorts */
-		s->n = m;
-		s->lo = v[0];
-		s->hi = v[m - 1];
-		for (i = 0; i < m; i++)
-			dev[i] = fabs(v[i] - s->mid);
-		s->sd = 1.4826 * ksftm_median(dev, m);
-	}
-	free(v);
-	return 0;
-}
-
-int compare_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e)
-{
-	size_t k = e < 0 ? 0 : (size_t)e;
-
-	if (!v->n || k >= v->width)
-		return compare_spread_of(s, NULL, 0, 1);
-	return compare_spread_of(s, v->v + k, v->n, v->width);
-}
 
 /* The row's values are shown in the policy's display units: 0 or -ENOMEM. */
 static int row_display(struct cmp_row *row, const struct rp_policy *p)
 {
-	if (p->aggregation != RP_AGG_NONE)
+	row->aggregated = p->aggregation != RP_AGG_NONE;
+	if (row->aggregated)
 		return 0;	/* compared in busy cores, not display units */
 	row->disp_scale = p->disp_scale;
 	if (p->disp_label && !(row->disp_label = strdup(p->disp_label)))
@@ -259,10 +94,26 @@ static void gate_for(const struct rp_policy *p, int source,
 	}
 }
 
+/* max(rel |base|, abs), at most --max-tolerance percent of |base|. */
+static double allowance_at(const struct gate *g,
+			   const struct ksft_metric_report_compare_opts *o, double base)
+{
+	double allow = 0;
+
+	if (!isnan(g->rel))
+		allow = g->rel * fabs(base);
+	if (!isnan(g->abs) && g->abs > allow)
+		allow = g->abs;
+	/* --max-tolerance tightens every series, a policy's too (issue 42). */
+	if (o->max_tolerance_pct > 0 && allow > o->max_tolerance_pct / 100.0 * fabs(base))
+		allow = o->max_tolerance_pct / 100.0 * fabs(base);
+	return allow;
+}
+
 static void verdict(struct cmp_row *row, const struct gate *g,
 		    const struct ksft_metric_report_compare_opts *o)
 {
-	double base = row->baseline, cur = row->current, allow;
+	double base = row->baseline, cur = row->current, allow, min_p;
 	int worse, better, significant;
 
 	row->better = g->better;
@@ -276,15 +127,20 @@ static void verdict(struct cmp_row *row, const struct gate *g,
 		row->verdict = KSFTM_VERDICT_UNTRACKED;
 		return;
 	}
-	allow = 0;
-	if (!isnan(g->rel))
-		allow = g->rel * fabs(base);
-	if (!isnan(g->abs) && g->abs > allow)
-		allow = g->abs;
-	row->allowance = allow;
+	allow = row->allowance = allowance_at(g, o, base);
 	worse = g->better > 0 ? cur < base - allow : cur > base + allow;
 	better = g->better > 0 ? cur > base + allow : cur < base - allow;
-	significant = !(o->alpha > 0) || isnan(row->p_value) || row->p_value < o->alpha;
+	/*
+	 * Where no ordering of so few samples reaches alpha (2 or 3 a side),
+	 * the samples' most extreme ordering, every current sample beyond
+	 * every baseline one, is all the evidence there can be: then the
+	 * tolerance decides, as with one sample a side (issue 40 item 11).
+	 * Overlapping samples stay TOO NOISY (doc/decisions.rst).
+	 */
+	min_p = stats_mann_whitney_min_p(row->n_current, row->n_baseline);
+	significant = !(o->alpha > 0) || isnan(row->p_value) || row->p_value < o->alpha ||
+		      (min_p >= o->alpha && row->p_value <= min_p * (1 + 1e-9));
+	row->beyond_floor = significant && cur != base;
 	if (worse && significant) {
 		row->verdict = KSFTM_VERDICT_REGRESSION;
 		row->fails = 1;
@@ -297,10 +153,87 @@ static void verdict(struct cmp_row *row, const struct gate *g,
 	}
 }
 
+/* Judging seeds: each run's seed on both sides, the run's seeds by key. */
+struct seeds_ctx {
+	int on;
+	char **base, **cur;
+	struct baseline_index ix;
+};
+
 struct scratch {
 	double *cur, *pool, *runvals;
 	size_t cap_cur, cap_pool, cap_runs;
+	struct seeds_ctx *seeds;
 };
+
+/* Seeds are judged when both sides name some (@cur: the run's boots). */
+static int seeds_setup(struct seeds_ctx *sx, const struct ksft_metric_report_baseline *base,
+		       const struct ksft_metric_report_baseline *cur)
+{
+	size_t r;
+	int err, a = 0, b = 0;
+
+	if (!cur)
+		return 0;
+	sx->base = compare_seeds_of(base, &err);
+	if (err || !(sx->cur = compare_seeds_of(cur, &err)) || err)
+		return -ENOMEM;
+	for (r = 0; r < base->n_runs; r++)
+		a |= !!sx->base[r];
+	for (r = 0; r < cur->n_runs; r++)
+		b |= !!sx->cur[r];
+	sx->on = a && b;
+	return sx->on ? baseline_index_build(&sx->ix, cur) : 0;
+}
+
+/*
+ * Judge @row seed by seed when both sides hold seeds of key @k (several on
+ * one side at least): 1 judged, 0 not (the caller judges the samples),
+ * -ENOMEM.
+ */
+static int seed_verdict(struct cmp_row *row, const struct baseline_key *k,
+			const struct gate *g, const struct ksft_metric_report_compare_opts *o,
+			const struct seeds_ctx *sx)
+{
+	const struct baseline_key *ck;
+	struct seed_value *a = NULL, *b = NULL;
+	long na, nb;
+	double *tmp;
+	int ret = 0;
+
+	if (!sx->on || !g->gated || !g->better ||
+	    !(ck = baseline_index_find(&sx->ix, k->key)))
+		return 0;
+	a = malloc((k->n + 1) * sizeof(*a));
+	b = malloc((ck->n + 1) * sizeof(*b));
+	tmp = malloc((k->n + 1) * sizeof(*tmp));
+	if (!a || !b || !tmp)
+		goto oom;
+	na = compare_seeds_values(k, sx->base, g->op, a);
+	nb = compare_seeds_values(ck, sx->cur, g->op, b);
+	if (na < 0 || nb < 0)
+		goto oom;
+	if (na && nb && (na > 1 || nb > 1)) {
+		long i;
+
+		for (i = 0; i < na; i++)
+			tmp[i] = a[i].v;
+		row->compare = g->op;
+		ret = compare_seeds_verdict(row, a, (size_t)na, b, (size_t)nb, g->better,
+					    allowance_at(g, o, ksftm_median(tmp, (size_t)na)),
+					    o->alpha);
+		ret = ret ? ret : 1;
+	}
+	free(a);
+	free(b);
+	free(tmp);
+	return ret;
+oom:
+	free(a);
+	free(b);
+	free(tmp);
+	return -ENOMEM;
+}
 
 static int reserve(double **p, size_t *cap, size_t n)
 {
@@ -318,7 +251,7 @@ static int reserve(double **p, size_t *cap, size_t n)
 
 /* Fill baseline, current, n and p of one element. */
 static int measure(struct cmp_row *row, const struct rp_vals *cur,
-		   const struct bkey *k, size_t elem, int op, struct scratch *sc)
+		   const struct baseline_key *k, size_t elem, int op, struct scratch *sc)
 {
 	size_t r, nruns = 0, npool = 0, total = 0;
 	struct rp_summary sum;
@@ -412,7 +345,7 @@ static int measure_elem(struct cmp_row *row, const struct rp_cols *cur_c,
 }
 
 static int compare_series(struct ksft_metric_report_comparison *c,
-			  const struct rp_series *s, struct bkey *k,
+			  const struct rp_series *s, struct baseline_key *k,
 			  const struct ksft_metric_report_compare_opts *o,
 			  struct scratch *sc)
 {
@@ -473,8 +406,13 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 			row->verdict = KSFTM_VERDICT_NEW;
 		} else if (shape_change) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
-		} else {
+		} else if (vals_is_array(&pv) ||
+			   !(ret = seed_verdict(row, k, &g, o, sc->seeds))) {
 			verdict(row, &g, o);
+		} else if (ret < 0) {
+			goto out;
+		} else {
+			ret = 0;
 		}
 		goto out;
 	}
@@ -518,7 +456,7 @@ out:
 }
 
 static int missing_series(struct ksft_metric_report_comparison *c,
-			  const struct ksft_metric_report *cur, const struct bkey *k,
+			  const struct ksft_metric_report *cur, const struct baseline_key *k,
 			  const struct ksft_metric_report_compare_opts *o,
 			  struct scratch *sc)
 {
@@ -559,20 +497,6 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 	return 0;
 }
 
-KSFT_METRIC_REPORT_API void
-ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
-{
-	size_t i;
-
-	if (!c)
-		return;
-	for (i = 0; i < c->n; i++)
-		free(c->rows[i].disp_label);	/* the rest: the pool's */
-	free(c->rows);
-	strpool_free(c->pool);
-	free(c);
-}
-
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_compare(const struct ksft_metric_report *cur,
 			   const struct ksft_metric_report_baseline *base,
@@ -582,7 +506,8 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
 	struct ksft_metric_report_comparison *c;
 	struct scratch sc;
-	struct bindex ix;
+	struct baseline_index ix;
+	struct seeds_ctx sx;
 	size_t i;
 	int ret = 0;
 
@@ -590,19 +515,29 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 		return ksftm_fail(EINVAL, "ksft_metric_report_compare: NULL argument");
 	if (ksftm_opts_take(&o, sizeof(o), opts, "ksft_metric_report_compare_opts"))
 		return -EINVAL;
-	if (isnan(o.tolerance_pct) || isnan(o.alpha) || o.alpha < 0 || o.alpha > 1)
-		return ksftm_fail(EINVAL, "tolerance must be a number; alpha within [0, 1]");
+	if (isnan(o.tolerance_pct) || isnan(o.max_tolerance_pct) || isnan(o.alpha) ||
+	    o.alpha < 0 || o.alpha > 1)
+		return ksftm_fail(EINVAL, "tolerances must be numbers; alpha within [0, 1]");
 	*out = NULL;
 	c = calloc(1, sizeof(*c));
+	if (!c)
+		return ksftm_oom();
+	ret = measuring_context_check(cur, base, o.allow_context_mismatch, &c->context_diff);
+	if (ret) {
+		free(c);
+		return ret;
+	}
 	memset(&sc, 0, sizeof(sc));
 	memset(&ix, 0, sizeof(ix));
-	if (!c || bindex_build(&ix, base)) {
+	memset(&sx, 0, sizeof(sx));
+	sc.seeds = &sx;
+	if (baseline_index_build(&ix, base) || seeds_setup(&sx, base, o.seeds)) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; !ret && i < cur->n_series; i++) {
 		const struct rp_series *s = cur->series[i];
-		struct bkey *k = bindex_find(&ix, s->key);
+		struct baseline_key *k = baseline_index_find(&ix, s->key);
 
 		if (k)
 			k->used = 1;
@@ -612,7 +547,10 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 		if (!ix.order[i]->used)
 			ret = missing_series(c, cur, ix.order[i], &o, &sc);
 out:
-	bindex_free(&ix);
+	baseline_index_free(&ix);
+	baseline_index_free(&sx.ix);
+	compare_seeds_free(sx.base, base->n_runs);
+	compare_seeds_free(sx.cur, o.seeds ? o.seeds->n_runs : 0);
 	free(sc.cur);
 	free(sc.pool);
 	free(sc.runvals);
@@ -627,50 +565,4 @@ out:
 	}
 	*out = c;
 	return (int)c->failing;
-}
-
-KSFT_METRIC_REPORT_API size_t
-ksft_metric_report_comparison_rows(const struct ksft_metric_report_comparison *c)
-{
-	return c ? c->n : 0;
-}
-
-KSFT_METRIC_REPORT_API int
-ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
-				  size_t i, struct ksft_metric_report_row *dst)
-{
-	struct ksft_metric_report_row full, *out = &full;
-	const struct cmp_row *row;
-	size_t sz;
-
-	if (!c || !dst || dst->sz < sizeof(size_t))
-		return ksftm_fail(EINVAL, "NULL comparison or row, or row.sz not set");
-	if (i >= c->n)
-		return ksftm_fail(ERANGE, "row %zu out of range (%zu rows)", i, c->n);
-	/* An older caller's smaller struct gets the fields it knows. */
-	sz = dst->sz < sizeof(full) ? dst->sz : sizeof(full);
-	row = &c->rows[i];
-	out->case_name = row->case_name;
-	out->path = (const char *const *)row->path;
-	out->path_len = row->path_len;
-	out->name = row->name;
-	out->labels_json = row->labels;
-	out->element = row->element;
-	out->compare = canon_op_name(row->compare);
-	out->better = canon_better_name(row->better);
-	out->baseline = row->baseline;
-	out->current = row->current;
-	out->change_pct = row->change_pct;
-	out->allowance = row->allowance;
-	out->p_value = row->p_value;
-	out->n_baseline = row->n_baseline;
-	out->n_current = row->n_current;
-	out->baseline_runs = row->baseline_runs;
-	out->verdict = row->verdict;
-	out->fails = row->fails;
-	out->display_scale = row->disp_scale;
-	out->display_label = row->disp_label;
-	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
-	       sz - sizeof(size_t));
-	return 0;
 }

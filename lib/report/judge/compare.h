@@ -31,9 +31,14 @@ struct cmp_row {
 	size_t n_baseline, n_current, baseline_runs;
 	const char *verdict;	/* KSFTM_VERDICT_* (verdict_vocab.h) */
 	int fails;
+	int beyond_floor;	/* the samples show a change (p < alpha, or all
+				   apart where alpha is out of reach, or single
+				   values that differ) whatever the verdict: the
+				   text shows its size even within the tolerance */
 	int has_current;
 	double disp_scale;	/* the policy's display_scale, NaN: none */
 	char *disp_label;	/* its display_label, NULL: none */
+	int aggregated;		/* compared in busy cores (units.c's rule) */
 	long series;		/* index in the current report; -1: none */
 	/* What a series the history gate cannot judge would need (NaN: not
 	 * known): its run-to-run noise and the smallest change this run could
@@ -49,6 +54,14 @@ struct cmp_row {
 	 * its history's level (NaN: it did not trip). */
 	long disturbed_by;
 	double disturb_z;
+	/* Judged seed by seed (compare_seeds.c): seeds a side (0: not), the
+	 * shift's interval in percent of the baseline (NaN: unbounded), the
+	 * seeds a side the rank test needs to reach alpha, the pairs when A
+	 * and B were paired by seed, and the smallest
+	 * change (percent) these seeds could show. */
+	size_t seeds_a, seeds_b, seeds_needed;
+	size_t seeds_paired;	/* seeds judged as pairs (0: not paired) */
+	double shift_lo_pct, shift_hi_pct, seeds_resolution_pct;
 	/* Baseline: with --baseline the pooled samples of its runs, with --db
 	 * the window's run values; current: this run's samples. */
 	struct cmp_spread base_spread, cur_spread;
@@ -80,6 +93,9 @@ struct ksft_metric_report_comparison {
 	size_t failing;
 	size_t failed_cases;	/* failing rows that are CASE FAILED, not regressions */
 	size_t disturbed;	/* regressions held out as "disturbed" (rerun) */
+	char *context_diff;	/* judged across how the runs were measured
+				   (--allow-context-mismatch): the difference;
+				   NULL: none (measuring_context.c) */
 };
 
 #endif

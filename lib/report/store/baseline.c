@@ -60,6 +60,7 @@ static void run_clear(struct bl_run *run)
 	for (i = 0; i < run->n_sources; i++)
 		free(run->sources[i]);
 	free(run->sources);
+	free(run->context);
 	for (i = 0; i < run->n; i++)
 		bl_series_clear(&run->series[i]);
 	free(run->series);
@@ -152,6 +153,10 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 	if (!run.sources || !run.series)
 		goto oom;
 	run.n_sources = n_sources;
+	/* How the run was measured: compare refuses to judge across it. */
+	if (r->context_json && strcmp(r->context_json, "{}") &&
+	    !(run.context = strdup(r->context_json)))
+		goto oom;
 	for (i = 0; i < r->n_series; i++) {
 		const struct rp_series *s = r->series[i];
 		struct bl_series *d = &run.series[run.n++];
@@ -232,7 +237,13 @@ ksft_metric_report_baseline_format(const struct ksft_metric_report_baseline *b,
 				strbuf_addc(&sb, ',');
 			canon_json_str(&sb, run->sources[k]);
 		}
-		strbuf_adds(&sb, "],\"series\":[");
+		if (run->context) {
+			strbuf_adds(&sb, "],\"context\":");
+			strbuf_adds(&sb, run->context);
+			strbuf_adds(&sb, ",\"series\":[");
+		} else {
+			strbuf_adds(&sb, "],\"series\":[");
+		}
 		for (j = 0; j < run->n; j++) {
 			const struct bl_series *s = &run->series[j];
 
@@ -447,6 +458,13 @@ static int load_run(struct ksft_metric_report_baseline *b, json_t *r,
 	json_array_foreach(sources, i, x)
 		if (!(run->sources[i] = strdup(json_is_string(x) ? json_string_value(x) : "?")))
 			return ksftm_oom();
+	x = json_object_get(r, "context");
+	if (x && !json_is_object(x))
+		return ksftm_fail(EINVAL, "%s: runs[%zu]: \"context\" must be an object",
+				  name, ri);
+	if (x && json_object_size(x) &&
+	    !(run->context = json_dumps(x, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII)))
+		return ksftm_oom();
 	json_array_foreach(series, i, x) {
 		ret = load_series(b, x, &run->series[run->n++], name, ri, i);
 		if (ret)

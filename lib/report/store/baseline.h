@@ -30,6 +30,7 @@ struct bl_series {
 struct bl_run {
 	char **sources;
 	size_t n_sources;
+	char *context;		/* the run's context as JSON text; NULL: none known */
 	struct bl_series *series;
 	size_t n;
 };

@@ -172,8 +172,34 @@ int baseline_scan_run(struct bl_scan *sc, struct bl_run *run, size_t ri)
 	}
 	if (!run->sources && !(run->sources = calloc(1, sizeof(char *))))
 		return -ENOMEM;
-	return lit(sc, ",") && lit(sc, "\"series\"") && lit(sc, ":") &&
-	       lit(sc, "[") ? 1 : -ENOENT;
+	if (!lit(sc, ","))
+		return -ENOENT;
+	if (lit(sc, "\"context\"")) {
+		/* Small: decoded by jansson, kept as baseline.c keeps it. */
+		const char *start;
+		json_t *o;
+
+		if (!lit(sc, ":"))
+			return -ENOENT;
+		ws(sc);
+		start = sc->p;
+		if (sc->p >= sc->end || *sc->p != '{' || !skip_value(sc))
+			return -ENOENT;
+		o = json_loadb(start, (size_t)(sc->p - start), JSON_REJECT_DUPLICATES, NULL);
+		if (!json_is_object(o)) {
+			json_decref(o);
+			return -ENOENT;
+		}
+		if (json_object_size(o) &&
+		    !(run->context = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII))) {
+			json_decref(o);
+			return -ENOMEM;
+		}
+		json_decref(o);
+		if (!lit(sc, ","))
+			return -ENOENT;
+	}
+	return lit(sc, "\"series\"") && lit(sc, ":") && lit(sc, "[") ? 1 : -ENOENT;
 }
 
 /* {} or {"k":"v",...} of plain strings, keys in strcmp order: canonical as read. */

@@ -1,0 +1,40 @@
+/*
+ * A baseline's series grouped by key across its runs, in first-seen order
+ * (baseline_index.c): compare.c judges each current series against its
+ * key's runs, then the keys no current series used are MISSING.
+ */
+#ifndef KSFTM_BASELINE_INDEX_H
+#define KSFTM_BASELINE_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ksftmetric/report.h>
+
+struct bl_series;
+
+/* Baseline series grouped by key, in first-seen order. */
+struct baseline_key {
+	const char *key;
+	uint64_t hash;
+	const struct bl_series **v;
+	size_t *run;		/* the run of each v[i] (its index in the baseline) */
+	size_t n, cap;
+	int used;
+	struct baseline_key *next;
+};
+
+struct baseline_index {
+	struct baseline_key **order;
+	size_t n, cap;
+	struct baseline_key **b;
+	size_t mask;
+};
+
+/* Index every run's series of @b; 0 or -ENOMEM (free with baseline_index_free()). */
+int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_report_baseline *b);
+/* The key's runs, or NULL. */
+struct baseline_key *baseline_index_find(const struct baseline_index *ix, const char *key);
+void baseline_index_free(struct baseline_index *ix);
+
+#endif

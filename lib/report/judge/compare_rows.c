@@ -1,0 +1,127 @@
+/*
+ * A comparison's rows (compare.h): made by the judges (compare.c against
+ * baseline files, history_gate.c against the history), then read back and
+ * freed through the public calls.
+ */
+#include <errno.h>
+#include <ksftmetric/report.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canon.h"
+#include "compare.h"
+#include "errmsg.h"
+#include "strpool.h"
+
+struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
+				char *const *path, size_t path_len,
+				const char *case_name, const char *name,
+				const char *labels, long element)
+{
+	struct cmp_row *row;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct cmp_row *v = realloc(c->rows, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		c->rows = v;
+		c->cap = cap;
+	}
+	if (!c->pool && !(c->pool = strpool_new()))
+		return NULL;
+	row = &c->rows[c->n];
+	memset(row, 0, sizeof(*row));
+	/* Identity strings are the comparison's pool's; a test's rows share a path. */
+	row->path = strpool_path(c->pool, path, path_len,
+				 c->n ? c->rows[c->n - 1].path : NULL,
+				 c->n ? c->rows[c->n - 1].path_len : 0);
+	if (!row->path)
+		return NULL;
+	c->n++;		/* from here on freed with the comparison */
+	row->path_len = path_len;
+	row->case_name = (char *)strpool_intern(c->pool, case_name, strlen(case_name));
+	row->name = (char *)strpool_intern(c->pool, name, strlen(name));
+	row->labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
+	if (!row->case_name || !row->name || !row->labels)
+		return NULL;
+	row->element = element;
+	row->disp_scale = NAN;
+	row->series = -1;
+	row->disturbed_by = -1;
+	row->disturb_z = NAN;
+	row->baseline = row->current = row->change_pct = NAN;
+	row->allowance = row->p_value = NAN;
+	row->noise_pct = row->smallest_pct = row->need_runs = row->need_repeats = NAN;
+	row->shift_lo_pct = row->shift_hi_pct = row->seeds_resolution_pct = NAN;
+	return row;
+}
+
+KSFT_METRIC_REPORT_API void
+ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->n; i++)
+		free(c->rows[i].disp_label);	/* the rest: the pool's */
+	free(c->rows);
+	free(c->context_diff);
+	strpool_free(c->pool);
+	free(c);
+}
+
+KSFT_METRIC_REPORT_API size_t
+ksft_metric_report_comparison_rows(const struct ksft_metric_report_comparison *c)
+{
+	return c ? c->n : 0;
+}
+
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
+				  size_t i, struct ksft_metric_report_row *dst)
+{
+	struct ksft_metric_report_row full, *out = &full;
+	const struct cmp_row *row;
+	size_t sz;
+
+	if (!c || !dst || dst->sz < sizeof(size_t))
+		return ksftm_fail(EINVAL, "NULL comparison or row, or row.sz not set");
+	if (i >= c->n)
+		return ksftm_fail(ERANGE, "row %zu out of range (%zu rows)", i, c->n);
+	/* An older caller's smaller struct gets the fields it knows. */
+	sz = dst->sz < sizeof(full) ? dst->sz : sizeof(full);
+	row = &c->rows[i];
+	out->case_name = row->case_name;
+	out->path = (const char *const *)row->path;
+	out->path_len = row->path_len;
+	out->name = row->name;
+	out->labels_json = row->labels;
+	out->element = row->element;
+	out->compare = canon_op_name(row->compare);
+	out->better = canon_better_name(row->better);
+	out->baseline = row->baseline;
+	out->current = row->current;
+	out->change_pct = row->change_pct;
+	out->allowance = row->allowance;
+	out->p_value = row->p_value;
+	out->n_baseline = row->n_baseline;
+	out->n_current = row->n_current;
+	out->baseline_runs = row->baseline_runs;
+	out->verdict = row->verdict;
+	out->fails = row->fails;
+	out->display_scale = row->disp_scale;
+	out->display_label = row->disp_label;
+	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
+	       sz - sizeof(size_t));
+	return 0;
+}
+
+KSFT_METRIC_REPORT_API const char *
+ksft_metric_report_comparison_context_diff(const struct ksft_metric_report_comparison *c)
+{
+	return c ? c->context_diff : NULL;
+}
