@@ -60,7 +60,7 @@ class TestAb(unittest.TestCase):
         self.assertTrue(all(len(x) <= 72 for x in lines), out)
         head = " ".join(lines[:lines.index("")])
         for word in ("%s -> %s" % (REL_A, REL_B), "QEMU 7.2.22", "TCG icount shift 0",
-                     "Westmere-v1", "1 vCPU", "1 layout a kernel (no layout seeds yet)",
+                     "Westmere-v1", "1 vCPU", "5 layout seeds a kernel",
                      "bit-identical per seed"):
             self.assertIn(word, head)
         self.assertIn("iperf.forward", lines)
@@ -68,8 +68,34 @@ class TestAb(unittest.TestCase):
         self.assertTrue(any("-> 9.080 (+0.0 %)" in x for x in lines), out)
         self.assertIn("reproduce: cd %s && ksft-vm-ab -o out %s" % (self.work, self.a),
                       out.replace(" \\\n ", ""))
-        self.assertTrue(os.path.isfile(os.path.join(self.work, "out", "a.log")))
+        for k in range(1, 6):
+            for v in "ab":
+                self.assertTrue(os.path.isfile(os.path.join(self.work, "out", "%s-s%d.log" % (v, k))))
         self.assertEqual(os.listdir(self.tmpdir), [])
+
+    def test_seeds(self):
+        """--seeds 3: three boots a kernel under ksft-vm --seed 1..3, all
+        judged (issue 42); --seeds 1: one unseeded boot, as before."""
+        argv = ["-o", "out", "--seeds", "3", self.a, self.b, "--add", "s.sh", "--", "./s.sh"]
+        spec = {"vmlinuz-" + REL_A: {"out_file": self.log_a},
+                "vmlinuz-" + REL_B: {"out_file": self.log_b}}
+        rc, out, err = run(AB, argv, spec, cwd=self.work, TMPDIR=self.tmpdir, KSFT_VM_VERBOSE="1")
+        self.assertEqual(rc, 0, err + out)
+        self.assertIn("3 layout seeds a kernel", out.replace("\n", " "))
+        o = os.path.join(self.work, "out")
+        self.assertEqual(sorted(n for n in os.listdir(o) if n.endswith(".err")),
+                         ["a-s1.err", "a-s2.err", "a-s3.err", "b-s1.err", "b-s2.err", "b-s3.err"])
+        for k in (1, 2, 3):
+            with open(os.path.join(o, "b-s%d.err" % k)) as f:
+                self.assertRegex(f.read(), r"ksftm\.seed=%d ksftm\.seed_spin=\d+" % k)
+        shutil.rmtree(o)
+        argv[3] = "1"
+        rc, out, err = run(AB, argv, spec, cwd=self.work, TMPDIR=self.tmpdir, KSFT_VM_VERBOSE="1")
+        self.assertEqual(rc, 0, err + out)
+        self.assertIn("1 boot a kernel (no layout seeds)", out.replace("\n", " "))
+        self.assertEqual(sorted(os.listdir(o)), ["a.err", "a.json", "a.log", "b.err", "b.log"])
+        with open(os.path.join(o, "b.err")) as f:
+            self.assertNotIn("ksftm.seed", f.read())
 
     def test_crash_under_b_is_not_ok(self):
         """The same log under B but a segfault (139): exit 2, said (item 4)."""

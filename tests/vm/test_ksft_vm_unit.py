@@ -275,7 +275,7 @@ class TestReply(unittest.TestCase):
         self.assertTrue(all(len(x) <= 72 for x in lines), text)
         head = " ".join(lines[:lines.index("")])
         for word in ("6.1.0-57-cloud-amd64 -> 6.12.118+deb12-cloud-amd64", "QEMU 7.2.22",
-                     "icount", "Westmere-v1", "1 vCPU", "1 layout", "no layout seeds yet",
+                     "icount", "Westmere-v1", "1 vCPU", "1 boot a kernel (no layout seeds)",
                      "bit-identical per seed"):
             self.assertIn(word, head)
         self.assertIn("9.104 -> 10.11 (+11.0 %) improvement", text)

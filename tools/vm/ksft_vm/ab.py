@@ -17,16 +17,21 @@ from . import install, process, reply
 from .errors import Interrupted, UsageError
 
 PROG = "ksft-vm-ab"
-USAGE = "%s [-o DIR] [--format reply|text|json] IMAGE_A IMAGE_B [ksft-vm OPTION]... -- COMMAND [ARG]..." % PROG
+USAGE = ("%s [-o DIR] [--format reply|text|json] [--seeds N] IMAGE_A IMAGE_B [ksft-vm OPTION]... "
+         "-- COMMAND [ARG]..." % PROG)
 HELP = USAGE + """
 
 Boots IMAGE_A and IMAGE_B with ksft-vm (the one installed beside this
-command), runs COMMAND in each, saves A's log as a baseline and judges B's
-against it with the ksft-metric installed with it. Paths are the caller's
-(relative to the current directory). Logs go to DIR (-o), else to a new
-temp dir that is kept and named.
+command) under N layout seeds (ksft-vm --seed 1..N, both kernels at once
+a seed), runs COMMAND in each, saves A's logs as a baseline and judges
+B's against it seed by seed with the ksft-metric installed with it.
+Paths are the caller's (relative to the current directory). Logs go to
+DIR (-o), else to a new temp dir that is kept and named.
 
-  -o DIR        keep a.log, a.err, b.log, b.err, a.json there
+  -o DIR        keep a-sK.log, a-sK.err, b-sK.log, b-sK.err (K = 1..N; a.log
+                ... under --seeds 1) and a.json there
+  --seeds N     layout seeds a kernel (default 5, the fewest an exact rank
+                test over seeds can judge at 0.05; 1: one unseeded boot)
   --format F    reply (default): a header naming both kernels, QEMU, the
                 CPU model, icount, the vCPUs and layouts, then `old -> new
                 (+x.x %)` a series, then the command that reproduces it,
@@ -36,9 +41,10 @@ Exit status: 0 no regression, 1 regression, 2 a guest failed, COMMAND
 exited non-zero under either kernel, or compare could not judge.
 ksft-vm-ab(1), doc/vm.rst."""
 FORMATS = ("reply", "text", "json")
-# Layout seeds (the same root packed at other offsets) do not exist yet:
-# one boot a kernel, and the header says so.
-SEEDS = 1
+# Boots a kernel under ksft-vm --seed 1..N (seed.py): a boot's repeats
+# share a layout, so the seed is compare's unit; 5 a side is the fewest an
+# exact two-sided rank test can judge at 0.05.
+DEFAULT_SEEDS = 5
 STDERR_TAIL = 40
 
 
@@ -49,6 +55,13 @@ class Args:
         self.images = []
         self.vm_opts = []
         self.command = []
+        self.seeds = DEFAULT_SEEDS
+
+    def logs(self, v, ext=".log"):
+        """Variant @v's files, one a seed."""
+        if self.seeds == 1:
+            return [v + ext]
+        return ["%s-s%d%s" % (v, k, ext) for k in range(1, self.seeds + 1)]
 
 
 def parse(argv):
@@ -64,10 +77,14 @@ def parse(argv):
     k = 0
     while k < len(words) and len(a.images) < 2:
         w = words[k]
-        if w in ("-o", "--output", "--format"):
+        if w in ("-o", "--output", "--format", "--seeds"):
             if k + 1 >= len(words):
                 raise UsageError("%s needs a value" % w)
-            if w == "--format":
+            if w == "--seeds":
+                if not words[k + 1].isdigit() or not 1 <= int(words[k + 1]) <= 100:
+                    raise UsageError("--seeds %s: a number of seeds, 1 to 100" % words[k + 1])
+                a.seeds = int(words[k + 1])
+            elif w == "--format":
                 if words[k + 1] not in FORMATS:
                     raise UsageError("--format %s: one of %s" % (words[k + 1], ", ".join(FORMATS)))
                 a.fmt = words[k + 1]
@@ -99,20 +116,32 @@ def _tail(path, n=STDERR_TAIL):
     return "\n".join(lines[-n:])
 
 
-def boot_both(args, out):
-    """Both guests at once: {"a": status, "b": status}."""
+def boot_both(args, out, k):
+    """Both guests of seed index @k at once: {"a": status, "b": status}."""
     procs = {}
+    seed = [] if args.seeds == 1 else ["--seed", str(k + 1)]
     try:
         for v, image in zip("ab", args.images):
             cmd = [sys.executable, install.ksft_vm(), "--kernel", os.path.abspath(image)] + \
-                args.vm_opts + ["--"] + args.command
-            with open(os.path.join(out, v + ".log"), "wb") as o, \
-                    open(os.path.join(out, v + ".err"), "wb") as e:
+                seed + args.vm_opts + ["--"] + args.command
+            with open(os.path.join(out, args.logs(v)[k]), "wb") as o, \
+                    open(os.path.join(out, args.logs(v, ".err")[k]), "wb") as e:
                 procs[v] = process.spawn(cmd, stdin=subprocess.DEVNULL, stdout=o, stderr=e)
         return {v: p.wait() for v, p in procs.items()}
     finally:
         for p in procs.values():
             process.stop_group(p)
+
+
+def boot_seeds(args, out):
+    """Every seed's pair in turn; the first failing status of each
+    variant (else 0) and the .err file it left."""
+    worst = {"a": (0, None), "b": (0, None)}
+    for k in range(args.seeds):
+        for v, s in boot_both(args, out, k).items():
+            if s != 0 and worst[v][0] == 0:
+                worst[v] = (s, args.logs(v, ".err")[k])
+    return worst
 
 
 def _metric(argv, **kw):
@@ -121,29 +150,31 @@ def _metric(argv, **kw):
 
 def judge(args, out, argv):
     """Save A as the baseline, compare B; print; compare's exit status."""
-    a_log, b_log, base = (os.path.join(out, n) for n in ("a.log", "b.log", "a.json"))
-    r = _metric(["save", "--quiet", "-o", base, a_log], stdout=subprocess.DEVNULL,
+    a_logs = [os.path.join(out, n) for n in args.logs("a")]
+    b_logs = [os.path.join(out, n) for n in args.logs("b")]
+    base = os.path.join(out, "a.json")
+    r = _metric(["save", "--quiet", "-o", base] + a_logs, stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE)
     if r.returncode:
         _say("ksft-metric save of A's log failed (exit %d): %s" % (
             r.returncode, r.stderr.decode("utf-8", "replace").strip()))
         return 2
     if args.fmt != "reply":
-        return _metric(["compare", "--format", args.fmt, "--baseline", base, b_log]).returncode
-    r = _metric(["compare", "--format", "json", "--baseline", base, b_log], stdout=subprocess.PIPE)
+        return _metric(["compare", "--format", args.fmt, "--baseline", base] + b_logs).returncode
+    r = _metric(["compare", "--format", "json", "--baseline", base] + b_logs, stdout=subprocess.PIPE)
     if r.returncode not in (0, 1):
         _say("ksft-metric compare failed (exit %d)" % r.returncode)
         return 2
     rows = json.loads(r.stdout)["rows"]
     docs = []
-    for log in (a_log, b_log):
+    for log in (a_logs[0], b_logs[0]):
         rep = _metric(["report", "--format", "json", log], stdout=subprocess.PIPE)
         if rep.returncode:
             _say("ksft-metric report of %s failed (exit %d)" % (log, rep.returncode))
             return 2
         docs.append(json.loads(rep.stdout))
     lines = reply.summary(docs[0].get("context") or {}, docs[1].get("context") or {}, rows,
-                          reply.units_of(docs[1]), SEEDS, os.getcwd(), [PROG] + argv)
+                          reply.units_of(docs[1]), args.seeds, os.getcwd(), [PROG] + argv)
     sys.stdout.write("\n".join(lines) + "\n")
     sys.stdout.flush()
     return r.returncode
@@ -171,7 +202,7 @@ def main(argv=None):
     signum = None
     try:
         process.catch_stop_signals()
-        status = boot_both(args, out)
+        status = boot_seeds(args, out)
     except Interrupted as e:
         signum = e.signum
         status = None
@@ -182,15 +213,15 @@ def main(argv=None):
     _say("logs in %s (A: %s; B: %s)" % (out, args.images[0], args.images[1]))
     broken = False
     for v, image in zip("ab", args.images):
-        s = status[v]
+        s, err = status[v]
         if s == 0:
             continue
         broken = True
         what = ("ksft-vm failed (exit %d)" % s if s == 255 else
                 "ksft-vm died of signal %d" % -s if s < 0 else "COMMAND exited %d" % s)
-        _say("under %s (%s): %s; its stderr's last lines:\n%s" % (
-            v.upper(), image, what, _tail(os.path.join(out, v + ".err")) or "(empty)"))
-    if any(status[v] == 255 or status[v] < 0 for v in "ab"):
+        _say("under %s (%s): %s; %s's last lines:\n%s" % (
+            v.upper(), image, what, err, _tail(os.path.join(out, err)) or "(empty)"))
+    if any(status[v][0] == 255 or status[v][0] < 0 for v in "ab"):
         return 2
     ret = judge(args, out, argv)
     if broken:

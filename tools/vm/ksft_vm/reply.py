@@ -28,11 +28,12 @@ def header(ctx_a, ctx_b, seeds):
     if clock == "icount":
         clock = "TCG icount shift %s" % _both(ctx_a, ctx_b, "icount_shift")
     n = _both(ctx_a, ctx_b, "cpu_count")
-    words = "%s -> %s, QEMU %s %s, %s, %s vCPU%s, %d layout%s a kernel%s, %s" % (
+    words = "%s -> %s, QEMU %s %s, %s, %s vCPU%s, %s, %s" % (
         _ctx(ctx_a, "vm_kernel", _ctx(ctx_a, "kernel")), _ctx(ctx_b, "vm_kernel", _ctx(ctx_b, "kernel")),
         _both(ctx_a, ctx_b, "qemu"), clock, _both(ctx_a, ctx_b, "qemu_cpu"), n,
-        "" if n == "1" else "s", seeds, "" if seeds == 1 else "s",
-        " (no layout seeds yet)" if seeds == 1 else "", "bit-identical per seed")
+        "" if n == "1" else "s",
+        "1 boot a kernel (no layout seeds)" if seeds == 1 else "%d layout seeds a kernel" % seeds,
+        "bit-identical per seed")
     return textwrap.wrap(words, WIDTH, break_on_hyphens=False)
 
 
