@@ -111,6 +111,19 @@ class TestPythonCommand(unittest.TestCase):
         self.assertIn("export KSFTMETRIC_LIBRARY=%s\n" % lib, init)
         self.assertIn("export PYTHONPATH=%s\n" % PYPKG, init)
 
+    def test_module_runs_a_kernel_test(self):
+        """python3 -m ksftmetric.ksft_wiring ./t.py (doc/python.rst's way
+        to wire an unchanged ksft.py): the module's package and the kernel
+        tree of the script it runs are packed."""
+        st = os.path.join(self.d, "linux", "tools", "testing", "selftests")
+        write(st + "/net/t.py", "#!/usr/bin/env python3\nfrom lib.py import ksft_run\n", 0o755)
+        write(st + "/net/lib/py/__init__.py", "")
+        names, init, _ = self.pack(["python3", "-m", "ksftmetric.ksft_wiring", "./t.py"],
+                                   cwd=st + "/net", PYTHONPATH=PYPKG)
+        self.assertIn(os.path.join(PYPKG, "ksftmetric", "__init__.py"), names)
+        self.assertIn(st + "/net/lib/py/__init__.py", names)
+        self.assertIn("export KSFTMETRIC_LIBRARY=", init)
+
     def test_kernel_tree(self):
         """A test in a kernel tree: its directory, the selftests' lib/py,
         tools/net/ynl, the netlink specs, the site packages they import

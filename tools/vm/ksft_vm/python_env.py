@@ -67,10 +67,10 @@ def _shebang(path):
 
 
 def interpreter_of(command, env_path):
-    """(interpreter as the host finds it, script, by shebang) when
-    @command runs Python: a script whose shebang names python (directly
-    or through env), or a python* program with its script argument (None
-    for -c and -m). None when COMMAND is no Python."""
+    """(interpreter as the host finds it, script, by shebang, -m modules)
+    when @command runs Python: a script whose shebang names python
+    (directly or through env), or a python* program with its script
+    argument (None for -c). None when COMMAND is no Python."""
     prog = find_program(command[0], env_path)
     if prog is None:
         return None
@@ -81,13 +81,20 @@ def interpreter_of(command, env_path):
         name = words[1] if os.path.basename(words[0]) == "env" and len(words) > 1 else words[0]
         if not PYTHON_NAME.match(os.path.basename(name)):
             return None
-        return find_program(name, env_path), prog, True
+        return find_program(name, env_path), prog, True, []
     # python3 ARG...: a pyenv shim is a shell script, asked in probe()
-    script = None
+    script, modules = None, []
     args = command[1:]
     while args:
         a = args.pop(0)
-        if a in ("-c", "-m") or a == "-":
+        if a == "-m" and args:
+            # python3 -m ksftmetric.ksft_wiring ./test.py: the module, and
+            # the script it runs when its next word is a file
+            modules.append(args[0].split(".")[0])
+            if len(args) > 1 and os.path.isfile(args[1]):
+                script = os.path.abspath(args[1])
+            break
+        if a in ("-c", "-m", "-"):
             break
         if a in ("-X", "-W"):
             args = args[1:]
@@ -95,7 +102,7 @@ def interpreter_of(command, env_path):
         if not a.startswith("-"):
             script = os.path.abspath(a)
             break
-    return prog, script, False
+    return prog, script, False, modules
 
 
 def probe(interp, environ, cwd):
@@ -198,10 +205,11 @@ def called_programs(script):
 class PythonCommand:
     """A Python COMMAND's packing plan (see the module's doc)."""
 
-    def __init__(self, interp, script, shebang, info, environ):
+    def __init__(self, interp, script, shebang, info, environ, modules=()):
         self.interp = interp
         self.script = script
         self.shebang = shebang      # COMMAND is the script (else the interpreter)
+        self.modules = list(modules)    # top-level names of -m modules
         self.info = info
         self.environ = environ
 
@@ -258,8 +266,8 @@ class PythonCommand:
         std = (info["stdlib"], info["platstdlib"], info["dynload"])
         dirs = info["path"]     # the standard library first, as it is searched
         seen, todo, packed = set(), list(python_files(local)), []
-        while todo:
-            names = set()
+        names = set(self.modules)
+        while todo or names:
             for f in todo:
                 names |= imported_names(f)
             todo = []
@@ -271,6 +279,7 @@ class PythonCommand:
                         root.add(p, skip=lambda q: os.path.basename(q) == "__pycache__")
                         packed.append(name)
                         todo += list(python_files([p]))
+            names = set()
         return packed
 
     def _programs(self, root, warn):
@@ -289,7 +298,7 @@ def find(command, environ, cwd):
     got = interpreter_of(command, environ.get("PATH", ""))
     if got is None:
         return None
-    interp, script, shebang = got
+    interp, script, shebang, modules = got
     if interp is None:
         return None
-    return PythonCommand(interp, script, shebang, probe(interp, environ, cwd), environ)
+    return PythonCommand(interp, script, shebang, probe(interp, environ, cwd), environ, modules)
