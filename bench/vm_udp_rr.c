@@ -4,13 +4,16 @@
  * cannot see"): UDP round trips between two sockets of this process on
  * lo, 5 repeats of 5000, and per round trip the elapsed time
  * (CLOCK_MONOTONIC: virtual time in a guest), this process's CPU time
- * (CLOCK_PROCESS_CPUTIME_ID: under icount its instructions) and the
- * machine's idle time (/proc/stat, USER_HZ ticks), all in ns:
+ * (CLOCK_PROCESS_CPUTIME_ID: under icount its instructions), CPU 0's
+ * ksoftirqd's (/proc/PID/schedstat) and the machine's idle time
+ * (/proc/stat, USER_HZ ticks), all in ns:
  *
  *   ksft-vm --kernel IMAGE --seed S -- build/bench/vm-udp-rr
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,8 +42,44 @@ static long long idle_ns(void)
 	return n == 4 ? (long long)idle * (1000000000LL / sysconf(_SC_CLK_TCK)) : 0;
 }
 
+/* ksoftirqd/0's /proc/PID/schedstat path, "" when there is none. */
+static void find_ksoftirqd(char *path, size_t size)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char comm[64], p[300];
+	FILE *f;
+
+	path[0] = '\0';
+	while (d && (e = readdir(d))) {
+		snprintf(p, sizeof(p), "/proc/%s/comm", e->d_name);
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "ksoftirqd/0\n"))
+			snprintf(path, size, "/proc/%s/schedstat", e->d_name);
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+}
+
+static long long schedstat_ns(const char *path)
+{
+	long long v = 0;
+	FILE *f = *path ? fopen(path, "re") : NULL;
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
 int main(void)
 {
+	char softirqd[300];
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_in sb = sa, peer;
@@ -59,9 +98,10 @@ int main(void)
 		perror("vm-udp-rr: getsockname");
 		return 1;
 	}
+	find_ksoftirqd(softirqd, sizeof(softirqd));
 	for (r = 0; r < REPEATS; r++) {
 		long long t0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-		long long i0 = idle_ns();
+		long long i0 = idle_ns(), s0 = schedstat_ns(softirqd);
 
 		for (i = 0; i < TRIPS; i++) {
 			len = sizeof(peer);
@@ -73,9 +113,10 @@ int main(void)
 				return 1;
 			}
 		}
-		printf("repeat %d elapsed %.1f cpu %.1f idle %.1f ns/trip\n", r,
+		printf("repeat %d elapsed %.1f cpu %.1f ksoftirqd %.1f idle %.1f ns/trip\n", r,
 		       (double)(clock_ns(CLOCK_MONOTONIC) - t0) / TRIPS,
 		       (double)(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) / TRIPS,
+		       (double)(schedstat_ns(softirqd) - s0) / TRIPS,
 		       (double)(idle_ns() - i0) / TRIPS);
 	}
 	return 0;
