@@ -124,6 +124,23 @@ class TestPythonCommand(unittest.TestCase):
         self.assertIn(st + "/net/lib/py/__init__.py", names)
         self.assertIn("export KSFTMETRIC_LIBRARY=", init)
 
+    def test_kselftest_install(self):
+        """A test in a kselftest install (make ... install: the directory
+        with kselftest-list.txt): its directory and net/lib, where an
+        installed lib/py finds ynl and the specs."""
+        ks = os.path.join(self.d, "kselftest_install")
+        write(ks + "/kselftest-list.txt", "drivers/net:t.py\n")
+        write(ks + "/drivers/net/t.py", "#!/usr/bin/env python3\nfrom lib.py import ksft_run\n",
+              0o755)
+        write(ks + "/drivers/net/lib/py/__init__.py", "")
+        write(ks + "/net/lib/py/__init__.py", "")
+        write(ks + "/net/lib/ynl/lib/ynl.py", "")
+        write(ks + "/net/lib/specs/netdev.yaml", "")
+        names, _, _ = self.pack(["./t.py"], cwd=ks + "/drivers/net")
+        for p in ("kselftest-list.txt", "drivers/net/lib/py/__init__.py", "net/lib/py/__init__.py",
+                  "net/lib/ynl/lib/ynl.py", "net/lib/specs/netdev.yaml"):
+            self.assertIn(ks + "/" + p, names)
+
     def test_kernel_tree(self):
         """A test in a kernel tree: its directory, the selftests' lib/py,
         tools/net/ynl, the netlink specs, the site packages they import
