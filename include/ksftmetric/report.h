@@ -723,6 +723,48 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *h,
 				   const struct ksft_metric_report_gate_opts *opts,
 				   struct ksft_metric_report_comparison **out);
 
+/** What ksft_metric_report_history_check() answers. */
+enum ksft_metric_report_history_fit {
+	/** The history can judge the run: its machine's runs hold its
+	 *  series, or no run holds them (new series), or the history holds
+	 *  them only under its machine. */
+	KSFT_METRIC_REPORT_HISTORY_FITS = 0,
+	/** The history holds no run at all (a mistyped path, a new one). */
+	KSFT_METRIC_REPORT_HISTORY_EMPTY = 1,
+	/** No run of the run's machine (its comparability keys) holds its
+	 *  series, runs of other machines do (a mistyped --context value,
+	 *  or a new machine). */
+	KSFT_METRIC_REPORT_HISTORY_OTHER_CONTEXTS = 2,
+	/** The run's context has no value for a comparability key that every
+	 *  other machine holding its series has (a forgotten or mistyped
+	 *  --context key), and its own machine holds fewer runs than the gate
+	 *  judges from (5) while another holds at least that many: an orphan. */
+	KSFT_METRIC_REPORT_HISTORY_KEY_MISSING = 3
+};
+
+/**
+ * ksft_metric_report_history_check() - can this history judge this run?
+ * @cur: the run
+ * @opts: the gate's options; only its context items (the run's context
+ *        over its logs') are read. NULL: none.
+ * @why: for an answer other than KSFT_METRIC_REPORT_HISTORY_FITS, receives
+ *       the reason as a sentence naming the history and the contexts that
+ *       hold the run's series (closest first, with their run counts);
+ *       malloc'd, free with ksft_metric_report_text_free(); may be NULL
+ *
+ * The one answer compare --db, report, html, ingest and the Python
+ * binding give (doc/run-history.rst, "A mis-set history"): counts, per
+ * machine, the runs holding the run's series (one index scan per series).
+ * Read-only. Thread safety: as the handle.
+ *
+ * @return an enum ksft_metric_report_history_fit value (>= 0); -EINVAL,
+ * -EPROTO (an older schema, not migrated yet), -EIO, -ENOMEM.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_history_check(struct ksft_metric_report_history *h,
+				 const struct ksft_metric_report *cur,
+				 const struct ksft_metric_report_gate_opts *opts, char **why);
+
 /**
  * ksft_metric_report_history_accept() - accept the regressions of a run
  * @run_id: the run

@@ -123,7 +123,7 @@ def test_context_rule_once():
     """A bad --context value: the same library message from ingest and report."""
     bad = os.fsdecode(b"k=\xff")
     db = os.path.join(TMP, "ctx-rule.db")
-    _, err1 = expect_rc(2, "ingest", "--db", db, "--context", bad, data("seed.log"))
+    _, err1 = expect_rc(2, "ingest", "--create", "--db", db, "--context", bad, data("seed.log"))
     _, err2 = expect_rc(2, "report", "-f", "nipa", "--context", bad, data("seed.log"))
     for err in (err1, err2):
         assert "context entry 1 'k=" in err and "the value is not UTF-8 text" in err, err
@@ -578,7 +578,7 @@ def test_nipa_history_verdicts():
         return path
 
     for i in range(12):
-        expect_rc(0, "ingest", "--db", db, "--run", f"r{i:02d}", "--order", f"{i:02d}",
+        expect_rc(0, "ingest", "--create", "--db", db, "--run", f"r{i:02d}", "--order", f"{i:02d}",
                   "--context", "runner=nipa", log(f"nh{i}.log", 100))
     slow = log("nh-slow.log", 80)
     doc = json.loads(expect_rc(0, "report", "-f", "nipa", "--db", db, "--context",
@@ -973,7 +973,7 @@ def test_html_history():
         with open(log, "w") as f:
             noise = ((i * 7) % 5 - 2) * 10**8      # +-0.2 Gbit/s
             f.write(UNITS_LOG % ("%d" % ((32 if i <= 8 else 20) * 10**9 + noise)))
-        expect_rc(0, "ingest", "-q", "--db", db, "--run", f"r{i}", "--order", "%03d" % i, log)
+        expect_rc(0, "ingest", "--create", "-q", "--db", db, "--run", f"r{i}", "--order", "%03d" % i, log)
     cur = os.path.join(TMP, "hist-cur.log")
     with open(cur, "w") as f:
         f.write(UNITS_LOG % "20000000000")
@@ -1073,7 +1073,7 @@ def test_site():
         with open(log, "w") as f:
             noise = ((i * 7) % 5 - 2) * 10**8
             f.write(UNITS_LOG % ("%d" % ((32 if i <= 7 else 20) * 10**9 + noise)))
-        expect_rc(0, "ingest", "-q", "--db", db, "--run", f"r{i}", "--order", "%03d" % i,
+        expect_rc(0, "ingest", "--create", "-q", "--db", db, "--run", f"r{i}", "--order", "%03d" % i,
                   "--context", f"commit=abc{i}", log)
     expect_rc(0, "pin", "--db", db, "r11")
     out = os.path.join(TMP, "site")

@@ -82,7 +82,7 @@ def check(how):
 
 rng = random.Random(14)
 for i in range(8):
-    expect_rc(0, "ingest", "--db", DB, "--run", f"r{i}", "--order", f"{i:03d}",
+    expect_rc(0, "ingest", "--create", "--db", DB, "--run", f"r{i}", "--order", f"{i:03d}",
               write_log(f"h{i}.log", rng))
 BASE = os.path.join(TMP, "base.json")
 expect_rc(0, "save", "-o", BASE, *(os.path.join(TMP, f"h{i}.log") for i in range(4)))
