@@ -749,10 +749,13 @@ def test_round_trip():
     assert max(len(line) for line in out.splitlines()) <= 120, out
     cmp = json.loads(expect_rc(1, "compare", "-f", "json", "--baseline", base, slow)[0])
     assert cmp["result"] == "regression" and cmp["failing"] == 2
-    # The test died: its series move to "incomplete"; the gated one is missing.
+    # The test died: its series move to "incomplete"; the gated one its
+    # baseline has is not a lost series but one that never ran: CASE
+    # FAILED, never a regression (issue 40).
     out, _ = expect_rc(1, "compare", "--baseline", base, died)
-    assert any(re.search(r"^  throughput\{host=local\} .* MISSING", r)
+    assert any(re.search(r"^  throughput\{host=local\} .* CASE FAILED", r)
                for r in case_rows(out, "devmem.check_kperf")), out
+    assert "RESULT: CASE FAILED" in out and "REGRESSION" not in out, out
     # ... and those of the case that died are no measurement: not judged.
     assert any(re.search(r"^  throughput\{host=local\} .* CASE FAILED", r)
                for r in case_rows(out, "incomplete")), out
