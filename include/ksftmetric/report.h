@@ -334,7 +334,9 @@ struct ksft_metric_report_format_opts {
 	const char *build_id;	/**< KCIDB: the tested build's id, "ORIGIN:..."
 				     (required) */
 	const char *start_time;	/**< KCIDB: the run's start, RFC 3339
-				     ("2026-12-01T07:55:00Z"); NULL: left out */
+				     ("2026-12-01T07:55:00Z"); NULL: the run
+				     context's "time" (the logs' start),
+				     else left out */
 	const char *run_id;	/**< KCIDB: what tells this run from others of
 				     the same build in test ids; NULL: a hash
 				     of the report's content, so the same logs
@@ -590,8 +592,10 @@ ksft_metric_report_history_close(struct ksft_metric_report_history *h);
  */
 struct ksft_metric_report_ingest_opts {
 	size_t sz;		/**< sizeof(struct ksft_metric_report_ingest_opts) */
-	const char *run_id;	/**< unique run id; NULL: derived from the
-				     content, context and order */
+	const char *run_id;	/**< unique run id; NULL: the run's content
+				     key ("fnv-" and 32 hex digits: a hash
+				     of its context and its series' stored
+				     samples, not a cryptographic one) */
 	const char *order;	/**< CI order (commit date, build number...),
 				     compared as text (an ISO 8601 date-time
 				     with a zone is stored in UTC; ties broken
@@ -625,9 +629,16 @@ struct ksft_metric_report_ingest_opts {
  * ordered after it (a backfill, a late collector) are judged again, so
  * that stored verdicts do not depend on the ingest order.
  *
- * @return the number of series stored; -EEXIST (the run id is there),
- * -EINVAL (bad context item, or an order that is a date-time with a field
- * out of range), -EIO, -ENOMEM.
+ * A run of the same content (the same context and series with the same
+ * samples, whatever its order) stored already is not stored again:
+ * -EALREADY, with @run_id_out receiving that run's id (a CI's retried
+ * step can treat it as done). With @opts->run_id, only that run counts:
+ * a CI that names a new run is believed even when its numbers repeat.
+ *
+ * @return the number of series stored; -EALREADY (stored already, see
+ * above), -EEXIST (the run id is there with other content), -EINVAL (bad
+ * context item, or an order that is a date-time with a field out of
+ * range), -EIO, -ENOMEM.
  */
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_history_ingest(struct ksft_metric_report_history *h,

@@ -797,16 +797,21 @@ class History:
                order: Optional[str] = None,
                context: Optional[Dict[str, str]] = None,
                window: int = 0, fdr: float = 0.0) -> str:
-        """Store @report as one run; returns its run id (FileExistsError
-        when a run of that id is there already)."""
+        """Store @report as one run; returns its run id. A run of the same
+        content stored already (the same context and series, whatever
+        @order; with @run_id, that run) is not stored again: its id is
+        returned (a retry is idempotent). FileExistsError when @run_id is
+        there with other content."""
         _report_arg(report)
         arr, n = _strings(context)
         o = _IngestOpts(ctypes.sizeof(_IngestOpts), _text_arg("run_id", run_id),
                         _text_arg("order", order), arr, n,
                         _size_arg("window", window, _MAX_WINDOW), _fdr_arg(fdr))
         out = c_void_p()
-        _check_db(_c["ksft_metric_report_history_ingest"](
-            self._handle(), report._h, ctypes.byref(o), ctypes.byref(out)), "ingest")
+        ret = _c["ksft_metric_report_history_ingest"](
+            self._handle(), report._h, ctypes.byref(o), ctypes.byref(out))
+        if not (ret == -errno.EALREADY and out.value):
+            _check_db(ret, "ingest")
         try:
             return ctypes.string_at(out).decode("utf-8")
         finally:

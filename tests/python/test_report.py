@@ -265,6 +265,29 @@ class HistoryTest(unittest.TestCase):
                 self.assertEqual([row.verdict for row in h.compare(r, context={"runner": "x"})],
                                  ["no_change"])
 
+    def test_retry_is_idempotent(self):
+        """Issue 40: the same log ingested again under another order, or
+        none, is the run stored already: its id comes back, nothing is
+        stored; a CI's own run id again likewise."""
+        import random
+        rng = random.Random(40)
+        with tempfile.TemporaryDirectory() as tmp:
+            with kr.History(os.path.join(tmp, "retry.sqlite")) as h:
+                log = noisy_log(100, rng)
+                first = h.ingest(kr.read(log), order="100", context={"runner": "r"})
+                self.assertRegex(first, r"^fnv-[0-9a-f]{32}$")
+                for order in ("101", None):
+                    self.assertEqual(h.ingest(kr.read(log), order=order,
+                                              context={"runner": "r"}), first)
+                named = h.ingest(kr.read(log), run_id="b7", order="200",
+                                 context={"runner": "r"})
+                self.assertEqual(named, "b7")
+                self.assertEqual(h.ingest(kr.read(log), run_id="b7", order="9",
+                                          context={"runner": "r"}), "b7")
+                hist = json.loads(h.format("json", context={"runner": "r"}))
+                self.assertEqual([p["run"] for p in hist["series"][0]["points"]],
+                                 [first, "b7"])
+
     def test_arguments_checked(self):
         """Bad arguments are ValueError/TypeError naming them, never a
         wrapped size_t, a silent default or text cut at a NUL."""

@@ -21,6 +21,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 
 import cli_util
@@ -592,6 +593,47 @@ def test_nipa_history_verdicts():
     assert schema_errors(json.dumps(kc)) == []
     _, err = expect_rc(2, "report", "-f", "nipa", "--db", db, "--baseline", slow, slow)
     assert "not both" in err, err
+    # Issue 40 item 9: the CI's natural order, ingest then report: the
+    # dashboard shows the gate's verdict, the run judged against the runs
+    # before it, never against a window holding itself; twice the same.
+    expect_rc(0, "ingest", "--db", db, "--run", "r12", "--order", "12", "--context",
+              "runner=nipa", slow)
+    hist = json.loads(expect_rc(0, "history", "--db", db, "--context", "runner=nipa",
+                                "--format", "json")[0])
+    assert hist["series"][0]["points"][-1]["state"] == "regression", hist
+    for _ in range(2):
+        doc = json.loads(expect_rc(0, "report", "-f", "nipa", "--db", db, "--context",
+                                   "runner=nipa", slow)[0])
+        v = doc["results"][0]["metrics"][0]["verdicts"]
+        assert [x["verdict"] for x in v] == ["regression"] and v[0]["baseline_runs"] == 12, v
+        kc = json.loads(expect_rc(0, "report", "-f", "kcidb", *KCIDB, "--db", db,
+                                  "--context", "runner=nipa", slow)[0])
+        v = kc["tests"][0]["misc"]["ksft_metric"]["verdicts"]
+        assert [x["verdict"] for x in v] == ["regression"] and v[0]["baseline_runs"] == 12, v
+        out, _ = expect_rc(1, "compare", "--db", db, "--context", "runner=nipa", slow)
+        assert "RESULT: REGRESSION" in out, out
+
+
+def test_kcidb_start_time_from_the_log():
+    """Issue 40 item 9: KCIDB's start_time is the log's (its context's
+    time), else left out; never the conversion's clock: two conversions
+    of one log are the same bytes."""
+    args = ["report", "-f", "kcidb", "--origin", "ci", "--build-id", "ci:1"]
+    plain = data("seed.log")
+    timed = os.path.join(TMP, "timed.log")
+    with open(plain, encoding="utf-8") as f:
+        text = f.read()
+    with open(timed, "w", encoding="utf-8") as f:
+        f.write(text.replace("TAP version 13\n", 'TAP version 13\n# ktap-metric-context-json: '
+                             '{"time":"2026-12-07T10:40:50.423167Z"}\n', 1))
+    for log, want in ((plain, None), (timed, "2026-12-07T10:40:50.423167Z")):
+        first, _ = expect_rc(0, *args, log)
+        time.sleep(1.1)     # a clock would have moved on
+        second, _ = expect_rc(0, *args, log)
+        assert first == second, (first, second)
+        doc = json.loads(first)
+        assert [t.get("start_time") for t in doc["tests"]] == [want] * len(doc["tests"]), doc
+        assert schema_errors(first) == []
 
 
 def test_stdin_and_several_files():

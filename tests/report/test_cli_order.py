@@ -16,6 +16,7 @@ usage: test_cli_order.py KSFT_METRIC
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -344,16 +345,27 @@ def test_iso_orders_with_offsets():
 
 
 def test_same_numbers_new_order():
-    """Issue 33 item 8: the same numbers under a new --order (a new build
-    of a deterministic measurement) are a new run; the same order again is
-    the same run, refused."""
+    """Issue 40 item 8 (reversing issue 33's): the same log under a new
+    --order, or none, is the same run (a CI's retry), recognised by its
+    content and not stored again, exit 0 naming it; a new build of a
+    deterministic measurement is a new run when its context says so
+    (commit=...) or the CI names it (--run)."""
     log = write_log("same.log", [100.0, 100.0, 100.0])
-    ingest("same", log, "--order", "001")
-    ingest("same", log, "--order", "002")
-    assert len(states("same")) == 2
-    _, err = expect_rc(2, "ingest", "--create", "--db", DB, "--context", "runner=same", "--order", "002",
-                       log)
-    assert "already in the history" in err, err
+    out = ingest("same", log, "--order", "001")
+    first = re.search(r"ingested run (fnv-[0-9a-f]{32}): 1 series", out)
+    assert first, out
+    for extra in (["--order", "002"], ["--order", "001"], []):
+        out, _ = expect_rc(0, "ingest", "--db", DB, "--context", "runner=same", *extra, log)
+        assert out == f"already ingested as run {first.group(1)}: nothing stored\n", out
+    assert len(states("same")) == 1
+    ingest("same", log, "--order", "002", "--context", "commit=b2")
+    expect_rc(0, "ingest", "--db", DB, "--context", "runner=same", "--order", "003",
+              "--run", "build-3", log)
+    assert len(states("same")) == 3
+    # The CI's own id again: the same run, idempotent too.
+    out, _ = expect_rc(0, "ingest", "--db", DB, "--context", "runner=same", "--order", "004",
+                       "--run", "build-3", log)
+    assert out == "already ingested as run build-3: nothing stored\n", out
 
 
 def test_repeats_take_the_worst_status():

@@ -32,8 +32,8 @@ static const char ingest_usage[] =
 	"                       context lacks a key (runner=...) that every other\n"
 	"                       machine of its series has (else refused: a forgotten\n"
 	"                       or mistyped --context)\n"
-	"  -r, --run ID         the run's unique id (default: a hash of its content,\n"
-	"                       context and --order)\n"
+	"  -r, --run ID         the run's unique id (default: its content key, a hash\n"
+	"                       of its context and its series' stored samples)\n"
 	"  -O, --order KEY      the CI's order for the run (commit date, build number;\n"
 	"                       compared as text, ISO date-times with a zone in UTC;\n"
 	"                       ties broken by the run id), default: the run's start\n"
@@ -51,7 +51,9 @@ static const char ingest_usage[] =
 	"  -h, --help           this help\n"
 	"\n"
 	"A run whose machine is new to the history is stored with a warning naming\n"
-	"the machines that hold its series.\n"
+	"the machines that hold its series. A run stored already (the same context\n"
+	"and series, whatever its --order or --run: a CI's retry) is not stored\n"
+	"again: 'already ingested as run ID', exit 0.\n"
 	"\n"
 	"Exit status: 0 stored, 2 bad usage, unreadable input or refused run.\n";
 
@@ -204,6 +206,12 @@ int cmd_ingest(int argc, char **argv)
 	    cc.unusable)
 		cli_error("ingest: warning: %s", cc.unusable);
 	stored = ksft_metric_report_history_ingest(h, cc.r, &io, &run_id);
+	if (stored == -EALREADY && run_id) {
+		/* A retry: the same run, whatever its order or id (issue 40). */
+		printf("already ingested as run %s: nothing stored\n", run_id);
+		ret = EXIT_OK;
+		goto out;
+	}
 	if (stored < 0) {
 		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 		goto out;
