@@ -214,9 +214,12 @@ class ReportError(Exception):
 
 class HistoryMismatchError(LookupError):
     """A history that cannot judge this run, as ``ksft-metric compare --db``
-    refuses it (exit 2): it holds no run, or holds this run's series only
-    under other contexts (a mistyped db or a forgotten context).
-    ``first_run=True`` says the history starts here."""
+    refuses it (exit 2; the library's ksft_metric_report_history_check()):
+    it holds no run, or holds this run's series only under other contexts,
+    or the run's context lacks a key (runner=...) every other machine of
+    its series has while its own holds fewer than five runs (a mistyped db,
+    a forgotten or mistyped context). ``first_run=True`` says the history
+    starts here."""
 
 
 class InputError(ReportError, ValueError):
