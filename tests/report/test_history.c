@@ -180,6 +180,89 @@ START_TEST(test_migrate_v2)
 }
 END_TEST
 
+/* ksft_metric_report_history_check() on run_log with context item @item
+ * (NULL: none): its answer, with *@why (NULL: not wanted) its sentence. */
+static int check_with(struct ksft_metric_report_history *kh, const struct ksft_metric_report *r,
+		      const char *item, char **why)
+{
+	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
+	const char *ctx[1] = { item };
+
+	go.context = ctx;
+	go.n_context = item ? 1 : 0;
+	return ksft_metric_report_history_check(kh, r, &go, why);
+}
+
+static void ingest_as(struct ksft_metric_report_history *kh, const struct ksft_metric_report *r,
+		      const char *id, const char *item)
+{
+	struct ksft_metric_report_ingest_opts io = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
+	const char *ctx[1] = { item };
+
+	io.run_id = id;
+	io.order = id;
+	io.context = ctx;
+	io.n_context = item ? 1 : 0;
+	ck_assert_int_eq(ksft_metric_report_history_ingest(kh, r, &io, NULL), 2);
+}
+
+/*
+ * Issue 40 item 12: "can this history judge this run?" is one public
+ * call, answered from the runs each machine holds of the run's series:
+ * empty; its machine's; only other machines' (named, with their runs);
+ * an orphan lacking the runner key the others have, until it holds the
+ * gate's five runs; a run whose series are new to the history.
+ */
+START_TEST(test_history_check)
+{
+	static const char other_log[] =
+		"KTAP version 1\n1..1\n"
+		"# ktap-metric-json: {\"name\":\"fresh\",\"shape\":\"scalar\",\"value\":1}\n"
+		"ok 1 new_case\n";
+	struct ksft_metric_report *r = ru_read("run.log", run_log);
+	struct ksft_metric_report *fresh = ru_read("fresh.log", other_log);
+	struct ksft_metric_report_history *kh;
+	char *why = NULL, id[16];
+	int i;
+
+	ck_assert_int_eq(ksft_metric_report_history_open(hist_url, &kh), 0);
+	ck_assert_int_eq(check_with(kh, r, "runner=a", &why), KSFT_METRIC_REPORT_HISTORY_EMPTY);
+	ck_assert_msg(strstr(why, "holds no run: nothing to judge this run against"), "%s", why);
+	ksft_metric_report_text_free(why);
+	for (i = 0; i < 6; i++) {
+		snprintf(id, sizeof(id), "a-%d", i);
+		ingest_as(kh, r, id, "runner=a");
+	}
+	why = (char *)1;
+	ck_assert_int_eq(check_with(kh, r, "runner=a", &why), KSFT_METRIC_REPORT_HISTORY_FITS);
+	ck_assert_ptr_null(why);
+	ck_assert_int_eq(check_with(kh, r, "runner=b", &why),
+			 KSFT_METRIC_REPORT_HISTORY_OTHER_CONTEXTS);
+	ck_assert_msg(strstr(why, "but 6 runs there hold its series under other contexts (the"
+			     " comparability keys that differ): runner=a (6 runs)"), "%s", why);
+	ksft_metric_report_text_free(why);
+	ck_assert_int_eq(check_with(kh, r, NULL, &why), KSFT_METRIC_REPORT_HISTORY_KEY_MISSING);
+	ck_assert_msg(strstr(why, "this run's context has no runner, which every other run of"
+			     " its series") && strstr(why, "0 runs there are comparable") &&
+		      strstr(why, "runner=a (6 runs)"), "%s", why);
+	ksft_metric_report_text_free(why);
+	/* An orphan of the bare context: still one until it holds five. */
+	for (i = 0; i < 5; i++) {
+		snprintf(id, sizeof(id), "bare-%d", i);
+		ingest_as(kh, r, id, NULL);
+		ck_assert_int_eq(check_with(kh, r, NULL, NULL), i < 4 ?
+				 KSFT_METRIC_REPORT_HISTORY_KEY_MISSING :
+				 KSFT_METRIC_REPORT_HISTORY_FITS);
+	}
+	/* Series new to the history: nothing can be wrong with its context. */
+	ck_assert_int_eq(check_with(kh, fresh, "runner=z", NULL), KSFT_METRIC_REPORT_HISTORY_FITS);
+	ck_assert_int_eq(check_with(kh, NULL, NULL, NULL), -EINVAL);
+	ksft_metric_report_history_close(kh);
+	ksft_metric_report_free(fresh);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 START_TEST(test_ingest)
 {
 	struct ksft_metric_report *r = ru_read("run.log", run_log);
@@ -403,6 +486,7 @@ Suite *make_suite(void)
 	suite_add_tcase(s, hist_tcase("schema", test_schema));
 	suite_add_tcase(s, hist_tcase("migrate_v1", test_migrate_v1));
 	suite_add_tcase(s, hist_tcase("migrate_v2", test_migrate_v2));
+	suite_add_tcase(s, hist_tcase("history_check", test_history_check));
 	suite_add_tcase(s, hist_tcase("ingest", test_ingest));
 	suite_add_tcase(s, hist_tcase("refusals_write_nothing", test_refusals_write_nothing));
 	suite_add_tcase(s, hist_tcase("ingest_linear", test_ingest_linear));

@@ -84,8 +84,10 @@ def test_no_credentials():
     log = log_file()
     expect_rc(0, "ingest", "--create", "--db", url, "--run", "cred-1", "--order", "1",
               "--context", "runner=cred", log)
+    # The id again with other content (another commit): refused, the
+    # database named without its credentials.
     _, err = expect_rc(2, "ingest", "--create", "--db", url, "--run", "cred-1", "--order", "1",
-                       "--context", "runner=cred", log)
+                       "--context", "runner=cred", "--context", "commit=other", log)
     assert "already in the history" in err and "***" in err, err
     bad = [url,
            f"postgresql://postgres:{secrets[0]}@/no_such_db?{host}&password={secrets[1]}",
@@ -101,7 +103,7 @@ def test_no_credentials():
             try:
                 h = report.History(u)
                 h.ingest(report.Report.read(log), run_id="cred-1", order="1",
-                         context={"runner": "cred"})
+                         context={"runner": "cred", "commit": "other"})
             except OSError as e:
                 for s in secrets:
                     assert s not in str(e), f"{s} in: {e}"
