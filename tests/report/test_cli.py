@@ -596,7 +596,7 @@ def test_nipa_history_verdicts():
     # Issue 40 item 9: the CI's natural order, ingest then report: the
     # dashboard shows the gate's verdict, the run judged against the runs
     # before it, never against a window holding itself; twice the same.
-    expect_rc(0, "ingest", "--db", db, "--run", "r12", "--order", "12", "--context",
+    expect_rc(0, "ingest", "--db", db, "--run", "a12", "--order", "12", "--context",
               "runner=nipa", slow)
     hist = json.loads(expect_rc(0, "history", "--db", db, "--context", "runner=nipa",
                                 "--format", "json")[0])
@@ -612,6 +612,12 @@ def test_nipa_history_verdicts():
         assert [x["verdict"] for x in v] == ["regression"] and v[0]["baseline_runs"] == 12, v
         out, _ = expect_rc(1, "compare", "--db", db, "--context", "runner=nipa", slow)
         assert "RESULT: REGRESSION" in out, out
+        # At its own order too: its id "a12" sorts before its content key
+        # there, yet it is never in its own window.
+        doc = json.loads(expect_rc(0, "report", "-f", "nipa", "--db", db, "--context",
+                                   "runner=nipa", "--order", "12", slow)[0])
+        v = doc["results"][0]["metrics"][0]["verdicts"]
+        assert [x["verdict"] for x in v] == ["regression"] and v[0]["baseline_runs"] == 12, v
 
 
 def test_kcidb_start_time_from_the_log():

@@ -143,16 +143,14 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *kh,
 		ret = ksftm_oom();
 		goto out;
 	}
-	if ((ret = history_content_key_of(cur, text, content)))
+	if ((ret = history_content_key_of(cur, text, content)) ||
+	    (o.order && (ret = run_order_normalise("order", o.order, &order))) ||
+	    (ret = history_stored_order(history_db(h), content, cmp, &sort)))
 		goto out;
-	if (o.order) {
-		if ((ret = run_order_normalise("order", o.order, &order)))
-			goto out;
-		if (!(sort = run_order_key(order, content))) {
-			ret = ksftm_oom();
-			goto out;
-		}
-	} else if ((ret = history_stored_order(history_db(h), content, cmp, &sort))) {
+	/* Stored: at its own place, whatever --order says (its id may sort
+	 * before the content key at that order, which would let it in). */
+	if (!sort && order && !(sort = run_order_key(order, content))) {
+		ret = ksftm_oom();
 		goto out;
 	}
 	g = (struct hgate_opts){ cmp, sort, history_context_incomparable(ctx), o.window,
