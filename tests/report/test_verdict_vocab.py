@@ -126,7 +126,7 @@ def history():
     rng = random.Random(23)
     for k in range(12):
         log = write_run(os.path.join(TMP, f"h{k}.log"), run_cases(rng, k, False))
-        expect_rc(0, "ingest", "--db", DB, "--run", f"r{k}", "--order", f"{k:03d}",
+        expect_rc(0, "ingest", "--create", "--db", DB, "--run", f"r{k}", "--order", f"{k:03d}",
                   "--context", "runner=vocab", log)
     return write_run(os.path.join(TMP, "cur.log"), run_cases(rng, 12, True))
 
