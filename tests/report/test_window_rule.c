@@ -84,14 +84,14 @@ START_TEST(test_oldest_first)
 	double v[3] = { 3, 2, 1 }, w[3] = { 0.3, 0.2, 0.1 };
 	size_t r[3] = { 30, 20, 10 };
 
-	history_window_rule_oldest_first(v, w, r, 3);
+	history_window_rule_oldest_first(v, w, r, NULL, 3);
 	ck_assert_double_eq(v[0], 1);
 	ck_assert_double_eq(v[2], 3);
 	ck_assert_double_eq(w[0], 0.1);
 	ck_assert_double_eq(w[1], 0.2);
 	ck_assert_uint_eq(r[0], 10);
 	ck_assert_uint_eq(r[2], 30);
-	history_window_rule_oldest_first(v, w, r, 0);
+	history_window_rule_oldest_first(v, w, r, NULL, 0);
 	ck_assert_double_eq(v[0], 1);
 }
 END_TEST

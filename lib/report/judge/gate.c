@@ -385,6 +385,92 @@ static double two_ways(double zl, double zg, int idle)
 	return normal_upper_quantile(fmin(0.5, t));
 }
 
+/*
+ * The recent runs together (gate.h, GATE_TOGETHER_MAX_K): for k = 2..6,
+ * the mean of the current run and the k - 1 recent runs before it against
+ * the mean of the window's runs before them (held runs out, the newest
+ * n_window of them), a one-sided t on the run-to-run noise @nz toward
+ * worse (@sign +1) or better (-1). A mean of k successive runs varies as
+ * AR(1) residuals with the drift's lag-1 correlation do; its tail is
+ * lighter than one run's (the excess kurtosis of a mean of k is a k-th:
+ * a t with nu degrees of freedom becomes one with 4 + k (nu - 4)), and
+ * no heavier than the noise estimate's own. @return the smallest p times
+ * the number of k tested (Bonferroni), NaN when none could be; *@at its k.
+ */
+static double together(const struct gate_series *s, const struct noise *nz, double mean_inv_r,
+		       int sign, size_t min_runs, size_t *at)
+{
+	size_t m = s->n_recent, k, tested = 0, i;
+	double best = NAN, rho = (nz->inflate - 1) / (nz->inflate + 1);
+
+	*at = 0;
+	if (!s->recent || s->fresh || !(nz->sb2 + nz->sw2 * mean_inv_r > 0))
+		return NAN;
+	for (k = 2; k <= GATE_TOGETHER_MAX_K && k - 1 <= m; k++) {
+		double mb = scaled(nz, s->current), ma = 0, vb, va, f = 1, t, df, p, rj = 1, own, d;
+		double dir = (s->better > 0 ? 1 : -1) * sign;
+		size_t na = 0, j;
+
+		for (i = m - (k - 1); i < m; i++)
+			mb += scaled(nz, s->recent[i]);
+		mb /= (double)k;
+		for (i = m - (k - 1); i-- > 0 && na < s->n_window;) {
+			if (s->recent_held && s->recent_held[i])
+				continue;
+			ma += scaled(nz, s->recent[i]);
+			na++;
+		}
+		if (na < min_runs || na < 2)
+			break;
+		ma /= (double)na;
+		/* var of a mean of k AR(1) terms: 1 + 2 sum (1 - j/k) rho^j. */
+		for (j = 1; j < k; j++) {
+			rj *= rho;
+			f += 2 * (1 - (double)j / (double)k) * rj;
+		}
+		/* The current run itself on the moved side, or no moved level. */
+		if ((ma - scaled(nz, s->current)) * dir <= 0)
+			break;
+		vb = (nz->sb2 + nz->sw2 * mean_inv_r) * f / (double)k;
+		va = (nz->sb2 + nz->sw2 * mean_inv_r) * nz->inflate / (double)na;
+		df = 4 + (double)k * (GATE_TAIL_DF - 4);
+		if (nz->df > 0 && nz->df < df)
+			df = nz->df;
+		/* The block's runs must agree about the move: their own spread,
+		 * when larger than the noise says, is the block's (Welch: k - 1
+		 * degrees of freedom), so one far run already flagged does not
+		 * make every block holding it a change. */
+		for (i = m - (k - 1), own = 0, d = scaled(nz, s->current) - mb; i < m; i++)
+			own += (scaled(nz, s->recent[i]) - mb) * (scaled(nz, s->recent[i]) - mb);
+		own = (own + d * d) / (double)(k - 1) / (double)k;
+		if (own > vb) {
+			vb = own;
+			df = (double)(k - 1);
+		}
+		t = (ma - mb) * dir / sqrt(vb + va);
+		p = t > 0 ? changepoint_student_t_two_sided(t, df) / 2 :
+			    1 - changepoint_student_t_two_sided(-t, df) / 2;
+		tested++;
+		if (isnan(best) || p < best) {
+			best = p;
+			*at = k;
+		}
+	}
+	return tested ? fmin(1, best * (double)tested) : NAN;
+}
+
+/* Can together() test @s at all (whatever the current run's value)? */
+static int together_ready(const struct gate_series *s, size_t min_runs)
+{
+	size_t i, na = 0;
+
+	if (!s->recent || s->fresh || s->n_recent < 1)
+		return 0;
+	for (i = s->n_recent - 1; i-- > 0 && na < min_runs;)
+		na += !(s->recent_held && s->recent_held[i]);
+	return na >= min_runs && na >= 2;
+}
+
 /* One series' statistics, before the run-wide correction. */
 static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch,
 		    struct model *md)
@@ -401,6 +487,9 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	s->baseline = s->change = s->p_value = s->q_value = NAN;
 	s->p_improve = s->q_improve = s->sigma = s->sigma_between = s->sigma_within = NAN;
 	s->z = s->z_cusum = s->z_local = s->cusum = s->h = s->smallest = NAN;
+	s->p_together = NAN;
+	s->together_k = 0;
+	s->together_on = 0;
 	s->need_runs = s->need_repeats = NAN;
 	s->far = s->p_far = s->far_line = NAN;
 	s->blind = 0;
@@ -436,7 +525,32 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	 * the CUSUM has not flagged yet stays out of the model (gate.h).
 	 */
 	{
-		size_t g = GATE_GUARD_RUNS, tries;
+		size_t g = GATE_GUARD_RUNS, tries, mf = m;
+		struct gate_series sn = *s;
+		double *fbuf = NULL;
+
+		/* The noise comes from the runs the window holds: a held run
+		 * (a change going on unproven, gate.h) would inflate it. */
+		for (i = 0; s->recent_held && seq == s->recent && i < m; i++)
+			mf -= s->recent_held[i] != 0;
+		if (mf < m && mf >= 3 && (fbuf = malloc(m * (2 * sizeof(double) + sizeof(size_t))))) {
+			double *fv = fbuf, *fw = fbuf + m;
+			size_t *fr = (size_t *)(fbuf + 2 * m), j = 0;
+
+			for (i = 0; i < m; i++) {
+				if (s->recent_held[i])
+					continue;
+				fv[j] = seq[i];
+				fw[j] = s->recent_within ? s->recent_within[i] : NAN;
+				fr[j++] = s->recent_repeats ? s->recent_repeats[i] : 0;
+			}
+			sn.recent = fv;
+			sn.recent_within = s->recent_within ? fw : NULL;
+			sn.recent_repeats = s->recent_repeats ? fr : NULL;
+			sn.n_recent = mf;
+		} else {
+			mf = m;
+		}
 
 		for (tries = 0; tries < 4; tries++) {
 			size_t nw = s->n_window, mn = m, exc;
@@ -449,7 +563,12 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 				s->change = rel_change(s->current, s->baseline);
 				s->allowance = gate_allowance(s->baseline, s->rel_tol, s->abs_tol);
 			}
-			mean_inv_r = noise_of(s, seq, mn, s->window, nw, &nz, scratch);
+			/* The noise of the runs in the window: held runs out
+			 * (behind the same guard band). */
+			if (mf < m)
+				mn = mn < m && mf > m - mn + 2 ? mf - (m - mn) : mf;
+			mean_inv_r = noise_of(mf < m ? &sn : s, mf < m ? sn.recent : seq, mn,
+					      s->window, nw, &nz, scratch);
 			exc = cusum_runs(s, seq, m, &nz, mean_inv_r, &up, &down);
 			/* The excursion counts the current run; the band, past runs. */
 			if (seq != s->recent || s->repeats < GATE_GUARD_ADAPT_REPEATS ||
@@ -459,6 +578,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 			if (s->n_window < g + o->min_runs || m < g + o->min_runs)
 				break;
 		}
+		free(fbuf);
 	}
 	md->s_prev = up;
 	md->cusum_wait = m < GATE_CUSUM_MIN_RUNS ? GATE_CUSUM_MIN_RUNS - m : 0;
@@ -492,8 +612,29 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	s->z_cusum = za;
 	s->z_local = zl;
 	s->z = fmax(0, two_ways(zl, za, idle)) - fmax(0, two_ways(-zl, -za, idle));
-	s->p_value = gate_cusum_detector_p(s->cusum, two_ways(zl, za, idle));
-	s->p_improve = gate_cusum_detector_p(down, two_ways(-zl, -za, idle));
+	/* The recent runs together take their share of the budget only when
+	 * they can be tested (gate.h). */
+	s->together_on = together_ready(s, o->min_runs);
+	s->p_value = gate_cusum_detector_p(s->cusum, two_ways(zl, za, idle)) /
+		     (s->together_on ? 1 - GATE_TOGETHER_SHARE : 1);
+	s->p_improve = gate_cusum_detector_p(down, two_ways(-zl, -za, idle)) /
+		       (s->together_on ? 1 - GATE_TOGETHER_SHARE : 1);
+	/* The recent runs together, on their share (gate.h). */
+	{
+		size_t kd;
+		double pi;
+
+		s->p_together = together(s, &nz, mean_inv_r, 1, o->min_runs,
+					 &s->together_k);
+		if (s->p_together / GATE_TOGETHER_SHARE < s->p_value)
+			s->p_value = s->p_together / GATE_TOGETHER_SHARE;
+		pi = together(s, &nz, mean_inv_r, -1, o->min_runs, &kd);
+
+		if (pi / GATE_TOGETHER_SHARE < s->p_improve)
+			s->p_improve = pi / GATE_TOGETHER_SHARE;
+	}
+	s->p_value = fmin(1, s->p_value);
+	s->p_improve = fmin(1, s->p_improve);
 	s->sigma = rel_size(&nz, sqrt(nz.sb2 + nz.sw2 * (s->repeats ? 1.0 / (double)s->repeats :
 							  mean_inv_r)));
 	s->sigma_between = rel_size(&nz, sqrt(nz.sb2));
@@ -518,6 +659,8 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 
 	/* Each of the two detectors has its share of the series' budget: the
 	 * CUSUM's next step, or the run alone (its own level and noise). */
+	if (s->together_on)
+		alpha *= 1 - GATE_TOGETHER_SHARE;	/* the recent runs together have the rest */
 	h = s->h = gate_cusum_h(alpha * (1 - GATE_SHEWHART_SHARE), GATE_CUSUM_K);
 	zs = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE * GATE_ALONE_LOCAL_SHARE);
 	zg = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE *

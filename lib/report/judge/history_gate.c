@@ -38,6 +38,7 @@ struct pending {
 	const double *recent;	/* every measured run since the level, oldest first */
 	const size_t *repeats;	/* each one's repeats */
 	const double *within;	/* each one's variance of its repeats */
+	const unsigned char *held;	/* each one out of the window (1) or not */
 	size_t n_recent;
 	int pinned;		/* its window ends at a pinned run */
 	size_t cur_repeats;	/* the current run's */
@@ -125,8 +126,8 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {
 		struct cmp_row *row = compare_row_new(j->c, (char *const *)s.path, s.path_len,
 						      s.case_name, s.name, s.labels_json, e);
-		struct pending pd = { 0, NULL, 0, rel_tol, abs_tol, id, NULL, NULL, NULL, NULL, 0,
-				      in->pinned, vals.n, NAN };
+		struct pending pd = { 0, NULL, 0, rel_tol, abs_tol, id, NULL, NULL, NULL, NULL, NULL,
+				      0, in->pinned, vals.n, NAN };
 		const struct history_window_elem *el;
 
 		if (!row || compare_spread_at(&row->cur_spread, &vals, e)) {	/* (for the text) */
@@ -175,6 +176,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 			pd.recent = in->recent;
 			pd.repeats = in->repeats;
 			pd.within = in->within;
+			pd.held = in->held;
 			pd.n_recent = in->n_recent;
 		}
 		if (vals.width == 1 && e < 0)
@@ -245,6 +247,7 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 		g[m].n_recent = pd->n_recent;
 		g[m].recent_repeats = pd->repeats;
 		g[m].recent_within = pd->within;
+		g[m].recent_held = pd->held;
 		g[m].repeats = pd->cur_repeats;
 		g[m].within = pd->cur_within;
 		g[m].group = pd->group;

@@ -110,6 +110,8 @@ struct history_window_elem {
 	size_t n_window;
 	size_t n_level;		/* of which the level's runs (before the transients) */
 	char *oldest;		/* the oldest of them's run order (NULL: none) */
+	char **orders;		/* a scalar tracked series': each level run's order,
+				   oldest first (to hold runs out, read_recent()) */
 };
 
 /* What the gate judges series i of a run with, read from the history. */
@@ -125,7 +127,10 @@ struct history_window_in {
 	double *recent;
 	size_t *repeats;	/* each one's repeats */
 	double *within;		/* and their variance */
+	unsigned char *held;	/* 1: out of the level's window (flagged or held
+				   out, history_window_rule.h, and no transient) */
 	size_t n_recent;
+	int better;		/* the series' direction */
 };
 
 /* A series the recent comparable runs have and the run lacks. */
