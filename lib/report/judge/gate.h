@@ -180,6 +180,17 @@
 
 #define GATE_DISTURBED_Z 1.645
 #define GATE_DISTURBED_MIN_CHANGE 0.10
+/*
+ * How far interference alone moved a gated series in our recordings
+ * (issue 40; bench/interference_bound.py over every unchanged run of
+ * bench/corpus/interference-*.jsonl whose others' CPU time was 0.1 CPU
+ * or more above its configuration's quiet median: 966 runs): throughput
+ * fell by at most 92 %, the test's own CPU cost per byte rose by at most
+ * 100 %. A regression beyond that is not excused as DISTURBED: it is a
+ * regression whatever the machine did.
+ */
+#define GATE_DISTURBED_MAX_DROP 0.92
+#define GATE_DISTURBED_MAX_RISE 1.00
 
 struct gate_opts {
 	double fdr;		/* run-level false-alarm rate q (0.01) */
