@@ -279,6 +279,32 @@ START_TEST(test_excuse_bounded)
 }
 END_TEST
 
+/*
+ * Issue 40 item 10: after accept the gate is not blind. A -35 % run is
+ * flagged and accepted; the next run, back up by +54 % (the fix), is an
+ * improvement at once, judged against the accepted level with the noise
+ * the series showed before it (before: five runs of NO CHANGE while the
+ * new level gathered its own window).
+ */
+START_TEST(test_accept_not_blind)
+{
+	struct run_shape base = { 24.0, 1.0, 0.02, 0.025, 50, 0.01 }, r = base;
+	struct ksft_metric_report_history *h;
+	struct judged j;
+
+	rng_state = 441;
+	h = steady_history(&base);
+	r.tput = base.tput * 0.65;
+	ci_step(h, &r, "t001", runners[0], &j);
+	ck_assert_str_eq(j.tput, "regression");
+	ck_assert_int_ge(ksft_metric_report_history_accept(h, "t001", NULL), 1);
+	ci_step(h, &base, "t002", runners[0], &j);
+	ck_assert_str_eq(j.tput, "improvement");
+	ck_assert_int_eq(j.failing, 0);
+	ksft_metric_report_history_close(h);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("history_gate_ci");
@@ -291,5 +317,6 @@ Suite *make_suite(void)
 	suite_add_tcase(s, hist_tcase("own_switches_no_excuse", test_own_switches_no_excuse));
 	suite_add_tcase(s, hist_tcase("others_cpu_excuses", test_others_cpu_excuses));
 	suite_add_tcase(s, hist_tcase("excuse_bounded", test_excuse_bounded));
+	suite_add_tcase(s, hist_tcase("accept_not_blind", test_accept_not_blind));
 	return s;
 }

@@ -385,6 +385,19 @@ static double two_ways(double zl, double zg, int idle)
 	return normal_upper_quantile(fmin(0.5, t));
 }
 
+/* Can together() test @s at all (whatever the current run's value)? */
+static int together_ready(const struct gate_series *s, size_t min_runs)
+{
+	size_t i, na = 0;
+
+	if (!s->recent || s->fresh || s->n_recent < 1 || s->n_window < min_runs ||
+	    s->repeats < GATE_GUARD_ADAPT_REPEATS)
+		return 0;
+	for (i = s->n_recent - 1; i-- > 0 && na < min_runs;)
+		na += !(s->recent_held && s->recent_held[i]);
+	return na >= min_runs && na >= 2;
+}
+
 /*
  * The recent runs together (gate.h, GATE_TOGETHER_MAX_K): for k = 2..6,
  * the mean of the current run and the k - 1 recent runs before it against
@@ -404,7 +417,7 @@ static double together(const struct gate_series *s, const struct noise *nz, doub
 	double best = NAN, rho = (nz->inflate - 1) / (nz->inflate + 1);
 
 	*at = 0;
-	if (!s->recent || s->fresh || !(nz->sb2 + nz->sw2 * mean_inv_r > 0))
+	if (!together_ready(s, min_runs) || !(nz->sb2 + nz->sw2 * mean_inv_r > 0))
 		return NAN;
 	for (k = 2; k <= GATE_TOGETHER_MAX_K && k - 1 <= m; k++) {
 		double mb = scaled(nz, s->current), ma = 0, vb, va, f = 1, t, df, p, rj = 1, own, d;
@@ -459,21 +472,9 @@ static double together(const struct gate_series *s, const struct noise *nz, doub
 	return tested ? fmin(1, best * (double)tested) : NAN;
 }
 
-/* Can together() test @s at all (whatever the current run's value)? */
-static int together_ready(const struct gate_series *s, size_t min_runs)
-{
-	size_t i, na = 0;
-
-	if (!s->recent || s->fresh || s->n_recent < 1)
-		return 0;
-	for (i = s->n_recent - 1; i-- > 0 && na < min_runs;)
-		na += !(s->recent_held && s->recent_held[i]);
-	return na >= min_runs && na >= 2;
-}
-
 /* One series' statistics, before the run-wide correction. */
-static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch,
-		    struct model *md)
+static void measure_series(struct gate_series *s, const struct gate_opts *o, double *scratch,
+			   struct model *md)
 {
 	const double *seq = s->recent && s->n_recent ? s->recent : s->window;
 	size_t m = s->recent && s->n_recent ? s->n_recent : s->n_window, i;
@@ -503,7 +504,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 		return;
 	s->allowance = gate_allowance(s->baseline, s->rel_tol, s->abs_tol);
 	s->verdict = GATE_NO_CHANGE;
-	if (s->n_window < o->min_runs || s->n_window < 2) {
+	if (!s->young && (s->n_window < o->min_runs || s->n_window < 2)) {
 		s->need_runs = (double)(o->min_runs > 2 ? o->min_runs : 2) - (double)s->n_window;
 		return;
 	}
@@ -530,8 +531,11 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 		double *fbuf = NULL;
 
 		/* The noise comes from the runs the window holds: a held run
-		 * (a change going on unproven, gate.h) would inflate it. */
-		for (i = 0; s->recent_held && seq == s->recent && i < m; i++)
+		 * (a change going on unproven, gate.h) would inflate it. Runs
+		 * of fewer than GATE_GUARD_ADAPT_REPEATS repeats keep every
+		 * recent run (their spells are noise). */
+		for (i = 0; s->recent_held && seq == s->recent && i < m &&
+			    s->repeats >= GATE_GUARD_ADAPT_REPEATS; i++)
 			mf -= s->recent_held[i] != 0;
 		if (mf < m && mf >= 3 && (fbuf = malloc(m * (2 * sizeof(double) + sizeof(size_t))))) {
 			double *fv = fbuf, *fw = fbuf + m;
@@ -644,6 +648,68 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 }
 
 /*
+ * A young accepted level (issue 40): fewer than min_runs runs since
+ * accept, and the runs before it known. The level is its own runs'; the
+ * noise is the series' own across the accept: the runs before it, moved
+ * to the new level (by the ratio of the medians when every value is
+ * positive, else by their difference), then the runs since, as one
+ * sequence. Before, the gate said nothing until the new level had
+ * min_runs runs of its own: a fix of the accepted regression (+56 %) was
+ * NO CHANGE for five runs.
+ */
+static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch,
+		    struct model *md)
+{
+	size_t np = s->prior ? s->n_prior : 0, nr = s->recent ? s->n_recent : 0, i, m;
+	struct gate_series y;
+	double *buf, *v, *w, pm, wm;
+	size_t *r;
+	int ratio = 1;
+
+	s->young = 0;
+	if (!np || !s->n_window || s->n_window >= o->min_runs || np + nr < o->min_runs ||
+	    np < 3 || !s->better || !isfinite(s->current) ||
+	    !(buf = malloc((np + nr) * (2 * sizeof(double) + sizeof(size_t))))) {
+		measure_series(s, o, scratch, md);
+		return;
+	}
+	v = buf;
+	w = buf + np + nr;
+	r = (size_t *)(buf + 2 * (np + nr));
+	pm = median_of(s->prior, np, scratch);
+	wm = median_of(s->window, s->n_window, scratch);
+	for (i = 0; i < np; i++)
+		ratio = ratio && s->prior[i] > 0;
+	ratio = ratio && pm > 0 && wm > 0;
+	for (i = m = 0; i < np; i++, m++) {
+		v[m] = ratio ? s->prior[i] * (wm / pm) : s->prior[i] + (wm - pm);
+		w[m] = s->prior_within ? s->prior_within[i] * (ratio ? (wm / pm) * (wm / pm) : 1) :
+					 NAN;
+		r[m] = s->prior_repeats ? s->prior_repeats[i] : 0;
+	}
+	for (i = 0; i < nr; i++, m++) {
+		v[m] = s->recent[i];
+		w[m] = s->recent_within ? s->recent_within[i] : NAN;
+		r[m] = s->recent_repeats ? s->recent_repeats[i] : 0;
+	}
+	y = *s;
+	y.recent = v;
+	y.recent_within = w;
+	y.recent_repeats = r;
+	y.recent_held = NULL;
+	y.n_recent = m;
+	y.young = 1;
+	measure_series(&y, o, scratch, md);
+	y.recent = s->recent;
+	y.recent_within = s->recent_within;
+	y.recent_repeats = s->recent_repeats;
+	y.recent_held = s->recent_held;
+	y.n_recent = s->n_recent;
+	*s = y;
+	free(buf);
+}
+
+/*
  * What the series would need (after the run-wide correction set its
  * threshold @h): the smallest change this run could have shown, the runs a
  * lasting change of the tolerance takes to show, and the repeats one run
@@ -751,8 +817,10 @@ static int judge_scaled(struct gate_series *s, size_t n, const struct gate_opts 
 	for (i = 0; i < n; i++) {
 		if (s[i].n_window > most)
 			most = s[i].n_window;
-		if (s[i].recent && s[i].n_recent > most)
-			most = s[i].n_recent;
+		if (s[i].recent && s[i].n_recent + s[i].n_prior > most)
+			most = s[i].n_recent + s[i].n_prior;
+		if (s[i].prior && s[i].n_prior > most)
+			most = s[i].n_prior;
 	}
 	scratch = malloc((4 * most + 4) * sizeof(*scratch));
 	model = calloc(n ? n : 1, sizeof(*model));

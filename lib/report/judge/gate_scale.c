@@ -18,15 +18,16 @@ static void widest(const double *x, size_t n, double *most)
  * p-value is bit-identical; at any other scale they differ in the last bits. */
 int gate_scale_in(const struct gate_series *s, struct gate_series *t, double **buf, int *exp)
 {
-	size_t nr = s->recent ? s->n_recent : 0, i;
+	size_t nr = s->recent ? s->n_recent : 0, np = s->prior ? s->n_prior : 0, i;
 	double most = 0, *b;
 
 	widest(s->window, s->n_window, &most);
 	widest(s->recent, nr, &most);
+	widest(s->prior, np, &most);
 	widest(&s->current, 1, &most);
 	*exp = most > 0 ? ilogb(most) : 0;
 	*t = *s;
-	b = *buf = malloc((s->n_window + 2 * nr + 1) * sizeof(*b));
+	b = *buf = malloc((s->n_window + 2 * nr + 2 * np + 1) * sizeof(*b));
 	if (!b)
 		return -ENOMEM;
 	for (i = 0; i < s->n_window; i++)
@@ -42,6 +43,18 @@ int gate_scale_in(const struct gate_series *s, struct gate_series *t, double **b
 			for (i = 0; i < nr; i++)
 				b[i] = ldexp(s->recent_within[i], -2 * *exp);
 			t->recent_within = b;
+			b += nr;
+		}
+	}
+	if (np) {
+		for (i = 0; i < np; i++)
+			b[i] = ldexp(s->prior[i], -*exp);
+		t->prior = b;
+		b += np;
+		if (s->prior_within) {
+			for (i = 0; i < np; i++)
+				b[i] = ldexp(s->prior_within[i], -2 * *exp);
+			t->prior_within = b;
 		}
 	}
 	t->current = ldexp(s->current, -*exp);
@@ -63,6 +76,9 @@ void gate_scale_out(struct gate_series *s, const struct gate_series *t, int exp)
 	s->recent = in.recent;
 	s->n_recent = in.n_recent;
 	s->recent_within = in.recent_within;
+	s->prior = in.prior;
+	s->n_prior = in.n_prior;
+	s->prior_within = in.prior_within;
 	s->within = in.within;
 	s->baseline = ldexp(t->baseline, exp);
 	s->allowance = ldexp(t->allowance, exp);

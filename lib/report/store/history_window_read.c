@@ -265,6 +265,7 @@ static void hold_out(struct history_window_in *in, const unsigned char *tn, unsi
 						     scratch + el->n_level);
 		for (k = 0; k < n; k++)
 			if (tn[k] && !held[k] && !isnan(line) &&
+			    in->repeats[k] >= HISTORY_HOLD_MIN_REPEATS &&
 			    (in->better > 0 ? in->recent[k] < line : in->recent[k] > line))
 				held[k] = 2;
 			else if (held[k] == 2 && !(in->better > 0 ? in->recent[k] < line :
@@ -398,6 +399,44 @@ out:
 	return ret;
 }
 
+/*
+ * A young accepted level (fewer runs since it than the rule's
+ * HISTORY_PRIOR_UNDER): the runs before it, oldest first, whose noise the
+ * gate takes while the new level has too few runs to show its own (issue
+ * 40: after accept the gate was blind for five runs).
+ */
+static int read_prior(struct history_window *w, size_t i, struct history_window_in *in)
+{
+	struct history_window_span rows = { 0 };
+	size_t n, k, m = 0;
+	int ret;
+
+	if (in->elem[0].n_window >= HISTORY_PRIOR_UNDER ||
+	    (ret = history_window_before_level(w, w->keys[i].id, &rows)))
+		return in->elem[0].n_window >= HISTORY_PRIOR_UNDER ? 0 : ret;
+	n = rows.n;
+	in->prior = malloc((n ? n : 1) * sizeof(*in->prior));
+	in->prior_repeats = malloc((n ? n : 1) * sizeof(*in->prior_repeats));
+	in->prior_within = malloc((n ? n : 1) * sizeof(*in->prior_within));
+	if (!in->prior || !in->prior_repeats || !in->prior_within) {
+		history_window_span_release(&rows);
+		return ksftm_oom();
+	}
+	for (k = 0; k < n; k++) {
+		if (history_value_as(history_window_span_get(&rows, k, 0),
+				     history_window_span_get(&rows, k, 5),
+				     history_window_span_get(&rows, k, 6), in->op, &in->prior[m]) != 1)
+			continue;
+		history_window_rule_repeats(history_window_span_get(&rows, k, 1),
+					    &in->prior_repeats[m], &in->prior_within[m]);
+		m++;
+	}
+	history_window_rule_oldest_first(in->prior, in->prior_within, in->prior_repeats, NULL, m);
+	in->n_prior = m;
+	history_window_span_release(&rows);
+	return 0;
+}
+
 /* The recent runs of every series that wants them, on PostgreSQL batched. */
 static int read_recent_all(struct history_window *w, size_t n, struct history_window_set *set)
 {
@@ -416,8 +455,9 @@ static int read_recent_all(struct history_window *w, size_t n, struct history_wi
 		free(idx);
 	}
 	for (i = 0; i < n && !ret; i++)
-		if (set->in[i].wants_recent)
-			ret = read_recent(w, i, &set->in[i]);
+		if (set->in[i].wants_recent && !(ret = read_recent(w, i, &set->in[i])) &&
+		    history_window_level(w, w->keys[i].id))
+			ret = read_prior(w, i, &set->in[i]);
 	return ret;
 }
 
@@ -471,6 +511,9 @@ void history_window_set_free(struct history_window_set *set)
 		free(in->repeats);
 		free(in->within);
 		free(in->held);
+		free(in->prior);
+		free(in->prior_repeats);
+		free(in->prior_within);
 	}
 	for (i = 0; i < set->n_gone; i++) {
 		for (k = 0; set->gone[i].parts && k < set->gone[i].n_parts; k++)

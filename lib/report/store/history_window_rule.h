@@ -43,6 +43,17 @@
  * back in the window two runs later.
  */
 #define HISTORY_HOLD_Z 2.0
+/* Only runs of this many repeats or more are held out: a single run's
+ * spells (a neighbour's episode of a few runs) outlast the transient
+ * rule, and holding them out biased the level (the time-ordered replay
+ * at r = 1, doc/gate-record.rst), as the guard band found before
+ * (judge/gate.h, GATE_GUARD_ADAPT_REPEATS, the same 3). */
+#define HISTORY_HOLD_MIN_REPEATS 3
+
+/* An accepted level with fewer window runs than this is young: the gate
+ * also reads the runs before it, for their noise (history_window_read.c,
+ * judge/gate.c: the level from its own runs, the noise from both). */
+#define HISTORY_PRIOR_UNDER 10
 
 /* The window asked for (runs; 0: the default). */
 static inline size_t history_window_rule_size(size_t asked)
