@@ -8,67 +8,12 @@
 #include "gate.h"
 #include "gate_control.h"
 #include "gate_far.h"
+#include "gate_held.h"
 #include "gate_scale.h"
+#include "gate_together.h"
+#include "gate_young.h"
 #include "order_stats.h"
 #include "verdict_vocab.h"
-
-static int all_positive(const double *w, size_t n, double x)
-{
-	size_t i;
-
-	if (!(x > 0))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!(w[i] > 0))
-			return 0;
-	return 1;
-}
-
-/* |sample skewness| of w[0..n), on logarithms when @logs; NaN when the
- * window has no spread. */
-static double abs_skew(const double *w, size_t n, int logs)
-{
-	double m = 0, m2 = 0, m3 = 0, v;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		m += logs ? log(w[i]) : w[i];
-	m /= (double)n;
-	for (i = 0; i < n; i++) {
-		v = (logs ? log(w[i]) : w[i]) - m;
-		m2 += v * v;
-		m3 += v * v * v;
-	}
-	m2 /= (double)n;
-	m3 /= (double)n;
-	return m2 > 0 ? fabs(m3) / pow(m2, 1.5) : NAN;
-}
-
-/*
- * Logarithms or the values themselves: whichever makes the window more
- * symmetric. The prediction interval's tail is a normal one, and a run
- * fails on a tail event (p below q / number of series), so a skewed scale
- * fires far more often than q. Logarithms suit noise that grows with the
- * level (log-normal: latencies, costs); they make noise with a ceiling
- * (a saturated link's throughput, skewed to the left) more skewed still.
- * Replaying recorded iperf3 runs (bench/gate_accuracy, 40 series of one
- * repeat, doc/gate-record.rst): always logarithms, 12% of unchanged
- * runs failed at q = 1%; the more symmetric scale, 0.8%. (Medians of 3
- * or 5 repeats of that noise still fail 5-7%: a slow mode the window has
- * not seen is a heavier tail than any rescaling fixes.)
- */
-int gate_use_logs(const double *w, size_t n, double x)
-{
-	double sl, sr;
-
-	if (!all_positive(w, n, x))
-		return 0;
-	if (n < 3)
-		return 1;
-	sl = abs_skew(w, n, 1);
-	sr = abs_skew(w, n, 0);
-	return isnan(sl) || isnan(sr) || sl <= sr;
-}
 
 /*
  * The midpoint median, (a + b) / 2 for an even window: not
@@ -385,93 +330,6 @@ static double two_ways(double zl, double zg, int idle)
 	return normal_upper_quantile(fmin(0.5, t));
 }
 
-/* Can together() test @s at all (whatever the current run's value)? */
-static int together_ready(const struct gate_series *s, size_t min_runs)
-{
-	size_t i, na = 0;
-
-	if (!s->recent || s->fresh || s->n_recent < 1 || s->n_window < min_runs ||
-	    s->repeats < GATE_GUARD_ADAPT_REPEATS)
-		return 0;
-	for (i = s->n_recent - 1; i-- > 0 && na < min_runs;)
-		na += !(s->recent_held && s->recent_held[i]);
-	return na >= min_runs && na >= 2;
-}
-
-/*
- * The recent runs together (gate.h, GATE_TOGETHER_MAX_K): for k = 2..6,
- * the mean of the current run and the k - 1 recent runs before it against
- * the mean of the window's runs before them (held runs out, the newest
- * n_window of them), a one-sided t on the run-to-run noise @nz toward
- * worse (@sign +1) or better (-1). A mean of k successive runs varies as
- * AR(1) residuals with the drift's lag-1 correlation do; its tail is
- * lighter than one run's (the excess kurtosis of a mean of k is a k-th:
- * a t with nu degrees of freedom becomes one with 4 + k (nu - 4)), and
- * no heavier than the noise estimate's own. @return the smallest p times
- * the number of k tested (Bonferroni), NaN when none could be; *@at its k.
- */
-static double together(const struct gate_series *s, const struct noise *nz, double mean_inv_r,
-		       int sign, size_t min_runs, size_t *at)
-{
-	size_t m = s->n_recent, k, tested = 0, i;
-	double best = NAN, rho = (nz->inflate - 1) / (nz->inflate + 1);
-
-	*at = 0;
-	if (!together_ready(s, min_runs) || !(nz->sb2 + nz->sw2 * mean_inv_r > 0))
-		return NAN;
-	for (k = 2; k <= GATE_TOGETHER_MAX_K && k - 1 <= m; k++) {
-		double mb = scaled(nz, s->current), ma = 0, vb, va, f = 1, t, df, p, rj = 1, own, d;
-		double dir = (s->better > 0 ? 1 : -1) * sign;
-		size_t na = 0, j;
-
-		for (i = m - (k - 1); i < m; i++)
-			mb += scaled(nz, s->recent[i]);
-		mb /= (double)k;
-		for (i = m - (k - 1); i-- > 0 && na < s->n_window;) {
-			if (s->recent_held && s->recent_held[i])
-				continue;
-			ma += scaled(nz, s->recent[i]);
-			na++;
-		}
-		if (na < min_runs || na < 2)
-			break;
-		ma /= (double)na;
-		/* var of a mean of k AR(1) terms: 1 + 2 sum (1 - j/k) rho^j. */
-		for (j = 1; j < k; j++) {
-			rj *= rho;
-			f += 2 * (1 - (double)j / (double)k) * rj;
-		}
-		/* The current run itself on the moved side, or no moved level. */
-		if ((ma - scaled(nz, s->current)) * dir <= 0)
-			break;
-		vb = (nz->sb2 + nz->sw2 * mean_inv_r) * f / (double)k;
-		va = (nz->sb2 + nz->sw2 * mean_inv_r) * nz->inflate / (double)na;
-		df = 4 + (double)k * (GATE_TAIL_DF - 4);
-		if (nz->df > 0 && nz->df < df)
-			df = nz->df;
-		/* The block's runs must agree about the move: their own spread,
-		 * when larger than the noise says, is the block's (Welch: k - 1
-		 * degrees of freedom), so one far run already flagged does not
-		 * make every block holding it a change. */
-		for (i = m - (k - 1), own = 0, d = scaled(nz, s->current) - mb; i < m; i++)
-			own += (scaled(nz, s->recent[i]) - mb) * (scaled(nz, s->recent[i]) - mb);
-		own = (own + d * d) / (double)(k - 1) / (double)k;
-		if (own > vb) {
-			vb = own;
-			df = (double)(k - 1);
-		}
-		t = (ma - mb) * dir / sqrt(vb + va);
-		p = t > 0 ? changepoint_student_t_two_sided(t, df) / 2 :
-			    1 - changepoint_student_t_two_sided(-t, df) / 2;
-		tested++;
-		if (isnan(best) || p < best) {
-			best = p;
-			*at = k;
-		}
-	}
-	return tested ? fmin(1, best * (double)tested) : NAN;
-}
-
 /* One series' statistics, before the run-wide correction. */
 static void measure_series(struct gate_series *s, const struct gate_opts *o, double *scratch,
 			   struct model *md)
@@ -526,35 +384,12 @@ static void measure_series(struct gate_series *s, const struct gate_opts *o, dou
 	 * the CUSUM has not flagged yet stays out of the model (gate.h).
 	 */
 	{
-		size_t g = GATE_GUARD_RUNS, tries, mf = m;
+		size_t g = GATE_GUARD_RUNS, tries, mf;
 		struct gate_series sn = *s;
 		double *fbuf = NULL;
 
-		/* The noise comes from the runs the window holds: a held run
-		 * (a change going on unproven, gate.h) would inflate it. Runs
-		 * of fewer than GATE_GUARD_ADAPT_REPEATS repeats keep every
-		 * recent run (their spells are noise). */
-		for (i = 0; s->recent_held && seq == s->recent && i < m &&
-			    s->repeats >= GATE_GUARD_ADAPT_REPEATS; i++)
-			mf -= s->recent_held[i] != 0;
-		if (mf < m && mf >= 3 && (fbuf = malloc(m * (2 * sizeof(double) + sizeof(size_t))))) {
-			double *fv = fbuf, *fw = fbuf + m;
-			size_t *fr = (size_t *)(fbuf + 2 * m), j = 0;
-
-			for (i = 0; i < m; i++) {
-				if (s->recent_held[i])
-					continue;
-				fv[j] = seq[i];
-				fw[j] = s->recent_within ? s->recent_within[i] : NAN;
-				fr[j++] = s->recent_repeats ? s->recent_repeats[i] : 0;
-			}
-			sn.recent = fv;
-			sn.recent_within = s->recent_within ? fw : NULL;
-			sn.recent_repeats = s->recent_repeats ? fr : NULL;
-			sn.n_recent = mf;
-		} else {
-			mf = m;
-		}
+		/* The noise comes from the runs the window holds (gate_held.h). */
+		mf = seq == s->recent ? gate_held_out(s, &sn, &fbuf) : m;
 
 		for (tries = 0; tries < 4; tries++) {
 			size_t nw = s->n_window, mn = m, exc;
@@ -618,7 +453,7 @@ static void measure_series(struct gate_series *s, const struct gate_opts *o, dou
 	s->z = fmax(0, two_ways(zl, za, idle)) - fmax(0, two_ways(-zl, -za, idle));
 	/* The recent runs together take their share of the budget only when
 	 * they can be tested (gate.h). */
-	s->together_on = together_ready(s, o->min_runs);
+	s->together_on = gate_together_ready(s, o->min_runs);
 	s->p_value = gate_cusum_detector_p(s->cusum, two_ways(zl, za, idle)) /
 		     (s->together_on ? 1 - GATE_TOGETHER_SHARE : 1);
 	s->p_improve = gate_cusum_detector_p(down, two_ways(-zl, -za, idle)) /
@@ -628,11 +463,12 @@ static void measure_series(struct gate_series *s, const struct gate_opts *o, dou
 		size_t kd;
 		double pi;
 
-		s->p_together = together(s, &nz, mean_inv_r, 1, o->min_runs,
-					 &s->together_k);
+		s->p_together = gate_together_p(s, nz.logs, nz.sb2 + nz.sw2 * mean_inv_r,
+						nz.inflate, nz.df, 1, o->min_runs, &s->together_k);
 		if (s->p_together / GATE_TOGETHER_SHARE < s->p_value)
 			s->p_value = s->p_together / GATE_TOGETHER_SHARE;
-		pi = together(s, &nz, mean_inv_r, -1, o->min_runs, &kd);
+		pi = gate_together_p(s, nz.logs, nz.sb2 + nz.sw2 * mean_inv_r, nz.inflate, nz.df,
+				     -1, o->min_runs, &kd);
 
 		if (pi / GATE_TOGETHER_SHARE < s->p_improve)
 			s->p_improve = pi / GATE_TOGETHER_SHARE;
@@ -647,65 +483,21 @@ static void measure_series(struct gate_series *s, const struct gate_opts *o, dou
 	md->mean_inv_r = mean_inv_r;
 }
 
-/*
- * A young accepted level (issue 40): fewer than min_runs runs since
- * accept, and the runs before it known. The level is its own runs'; the
- * noise is the series' own across the accept: the runs before it, moved
- * to the new level (by the ratio of the medians when every value is
- * positive, else by their difference), then the runs since, as one
- * sequence. Before, the gate said nothing until the new level had
- * min_runs runs of its own: a fix of the accepted regression (+56 %) was
- * NO CHANGE for five runs.
- */
+/* A young accepted level is judged on its runs merged with those before
+ * it (gate_young.h); any other series as it is. */
 static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch,
 		    struct model *md)
 {
-	size_t np = s->prior ? s->n_prior : 0, nr = s->recent ? s->n_recent : 0, i, m;
 	struct gate_series y;
-	double *buf, *v, *w, pm, wm;
-	size_t *r;
-	int ratio = 1;
+	double *buf;
 
 	s->young = 0;
-	if (!np || !s->n_window || s->n_window >= o->min_runs || np + nr < o->min_runs ||
-	    np < 3 || !s->better || !isfinite(s->current) ||
-	    !(buf = malloc((np + nr) * (2 * sizeof(double) + sizeof(size_t))))) {
+	if (!gate_young_merge(s, o->min_runs, &y, &buf)) {
 		measure_series(s, o, scratch, md);
 		return;
 	}
-	v = buf;
-	w = buf + np + nr;
-	r = (size_t *)(buf + 2 * (np + nr));
-	pm = median_of(s->prior, np, scratch);
-	wm = median_of(s->window, s->n_window, scratch);
-	for (i = 0; i < np; i++)
-		ratio = ratio && s->prior[i] > 0;
-	ratio = ratio && pm > 0 && wm > 0;
-	for (i = m = 0; i < np; i++, m++) {
-		v[m] = ratio ? s->prior[i] * (wm / pm) : s->prior[i] + (wm - pm);
-		w[m] = s->prior_within ? s->prior_within[i] * (ratio ? (wm / pm) * (wm / pm) : 1) :
-					 NAN;
-		r[m] = s->prior_repeats ? s->prior_repeats[i] : 0;
-	}
-	for (i = 0; i < nr; i++, m++) {
-		v[m] = s->recent[i];
-		w[m] = s->recent_within ? s->recent_within[i] : NAN;
-		r[m] = s->recent_repeats ? s->recent_repeats[i] : 0;
-	}
-	y = *s;
-	y.recent = v;
-	y.recent_within = w;
-	y.recent_repeats = r;
-	y.recent_held = NULL;
-	y.n_recent = m;
-	y.young = 1;
 	measure_series(&y, o, scratch, md);
-	y.recent = s->recent;
-	y.recent_within = s->recent_within;
-	y.recent_repeats = s->recent_repeats;
-	y.recent_held = s->recent_held;
-	y.n_recent = s->n_recent;
-	*s = y;
+	gate_young_restore(s, &y);
 	free(buf);
 }
 
