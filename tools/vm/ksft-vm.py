@@ -27,6 +27,13 @@ import subprocess
 import sys
 import tempfile
 
+# --- profile hook (issue 43): ksft_vm_profile.py beside this file (build
+# tree) or in libexec/ksftmetric (installed).
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [_HERE, os.path.join(_HERE, "..", "libexec", "ksftmetric")]
+import ksft_vm_profile  # noqa: E402
+# --- end profile hook
+
 PROG = "ksft-vm"
 QEMU = "qemu-system-x86_64"
 DEFAULT_CPU = "Westmere-v1"   # a named model TCG implements fully (no warnings)
@@ -40,7 +47,7 @@ HOST_TOOLS = ("ip", "tc", "nft", "iperf3", "ethtool", "ss", "bridge")
 # what network selftests load; hardware drivers are left out.
 MODULE_GLOBS = ("kernel/net/**/*.ko*", "kernel/drivers/net/*.ko*",
                 "kernel/drivers/net/bonding/*.ko*", "kernel/drivers/net/team/*.ko*",
-                "kernel/drivers/net/netdevsim/*.ko*")
+                "kernel/drivers/net/netdevsim/*.ko*") + ksft_vm_profile.MODULE_GLOBS  # profile hook
 OUT_MARK = b"KSFT-VM-RESULT"
 
 
@@ -341,7 +348,7 @@ mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo /sbin/modprobe > /proc/sys/kernel/modprobe
-hostname ksft-vm
+%(profile_before)shostname ksft-vm
 ip link set lo up
 %(env)s
 mkdir -p /run/ksft-vm %(cwd)s
@@ -357,6 +364,7 @@ stty -F /dev/ttyS1 raw -echo
 	cat /run/ksft-vm/out /run/ksft-vm/err
 	echo "%(mark)s-END"
 } > /dev/ttyS1
+%(profile_after)s
 sync
 reboot -f
 """
@@ -404,6 +412,8 @@ def build_root(args, release, moddir, stage):
     init = INIT % {
         "path": shlex.quote(path), "env": "\n".join(env), "cwd": shlex.quote(cwd),
         "argv": " ".join(shlex.quote(a) for a in args.command), "mark": OUT_MARK.decode(),
+        # profile hook: the same in every boot, profiled or not
+        "profile_before": ksft_vm_profile.INIT_BEFORE, "profile_after": ksft_vm_profile.INIT_SEND_SYMBOLS,
     }
     root.cpio.file("/init", init.encode("utf-8", "surrogateescape"))
     return root.cpio.finish(), nmod
@@ -441,6 +451,13 @@ def parse(argv):
     ap.add_argument("--kvm", action="store_true",
                     help="KVM instead of icount: fast, functional, NOT deterministic")
     ap.add_argument("--console", metavar="FILE", help="keep the guest's console log in FILE")
+    # --- profile hook
+    ap.add_argument("--profile", metavar="FILE",
+                    help="write an exact instruction profile (cachegrind format) to FILE, "
+                    "FILE.whole and FILE.caseN (doc/vm.rst)")
+    ap.add_argument("--profile-mode", choices=("block", "insn"), default="block",
+                    help=argparse.SUPPRESS)
+    # --- end profile hook
     ap.add_argument("command", nargs=argparse.REMAINDER, metavar="COMMAND")
     args = ap.parse_args(argv)
     if args.command and args.command[0] == "--":
@@ -453,6 +470,8 @@ def parse(argv):
         ap.error("--memory must be at least 128 (MB)")
     if args.timeout <= 0:
         ap.error("--timeout must be positive")
+    if args.profile and args.kvm:  # profile hook
+        ap.error("--profile needs TCG (QEMU's plugins do not see KVM's instructions)")
     if not re.match(r"^[A-Za-z0-9._-]+$", args.cpu):
         ap.error("--cpu %s: not a CPU model name" % args.cpu)
     return args
@@ -525,6 +544,17 @@ def main(argv):
             cmd += ["-accel", "tcg", "-cpu", args.cpu,
                     "-icount", "shift=%d,sleep=off,align=off" % ICOUNT_SHIFT,
                     "-rtc", "base=%s,clock=vm" % RTC_BASE, "-seed", str(SEED)]
+            # --- profile hook: the guest's flag in every icount boot; the plugin
+            cmd += ksft_vm_profile.fw_cfg_args(bool(args.profile))
+            if args.profile:
+                try:
+                    plugin = ksft_vm_profile.find_plugin()
+                    ksft_vm_profile.check_plugin(QEMU, plugin)
+                except ksft_vm_profile.ProfileError as e:
+                    die("--profile: %s" % e)
+                cmd += ksft_vm_profile.plugin_args(plugin, os.path.join(tmp, "profile.dump"),
+                                                   args.profile_mode)
+            # --- end profile hook
         if os.environ.get("KSFT_VM_VERBOSE"):
             sys.stderr.write("%s: %s (%d modules, %d KiB root)\n" % (
                 PROG, " ".join(shlex.quote(c) for c in cmd), nmod, len(initrd) // 1024))
@@ -559,6 +589,14 @@ def main(argv):
         sys.stdout.buffer.flush()
         sys.stderr.buffer.write(body[nout:nout + nerr])
         sys.stderr.buffer.flush()
+        if args.profile:  # --- profile hook
+            try:
+                with open(os.path.join(tmp, "profile.dump")) as f:
+                    dump = f.read()
+                ksft_vm_profile.write_profiles(args.profile, dump, res,
+                                               " ".join(args.command))
+            except (OSError, ksft_vm_profile.ProfileError) as e:
+                die("--profile: %s" % e)
         return rc
 
 
