@@ -97,11 +97,18 @@ def cmd_summary(a):
     print("\n== unchanged pair (%s, %s) ==\n%s" % (a1, a2, diff(p(a1, ".prof"), p(a2, ".prof"))))
     print("== dose %s against %s, raw ==\n%s" % (a.dose_label, a1,
                                                diff(p(a1, ".prof"), p(a.dose_label, ".prof"))))
-    wa, wb = sum(case_bytes(p(a1, ".log"))), sum(case_bytes(p(a.dose_label, ".log")))
-    if wa and wb:
-        print("== the same per byte (bytes: %.4g, %.4g) ==\n%s" % (wa, wb, diff(
+    ba, bb = case_bytes(p(a1, ".log")), case_bytes(p(a.dose_label, ".log"))
+    if ba and bb:
+        print("== the same per byte (bytes: %.4g, %.4g) ==\n%s" % (sum(ba), sum(bb), diff(
             p(a1, ".prof"), p(a.dose_label, ".prof"),
-            ["--work-a", repr(wa), "--work-b", repr(wb), "--unit", "byte"])))
+            ["--work-a", repr(sum(ba)), "--work-b", repr(sum(bb)), "--unit", "byte"])))
+        for i, (wa, wb) in enumerate(zip(ba, bb), 1):
+            ext = ".prof.case%d" % i
+            if os.path.exists(p(a1, ext)) and os.path.exists(p(a.dose_label, ext)):
+                print("== case %d alone, per byte (bytes: %.4g, %.4g) ==\n%s" % (
+                    i, wa, wb, diff(p(a1, ext), p(a.dose_label, ext),
+                                    ["--work-a", repr(wa), "--work-b", repr(wb), "--unit",
+                                     "byte"])))
     if a.insn:
         tot = {}
         for label in (a1, a.insn):

@@ -76,7 +76,7 @@ with tempfile.TemporaryDirectory(prefix="ksft-profile-format.") as tmp:
     written = kp.write_profiles(pa, dump(A), SYMS, "iperf-selftest --loopback")
     check(written == [pa, pa + ".whole", pa + ".case1"], "the case sum, the whole run, each case",
           written)
-    kp.write_profiles(pb, dump(B), SYMS, "iperf-selftest --loopback")
+    kp.write_profiles(pb, dump(B), SYMS, "sh -ec nft add table inet dose\nexec iperf-selftest")
     kp.write_profiles(pa2, dump(A), SYMS, "iperf-selftest --loopback")
     with open(pa) as f, open(pa2) as g:
         text = f.read()
@@ -87,6 +87,8 @@ with tempfile.TemporaryDirectory(prefix="ksft-profile-format.") as tmp:
     check(text.endswith("summary: 12320\n"), "the summary is the sum", text)
     with open(pb) as f:
         tb = f.read()
+    check("cmd: sh -ec nft add table inet dose exec iperf-selftest\nevents: Ir\n" in tb,
+          "a command of several lines is one cmd: line", tb[:400])
     for want in ("fl=[nf_tables]\nfn=nft_do_chain\n0 600\n", "fn=nft_meta_get_eval\n0 300\n",
                  "fl=[bpf]\nfn=bpf_prog_0123456789abcdef_prog\n0 50\n",
                  "fl=[unknown]\nfn=no symbol (freed or unnamed code)\n0 10\n"):
@@ -125,6 +127,13 @@ with tempfile.TemporaryDirectory(prefix="ksft-profile-format.") as tmp:
                         "--unit", "byte", pa, pb])
     check(rc == 0 and "per byte" in out and "total: A 12.32, B 6.74, change -5.58" in out,
           "per unit of work: B did twice the work", out)
+
+    pc = os.path.join(tmp, "c.prof")
+    kp.write_profiles(pc, dump([(0xffffffff81001000, 10, 940)] + A[1:] +
+                               [(0xffffffffc0001000, 6, 100)]), SYMS, "x")
+    rc, out, err = run([cli, "profile-diff", pa, pc])
+    check(rc == 0 and "change 0\nnote: the total moved 0.0 % of the functions' changes" in out,
+          "gains and losses that cancel: a note, not shares of nothing", out)
 
     rc, out, err = run([cli, "profile-diff", pa, pa2])
     check(rc == 0 and "no change: every function counts the same" in out and "+" not in out,

@@ -147,7 +147,7 @@ static int write_diff(FILE *f, const char *pa, const char *pb, const struct diff
 {
 	int per_unit = unit != NULL;
 	double ta = (double)A->p.total / A->work, tb = (double)B->p.total / B->work;
-	double total = tb - ta, top_sum = 0;
+	double total = tb - ta, top_sum = 0, gross = 0;
 	size_t n, nm, changed = 0, shown = 0;
 	struct diff_row *rows = merge(A, B, &n), *mods = rows ? by_module(rows, n, &nm) : NULL;
 	char a[48], b[48], ch[48];
@@ -177,6 +177,13 @@ static int write_diff(FILE *f, const char *pa, const char *pb, const struct diff
 		free(mods);
 		return 0;
 	}
+	for (size_t i = 0; i < n; i++)
+		gross += fabs(rows[i].b - rows[i].a);
+	/* Gains and losses that cancel: shares of a near-zero total explode. */
+	if (fabs(total) < 0.1 * gross)
+		fprintf(f, "note: the total moved %.1f %% of the functions' changes summed: gains and "
+			"losses cancel%s, and shares of it are large\n", 100 * fabs(total) / gross,
+			per_unit ? "" : " (a fixed-time test that did less work? see --work-a)");
 	fprintf(f, "\nBy module (share: of the total change)\n%16s %8s %16s %16s  %s\n",
 		"change", "share", "A", "B", "module");
 	qsort(mods, nm, sizeof(*mods), cmp_change);

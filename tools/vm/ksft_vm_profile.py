@@ -13,6 +13,7 @@ Pure functions and a typed error; ksft-vm's main() decides what to print.
 """
 import bisect
 import os
+import re
 import subprocess
 
 PLUGIN = "ksft_profile.so"
@@ -178,11 +179,17 @@ def fold(entries, syms):
     return out
 
 
+def one_line(text):
+    """@text with its control characters (a script's newlines) as spaces:
+    a line of the format holds one field."""
+    return re.sub(r"[\x00-\x1f\x7f]", " ", text)
+
+
 def cachegrind_text(costs, desc, cmd):
     """cachegrind's output format: one event (Ir: instructions), a file
     name per module, each function's count on line 0."""
-    out = ["desc: %s" % d for d in desc]
-    out += ["cmd: %s" % cmd, "events: Ir"]
+    out = ["desc: %s" % one_line(d) for d in desc]
+    out += ["cmd: %s" % one_line(cmd), "events: Ir"]
     last = None
     for (mod, fn) in sorted(costs):
         if costs[(mod, fn)] == 0:
