@@ -11,7 +11,7 @@ against counting per instruction.
 
   bench/vm_profile.py run OUT --kernel IMAGE --label L [--dose nft:2]
                           [--profile] [--mode insn]
-  bench/vm_profile.py summary OUT --aa L1 L2 --plain L --dose-label L [--insn L]
+  bench/vm_profile.py summary OUT --aa L1 L2 --plain L --dose-label L... [--insn L]
 
 run: one boot, OUT/L.log (+ OUT/L.prof, .whole, .caseN) and OUT/L.json
 (wall time, load, exit status). Bytes per case, for per byte: the case's
@@ -79,7 +79,7 @@ def diff(a, b, extra=()):
 def cmd_summary(a):
     p = lambda label, ext: os.path.join(a.out, label + ext)  # noqa: E731
     meta = {}
-    for label in a.aa + [a.plain, a.dose_label] + ([a.insn] if a.insn else []):
+    for label in a.aa + [a.plain] + a.dose_label + ([a.insn] if a.insn else []):
         with open(p(label, ".json")) as f:
             meta[label] = json.load(f)
         print("%-12s rc %d, wall %5.1f s, load %s-%s, log md5 %s%s" % (
@@ -95,20 +95,21 @@ def cmd_summary(a):
         "identical" if md5(p(a1, ".log")) == md5(p(a.plain, ".log")) else "DIFFERS"))
     print("wall time, profiled / plain: %.2f" % (meta[a1]["wall_s"] / meta[a.plain]["wall_s"]))
     print("\n== unchanged pair (%s, %s) ==\n%s" % (a1, a2, diff(p(a1, ".prof"), p(a2, ".prof"))))
-    print("== dose %s against %s, raw ==\n%s" % (a.dose_label, a1,
-                                               diff(p(a1, ".prof"), p(a.dose_label, ".prof"))))
-    ba, bb = case_bytes(p(a1, ".log")), case_bytes(p(a.dose_label, ".log"))
-    if ba and bb:
-        print("== the same per byte (bytes: %.4g, %.4g) ==\n%s" % (sum(ba), sum(bb), diff(
-            p(a1, ".prof"), p(a.dose_label, ".prof"),
-            ["--work-a", repr(sum(ba)), "--work-b", repr(sum(bb)), "--unit", "byte"])))
-        for i, (wa, wb) in enumerate(zip(ba, bb), 1):
-            ext = ".prof.case%d" % i
-            if os.path.exists(p(a1, ext)) and os.path.exists(p(a.dose_label, ext)):
-                print("== case %d alone, per byte (bytes: %.4g, %.4g) ==\n%s" % (
-                    i, wa, wb, diff(p(a1, ext), p(a.dose_label, ext),
-                                    ["--work-a", repr(wa), "--work-b", repr(wb), "--unit",
-                                     "byte"])))
+    for dose in a.dose_label:
+        print("== dose %s against %s, raw ==\n%s" % (dose, a1,
+                                                   diff(p(a1, ".prof"), p(dose, ".prof"))))
+        ba, bb = case_bytes(p(a1, ".log")), case_bytes(p(dose, ".log"))
+        if ba and bb:
+            print("== the same per byte (bytes: %.4g, %.4g) ==\n%s" % (sum(ba), sum(bb), diff(
+                p(a1, ".prof"), p(dose, ".prof"),
+                ["--work-a", repr(sum(ba)), "--work-b", repr(sum(bb)), "--unit", "byte"])))
+            for i, (wa, wb) in enumerate(zip(ba, bb), 1):
+                ext = ".prof.case%d" % i
+                if os.path.exists(p(a1, ext)) and os.path.exists(p(dose, ext)):
+                    print("== case %d alone, per byte (bytes: %.4g, %.4g) ==\n%s" % (
+                        i, wa, wb, diff(p(a1, ext), p(dose, ext),
+                                        ["--work-a", repr(wa), "--work-b", repr(wb), "--unit",
+                                         "byte"])))
     if a.insn:
         tot = {}
         for label in (a1, a.insn):
@@ -134,7 +135,8 @@ def main():
     s.add_argument("out")
     s.add_argument("--aa", nargs=2, required=True, help="two profiled unchanged boots")
     s.add_argument("--plain", required=True, help="an unchanged boot without --profile")
-    s.add_argument("--dose-label", required=True, help="a profiled dosed boot")
+    s.add_argument("--dose-label", required=True, nargs="+",
+                   help="profiled boots with a dose or another kernel, each against the first --aa")
     s.add_argument("--insn", help="a profiled unchanged boot counted per instruction")
     a = ap.parse_args()
     {"run": cmd_run, "summary": cmd_summary}[a.cmd](a)
