@@ -74,9 +74,10 @@ def plugin_args(plugin, dump, mode="block"):
 
 # /init, after the result left and before the reboot: with the flag set,
 # the guest's symbols follow the result on /dev/ttyS1 (text symbols only).
+# qemu_fw_cfg is a module in Debian's kernels, maybe built in elsewhere.
 INIT_SEND_SYMBOLS = r"""
-if modprobe qemu_fw_cfg 2>/dev/null &&
-   [ "$(cat /sys/firmware/qemu_fw_cfg/by_name/%(name)s/raw 2>/dev/null)" = 1 ]; then
+modprobe qemu_fw_cfg 2>/dev/null
+if [ "$(cat /sys/firmware/qemu_fw_cfg/by_name/%(name)s/raw 2>/dev/null)" = 1 ]; then
 	{
 		echo "%(mark)s"
 		grep -E '^[0-9a-f]+ [tTwW] ' /proc/kallsyms
@@ -210,7 +211,7 @@ def write_profiles(path, dump_text, result, cmd, where="profile dump"):
     table = split_symbols(result)
     if table is None:
         raise ProfileError("the guest sent no symbol table (it did not reach the end "
-                           "of /init, or qemu_fw_cfg.ko is not in its module tree)")
+                           "of /init, or its kernel has no CONFIG_FW_CFG_SYSFS)")
     syms = Symbols(table)
     mode = "per instruction" if dump["mode"] == "insn" else "per block (address, instructions)"
     cases = [w for w in dump["order"] if w.startswith("case ")]
