@@ -171,8 +171,8 @@ static int write_diff(FILE *f, const char *pa, const char *pb, const struct diff
 	for (size_t i = 0; i < n; i++)
 		changed += rows[i].a != rows[i].b;
 	if (!changed) {
-		fprintf(f, "no change: every function counts the same in A and B (%zu functions)\n",
-			n);
+		fprintf(f, "no change: every function counts the same in A and B (%zu function%s)\n",
+			n, n == 1 ? "" : "s");
 		free(rows);
 		free(mods);
 		return 0;
