@@ -85,6 +85,16 @@ with tempfile.TemporaryDirectory(prefix="ksft-profile-format.") as tmp:
           "blocks fold into their function; an alias is named without __pfx_", text)
     check("fl=[user]\nfn=user space (all processes)\n0 300\n" in text, "user space is one entry", text)
     check(text.endswith("summary: 12320\n"), "the summary is the sum", text)
+    syms = kp.Symbols(kp.split_symbols(SYMS))
+    # A block of 4 instructions from 8 bytes before nf_hook_slow: 2 in
+    # copy_user_generic_string, 2 in nf_hook_slow; without offsets (a
+    # version 1 dump) all 4 to where it began.
+    got = kp.fold([(0xffffffff81001ff8, 4, 10, (4, 8, 12))], syms)
+    check(got == {("[kernel]", "copy_user_generic_string"): 20, ("[kernel]", "nf_hook_slow"): 20},
+          "a block running past its function: each instruction to its own", got)
+    got = kp.fold([(0xffffffff81001ff8, 4, 10, None)], syms)
+    check(got == {("[kernel]", "copy_user_generic_string"): 40},
+          "without offsets: the block to its first instruction's function", got)
     with open(pb) as f:
         tb = f.read()
     check("cmd: sh -ec nft add table inet dose exec iperf-selftest\nevents: Ir\n" in tb,

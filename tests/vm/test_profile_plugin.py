@@ -67,7 +67,7 @@ def check(cond, what, detail=""):
 
 
 def instructions(entries):
-    return sum(n * execs for _, n, execs in entries)
+    return sum(n * execs for _, n, execs, _ in entries)
 
 
 with tempfile.TemporaryDirectory(prefix="ksft-profile-test.") as tmp:
@@ -90,10 +90,14 @@ with tempfile.TemporaryDirectory(prefix="ksft-profile-test.") as tmp:
         case = d["windows"]["case 1"]
         check(instructions(case) == 2002,
               "%s: the window counts exactly 2002 instructions" % mode, case)
-        check(all(BASE + 32 <= v < BASE + 32 + len(CODE) for v, _, _ in case),
+        check(all(BASE + 32 <= v < BASE + 32 + len(CODE) for v, _, _, _ in case),
               "%s: the window holds only the guest's own code (no BIOS)" % mode, case)
         check(d["markers"] == "nested=0 stray=0 open=0", "%s: markers paired" % mode,
               d["markers"])
+        if mode == "block":
+            # dec (1 byte) + jnz: the loop's block, its second instruction at +1
+            check((BASE + 45, 2, 999, (1,)) in case,
+                  "block: the loop's block, 999 runs, its instructions' offsets", case)
     whole_b = instructions(kp.read_dump(dumps[("block", 1)])["windows"]["whole"])
     whole_i = instructions(kp.read_dump(dumps[("insn", 1)])["windows"]["whole"])
     check(whole_b >= whole_i > 2002, "per block counts at least what per instruction does",

@@ -92,9 +92,11 @@ MODULE_GLOBS = ("kernel/drivers/firmware/qemu_fw_cfg.ko*",)
 
 
 def read_dump(text, where="profile dump"):
-    """The plugin's dump: {"mode", "windows": {name: [(vaddr, n, execs)]}}."""
+    """The plugin's dump: {"mode", "windows": {name: [(vaddr, n, execs,
+    offsets)]}}, offsets: where instructions 2..n start (None in a version
+    1 dump, or for one instruction)."""
     lines = text.splitlines()
-    if not lines or lines[0] != "ksft-profile 1":
+    if not lines or lines[0] not in ("ksft-profile 1", "ksft-profile 2"):
         raise ProfileError("%s: line 1: not a ksft_profile dump (QEMU ended before "
                            "the plugin wrote it?)" % where)
     out = {"mode": None, "windows": {}, "order": [], "markers": ""}
@@ -115,9 +117,13 @@ def read_dump(text, where="profile dump"):
             out["order"].append(cur)
         elif w[0] == "end":
             return out
-        elif cur is not None and len(w) == 3:
+        elif cur is not None and len(w) in (3, 4):
             try:
-                out["windows"][cur].append((int(w[0], 16), int(w[1]), int(w[2])))
+                offs = tuple(int(o, 16) for o in w[3].split(",")) if len(w) == 4 else None
+                n = int(w[1])
+                if offs is not None and len(offs) != n - 1:
+                    raise ValueError
+                out["windows"][cur].append((int(w[0], 16), n, int(w[2]), offs))
             except ValueError:
                 raise ProfileError("%s: line %d: bad count line %r" % (where, i, line))
         else:
@@ -162,21 +168,35 @@ class Symbols:
         """(module, function) of @vaddr: "[user]" below the kernel's half,
         "[unknown]" where no symbol covers it (code freed before the table
         was read, or never named)."""
+        return self.lookup_span(vaddr)[0]
+
+    def lookup_span(self, vaddr):
+        """lookup() and the address where that name's code ends (the next
+        symbol; None: unbounded)."""
         if vaddr < USER_END:
-            return ("[user]", "user space (all processes)")
+            return ("[user]", "user space (all processes)"), USER_END
         i = bisect.bisect_right(self.addrs, vaddr) - 1
         if i < 0 or vaddr - self.addrs[i] >= FAR:
-            return ("[unknown]", "no symbol (freed or unnamed code)")
+            return ("[unknown]", "no symbol (freed or unnamed code)"), None
         name, mod = self.names[i]
-        return ("[%s]" % mod, name)
+        end = self.addrs[i + 1] if i + 1 < len(self.addrs) else None
+        return ("[%s]" % mod, name), end
 
 
 def fold(entries, syms):
-    """Instructions per (module, function) of a window's (vaddr, n, execs)."""
+    """Instructions per (module, function) of a window's (vaddr, n, execs,
+    offsets): a block counts to its first instruction's function, or
+    instruction by instruction when it runs on past that function's end
+    (a label inside an assembly function, a fall-through)."""
     out = {}
-    for vaddr, n, execs in entries:
-        key = syms.lookup(vaddr)
-        out[key] = out.get(key, 0) + n * execs
+    for vaddr, n, execs, offs in entries:
+        key, end = syms.lookup_span(vaddr)
+        if not offs or end is None or vaddr + offs[-1] < end:
+            out[key] = out.get(key, 0) + n * execs
+            continue
+        for addr in [vaddr] + [vaddr + o for o in offs]:
+            k = syms.lookup(addr)
+            out[k] = out.get(k, 0) + execs
     return out
 
 

@@ -5,7 +5,8 @@
  *
  * Each block gets an inline counter (QEMU adds 1 each time it runs, no
  * callback), keyed by (address, instructions) so that retranslations of one
- * block share it. A block holding a profile marker (lib/common/
+ * block share it; the dump lists where its instructions start, so that a
+ * block running on past a symbol counts each instruction to its function. A block holding a profile marker (lib/common/
  * profile_marker.h) is counted per instruction instead, and the marker runs
  * a callback: begin snapshots every counter, end keeps each counter's
  * growth since as one window. At exit the whole run and every window go to
@@ -40,6 +41,7 @@ struct block {
 	uint64_t execs;
 	uint64_t base;		/* @execs when the open window began */
 	struct block *next;	/* hash chain */
+	uint32_t *offs;		/* instructions 2..n: their offsets from @vaddr */
 	uint32_t n_insns;
 };
 
@@ -105,8 +107,9 @@ static int grow_buckets(void)
 	return 0;
 }
 
-/* The counter of (@vaddr, @n), made on first sight; NULL when out of memory. */
-static struct block *block_of(uint64_t vaddr, uint32_t n)
+/* The counter of (@vaddr, @n), made on first sight with its instructions'
+ * offsets from @tb (NULL: one instruction); NULL when out of memory. */
+static struct block *block_of(uint64_t vaddr, uint32_t n, const struct qemu_plugin_tb *tb)
 {
 	struct block *e;
 	size_t h;
@@ -125,7 +128,16 @@ static struct block *block_of(uint64_t vaddr, uint32_t n)
 		c->next = prof.chunks;
 		prof.chunks = c;
 	}
-	e = &prof.chunks->blocks[prof.chunks->used++];
+	e = &prof.chunks->blocks[prof.chunks->used];
+	if (tb && n > 1) {
+		e->offs = calloc(n - 1, sizeof(*e->offs));
+		if (!e->offs)
+			return NULL;
+		for (uint32_t i = 1; i < n; i++)
+			e->offs[i - 1] = (uint32_t)(qemu_plugin_insn_vaddr(
+				qemu_plugin_tb_get_insn(tb, i)) - vaddr);
+	}
+	prof.chunks->used++;
 	e->vaddr = vaddr;
 	e->n_insns = n;
 	/* A block made inside a window began it at zero. */
@@ -218,7 +230,7 @@ static void on_translate(ksftp_plugin_id id, struct qemu_plugin_tb *tb)
 	for (size_t i = 0; i < n && !per_insn; i++)
 		per_insn = marker_kind(qemu_plugin_tb_get_insn(tb, i)) >= 0;
 	if (!per_insn) {
-		struct block *b = block_of(qemu_plugin_tb_vaddr(tb), (uint32_t)n);
+		struct block *b = block_of(qemu_plugin_tb_vaddr(tb), (uint32_t)n, tb);
 
 		if (b)
 			qemu_plugin_register_vcpu_tb_exec_inline(tb, KSFTP_INLINE_ADD_U64,
@@ -228,7 +240,7 @@ static void on_translate(ksftp_plugin_id id, struct qemu_plugin_tb *tb)
 	}
 	for (size_t i = 0; i < n && per_insn; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		struct block *b = block_of(qemu_plugin_insn_vaddr(insn), 1);
+		struct block *b = block_of(qemu_plugin_insn_vaddr(insn), 1, NULL);
 		int kind = marker_kind(insn);
 
 		if (b)
@@ -256,9 +268,14 @@ static int cmp_entry(const void *a, const void *b)
 static void write_entries(FILE *f, struct window_entry *e, size_t n)
 {
 	qsort(e, n, sizeof(*e), cmp_entry);
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%016" PRIx64 " %" PRIu32 " %" PRIu64 "\n", e[i].block->vaddr,
-			e[i].block->n_insns, e[i].execs);
+	for (size_t i = 0; i < n; i++) {
+		const struct block *b = e[i].block;
+
+		fprintf(f, "%016" PRIx64 " %" PRIu32 " %" PRIu64, b->vaddr, b->n_insns, e[i].execs);
+		for (uint32_t k = 0; b->offs && k + 1 < b->n_insns; k++)
+			fprintf(f, "%c%" PRIx32, k ? ',' : ' ', b->offs[k]);
+		fputc('\n', f);
+	}
 }
 
 static void on_exit_dump(ksftp_plugin_id id, void *userdata)
@@ -273,7 +290,8 @@ static void on_exit_dump(ksftp_plugin_id id, void *userdata)
 		fprintf(stderr, "ksft_profile: %s: %s\n", prof.out, strerror(errno));
 		goto out;
 	}
-	fprintf(f, "ksft-profile 1\nmode %s\n", prof.per_insn ? "insn" : "block");
+	/* Version 2: a block's line ends with its instructions' offsets. */
+	fprintf(f, "ksft-profile 2\nmode %s\n", prof.per_insn ? "insn" : "block");
 	fprintf(f, "markers nested=%" PRIu64 " stray=%" PRIu64 " open=%d\n", prof.nested,
 		prof.stray, prof.open);
 	if (prof.failed)
