@@ -432,7 +432,7 @@ def default_kernel():
 def parse(argv):
     ap = argparse.ArgumentParser(
         prog=PROG, usage="%(prog)s [--kernel IMAGE] [--modules DIR] [--add PATH]... "
-        "[--smp N] [--memory MB] [--timeout S] [--kvm] -- COMMAND [ARG]...",
+        "[--smp N] [--memory MB] [--timeout S] [--kvm] [--profile FILE] -- COMMAND [ARG]...",
         description="Run COMMAND in a QEMU guest whose clock counts instructions "
         "(TCG, -icount shift=0,sleep=off): its times and rates are a deterministic "
         "function of the instructions executed. COMMAND's output on stdout/stderr, "
