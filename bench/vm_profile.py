@@ -12,6 +12,7 @@ against counting per instruction.
   bench/vm_profile.py run OUT --kernel IMAGE --label L [--dose nft:2]
                           [--profile] [--mode insn]
   bench/vm_profile.py summary OUT --aa L1 L2 --plain L --dose-label L... [--insn L]
+                          [--beside L]
 
 run: one boot, OUT/L.log (+ OUT/L.prof, .whole, .caseN) and OUT/L.json
 (wall time, load, exit status). Bytes per case, for per byte: the case's
@@ -93,7 +94,9 @@ def cmd_summary(a):
     print("\ntwo profiled boots of one root: profiles %s" % ("identical" if same else "DIFFER"))
     print("a profiled boot's KTAP log against a plain one: %s" % (
         "identical" if md5(p(a1, ".log")) == md5(p(a.plain, ".log")) else "DIFFERS"))
-    print("wall time, profiled / plain: %.2f" % (meta[a1]["wall_s"] / meta[a.plain]["wall_s"]))
+    beside = a.beside or a1
+    print("wall time, profiled (%s) / plain (%s), booted at the same time: %.2f" % (
+        beside, a.plain, meta[beside]["wall_s"] / meta[a.plain]["wall_s"]))
     print("\n== unchanged pair (%s, %s) ==\n%s" % (a1, a2, diff(p(a1, ".prof"), p(a2, ".prof"))))
     for dose in a.dose_label:
         print("== dose %s against %s, raw ==\n%s" % (dose, a1,
@@ -138,6 +141,8 @@ def main():
     s.add_argument("--dose-label", required=True, nargs="+",
                    help="profiled boots with a dose or another kernel, each against the first --aa")
     s.add_argument("--insn", help="a profiled unchanged boot counted per instruction")
+    s.add_argument("--beside", help="the profiled boot run beside --plain (default: the "
+                   "first --aa), for the wall time")
     a = ap.parse_args()
     {"run": cmd_run, "summary": cmd_summary}[a.cmd](a)
 
