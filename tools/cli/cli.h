@@ -216,6 +216,7 @@ int cmd_accept(int argc, char **argv);
 int cmd_pin(int argc, char **argv);
 int cmd_site(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
+int cmd_profile_diff(int argc, char **argv);
 
 /*
  * Open --db (confined to --base-dir when it is a file); prints why and
