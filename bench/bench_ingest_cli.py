@@ -85,7 +85,7 @@ def main():
             log = os.path.join(tmp, "run.log")
             with open(log, "w") as f:
                 f.write(text)
-            argv = [tool, "ingest", "--db", db, "--run", "run-%04d" % i,
+            argv = [tool, "ingest", "--create", "--db", db, "--run", "run-%04d" % i,
                     "--order", "2026-12-01T%04d" % i, "--context", "hostname=bench",
                     "--context", "arch=x86_64", log]
             ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)

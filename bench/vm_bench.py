@@ -164,7 +164,7 @@ def cmd_summary(a):
         hist = aa[:max(5, len(aa) // 2)]
         db = os.path.join(tmp, "h.db")
         for i, lg in enumerate(hist):
-            subprocess.run([CLI, "ingest", "--db", db, "--order", "%04d" % i, "--run",
+            subprocess.run([CLI, "ingest", "--create", "--db", db, "--order", "%04d" % i, "--run",
                             "boot-%04d" % i, "--quiet", lg],
                            check=True, stdout=subprocess.DEVNULL)
         for label, lgs in sorted(groups.items()):

@@ -36,7 +36,7 @@ def main():
         args = args[1:]
     tool, mandir = args
     top = subprocess.run([tool, "--help"], capture_output=True, text=True, check=True).stdout
-    cmds = re.findall(r"^  ([a-z]+)  ", top.split("Commands:", 1)[1], re.M)
+    cmds = re.findall(r"^  ([a-z][a-z-]*)  ", top.split("Commands:", 1)[1], re.M)
     bad = []
     for cmd in [None] + cmds:
         page = os.path.join(mandir, "ksft-metric.1.rst" if cmd is None

@@ -46,6 +46,7 @@ metric_line
 proc_stat
 remote_reply
 history_db
+cachegrind
 "
 # shellcheck disable=SC2086
 targets=$(echo ${*:-$all_targets})

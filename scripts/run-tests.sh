@@ -1,11 +1,20 @@
 #!/bin/bash
 # The whole test suite, as the README and CI run it: install packages, build,
-# run every test, then rebuild and rerun under ASan+UBSan and under TSan.
+# run the quick loop (unit and layout suites) and stop there if it fails, then
+# every other test, then rebuild and rerun under ASan+UBSan and under TSan.
+# --quick: the quick loop alone (plain build, unit and layout suites: no
+# sanitizers, fuzzers, guests or PostgreSQL), the one to run before a commit.
 # Ends with one line "N passed, N failed". Exit status 0 only if none failed.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 root=$PWD
 out=${KSFTM_TEST_BUILD:-$root/build-test}
+quick=0
+case "${1:-}" in
+--quick) quick=1 ;;
+"") ;;
+*) echo "usage: scripts/run-tests.sh [--quick]" >&2; exit 2 ;;
+esac
 
 scripts/install-deps.sh || exit 2
 
@@ -53,7 +62,26 @@ run_suite() {
 	failed=$((failed + ${fail:-0} + ${timeout:-0} + ${xpass:-0}))
 }
 
-run_suite "plain" "$out" -- 
+# summary: the closing line, and the exit status
+summary() {
+	echo
+	if [ -n "${failures//$'\n'/}" ]; then
+		echo "failed:"
+		printf '%s' "$failures" | sed '/^$/d; s/^/  /'
+		grep -h '^fuzz.*FAIL\|^fuzz_.*: FAIL' "$out-fuzz.log" 2>/dev/null | sed 's/^/  /'
+	fi
+	# Skipped tests (exit 77: no root, a package missing) are counted, not hidden.
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" = 0 ]
+}
+
+# The quick loop first: a broken build or unit test fails in a minute or two.
+run_suite "quick" "$out" -- --suite unit --suite layout
+if [ $quick = 1 ] || [ "$failed" != 0 ]; then
+	summary
+	exit
+fi
+run_suite "plain" "$out" -- --no-suite unit --no-suite layout
 # Sanitizers: the C suites and the benchmarks' checks (the gate replays go
 # through compare --db and ingest); ctypes/Python and install tests need no rerun.
 UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1" \
@@ -83,12 +111,4 @@ if command -v clang >/dev/null; then
 	fi
 fi
 
-echo
-if [ -n "${failures//$'\n'/}" ]; then
-	echo "failed:"
-	printf '%s' "$failures" | sed '/^$/d; s/^/  /'
-	grep -h '^fuzz.*FAIL\|^fuzz_.*: FAIL' "$out-fuzz.log" 2>/dev/null | sed 's/^/  /'
-fi
-# Skipped tests (exit 77: no root, a package missing) are counted, not hidden.
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ]
+summary

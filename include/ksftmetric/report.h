@@ -334,7 +334,9 @@ struct ksft_metric_report_format_opts {
 	const char *build_id;	/**< KCIDB: the tested build's id, "ORIGIN:..."
 				     (required) */
 	const char *start_time;	/**< KCIDB: the run's start, RFC 3339
-				     ("2026-12-01T07:55:00Z"); NULL: left out */
+				     ("2026-12-01T07:55:00Z"); NULL: the run
+				     context's "time" (the logs' start),
+				     else left out */
 	const char *run_id;	/**< KCIDB: what tells this run from others of
 				     the same build in test ids; NULL: a hash
 				     of the report's content, so the same logs
@@ -636,8 +638,10 @@ ksft_metric_report_history_close(struct ksft_metric_report_history *h);
  */
 struct ksft_metric_report_ingest_opts {
 	size_t sz;		/**< sizeof(struct ksft_metric_report_ingest_opts) */
-	const char *run_id;	/**< unique run id; NULL: derived from the
-				     content, context and order */
+	const char *run_id;	/**< unique run id; NULL: the run's content
+				     key ("fnv-" and 32 hex digits: a hash
+				     of its context and its series' stored
+				     samples, not a cryptographic one) */
 	const char *order;	/**< CI order (commit date, build number...),
 				     compared as text (an ISO 8601 date-time
 				     with a zone is stored in UTC; ties broken
@@ -671,9 +675,16 @@ struct ksft_metric_report_ingest_opts {
  * ordered after it (a backfill, a late collector) are judged again, so
  * that stored verdicts do not depend on the ingest order.
  *
- * @return the number of series stored; -EEXIST (the run id is there),
- * -EINVAL (bad context item, or an order that is a date-time with a field
- * out of range), -EIO, -ENOMEM.
+ * A run of the same content (the same context and series with the same
+ * samples, whatever its order) stored already is not stored again:
+ * -EALREADY, with @run_id_out receiving that run's id (a CI's retried
+ * step can treat it as done). With @opts->run_id, only that run counts:
+ * a CI that names a new run is believed even when its numbers repeat.
+ *
+ * @return the number of series stored; -EALREADY (stored already, see
+ * above), -EEXIST (the run id is there with other content), -EINVAL (bad
+ * context item, or an order that is a date-time with a field out of
+ * range), -EIO, -ENOMEM.
  */
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_history_ingest(struct ksft_metric_report_history *h,
@@ -768,6 +779,48 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *h,
 				   const struct ksft_metric_report *cur,
 				   const struct ksft_metric_report_gate_opts *opts,
 				   struct ksft_metric_report_comparison **out);
+
+/** What ksft_metric_report_history_check() answers. */
+enum ksft_metric_report_history_fit {
+	/** The history can judge the run: its machine's runs hold its
+	 *  series, or no run holds them (new series), or the history holds
+	 *  them only under its machine. */
+	KSFT_METRIC_REPORT_HISTORY_FITS = 0,
+	/** The history holds no run at all (a mistyped path, a new one). */
+	KSFT_METRIC_REPORT_HISTORY_EMPTY = 1,
+	/** No run of the run's machine (its comparability keys) holds its
+	 *  series, runs of other machines do (a mistyped --context value,
+	 *  or a new machine). */
+	KSFT_METRIC_REPORT_HISTORY_OTHER_CONTEXTS = 2,
+	/** The run's context has no value for a comparability key that every
+	 *  other machine holding its series has (a forgotten or mistyped
+	 *  --context key), and its own machine holds fewer runs than the gate
+	 *  judges from (5) while another holds at least that many: an orphan. */
+	KSFT_METRIC_REPORT_HISTORY_KEY_MISSING = 3
+};
+
+/**
+ * ksft_metric_report_history_check() - can this history judge this run?
+ * @cur: the run
+ * @opts: the gate's options; only its context items (the run's context
+ *        over its logs') are read. NULL: none.
+ * @why: for an answer other than KSFT_METRIC_REPORT_HISTORY_FITS, receives
+ *       the reason as a sentence naming the history and the contexts that
+ *       hold the run's series (closest first, with their run counts);
+ *       malloc'd, free with ksft_metric_report_text_free(); may be NULL
+ *
+ * The one answer compare --db, report, html, ingest and the Python
+ * binding give (doc/run-history.rst, "A mis-set history"): counts, per
+ * machine, the runs holding the run's series (one index scan per series).
+ * Read-only. Thread safety: as the handle.
+ *
+ * @return an enum ksft_metric_report_history_fit value (>= 0); -EINVAL,
+ * -EPROTO (an older schema, not migrated yet), -EIO, -ENOMEM.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_history_check(struct ksft_metric_report_history *h,
+				 const struct ksft_metric_report *cur,
+				 const struct ksft_metric_report_gate_opts *opts, char **why);
 
 /**
  * ksft_metric_report_history_accept() - accept the regressions of a run

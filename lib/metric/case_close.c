@@ -10,6 +10,7 @@
 #include "case_policies.h"
 #include "case_state.h"
 #include "errmsg.h"
+#include "profile_marker.h"
 
 int case_close(struct closed_case *cc)
 {
@@ -75,6 +76,9 @@ int case_close_into(struct closed_case *cc, struct case_data **emergency, size_t
 		pthread_mutex_unlock(&ksftm_case_lock);
 		return ksftm_fail(EPERM, "no test case is open");
 	}
+	/* ksft-vm --profile: the case's window closes (a NOP elsewhere;
+	 * async-signal-safe, as the emergency path needs). */
+	ksftm_profile_mark_end();
 	atomic_store_explicit(&ksftm_case_open, 0, memory_order_release);
 	atomic_store(&ksftm_case_reporting, 0);
 	if (emergency) {

@@ -17,6 +17,7 @@
 #include "errmsg.h"
 #include "json_text.h"
 #include "observation.h"
+#include "profile_marker.h"
 #include "run_context.h"
 #include "sink.h"
 
@@ -73,6 +74,8 @@ KSFT_METRIC_API int ksft_metric_case_begin(void)
 	 * case's own lines too, where the caller sees it. */
 	if (atomic_load(&ksftm_case_stream))
 		(void)case_stream_begin();
+	/* ksft-vm --profile: the case's window opens (a NOP elsewhere). */
+	ksftm_profile_mark_begin();
 	return 0;
 }
 

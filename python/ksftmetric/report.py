@@ -173,6 +173,8 @@ def _declare():
                                                       P(c_void_p), P(c_size_t)]),
         "ksft_metric_report_history_compare": (c_int, [c_void_p, c_void_p, P(_GateOpts),
                                                        P(c_void_p)]),
+        "ksft_metric_report_history_check": (c_int, [c_void_p, c_void_p, P(_GateOpts),
+                                                     P(c_void_p)]),
     }
     fns = {}
     for name, (restype, argtypes) in protos.items():
@@ -215,9 +217,12 @@ class ReportError(Exception):
 
 class HistoryMismatchError(LookupError):
     """A history that cannot judge this run, as ``ksft-metric compare --db``
-    refuses it (exit 2): it holds no run, or holds this run's series only
-    under other contexts (a mistyped db or a forgotten context).
-    ``first_run=True`` says the history starts here."""
+    refuses it (exit 2; the library's ksft_metric_report_history_check()):
+    it holds no run, or holds this run's series only under other contexts,
+    or the run's context lacks a key (runner=...) every other machine of
+    its series has while its own holds fewer than five runs (a mistyped db,
+    a forgotten or mistyped context). ``first_run=True`` says the history
+    starts here."""
 
 
 class InputError(ReportError, ValueError):
@@ -814,16 +819,21 @@ class History:
                order: Optional[str] = None,
                context: Optional[Dict[str, str]] = None,
                window: int = 0, fdr: float = 0.0) -> str:
-        """Store @report as one run; returns its run id (FileExistsError
-        when a run of that id is there already)."""
+        """Store @report as one run; returns its run id. A run of the same
+        content stored already (the same context and series, whatever
+        @order; with @run_id, that run) is not stored again: its id is
+        returned (a retry is idempotent). FileExistsError when @run_id is
+        there with other content."""
         _report_arg(report)
         arr, n = _strings(context)
         o = _IngestOpts(ctypes.sizeof(_IngestOpts), _text_arg("run_id", run_id),
                         _text_arg("order", order), arr, n,
                         _size_arg("window", window, _MAX_WINDOW), _fdr_arg(fdr))
         out = c_void_p()
-        _check_db(_c["ksft_metric_report_history_ingest"](
-            self._handle(), report._h, ctypes.byref(o), ctypes.byref(out)), "ingest")
+        ret = _c["ksft_metric_report_history_ingest"](
+            self._handle(), report._h, ctypes.byref(o), ctypes.byref(out))
+        if not (ret == -errno.EALREADY and out.value):
+            _check_db(ret, "ingest")
         try:
             return ctypes.string_at(out).decode("utf-8")
         finally:
@@ -847,57 +857,32 @@ class History:
             self._handle(), report._h, ctypes.byref(o), ctypes.byref(h)), "compare")
         c = Comparison(h.value, report)
         if not first_run:
-            self._check_usable(report, c, context)
+            self._check_usable(report, o)
         return c
 
-    def _check_usable(self, report: "Report", c: Comparison,
-                      context: Optional[Dict[str, str]]):
-        """The CLI's check (tools/cli/history_check.c): a comparison that
-        judged no row against a stored run, on a history with no run or
-        with the run's series under other contexts only, is an error."""
-        if any(r.verdict not in ("new", "missing", "case_failed") for r in c):
-            return
-        shown = self._shown
-        if not json.loads(self.format("json", last=1, all_status=True))["series"]:
-            raise HistoryMismatchError(
-                f"history {shown} holds no run: nothing to judge this run against (a "
-                "mistyped db? on a CI's first run, first_run=True says the history "
-                "starts here)")
-        cur = dict(report.context)
-        cur.update(context or {})
-        o = _HistoryOpts(ctypes.sizeof(_HistoryOpts), None, 0, None, 0, 1, report._h)
-        out, ln = c_void_p(), c_size_t()
-        _check_db(_c["ksft_metric_report_history_format"](
-            self._handle(), ctypes.byref(o), _FORMATS["json"], ctypes.byref(out),
-            ctypes.byref(ln)), "history")
+    # What a caller can do about each answer of ksft_metric_report_history_check()
+    # (1: no run, 2: other contexts only, 3: a context key missing).
+    _UNUSABLE_HINTS = {
+        1: " (a mistyped db? on a CI's first run, first_run=True says the history "
+           "starts here)",
+        2: " (a mistyped or forgotten context? first_run=True says the history starts "
+           "here)",
+        3: " (a forgotten or mistyped context key? first_run=True says this run's "
+           "context starts here)",
+    }
+
+    def _check_usable(self, report: "Report", o: "_GateOpts"):
+        """The library's answer (ksft_metric_report_history_check(), as the
+        CLI's): a history that cannot judge this run is an error."""
+        why = c_void_p()
+        fit = _check_db(_c["ksft_metric_report_history_check"](
+            self._handle(), report._h, ctypes.byref(o), ctypes.byref(why)), "compare")
         try:
-            doc = json.loads(ctypes.string_at(out, ln.value).decode("utf-8", "replace"))
+            text = ctypes.string_at(why).decode("utf-8", "replace") if why.value else ""
         finally:
-            _c["ksft_metric_report_text_free"](out)
-        found = {}
-        for s in doc["series"]:
-            for p in s["points"]:
-                ctx = p.get("context")
-                if not isinstance(ctx, dict):
-                    continue
-                diff = [f"{k}={v if isinstance(v, str) else json.dumps(v)}"
-                        for k, v in ctx.items() if cur.get(k) != v]
-                diff += [f"{k} unset" for k in cur if k not in ctx]
-                if diff:
-                    found.setdefault(", ".join(diff), (len(diff), set()))[1].add(p["run"])
-        if not found:
-            return      # new series in a history that holds others
-        runs = len({r for _, rs in found.values() for r in rs})
-        order = sorted(found.items(), key=lambda kv: (kv[1][0], -len(kv[1][1])))
-        text = "; ".join(f"{d} ({len(rs)} run{'' if len(rs) == 1 else 's'})"
-                         for d, (_, rs) in order[:4])
-        if len(order) > 4:
-            text += f"; {len(order) - 4} more context{'' if len(order) == 5 else 's'}"
-        raise HistoryMismatchError(
-            f"no run in history {shown} is comparable with this run, but {runs} "
-            f"run{'' if runs == 1 else 's'} there hold{'s' if runs == 1 else ''} its series "
-            f"under other contexts: {text} (a mistyped or forgotten context? "
-            "first_run=True says the history starts here)")
+            _c["ksft_metric_report_text_free"](why)
+        if fit:
+            raise HistoryMismatchError(text + self._UNUSABLE_HINTS.get(fit, ""))
 
     def format(self, fmt: str = "text", *, series: Optional[str] = None,
                context: Optional[Dict[str, str]] = None, last: int = 0,

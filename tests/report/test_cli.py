@@ -21,6 +21,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 
 import cli_util
@@ -123,7 +124,7 @@ def test_context_rule_once():
     """A bad --context value: the same library message from ingest and report."""
     bad = os.fsdecode(b"k=\xff")
     db = os.path.join(TMP, "ctx-rule.db")
-    _, err1 = expect_rc(2, "ingest", "--db", db, "--context", bad, data("seed.log"))
+    _, err1 = expect_rc(2, "ingest", "--create", "--db", db, "--context", bad, data("seed.log"))
     _, err2 = expect_rc(2, "report", "-f", "nipa", "--context", bad, data("seed.log"))
     for err in (err1, err2):
         assert "context entry 1 'k=" in err and "the value is not UTF-8 text" in err, err
@@ -578,7 +579,7 @@ def test_nipa_history_verdicts():
         return path
 
     for i in range(12):
-        expect_rc(0, "ingest", "--db", db, "--run", f"r{i:02d}", "--order", f"{i:02d}",
+        expect_rc(0, "ingest", "--create", "--db", db, "--run", f"r{i:02d}", "--order", f"{i:02d}",
                   "--context", "runner=nipa", log(f"nh{i}.log", 100))
     slow = log("nh-slow.log", 80)
     doc = json.loads(expect_rc(0, "report", "-f", "nipa", "--db", db, "--context",
@@ -592,6 +593,53 @@ def test_nipa_history_verdicts():
     assert schema_errors(json.dumps(kc)) == []
     _, err = expect_rc(2, "report", "-f", "nipa", "--db", db, "--baseline", slow, slow)
     assert "not both" in err, err
+    # Issue 40 item 9: the CI's natural order, ingest then report: the
+    # dashboard shows the gate's verdict, the run judged against the runs
+    # before it, never against a window holding itself; twice the same.
+    expect_rc(0, "ingest", "--db", db, "--run", "a12", "--order", "12", "--context",
+              "runner=nipa", slow)
+    hist = json.loads(expect_rc(0, "history", "--db", db, "--context", "runner=nipa",
+                                "--format", "json")[0])
+    assert hist["series"][0]["points"][-1]["state"] == "regression", hist
+    for _ in range(2):
+        doc = json.loads(expect_rc(0, "report", "-f", "nipa", "--db", db, "--context",
+                                   "runner=nipa", slow)[0])
+        v = doc["results"][0]["metrics"][0]["verdicts"]
+        assert [x["verdict"] for x in v] == ["regression"] and v[0]["baseline_runs"] == 12, v
+        kc = json.loads(expect_rc(0, "report", "-f", "kcidb", *KCIDB, "--db", db,
+                                  "--context", "runner=nipa", slow)[0])
+        v = kc["tests"][0]["misc"]["ksft_metric"]["verdicts"]
+        assert [x["verdict"] for x in v] == ["regression"] and v[0]["baseline_runs"] == 12, v
+        out, _ = expect_rc(1, "compare", "--db", db, "--context", "runner=nipa", slow)
+        assert "RESULT: REGRESSION" in out, out
+        # At its own order too: its id "a12" sorts before its content key
+        # there, yet it is never in its own window.
+        doc = json.loads(expect_rc(0, "report", "-f", "nipa", "--db", db, "--context",
+                                   "runner=nipa", "--order", "12", slow)[0])
+        v = doc["results"][0]["metrics"][0]["verdicts"]
+        assert [x["verdict"] for x in v] == ["regression"] and v[0]["baseline_runs"] == 12, v
+
+
+def test_kcidb_start_time_from_the_log():
+    """Issue 40 item 9: KCIDB's start_time is the log's (its context's
+    time), else left out; never the conversion's clock: two conversions
+    of one log are the same bytes."""
+    args = ["report", "-f", "kcidb", "--origin", "ci", "--build-id", "ci:1"]
+    plain = data("seed.log")
+    timed = os.path.join(TMP, "timed.log")
+    with open(plain, encoding="utf-8") as f:
+        text = f.read()
+    with open(timed, "w", encoding="utf-8") as f:
+        f.write(text.replace("TAP version 13\n", 'TAP version 13\n# ktap-metric-context-json: '
+                             '{"time":"2026-12-07T10:40:50.423167Z"}\n', 1))
+    for log, want in ((plain, None), (timed, "2026-12-07T10:40:50.423167Z")):
+        first, _ = expect_rc(0, *args, log)
+        time.sleep(1.1)     # a clock would have moved on
+        second, _ = expect_rc(0, *args, log)
+        assert first == second, (first, second)
+        doc = json.loads(first)
+        assert [t.get("start_time") for t in doc["tests"]] == [want] * len(doc["tests"]), doc
+        assert schema_errors(first) == []
 
 
 def test_stdin_and_several_files():
@@ -749,10 +797,13 @@ def test_round_trip():
     assert max(len(line) for line in out.splitlines()) <= 120, out
     cmp = json.loads(expect_rc(1, "compare", "-f", "json", "--baseline", base, slow)[0])
     assert cmp["result"] == "regression" and cmp["failing"] == 2
-    # The test died: its series move to "incomplete"; the gated one is missing.
+    # The test died: its series move to "incomplete"; the gated one its
+    # baseline has is not a lost series but one that never ran: CASE
+    # FAILED, never a regression (issue 40).
     out, _ = expect_rc(1, "compare", "--baseline", base, died)
-    assert any(re.search(r"^  throughput\{host=local\} .* MISSING", r)
+    assert any(re.search(r"^  throughput\{host=local\} .* CASE FAILED", r)
                for r in case_rows(out, "devmem.check_kperf")), out
+    assert "RESULT: CASE FAILED" in out and "REGRESSION" not in out, out
     # ... and those of the case that died are no measurement: not judged.
     assert any(re.search(r"^  throughput\{host=local\} .* CASE FAILED", r)
                for r in case_rows(out, "incomplete")), out
@@ -973,7 +1024,7 @@ def test_html_history():
         with open(log, "w") as f:
             noise = ((i * 7) % 5 - 2) * 10**8      # +-0.2 Gbit/s
             f.write(UNITS_LOG % ("%d" % ((32 if i <= 8 else 20) * 10**9 + noise)))
-        expect_rc(0, "ingest", "-q", "--db", db, "--run", f"r{i}", "--order", "%03d" % i, log)
+        expect_rc(0, "ingest", "--create", "-q", "--db", db, "--run", f"r{i}", "--order", "%03d" % i, log)
     cur = os.path.join(TMP, "hist-cur.log")
     with open(cur, "w") as f:
         f.write(UNITS_LOG % "20000000000")
@@ -1073,7 +1124,7 @@ def test_site():
         with open(log, "w") as f:
             noise = ((i * 7) % 5 - 2) * 10**8
             f.write(UNITS_LOG % ("%d" % ((32 if i <= 7 else 20) * 10**9 + noise)))
-        expect_rc(0, "ingest", "-q", "--db", db, "--run", f"r{i}", "--order", "%03d" % i,
+        expect_rc(0, "ingest", "--create", "-q", "--db", db, "--run", f"r{i}", "--order", "%03d" % i,
                   "--context", f"commit=abc{i}", log)
     expect_rc(0, "pin", "--db", db, "r11")
     out = os.path.join(TMP, "site")

@@ -82,7 +82,7 @@ def check(how):
 
 rng = random.Random(14)
 for i in range(8):
-    expect_rc(0, "ingest", "--db", DB, "--run", f"r{i}", "--order", f"{i:03d}",
+    expect_rc(0, "ingest", "--create", "--db", DB, "--run", f"r{i}", "--order", f"{i:03d}",
               write_log(f"h{i}.log", rng))
 BASE = os.path.join(TMP, "base.json")
 expect_rc(0, "save", "-o", BASE, *(os.path.join(TMP, f"h{i}.log") for i in range(4)))
@@ -130,6 +130,48 @@ def test_a_regression_beside_it_is_one():
     verdicts = {(r["case"], r["name"]): r["verdict"] for r in doc["rows"]}
     assert verdicts[("fwd", "throughput")] == "regression", verdicts
     assert verdicts[("rev", "throughput")] == "case_failed", verdicts
+
+
+def killed_logs():
+    """Issue 40, item 6: the run killed (SIGTERM) inside rev, as the
+    producer library writes it (its abort line, no result line, the plan
+    unfinished); and the run cut between the cases (the log ends after
+    fwd's result line, plan 1..2 unfinished, no abort line)."""
+    lines = open(write_log("killed-src.log", random.Random(99)), encoding="utf-8").read()
+    lines = lines.splitlines()
+    fwd_end = lines.index("ok 1 fwd") + 1
+    killed = lines[:-1] + ['# ktap-metric-abort-json: {"reason":"SIGTERM"}']
+    paths = []
+    for name, body in (("killed.log", killed), ("cut.log", lines[:fwd_end])):
+        paths.append(os.path.join(TMP, name))
+        with open(paths[-1], "w", encoding="utf-8") as f:
+            f.write("\n".join(body) + "\n")
+    return paths
+
+
+def test_killed_run_is_not_a_regression():
+    """A killed or crashed run is CASE FAILED (exit 1, --allow-missing 0,
+    --bisect 125: the documented codes), never REGRESSION: the tracked
+    series it never measured are CASE FAILED, not MISSING; its death is
+    said once."""
+    for log in killed_logs():
+        for how in (("--db", DB), ("--baseline", BASE)):
+            doc = json.loads(twice(1, "compare", *how, "--format", "json", log))
+            verdicts = {(r["case"], r["name"]): r["verdict"] for r in doc["rows"]}
+            assert verdicts[("rev", "throughput")] == "case_failed", (log, how, verdicts)
+            assert verdicts[("fwd", "throughput")] == "no_change", (log, how, verdicts)
+            assert doc["result"] == "case_failed", (log, how, doc)
+            assert not [r for r in doc["rows"] if r["verdict"] == "missing" and r["fails"]]
+            text = twice(1, "compare", *how, log)
+            assert "RESULT: CASE FAILED" in text and "REGRESSION" not in text, text
+            twice(125, "compare", *how, "--bisect", log)
+            twice(0, "compare", *how, "--allow-missing", log)
+        _, err = expect_rc(1, "compare", "--db", DB, log)
+        warnings = [ln for ln in err.splitlines() if "warning" in ln]
+        assert len(warnings) == 1, err
+        assert ("ended abnormally (SIGTERM)" in err if "killed" in log else
+                "the plan (1..2) at nesting level 0 ended at test 1: the run was cut short"
+                in err), err
 
 
 if __name__ == "__main__":

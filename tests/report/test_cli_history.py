@@ -44,14 +44,14 @@ def unwrap(out):
             lines.append(ln)
     return lines
 
-def write_log(name, level, rng, repeats=3, status="ok"):
+def write_log(name, level, rng, repeats=3, status="ok", case="tcp"):
     """A KTAP log with @repeats throughput points around @level (3% noise)."""
     lines = ["KTAP version 1", "1..1", POLICY.rstrip("\n")]
     for k in range(repeats):
         v = level * (1 + 0.03 * rng.gauss(0, 1))
         lines.append('# ktap-metric-json: {"name":"throughput","shape":"scalar",'
                      f'"time":{k + 1},"value":{v:.6f}}}')
-    lines.append(f"{status} 1 tcp")
+    lines.append(f"{status} 1 {case}")
     path = os.path.join(TMP, name)
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
@@ -59,7 +59,7 @@ def write_log(name, level, rng, repeats=3, status="ok"):
 
 
 def ingest(runner, run_id, path, *extra):
-    out, _ = expect_rc(0, "ingest", "--db", DB, "--run", f"{runner}-{run_id}",
+    out, _ = expect_rc(0, "ingest", "--create", "--db", DB, "--run", f"{runner}-{run_id}",
                        "--order", run_id, "--context", f"runner={runner}", *extra, path)
     return out
 
@@ -74,7 +74,7 @@ def test_help():
     for cmd in ("ingest", "history", "accept", "pin"):
         out, _ = expect_rc(0, cmd, "--help")
         assert out.startswith(f"usage: ksft-metric {cmd}"), out
-    expect_rc(2, "ingest", write_log("h.log", 100, random.Random(1)))     # no --db
+    expect_rc(2, "ingest", "--create", write_log("h.log", 100, random.Random(1)))     # no --db
     expect_rc(2, "history")
     expect_rc(2, "accept", "--db", DB)
     expect_rc(2, "pin", "--db", DB, "a", "b")
@@ -223,6 +223,52 @@ def test_fail_loudly_wrong_context():
         assert not os.path.exists(os.path.join(TMP, "t.html"))
 
 
+def test_mis_set_ingest_refused():
+    """Issue 40, item 7: ingest never starts a history without --create (a
+    mistyped --db), refuses a run whose context lacks the runner= key every
+    other run of its series has (a forgotten or mistyped --context key)
+    unless --new-context, and says a new machine aloud; a compare that
+    forgot --context is refused (exit 2) even when an orphan run of its
+    bare context was stored, instead of judging against that orphan."""
+    rng = random.Random(40)
+    log = write_log("orph.log", 100, rng, case="orphcase")
+    # A mistyped path: refused, nothing created; --create starts one.
+    if "://" in DB:
+        db = empty_db()
+    else:
+        db = os.path.join(TMP, "orph-typo.sqlite")
+    _, err = expect_rc(2, "ingest", "--db", db, "--context", "runner=x", log)
+    assert "--create" in err and ("no run history there" in err or "holds no run" in err), err
+    if "://" not in DB:
+        assert not os.path.exists(db), db
+    expect_rc(0, "ingest", "--db", db, "--create", "--context", "runner=x", log)
+    r = "orph"
+    for i in range(6):
+        ingest(r, f"{i:03d}", write_log(f"orph{i}.log", 100, rng, case="orphcase"))
+    for args in ([], ["--context", "runenr=orph"]):
+        _, err = expect_rc(2, "ingest", "--db", DB, *args, log)
+        assert "this run's context has no runner" in err and "runner=orph (6 runs)" in err \
+            and "--new-context" in err, err
+    out, _ = expect_rc(0, "history", "--db", DB, "--format", "json", "orphcase")
+    assert len(json.loads(out)["series"][0]["points"]) == 6, out
+    # Said to be intended: stored, and the other machine named.
+    _, err = expect_rc(0, "ingest", "--db", DB, "--new-context", log)
+    assert "warning: this run's context has no runner" in err, err
+    # A compare that forgot --context does not judge against that orphan.
+    cur = write_log("orphcur.log", 100, rng, case="orphcase")
+    for _ in range(2):
+        out, err = expect_rc(2, "compare", "--db", DB, cur)
+        assert "this run's context has no runner" in err and "1 run there is comparable" in err \
+            and "runner=orph (6 runs)" in err, err
+        out, _ = expect_rc(2, "compare", "--db", DB, "--format", "json", cur)
+        assert json.loads(out)["result"] == "error", out
+        out, _ = expect_rc(0, "compare", "--db", DB, "--context", f"runner={r}", cur)
+        assert "RESULT: OK" in out, out
+    # A mistyped value looks like a new machine: stored, said aloud.
+    _, err = expect_rc(0, "ingest", "--db", DB, "--context", "runner=orhp", cur)
+    assert "warning: no run in history" in err and "runner=orph (6 runs)" in err, err
+
+
 def test_bisect_exit_status():
     """compare --bisect: 0 no regression, 1 regression, 125 cannot tell
     (here: a series that is NEW, or too few runs), 128 an error."""
@@ -341,13 +387,13 @@ def test_refusals_write_nothing():
     rng = random.Random(3)
     r = "refuse"
     ingest(r, "000", write_log("ok.log", 100, rng))
-    _, err = expect_rc(2, "ingest", "--db", DB, "--run", f"{r}-000", "--context",
+    _, err = expect_rc(2, "ingest", "--create", "--db", DB, "--run", f"{r}-000", "--context",
                        f"runner={r}", write_log("again.log", 100, rng))
     assert f"run {r}-000 is already in the history" in err, err
-    _, err = expect_rc(2, "ingest", "--db", DB, "--run", f"{r}-001", "--context",
+    _, err = expect_rc(2, "ingest", "--create", "--db", DB, "--run", f"{r}-001", "--context",
                        "=novalue", write_log("x.log", 100, rng))
     assert "--context '=novalue' is not KEY=VALUE" in err, err
-    _, err = expect_rc(2, "ingest", "--db", DB, "--run", f"{r}-001", "--context",
+    _, err = expect_rc(2, "ingest", "--create", "--db", DB, "--run", f"{r}-001", "--context",
                        f"runner={r}", os.path.join(TMP, "missing.log"))
     assert "missing.log" in err, err
     doc = history_json(r)
@@ -504,7 +550,7 @@ def test_ids_must_be_text():
         (("--run", f"{r}-001", "--order", "0\n1"), 'order "0?1": control character 0x0a at byte 1'),
     ]
     for args, msg in cases:
-        _, err = expect_rc(2, "ingest", "--db", DB, *args, "--context", f"runner={r}", log)
+        _, err = expect_rc(2, "ingest", "--create", "--db", DB, *args, "--context", f"runner={r}", log)
         assert msg in err, (args, err)
         assert "\x1b" not in err, err
     _, err = expect_rc(2, "accept", "--db", DB, "r\x1b[2J")
@@ -523,7 +569,7 @@ def test_foreign_ids_shown_neutralised():
     db = os.path.join(TMP, "foreign.sqlite")
     rng = random.Random(29)
     for i in range(3):
-        expect_rc(0, "ingest", "--db", db, "--run", f"run{i}", "--order", f"{i:03d}",
+        expect_rc(0, "ingest", "--create", "--db", db, "--run", f"run{i}", "--order", f"{i:03d}",
                   write_log(f"fo{i}.log", 100, rng))
     con = sqlite3.connect(db)
     con.text_factory = bytes
@@ -600,6 +646,54 @@ def html_counted(*args):
         rows = int(rows)
     with open(page, encoding="utf-8") as f:
         return f.read(), rows
+
+
+def test_last_counts_the_runs_shown():
+    """Issue 40: history --context R --last N shows R's last N runs, even
+    when other machines' runs came in between (--last used to count the
+    runs read before the context filter); without --context, the trends
+    that pool two machines say so (text NOTE, JSON "pooled_contexts", a
+    warning and a note from site)."""
+    rng = random.Random(41)
+    for i in range(8):
+        for r in ("lastA", "lastB"):
+            expect_rc(0, "ingest", "--create", "--db", DB, "--run", f"{r}-{i:03d}", "--order",
+                      f"{i:03d}{r}", "--context", f"runner={r}",
+                      write_log(f"last{r}{i}.log", 100, rng, case="lastcase"))
+    for _ in range(2):
+        out, _ = expect_rc(0, "history", "--db", DB, "--context", "runner=lastA", "--last",
+                           "5", "--format", "json", "lastcase")
+        doc = json.loads(out)
+        runs = [p["run"] for p in doc["series"][0]["points"]]
+        assert runs == [f"lastA-{i:03d}" for i in range(3, 8)], runs
+        assert doc["pooled_contexts"] == [], doc["pooled_contexts"]
+        out, _ = expect_rc(0, "history", "--db", DB, "--context", "runner=lastA", "--last",
+                           "5", "lastcase")
+        assert "NOTE" not in out and re.search(r"throughput +5 ", out), out
+    out, _ = expect_rc(0, "history", "--db", DB, "--last", "6", "--format", "json",
+                       "lastcase")
+    doc = json.loads(out)
+    assert len(doc["series"][0]["points"]) == 6, doc
+    assert doc["pooled_contexts"] == [{"runner": "lastA"}, {"runner": "lastB"}] or \
+        doc["pooled_contexts"] == [{"runner": "lastB"}, {"runner": "lastA"}], doc
+    out, _ = expect_rc(0, "history", "--db", DB, "lastcase")
+    assert out.startswith("NOTE: these trends pool the runs of 2 machines (runner=last"), out
+    assert "--context KEY=VALUE shows one machine's runs" in " ".join(out.split()), out
+    if "://" in DB:
+        return      # site draws every series of the shared server's history
+    db = os.path.join(TMP, "pooled.sqlite")
+    for i in range(3):
+        for r in ("poolA", "poolB"):
+            expect_rc(0, "ingest", "--db", db, "--create", "--run", f"{r}-{i}", "--context",
+                      f"runner={r}", write_log(f"pool{r}{i}.log", 100, rng))
+    site = os.path.join(TMP, "pooled-site")
+    _, err = expect_rc(0, "site", "--db", db, "-o", site)
+    assert "warning: the trends pool the runs of 2 machines (runner=pool" in err, err
+    index = open(os.path.join(site, "index.html"), encoding="utf-8").read()
+    assert "Note: these trends pool the runs of 2 machines" in index, index[:3000]
+    _, err = expect_rc(0, "site", "--db", db, "--context", "runner=poolA", "-o", site,
+                       "--force")
+    assert "pool" not in err.replace("pooled-site", ""), err
 
 
 def test_site_pages():
@@ -772,11 +866,11 @@ def test_base_dir():
     base = os.path.join(TMP, "confined")
     os.mkdir(base)
     log = write_log("confined/c.log", 100, random.Random(1))
-    _, err = expect_rc(2, "ingest", "--base-dir", base, "--db", os.path.join(TMP, "out.sqlite"),
+    _, err = expect_rc(2, "ingest", "--create", "--base-dir", base, "--db", os.path.join(TMP, "out.sqlite"),
                        log)
     assert "out.sqlite" in err, err
     assert not os.path.exists(os.path.join(TMP, "out.sqlite"))
-    expect_rc(0, "ingest", "--base-dir", base, "--db", os.path.join(base, "in.sqlite"), log)
+    expect_rc(0, "ingest", "--create", "--base-dir", base, "--db", os.path.join(base, "in.sqlite"), log)
 
 
 if __name__ == "__main__":

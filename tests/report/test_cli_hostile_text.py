@@ -91,7 +91,7 @@ def test_history_csv():
     db = os.path.join(TMP, "h.sqlite")
     path = write("h.log", log_with(["@case"], ["=HYPERLINK(1)"]))
     for i, run in enumerate(["=run1", "+run2", "-run3"], 1):
-        expect_rc(0, "ingest", "--db", db, "--run", run, "--order", f"@{i:04d}",
+        expect_rc(0, "ingest", "--create", "--db", db, "--run", run, "--order", f"@{i:04d}",
                   "--context", "runner=hostile", path)
     out, _ = expect_rc(0, "history", "--db", db, "--context", "runner=hostile",
                        "--format", "csv")
@@ -165,7 +165,7 @@ def test_context_controls_never_reach_the_terminal():
     every control as '?' (run twice: the same bytes each time)."""
     db = os.path.join(TMP, "ctx.sqlite")
     for i in range(3):
-        expect_rc(0, "ingest", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}",
+        expect_rc(0, "ingest", "--create", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}",
                   context_log(f"ctx{i}.log", {"hostname": TERM_ESCAPES,
                                               "commit": f"c{i}\x1b[0m"}, 10 + i))
     cur = context_log("ctxcur.log", {"hostname": "good", "commit": "c9"}, 10)
@@ -238,7 +238,7 @@ def test_html_pages_escape_every_field():
     cur = html_evil_log("evilcur.log", 5, case)
     db = os.path.join(TMP, "evil.sqlite")
     for i, log in enumerate(logs):
-        expect_rc(0, "ingest", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}", log)
+        expect_rc(0, "ingest", "--create", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}", log)
     base = os.path.join(TMP, "evil-base.json")
     expect_rc(0, "save", "-q", "-o", base, logs[0])
     first = None
@@ -299,7 +299,7 @@ def test_colliding_identities_get_their_own_pages():
     same names each time)."""
     db = os.path.join(TMP, "collide.sqlite")
     for i in range(3):
-        expect_rc(0, "ingest", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}",
+        expect_rc(0, "ingest", "--create", "--db", db, "--run", f"r{i}", "--order", f"{i:03d}",
                   colliding_log(f"collide{i}.log", 10 + i))
     first = None
     for k in range(2):

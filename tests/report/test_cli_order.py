@@ -16,6 +16,7 @@ usage: test_cli_order.py KSFT_METRIC
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -63,7 +64,7 @@ def noisy_runs(tag, n=10, seed=31):
 
 
 def ingest(runner, path, *extra, env=None, db=DB):
-    args = ["ingest", "-q", "--db", db, "--context", f"runner={runner}", *extra, path]
+    args = ["ingest", "--create", "-q", "--db", db, "--context", f"runner={runner}", *extra, path]
     if env is None:
         return expect_rc(0, *args)[0]
     p = subprocess.run([KSFT, *args], capture_output=True, text=True, env=env, timeout=300)
@@ -160,8 +161,9 @@ def test_log_time_orders_runs_without_order():
                        "json", "throughput")
     assert json.loads(out)["series"][0]["points"][5]["order"] == \
         "2026-12-01T10:50:00.000000Z", out
-    _, err = expect_rc(0, "ingest", "--db", DB, "--context", "runner=lt-rep", logs[3], logs[1])
-    assert err == "", err
+    _, err = expect_rc(0, "ingest", "--create", "--db", DB, "--context", "runner=lt-rep", logs[3], logs[1])
+    # No input warning; only the new machine is said (issue 40).
+    assert [ln for ln in err.splitlines() if "is comparable with this run" not in ln] == [], err
     # The stdlib reader merges the time alike (python/ksft_metric_reader.py).
     reader = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python",
                           "ksft_metric_reader.py")
@@ -337,22 +339,33 @@ def test_iso_orders_with_offsets():
                            "2026-12-01T11:00:00+02:00", "--format", "json", cur)
         row = json.loads(out)["rows"][0]
         assert (row["baseline_runs"], row["baseline"]) == (1, 100.0), row
-    _, err = expect_rc(2, "ingest", "--db", DB, "--context", "runner=iso", "--order",
+    _, err = expect_rc(2, "ingest", "--create", "--db", DB, "--context", "runner=iso", "--order",
                        "2026-02-30T10:00:00+01:00", a)
     assert 'order "2026-02-30T10:00:00+01:00"' in err and "with a zone" in err, err
 
 
 def test_same_numbers_new_order():
-    """Issue 33 item 8: the same numbers under a new --order (a new build
-    of a deterministic measurement) are a new run; the same order again is
-    the same run, refused."""
+    """Issue 40 item 8 (reversing issue 33's): the same log under a new
+    --order, or none, is the same run (a CI's retry), recognised by its
+    content and not stored again, exit 0 naming it; a new build of a
+    deterministic measurement is a new run when its context says so
+    (commit=...) or the CI names it (--run)."""
     log = write_log("same.log", [100.0, 100.0, 100.0])
-    ingest("same", log, "--order", "001")
-    ingest("same", log, "--order", "002")
-    assert len(states("same")) == 2
-    _, err = expect_rc(2, "ingest", "--db", DB, "--context", "runner=same", "--order", "002",
-                       log)
-    assert "already in the history" in err, err
+    out = ingest("same", log, "--order", "001")
+    first = re.search(r"ingested run (fnv-[0-9a-f]{32}): 1 series", out)
+    assert first, out
+    for extra in (["--order", "002"], ["--order", "001"], []):
+        out, _ = expect_rc(0, "ingest", "--db", DB, "--context", "runner=same", *extra, log)
+        assert out == f"already ingested as run {first.group(1)}: nothing stored\n", out
+    assert len(states("same")) == 1
+    ingest("same", log, "--order", "002", "--context", "commit=b2")
+    expect_rc(0, "ingest", "--db", DB, "--context", "runner=same", "--order", "003",
+              "--run", "build-3", log)
+    assert len(states("same")) == 3
+    # The CI's own id again: the same run, idempotent too.
+    out, _ = expect_rc(0, "ingest", "--db", DB, "--context", "runner=same", "--order", "004",
+                       "--run", "build-3", log)
+    assert out == "already ingested as run build-3: nothing stored\n", out
 
 
 def test_repeats_take_the_worst_status():
@@ -362,7 +375,7 @@ def test_repeats_take_the_worst_status():
     ok = write_log("st-pass.log", [100.0, 101.0, 99.0])
     bad = write_log("st-fail.log", [10.0, 11.0, 9.0], status="not ok 1 tcp")
     for runner, files in (("st-ab", (bad, ok)), ("st-ba", (ok, bad))):
-        expect_rc(0, "ingest", "-q", "--db", DB, "--context", f"runner={runner}",
+        expect_rc(0, "ingest", "--create", "-q", "--db", DB, "--context", f"runner={runner}",
                   "--order", "001", *files)
         out, _ = expect_rc(0, "history", "--db", DB, "--context", f"runner={runner}",
                            "--all-status", "--format", "json", "throughput")
@@ -397,11 +410,11 @@ def test_stale_read_only_copy():
     import sqlite3
     src = tempfile.mkdtemp(prefix="ksft-metric-wal-")
     db = os.path.join(src, "h.sqlite")
-    expect_rc(0, "ingest", "-q", "--db", db, "--run", "w1", "--order", "1",
+    expect_rc(0, "ingest", "--create", "-q", "--db", db, "--run", "w1", "--order", "1",
               write_log("w1.log", [100.0, 101.0, 99.0]))
     holder = sqlite3.connect(db)    # keeps the -wal from being checkpointed away
     holder.execute("SELECT count(*) FROM ksftm_runs").fetchall()
-    expect_rc(0, "ingest", "-q", "--db", db, "--run", "w2", "--order", "2",
+    expect_rc(0, "ingest", "--create", "-q", "--db", db, "--run", "w2", "--order", "2",
               write_log("w2.log", [100.0, 101.0, 99.0]))
     assert os.path.getsize(db + "-wal") > 0
     dst = tempfile.mkdtemp(prefix="ksft-metric-ro-")

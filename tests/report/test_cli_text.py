@@ -78,7 +78,7 @@ def outputs(columns=None):
         expect_rc(0, "save", "-o", base, BASE_LOG)
     if not os.path.exists(DB):
         for i in range(6):
-            expect_rc(0, "ingest", "--db", DB, "--run", f"r{i}", "--order", f"{i:03d}",
+            expect_rc(0, "ingest", "--create", "--db", DB, "--run", f"r{i}", "--order", f"{i:03d}",
                       write_log(f"h{i}.log", 10 + i))
     got = {}
     for name, args in (("report", ["report", SAME_LOG]),
@@ -227,7 +227,7 @@ def test_comparability_error_names_comparability_keys():
     commit that differ too."""
     db = os.path.join(TMP, "ctx.sqlite")
     for i in range(2):
-        expect_rc(0, "ingest", "--db", db, "--run", f"c{i}", "--order", f"{i:03d}",
+        expect_rc(0, "ingest", "--create", "--db", db, "--run", f"c{i}", "--order", f"{i:03d}",
                   write_log(f"c{i}.log", 20 + i, context={
                       "hostname": "old", "governor": "powersave", "commit": f"c{i}"}))
     cur = write_log("cur.log", 30, context={"hostname": "new", "governor": "performance",

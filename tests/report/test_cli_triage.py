@@ -52,7 +52,7 @@ def write_log(name, level, rng, latency=None):
 
 
 def ingest(runner, i, path):
-    expect_rc(0, "ingest", "--db", DB, "--run", f"{runner}-{i:03d}", "--order", f"{i:03d}",
+    expect_rc(0, "ingest", "--create", "--db", DB, "--run", f"{runner}-{i:03d}", "--order", f"{i:03d}",
               "--context", f"runner={runner}", path)
 
 

@@ -82,10 +82,12 @@ def test_no_credentials():
     url = (f"postgresql://postgres:{secrets[0]}@/ksftm_test?{host}&password={secrets[1]}"
            f"&sslpassword={secrets[2]}")
     log = log_file()
-    expect_rc(0, "ingest", "--db", url, "--run", "cred-1", "--order", "1",
+    expect_rc(0, "ingest", "--create", "--db", url, "--run", "cred-1", "--order", "1",
               "--context", "runner=cred", log)
-    _, err = expect_rc(2, "ingest", "--db", url, "--run", "cred-1", "--order", "1",
-                       "--context", "runner=cred", log)
+    # The id again with other content (another commit): refused, the
+    # database named without its credentials.
+    _, err = expect_rc(2, "ingest", "--create", "--db", url, "--run", "cred-1", "--order", "1",
+                       "--context", "runner=cred", "--context", "commit=other", log)
     assert "already in the history" in err and "***" in err, err
     bad = [url,
            f"postgresql://postgres:{secrets[0]}@/no_such_db?{host}&password={secrets[1]}",
@@ -101,7 +103,7 @@ def test_no_credentials():
             try:
                 h = report.History(u)
                 h.ingest(report.Report.read(log), run_id="cred-1", order="1",
-                         context={"runner": "cred"})
+                         context={"runner": "cred", "commit": "other"})
             except OSError as e:
                 for s in secrets:
                     assert s not in str(e), f"{s} in: {e}"
@@ -132,7 +134,7 @@ def pg_release(holder):
 
 
 def ingest_proc(url, run_id, order, log):
-    return subprocess.Popen([KSFT, "ingest", "--db", url, "--run", run_id, "--order", order,
+    return subprocess.Popen([KSFT, "ingest", "--create", "--db", url, "--run", run_id, "--order", order,
                              "--context", "runner=conc", log],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -187,12 +189,12 @@ def test_reader_not_blocked():
     log = log_file()
     if PG:
         url = pg_with_db("ksftm_lock")
-        expect_rc(0, "ingest", "--db", url, "--run", "l1", "--order", "1", log)
+        expect_rc(0, "ingest", "--create", "--db", url, "--run", "l1", "--order", "1", log)
         holder = pg_holder(url, "SELECT pg_advisory_xact_lock(1802724980);"
                            " LOCK TABLE ksftm_runs IN SHARE ROW EXCLUSIVE MODE;")
     else:
         url = os.path.join(TMP, "lock.sqlite")
-        expect_rc(0, "ingest", "--db", url, "--run", "l1", "--order", "1", log)
+        expect_rc(0, "ingest", "--create", "--db", url, "--run", "l1", "--order", "1", log)
         holder = sqlite3.connect(url, isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")
         holder.execute("UPDATE ksftm_runs SET pinned = 0")
@@ -220,7 +222,7 @@ def test_read_only_other_user():
         d = tempfile.mkdtemp(prefix="ksft-metric-ro-")
         os.chmod(d, dir_mode)
         url = os.path.join(d, "h.sqlite")
-        expect_rc(0, "ingest", "--db", url, "--run", "ro1", "--order", "1", log)
+        expect_rc(0, "ingest", "--create", "--db", url, "--run", "ro1", "--order", "1", log)
         assert not os.path.exists(url + "-wal"), os.listdir(d)
         os.chmod(url, 0o444)
         shutil.copy(log, os.path.join(d, "run.log"))
@@ -247,7 +249,7 @@ def test_no_notices():
     url = pg_with_db("ksftm_notice")
     psql(url, "CREATE TABLE ksftm_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     log = log_file()
-    for args in (["ingest", "--db", url, "--run", "n1", "--order", "1", log],
+    for args in (["ingest", "--create", "--db", url, "--run", "n1", "--order", "1", log],
                  ["history", "--db", url], ["compare", "--db", url, log],
                  ["pin", "--db", url, "n1"]):
         _, err = expect_rc(0, *args)
@@ -276,7 +278,7 @@ def unconstrained(name):
         if os.path.exists(url):
             os.unlink(url)
     for k in (1, 2):
-        expect_rc(0, "ingest", "--db", url, "--run", f"u{k}", "--order", str(k), log)
+        expect_rc(0, "ingest", "--create", "--db", url, "--run", f"u{k}", "--order", str(k), log)
     expect_rc(0, "accept", "--db", url, "u2", "throughput")
     if PG:
         for table, column in NULLABLE:
@@ -322,7 +324,7 @@ def test_nulls_and_bad_json():
         set_sql(url, f"UPDATE {table} SET {column} = {value}")
         for args in (["history", "--db", url], ["compare", "--db", url, log],
                      ["accept", "--db", url, "u2", "throughput"],
-                     ["ingest", "--db", url, "--run", "u9", "--order", "9", log]):
+                     ["ingest", "--create", "--db", url, "--run", "u9", "--order", "9", log]):
             rc, out, err = run(*args)
             assert rc in (0, 1, 2), f"{table}.{column}={value} {args[0]}: rc {rc}\n{err}"
             if rc == 2:
@@ -375,9 +377,9 @@ def test_old_verdict_codes_read():
     url = pg_with_db("ksftm_oldcodes") if PG else os.path.join(TMP, "oldcodes.sqlite")
     for k in range(8):
         v = 100 + (k % 3) - 1
-        expect_rc(0, "ingest", "--db", url, "--run", f"o{k}", "--order", f"{k:02d}",
+        expect_rc(0, "ingest", "--create", "--db", url, "--run", f"o{k}", "--order", f"{k:02d}",
                   run_log(f"old{k}.log", (v, v + 1, v - 1)))
-    expect_rc(0, "ingest", "--db", url, "--run", "dbg", "--order", "08",
+    expect_rc(0, "ingest", "--create", "--db", url, "--run", "dbg", "--order", "08",
               "--context", "debug_kernel=1", run_log("dbg.log", (40, 41, 39)))
     cur = run_log("cur.log", (93, 94, 92))
     stored = {r[0] for r in db_exec(url, "SELECT DISTINCT verdict FROM ksftm_results")}
@@ -423,7 +425,7 @@ def test_read_indexes_added_by_writer():
     new_idx = {"ksftm_results_window_op", "ksftm_results_run_series"}
     for k in range(6):
         v = 100 + (k % 3) - 1
-        expect_rc(0, "ingest", "--db", url, "--run", f"i{k}", "--order", f"{k:02d}",
+        expect_rc(0, "ingest", "--create", "--db", url, "--run", f"i{k}", "--order", f"{k:02d}",
                   run_log(f"idx{k}.log", (v, v + 1, v - 1)))
     assert new_idx <= index_names(url), index_names(url)
     cur = run_log("idxcur.log", (70, 71, 69))
@@ -438,7 +440,7 @@ def test_read_indexes_added_by_writer():
     expect_rc(0, "history", "--db", url)
     names = index_names(url)
     assert not new_idx & names and "ksftm_results_window" in names, names
-    expect_rc(0, "ingest", "--db", url, "--run", "i6", "--order", "06",
+    expect_rc(0, "ingest", "--create", "--db", url, "--run", "i6", "--order", "06",
               run_log("idx6.log", (100, 101, 99)))
     names = index_names(url)
     assert new_idx <= names and not names & {"ksftm_results_window", "ksftm_results_run"}, names
@@ -449,7 +451,7 @@ def test_values_read_back_exactly():
     0.333333333333333, a different double)."""
     url = pg_with_db("ksftm_exact") if PG else os.path.join(TMP, "exact.sqlite")
     third = 1 / 3
-    expect_rc(0, "ingest", "--db", url, "--run", "x0", "--order", "00",
+    expect_rc(0, "ingest", "--create", "--db", url, "--run", "x0", "--order", "00",
               run_log("exact.log", (third, third, third)))
     out, _ = expect_rc(0, "history", "--db", url, "--format", "json")
     values = [p["value"] for s in json.loads(out)["series"] for p in s["points"]]

@@ -436,16 +436,21 @@ START_TEST(test_transient_needs_old_level)
 	ingest_n(h, 21, 1, TRANSIENT_PROBE);
 	ingest_n(h, 22, 1, 100);
 	/* One too-noisy run and one back: r20 is still out (the rule that
-	 * counted every unflagged run let it in: 23). */
-	ck_assert_uint_eq(level_runs(h, 100, t), 22);
+	 * counted every unflagged run let it in: 23), and so is r21, too
+	 * noisy and 6 % down, beyond the lenient line: held out (issue 40;
+	 * before, it entered the window at once: 22). */
+	ck_assert_uint_eq(level_runs(h, 100, t), 21);
 	ck_assert_str_eq(t, "no_change");
 	ingest_n(h, 23, 1, 100);
-	ck_assert_uint_eq(level_runs(h, 100, t), 24);	/* two back: r20 re-admitted */
+	/* Two back: r20 and r21 were transients, both re-admitted. */
+	ck_assert_uint_eq(level_runs(h, 100, t), 24);
 	ksft_metric_report_history_close(h);
 }
 END_TEST
 
 /* A run whose case also reports how disturbed the machine was. */
+/* Others' CPU time on the test's CPUs: what can excuse a regression (issue
+ * 40: the test's own run-queue wait and switches cannot). */
 static struct ksft_metric_report *make_disturbed_run(double tput, double runq)
 {
 	static char buf[4096];
@@ -456,12 +461,12 @@ static struct ksft_metric_report *make_disturbed_run(double tput, double runq)
 		"KTAP version 1\n1..1\n"
 		"# ktap-metric-policy-json: {\"name\":\"throughput\",\"regression\":{\"better\":"
 		"\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}\n"
-		"# ktap-metric-policy-json: {\"name\":\"interference.runq_wait\","
+		"# ktap-metric-policy-json: {\"name\":\"interference.others_cpu\","
 		"\"summarize\":\"distribution\"}\n");
 	for (k = 0; k < 3; k++)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
 			"# ktap-metric-json: {\"name\":\"throughput\",\"shape\":\"scalar\",\"time\":%d,"
-			"\"value\":%.6f}\n# ktap-metric-json: {\"name\":\"interference.runq_wait\","
+			"\"value\":%.6f}\n# ktap-metric-json: {\"name\":\"interference.others_cpu\","
 			"\"shape\":\"scalar\",\"time\":%d,\"value\":%.6f}\n", k + 1,
 			tput * (1 + cv * gauss()), k + 1, runq * (1 + 0.1 * gauss()));
 	snprintf(buf + len, sizeof(buf) - len, "ok 1 tcp\n");
@@ -663,8 +668,8 @@ START_TEST(test_disturbed_names_series)
 								      &text[i], &len), 0);
 		line = strstr(text[i], "DISTURBED: ");
 		ck_assert_msg(line, "%s", text[i]);
-		line = strstr(line, "interference.runq_wait was +");
-		ck_assert_msg(line && sscanf(line, "interference.runq_wait was +%lf%%", &pct) == 1,
+		line = strstr(line, "interference.others_cpu was +");
+		ck_assert_msg(line && sscanf(line, "interference.others_cpu was +%lf%%", &pct) == 1,
 			      "%s", text[i]);
 		/* the wait is ten times its history's: about +900 % */
 		ck_assert_msg(pct > 500 && pct < 1500, "%g", pct);
@@ -672,7 +677,7 @@ START_TEST(test_disturbed_names_series)
 		if (!i) {
 			ck_assert_int_eq(ksft_metric_report_comparison_format(c, KSFT_METRIC_REPORT_JSON,
 									      &json, &len), 0);
-			ck_assert_msg(strstr(json, "\"disturbed_by\":{\"series\":\"interference.runq_wait\","
+			ck_assert_msg(strstr(json, "\"disturbed_by\":{\"series\":\"interference.others_cpu\","
 					     "\"change_pct\":"), "%s", json);
 		}
 		ksft_metric_report_comparison_free(c);

@@ -211,7 +211,10 @@ START_TEST(test_incomplete)
 	ck_assert_uint_eq(s.points, 2);
 	ru_assert_num(ru_summary(r, i, "total"), 5);
 	ck_assert_uint_eq(ru_warnings_with(r, 7, "without a result line"), 1);
-	ck_assert_uint_eq(ru_warnings_with(r, 0, "has no result line"), 1);
+	/* One death, one warning (issue 40): the enclosing test it left
+	 * without a result line, and its plan, are not said again. */
+	ck_assert_uint_eq(ru_warnings_with(r, 0, "has no result line"), 0);
+	ck_assert_uint_eq(ru_warnings_with(r, 0, "cut short"), 0);
 	ksft_metric_report_free(r);
 }
 END_TEST

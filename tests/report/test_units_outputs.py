@@ -174,7 +174,7 @@ def test_compare_json():
 def test_history():
     db = os.path.join(TMP, "h.db")
     for i, log in enumerate((LOG, LOG2), 1):
-        expect_rc(0, "ingest", "-q", "--db", db, "--run", f"r{i}", "--order", f"00{i}", log)
+        expect_rc(0, "ingest", "--create", "-q", "--db", db, "--run", f"r{i}", "--order", f"00{i}", log)
     doc = json.loads(expect_rc(0, "history", "--db", db, "-f", "json")[0])
     got = {s["metric"]: (s["unit"], s["scale"]) for s in doc["series"]}
     want = {k: v for k, v in WANT.items() if k in got}

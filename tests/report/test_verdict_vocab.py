@@ -76,13 +76,13 @@ def case(name, metric, values, policy=True, extra=""):
                      '"compare":"p50","relative_tolerance":0.05},"summarize":"distribution"}'
                      % metric)
     if extra:
-        lines.append('# ktap-metric-policy-json: {"name":"interference.runq_wait",'
+        lines.append('# ktap-metric-policy-json: {"name":"interference.steal",'
                      '"summarize":"distribution"}')
     for t, v in enumerate(values):
         lines.append('# ktap-metric-json: {"name":"%s","shape":"scalar","time":%d,"value":%r}'
                      % (metric, t + 1, v))
         if extra:
-            lines.append('# ktap-metric-json: {"name":"interference.runq_wait","shape":'
+            lines.append('# ktap-metric-json: {"name":"interference.steal","shape":'
                          '"scalar","time":%d,"value":%r}' % (t + 1, extra[t]))
     return lines, name
 
@@ -126,7 +126,7 @@ def history():
     rng = random.Random(23)
     for k in range(12):
         log = write_run(os.path.join(TMP, f"h{k}.log"), run_cases(rng, k, False))
-        expect_rc(0, "ingest", "--db", DB, "--run", f"r{k}", "--order", f"{k:03d}",
+        expect_rc(0, "ingest", "--create", "--db", DB, "--run", f"r{k}", "--order", f"{k:03d}",
                   "--context", "runner=vocab", log)
     return write_run(os.path.join(TMP, "cur.log"), run_cases(rng, 12, True))
 
@@ -267,7 +267,7 @@ def test_html():
     dist = re.findall(r'<tr class="disturbed" id=.*?</tr>\n<tr class="explain disturbed">'
                       r'<td class="explain" colspan="%d"><div class="disturbed">(.*?)</div>' % cols,
                       section)
-    assert dist and re.match(r"interference\.runq_wait was \+\d+\.\d% above its history&apos;s level "
+    assert dist and re.match(r"interference\.steal was \+\d+\.\d% above its history&apos;s level "
                              r"\(\d+\.\d sd\)", dist[0]), section[:3000]
     young = [r for r in noisy if 'id="v-s-young' in r]
     assert young and "the history is too short to know its noise: 2 more runs" in young[0], young

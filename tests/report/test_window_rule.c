@@ -84,15 +84,49 @@ START_TEST(test_oldest_first)
 	double v[3] = { 3, 2, 1 }, w[3] = { 0.3, 0.2, 0.1 };
 	size_t r[3] = { 30, 20, 10 };
 
-	history_window_rule_oldest_first(v, w, r, 3);
+	history_window_rule_oldest_first(v, w, r, NULL, 3);
 	ck_assert_double_eq(v[0], 1);
 	ck_assert_double_eq(v[2], 3);
 	ck_assert_double_eq(w[0], 0.1);
 	ck_assert_double_eq(w[1], 0.2);
 	ck_assert_uint_eq(r[0], 10);
 	ck_assert_uint_eq(r[2], 30);
-	history_window_rule_oldest_first(v, w, r, 0);
+	history_window_rule_oldest_first(v, w, r, NULL, 0);
 	ck_assert_double_eq(v[0], 1);
+}
+END_TEST
+
+/*
+ * Issue 40: the held-out rule's lenient line, HISTORY_HOLD_Z robust sd of
+ * successive differences on the worse side of the level, on logarithms
+ * for positive values; none for too few runs, no spread, no direction.
+ * And the held flags turn oldest first with their runs.
+ */
+START_TEST(test_hold_line)
+{
+	/* Alternating 100 and 102, seven runs: six successive differences of
+	 * +-log(1.02), median 0, MAD log(1.02); one run's robust sd is
+	 * 1.4826 log(1.02) / sqrt(2). */
+	double v[8] = { 100, 102, 100, 102, 100, 102, 100, 102 }, scratch[16];
+	double sd = log(102.0 / 100.0) * 1.4826 / sqrt(2.0), line;
+	double w[3] = { 0, 0, 0 };
+	size_t r[3] = { 3, 3, 3 };
+	unsigned char held[3] = { 1, 0, 0 };
+
+	line = history_window_rule_hold_line(v, 7, 101, 1, scratch);
+	ck_assert_double_eq_tol(line, 101 * exp(-HISTORY_HOLD_Z * sd), 1e-9);
+	line = history_window_rule_hold_line(v, 7, 101, -1, scratch);
+	ck_assert_double_eq_tol(line, 101 * exp(HISTORY_HOLD_Z * sd), 1e-9);
+	ck_assert(isnan(history_window_rule_hold_line(v, 3, 101, 1, scratch)));
+	ck_assert(isnan(history_window_rule_hold_line(v, 7, 101, 0, scratch)));
+	for (size_t k = 0; k < 8; k++)
+		v[k] = 5;
+	ck_assert(isnan(history_window_rule_hold_line(v, 8, 5, 1, scratch)));
+	/* held flags reversed with the values */
+	history_window_rule_oldest_first(v, w, r, held, 3);
+	ck_assert_uint_eq(held[0], 0);
+	ck_assert_uint_eq(held[2], 1);
+	ck_assert_uint_eq(HISTORY_HOLD_MIN_REPEATS, 3);
 }
 END_TEST
 
@@ -105,6 +139,7 @@ Suite *make_suite(void)
 	tcase_add_test(c, test_transient);
 	tcase_add_test(c, test_repeats);
 	tcase_add_test(c, test_oldest_first);
+	tcase_add_test(c, test_hold_line);
 	suite_add_tcase(s, c);
 	return s;
 }

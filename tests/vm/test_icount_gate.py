@@ -52,7 +52,7 @@ with tempfile.TemporaryDirectory() as tmp:
     base, db = os.path.join(tmp, "base.json"), os.path.join(tmp, "h.db")
     subprocess.run([cli, "save", "--quiet", "-o", base, fixture], check=True)
     for i in range(5):
-        subprocess.run([cli, "ingest", "--quiet", "--db", db, "--order", str(i), "--run",
+        subprocess.run([cli, "ingest", "--create", "--quiet", "--db", db, "--order", str(i), "--run",
                         "boot-%d" % i, fixture], check=True, stdout=subprocess.DEVNULL)
     for k, want_fail in ((1.0, False), (1.004, False), (1.01, True)):
         log = os.path.join(tmp, "x%g.log" % k)

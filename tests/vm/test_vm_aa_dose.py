@@ -103,7 +103,7 @@ with tempfile.TemporaryDirectory(prefix="ksft-vm-aa.") as tmp:
     def ingest(i, lg):
         # --run: boots of one root are bit-identical, so the default run id
         # (a hash of the log) would be the same for all five.
-        subprocess.run([cli, "ingest", "--db", db, "--order", str(i), "--run", "boot-%d" % i,
+        subprocess.run([cli, "ingest", "--create", "--db", db, "--order", str(i), "--run", "boot-%d" % i,
                         "--quiet", lg], check=True, stdout=subprocess.DEVNULL)
     for i, lg in enumerate(aa[:4]):
         ingest(i, lg)

@@ -216,6 +216,7 @@ int cmd_accept(int argc, char **argv);
 int cmd_pin(int argc, char **argv);
 int cmd_site(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
+int cmd_profile_diff(int argc, char **argv);
 
 /*
  * Open --db (confined to --base-dir when it is a file); prints why and
@@ -246,6 +247,15 @@ enum cli_judge {
 int cli_history_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts *go,
 		      struct ksft_metric_report_history **h,
 		      struct ksft_metric_report_comparison **out);
+/*
+ * Can history @h judge cc->r (ksft_metric_report_history_check(), the
+ * run's context from @go)? Its answer (an enum
+ * ksft_metric_report_history_fit), with cc->unusable the reason and what
+ * to do about it on @ingest's command line or compare's (NULL when it
+ * fits, or out of memory); a negative errno after printing a read error.
+ */
+int cli_history_fit(struct cli_common *cc, struct ksft_metric_report_history *h,
+		    const struct ksft_metric_report_gate_opts *go, int ingest);
 #define CLI_OPTION_FIRST_RUN	{ "first-run", no_argument, NULL, 'N' }
 /* accept and pin: one RUN (accept: [SERIES]) acted on in the history --db. */
 int cli_run_action(int argc, char **argv, const char *name, const char *usage, int accept);

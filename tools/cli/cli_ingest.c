@@ -11,10 +11,12 @@
 #include "cli.h"
 
 #define MAX_WINDOW 100000
+#define OPT_NEW_CONTEXT 256
 
 static const char ingest_usage[] =
-	"usage: ksft-metric ingest --db DB [--run ID] [--order KEY] [--context KEY=VALUE ...]\n"
-	"                          [--host-context] [--window N] [--fdr Q] [--base-dir DIR] FILE...\n"
+	"usage: ksft-metric ingest --db DB [--create] [--new-context] [--run ID] [--order KEY]\n"
+	"                          [--context KEY=VALUE ...] [--host-context] [--window N]\n"
+	"                          [--fdr Q] [--base-dir DIR] FILE...\n"
 	"\n"
 	"Store the inputs (several FILEs: repeats of one run) as one run of the\n"
 	"history DB: every series, its policy, processed samples, summaries and\n"
@@ -22,9 +24,16 @@ static const char ingest_usage[] =
 	"before it, as 'compare --db' would; a regression is stored but kept out\n"
 	"of later baselines until 'ksft-metric accept'.\n"
 	"\n"
-	"  -D, --db DB          SQLite file (created) or postgresql://... URI\n"
-	"  -r, --run ID         the run's unique id (default: a hash of its content,\n"
-	"                       context and --order)\n"
+	"  -D, --db DB          SQLite file or postgresql://... URI\n"
+	"  -c, --create         the history may be new: create the SQLite file, or\n"
+	"                       store into a database that holds no run (else both\n"
+	"                       are refused: a mistyped --db)\n"
+	"      --new-context    this run's machine is new to the history although its\n"
+	"                       context lacks a key (runner=...) that every other\n"
+	"                       machine of its series has (else refused: a forgotten\n"
+	"                       or mistyped --context)\n"
+	"  -r, --run ID         the run's unique id (default: its content key, a hash\n"
+	"                       of its context and its series' stored samples)\n"
 	"  -O, --order KEY      the CI's order for the run (commit date, build number;\n"
 	"                       compared as text, ISO date-times with a zone in UTC;\n"
 	"                       ties broken by the run id), default: the run's start\n"
@@ -40,6 +49,11 @@ static const char ingest_usage[] =
 	"  -C, --base-dir DIR   every file read or written must resolve under DIR\n"
 	"  -q, --quiet          do not print input warnings\n"
 	"  -h, --help           this help\n"
+	"\n"
+	"A run whose machine is new to the history is stored with a warning naming\n"
+	"the machines that hold its series. A run stored already (the same context\n"
+	"and series, whatever its --order or --run: a CI's retry) is not stored\n"
+	"again: 'already ingested as run ID', exit 0.\n"
 	"\n"
 	"Exit status: 0 stored, 2 bad usage, unreadable input or refused run.\n";
 
@@ -108,6 +122,8 @@ int cmd_ingest(int argc, char **argv)
 		{ "order", required_argument, NULL, 'O' },
 		CLI_OPTION_CONTEXT,
 		{ "host-context", no_argument, NULL, 'H' },
+		{ "create", no_argument, NULL, 'c' },
+		{ "new-context", no_argument, NULL, OPT_NEW_CONTEXT },
 		{ "window", required_argument, NULL, 'w' },
 		{ "fdr", required_argument, NULL, 'F' },
 		CLI_OPTION_BASE_DIR,
@@ -120,12 +136,13 @@ int cmd_ingest(int argc, char **argv)
 	struct cli_common cc;
 	char **host = NULL, *run_id = NULL;
 	size_t n_host = 0, i;
-	int ch, ret, stored, host_ctx = 0;
+	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
+	int ch, ret, stored, host_ctx = 0, create = 0, new_context = 0, fit;
 
 	ret = cli_common_init(&cc, "ingest", ingest_usage, 0, argc + 5);
 	if (ret != EXIT_OK)
 		return ret;
-	while ((ch = cli_getopt(&cc, argc, argv, "D:r:O:x:Hw:F:C:qh", opts)) != -1) {
+	while ((ch = cli_getopt(&cc, argc, argv, "D:r:O:x:Hcw:F:C:qh", opts)) != -1) {
 		ret = EXIT_USAGE;
 		if (ch == 'r') {
 			io.run_id = optarg;
@@ -133,6 +150,10 @@ int cmd_ingest(int argc, char **argv)
 			io.order = optarg;
 		} else if (ch == 'H') {
 			host_ctx = 1;
+		} else if (ch == 'c') {
+			create = 1;
+		} else if (ch == OPT_NEW_CONTEXT) {
+			new_context = 1;
 		} else if (ch == 'w') {
 			if (cli_parse_size("--window", optarg, MAX_WINDOW, &io.window))
 				goto out;
@@ -162,11 +183,35 @@ int cmd_ingest(int argc, char **argv)
 	}
 	io.context = cc.context;
 	io.n_context = cc.n_context;
-	cc.db_create = 1;	/* ingest starts a history */
+	cc.db_create = create;	/* only --create starts a history (issue 40) */
 	h = cli_open_history(&cc);
 	if (!h)
 		goto out;
+	/* A mistyped --db or a forgotten --context is refused, a new machine
+	 * said aloud: the library's one answer, as compare --db's. */
+	go.context = cc.context;
+	go.n_context = cc.n_context;
+	fit = cli_history_fit(&cc, h, &go, 1);
+	if (fit < 0)
+		goto out;
+	if ((fit == KSFT_METRIC_REPORT_HISTORY_EMPTY && !create) ||
+	    (fit == KSFT_METRIC_REPORT_HISTORY_KEY_MISSING && !new_context)) {
+		if (cc.unusable)
+			cli_error("ingest: %s", cc.unusable);
+		else
+			cli_oom("ingest");
+		goto out;
+	}
+	if (fit != KSFT_METRIC_REPORT_HISTORY_FITS && fit != KSFT_METRIC_REPORT_HISTORY_EMPTY &&
+	    cc.unusable)
+		cli_error("ingest: warning: %s", cc.unusable);
 	stored = ksft_metric_report_history_ingest(h, cc.r, &io, &run_id);
+	if (stored == -EALREADY && run_id) {
+		/* A retry: the same run, whatever its order or id (issue 40). */
+		printf("already ingested as run %s: nothing stored\n", run_id);
+		ret = EXIT_OK;
+		goto out;
+	}
 	if (stored < 0) {
 		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
 		goto out;

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -32,7 +31,9 @@ static const char report_usage[] =
 	"      --name-style S ktap (default: as logged) or nipa (NIPA's names)\n"
 	"      --origin O     kcidb: the submitting CI system ([a-z0-9_]+)\n"
 	"      --build-id B   kcidb: the tested build's id (O:...)\n"
-	"      --start-time T kcidb: the run's start, RFC 3339 (default: now)\n"
+	"      --start-time T kcidb: the run's start, RFC 3339 (default: the logs'\n"
+	"                     context time, else none: never the clock, so one\n"
+	"                     log converts to the same bytes every time)\n"
 	"      --run-id R     kcidb: tells runs of one build apart in test ids\n"
 	"                     (default: a hash of the inputs' content)\n"
 	"      --context K=V  kcidb, nipa: add to the run context (repeatable)\n"
@@ -55,16 +56,6 @@ enum {
 	OPT_START_TIME,
 	OPT_RUN_ID,
 };
-
-/* Now in UTC, as KCIDB's start_time: the run is being reported now. */
-static void now_rfc3339(char *buf, size_t size)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
 
 int cmd_report(int argc, char **argv)
 {
@@ -97,7 +88,6 @@ int cmd_report(int argc, char **argv)
 	struct ksft_metric_report_comparison *cmp = NULL;
 	struct ksft_metric_report_history *h = NULL;
 	struct cli_common cc;
-	char now[32];
 	int ch, ret;
 	char *text;
 	size_t len;
@@ -159,10 +149,6 @@ int cmd_report(int argc, char **argv)
 	if (cc.fmt == KSFT_METRIC_REPORT_KCIDB && (!fo.origin || !fo.build_id)) {
 		ret = cli_needs(&cc, "--origin and --build-id for --format kcidb");
 		goto out;
-	}
-	if (cc.fmt == KSFT_METRIC_REPORT_KCIDB && !fo.start_time) {
-		now_rfc3339(now, sizeof(now));
-		fo.start_time = now;
 	}
 	ret = cli_load(&cc, argv + optind, argc - optind, NULL);
 	if (ret != EXIT_OK)

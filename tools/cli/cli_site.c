@@ -385,6 +385,65 @@ static void index_row(struct html_page *pg, json_t *s, const char *anchor)
  * index.html: the counts of the latest verdicts, then per case (in the
  * history's order) its series, the latest verdicts worth a look first.
  */
+/* "KEY=VALUE, ..." of one machine (a "pooled_contexts" entry) to @f or @o. */
+static void machine_keys(FILE *f, struct svg *o, json_t *machine)
+{
+	const char *key;
+	json_t *v;
+	int first = 1;
+
+	json_object_foreach(machine, key, v) {
+		if (f) {
+			fputs(first ? "" : ", ", f);
+			cli_put_printable(f, key);
+			fputc('=', f);
+			cli_put_printable(f, json_string_value(v) ? json_string_value(v) : "?");
+		} else {
+			html_printf(o, "%s", first ? "" : ", ");
+			html_escape(o, key);
+			html_printf(o, "=");
+			html_escape(o, json_string_value(v) ? json_string_value(v) : "?");
+		}
+		first = 0;
+	}
+}
+
+/*
+ * Trends that pool several machines' runs (no --context, issue 40): said
+ * on the index page, and on stderr by the command.
+ */
+static void pooled_note(struct svg *o, json_t *pooled)
+{
+	json_t *m;
+	size_t i;
+
+	if (!json_array_size(pooled))
+		return;
+	html_printf(o, "<p class=\"meta\">Note: these trends pool the runs of %zu machines (",
+		    json_array_size(pooled));
+	json_array_foreach(pooled, i, m) {
+		html_printf(o, "%s", i ? "; " : "");
+		machine_keys(NULL, o, m);
+	}
+	html_printf(o, "): <code>--context KEY=VALUE</code> draws one machine's.</p>\n");
+}
+
+static void pooled_warning(json_t *pooled)
+{
+	json_t *m;
+	size_t i;
+
+	if (!json_array_size(pooled))
+		return;
+	fprintf(stderr, "ksft-metric: site: warning: the trends pool the runs of %zu machines (",
+		json_array_size(pooled));
+	json_array_foreach(pooled, i, m) {
+		fputs(i ? "; " : "", stderr);
+		machine_keys(stderr, NULL, m);
+	}
+	fputs("): --context KEY=VALUE draws one machine's\n", stderr);
+}
+
 static int index_page(struct html_page *pg, const char *title, const char *db)
 {
 	json_t *series = json_object_get(pg->history, "series"), *s;
@@ -414,6 +473,7 @@ static int index_page(struct html_page *pg, const char *title, const char *db)
 			html_printf(&body, " <span class=\"%s\">%zu %s</span>", names[i], counts[i],
 				    ksftm_verdict_lower(names[i], low, sizeof(low)));
 	html_printf(&body, "</p>\n");
+	pooled_note(&body, json_object_get(pg->history, "pooled_contexts"));
 	/* Cases in order of first appearance, each gathered in one pass over
 	 * the series left: quadratic in the cases only in the worst case. */
 	for (i = 0; i < n; i++) {
@@ -528,6 +588,7 @@ int cmd_site(int argc, char **argv)
 	}
 	if ((dirfd = open_site_dir(cc.out, force)) < 0)
 		goto out;
+	pooled_warning(json_object_get(pg.history, "pooled_contexts"));
 	json_array_foreach(json_object_get(pg.history, "series"), i, s) {
 		char *a = history_anchor(s), name[300];
 		int bad;

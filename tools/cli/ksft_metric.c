@@ -31,6 +31,7 @@ static const char usage[] =
 	"  pin      freeze (or thaw) the baseline at a run\n"
 	"  site     write a static site over the whole run history (index + a page per series)\n"
 	"  ab       judge variant B against A from the pairs of an A/B run\n"
+	"  profile-diff  where the instructions went between two profiles (ksft-vm --profile)\n"
 	"\n"
 	"FILE is a KTAP log, zperf console output or a twister JSON report; '-' is stdin.\n"
 	"Run 'ksft-metric help <command>' (or '<command> --help') for its options;\n"
@@ -53,6 +54,7 @@ static const struct {
 	{ "pin", cmd_pin },
 	{ "site", cmd_site },
 	{ "ab", cmd_ab },
+	{ "profile-diff", cmd_profile_diff },
 };
 #define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 

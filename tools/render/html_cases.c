@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "html.h"
+#include "strbuf.h"
+#include "text_fit.h"
 
 /* A case: a run of consecutive groups of one (path, case). */
 struct hcase {
@@ -32,12 +34,43 @@ static const char *headline_op(const struct ksft_metric_report_series *si)
 	return "p50";
 }
 
+/*
+ * @v as the text tables print it (text_fit.c, one rule for both): 3-4
+ * digits, then the spread of the series' processed values (an array's
+ * elements pooled), then the unit; "-" when not finite.
+ */
+static int headline_text(struct html_page *pg, size_t idx, double v, double scale,
+			 const char *label)
+{
+	struct text_unit u = { isfinite(scale) ? scale : 1.0, label ? label : "" };
+	struct ksft_metric_report_points p;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = 0;
+
+	memset(&p, 0, sizeof(p));
+	if (ksft_metric_report_series_points(pg->r, idx, KSFT_METRIC_REPORT_PROCESSED, &p) == 0)
+		n = p.off ? p.off[p.n] : 0;
+	text_fit_value_spread(&sb, &u, v, p.v, n);
+	if (label && isfinite(v)) {
+		strbuf_addc(&sb, ' ');
+		strbuf_adds(&sb, label);
+	}
+	ksft_metric_report_points_release(&p);
+	if (sb.oom) {
+		strbuf_free(&sb);
+		return -ENOMEM;
+	}
+	html_escape(&pg->out, sb.data ? sb.data : "-");
+	strbuf_free(&sb);
+	return 0;
+}
+
 static int number_row(struct html_page *pg, size_t idx,
 		      const struct ksft_metric_report_series *si, const char *anchor,
 		      const char *chart)
 {
 	const char *op = headline_op(si);
-	char buf[160], *labels = series_title(si, T_LABELS);
+	char *labels = series_title(si, T_LABELS);
 	double v[1];
 	int n = ksft_metric_report_series_summary(pg->r, idx, op, v, 1);
 	/* Aggregated summaries are busy cores, not the display unit. */
@@ -66,12 +99,12 @@ static int number_row(struct html_page *pg, size_t idx,
 		free(all);
 		v[0] = best;
 	}
-	value_text(buf, sizeof(buf), n >= 1 ? v[0] : NAN,
-		   plain ? NAN : si->display_scale, plain ? NULL : si->display_label);
 	/* The value carries the policy's display_label (text from the log),
 	 * scaled as people read it: the unit once, no Unit column beside it
 	 * (issue 34: "Gbps" stood beside "4.70 Gbit/s"). */
-	html_escape(&pg->out, buf);
+	if (headline_text(pg, idx, n >= 1 ? v[0] : NAN, plain ? NAN : si->display_scale,
+			  plain ? NULL : si->display_label))
+		return -ENOMEM;
 	if (plain && si->aggregation)
 		html_printf(&pg->out, " busy cores");
 	html_printf(&pg->out, "</td><td class=\"num\">%zu</td><td class=\"status ", si->points);

@@ -110,11 +110,24 @@ int compare_needs_has_disturbed(const struct ksft_metric_report_comparison *c, c
 	return disturber(c, row) != NULL;
 }
 
-/* "interference.cpu_wait{host=local}": the case is the row's own. */
+/* "interference.others_cpu{host=local}": the case is the row's own
+ * (the labels in braces, as every series name is written). */
 static void intf_name(struct strbuf *out, const struct cmp_row *by)
 {
+	size_t before;
+
 	strbuf_adds(out, by->name);
+	before = out->len;
+	strbuf_addc(out, '{');
 	canon_labels_text(out, by->labels);
+	if (out->oom)
+		return;
+	if (out->len == before + 1) {
+		out->len = before;
+		out->data[before] = '\0';
+	} else {
+		strbuf_addc(out, '}');
+	}
 }
 
 void compare_needs_disturbed_sentence(struct strbuf *out, const struct ksft_metric_report_comparison *c,

@@ -196,6 +196,57 @@ static int same_case(json_t *a, json_t *b)
 	       json_equal(json_object_get(a, "path"), json_object_get(b, "path"));
 }
 
+/* "KEY=VALUE, KEY=VALUE" of one machine's comparability keys. */
+static void machine_text(struct strbuf *sb, json_t *machine)
+{
+	const char *key;
+	json_t *v;
+	int first = 1;
+
+	json_object_foreach(machine, key, v) {
+		char *safe = canon_text_dup(key, strlen(key));
+		const char *val = json_string_value(v);
+		char *safe_val = val ? canon_text_dup(val, strlen(val)) : NULL;
+
+		strbuf_adds(sb, first ? "" : ", ");
+		strbuf_adds(sb, safe ? safe : "?");
+		strbuf_addc(sb, '=');
+		strbuf_adds(sb, safe_val ? safe_val : "?");
+		free(safe);
+		free(safe_val);
+		first = 0;
+	}
+	if (first)
+		strbuf_adds(sb, "(no machine keys)");
+}
+
+/*
+ * Series that pool the runs of several machines (the document's
+ * "pooled_contexts"): said first, with the machines, since one trend then
+ * mixes them (issue 40).
+ */
+static void pooled_text(json_t *pooled, size_t width, struct strbuf *sb, struct strbuf *tmp)
+{
+	json_t *m;
+	size_t i, n = json_array_size(pooled);
+	char num[32];
+
+	if (!n)
+		return;
+	snprintf(num, sizeof(num), "%zu", n);
+	tmp->len = 0;
+	strbuf_adds(tmp, "NOTE: these trends pool the runs of ");
+	strbuf_adds(tmp, num);
+	strbuf_adds(tmp, " machines (");
+	json_array_foreach(pooled, i, m) {
+		strbuf_adds(tmp, i ? "; " : "");
+		machine_text(tmp, m);
+	}
+	strbuf_adds(tmp, "): --context KEY=VALUE shows one machine's runs");
+	if (!tmp->oom)
+		text_fit_wrap(sb, tmp->data, width, 0);
+}
+
 /*
  * The text (issue 34): tracked series first (their policy has a
  * direction), each case once above its series, one row per series;
@@ -212,6 +263,7 @@ int history_text_render(json_t *doc, int fmt, struct strbuf *sb)
 	struct strbuf tmp = STRBUF_INIT;
 	int pass, ret = 0;
 
+	pooled_text(json_object_get(doc, "pooled_contexts"), width, sb, &tmp);
 	for (pass = 1; pass >= 0 && !ret; pass--) {
 		json_t *prev = NULL;
 		struct table t = { 0 };

@@ -58,19 +58,14 @@ static double sorted_median(const double *x, size_t n)
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2.0;
 }
 
-void text_fit_spread(struct strbuf *sb, const struct text_unit *u, double *x, size_t n)
+/* The spread of @x (sorted, @n > 0) after a value: its range for a few
+ * points, else " ± p%" of the median. */
+static void spread_of(struct strbuf *sb, const struct text_unit *u, const double *x, size_t n)
 {
-	double med, *dev;
+	double med = sorted_median(x, n), *dev;
 	size_t i;
 	char buf[48];
 
-	if (!n) {
-		strbuf_addc(sb, '-');
-		return;
-	}
-	qsort(x, n, sizeof(*x), dbl_cmp);
-	med = sorted_median(x, n);
-	text_fit_value(sb, u, med);
 	if (n == 1 || x[0] == x[n - 1])
 		return;
 	if (n < TEXT_FEW) {	/* a spread of a few points would mislead: their range */
@@ -99,6 +94,27 @@ void text_fit_spread(struct strbuf *sb, const struct text_unit *u, double *x, si
 		text_fit_value(sb, u, 1.4826 * sorted_median(dev, n));
 	}
 	free(dev);
+}
+
+void text_fit_spread(struct strbuf *sb, const struct text_unit *u, double *x, size_t n)
+{
+	if (!n) {
+		strbuf_addc(sb, '-');
+		return;
+	}
+	qsort(x, n, sizeof(*x), dbl_cmp);
+	text_fit_value(sb, u, sorted_median(x, n));
+	spread_of(sb, u, x, n);
+}
+
+void text_fit_value_spread(struct strbuf *sb, const struct text_unit *u, double v, double *x,
+			   size_t n)
+{
+	text_fit_value(sb, u, v);
+	if (!n || !isfinite(v))
+		return;
+	qsort(x, n, sizeof(*x), dbl_cmp);
+	spread_of(sb, u, x, n);
 }
 
 /* Display columns of @s (UTF-8 continuation bytes do not count). */

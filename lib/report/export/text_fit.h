@@ -30,6 +30,11 @@ void text_fit_value(struct strbuf *sb, const struct text_unit *u, double v);
 /* The median of @x (sorted in place) with its spread: "v" for one point,
  * "v (min…max)" for fewer than TEXT_FEW, else "v ± p%" (1.4826 MAD). */
 void text_fit_spread(struct strbuf *sb, const struct text_unit *u, double *x, size_t n);
+/* @v (a summary other than the median: the HTML report's headline) in the
+ * same digits, then the spread of @x (sorted in place) as above: one rule
+ * for the text and the HTML tables. */
+void text_fit_value_spread(struct strbuf *sb, const struct text_unit *u, double v, double *x,
+			   size_t n);
 size_t text_fit_cols(const char *s);
 /*
  * @t (row 0 the heads) within @width columns, every line after @indent

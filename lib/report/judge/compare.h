@@ -80,9 +80,9 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 				const char *labels, long element);
 
 /* Did case @case_name under @path fail in @r (canon_status_failed(), with or
- * without series: the report keeps every failed case)? A case that died
- * before its result line is kept as "incomplete", so its own name is
- * unknown and its series the history has stay MISSING. 1 or 0. */
+ * without series: the report keeps every failed case), or never run: @r
+ * was cut short (a case died before its result line, whose own name is
+ * then unknown, or a plan was left unfinished; issue 40)? 1 or 0. */
 int compare_case_failed(const struct ksft_metric_report *r, const char *const *path,
 			size_t path_len, const char *case_name);
 

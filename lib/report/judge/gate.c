@@ -8,67 +8,12 @@
 #include "gate.h"
 #include "gate_control.h"
 #include "gate_far.h"
+#include "gate_held.h"
 #include "gate_scale.h"
+#include "gate_together.h"
+#include "gate_young.h"
 #include "order_stats.h"
 #include "verdict_vocab.h"
-
-static int all_positive(const double *w, size_t n, double x)
-{
-	size_t i;
-
-	if (!(x > 0))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!(w[i] > 0))
-			return 0;
-	return 1;
-}
-
-/* |sample skewness| of w[0..n), on logarithms when @logs; NaN when the
- * window has no spread. */
-static double abs_skew(const double *w, size_t n, int logs)
-{
-	double m = 0, m2 = 0, m3 = 0, v;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		m += logs ? log(w[i]) : w[i];
-	m /= (double)n;
-	for (i = 0; i < n; i++) {
-		v = (logs ? log(w[i]) : w[i]) - m;
-		m2 += v * v;
-		m3 += v * v * v;
-	}
-	m2 /= (double)n;
-	m3 /= (double)n;
-	return m2 > 0 ? fabs(m3) / pow(m2, 1.5) : NAN;
-}
-
-/*
- * Logarithms or the values themselves: whichever makes the window more
- * symmetric. The prediction interval's tail is a normal one, and a run
- * fails on a tail event (p below q / number of series), so a skewed scale
- * fires far more often than q. Logarithms suit noise that grows with the
- * level (log-normal: latencies, costs); they make noise with a ceiling
- * (a saturated link's throughput, skewed to the left) more skewed still.
- * Replaying recorded iperf3 runs (bench/gate_accuracy, 40 series of one
- * repeat, doc/gate-record.rst): always logarithms, 12% of unchanged
- * runs failed at q = 1%; the more symmetric scale, 0.8%. (Medians of 3
- * or 5 repeats of that noise still fail 5-7%: a slow mode the window has
- * not seen is a heavier tail than any rescaling fixes.)
- */
-int gate_use_logs(const double *w, size_t n, double x)
-{
-	double sl, sr;
-
-	if (!all_positive(w, n, x))
-		return 0;
-	if (n < 3)
-		return 1;
-	sl = abs_skew(w, n, 1);
-	sr = abs_skew(w, n, 0);
-	return isnan(sl) || isnan(sr) || sl <= sr;
-}
 
 /*
  * The midpoint median, (a + b) / 2 for an even window: not
@@ -386,8 +331,8 @@ static double two_ways(double zl, double zg, int idle)
 }
 
 /* One series' statistics, before the run-wide correction. */
-static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch,
-		    struct model *md)
+static void measure_series(struct gate_series *s, const struct gate_opts *o, double *scratch,
+			   struct model *md)
 {
 	const double *seq = s->recent && s->n_recent ? s->recent : s->window;
 	size_t m = s->recent && s->n_recent ? s->n_recent : s->n_window, i;
@@ -401,6 +346,9 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	s->baseline = s->change = s->p_value = s->q_value = NAN;
 	s->p_improve = s->q_improve = s->sigma = s->sigma_between = s->sigma_within = NAN;
 	s->z = s->z_cusum = s->z_local = s->cusum = s->h = s->smallest = NAN;
+	s->p_together = NAN;
+	s->together_k = 0;
+	s->together_on = 0;
 	s->need_runs = s->need_repeats = NAN;
 	s->far = s->p_far = s->far_line = NAN;
 	s->blind = 0;
@@ -414,7 +362,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 		return;
 	s->allowance = gate_allowance(s->baseline, s->rel_tol, s->abs_tol);
 	s->verdict = GATE_NO_CHANGE;
-	if (s->n_window < o->min_runs || s->n_window < 2) {
+	if (!s->young && (s->n_window < o->min_runs || s->n_window < 2)) {
 		s->need_runs = (double)(o->min_runs > 2 ? o->min_runs : 2) - (double)s->n_window;
 		return;
 	}
@@ -436,7 +384,12 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	 * the CUSUM has not flagged yet stays out of the model (gate.h).
 	 */
 	{
-		size_t g = GATE_GUARD_RUNS, tries;
+		size_t g = GATE_GUARD_RUNS, tries, mf;
+		struct gate_series sn = *s;
+		double *fbuf = NULL;
+
+		/* The noise comes from the runs the window holds (gate_held.h). */
+		mf = seq == s->recent ? gate_held_out(s, &sn, &fbuf) : m;
 
 		for (tries = 0; tries < 4; tries++) {
 			size_t nw = s->n_window, mn = m, exc;
@@ -449,7 +402,12 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 				s->change = rel_change(s->current, s->baseline);
 				s->allowance = gate_allowance(s->baseline, s->rel_tol, s->abs_tol);
 			}
-			mean_inv_r = noise_of(s, seq, mn, s->window, nw, &nz, scratch);
+			/* The noise of the runs in the window: held runs out
+			 * (behind the same guard band). */
+			if (mf < m)
+				mn = mn < m && mf > m - mn + 2 ? mf - (m - mn) : mf;
+			mean_inv_r = noise_of(mf < m ? &sn : s, mf < m ? sn.recent : seq, mn,
+					      s->window, nw, &nz, scratch);
 			exc = cusum_runs(s, seq, m, &nz, mean_inv_r, &up, &down);
 			/* The excursion counts the current run; the band, past runs. */
 			if (seq != s->recent || s->repeats < GATE_GUARD_ADAPT_REPEATS ||
@@ -459,6 +417,7 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 			if (s->n_window < g + o->min_runs || m < g + o->min_runs)
 				break;
 		}
+		free(fbuf);
 	}
 	md->s_prev = up;
 	md->cusum_wait = m < GATE_CUSUM_MIN_RUNS ? GATE_CUSUM_MIN_RUNS - m : 0;
@@ -492,14 +451,54 @@ static void measure(struct gate_series *s, const struct gate_opts *o, double *sc
 	s->z_cusum = za;
 	s->z_local = zl;
 	s->z = fmax(0, two_ways(zl, za, idle)) - fmax(0, two_ways(-zl, -za, idle));
-	s->p_value = gate_cusum_detector_p(s->cusum, two_ways(zl, za, idle));
-	s->p_improve = gate_cusum_detector_p(down, two_ways(-zl, -za, idle));
+	/* The recent runs together take their share of the budget only when
+	 * they can be tested (gate.h). */
+	s->together_on = gate_together_ready(s, o->min_runs);
+	s->p_value = gate_cusum_detector_p(s->cusum, two_ways(zl, za, idle)) /
+		     (s->together_on ? 1 - GATE_TOGETHER_SHARE : 1);
+	s->p_improve = gate_cusum_detector_p(down, two_ways(-zl, -za, idle)) /
+		       (s->together_on ? 1 - GATE_TOGETHER_SHARE : 1);
+	/* The recent runs together, on their share (gate.h). */
+	{
+		size_t kd;
+		double pi;
+
+		s->p_together = gate_together_p(s, nz.logs, nz.sb2 + nz.sw2 * mean_inv_r,
+						nz.inflate, nz.df, 1, o->min_runs, &s->together_k);
+		if (s->p_together / GATE_TOGETHER_SHARE < s->p_value)
+			s->p_value = s->p_together / GATE_TOGETHER_SHARE;
+		pi = gate_together_p(s, nz.logs, nz.sb2 + nz.sw2 * mean_inv_r, nz.inflate, nz.df,
+				     -1, o->min_runs, &kd);
+
+		if (pi / GATE_TOGETHER_SHARE < s->p_improve)
+			s->p_improve = pi / GATE_TOGETHER_SHARE;
+	}
+	s->p_value = fmin(1, s->p_value);
+	s->p_improve = fmin(1, s->p_improve);
 	s->sigma = rel_size(&nz, sqrt(nz.sb2 + nz.sw2 * (s->repeats ? 1.0 / (double)s->repeats :
 							  mean_inv_r)));
 	s->sigma_between = rel_size(&nz, sqrt(nz.sb2));
 	s->sigma_within = rel_size(&nz, sqrt(nz.sw2));
 	md->nz = nz;
 	md->mean_inv_r = mean_inv_r;
+}
+
+/* A young accepted level is judged on its runs merged with those before
+ * it (gate_young.h); any other series as it is. */
+static void measure(struct gate_series *s, const struct gate_opts *o, double *scratch,
+		    struct model *md)
+{
+	struct gate_series y;
+	double *buf;
+
+	s->young = 0;
+	if (!gate_young_merge(s, o->min_runs, &y, &buf)) {
+		measure_series(s, o, scratch, md);
+		return;
+	}
+	measure_series(&y, o, scratch, md);
+	gate_young_restore(s, &y);
+	free(buf);
 }
 
 /*
@@ -518,6 +517,8 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 
 	/* Each of the two detectors has its share of the series' budget: the
 	 * CUSUM's next step, or the run alone (its own level and noise). */
+	if (s->together_on)
+		alpha *= 1 - GATE_TOGETHER_SHARE;	/* the recent runs together have the rest */
 	h = s->h = gate_cusum_h(alpha * (1 - GATE_SHEWHART_SHARE), GATE_CUSUM_K);
 	zs = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE * GATE_ALONE_LOCAL_SHARE);
 	zg = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE *
@@ -608,8 +609,10 @@ static int judge_scaled(struct gate_series *s, size_t n, const struct gate_opts 
 	for (i = 0; i < n; i++) {
 		if (s[i].n_window > most)
 			most = s[i].n_window;
-		if (s[i].recent && s[i].n_recent > most)
-			most = s[i].n_recent;
+		if (s[i].recent && s[i].n_recent + s[i].n_prior > most)
+			most = s[i].n_recent + s[i].n_prior;
+		if (s[i].prior && s[i].n_prior > most)
+			most = s[i].n_prior;
 	}
 	scratch = malloc((4 * most + 4) * sizeof(*scratch));
 	model = calloc(n ? n : 1, sizeof(*model));

@@ -175,8 +175,11 @@ int gate_band_judge(struct gate_series *s, size_t n, const struct gate_opts *o,
 		g->sigma_between = s[i].sigma_between;
 		g->sigma_within = s[i].sigma_within;
 		g->budget = gate_control_series_budget(s, n, i, o->fdr);
-		g->h = gate_cusum_h(g->budget * (1 - GATE_SHEWHART_SHARE), GATE_CUSUM_K);
-		g->z_alarm = zs = run_alone_z(g->budget);
+		/* (the recent runs together's share is not the run alone's) */
+		g->h = gate_cusum_h(g->budget * (1 - GATE_SHEWHART_SHARE) *
+				    (s[i].together_on ? 1 - GATE_TOGETHER_SHARE : 1), GATE_CUSUM_K);
+		g->z_alarm = zs = run_alone_z(g->budget * (s[i].together_on ?
+							   1 - GATE_TOGETHER_SHARE : 1));
 		if (!next[i]) {
 			g->z = s[i].z;
 			g->cusum = s[i].cusum;

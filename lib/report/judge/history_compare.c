@@ -15,7 +15,7 @@
 #include "errmsg.h"
 #include "history.h"
 #include "history_judge.h"
-#include "history_run_key.h"
+#include "history_content_key.h"
 #include "opts_size.h"
 #include "pipeline.h"
 #include "report.h"
@@ -110,7 +110,8 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *kh,
 	struct history_run run = { 0 };
 	struct history *h;
 	struct hgate_opts g;
-	char *keys = NULL, *cmp = NULL, *order = NULL, *id = NULL, *sort = NULL;
+	char *keys = NULL, *cmp = NULL, *order = NULL, *text = NULL, *sort = NULL;
+	char content[HISTORY_CONTENT_KEY_LEN + 1];
 	json_t *ctx = NULL;
 	int ret;
 
@@ -131,20 +132,26 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *kh,
 		ret = ksftm_oom();
 		goto out;
 	}
-	/* At an order: the runs before it as ingest would order this run
-	 * (ISO date-times in UTC, ties broken by its run id). */
-	if (o.order) {
-		char *text = json_dumps(ctx, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII |
-					     JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
-
-		if ((ret = run_order_normalise("order", o.order, &order)))
-			goto out;
-		id = text ? history_run_key(cur, text, order) : NULL;
-		free(text);
-		if (!id || !(sort = run_order_key(order, id))) {
-			ret = ksftm_oom();
-			goto out;
-		}
+	/* The run's content key, as ingest keys it: stored already, it is
+	 * judged against the runs before it, never against itself (issue 40:
+	 * report -f kcidb --db after ingest); at an order, against the runs
+	 * before it as ingest would order it (ISO date-times in UTC, ties
+	 * broken by its content key). */
+	text = json_dumps(ctx, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII |
+			       JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+	if (!text) {
+		ret = ksftm_oom();
+		goto out;
+	}
+	if ((ret = history_content_key_of(cur, text, content)) ||
+	    (o.order && (ret = run_order_normalise("order", o.order, &order))) ||
+	    (ret = history_stored_order(history_db(h), content, cmp, &sort)))
+		goto out;
+	/* Stored: at its own place, whatever --order says (its id may sort
+	 * before the content key at that order, which would let it in). */
+	if (!sort && order && !(sort = run_order_key(order, content))) {
+		ret = ksftm_oom();
+		goto out;
 	}
 	g = (struct hgate_opts){ cmp, sort, history_context_incomparable(ctx), o.window,
 				 o.fdr, o.allow_missing, 0 };
@@ -154,7 +161,7 @@ out:
 	free(keys);
 	free(cmp);
 	free(order);
-	free(id);
+	free(text);
 	free(sort);
 	return ret;
 }

@@ -16,7 +16,6 @@
 #include "history_ingest.h"
 #include "history_judge.h"
 #include "history_replay.h"
-#include "history_run_key.h"
 #include "opts_size.h"
 #include "report.h"
 
@@ -67,15 +66,15 @@ int history_ingest(struct history *h, const struct ksft_metric_report *r,
 		*run_key_out = NULL;
 	if ((ret = history_ingest_prepare(&in, h, r, run)))
 		goto out;
-	/* No run id from the CI: the same logs give the same key, so
-	 * ingesting them twice is refused, not duplicated. */
-	if (!in.key && !(in.key = history_run_key(r, in.ctx, in.order))) {
-		ret = ksftm_oom();
+	/* Judged against the runs before it, as compare would: a regression
+	 * is kept but stays out of later windows until accepted. A run of
+	 * the same content stored already is -EALREADY, its id given back. */
+	if ((ret = history_ingest_begin(&in)) == -EALREADY && run_key_out) {
+		*run_key_out = in.dup_key;
+		in.dup_key = NULL;
 		goto out;
 	}
-	/* Judged against the runs before it, as compare would: a regression
-	 * is kept but stays out of later windows until accepted. */
-	if ((ret = history_ingest_begin(&in)) ||
+	if (ret ||
 	    (ret = judge_names(in.db, r, &in.gate, in.series, &verdicts)) ||
 	    (ret = history_ingest_store(&in, verdicts)) ||
 	    (ret = rejudge_later(&in)))

@@ -34,9 +34,12 @@
 struct rp_input *ktap_input_new(struct ksft_metric_report *r, const char *name)
 {
 	struct rp_input *in = calloc(1, sizeof(*in));
+	int d;
 
 	if (!in)
 		return NULL;
+	for (d = 0; d < RP_MAX_DEPTH; d++)
+		in->plan[d] = -1;
 	in->r = r;
 	in->file = warn_keep_string(r, name);
 	if (!in->file || series_htab_init(&in->tab)) {
@@ -53,6 +56,7 @@ static void case_incomplete(struct rp_input *in, int d)
 
 	if (!n)
 		return;
+	in->r->cut_short = in->death_said = 1;
 	warn_add(in->r, in->file, in->pending_line[d],
 		 "metric lines without a result line (did the test die?) are kept under case \"" INCOMPLETE "\"");
 	tree_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
@@ -95,6 +99,8 @@ static void abort_line(struct rp_input *in, int d, const char *p,
 			 "%lld metric lines were too long to write when the test case ended abnormally (%s)",
 			 n_dropped, reason);
 	if (!n) {
+		if (!skip_exit || !in->last_skip[d])
+			in->r->cut_short = in->death_said = 1;
 		warn_add(in->r, in->file, in->lineno,
 			 "test case ended abnormally (%s) with no metric lines", reason);
 		return;
@@ -109,6 +115,7 @@ static void abort_line(struct rp_input *in, int d, const char *p,
 		in->pending[d] = NULL;
 		return;
 	}
+	in->r->cut_short = in->death_said = 1;
 	warn_add(in->r, in->file, in->lineno,
 		 "test case ended abnormally (%s); its %zu metric lines are kept as incomplete",
 		 reason, n->metric_lines);
@@ -148,6 +155,7 @@ static void stream_cut_short(struct rp_input *in, struct rp_node *n)
 {
 	if (n->stream != 1)
 		return;
+	in->r->cut_short = in->death_said = 1;
 	n->abort = warn_keep_string(in->r, "killed");
 	if (!n->abort) {
 		in->oom = 1;
@@ -190,8 +198,36 @@ static void group_unfinished(struct rp_input *in, int d)
 		tree_name_node(in, n, INCOMPLETE, strlen(INCOMPLETE), RP_ST_INCOMPLETE);
 	}
 	n->status = RP_ST_INCOMPLETE;
-	warn_add(in->r, in->file, in->lineno,
-		 "enclosing test \"%s\" has no result line", n->name ? n->name : "?");
+	in->r->cut_short = 1;
+	if (!in->death_said)	/* else its case's death said it */
+		warn_add(in->r, in->file, in->lineno,
+			 "enclosing test \"%s\" has no result line", n->name ? n->name : "?");
+	in->death_said = 1;
+}
+
+/* The document at depth @d ends: fewer results than its plan said? */
+static void plan_end(struct rp_input *in, int d)
+{
+	/* Said once: a case that died has said so already. */
+	if (in->plan[d] > in->results[d] && !in->death_said)
+		warn_add(in->r, in->file, in->lineno, "the plan (1..%ld) at nesting level %d ended"
+			 " at test %ld: the run was cut short", in->plan[d], d, in->results[d]);
+	if (in->plan[d] > in->results[d])
+		in->r->cut_short = 1;
+	in->plan[d] = -1;
+	in->results[d] = 0;
+}
+
+/* "1..N" at depth @d (a skipped plan "1..0 # SKIP" is 0). */
+static void plan_line(struct rp_input *in, int d, const char *p, const char *end)
+{
+	long n = 0;
+
+	for (p += 3; p < end && *p >= '0' && *p <= '9' && n < 100000000; p++)
+		n = n * 10 + (*p - '0');
+	in->plan[d] = n;
+	if (in->results[d])	/* a trailing plan (TAP allows one): check it now */
+		plan_end(in, d);
 }
 
 /* Everything deeper than @d ends here. */
@@ -205,6 +241,7 @@ static void close_below(struct rp_input *in, int d)
 		case_incomplete(in, k);
 		if (k > d + 1)
 			group_unfinished(in, k);
+		plan_end(in, k);	/* after them: one warning for one death */
 	}
 }
 
@@ -285,6 +322,9 @@ static int result_line(struct rp_input *in, int d, const char *p,
 	num_len = (size_t)(p - num);
 	if (p < end && *p != ' ')
 		return 0;
+	/* The highest test number reached: a plan of N ends at test N. */
+	if (num_len < 10 && strtol(num, NULL, 10) > in->results[d])
+		in->results[d] = strtol(num, NULL, 10);
 	desc = rp_input_skip_ws(p, end);
 	if (STARTS(desc, end, "- "))
 		desc += 2;	/* TAP 13 "ok 1 - desc" */
@@ -299,6 +339,7 @@ static int result_line(struct rp_input *in, int d, const char *p,
 	while (dend > desc && (dend[-1] == ' ' || dend[-1] == '\t'))
 		dend--;
 	close_below(in, d);
+	in->death_said = 0;	/* what ends after this result is news */
 	note_result(in, d, desc, (size_t)(dend - desc), st);
 	/* A case that failed before any metric line is kept too: the series
 	 * its history has are its, not lost (compare_case_failed()). */
@@ -362,7 +403,9 @@ static void version_line(struct rp_input *in, int d)
 		case_incomplete(in, k);
 		if (k > d)
 			group_unfinished(in, k);
+		plan_end(in, k);	/* after them: one warning for one death */
 	}
+	in->death_said = 0;
 }
 
 int ktap_input_line(struct rp_input *in, const char *s, size_t n)
@@ -444,6 +487,10 @@ int ktap_input_line(struct rp_input *in, const char *s, size_t n)
 	case 'K':
 		if (STARTS(p, end, "KTAP version "))
 			version_line(in, units);
+		break;
+	case '1':
+		if (STARTS(p, end, "1.."))
+			plan_line(in, units, p, end);
 		break;
 	case 'S':
 		if (STARTS(p, end, "Subtest:") && units >= 1)

@@ -38,6 +38,10 @@ struct ksft_metric_report {
 	 * the history they lack is theirs, not lost (judge/compare.c). */
 	struct rp_failed_case *failed;
 	size_t n_failed, cap_failed;
+	/* The run was cut short (issue 40): a case or test died before its
+	 * result line, or a plan ("1..N") was left unfinished. The series it
+	 * lacks never ran: compare_case_failed() says so for every one. */
+	int cut_short;
 };
 
 struct rp_failed_case {

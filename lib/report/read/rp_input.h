@@ -24,6 +24,13 @@ struct rp_input {
 	unsigned long pending_line[RP_MAX_DEPTH];
 	struct rp_node *group[RP_MAX_DEPTH];
 	char *hint[RP_MAX_DEPTH];
+	/* A case's death was warned about since the last result line: the
+	 * enclosing test and the plan it leaves unfinished are not said again. */
+	int death_said;
+	/* Each depth's plan ("1..N": N; -1 none) and the highest test number
+	 * of a result under it. */
+	long plan[RP_MAX_DEPTH];
+	long results[RP_MAX_DEPTH];
 	/* Name of the last result at each depth if it was a SKIP, else NULL. */
 	char *last_skip[RP_MAX_DEPTH];
 	struct rp_node *zperf;

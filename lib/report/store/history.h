@@ -14,7 +14,7 @@
 #include "db.h"
 
 /* Schema version this code writes; older ones are migrated at open. */
-#define HISTORY_SCHEMA_VERSION 2
+#define HISTORY_SCHEMA_VERSION 3
 
 struct history;
 
@@ -40,6 +40,9 @@ struct history *history_of(struct ksft_metric_report_history *k);
  */
 int history_writable(struct history *h);
 int history_readable(struct history *h);
+/* Readable by a query that needs only what schema @version has (the
+ * history check, which ingest asks before it migrates). */
+int history_readable_from(struct history *h, long version);
 
 /*
  * A JSON column of a row (@column "table.column", the row named by @row,
@@ -72,6 +75,10 @@ int run_order_normalise(const char *what, const char *order, char **out);
  * else the database's clock (PostgreSQL's server, not this client's), and
  * never before the newest run of machines @cmp when that is a time. */
 int run_order_default(struct db *db, struct json_t *ctx, const char *cmp, char **out);
+/* The stored order (with its run id) of the run of content key @content
+ * and comparability key @cmp, malloc'd in *@out; NULL when there is none
+ * (run_order.c). 0 or a negative errno. */
+int history_stored_order(struct db *db, const char *content, const char *cmp, char **out);
 /* @order HISTORY_ORDER_SEP @run_key (malloc'd; NULL: out of memory). */
 char *run_order_key(const char *order, const char *run_key);
 /* How much of a stored order is the CI's text (before the separator). */

@@ -17,6 +17,7 @@
 #include "errmsg.h"
 #include "float_repr.h"
 #include "history.h"
+#include "history_content_key.h"
 #include "history_context.h"
 #include "history_schema.h"
 #include "history_sql.h"
@@ -56,34 +57,17 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 		int code;
 	} ops[] = { { "last", RP_OP_LAST }, { "max", RP_OP_MAX }, { "p50", RP_OP_P50 },
 		    { "p90", RP_OP_P90 }, { "p99", RP_OP_P99 }, { "total", RP_OP_TOTAL } };
-	struct ksft_metric_report_values v = { 0 };
-	struct strbuf samples = STRBUF_INIT, summary = STRBUF_INIT;
+	struct strbuf summary = STRBUF_INIT;
 	struct rp_summary *sums = NULL;
 	const char *cmp = s->compare ? s->compare : "p50";
 	size_t k, e;
 	int ret, n, first = 1;
 
 	memset(row, 0, sizeof(*row));
-	ret = ksft_metric_report_series_values(r, i, KSFT_METRIC_REPORT_PROCESSED, &v);
+	/* The samples as stored, which the run's content key hashes too. */
+	ret = history_content_key_samples(r, i, &row->samples);
 	if (ret)
 		goto out;
-	strbuf_addc(&samples, '[');
-	for (k = 0; k < v.n; k++) {
-		if (k)
-			strbuf_addc(&samples, ',');
-		if (v.width == 1) {
-			put_num(&samples, v.v[k]);
-			continue;
-		}
-		strbuf_addc(&samples, '[');
-		for (e = 0; e < v.width; e++) {
-			if (e)
-				strbuf_addc(&samples, ',');
-			put_num(&samples, v.v[k * v.width + e]);
-		}
-		strbuf_addc(&samples, ']');
-	}
-	strbuf_addc(&samples, ']');
 	n = report_series_summaries(r, i, &sums);
 	if (n < 0) {
 		ret = n;
@@ -117,17 +101,13 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 	}
 	strbuf_addc(&summary, '}');
 	row->path = history_path_json(s->path, s->path_len);
-	if (!samples.oom && !summary.oom) {
-		row->samples = strbuf_detach(&samples, NULL);
+	if (!summary.oom)
 		row->summary = strbuf_detach(&summary, NULL);
-	}
 	if (!row->path || !row->samples || !row->summary)
 		ret = ksftm_oom();
 out:
 	free(sums);
-	strbuf_free(&samples);
 	strbuf_free(&summary);
-	ksft_metric_report_values_release(&v);
 	return ret;
 }
 
@@ -198,10 +178,11 @@ static int cmp_key_id(const void *a, const void *b)
 
 /*
  * The run's series: @items (allocated) with the rows the history keeps of
- * them, and @keys (allocated) with their identities and the ids of those
- * the history has (the gate judges with these).
+ * them, and @keys (allocated) with their identities (the ids of those the
+ * history has are looked up in the transaction; the gate judges with
+ * them).
  */
-static int prepare_series(struct db *db, const struct ksft_metric_report *r, size_t n,
+static int prepare_series(const struct ksft_metric_report *r, size_t n,
 			  struct ingest_item **items_out, struct history_key **keys_out)
 {
 	struct ingest_item *items = calloc(n ? n : 1, sizeof(*items));
@@ -221,7 +202,46 @@ static int prepare_series(struct db *db, const struct ksft_metric_report *r, siz
 		keys[i] = (struct history_key){ items[i].row.path, items[i].s.case_name,
 						items[i].s.name, items[i].s.labels_json, 0 };
 	}
-	return history_series_lookup(db, keys, NULL, n);
+	return 0;
+}
+
+/* The run's content key from its prepared rows (history_content_key.h). */
+static void content_key(struct history_ingest *in)
+{
+	struct history_content_key k;
+	size_t i;
+
+	history_content_key_init(&k);
+	for (i = 0; i < in->n; i++)
+		history_content_key_series(&k, in->items[i].row.path, in->items[i].s.case_name,
+					   in->items[i].s.name, in->items[i].s.labels_json,
+					   in->items[i].row.samples);
+	history_content_key_end(&k, in->ctx, in->content);
+}
+
+/*
+ * The run stored already: -EALREADY naming it (in->dup_key), else 0. Without
+ * a run id from the CI, any run of its content key; with one, that run if
+ * its content is the same (a CI that names a new run with the same numbers
+ * and context, a deterministic measurement, is believed; doc/decisions.rst).
+ */
+static int already_there(struct history_ingest *in)
+{
+	struct db_rows *rows = NULL;
+	const char *p[2] = { in->content, in->run->run_key };
+	int ret = db_query(in->db, "SELECT run_key FROM ksftm_runs WHERE content_key = $1"
+			   " AND (CAST($2 AS TEXT) IS NULL OR run_key = $2) ORDER BY id LIMIT 1",
+			   p, 2, &rows);
+
+	if (!ret && db_rows_count(rows) && db_rows_get(rows, 0, 0)) {
+		in->dup_key = strdup(db_rows_get(rows, 0, 0));
+		ret = in->dup_key ?
+		      ksftm_fail(EALREADY, "this run is already in the history as run %s (the same"
+				 " context and series: %s)", in->dup_key, in->content) :
+		      ksftm_oom();
+	}
+	db_rows_free(rows);
+	return ret;
 }
 
 /*
@@ -348,7 +368,11 @@ int history_ingest_prepare(struct history_ingest *in, struct history *h,
 	if (!in->ctx)
 		return ksftm_oom();
 	utc_now(in->now, sizeof(in->now));
-	if (run->run_key && !(in->key = strdup(run->run_key)))
+	if ((ret = prepare_series(r, in->n, &in->items, &in->series)))
+		return ret;
+	content_key(in);
+	/* No run id from the CI: the content key is the run's id. */
+	if (!(in->key = strdup(run->run_key ? run->run_key : in->content)))
 		return ksftm_oom();
 	return 0;
 }
@@ -362,7 +386,10 @@ int history_ingest_begin(struct history_ingest *in)
 	if ((ret = db_begin_write(db)))
 		return ret;
 	in->in_tx = 1;
-	if ((ret = history_schema_meta_get(db, "comparable_keys", &in->keys)))
+	/* A retry of a stored run (a new --order, none, another id): the
+	 * same content is recognised, never stored twice (issue 40). */
+	if ((ret = already_there(in)) ||
+	    (ret = history_schema_meta_get(db, "comparable_keys", &in->keys)))
 		return ret;
 	ctx_json = json_loads(in->ctx, 0, NULL);
 	in->cmp = history_comparable(ctx_json, in->keys ? in->keys : history_context_default_keys);
@@ -383,9 +410,9 @@ int history_ingest_begin(struct history_ingest *in)
 	json_decref(ctx_json);
 	if (!(in->sort = run_order_key(in->order, in->key)))
 		return ksftm_oom();
-	/* The run's series and the ids of those the history has: the gate
-	 * judges with them, and only the others are inserted. */
-	if ((ret = prepare_series(db, in->r, in->n, &in->items, &in->series)))
+	/* The ids of the run's series the history has: the gate judges with
+	 * them, and only the others are inserted. */
+	if ((ret = history_series_lookup(db, in->series, NULL, in->n)))
 		return ret;
 	in->gate = (struct hgate_opts){ in->cmp, in->sort, in->incomparable,
 					in->run->window, in->run->fdr, 1, 0 };
@@ -396,11 +423,12 @@ int history_ingest_store(struct history_ingest *in, const char *const *verdicts)
 {
 	struct db *db = in->db;
 	struct db_rows *rows = NULL;
-	const char *p[5] = { in->key, in->sort, in->ctx, in->cmp, in->now };
+	const char *p[6] = { in->key, in->sort, in->ctx, in->cmp, in->now, in->content };
 	int ret;
 
 	ret = db_query(db, "INSERT INTO ksftm_runs (run_key, run_order, context, comparable,"
-		       " ingested) VALUES ($1, $2, $3, $4, $5) RETURNING id", p, 5, &rows);
+		       " ingested, content_key) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+		       p, 6, &rows);
 	if (ret == -EEXIST)
 		ret = ksftm_fail(EEXIST, "run %s is already in the history", in->key);
 	if (!ret) {
@@ -442,6 +470,7 @@ void history_ingest_end(struct history_ingest *in)
 	free(in->cmp);
 	free(in->ctx);
 	free(in->key);
+	free(in->dup_key);
 	free(in->order);
 	free(in->sort);
 	memset(in, 0, sizeof(*in));

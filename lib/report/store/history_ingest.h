@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "history.h"
+#include "history_content_key.h"
 
 struct ingest_item;
 
@@ -23,7 +24,9 @@ struct history_ingest {
 	size_t n;		/* the run's series */
 	char now[32];
 	char *ctx;		/* the run's context, canonical JSON text */
-	char *key;		/* its run key: the CI's, else the caller's content key */
+	char *key;		/* its run key: the CI's, else its content key */
+	char content[HISTORY_CONTENT_KEY_LEN + 1];	/* its content key */
+	char *dup_key;		/* -EALREADY: the run stored with that content */
 	char *keys, *cmp, *order, *sort, *run_id;
 	int incomparable;
 	struct ingest_item *items;
@@ -33,9 +36,10 @@ struct history_ingest {
 };
 
 /* @return 0 or a negative errno (-EINVAL: a bad run id, order or context
- * item). in->key stays NULL when @run gives none: the caller sets it. */
+ * item). in->key is @run's id, else the run's content key. */
 int history_ingest_prepare(struct history_ingest *in, struct history *h,
 			   const struct ksft_metric_report *r, const struct history_run *run);
+/* -EALREADY: a run of the same content is stored (in->dup_key names it). */
 int history_ingest_begin(struct history_ingest *in);
 /* @verdicts: series i's verdict name (verdict_vocab.h). -EEXIST: the run
  * key is in the history already. */

@@ -23,6 +23,7 @@
 #include "units.h"
 
 #define DEFAULT_LAST 1000
+#define FILTERED_LIMIT 1000000000
 
 static const char points_sql[] = HISTORY_POINTS_SQL;
 
@@ -139,9 +140,9 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 			 const char *keys, json_t *series)
 {
 	const char *p[2] = { sid, o->all_status ? NULL : "measured" };
-	json_t *points = json_array();
+	json_t *points = json_array(), **ctxs = NULL;
 	struct db_rows *rows;
-	size_t k, n, newest;
+	size_t k, n, newest, kept, last = o->last ? o->last : DEFAULT_LAST;
 	char where[80];
 	int ret = db_query(db, sql, p, 2, &rows);
 
@@ -158,20 +159,36 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 		json_decref(points);
 		return ret;
 	}
-	n = newest = db_rows_count(rows);
+	/* Newest first, the runs the filters keep, up to the last @last of
+	 * them (issue 40: --last counts the runs shown, not the runs read). */
+	n = db_rows_count(rows);
+	ctxs = calloc(n ? n : 1, sizeof(*ctxs));
+	if (!ctxs)
+		ret = ksftm_oom();
+	for (k = kept = 0; !ret && k < n && kept < last; k++) {
+		char row[96];
+
+		snprintf(row, sizeof(row), "ksftm_runs.run_key = %.60s", db_rows_get(rows, k, 0));
+		if ((ret = history_json(db, db_rows_get(rows, k, 2), "ksftm_runs.context", row,
+					&ctxs[k])))
+			break;
+		if (!json_is_object(ctxs[k]) ||
+		    (like ? !comparable_with(ctxs[k], like) : !context_matches(ctxs[k], o))) {
+			json_decref(ctxs[k]);
+			ctxs[k] = NULL;
+			continue;
+		}
+		kept++;
+	}
+	n = newest = ret ? 0 : k;
 	for (k = n; k-- > 0;) {
 		const char *v = db_rows_get(rows, k, 3);
 		char *run, *order;
-		char row[96];
-		json_t *ctx;
+		json_t *ctx = ctxs[k];
 
-		snprintf(row, sizeof(row), "ksftm_runs.run_key = %.60s", db_rows_get(rows, k, 0));
-		if ((ret = history_json(db, db_rows_get(rows, k, 2), "ksftm_runs.context", row, &ctx)))
-			break;
-		if (!json_is_object(ctx) || (like ? !comparable_with(ctx, like) : !context_matches(ctx, o))) {
-			json_decref(ctx);
+		if (!ctx)
 			continue;
-		}
+		ctxs[k] = NULL;
 		/* Ingest refuses ids and orders that are not text a terminal shows
 		 * as is; histories others wrote are shown neutralised. */
 		run = shown_text(db_rows_get(rows, k, 0));
@@ -227,6 +244,9 @@ static int series_points(struct db *db, const char *sql, const char *sid,
 		json_object_set_new(series, "better", b ? json_string(b) : json_null());
 		ret = display_units(db, db_rows_get(rows, newest, 10), row, series);
 	}
+	for (k = 0; ctxs && k < db_rows_count(rows); k++)
+		json_decref(ctxs[k]);
+	free(ctxs);
 	db_rows_free(rows);
 	json_object_set_new(series, "points", points);
 	return ret;
@@ -398,7 +418,10 @@ int history_query_series(struct history *h, const struct ksft_metric_report_hist
 	*keys_out = *run_cmp_out = NULL;
 	if (!(all = json_array()))
 		return ksftm_oom();
-	snprintf(sql, sizeof(sql), points_sql, o->last ? o->last : DEFAULT_LAST);
+	/* With a context filter the SQL cannot tell which rows it keeps: every
+	 * run of the series is read, and series_points() keeps the last. */
+	snprintf(sql, sizeof(sql), points_sql, o->n_context ? (size_t)FILTERED_LIMIT :
+		 o->last ? o->last : DEFAULT_LAST);
 	ret = history_comparable_keys(h, &keys);
 	if (!ret)
 		ret = o->report ? report_series(h, sql, o, keys, &title, all)
@@ -432,13 +455,60 @@ int history_query_series(struct history *h, const struct ksft_metric_report_hist
 	return 0;
 }
 
+/*
+ * The machines (comparability keys) that series of @all pool in one trend
+ * (issue 40: history and site without --context mixed two runners without
+ * saying so): each as an object of its keys, those of every series that
+ * holds runs of more than one, in the order first met; an empty array when none
+ * does. NULL: out of memory.
+ */
+static json_t *pooled_contexts(json_t *all)
+{
+	json_t *seen = json_object(), *mine = json_object(), *list = json_array(), *se, *pt, *v;
+	const char *key;
+	size_t i, k;
+
+	if (!seen || !mine || !list)
+		goto fail;
+	json_array_foreach(all, i, se) {
+		json_object_clear(mine);
+		json_array_foreach(json_object_get(se, "points"), k, pt) {
+			const char *cmp = json_string_value(json_object_get(pt, "_cmp"));
+
+			if (cmp && json_object_set_new(mine, cmp, json_true()))
+				goto fail;
+		}
+		if (json_object_size(mine) > 1 && json_object_update(seen, mine))
+			goto fail;
+	}
+	json_object_foreach(seen, key, v) {
+		json_t *obj = json_loads(key, 0, NULL);
+
+		if (!obj || json_array_append_new(list, obj))
+			goto fail;
+	}
+	json_decref(seen);
+	json_decref(mine);
+	return list;
+fail:
+	json_decref(seen);
+	json_decref(mine);
+	json_decref(list);
+	return NULL;
+}
+
 int history_query_document(json_t *all, const char *keys, json_t **out)
 {
 	/* The keys that make runs comparable: what a context is told by. */
 	json_t *keys_json = keys ? json_loads(keys, 0, NULL) : NULL, *se, *pt, *doc;
+	json_t *pooled = pooled_contexts(all);
 	size_t i, k;
 
 	*out = NULL;
+	if (!pooled) {
+		json_decref(keys_json);
+		return ksftm_oom();
+	}
 	json_array_foreach(all, i, se) {
 		json_object_del(se, "_sid");
 		json_array_foreach(json_object_get(se, "points"), k, pt) {
@@ -447,8 +517,9 @@ int history_query_document(json_t *all, const char *keys, json_t **out)
 			json_object_del(pt, "_ord");
 		}
 	}
-	doc = json_pack("{s:s,s:i,s:o,s:O}", "format", "ksft-metric-history", "version", 1,
-			"comparable_keys", keys_json ? keys_json : json_array(), "series", all);
+	doc = json_pack("{s:s,s:i,s:o,s:O,s:o}", "format", "ksft-metric-history", "version", 1,
+			"comparable_keys", keys_json ? keys_json : json_array(), "series", all,
+			"pooled_contexts", pooled);
 	if (!doc)
 		return ksftm_oom();
 	*out = doc;

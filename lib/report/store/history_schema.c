@@ -8,6 +8,7 @@
 
 #include "errmsg.h"
 #include "history.h"
+#include "history_content_key.h"
 #include "history_context.h"
 #include "history_schema.h"
 
@@ -163,6 +164,64 @@ static int recompute_comparable(struct db *db)
 	return ret;
 }
 
+/*
+ * Version 3 (issue 40): each run's content key (history_content_key.h),
+ * so that a run ingested again under another order or id is recognised;
+ * filled in for the runs stored before, from their rows. Run ids stay as
+ * they are (the CI's, or an old "sha-" key): they are names scripts and
+ * dashboards hold, and the tie-break of every stored order.
+ */
+static const char schema_v3_steps[] =
+	"ALTER TABLE ksftm_runs ADD COLUMN content_key TEXT;"
+	"CREATE INDEX ksftm_runs_content ON ksftm_runs (content_key, comparable);";
+
+static int run_content_key(struct db *db, const char *id, const char *ctx, char *out)
+{
+	struct history_content_key k;
+	struct db_rows *rows = NULL;
+	const char *p[1] = { id };
+	char where[64];
+	size_t i;
+	int ret = db_query(db, "SELECT s.path, s.case_name, s.metric, s.labels, res.samples"
+			   " FROM ksftm_results res JOIN ksftm_series s ON s.id = res.series_id"
+			   " WHERE res.run_id = $1", p, 1, &rows);
+
+	snprintf(where, sizeof(where), "ksftm_results.run_id = %.40s", id);
+	if (!ret)
+		ret = db_rows_check(db, rows, "ksftm_series.path ksftm_series.case_name"
+				    " ksftm_series.metric ksftm_series.labels ksftm_results.samples",
+				    -1, where);
+	history_content_key_init(&k);
+	for (i = 0; !ret && i < db_rows_count(rows); i++)
+		history_content_key_series(&k, db_rows_get(rows, i, 0), db_rows_get(rows, i, 1),
+					   db_rows_get(rows, i, 2), db_rows_get(rows, i, 3),
+					   db_rows_get(rows, i, 4));
+	if (!ret)
+		history_content_key_end(&k, ctx, out);
+	db_rows_free(rows);
+	return ret;
+}
+
+static int fill_content_keys(struct db *db)
+{
+	struct db_rows *rows = NULL;
+	char key[HISTORY_CONTENT_KEY_LEN + 1];
+	size_t i;
+	int ret = db_query(db, "SELECT id, context FROM ksftm_runs", NULL, 0, &rows);
+
+	if (!ret)
+		ret = db_rows_check(db, rows, "ksftm_runs.id ksftm_runs.context", 0, NULL);
+	for (i = 0; !ret && i < db_rows_count(rows); i++) {
+		const char *p[2] = { key, db_rows_get(rows, i, 0) };
+
+		if (!(ret = run_content_key(db, p[1], db_rows_get(rows, i, 1), key)))
+			ret = db_query(db, "UPDATE ksftm_runs SET content_key = $1 WHERE id = $2",
+				       p, 2, NULL);
+	}
+	db_rows_free(rows);
+	return ret;
+}
+
 static int check_newer(struct db *db, long v)
 {
 	if (v > HISTORY_SCHEMA_VERSION)
@@ -215,6 +274,11 @@ static int create_schema(struct db *db, long target)
 	if (v < 2 && target >= 2) {
 		if ((ret = db_exec(db, schema_v2_steps)) || (ret = recompute_comparable(db)) ||
 		    (ret = db_exec(db, "UPDATE ksftm_meta SET value = '2' WHERE key = 'schema_version'")))
+			goto fail;
+	}
+	if (v < 3 && target >= 3) {
+		if ((ret = db_exec(db, schema_v3_steps)) || (ret = fill_content_keys(db)) ||
+		    (ret = db_exec(db, "UPDATE ksftm_meta SET value = '3' WHERE key = 'schema_version'")))
 			goto fail;
 	}
 	return db_commit(db);
@@ -364,14 +428,19 @@ int history_writable(struct history *h)
 	return 0;
 }
 
-int history_readable(struct history *h)
+int history_readable_from(struct history *h, long version)
 {
-	if (h->version < HISTORY_SCHEMA_VERSION)
+	if (h->version < version)
 		return ksftm_fail(EPROTO, "history database %s has schema version %ld: a writer"
 				  " (ksft-metric ingest, accept or pin) migrates it to version %d"
 				  " first; reading does not", db_name(h->db), h->version,
 				  HISTORY_SCHEMA_VERSION);
 	return 0;
+}
+
+int history_readable(struct history *h)
+{
+	return history_readable_from(h, HISTORY_SCHEMA_VERSION);
 }
 
 void history_close(struct history *h)

@@ -413,6 +413,25 @@ int history_window_recent(struct history_window *w, size_t i, long long id,
 	return 0;
 }
 
+int history_window_before_level(struct history_window *w, long long id,
+				struct history_window_span *out)
+{
+	const char *p[4] = { NULL, w->o->comparable, history_window_level(w, id), NULL };
+	char sid[32];
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!p[2])
+		return 0;
+	snprintf(sid, sizeof(sid), "%lld", id);
+	p[0] = sid;
+	if ((ret = db_query(w->db, shift_sql, p, 4, &out->rows)))
+		return ret;
+	out->n = db_rows_count(out->rows);
+	out->owned = 1;
+	return 0;
+}
+
 /* Series the recent comparable runs have (the run's are told apart by the
  * gate). */
 int history_window_missing(struct history_window *w, struct db_rows **rows)

@@ -91,6 +91,12 @@ int history_window_prefetch_recent(struct history_window *w, const size_t *idx, 
 int history_window_recent(struct history_window *w, size_t i, long long id,
 			  struct history_window_span *out);
 
+/* Series @id's runs before its accepted level (HISTORY_SHIFT_SQL's
+ * columns, newest first; none without a level): the noise the series
+ * showed before it, while the new level has few runs of its own. */
+int history_window_before_level(struct history_window *w, long long id,
+				struct history_window_span *out);
+
 /* The series of the recent comparable runs (series id, ?better), checked. */
 int history_window_missing(struct history_window *w, struct db_rows **rows);
 /* Series @id's row (path, case name, metric, labels), checked, with its
@@ -110,6 +116,8 @@ struct history_window_elem {
 	size_t n_window;
 	size_t n_level;		/* of which the level's runs (before the transients) */
 	char *oldest;		/* the oldest of them's run order (NULL: none) */
+	char **orders;		/* a scalar tracked series': each level run's order,
+				   oldest first (to hold runs out, read_recent()) */
 };
 
 /* What the gate judges series i of a run with, read from the history. */
@@ -125,7 +133,15 @@ struct history_window_in {
 	double *recent;
 	size_t *repeats;	/* each one's repeats */
 	double *within;		/* and their variance */
+	unsigned char *held;	/* 1: out of the level's window (flagged or held
+				   out, history_window_rule.h, and no transient) */
 	size_t n_recent;
+	double *prior;		/* a young accepted level's: the runs before it,
+				   oldest first, for their noise (else NULL) */
+	size_t *prior_repeats;
+	double *prior_within;
+	size_t n_prior;
+	int better;		/* the series' direction */
 };
 
 /* A series the recent comparable runs have and the run lacks. */

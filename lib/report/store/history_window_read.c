@@ -19,6 +19,7 @@
 #include "history.h"
 #include "history_window.h"
 #include "history_window_rule.h"
+#include "order_stats.h"
 #include "report.h"
 #include "rp_policy.h"
 #include "series.h"
@@ -29,7 +30,7 @@
  * *@again: a scalar window holds values of another statistic and its
  * summaries were not read. */
 static double *window_values(const struct history_window_span *rows, const char *op, long e,
-			     size_t *n, const char **oldest, int *again)
+			     size_t *n, const char **oldest, int *again, const char **orders)
 {
 	size_t k, m = rows->n;
 	double *v = malloc((m ? m : 1) * sizeof(*v));
@@ -52,6 +53,8 @@ static double *window_values(const struct history_window_span *rows, const char 
 			}
 			if (got && !*oldest)
 				*oldest = history_window_span_get(rows, k, 3);
+			if (got && orders)
+				orders[*n] = history_window_span_get(rows, k, 3);
 			*n += (size_t)got;
 		} else {
 			json_t *sum = json_loads(history_window_span_get(rows, k, 1), 0, NULL);
@@ -74,21 +77,34 @@ static double *window_values(const struct history_window_span *rows, const char 
 /* Element @e's window from @rows, read again with the summaries when the
  * values are of another statistic (a policy change; rare). */
 static int element_window(struct history_window *w, size_t i, struct history_window_span *rows,
-			  const char *op, long e, struct history_window_elem *out)
+			  const char *op, long e, int tracked, struct history_window_elem *out)
 {
-	const char *oldest;
+	const char *oldest, **orders = NULL;
+	size_t k = 0;
 	int again, ret;
 
-	out->window = window_values(rows, op, e, &out->n_window, &oldest, &again);
+	/* A scalar tracked series keeps its runs' orders: read_recent() holds
+	 * runs out by them. */
+	if (e < 0 && tracked && !(orders = calloc(rows->n ? rows->n : 1, sizeof(*orders))))
+		return ksftm_oom();
+	out->window = window_values(rows, op, e, &out->n_window, &oldest, &again, orders);
 	if (out->window && again) {
 		free(out->window);
+		free(orders);
+		orders = NULL;
 		history_window_span_release(rows);
 		if ((ret = history_window_of(w, i, 0, rows)))
 			return ret;
-		out->window = window_values(rows, op, e, &out->n_window, &oldest, &again);
+		out->window = window_values(rows, op, e, &out->n_window, &oldest, &again, NULL);
 	}
 	out->n_level = out->n_window;
-	if (!out->window || (oldest && !(out->oldest = strdup(oldest))))
+	if (orders && out->window && (out->orders = calloc(out->n_window + 1, sizeof(char *))))
+		for (k = 0; k < out->n_window; k++)
+			if (!(out->orders[k] = strdup(orders[k] ? orders[k] : "")))
+				break;
+	ret = orders && (!out->orders || k < out->n_window);
+	free(orders);
+	if (ret || !out->window || (oldest && !(out->oldest = strdup(oldest))))
 		return ksftm_oom();
 	return 0;
 }
@@ -135,10 +151,13 @@ static int read_series(struct history_window *w, const struct ksft_metric_report
 		history_window_span_release(&rows);
 		return ksftm_oom();
 	}
+	in->wants_recent = !s.is_array && better && isfinite(one) && !in->pinned;
+	in->better = better;
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0) && !ret; e++)
-		ret = element_window(w, i, &rows, op, e, &in->elem[e < 0 ? 0 : e]);
+		ret = element_window(w, i, &rows, op, e, in->wants_recent,
+				     &in->elem[e < 0 ? 0 : e]);
 	history_window_span_release(&rows);
-	in->wants_recent = !ret && !s.is_array && better && isfinite(one) && !in->pinned;
+	in->wants_recent = in->wants_recent && !ret;
 	return ret;
 }
 
@@ -209,14 +228,87 @@ static int read_missing(struct history_window *w, size_t n, struct history_windo
 	return ret;
 }
 
+/* The median of @v[0..n) (@scratch: n doubles). */
+static double median_of(const double *v, size_t n, double *scratch)
+{
+	memcpy(scratch, v, n * sizeof(*v));
+	qsort(scratch, n, sizeof(*scratch), ksftm_cmp_double);
+	return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
+}
+
+/*
+ * Which recent runs are held out (history_window_rule.h): too noisy, and
+ * beyond the lenient line worse than the level of the window without
+ * them (found twice: the first line with every window run, the second
+ * with the held ones out). @tn[k]: run k (newest first) was too noisy.
+ */
+static void hold_out(struct history_window_in *in, const unsigned char *tn, unsigned char *held,
+		     const char *const *orders, size_t n, double *scratch)
+{
+	struct history_window_elem *el = &in->elem[0];
+	double level, line;
+	size_t k, j, m;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (j = m = 0; j < el->n_level; j++) {
+			for (k = 0; pass && k < n; k++)
+				if (held[k] == 2 && !strcmp(orders[k], el->orders[j]))
+					break;
+			if (!pass || k == n)
+				scratch[m++] = el->window[j];
+		}
+		if (!m)
+			return;
+		level = median_of(scratch, m, scratch + m);
+		line = history_window_rule_hold_line(in->recent, n, level, in->better,
+						     scratch + el->n_level);
+		for (k = 0; k < n; k++)
+			if (tn[k] && !held[k] && !isnan(line) &&
+			    in->repeats[k] >= HISTORY_HOLD_MIN_REPEATS &&
+			    (in->better > 0 ? in->recent[k] < line : in->recent[k] > line))
+				held[k] = 2;
+			else if (held[k] == 2 && !(in->better > 0 ? in->recent[k] < line :
+								    in->recent[k] > line))
+				held[k] = 0;
+	}
+}
+
+/* The level's window of @in without its held runs (held[k] 2: held and
+ * read by the window query), by their orders. */
+static void drop_held(struct history_window_in *in, const unsigned char *held,
+		      const char *const *orders, size_t n)
+{
+	struct history_window_elem *el = &in->elem[0];
+	size_t j, k, m = 0;
+
+	for (j = 0; j < el->n_level; j++) {
+		for (k = 0; k < n; k++)
+			if (held[k] == 2 && !strcmp(orders[k], el->orders[j]))
+				break;
+		if (k < n) {
+			free(el->orders[j]);
+			continue;
+		}
+		el->orders[m] = el->orders[j];
+		el->window[m++] = el->window[j];
+	}
+	/* The transients back after the level's runs move down with them. */
+	for (j = el->n_level; j < el->n_window; j++)
+		el->window[m + j - el->n_level] = el->window[j];
+	el->n_window = m + el->n_window - el->n_level;
+	el->n_level = m;
+}
+
 /*
  * The series' recent runs (measurements, on comparable machines, from its
  * accepted level on), whatever the gate said of each: the CUSUM runs over
  * them, and their noise is the series' noise. Flagged runs stay out of the
- * level until accepted, but a flagged run followed by
- * HISTORY_TRANSIENT_AFTER runs back at the old level was a transient: it
- * is back in the level's window (history_window_rule.h, the rule the
- * chart band follows too).
+ * level until accepted, and so do held runs (too noisy, worse than the
+ * level beyond the lenient line: history_window_rule.h); but a flagged or
+ * held run followed by HISTORY_TRANSIENT_AFTER runs back at the old level
+ * was a transient: it is back in the level's window (history_window_rule.h,
+ * the rule the chart band follows too).
  */
 static int read_recent(struct history_window *w, size_t i, struct history_window_in *in)
 {
@@ -224,7 +316,9 @@ static int read_recent(struct history_window *w, size_t i, struct history_window
 	size_t n, k, m, win = history_window_rule_size(w->o->window);
 	struct history_window_rule_scan scan = { 0 };
 	struct history_window_span rows = { 0 };
-	double *grown;
+	unsigned char *flag = NULL, *tn = NULL;
+	const char **orders = NULL, **codes = NULL;
+	double *grown, *scratch = NULL;
 	int ret;
 
 	if ((ret = history_window_recent(w, i, w->keys[i].id, &rows)))
@@ -233,21 +327,25 @@ static int read_recent(struct history_window *w, size_t i, struct history_window
 	in->recent = malloc((n ? n : 1) * sizeof(*in->recent));
 	in->repeats = malloc((n ? n : 1) * sizeof(*in->repeats));
 	in->within = malloc((n ? n : 1) * sizeof(*in->within));
+	in->held = calloc(n ? n : 1, sizeof(*in->held));
+	flag = calloc(n ? n : 1, 1);
+	tn = calloc(n ? n : 1, 1);
+	orders = calloc(n ? n : 1, sizeof(*orders));
+	codes = calloc(n ? n : 1, sizeof(*codes));
+	scratch = malloc((2 * (n + el->n_window) + 2) * sizeof(*scratch));
 	grown = realloc(el->window, (el->n_window + n + 1) * sizeof(*grown));
 	if (grown)
 		el->window = grown;
-	if (!in->recent || !in->repeats || !in->within || !grown) {
-		history_window_span_release(&rows);
-		return ksftm_oom();
+	if (!in->recent || !in->repeats || !in->within || !in->held || !flag || !tn ||
+	    !orders || !codes || !scratch || !grown) {
+		ret = ksftm_oom();
+		goto out;
 	}
-	/* Newest first: count the runs back at the old level after each
-	 * flagged one (history_window_rule_transient()). */
+	/* Newest first: the values, and which runs are flagged or too noisy. */
 	for (k = m = 0; k < n; k++) {
 		const char *verdict = history_window_span_get(&rows, k, 2);
 		const char *acc = history_window_span_get(&rows, k, 3);
 		const char *code = verdict ? ksftm_verdict_code(verdict) : NULL;
-		int flagged = code && !strcmp(code, KSFTM_VERDICT_REGRESSION) &&
-			      (!acc || !strcmp(acc, "0"));
 
 		/* As the statistic judged now (a policy may have changed it);
 		 * a run without that number is left out. Newest first here. */
@@ -257,12 +355,84 @@ static int read_recent(struct history_window *w, size_t i, struct history_window
 			continue;
 		history_window_rule_repeats(history_window_span_get(&rows, k, 1), &in->repeats[m],
 					    &in->within[m]);
+		flag[m] = code && !strcmp(code, KSFTM_VERDICT_REGRESSION) && (!acc || !strcmp(acc, "0"));
+		tn[m] = code && !strcmp(code, KSFTM_VERDICT_TOO_NOISY);
+		orders[m] = history_window_span_get(&rows, k, 4);
+		orders[m] = orders[m] ? orders[m] : "";
+		codes[m] = code;
 		m++;
-		if (history_window_rule_transient(&scan, k, win, code, flagged))
-			el->window[el->n_window++] = in->recent[m - 1];
 	}
-	history_window_rule_oldest_first(in->recent, in->within, in->repeats, m);
+	if (el->orders)
+		hold_out(in, tn, in->held, orders, m, scratch);
+	/* Newest first: count the runs back at the old level after each
+	 * flagged or held one (history_window_rule_transient()). */
+	for (k = 0; k < m; k++) {
+		/* A too-noisy run inside the lenient line is back at the level:
+		 * the series returned (history_window_rule.h). */
+		/* (A held run is in the window query's reach whatever its
+		 * place: it is usable, only held.) */
+		int back = history_window_rule_transient(&scan, flag[k] ? k : 0, win,
+							 tn[k] && !in->held[k] ?
+							 KSFTM_VERDICT_NO_CHANGE : codes[k],
+							 flag[k] || in->held[k]);
+
+		if (flag[k] && back)
+			el->window[el->n_window++] = in->recent[k];
+		if (back)
+			in->held[k] = 0;	/* a transient: in the window */
+		else if (flag[k])
+			in->held[k] = 1;
+	}
+	if (el->orders)
+		drop_held(in, in->held, orders, m);
+	for (k = 0; k < m; k++)
+		in->held[k] = in->held[k] != 0;
+	history_window_rule_oldest_first(in->recent, in->within, in->repeats, in->held, m);
 	in->n_recent = m;
+out:
+	history_window_span_release(&rows);
+	free(flag);
+	free(tn);
+	free(orders);
+	free(codes);
+	free(scratch);
+	return ret;
+}
+
+/*
+ * A young accepted level (fewer runs since it than the rule's
+ * HISTORY_PRIOR_UNDER): the runs before it, oldest first, whose noise the
+ * gate takes while the new level has too few runs to show its own (issue
+ * 40: after accept the gate was blind for five runs).
+ */
+static int read_prior(struct history_window *w, size_t i, struct history_window_in *in)
+{
+	struct history_window_span rows = { 0 };
+	size_t n, k, m = 0;
+	int ret;
+
+	if (in->elem[0].n_window >= HISTORY_PRIOR_UNDER ||
+	    (ret = history_window_before_level(w, w->keys[i].id, &rows)))
+		return in->elem[0].n_window >= HISTORY_PRIOR_UNDER ? 0 : ret;
+	n = rows.n;
+	in->prior = malloc((n ? n : 1) * sizeof(*in->prior));
+	in->prior_repeats = malloc((n ? n : 1) * sizeof(*in->prior_repeats));
+	in->prior_within = malloc((n ? n : 1) * sizeof(*in->prior_within));
+	if (!in->prior || !in->prior_repeats || !in->prior_within) {
+		history_window_span_release(&rows);
+		return ksftm_oom();
+	}
+	for (k = 0; k < n; k++) {
+		if (history_value_as(history_window_span_get(&rows, k, 0),
+				     history_window_span_get(&rows, k, 5),
+				     history_window_span_get(&rows, k, 6), in->op, &in->prior[m]) != 1)
+			continue;
+		history_window_rule_repeats(history_window_span_get(&rows, k, 1),
+					    &in->prior_repeats[m], &in->prior_within[m]);
+		m++;
+	}
+	history_window_rule_oldest_first(in->prior, in->prior_within, in->prior_repeats, NULL, m);
+	in->n_prior = m;
 	history_window_span_release(&rows);
 	return 0;
 }
@@ -285,8 +455,9 @@ static int read_recent_all(struct history_window *w, size_t n, struct history_wi
 		free(idx);
 	}
 	for (i = 0; i < n && !ret; i++)
-		if (set->in[i].wants_recent)
-			ret = read_recent(w, i, &set->in[i]);
+		if (set->in[i].wants_recent && !(ret = read_recent(w, i, &set->in[i])) &&
+		    history_window_level(w, w->keys[i].id))
+			ret = read_prior(w, i, &set->in[i]);
 	return ret;
 }
 
@@ -327,6 +498,11 @@ void history_window_set_free(struct history_window_set *set)
 		struct history_window_in *in = &set->in[i];
 
 		for (k = 0; k < in->n_elem; k++) {
+			size_t j;
+
+			for (j = 0; in->elem[k].orders && j < in->elem[k].n_level; j++)
+				free(in->elem[k].orders[j]);
+			free(in->elem[k].orders);
 			free(in->elem[k].window);
 			free(in->elem[k].oldest);
 		}
@@ -334,6 +510,10 @@ void history_window_set_free(struct history_window_set *set)
 		free(in->recent);
 		free(in->repeats);
 		free(in->within);
+		free(in->held);
+		free(in->prior);
+		free(in->prior_repeats);
+		free(in->prior_within);
 	}
 	for (i = 0; i < set->n_gone; i++) {
 		for (k = 0; set->gone[i].parts && k < set->gone[i].n_parts; k++)

@@ -233,3 +233,18 @@ size_t run_order_shown_len(const char *stored)
 {
 	return strcspn(stored, HISTORY_ORDER_SEP);
 }
+
+int history_stored_order(struct db *db, const char *content, const char *cmp, char **out)
+{
+	struct db_rows *rows = NULL;
+	const char *p[2] = { content, cmp };
+	int ret = db_query(db, "SELECT run_order FROM ksftm_runs WHERE content_key = $1"
+			   " AND comparable = $2 ORDER BY id LIMIT 1", p, 2, &rows);
+
+	*out = NULL;
+	if (!ret && db_rows_count(rows) && db_rows_get(rows, 0, 0) &&
+	    !(*out = strdup(db_rows_get(rows, 0, 0))))
+		ret = ksftm_oom();
+	db_rows_free(rows);
+	return ret;
+}

@@ -9,11 +9,11 @@ import shutil
 import subprocess
 import sys
 
-from . import process
+from . import process, profile
 from .errors import EXIT_VM, GuestError, Interrupted, TimedOut, UsageError, VmError
 from .kernel import find_kernel
 from .pack import build_root
-from .qemu import DEFAULT_CPU, VmConfig, qemu_argv, qemu_version
+from .qemu import DEFAULT_CPU, QEMU, VmConfig, qemu_argv, qemu_version
 from .result import decode
 from .seed import context_words as seed_words
 
@@ -25,8 +25,8 @@ KVM_SILENCE_S = 20
 CONSOLE_TAIL = 30
 
 USAGE = ("%(prog)s [--kernel IMAGE] [--modules DIR] [--add PATH]... [--smp N] [--memory MB]\n"
-         "               [--timeout S] [--kvm] [--cpu MODEL] [--console FILE] [--seed S]\n"
-         "               -- COMMAND [ARG]...\n"
+         "               [--timeout S] [--kvm] [--cpu MODEL] [--console FILE] [--profile FILE]\n"
+         "               [--seed S] -- COMMAND [ARG]...\n"
          "       %(prog)s ab [-o DIR] IMAGE_A IMAGE_B [OPTION]... -- COMMAND [ARG]...")
 DESCRIPTION = """\
 Run COMMAND in a QEMU guest whose clock counts instructions (TCG, -icount
@@ -90,6 +90,11 @@ def parser():
     ap.add_argument("--kvm", action="store_true",
                     help="KVM instead of icount: fast, functional, NOT deterministic")
     ap.add_argument("--console", metavar="FILE", help="keep the guest's console log in FILE")
+    ap.add_argument("--profile", metavar="FILE",
+                    help="write an exact instruction profile (cachegrind format) to FILE, "
+                    "FILE.whole and FILE.caseN (doc/vm.rst)")
+    ap.add_argument("--profile-mode", choices=("block", "insn"), default="block",
+                    help=argparse.SUPPRESS)
     ap.add_argument("--seed", metavar="S", type=_seed, default=0,
                     help="boot under seeded starting state S (a busy loop before COMMAND "
                     "moves the timer's phase; reproducible for each S); 0: none (default)")
@@ -117,6 +122,8 @@ def parse(argv):
         raise UsageError("--smp must be 1 or 2 (2 runs round-robin on one host thread)")
     if args.memory < 128:
         raise UsageError("--memory must be at least 128 (MB)")
+    if args.profile and args.kvm:
+        raise UsageError("--profile needs TCG (QEMU's plugins do not see KVM's instructions)")
     if not all(c.isalnum() or c in "._-" for c in args.cpu) or not args.cpu:
         raise UsageError("--cpu %s: not a CPU model name" % args.cpu)
     return args
@@ -167,11 +174,35 @@ class Run:
     def config(self):
         a = self.args
         self.console = os.path.abspath(a.console) if a.console else os.path.join(self.tmp, "console")
+        extra = []
+        if not a.kvm:
+            # The guest's profile flag is in every icount boot (profile.py).
+            extra += profile.fw_cfg_args(bool(a.profile))
+        if a.profile:
+            try:
+                plugin = profile.find_plugin()
+                profile.check_plugin(QEMU, plugin)
+            except profile.ProfileError as e:
+                raise VmError("--profile: %s" % e) from None
+            extra += profile.plugin_args(plugin, os.path.join(self.tmp, "profile.dump"),
+                                         a.profile_mode)
         return VmConfig(image=self.kernel.image, initrd=self.initrd, console=self.console,
                         result=os.path.join(self.tmp, "result"), release=self.kernel.release,
                         config_hash=self.kernel.config_hash, qemu_version=qemu_version(),
-                        memory=a.memory, smp=a.smp, cpu=a.cpu, kvm=a.kvm,
+                        memory=a.memory, smp=a.smp, cpu=a.cpu, kvm=a.kvm, extra_args=extra,
                         extra_context=seed_words(a.seed))
+
+    def write_profile(self, cfg):
+        """--profile's files from the plugin's dump and the symbols the
+        guest sent behind its result."""
+        try:
+            with open(os.path.join(self.tmp, "profile.dump")) as f:
+                dump = f.read()
+            with open(cfg.result, "rb") as f:
+                sent = f.read()
+            profile.write_profiles(self.args.profile, dump, sent, " ".join(self.args.command))
+        except (OSError, profile.ProfileError) as e:
+            raise VmError("--profile: %s" % e) from None
 
     def boot(self, cfg):
         """Run QEMU for @cfg to its end; its exit status."""
@@ -260,6 +291,8 @@ def main(argv=None):
         status = run.boot(cfg)
         res = run.read_result(cfg, status)
         _write(res)
+        if args.profile:
+            run.write_profile(cfg)
         if res.status == EXIT_VM:
             _say("COMMAND exited %d itself (the status of ksft-vm's own failures)" % EXIT_VM)
         return res.status

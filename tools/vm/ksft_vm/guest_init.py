@@ -13,6 +13,8 @@ The result, on the second serial port (raw):
 """
 import shlex
 
+from . import profile
+
 OUT_MARK = "KSFT-VM-RESULT"
 OUT_DIR = "/run/ksft-vm"
 # Less than this free on the output's file system after the run: it may
@@ -36,7 +38,7 @@ mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo /sbin/modprobe > /proc/sys/kernel/modprobe
-hostname ksft-vm
+%(profile_before)shostname ksft-vm
 ip link set lo up
 %(env)s
 o=%(outdir)s
@@ -61,6 +63,7 @@ stty -F /dev/ttyS1 raw -echo
 	head -c $nerr $o/err
 	echo "%(mark)s-END"
 } > /dev/ttyS1
+%(profile_after)s
 sync
 reboot -f
 """
@@ -76,4 +79,6 @@ def render(path_dirs, env, cwd, argv, before=""):
         "path": shlex.quote(":".join(path_dirs)), "env": "\n".join(exports),
         "cwd": shlex.quote(cwd), "outdir": OUT_DIR, "before": before, "full_kb": OUT_FULL_KB,
         "argv": " ".join(shlex.quote(a) for a in argv), "mark": OUT_MARK,
+        # --profile's steps, the same in every boot, profiled or not (profile.py)
+        "profile_before": profile.INIT_BEFORE, "profile_after": profile.INIT_SEND_SYMBOLS,
     }

@@ -7,6 +7,7 @@ import os
 
 BINDIR = None
 KSFT_METRIC = None
+PLUGIN_DIR = None       # where ksft_profile.so is (ksft-vm --profile)
 
 
 def ksft_vm():

@@ -8,13 +8,15 @@ import shutil
 import struct
 import subprocess
 
+from . import profile
 from .errors import VmError
 
 # Module subtrees packed from the image's tree (plus their dependencies):
-# what network selftests load; hardware drivers are left out.
+# what network selftests load; hardware drivers are left out. The
+# profile's qemu_fw_cfg is in every root, profiled or not (profile.py).
 MODULE_GLOBS = ("kernel/net/**/*.ko*", "kernel/drivers/net/*.ko*",
                 "kernel/drivers/net/bonding/*.ko*", "kernel/drivers/net/team/*.ko*",
-                "kernel/drivers/net/netdevsim/*.ko*")
+                "kernel/drivers/net/netdevsim/*.ko*") + profile.MODULE_GLOBS
 
 
 def modinfo(data):

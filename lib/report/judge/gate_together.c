@@ -1,0 +1,98 @@
+/* The recent runs together (gate_together.h). */
+#include <math.h>
+#include <stddef.h>
+
+#include "changepoint.h"
+#include "gate.h"
+#include "gate_together.h"
+
+static double sc(int logs, double x)
+{
+	return logs ? log(x) : x;
+}
+
+int gate_together_ready(const struct gate_series *s, size_t min_runs)
+{
+	size_t i, na = 0;
+
+	if (!s->recent || s->fresh || s->n_recent < 1 || s->n_window < min_runs ||
+	    s->repeats < GATE_GUARD_ADAPT_REPEATS)
+		return 0;
+	for (i = s->n_recent - 1; i-- > 0 && na < min_runs;)
+		na += !(s->recent_held && s->recent_held[i]);
+	return na >= min_runs && na >= 2;
+}
+
+/*
+ * The recent runs together (gate.h, GATE_TOGETHER_MAX_K): for k = 2..6,
+ * the mean of the current run and the k - 1 recent runs before it against
+ * the mean of the window's runs before them (held runs out, the newest
+ * n_window of them), a one-sided t on the run-to-run noise @var_run toward
+ * worse (@sign +1) or better (-1). A mean of k successive runs varies as
+ * AR(1) residuals with the drift's lag-1 correlation do; its tail is
+ * lighter than one run's (the excess kurtosis of a mean of k is a k-th:
+ * a t with nu degrees of freedom becomes one with 4 + k (nu - 4)), and
+ * no heavier than the noise estimate's own. @return the smallest p times
+ * the number of k tested (Bonferroni), NaN when none could be; *@at its k.
+ */
+double gate_together_p(const struct gate_series *s, int logs, double var_run, double inflate,
+		       double df_est, int sign, size_t min_runs, size_t *at)
+{
+	size_t m = s->n_recent, k, tested = 0, i;
+	double best = NAN, rho = (inflate - 1) / (inflate + 1);
+
+	*at = 0;
+	if (!gate_together_ready(s, min_runs) || !(var_run > 0))
+		return NAN;
+	for (k = 2; k <= GATE_TOGETHER_MAX_K && k - 1 <= m; k++) {
+		double mb = sc(logs, s->current), ma = 0, vb, va, f = 1, t, df, p, rj = 1, own, d;
+		double dir = (s->better > 0 ? 1 : -1) * sign;
+		size_t na = 0, j;
+
+		for (i = m - (k - 1); i < m; i++)
+			mb += sc(logs, s->recent[i]);
+		mb /= (double)k;
+		for (i = m - (k - 1); i-- > 0 && na < s->n_window;) {
+			if (s->recent_held && s->recent_held[i])
+				continue;
+			ma += sc(logs, s->recent[i]);
+			na++;
+		}
+		if (na < min_runs || na < 2)
+			break;
+		ma /= (double)na;
+		/* var of a mean of k AR(1) terms: 1 + 2 sum (1 - j/k) rho^j. */
+		for (j = 1; j < k; j++) {
+			rj *= rho;
+			f += 2 * (1 - (double)j / (double)k) * rj;
+		}
+		/* The current run itself on the moved side, or no moved level. */
+		if ((ma - sc(logs, s->current)) * dir <= 0)
+			break;
+		vb = var_run * f / (double)k;
+		va = var_run * inflate / (double)na;
+		df = 4 + (double)k * (GATE_TAIL_DF - 4);
+		if (df_est > 0 && df_est < df)
+			df = df_est;
+		/* The block's runs must agree about the move: their own spread,
+		 * when larger than the noise says, is the block's (Welch: k - 1
+		 * degrees of freedom), so one far run already flagged does not
+		 * make every block holding it a change. */
+		for (i = m - (k - 1), own = 0, d = sc(logs, s->current) - mb; i < m; i++)
+			own += (sc(logs, s->recent[i]) - mb) * (sc(logs, s->recent[i]) - mb);
+		own = (own + d * d) / (double)(k - 1) / (double)k;
+		if (own > vb) {
+			vb = own;
+			df = (double)(k - 1);
+		}
+		t = (ma - mb) * dir / sqrt(vb + va);
+		p = t > 0 ? changepoint_student_t_two_sided(t, df) / 2 :
+			    1 - changepoint_student_t_two_sided(-t, df) / 2;
+		tested++;
+		if (isnan(best) || p < best) {
+			best = p;
+			*at = k;
+		}
+	}
+	return tested ? fmin(1, best * (double)tested) : NAN;
+}
