@@ -81,10 +81,18 @@ class TestPythonCommand(unittest.TestCase):
         """./test.py with #!/usr/bin/env python3: the interpreter PATH
         finds, its standard library, the interpreter's directory first on
         the guest's PATH."""
+        write(os.path.join(self.t, "test.py"), "#!/usr/bin/env python3\nimport json, helper\n",
+              0o755)
+        write(os.path.join(self.t, "helper.py"), "")
+        write(os.path.join(self.t, "unrelated.bin"), "x" * 1000)
         names, init, _ = self.pack(["./test.py"])
         exe, stdlib = host_python(os.environ["PATH"])
         self.assert_python(names, init, exe, stdlib)
         self.assertIn(self.t + "/test.py", names)
+        # outside a selftest tree: the modules it imports from its
+        # directory, not the rest of it (a script may sit in /usr/bin)
+        self.assertIn(self.t + "/helper.py", names)
+        self.assertNotIn(self.t + "/unrelated.bin", names)
 
     def test_python3_script_through_a_shim(self):
         """python3 test.py with a pyenv-like shim first in PATH: the shim

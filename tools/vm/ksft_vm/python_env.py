@@ -235,9 +235,9 @@ class PythonCommand:
         env = {}
         local = [self.script] if self.script else []
         sel = selftest_root(self.script)
-        if self.script:
-            local.append(os.path.dirname(os.path.realpath(self.script)))
         if sel:
+            # a selftest's directory is its data (helpers, configs): all of it
+            local.append(os.path.dirname(os.path.realpath(self.script)))
             ksft, ksrc = sel
             local += [os.path.join(ksft, d) for d in SELFTEST_LIBS]
             if ksrc:
@@ -264,7 +264,10 @@ class PythonCommand:
         @local import, and what those import, transitively."""
         info = self.info
         std = (info["stdlib"], info["platstdlib"], info["dynload"])
-        dirs = info["path"]     # the standard library first, as it is searched
+        # the script's directory first, as python3 SCRIPT searches it (its
+        # modules, not all of it: a script may sit in /usr/bin or $HOME)
+        dirs = ([os.path.dirname(os.path.realpath(self.script))] if self.script else []) + \
+            info["path"]
         seen, todo, packed = set(), list(python_files(local)), []
         names = set(self.modules)
         while todo or names:
