@@ -27,11 +27,13 @@ GUEST = {"clock": "icount", "cpu_count": 1, "icount_shift": "0", "qemu": "7.2.22
          "qemu_cpu": "Westmere-v1"}
 
 
-def boot(name, seed, values):
-    """One boot's log: its context names the seed; one point a repeat."""
+def boot(name, seed, values, **more):
+    """One boot's log: its context names the seed (and @more context keys);
+    one point a repeat."""
     lines = ["KTAP version 1", "1..1"]
     if seed is not None:
-        lines.append("# ktap-metric-context-json: " + json.dumps(dict(GUEST, seed=seed)))
+        lines.append("# ktap-metric-context-json: " +
+                     json.dumps(dict(GUEST, seed=seed, **more)))
     lines.append('# ktap-metric-policy-json: {"name":"rtt","regression":{"better":"lower",'
                  '"compare":"p50","relative_tolerance":0.05},"summarize":"distribution"}')
     lines += ['# ktap-metric-json: {"name":"rtt","shape":"scalar","time":%d,"value":%r}'
@@ -135,6 +137,21 @@ def test_paired_by_seed_where_a_and_b_move_together():
     shuffled = [levels[i] + 4.5 for i in (7, 0, 6, 1, 5, 2, 4, 3)]
     row, _ = judge(base, boots("b9", shuffled), 0)
     assert row["verdict"] == "too_noisy" and row["seeds"]["paired"] == 0, row
+
+
+def test_what_a_seed_produced_is_no_context_difference():
+    """ksft-vm --seed S also records what S produced (seed_spin, the first
+    urandom bytes): those differ across seeds by design, as the seed does,
+    and are no "run context differs" warning."""
+    logs = [boot(f"sp-s{s}.log", str(s), [100.0 + s], seed_spin="%07d" % (s * 997),
+                 seed_urandom="%016x" % (s * 0x9e3779b97f4a7c15 % 2 ** 64))
+            for s in range(1, 6)]
+    base = os.path.join(TMP, "sp.json")
+    _, err = expect_rc(0, "save", "-q", "-o", base, *logs)
+    assert "differs" not in err, err
+    for _ in range(2):
+        _, err = expect_rc(0, "compare", "--baseline", base, *logs)
+        assert "differs" not in err, err
 
 
 def test_a_log_without_seed_among_seeded_ones_is_refused():

@@ -38,9 +38,10 @@ void context_merge(struct ksft_metric_report *r, const char *file,
 			 * run started at the earliest (UTC text sorts as time). */
 			if (strcmp(json_string_value(v), json_string_value(old)) < 0)
 				json_object_set(r->context, key, v);
-		} else if (!strcmp(key, "seed")) {
+		} else if (!strcmp(key, "seed") || !strncmp(key, "seed_", 5)) {
 			/* A run of several ksft-vm boots, one a seed (issue 42): the
-			 * seeds differ by design; compare and save read each log's. */
+			 * seeds, and what each produced (seed_spin, seed_urandom),
+			 * differ by design; compare and save read each log's. */
 		} else if (!json_equal(old, v))
 			warn_add(r, file, line, "run context \"%s\" differs from an earlier "
 				 "context line; the first is kept", key);
