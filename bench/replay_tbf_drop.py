@@ -10,10 +10,9 @@ producer declares them. Prints the gate's verdicts on every capped run and
 the first that fails (exit 1), the false alarms on the unchanged runs from
 the 6th on, and beside them the references of bench/replay_two_runner.py
 on the throughput (Welch's last 2-6 runs, Perfherder's 12 against 12,
-Otava's E-divisive), each at its own threshold and again calibrated to the
-gate's false alarms on these unchanged runs (Welch's alpha and
-Perfherder's t set just beyond the unchanged runs' (F+1)-th most extreme
-statistic, F the gate's false alarms there).
+Otava's E-divisive), each at its own threshold and again at the gate's
+false-alarm rate on the recorded unchanged runs (welch@cal, perfherder@cal:
+bench/replay_two_runner.py's CAL_WELCH_P, CAL_PERFHERDER_T, CAL_OTAVA_P).
 
 Usage: bench/replay_tbf_drop.py KSFT_METRIC OTAVA_CLI [CORPUS.jsonl [CAP]]
 """
@@ -32,37 +31,6 @@ POLICY = ('# ktap-metric-policy-json: {"name":"throughput","regression":{"better
           '"compare":"p50","relative_tolerance":0.1},"summarize":"distribution"}\n')
 
 
-def welch_p(x):
-    """The smallest one-sided p of Welch's last-k test, times the five k."""
-    ps = []
-    for k in range(2, 7):
-        if len(x) - k < 3:
-            break
-        a, b = x[:-k], x[-k:]
-        ma, va = ref.mean_var(a)
-        mb, vb = ref.mean_var(b)
-        se2 = va / len(a) + vb / len(b)
-        if not se2 > 0:
-            continue
-        t = (ma - mb) / se2 ** 0.5
-        df = se2 ** 2 / ((va / len(a)) ** 2 / (len(a) - 1) + (vb / len(b)) ** 2 / (len(b) - 1))
-        ps.append(ref.t_sf(t, df))
-    return min(ps) * 5 if ps else 1.0
-
-
-def perfherder_t(x):
-    """Perfherder's t for a change 12 runs back (12 before against 12 after)."""
-    i = len(x) - 12
-    if i < 12:
-        return float("-inf")
-    a, b = x[i - 12:i], x[i:]
-    ma, va = ref.mean_var(a)
-    mb, vb = ref.mean_var(b)
-    sp = (((len(a) - 1) * va + (len(b) - 1) * vb) / (len(a) + len(b) - 2) *
-          (1 / len(a) + 1 / len(b))) ** 0.5
-    return (ma - mb) / sp if sp > 0 else float("-inf")
-
-
 def log_of(r):
     return ("TAP version 13\n1..1\n" + POLICY +
             '# ktap-metric-json: {"name":"throughput","shape":"scalar","time":1,"value":%.17g}\n'
@@ -79,6 +47,7 @@ def main(argv):
     n0 = sum(r["cap"] == 0 for r in rows)
     gate, verdicts, x, refs = [], [], [], {"welch": [], "perfherder": [], "otava": []}
     stat = {"welch": [], "perfherder": []}	# larger: more of a drop
+    otava_cal = []
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "h.sqlite")
         for i, r in enumerate(runs):
@@ -101,8 +70,9 @@ def main(argv):
             refs["welch"].append(ref.welch_flags(x))
             refs["perfherder"].append(ref.perfherder_flags(x))
             refs["otava"].append(ref.otava_flags(otava, x))
-            stat["welch"].append(-welch_p(x))
-            stat["perfherder"].append(perfherder_t(x))
+            otava_cal.append(ref.otava_flags(otava, x, ref.CAL_OTAVA_P))
+            stat["welch"].append(-ref.welch_p(x))
+            stat["perfherder"].append(ref.perfherder_t(x))
             subprocess.run([km, "ingest", "--db", db, "--create", "--context", "runner=tbf", "--run", "r%04d" % i, "--order", "%04d" % i,
                             "-q", log], check=True, capture_output=True)
     u = x[:n0]
@@ -120,18 +90,13 @@ def main(argv):
               " unchanged runs 6-%d: %d" % (name, first if first else ">%d" % (len(x) - n0),
                                             sum(fl[n0:]), len(x) - n0, n0,
                                             sum(fl[5:n0])))
-    fa = sum(gate[5:n0])
-    for name in sorted(stat):
-        st = stat[name]
-        u = sorted(st[5:n0], reverse=True)
-        thr = u[fa] if fa < len(u) else float("-inf")	# alarms: above the (fa+1)-th
-        fl = [v > thr for v in st]
+    for name, fl in (("welch@cal", [-v <= ref.CAL_WELCH_P for v in stat["welch"]]),
+                     ("perfherder@cal", [v > ref.CAL_PERFHERDER_T for v in stat["perfherder"]]),
+                     ("otava@cal", otava_cal)):
         first = next((k - n0 + 1 for k in range(n0, len(x)) if fl[k]), None)
-        print("  %-10s at the gate's false alarms (%s beyond %.3g): first alarm at capped run %-4s"
-              " alarms on capped %2d/%d, false alarms %d" % (
-                  name, "p" if name == "welch" else "t", -thr if name == "welch" else thr,
-                  first if first else ">%d" % (len(x) - n0), sum(fl[n0:]), len(x) - n0,
-                  sum(fl[5:n0])))
+        print("  %-14s first alarm at capped run %-4s alarms on capped %2d/%d, false alarms on"
+              " unchanged runs 6-%d: %d" % (name, first if first else ">%d" % (len(x) - n0),
+                                            sum(fl[n0:]), len(x) - n0, n0, sum(fl[5:n0])))
 
 
 if __name__ == "__main__":
