@@ -13,6 +13,8 @@ runner's forward throughput (the p50 the gate judges), three references:
   perfherder  Perfherder's test: Student's t of the 12 runs before a
               candidate change against the 12 after it, t > 7; a change is
               found only once 12 runs after it exist (its fore window)
+  (each again as welch@cal, perfherder@cal and otava@cal, at the gate's
+  false-alarm rate: CAL_WELCH_P, CAL_PERFHERDER_T and CAL_OTAVA_P below)
   otava       Apache Otava's E-divisive change points (bench/otava_cli, our
               port with its defaults) over the runs so far: a change for
               the worse among the last 4 runs
@@ -27,6 +29,18 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+
+# The references' thresholds at the gate's false-alarm rate on the
+# recorded unchanged runs (0.94 %, 47 of 4,993 at one repeat a run):
+# bench/calibrate_references.py 0.0094 (bench/results/
+# calibrate_references-2026-12-07.txt). At alpha 0.001 Welch's test fails
+# 9.95 % of those runs; Perfherder's t > 7 0.06 %.
+CAL_WELCH_P = 1.4e-8
+CAL_PERFHERDER_T = 4.72
+# Otava's max_pvalue at that rate: 1e-8 fails 35 of 3,579 runs (1.0 %, runs
+# 50 on; 0.001, its default, 8.7 %): build/bench/gate_timeline --repeats 1
+# --otava-p 1e-8 (bench/results/gate_timeline-otava1e-8-r1-2026-12-07.txt).
+CAL_OTAVA_P = 1e-8
 
 
 def t_sf(t, df):
@@ -87,6 +101,38 @@ def welch_flags(x):
     return bool(ps) and min(ps) * 5 <= 0.001
 
 
+def welch_p(x):
+    """Welch's t of the last k = 2..6 runs against the up to 30 runs before
+    them, toward lower: the smallest one-sided p times the five k."""
+    best = 1.0
+    for k in range(2, 7):
+        a, b = x[max(0, len(x) - k - 30):len(x) - k], x[len(x) - k:]
+        if len(a) < 3:
+            break
+        ma, va = mean_var(a)
+        mb, vb = mean_var(b)
+        se2 = va / len(a) + vb / len(b)
+        if not se2 > 0:
+            continue
+        t = (ma - mb) / se2 ** 0.5
+        df = se2 ** 2 / ((va / len(a)) ** 2 / (len(a) - 1) + (vb / len(b)) ** 2 / (len(b) - 1))
+        best = min(best, t_sf(t, df))
+    return best * 5
+
+
+def perfherder_t(x):
+    """Perfherder's t for a change 12 runs back (12 before against 12 after)."""
+    i = len(x) - 12
+    if i < 12:
+        return float("-inf")
+    a, b = x[i - 12:i], x[i:]
+    ma, va = mean_var(a)
+    mb, vb = mean_var(b)
+    sp = (((len(a) - 1) * va + (len(b) - 1) * vb) / (len(a) + len(b) - 2) *
+          (1 / len(a) + 1 / len(b))) ** 0.5
+    return (ma - mb) / sp if sp > 0 else float("-inf")
+
+
 def perfherder_flags(x):
     """A change 12 runs back or more, 12 before against 12 after, t > 7."""
     for i in range(12, len(x) - 11):
@@ -100,8 +146,8 @@ def perfherder_flags(x):
     return False
 
 
-def otava_flags(otava, x):
-    out = subprocess.run([otava], input="\n".join("%.17g" % v for v in x), text=True,
+def otava_flags(otava, x, max_p=None):
+    out = subprocess.run([otava] + (["%g" % max_p] if max_p else []), input="\n".join("%.17g" % v for v in x), text=True,
                          capture_output=True, check=True).stdout
     for line in out.split():
         pass
@@ -139,7 +185,8 @@ def replay(km, otava, rec):
                     if r["name"] == "throughput" and r["better"]}
             fwd = [r for (c, _), r in sorted(tput.items()) if c == "iperf.forward"]
             st = per.setdefault(runner, {"x": [], "phase": [], "gate": [], "verdicts": [],
-                                         "welch": [], "perfherder": [], "otava": []})
+                                         "welch": [], "perfherder": [], "otava": [],
+                                         "welch_s": [], "perfherder_s": [], "otava@cal": []})
             st["x"].append(fwd[0]["current"] if fwd else float("nan"))
             st["phase"].append(phase)
             st["gate"].append(code == 1)
@@ -148,10 +195,16 @@ def replay(km, otava, rec):
             st["welch"].append(welch_flags(x))
             st["perfherder"].append(perfherder_flags(x))
             st["otava"].append(otava_flags(otava, x))
-            subprocess.run([km, "ingest", "--db", db, "--context", "runner=" + runner,
+            st["otava@cal"].append(otava_flags(otava, x, CAL_OTAVA_P))
+            st["welch_s"].append(-welch_p(x))
+            st["perfherder_s"].append(perfherder_t(x))
+            subprocess.run([km, "ingest", "--db", db, "--create", "--context", "runner=" + runner,
                             "--run", nnn, "--order", nnn, "-q", log], check=True,
                            capture_output=True)
     print("recording %s" % rec)
+    for st in per.values():
+        st["welch@cal"] = [v <= CAL_WELCH_P for v in (-w for w in st["welch_s"])]
+        st["perfherder@cal"] = [v > CAL_PERFHERDER_T for v in st["perfherder_s"]]
     for runner in sorted(per):
         st = per[runner]
         reg = [i for i, p in enumerate(st["phase"]) if p == "regressed"]
@@ -167,7 +220,8 @@ def replay(km, otava, rec):
               " ".join(st["verdicts"][i].replace("regression", "R").replace("too_noisy", "T")
                        .replace("no_change", "-").replace("improvement", "I")
                        .replace("disturbed", "D") for i in reg))
-        for m in ("gate", "welch", "perfherder", "otava"):
+        for m in ("gate", "welch", "perfherder", "otava", "welch@cal", "perfherder@cal",
+                  "otava@cal"):
             first = next((k + 1 for k, i in enumerate(reg) if st[m][i]), None)
             fa = sum(st[m][i] for i in unch)
             print("    %-10s first alarm at regressed run %-4s  alarms on regressed %2d/%d, "
