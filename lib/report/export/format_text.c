@@ -146,7 +146,7 @@ static int series_row(struct table *t, const struct rp_series *s, struct strbuf 
 	sb->len = 0;
 	canon_series_title(sb, NULL, 0, "", s->name, s->labels, -1);
 	ret |= table_cell(t, sb->data ? sb->data + 1 : "");
-	snprintf(buf, sizeof(buf), "%zu", s->raw.n);
+	buf[text_fit_utoa(buf, s->raw.n)] = '\0';
 	ret |= table_cell(t, buf);
 	sb->len = 0;
 	if (n) {
@@ -198,7 +198,7 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 	while (!ret && i < r->n_series) {
 		const struct rp_series *s = r->series[i];
 		struct table t;
-		char buf[64];
+		char buf[24];
 
 		/* The case once, above its series; its rows say the rest. */
 		for (j = i + 1; j < r->n_series && same_case(r->series[j], s); j++)
@@ -209,8 +209,11 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 			strbuf_adds(&sb, " / ");
 		}
 		strbuf_adds(&sb, s->case_name);
-		snprintf(buf, sizeof(buf), ": %s, %zu series", canon_status_name(s->status), j - i);
-		strbuf_adds(&sb, buf);
+		strbuf_adds(&sb, ": ");
+		strbuf_adds(&sb, canon_status_name(s->status));
+		strbuf_adds(&sb, ", ");
+		strbuf_add(&sb, buf, text_fit_utoa(buf, j - i));
+		strbuf_adds(&sb, " series");
 		if (i)
 			strbuf_addc(out, '\n');
 		if (!sb.oom)
