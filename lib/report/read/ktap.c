@@ -200,6 +200,8 @@ static void close_below(struct rp_input *in, int d)
 	int k;
 
 	for (k = RP_MAX_DEPTH - 1; k > d; k--) {
+		if (!in->last_skip[k] && !in->pending[k] && !in->group[k])
+			continue;	/* nothing open there: most depths, most lines */
 		free(in->last_skip[k]);
 		in->last_skip[k] = NULL;
 		case_incomplete(in, k);

@@ -21,8 +21,16 @@
 /* The shape as text (controls replaced), interned. */
 static char *shape_of(struct rp_input *in, const struct mline *m)
 {
-	char *clean = canon_text_dup(m->shape, m->shape_len);
+	char *clean;
 	const char *s;
+	size_t i;
+
+	for (i = 0; i < m->shape_len; i++)
+		if ((unsigned char)m->shape[i] < 0x20 || (unsigned char)m->shape[i] >= 0x7f)
+			break;
+	if (i == m->shape_len)	/* printable ASCII: its own canonical text */
+		return (char *)strpool_intern(in->r->pool, m->shape, m->shape_len);
+	clean = canon_text_dup(m->shape, m->shape_len);
 
 	if (!clean)
 		return NULL;
