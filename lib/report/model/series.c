@@ -98,6 +98,8 @@ void series_free(struct rp_series *s)
 {
 	if (!s)
 		return;
+	if (s->raw.t == &s->one_t)
+		s->raw.t = s->raw.v = NULL;	/* the point in the struct */
 	vals_free(&s->raw);	/* identity strings: the report's pool */
 	free(s->key);
 	rp_policy_clear(&s->policy);
@@ -111,7 +113,33 @@ int series_add_point(struct rp_series *s, double t, const double *v,
 	size_t old_cap = s->cap_pts;
 	size_t nv = is_array ? (r->n ? r->off[r->n] : 0) + n : r->n + 1;
 
-	/* From one point up: most series of a whole kselftest run hold one. */
+	/* From one point up: most series of a whole kselftest run hold one,
+	 * in the struct itself. */
+	if (!is_array && !r->n && !r->t && !r->v && !r->off) {
+		s->one_t = t;
+		s->one_v = v[0];
+		r->t = &s->one_t;
+		r->v = &s->one_v;
+		s->cap_pts = s->cap_v = 1;
+		r->width = 1;
+		r->n = 1;
+		return 0;
+	}
+	if (r->t == &s->one_t) {	/* a second point: to the heap */
+		double *pt = malloc(2 * sizeof(double)), *pv = malloc(2 * sizeof(double));
+
+		if (!pt || !pv) {
+			free(pt);
+			free(pv);
+			return -ENOMEM;
+		}
+		pt[0] = s->one_t;
+		pv[0] = s->one_v;
+		r->t = pt;
+		r->v = pv;
+		s->cap_pts = s->cap_v = 2;
+		old_cap = 2;
+	}
 	if (ksftm_grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double), 1))
 		return -ENOMEM;
 	if (is_array && (s->cap_pts != old_cap || !r->off)) {

@@ -28,6 +28,9 @@ struct rp_series {
 	int is_array;
 	struct rp_vals raw;	/* t, v, off */
 	size_t cap_pts, cap_v;
+	/* A scalar series' first point, where raw.t and raw.v point until a
+	 * second comes: most series of a whole run hold one (no malloc). */
+	double one_t, one_v;
 	const char *file;	/* first point */
 	unsigned long line;
 	uint64_t hash;
