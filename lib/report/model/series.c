@@ -199,15 +199,15 @@ const struct rp_policy *series_policy(const struct rp_series *s,
 	return scratch;
 }
 
+
 /* Length of @s when JSON spells it as it is (no escapes), else 0. */
 static size_t plain_len(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
-	for (; *p; p++)
-		if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
-			return 0;
-	return (size_t)(p - (const unsigned char *)s) + 1;	/* never 0 */
+	while (json_text_plain[*p])
+		p++;
+	return *p ? 0 : (size_t)(p - (const unsigned char *)s) + 1;	/* never 0 */
 }
 
 static char *put_quoted(char *o, const char *s, size_t n)
