@@ -214,8 +214,21 @@ static void end_line(struct strbuf *sb)
  */
 static size_t wrap_at(struct strbuf *sb, const char *s, size_t at, size_t col, size_t width)
 {
+	const char *p;
+	size_t fit = 0;
 	int first = 1;
 
+	/* Most text fits where it is: one word after another, single spaces,
+	 * no space at either end, is written as it is. */
+	for (p = s; *p && fit + at <= width; p++) {
+		if (*p == ' ' && (p == s || p[1] == ' ' || !p[1]))
+			break;
+		fit += ((unsigned char)*p & 0xc0) != 0x80;
+	}
+	if (!*p && at + fit <= width) {
+		strbuf_add(sb, s, (size_t)(p - s));
+		return at + fit;
+	}
 	while (*s) {
 		const char *e = strchr(s, ' '), *word = s;
 		size_t len = e ? (size_t)(e - s) : strlen(s), wlen = len, w = 0, i;
