@@ -101,7 +101,8 @@ void series_free(struct rp_series *s)
 	if (s->raw.t == &s->one_t)
 		s->raw.t = s->raw.v = NULL;	/* the point in the struct */
 	vals_free(&s->raw);	/* identity strings: the report's pool */
-	free(s->key);
+	if (!s->key_pooled)
+		free(s->key);
 	rp_policy_clear(&s->policy);
 	free(s);
 }
@@ -219,8 +220,10 @@ static char *put_quoted(char *o, const char *s, size_t n)
 	return o;
 }
 
-/* The key of plain identity strings in one exact allocation, else NULL. */
-static char *make_key_plain(char *const *path, size_t path_len,
+/* The key of plain identity strings in one exact allocation (by @alloc
+ * from @ctx when not NULL, else malloc), else NULL. */
+static char *make_key_plain(series_key_alloc alloc, void *ctx, char *const *path,
+			    size_t path_len,
 			    const char *case_name, const char *name,
 			    const char *labels, int *other)
 {
@@ -239,7 +242,7 @@ static char *make_key_plain(char *const *path, size_t path_len,
 		total += lp[i] + 2;	/* "entry"/ */
 	}
 	*other = 0;
-	key = malloc(total);
+	key = alloc ? alloc(ctx, total) : malloc(total);
 	if (!key)
 		return NULL;
 	o = key;
@@ -264,7 +267,7 @@ char *series_make_key(char *const *path, size_t path_len, const char *case_name,
 	size_t i, len;
 	int other;
 
-	key = make_key_plain(path, path_len, case_name, name, labels, &other);
+	key = make_key_plain(NULL, NULL, path, path_len, case_name, name, labels, &other);
 	if (!other)
 		return key;
 	for (i = 0; i < path_len; i++) {
@@ -282,6 +285,28 @@ char *series_make_key(char *const *path, size_t path_len, const char *case_name,
 	if (key && (shrunk = realloc(key, len + 1)))
 		key = shrunk;
 	return key;
+}
+
+char *series_make_key_in(series_key_alloc alloc, void *ctx, char *const *path,
+			 size_t path_len, const char *case_name, const char *name,
+			 const char *labels)
+{
+	int other;
+	char *key = make_key_plain(alloc, ctx, path, path_len, case_name, name, labels, &other);
+	char *d;
+	size_t n;
+
+	if (key || !other)
+		return key;
+	key = series_make_key(path, path_len, case_name, name, labels);
+	if (!key)
+		return NULL;
+	n = strlen(key) + 1;
+	d = alloc(ctx, n);
+	if (d)
+		memcpy(d, key, n);
+	free(key);
+	return d;
 }
 
 static void describe(struct strbuf *sb, const struct rp_series *s)

@@ -471,7 +471,9 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 	}
 	sc->prev_path = s->path;
 	sc->prev_len = s->path_len;
-	s->key = series_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
+	s->key = series_make_key_in(strpool_alloc_any, sc->pool, s->path, s->path_len,
+				    s->case_name, s->name, s->labels);
+	s->key_pooled = 1;
 	return s->key != NULL;
 }
 
