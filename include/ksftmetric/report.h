@@ -875,6 +875,32 @@ KSFT_METRIC_REPORT_API int
 ksft_metric_report_history_pin(struct ksft_metric_report_history *h,
 			       const char *run_id, int pinned);
 
+/** Count what ksft_metric_report_history_prune() would delete, delete nothing. */
+#define KSFT_METRIC_REPORT_PRUNE_DRY_RUN 1u
+
+/**
+ * ksft_metric_report_history_prune() - delete old runs (retention)
+ * @keep: results kept per series and machines, newest first, and runs
+ *	  kept per machines; at least the window and the gate's recent runs
+ * @window: the window compare --db and ingest judge with (0: the default)
+ * @flags: 0 or KSFT_METRIC_REPORT_PRUNE_DRY_RUN
+ * @results: receives the number of result rows deleted (may be NULL)
+ *
+ * Deletes, in one write transaction, every run that holds none of the
+ * newest @keep results of any of its series (per class of result the
+ * gate reads, from each pinned run back too), is not among the newest
+ * @keep runs of its machines and is not pinned: what judging a next run
+ * reads stays row for row, so its verdicts do not change. A series keeps
+ * its newest results however rarely it runs.
+ *
+ * @return the number of runs deleted (INT_MAX when more); -EINVAL when
+ * @keep is less than what the gate reads (the message says how many it
+ * needs), -EROFS, -EIO.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_history_prune(struct ksft_metric_report_history *h, size_t keep,
+				 size_t window, unsigned flags, unsigned long long *results);
+
 /**
  * ksft_metric_report_value_text() - a value as every output shows it
  * @value: the number in the metric's own units

@@ -6,6 +6,10 @@
 
 #include "strbuf.h"
 
+/* 1 for a byte JSON spells as it is inside a string (printable ASCII but
+ * '"' and '\\'), else 0: a table, for scanners that test every byte. */
+extern const unsigned char json_text_plain[256];
+
 /* 1 if @s[0..n) is well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF), else 0. */
 int utf8_valid(const char *s, size_t n);
 /* Length of the well-formed UTF-8 sequence starting @s[0..n), 0 if none. */

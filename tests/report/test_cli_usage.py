@@ -21,7 +21,7 @@ from cli_util import expect_rc
 KSFT, MAKE_LOG = (os.path.abspath(a) for a in sys.argv[1:3])
 cli_util.KSFT = KSFT
 TMP = tempfile.mkdtemp(prefix="ksft-metric-usage-")
-COMMANDS = ("report", "save", "compare", "plot", "html", "ingest", "history", "accept", "pin",
+COMMANDS = ("report", "save", "compare", "plot", "html", "ingest", "history", "accept", "pin", "prune",
             "site", "ab")
 
 LOG = ("KTAP version 1\n1..1\n"

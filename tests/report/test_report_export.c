@@ -5,6 +5,8 @@
  * that a table the text writers cannot make fails the call (out of memory).
  */
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "check_main.h"
 #include "history_text.h"
 #include "strbuf.h"
+#include "text_fit.h"
 #include "report_util.h"
 
 #define LOG \
@@ -346,6 +349,68 @@ START_TEST(test_compare_text_table_oom)
 }
 END_TEST
 
+
+/* The table's numbers are printf's, byte for byte, now that they are
+ * written without printf (issue 45): every decade's ties, their
+ * neighbours and random doubles. */
+static void num_same(double v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	double a = fabs(v);
+	char want[64];
+
+	if (a == 0.0)
+		snprintf(want, sizeof(want), "0");
+	else if (a >= 1e4 && a < 1e15)
+		snprintf(want, sizeof(want), "%.0f", v);
+	else if (a >= 1e-3)
+		snprintf(want, sizeof(want), "%.4g", v);
+	else
+		snprintf(want, sizeof(want), "%.3g", v);
+	text_fit_num(&sb, v);
+	/* (Check records every assertion: test first, a million times) */
+	if (!sb.data || strcmp(sb.data, want))
+		ck_abort_msg("%.17g: \"%s\", printf \"%s\"", v, sb.data ? sb.data : "(null)", want);
+	strbuf_free(&sb);
+}
+
+START_TEST(test_text_num_is_printf)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	double p, v;
+	int e, k, i;
+
+	for (e = -6; e <= 16; e++) {
+		p = pow(10, e);
+		for (k = 0; k <= 20000; k++) {
+			v = (k + 0.5) * p / 1000;	/* the ties of 4 digits */
+			num_same(v);
+			num_same(-v);
+			num_same(nextafter(v, 0));
+			num_same(nextafter(v, INFINITY));
+			num_same(k * p / 1000);
+		}
+	}
+	for (i = 0; i < 2000000; i++) {
+		uint64_t bits;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		bits = (x & 0x800fffffffffffffull) | ((uint64_t)(1003 + x % 70) << 52);
+		memcpy(&v, &bits, sizeof(v));	/* 2^-20 .. 2^50 */
+		num_same(v);
+	}
+	num_same(9999.5);
+	num_same(9999.4999999);
+	num_same(99999.5);
+	num_same(0.0009995);
+	num_same(1e15);
+	num_same(9007199254740993.0);
+	num_same(-0.0);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("report_export");
@@ -359,6 +424,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_text_table_oom);
 	tcase_add_test(tc, test_history_text_table_oom);
 	tcase_add_test(tc, test_compare_text_table_oom);
+	tcase_add_test(tc, test_text_num_is_printf);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "float_repr.h"
 #include "order_stats.h"
 #include "report_util.h"
 #include "report/read/rp_input.h"
@@ -281,6 +282,41 @@ START_TEST(test_number_fast_path)
 		want = strtod(buf, NULL);
 		ck_assert_msg(!number_parse(buf, buf + n, &next, &v), "rejected %s", buf);
 		ck_assert_msg(v == want, "%s -> %.17g, want %.17g", buf, v, want);
+	}
+}
+END_TEST
+
+/* Shortest round-trip texts (Python's repr, float_repr()) past Clinger's
+ * fast path, and texts one digit off them, read bit for bit as strtod
+ * reads them (issue 45's repr_parse()). */
+START_TEST(test_number_repr_path)
+{
+	uint64_t x = 0x243f6a8885a308d3ull;
+	char buf[64];
+	const char *next;
+	size_t i, n;
+	double v, want, d;
+
+	for (i = 0; i < 1000000; i++) {
+		uint64_t bits;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		bits = (x & 0x800fffffffffffffull) | ((uint64_t)(990 + x % 100) << 52);
+		memcpy(&d, &bits, sizeof(d));	/* about 1e-10 .. 1e19 */
+		n = float_repr(d, buf);
+		buf[n] = '\0';
+		if (i & 1) {		/* a last digit one off: not a shortest text */
+			char *e = strpbrk(buf, "eE"), *last = (e ? e : buf + n) - 1;
+
+			if (*last >= '1' && *last <= '8')
+				*last += (i & 2) ? 1 : -1;
+		}
+		want = strtod(buf, NULL);
+		if (number_parse(buf, buf + n, &next, &v) || next != buf + n ||
+		    memcmp(&v, &want, sizeof(v)))
+			ck_abort_msg("%s -> %.17g, strtod %.17g", buf, v, want);
 	}
 }
 END_TEST
@@ -562,6 +598,7 @@ Suite *make_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("numbers");
 	tcase_add_test(tc, test_number_fast_path);
+	tcase_add_test(tc, test_number_repr_path);
 	tcase_add_test(tc, test_metric_line_fast_equals_jansson);
 	tcase_add_test(tc, test_error_convention);
 	suite_add_tcase(s, tc);

@@ -214,6 +214,7 @@ int cmd_ingest(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_accept(int argc, char **argv);
 int cmd_pin(int argc, char **argv);
+int cmd_prune(int argc, char **argv);
 int cmd_site(int argc, char **argv);
 int cmd_ab(int argc, char **argv);
 int cmd_profile_diff(int argc, char **argv);

@@ -29,6 +29,7 @@ static const char usage[] =
 	"  history  each series' values run by run, with their change points\n"
 	"  accept   accept a run's regressions as the new level\n"
 	"  pin      freeze (or thaw) the baseline at a run\n"
+	"  prune    delete old runs of a run history, keeping what judging needs\n"
 	"  site     write a static site over the whole run history (index + a page per series)\n"
 	"  ab       judge variant B against A from the pairs of an A/B run\n"
 	"  profile-diff  where the instructions went between two profiles (ksft-vm --profile)\n"
@@ -52,6 +53,7 @@ static const struct {
 	{ "history", cmd_history },
 	{ "accept", cmd_accept },
 	{ "pin", cmd_pin },
+	{ "prune", cmd_prune },
 	{ "site", cmd_site },
 	{ "ab", cmd_ab },
 	{ "profile-diff", cmd_profile_diff },

@@ -119,42 +119,34 @@ static void context_text(struct strbuf *out, const struct ksft_metric_report *r,
 	strbuf_free(&line);
 }
 
-/* Series @s's row: metric{labels}, n, median with its spread, unit. */
-static int series_row(struct table *t, const struct rp_series *s, struct strbuf *sb)
+/* Series @s's row: metric{labels}, n, median with its spread, unit;
+ * @x (of @cap) is scratch for its values, kept for the next row. */
+static int series_row(struct table *t, const struct rp_series *s, struct strbuf *sb,
+		      double **x, size_t *cap)
 {
 	struct rp_policy scratch;
 	const struct rp_policy *p = series_policy(s, &scratch);
 	struct text_unit u = { 1.0, "" };
-	struct rp_vals pv;
-	struct rp_cols c;
 	size_t n = 0;
-	double *x = NULL;
 	char buf[32];
 	int ret = 0;
 
-	memset(&c, 0, sizeof(c));
-	if (pipeline_apply(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
-		return -ENOMEM;
 	/* An array's elements pooled: one row per series (JSON and CSV keep
 	 * each element's summary). */
-	if (!pipeline_cols_build(&pv, &c)) {
-		n = c.start[c.width];
-		x = c.x;
-	} else {
+	if (pipeline_pooled(&s->raw, p, x, cap, &n))
 		ret = -ENOMEM;
-	}
 	sb->len = 0;
 	canon_series_title(sb, NULL, 0, "", s->name, s->labels, -1);
 	ret |= table_cell(t, sb->data ? sb->data + 1 : "");
-	snprintf(buf, sizeof(buf), "%zu", s->raw.n);
+	buf[text_fit_utoa(buf, s->raw.n)] = '\0';
 	ret |= table_cell(t, buf);
 	sb->len = 0;
 	if (n) {
 		struct rp_display d;
 		double mid;
 
-		text_fit_spread(sb, &u, x, n);
-		mid = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+		text_fit_spread(sb, &u, *x, n);
+		mid = n % 2 ? (*x)[n / 2] : ((*x)[n / 2 - 1] + (*x)[n / 2]) / 2;
 		/* The series' display unit (aggregated values: busy cores). */
 		units_display_of(p, &d);
 		(void)mid;
@@ -162,15 +154,13 @@ static int series_row(struct table *t, const struct rp_series *s, struct strbuf 
 			u.mult = d.scale;
 			u.sym = d.unit ? d.unit : "";
 			sb->len = 0;
-			text_fit_spread(sb, &u, x, n);
+			text_fit_spread(sb, &u, *x, n);
 		}
 	} else {
 		strbuf_addc(sb, '-');
 	}
 	ret |= table_cell(t, sb->data ? sb->data : "-");
 	ret |= table_cell(t, u.sym);
-	pipeline_cols_free(&c);
-	vals_free(&pv);
 	return ret || sb->oom ? -ENOMEM : 0;
 }
 
@@ -191,14 +181,15 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 	static const char *const head[] = { "METRIC", "N", "VALUE", "UNIT" };
 	static const int right[] = { 0, 1, 0, 0 };
 	struct strbuf sb = STRBUF_INIT;
-	size_t i = 0, j, k, width = text_fit_width(fmt);
+	size_t i = 0, j, k, width = text_fit_width(fmt), xcap = 0;
+	double *x = NULL;
 	int ret = 0;
 
 	context_text(out, r, fmt);
 	while (!ret && i < r->n_series) {
 		const struct rp_series *s = r->series[i];
 		struct table t;
-		char buf[64];
+		char buf[24];
 
 		/* The case once, above its series; its rows say the rest. */
 		for (j = i + 1; j < r->n_series && same_case(r->series[j], s); j++)
@@ -209,8 +200,11 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 			strbuf_adds(&sb, " / ");
 		}
 		strbuf_adds(&sb, s->case_name);
-		snprintf(buf, sizeof(buf), ": %s, %zu series", canon_status_name(s->status), j - i);
-		strbuf_adds(&sb, buf);
+		strbuf_adds(&sb, ": ");
+		strbuf_adds(&sb, canon_status_name(s->status));
+		strbuf_adds(&sb, ", ");
+		strbuf_add(&sb, buf, text_fit_utoa(buf, j - i));
+		strbuf_adds(&sb, " series");
 		if (i)
 			strbuf_addc(out, '\n');
 		if (!sb.oom)
@@ -220,7 +214,7 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 		for (k = 0; k < 4; k++)
 			ret |= table_cell(&t, head[k]);
 		for (; !ret && i < j; i++)
-			ret |= series_row(&t, r->series[i], &sb);
+			ret |= series_row(&t, r->series[i], &sb, &x, &xcap);
 		if (!ret)
 			text_fit_render(&t, out, right, width, 2);
 		table_free(&t);
@@ -234,5 +228,6 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 			      width, 0);
 	}
 	strbuf_free(&sb);
+	free(x);
 	return ret || out->oom ? -ENOMEM : 0;
 }

@@ -15,11 +15,9 @@ int table_init(struct table *t, size_t cols)
 
 void table_free(struct table *t)
 {
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		free(t->cells[i]);
-	free(t->cells);
+	strbuf_free(&t->text);
+	free(t->off);
+	free(t->cw);
 	free(t->width);
 }
 
@@ -29,27 +27,35 @@ void table_free(struct table *t)
  */
 int table_cell(struct table *t, const char *text)
 {
-	size_t w = 0;
+	size_t w = 0, len;
 	const char *p;
-	char *copy;
 
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **v = realloc(t->cells, cap * sizeof(*v));
+		size_t *off = realloc(t->off, cap * sizeof(*off)), *cw;
 
-		if (!v)
+		if (!off)
 			return -ENOMEM;
-		t->cells = v;
+		t->off = off;
+		cw = realloc(t->cw, cap * sizeof(*cw));
+		if (!cw)
+			return -ENOMEM;
+		t->cw = cw;
 		t->cap = cap;
 	}
-	copy = strdup(text ? text : "");
-	if (!copy)
-		return -ENOMEM;
-	for (p = copy; *p; p++)
+	if (!text)
+		text = "";
+	for (p = text; *p; p++)
 		w += ((unsigned char)*p & 0xc0) != 0x80;
+	len = (size_t)(p - text);
+	if (strbuf_reserve(&t->text, len + 1))
+		return -ENOMEM;
+	t->off[t->n] = t->text.len;
+	memcpy(t->text.data + t->text.len, text, len + 1);
+	t->text.len += len + 1;		/* each cell keeps its NUL */
 	if (w > t->width[t->n % t->cols])
 		t->width[t->n % t->cols] = w;
-	t->cells[t->n++] = copy;
+	t->cw[t->n++] = w;
 	return 0;
 }
 
@@ -58,16 +64,12 @@ void table_render(const struct table *t, struct strbuf *sb, const int *right)
 	size_t i;
 
 	for (i = 0; i < t->n; i++) {
-		size_t col = i % t->cols, w = 0, pad;
-		const char *p;
+		size_t col = i % t->cols, pad = t->width[col] - t->cw[i];
 
-		for (p = t->cells[i]; *p; p++)
-			w += ((unsigned char)*p & 0xc0) != 0x80;
-		pad = t->width[col] - w;
 		if (right && right[col])
 			while (pad--)
 				strbuf_addc(sb, ' ');
-		strbuf_adds(sb, t->cells[i]);
+		strbuf_adds(sb, table_text(t, i));
 		if (col == t->cols - 1) {
 			strbuf_addc(sb, '\n');
 			continue;

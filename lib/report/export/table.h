@@ -6,12 +6,21 @@
 
 #include "strbuf.h"
 
+/* Cells row-major, their text one after another in @text (each with its
+ * NUL): two allocations for a table, not one a cell. */
 struct table {
 	size_t cols;
-	char **cells;		/* row-major */
+	struct strbuf text;
+	size_t *off;		/* cell i at text.data + off[i] */
+	size_t *cw;		/* cell i's display columns */
 	size_t n, cap;
 	size_t *width;
 };
+
+static inline const char *table_text(const struct table *t, size_t i)
+{
+	return t->text.data + t->off[i];
+}
 
 /* table_init() and table_cell(): 0 or -ENOMEM. */
 int table_init(struct table *t, size_t cols);

@@ -19,10 +19,81 @@ size_t text_fit_width(int fmt)
 	return fmt & KSFT_METRIC_REPORT_TEXT_NARROW ? TEXT_NARROW : TEXT_WIDE;
 }
 
+/* Decimal digits of @u (at most 20) into @buf; returns their count. */
+size_t text_fit_utoa(char *buf, unsigned long long u)
+{
+	char tmp[20];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/*
+ * printf's "%.4g" of @v for 1e-3 <= |v| < 1e4 and "%.0f" for
+ * 1e4 <= |v| < 1e15, written without printf: the value scaled to its four
+ * digits (or its integer) by a power of ten that is exact, rounded half to
+ * even as printf rounds the exact binary value. A scaled value within
+ * 1e-9 of a tie, or four digits that round to a fifth, is left to
+ * snprintf (returns 0): the scaling's one rounding error (1e-12 here)
+ * cannot move a value that far from a tie, so the digits are printf's.
+ */
+static size_t num_fast(char *buf, double v, double a)
+{
+	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6 };
+	unsigned long long m, div;
+	double x, f;
+	size_t n = 0, d;
+	int e;
+
+	if (v < 0)
+		buf[n++] = '-';
+	if (a >= 1e4) {
+		if (a >= 9007199254740992.0)	/* 2^53: not every integer exact */
+			return 0;
+		x = nearbyint(a);	/* half to even, as printf */
+		return n + text_fit_utoa(buf + n, (unsigned long long)x);
+	}
+	e = a >= 1e3 ? 3 : a >= 1e2 ? 2 : a >= 1e1 ? 1 : a >= 1e0 ? 0 :
+	    a >= 1e-1 ? -1 : a >= 1e-2 ? -2 : -3;
+	x = a * p10[3 - e];		/* about 1000 <= x < 10000 */
+	f = x - floor(x);
+	if (fabs(f - 0.5) < 1e-9)
+		return 0;
+	m = (unsigned long long)nearbyint(x);
+	if (m < 1000 || m > 9999)
+		return 0;
+	d = (size_t)(3 - e);		/* digits after the point */
+	div = (unsigned long long)p10[d];
+	n += text_fit_utoa(buf + n, m / div);
+	if (d) {
+		unsigned long long frac = m % div;
+		char digits[8];
+		size_t k;
+
+		for (k = d; k--; frac /= 10)
+			digits[k] = (char)('0' + frac % 10);
+		while (d && digits[d - 1] == '0')
+			d--;
+		if (d) {
+			buf[n++] = '.';
+			memcpy(buf + n, digits, d);
+			n += d;
+		}
+	}
+	return n;
+}
+
 void text_fit_num(struct strbuf *sb, double v)
 {
 	double a = fabs(v);
 	char buf[64];
+	size_t n;
 
 	if (!isfinite(v)) {
 		strbuf_addc(sb, '-');
@@ -30,9 +101,15 @@ void text_fit_num(struct strbuf *sb, double v)
 	}
 	/* Data with 1-40 % noise: more digits would be noise; big counts
 	 * stay whole rather than go to an exponent. */
-	if (a == 0.0)
-		snprintf(buf, sizeof(buf), "0");
-	else if (a >= 1e4 && a < 1e15)
+	if (a == 0.0) {
+		strbuf_addc(sb, '0');
+		return;
+	}
+	if (a >= 1e-3 && a < 1e15 && (n = num_fast(buf, v, a))) {
+		strbuf_add(sb, buf, n);
+		return;
+	}
+	if (a >= 1e4 && a < 1e15)
 		snprintf(buf, sizeof(buf), "%.0f", v);
 	else if (a >= 1e-3)
 		snprintf(buf, sizeof(buf), "%.4g", v);
@@ -129,8 +206,13 @@ size_t text_fit_cols(const char *s)
 
 static void pad(struct strbuf *sb, size_t n)
 {
-	while (n--)
-		strbuf_addc(sb, ' ');
+	static const char spaces[] = "                                ";
+
+	while (n >= sizeof(spaces) - 1) {
+		strbuf_add(sb, spaces, sizeof(spaces) - 1);
+		n -= sizeof(spaces) - 1;
+	}
+	strbuf_add(sb, spaces, n);
 }
 
 /* Drop the spaces before the line end just written. */
@@ -148,18 +230,27 @@ static void end_line(struct strbuf *sb)
  */
 static size_t wrap_at(struct strbuf *sb, const char *s, size_t at, size_t col, size_t width)
 {
+	const char *p;
+	size_t fit = 0;
 	int first = 1;
 
+	/* Most text fits where it is: one word after another, single spaces,
+	 * no space at either end, is written as it is. */
+	for (p = s; *p && fit + at <= width; p++) {
+		if (*p == ' ' && (p == s || p[1] == ' ' || !p[1]))
+			break;
+		fit += ((unsigned char)*p & 0xc0) != 0x80;
+	}
+	if (!*p && at + fit <= width) {
+		strbuf_add(sb, s, (size_t)(p - s));
+		return at + fit;
+	}
 	while (*s) {
-		const char *e = strchr(s, ' ');
-		size_t len = e ? (size_t)(e - s) : strlen(s), w;
-		char *word = strndup(s, len);
+		const char *e = strchr(s, ' '), *word = s;
+		size_t len = e ? (size_t)(e - s) : strlen(s), wlen = len, w = 0, i;
 
-		if (!word) {
-			sb->oom = 1;
-			return at;
-		}
-		w = text_fit_cols(word);
+		for (i = 0; i < wlen; i++)
+			w += ((unsigned char)word[i] & 0xc0) != 0x80;
 		if (!first || at > col) {
 			if (at + !first + w > width) {
 				end_line(sb);
@@ -174,22 +265,22 @@ static size_t wrap_at(struct strbuf *sb, const char *s, size_t at, size_t col, s
 		while (at + w > width && width > col + 1) {	/* longer than a line */
 			size_t room = width - at, k = 0, c = 0;
 
-			while (word[k] && c < room) {
+			while (k < wlen && c < room) {
 				k++;
-				while (((unsigned char)word[k] & 0xc0) == 0x80)
+				while (k < wlen && ((unsigned char)word[k] & 0xc0) == 0x80)
 					k++;
 				c++;
 			}
 			strbuf_add(sb, word, k);
-			memmove(word, word + k, strlen(word + k) + 1);
+			word += k;
+			wlen -= k;
 			w -= c;
 			end_line(sb);
 			pad(sb, col);
 			at = col;
 		}
-		strbuf_adds(sb, word);
+		strbuf_add(sb, word, wlen);
 		at += w;
-		free(word);
 		s += len;
 		while (*s == ' ')
 			s++;
@@ -209,8 +300,8 @@ static void row_line(const struct table *t, size_t r, size_t c0, struct strbuf *
 
 	pad(sb, indent);
 	for (c = c0; c < t->cols; c++) {
-		const char *cell = t->cells[r * t->cols + c];
-		size_t gap = t->width[c] - text_fit_cols(cell);
+		const char *cell = table_text(t, r * t->cols + c);
+		size_t gap = t->width[c] - t->cw[r * t->cols + c];
 
 		if (right && right[c])
 			pad(sb, gap);
@@ -245,7 +336,7 @@ void text_fit_render(const struct table *t, struct strbuf *sb, const int *right,
 	if (t->cols > 1 && last2 + LAST_MIN <= width) {
 		for (r = 0; r < rows; r++) {
 			pad(sb, indent);
-			wrap_at(sb, t->cells[r * t->cols], indent, indent, width);
+			wrap_at(sb, table_text(t, r * t->cols), indent, indent, width);
 			end_line(sb);
 			row_line(t, r, 1, sb, right, indent + 4, last2, width);
 		}
@@ -257,17 +348,17 @@ void text_fit_render(const struct table *t, struct strbuf *sb, const int *right,
 		size_t at;
 
 		pad(sb, indent);
-		wrap_at(sb, t->cells[r * t->cols], indent, indent, width);
+		wrap_at(sb, table_text(t, r * t->cols), indent, indent, width);
 		end_line(sb);
 		pad(sb, indent + 4);
 		at = indent + 4;
 		for (c = 1; c < t->cols; c++) {
-			const char *cell = t->cells[r * t->cols + c];
+			const char *cell = table_text(t, r * t->cols + c);
 			char *item;
 
 			if (!*cell)
 				continue;
-			if (asprintf(&item, "%s %s", t->cells[c], cell) < 0) {
+			if (asprintf(&item, "%s %s", table_text(t, c), cell) < 0) {
 				sb->oom = 1;
 				return;
 			}

@@ -24,7 +24,10 @@ struct text_unit {
 
 /* 120 columns, or 80 with KSFT_METRIC_REPORT_TEXT_NARROW in @fmt. */
 size_t text_fit_width(int fmt);
-/* @v in 3-4 significant digits ("-" when not finite). */
+/* Decimal digits of @u into @buf (room for 20, no NUL); their count. */
+size_t text_fit_utoa(char *buf, unsigned long long u);
+/* @v in 3-4 significant digits ("-" when not finite): printf's "%.4g"
+ * ("%.0f" from 1e4, "%.3g" under 1e-3), byte for byte. */
 void text_fit_num(struct strbuf *sb, double v);
 void text_fit_value(struct strbuf *sb, const struct text_unit *u, double v);
 /* The median of @x (sorted in place) with its spread: "v" for one point,

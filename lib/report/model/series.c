@@ -98,8 +98,11 @@ void series_free(struct rp_series *s)
 {
 	if (!s)
 		return;
+	if (s->raw.t == &s->one_t)
+		s->raw.t = s->raw.v = NULL;	/* the point in the struct */
 	vals_free(&s->raw);	/* identity strings: the report's pool */
-	free(s->key);
+	if (!s->key_pooled)
+		free(s->key);
 	rp_policy_clear(&s->policy);
 	free(s);
 }
@@ -111,7 +114,33 @@ int series_add_point(struct rp_series *s, double t, const double *v,
 	size_t old_cap = s->cap_pts;
 	size_t nv = is_array ? (r->n ? r->off[r->n] : 0) + n : r->n + 1;
 
-	/* From one point up: most series of a whole kselftest run hold one. */
+	/* From one point up: most series of a whole kselftest run hold one,
+	 * in the struct itself. */
+	if (!is_array && !r->n && !r->t && !r->v && !r->off) {
+		s->one_t = t;
+		s->one_v = v[0];
+		r->t = &s->one_t;
+		r->v = &s->one_v;
+		s->cap_pts = s->cap_v = 1;
+		r->width = 1;
+		r->n = 1;
+		return 0;
+	}
+	if (r->t == &s->one_t) {	/* a second point: to the heap */
+		double *pt = malloc(2 * sizeof(double)), *pv = malloc(2 * sizeof(double));
+
+		if (!pt || !pv) {
+			free(pt);
+			free(pv);
+			return -ENOMEM;
+		}
+		pt[0] = s->one_t;
+		pv[0] = s->one_v;
+		r->t = pt;
+		r->v = pv;
+		s->cap_pts = s->cap_v = 2;
+		old_cap = 2;
+	}
 	if (ksftm_grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double), 1))
 		return -ENOMEM;
 	if (is_array && (s->cap_pts != old_cap || !r->off)) {
@@ -171,15 +200,15 @@ const struct rp_policy *series_policy(const struct rp_series *s,
 	return scratch;
 }
 
+
 /* Length of @s when JSON spells it as it is (no escapes), else 0. */
 static size_t plain_len(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
-	for (; *p; p++)
-		if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
-			return 0;
-	return (size_t)(p - (const unsigned char *)s) + 1;	/* never 0 */
+	while (json_text_plain[*p])
+		p++;
+	return *p ? 0 : (size_t)(p - (const unsigned char *)s) + 1;	/* never 0 */
 }
 
 static char *put_quoted(char *o, const char *s, size_t n)
@@ -191,8 +220,10 @@ static char *put_quoted(char *o, const char *s, size_t n)
 	return o;
 }
 
-/* The key of plain identity strings in one exact allocation, else NULL. */
-static char *make_key_plain(char *const *path, size_t path_len,
+/* The key of plain identity strings in one exact allocation (by @alloc
+ * from @ctx when not NULL, else malloc), else NULL. */
+static char *make_key_plain(series_key_alloc alloc, void *ctx, char *const *path,
+			    size_t path_len,
 			    const char *case_name, const char *name,
 			    const char *labels, int *other)
 {
@@ -211,7 +242,7 @@ static char *make_key_plain(char *const *path, size_t path_len,
 		total += lp[i] + 2;	/* "entry"/ */
 	}
 	*other = 0;
-	key = malloc(total);
+	key = alloc ? alloc(ctx, total) : malloc(total);
 	if (!key)
 		return NULL;
 	o = key;
@@ -236,7 +267,7 @@ char *series_make_key(char *const *path, size_t path_len, const char *case_name,
 	size_t i, len;
 	int other;
 
-	key = make_key_plain(path, path_len, case_name, name, labels, &other);
+	key = make_key_plain(NULL, NULL, path, path_len, case_name, name, labels, &other);
 	if (!other)
 		return key;
 	for (i = 0; i < path_len; i++) {
@@ -254,6 +285,28 @@ char *series_make_key(char *const *path, size_t path_len, const char *case_name,
 	if (key && (shrunk = realloc(key, len + 1)))
 		key = shrunk;
 	return key;
+}
+
+char *series_make_key_in(series_key_alloc alloc, void *ctx, char *const *path,
+			 size_t path_len, const char *case_name, const char *name,
+			 const char *labels)
+{
+	int other;
+	char *key = make_key_plain(alloc, ctx, path, path_len, case_name, name, labels, &other);
+	char *d;
+	size_t n;
+
+	if (key || !other)
+		return key;
+	key = series_make_key(path, path_len, case_name, name, labels);
+	if (!key)
+		return NULL;
+	n = strlen(key) + 1;
+	d = alloc(ctx, n);
+	if (d)
+		memcpy(d, key, n);
+	free(key);
+	return d;
 }
 
 static void describe(struct strbuf *sb, const struct rp_series *s)

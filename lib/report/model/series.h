@@ -28,6 +28,9 @@ struct rp_series {
 	int is_array;
 	struct rp_vals raw;	/* t, v, off */
 	size_t cap_pts, cap_v;
+	/* A scalar series' first point, where raw.t and raw.v point until a
+	 * second comes: most series of a whole run hold one (no malloc). */
+	double one_t, one_v;
 	const char *file;	/* first point */
 	unsigned long line;
 	uint64_t hash;
@@ -38,6 +41,7 @@ struct rp_series {
 	size_t path_len;
 	int status;
 	char *key;
+	int key_pooled;		/* @key is the report's pool's: not freed */
 	const char *abort;	/* case ended abnormally: reason, else NULL */
 	const char *reason;	/* the status directive's text, else NULL */
 	size_t joined;		/* case instances joined into it, less one */
@@ -67,6 +71,12 @@ const struct rp_policy *series_policy(const struct rp_series *s,
 /* Key from identity (path, case, name, labels). */
 char *series_make_key(char *const *path, size_t path_len, const char *case_name,
 		      const char *name, const char *labels);
+/* The same key allocated by @alloc from @ctx (e.g. strpool_alloc_any()
+ * and a pool: never freed on its own). */
+typedef void *(*series_key_alloc)(void *ctx, size_t n);
+char *series_make_key_in(series_key_alloc alloc, void *ctx, char *const *path,
+			 size_t path_len, const char *case_name, const char *name,
+			 const char *labels);
 int series_adopt(struct ksft_metric_report *r, struct rp_series *s);
 
 #endif

@@ -88,6 +88,11 @@ void *strpool_alloc(struct rp_strpool *p, size_t n)
 	return out;
 }
 
+void *strpool_alloc_any(void *pool, size_t n)
+{
+	return strpool_alloc(pool, n);
+}
+
 static int grow(struct rp_strpool *p)
 {
 	size_t mask = p->mask * 2 + 1, i;

@@ -18,6 +18,8 @@ struct rp_strpool *strpool_new(void);
 void strpool_free(struct rp_strpool *p);
 const char *strpool_intern(struct rp_strpool *p, const char *s, size_t n);
 void *strpool_alloc(struct rp_strpool *p, size_t n);
+/* strpool_alloc() for a callback that takes its pool as void *. */
+void *strpool_alloc_any(void *pool, size_t n);
 /*
  * @path's strings interned in @p, in an array of the pool: @prev itself
  * when it holds the same strings (series of one test share it). NULL: OOM.

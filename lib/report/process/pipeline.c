@@ -281,6 +281,42 @@ int pipeline_cols_build(const struct rp_vals *pv, struct rp_cols *c)
 	return 0;
 }
 
+int pipeline_pooled(const struct rp_vals *raw, const struct rp_policy *pol,
+		    double **buf, size_t *cap, size_t *n)
+{
+	struct rp_vals pv;
+	struct rp_cols c;
+	size_t i, k = 0;
+	int ret;
+
+	*n = 0;
+	if (!raw->off && (!pol || (pol->transform != RP_TR_RATE &&
+				   pol->aggregation != RP_AGG_BCE))) {
+		pipeline_work += 1 + 2 * raw->n;	/* as pipeline_cols_build() */
+		if (ksftm_grow((void **)buf, cap, raw->n ? raw->n : 1, sizeof(double), 16))
+			return -ENOMEM;
+		for (i = 0; i < raw->n; i++)
+			if (!isnan(raw->v[i]))
+				(*buf)[k++] = raw->v[i];
+		*n = k;
+		return 0;
+	}
+	if (pipeline_apply(raw, pol, KSFT_METRIC_REPORT_PROCESSED, &pv))
+		return -ENOMEM;
+	ret = pipeline_cols_build(&pv, &c);
+	vals_free(&pv);
+	if (ret)
+		return ret;
+	k = c.start[c.width];
+	if (!ksftm_grow((void **)buf, cap, k ? k : 1, sizeof(double), 16))
+		memcpy(*buf, c.x, k * sizeof(double));
+	else
+		ret = -ENOMEM;
+	pipeline_cols_free(&c);
+	*n = ret ? 0 : k;
+	return ret;
+}
+
 void pipeline_cols_free(struct rp_cols *c)
 {
 	free(c->start);

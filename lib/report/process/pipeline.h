@@ -34,6 +34,15 @@ void pipeline_cols_free(struct rp_cols *c);
 size_t pipeline_cols_get(const struct rp_cols *c, size_t e, double **x);
 void pipeline_cols_summarize(struct rp_cols *c, struct rp_summary *s);
 double pipeline_summary_op(const struct rp_summary *s, int op);
+/*
+ * The finite processed values of every element pooled (pipeline_apply()
+ * at the processed stage, then pipeline_cols_build()'s order) into
+ * *@buf, grown as needed and kept by the caller for the next series;
+ * their count in *@n. A scalar series that no rate or aggregation
+ * changes is copied without building either. 0 or -ENOMEM.
+ */
+int pipeline_pooled(const struct rp_vals *raw, const struct rp_policy *pol,
+		    double **buf, size_t *cap, size_t *n);
 /* Finite values of element @elem, in point order; returns count. */
 size_t pipeline_element_values(const struct rp_vals *pv, size_t elem, double *out);
 

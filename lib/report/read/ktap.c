@@ -236,6 +236,8 @@ static void close_below(struct rp_input *in, int d)
 	int k;
 
 	for (k = RP_MAX_DEPTH - 1; k > d; k--) {
+		if (!in->last_skip[k] && !in->pending[k] && !in->group[k])
+			continue;	/* nothing open there: most depths, most lines */
 		free(in->last_skip[k]);
 		in->last_skip[k] = NULL;
 		case_incomplete(in, k);
@@ -523,17 +525,21 @@ void ktap_input_long_line(struct rp_input *in)
 
 /* ---- end of input: name everything, join with earlier inputs --------- */
 
-static const char *node_name(struct rp_input *in, const struct rp_node *n)
+/* Interned once a node: its series (and its children's paths) share it;
+ * only called at the input's end, when no name changes any more. */
+static const char *node_name(struct rp_input *in, struct rp_node *n)
 {
 	const char *name = n->name ? n->name : INCOMPLETE;
 
-	return strpool_intern(in->r->pool, name, strlen(name));
+	if (!n->pooled)
+		n->pooled = strpool_intern(in->r->pool, name, strlen(name));
+	return n->pooled;
 }
 
 /* The names of @parent and its ancestors, outermost first (the pool's). */
-static int path_of(struct rp_input *in, const struct rp_node *parent)
+static int path_of(struct rp_input *in, struct rp_node *parent)
 {
-	const struct rp_node *a;
+	struct rp_node *a;
 	size_t depth = 0, i;
 	char **path;
 
@@ -587,8 +593,9 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 		if (!s->name)
 			return -ENOMEM;
 	}
-	s->key = series_make_key(s->path, s->path_len, s->case_name, s->name,
-				 s->labels);
+	s->key = series_make_key_in(strpool_alloc_any, in->r->pool, s->path, s->path_len,
+				    s->case_name, s->name, s->labels);
+	s->key_pooled = 1;
 	s->node = NULL;
 	return s->key ? 0 : -ENOMEM;
 }
@@ -645,7 +652,7 @@ void ktap_input_abort(struct rp_input *in)
 static int keep_failed(struct rp_input *in)
 {
 	struct ksft_metric_report *r = in->r;
-	const struct rp_node *n;
+	struct rp_node *n;
 	int ret;
 
 	for (n = in->nodes; n; n = n->next_all) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "float_repr.h"
 #include "number.h"
 
 static const double pow10_exact[23] = {
@@ -54,6 +55,39 @@ static int slow_parse(const char *s, const char *end, double *out)
 	if (!isfinite(v))
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+/*
+ * The shortest round-trip text of a double (Python's repr, our producer's
+ * float_repr()): 17 digits, past Clinger's fast path. The mantissa's
+ * double over the exact power of ten is two roundings from the value, at
+ * most an ulp or so; of it and its two neighbours, the one whose shortest
+ * text is the input byte for byte is what strtod gives (a shortest text
+ * reads back as its double). 1 and *@out, else 0 (ask strtod).
+ */
+static int repr_parse(const char *s, const char *end, uint64_t mant, int exp10, int neg,
+		      double *out)
+{
+	char buf[FLOAT_REPR_MAX];
+	size_t n = (size_t)(end - s);
+	double v;
+	int k;
+
+	if (exp10 < -22 || exp10 > 22 || n >= FLOAT_REPR_MAX)
+		return 0;
+	v = (double)mant;
+	v = exp10 < 0 ? v / pow10_exact[-exp10] : v * pow10_exact[exp10];
+	if (neg)
+		v = -v;
+	for (k = 0; k < 3; k++) {
+		double c = k == 0 ? v : nextafter(v, k == 1 ? INFINITY : -INFINITY);
+
+		if (isfinite(c) && float_repr(c, buf) == n && !memcmp(buf, s, n)) {
+			*out = c;
+			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -142,5 +176,7 @@ int number_parse(const char *s, const char *end, const char **next,
 		*out = neg ? -0.0 : 0.0;
 		return 0;
 	}
+	if (exact && !is_int && repr_parse(s, p, mant, exp10, neg, out))
+		return 0;
 	return slow_parse(s, p, out);
 }

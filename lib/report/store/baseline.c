@@ -48,7 +48,8 @@ ksft_metric_report_baseline_new(void)
 /* The identity strings stay: they are the baseline's pool's. */
 static void bl_series_clear(struct bl_series *s)
 {
-	free(s->key);
+	if (!s->key_pooled)
+		free(s->key);
 	rp_policy_clear(&s->policy);
 	vals_free(&s->samples);
 }

@@ -14,6 +14,7 @@ struct strbuf;
 /* A baseline series; every string but key is the baseline's pool's. */
 struct bl_series {
 	char *key;
+	int key_pooled;		/* @key is the baseline's pool's: not freed */
 	char **path;
 	size_t path_len;
 	char *case_name;

@@ -33,16 +33,32 @@ static void ws(struct bl_scan *sc)
 		sc->p++;
 }
 
-static int lit(struct bl_scan *sc, const char *s)
+static int lit_n(struct bl_scan *sc, const char *s, size_t n)
 {
-	size_t n = strlen(s);
-
 	ws(sc);
 	if ((size_t)(sc->end - sc->p) < n || memcmp(sc->p, s, n))
 		return 0;
 	sc->p += n;
 	return 1;
 }
+
+/* One character after blanks: most literals of a baseline, so no memcmp. */
+static inline int lit_c(struct bl_scan *sc, char c)
+{
+	if (sc->p < sc->end && *sc->p == c) {	/* save writes no blank before most */
+		sc->p++;
+		return 1;
+	}
+	ws(sc);
+	if (sc->p >= sc->end || *sc->p != c)
+		return 0;
+	sc->p++;
+	return 1;
+}
+
+/* A literal: its length known at compile time. */
+#define lit(sc, s) (sizeof(s) == 2 ? lit_c((sc), (s)[0]) : lit_n((sc), (s), sizeof(s) - 1))
+
 
 /*
  * A string of printable ASCII without escapes (its text is its value):
@@ -55,10 +71,9 @@ static int plain_str(struct bl_scan *sc, const char **s, size_t *n)
 	ws(sc);
 	if (sc->p >= sc->end || *sc->p != '"')
 		return 0;
-	for (p = sc->p + 1; p < sc->end && *p != '"'; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e || *p == '\\')
-			return 0;
-	if (p >= sc->end)
+	for (p = sc->p + 1; p < sc->end && json_text_plain[(unsigned char)*p]; p++)
+		;
+	if (p >= sc->end || *p != '"')
 		return 0;
 	*s = sc->p + 1;
 	*n = (size_t)(p - *s);
@@ -80,18 +95,33 @@ static char *plain_dup(struct bl_scan *sc, int *oom)
 	return d;
 }
 
-/* A plain string, interned. */
-static char *plain_pin(struct bl_scan *sc, int *oom)
+/* [@s, @s + @n) interned, through the field's last string @last. */
+static const char *pin(struct bl_scan *sc, struct bl_pinned *last, const char *s, size_t n,
+		       int *oom)
 {
-	const char *s, *d;
+	const char *d;
+
+	if (last->s && last->n == n && !memcmp(last->s, s, n))
+		return last->s;
+	d = strpool_intern(sc->pool, s, n);
+	if (!d) {
+		*oom = 1;
+		return NULL;
+	}
+	last->s = d;
+	last->n = n;
+	return d;
+}
+
+/* A plain string, interned (@field: BL_PIN_*). */
+static char *plain_pin(struct bl_scan *sc, int field, int *oom)
+{
+	const char *s;
 	size_t n;
 
 	if (!plain_str(sc, &s, &n))
 		return NULL;
-	d = strpool_intern(sc->pool, s, n);
-	if (!d)
-		*oom = 1;
-	return (char *)d;
+	return (char *)pin(sc, &sc->last[field], s, n, oom);
 }
 
 /* Past one JSON value (strings, nesting); 0 when the text ends first. */
@@ -129,6 +159,7 @@ int baseline_scan_begin(struct bl_scan *sc, const char *buf, size_t len,
 	sc->pool = pool;
 	sc->prev_path = NULL;
 	sc->prev_len = 0;
+	memset(sc->last, 0, sizeof(sc->last));
 	sc->p = buf;
 	sc->end = buf + len;
 	return lit(sc, "{") && lit(sc, "\"format\"") && lit(sc, ":") &&
@@ -237,10 +268,7 @@ static char *plain_labels(struct bl_scan *sc, int *oom)
 	    memchr(start, '\t', (size_t)(sc->p - start)) ||
 	    memchr(start, '\r', (size_t)(sc->p - start)))
 		return NULL;
-	k = strpool_intern(sc->pool, start, (size_t)(sc->p - start));
-	if (!k)
-		*oom = 1;
-	return (char *)k;
+	return (char *)pin(sc, &sc->last[BL_PIN_LABELS], start, (size_t)(sc->p - start), oom);
 }
 
 /* Append @x to *@v: 0 or -ENOMEM. */
@@ -287,6 +315,16 @@ static int samples(struct bl_scan *sc, struct bl_series *s)
 	ws(sc);
 	s->is_array = sc->p < sc->end && *sc->p == '[';
 	pv->width = s->is_array ? 0 : 1;
+	if (!s->is_array) {	/* the numbers up to ']': one exact block each */
+		const char *e = memchr(sc->p, ']', (size_t)(sc->end - sc->p)), *q;
+		size_t k = 1;
+
+		for (q = sc->p; e && q < e; q++)
+			k += *q == ',';
+		if (e && (pv->t = malloc(k * sizeof(double))) &&
+		    (pv->v = malloc(k * sizeof(double))))
+			cap_p = cap_v = k;
+	}
 	if (!lit(sc, "]")) {
 		do {
 			if (pv->n == cap_p) {
@@ -375,24 +413,29 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 		seen |= f;
 		switch (f) {
 		case F_CASE:
-			if (!(s->case_name = plain_pin(sc, oom)))
+			if (!(s->case_name = plain_pin(sc, BL_PIN_CASE, oom)))
 				return 0;
 			break;
 		case F_NAME:
-			if (!(s->name = plain_pin(sc, oom)))
+			if (!(s->name = plain_pin(sc, BL_PIN_NAME, oom)))
 				return 0;
 			break;
 		case F_SHAPE:
-			if (!(s->shape = plain_pin(sc, oom)))
+			if (!(s->shape = plain_pin(sc, BL_PIN_SHAPE, oom)))
 				return 0;
 			break;
 		case F_SOURCE: {
-			char *src = plain_dup(sc, oom);
+			const char *src;
+			char name[16];
+			size_t n;
 
-			if (!src)
+			if (!plain_str(sc, &src, &n))
 				return 0;
-			s->source = canon_source_parse(src);
-			free(src);
+			/* A source's name is short ("ktap"): longer ones are
+			 * none of the known ones, read as their default. */
+			memcpy(name, src, n < sizeof(name) ? n : 0);
+			name[n < sizeof(name) ? n : 0] = '\0';
+			s->source = canon_source_parse(n < sizeof(name) ? name : "");
 			break;
 		}
 		case F_LABELS:
@@ -406,7 +449,7 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 				break;
 			do {
 				if (s->path_len == RP_MAX_DEPTH ||
-				    !(path[s->path_len] = plain_pin(sc, oom)))
+				    !(path[s->path_len] = plain_pin(sc, BL_PIN_PATH, oom)))
 					return 0;
 				s->path_len++;
 			} while (lit(sc, ","));
@@ -454,7 +497,9 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 	}
 	sc->prev_path = s->path;
 	sc->prev_len = s->path_len;
-	s->key = series_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
+	s->key = series_make_key_in(strpool_alloc_any, sc->pool, s->path, s->path_len,
+				    s->case_name, s->name, s->labels);
+	s->key_pooled = 1;
 	return s->key != NULL;
 }
 

@@ -19,11 +19,21 @@ struct rp_strpool;
  * None sets a message: after any error read the whole file with jansson,
  * which gives the file's error.
  */
+/* The pool's copy of the last string of one field (most repeat: the
+ * shape, the path, a case's name for its series): a compare, no hash. */
+struct bl_pinned {
+	const char *s;
+	size_t n;
+};
+
+enum { BL_PIN_CASE, BL_PIN_NAME, BL_PIN_SHAPE, BL_PIN_LABELS, BL_PIN_PATH, BL_PIN_N };
+
 struct bl_scan {
 	const char *p, *end;
 	struct rp_strpool *pool;
 	char **prev_path;	/* the last series' (shared when equal) */
 	size_t prev_len;
+	struct bl_pinned last[BL_PIN_N];
 };
 
 int baseline_scan_begin(struct bl_scan *sc, const char *buf, size_t len,

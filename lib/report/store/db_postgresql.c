@@ -1,6 +1,13 @@
 /* The history's PostgreSQL backend behind db.h (db_backend.h's table):
- * libpq, a history many CI runners share. */
+ * libpq, a history many CI runners share. libpq is loaded (dlopen) when a
+ * postgresql:// history is first opened, not linked: with its TLS,
+ * Kerberos and LDAP libraries it was 25 of the tool's 29 shared objects,
+ * and their loading 8 % of an ingest into SQLite (issue 45). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +15,35 @@
 
 #include "db_backend.h"
 #include "errmsg.h"
+
+/* The libpq calls this backend makes, found in libpq.so.5 at first use. */
+#define PQ_CALLS(X) X(PQclear) X(PQconnectdb) X(PQerrorMessage) X(PQexec) X(PQexecParams) X(PQfinish) X(PQgetisnull) X(PQgetlength) X(PQgetvalue) X(PQnfields) X(PQntuples) X(PQresultErrorField) X(PQresultErrorMessage) X(PQresultStatus) X(PQsetNoticeProcessor) X(PQstatus)
+
+static struct {
+#define PQ_MEMBER(name) __typeof__(name) *name;
+	PQ_CALLS(PQ_MEMBER)
+#undef PQ_MEMBER
+} pq;
+static char pq_missing[256];	/* why libpq could not be loaded, else "" */
+static pthread_once_t pq_once = PTHREAD_ONCE_INIT;
+
+static void pq_load(void)
+{
+	void *h = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
+	const char *why;
+
+	if (!h) {
+		why = dlerror();
+		snprintf(pq_missing, sizeof(pq_missing), "%s", why ? why : "libpq.so.5 not found");
+		return;
+	}
+#define PQ_FIND(name)								\
+	if (!pq_missing[0] && !(*(void **)&pq.name = dlsym(h, #name)))		\
+		snprintf(pq_missing, sizeof(pq_missing), "libpq.so.5 has no %s", #name);
+	PQ_CALLS(PQ_FIND)
+#undef PQ_FIND
+	/* The handle stays open: the process may connect again. */
+}
 
 /* The advisory lock key a PostgreSQL history's writers queue on
  * ("ksft" in ASCII). */
@@ -38,32 +74,36 @@ static int pg_open(struct db *base, const char *url)
 {
 	struct pg *db = pg_of(base);
 
-	db->pg = PQconnectdb(url);
-	if (!db->pg || PQstatus(db->pg) != CONNECTION_OK) {
+	pthread_once(&pq_once, pq_load);
+	if (pq_missing[0])
+		return ksftm_fail(ENOTSUP, "history database %s: PostgreSQL needs libpq: %s",
+				  db->db.name, pq_missing);
+	db->pg = pq.PQconnectdb(url);
+	if (!db->pg || pq.PQstatus(db->pg) != CONNECTION_OK) {
 		/* libpq's message may quote a bad URL's token: show no secret. */
 		char why[DB_NAME_MAX];
 
 		return ksftm_fail(EIO, "history database %s: cannot connect: %s", db->db.name,
-				  db->pg ? db_redact_scrub(url, PQerrorMessage(db->pg), why,
+				  db->pg ? db_redact_scrub(url, pq.PQerrorMessage(db->pg), why,
 							   sizeof(why)) : "out of memory");
 	}
-	PQsetNoticeProcessor(db->pg, pg_notice_ignore, NULL);
+	pq.PQsetNoticeProcessor(db->pg, pg_notice_ignore, NULL);
 	return 0;
 }
 
 static void pg_close(struct db *db)
 {
 	if (pg_of(db)->pg)
-		PQfinish(pg_of(db)->pg);
+		pq.PQfinish(pg_of(db)->pg);
 }
 
 static int pg_fail(struct pg *db, PGresult *res, const char *sql)
 {
-	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *state = res ? pq.PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	/* 23505 unique_violation, 40001 serialization, 40P01 deadlock. */
 	int err = state && !strcmp(state, "23505") ? EEXIST :
 		  state && (!strcmp(state, "40001") || !strcmp(state, "40P01")) ? EBUSY : EIO;
-	const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(db->pg);
+	const char *msg = res ? pq.PQresultErrorMessage(res) : pq.PQerrorMessage(db->pg);
 	size_t len = strlen(msg);
 
 	while (len && msg[len - 1] == '\n')
@@ -75,35 +115,35 @@ static int pg_query(struct db *base, const char *sql, const char *const *params,
 		    struct db_rows **rows)
 {
 	struct pg *db = pg_of(base);
-	PGresult *res = PQexecParams(db->pg, sql, n, NULL, params, NULL, NULL, 0);
-	ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+	PGresult *res = pq.PQexecParams(db->pg, sql, n, NULL, params, NULL, NULL, 0);
+	ExecStatusType st = res ? pq.PQresultStatus(res) : PGRES_FATAL_ERROR;
 	struct db_rows *r;
 	int i, oom = 0, ret = 0;
 	size_t row;
 
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		ret = pg_fail(db, res, sql);
-		PQclear(res);
+		pq.PQclear(res);
 		return ret;
 	}
 	if (!rows) {
-		PQclear(res);
+		pq.PQclear(res);
 		return 0;
 	}
 	r = calloc(1, sizeof(*r));
 	if (r) {
-		r->n = (size_t)PQntuples(res);
-		r->cols = PQnfields(res);
+		r->n = (size_t)pq.PQntuples(res);
+		r->cols = pq.PQnfields(res);
 		r->cells = r->n && r->cols ? calloc(r->n * (size_t)r->cols, sizeof(char *)) : NULL;
 		if (r->n && r->cols && !r->cells)
 			oom = 1;
 	}
 	for (row = 0; r && !oom && row < r->n; row++)
 		for (i = 0; i < r->cols; i++)
-			db_rows_set(r, row, i, PQgetisnull(res, (int)row, i) ? NULL :
-				    PQgetvalue(res, (int)row, i),
-				    (size_t)PQgetlength(res, (int)row, i), &oom);
-	PQclear(res);
+			db_rows_set(r, row, i, pq.PQgetisnull(res, (int)row, i) ? NULL :
+				    pq.PQgetvalue(res, (int)row, i),
+				    (size_t)pq.PQgetlength(res, (int)row, i), &oom);
+	pq.PQclear(res);
 	if (!r || oom) {
 		db_rows_free(r);
 		return ksftm_fail(ENOMEM, "out of memory reading the history database");
@@ -115,19 +155,19 @@ static int pg_query(struct db *base, const char *sql, const char *const *params,
 static int pg_exec(struct db *base, const char *sql)
 {
 	struct pg *db = pg_of(base);
-	PGresult *res = PQexec(db->pg, sql);
+	PGresult *res = pq.PQexec(db->pg, sql);
 	int ret = 0;
 
-	if (!res || (PQresultStatus(res) != PGRES_COMMAND_OK &&
-		     PQresultStatus(res) != PGRES_TUPLES_OK))
+	if (!res || (pq.PQresultStatus(res) != PGRES_COMMAND_OK &&
+		     pq.PQresultStatus(res) != PGRES_TUPLES_OK))
 		ret = pg_fail(db, res, sql);
-	PQclear(res);
+	pq.PQclear(res);
 	return ret;
 }
 
 static void pg_rollback(struct db *db)
 {
-	PQclear(PQexec(pg_of(db)->pg, "ROLLBACK"));
+	pq.PQclear(pq.PQexec(pg_of(db)->pg, "ROLLBACK"));
 }
 
 /*

@@ -97,7 +97,7 @@ static int lite_open_immutable(struct lite *db, const char *path)
 	sqlite3_close(db->lite);
 	db->lite = NULL;
 	k = (size_t)sqlite3_open_v2(uri, &db->lite, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
-				    SQLITE_OPEN_FULLMUTEX, NULL);
+				    SQLITE_OPEN_NOMUTEX, NULL);
 	free(uri);
 	return (int)k;
 }
@@ -111,7 +111,7 @@ static int lite_open(struct db *base, const char *url)
 	struct lite *db = lite_of(base);
 
 	if (sqlite3_open_v2(url, &db->lite, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			    SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		int ret = ksftm_fail(EIO, "history database %s: %s", db->db.name,
 				     db->lite ? sqlite3_errmsg(db->lite) : "out of memory");
 

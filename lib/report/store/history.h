@@ -128,6 +128,15 @@ int history_query_document(struct json_t *all, const char *keys, struct json_t *
  * series whose accepted level starts after the pinned run (the level wins). */
 int history_accept(struct history *h, const char *run_key, const char *series);
 int history_pin(struct history *h, const char *run_key, int pinned);
+/*
+ * Delete the runs that no judgement of a next run reads, keeping the
+ * newest @keep of each series and machines (history_prune.c): -EINVAL
+ * when @keep is under the window (@window runs, 0: the default) or the
+ * gate's recent runs. *@runs and *@results: what was (@dry_run: would
+ * be) deleted. One write transaction.
+ */
+int history_prune(struct history *h, size_t keep, size_t window, int dry_run,
+		  size_t *runs, unsigned long long *results);
 
 /* A run id or order as the history keeps it: valid UTF-8 without control
  * characters. @return 0 or -EINVAL with a message naming @field. */

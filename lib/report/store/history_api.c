@@ -1,8 +1,9 @@
 /* The run history's public calls that only store (report.h) over history.h:
- * open, close, accept, pin; compare and ingest judge too (judge/history_compare.c,
+ * open, close, accept, pin, prune; compare and ingest judge too (judge/history_compare.c,
  * judge/history_record.c), format draws (judge/history_document.c). */
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,28 @@ ksft_metric_report_history_pin(struct ksft_metric_report_history *h, const char 
 	if (!h || !run_id)
 		return ksftm_fail(EINVAL, "ksft_metric_report_history_pin: NULL argument");
 	return history_pin(h->h, run_id, pinned != 0);
+}
+
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_history_prune(struct ksft_metric_report_history *h, size_t keep,
+				 size_t window, unsigned flags, unsigned long long *results)
+{
+	unsigned long long rows;
+	size_t runs;
+	int ret;
+
+	if (!h)
+		return ksftm_fail(EINVAL, "ksft_metric_report_history_prune: NULL argument");
+	if (flags & ~KSFT_METRIC_REPORT_PRUNE_DRY_RUN)
+		return ksftm_fail(EINVAL, "ksft_metric_report_history_prune: unknown flags %#x",
+				  flags);
+	ret = history_prune(h->h, keep, window, !!(flags & KSFT_METRIC_REPORT_PRUNE_DRY_RUN),
+			    &runs, &rows);
+	if (results)
+		*results = ret ? 0 : rows;
+	if (ret)
+		return ret;
+	return runs > INT_MAX ? INT_MAX : (int)runs;
 }
 
 KSFT_METRIC_REPORT_API const char *
