@@ -131,6 +131,26 @@ class TestSetupHeader(unittest.TestCase):
                              os.path.join(d, "lib", "modules", "6.1.0-test"))
 
 
+class TestConsole(unittest.TestCase):
+    def test_panic_named_beyond_the_tail(self):
+        """A panic's own line is named even when its oops trace is longer
+        than the console tail ksft-vm prints."""
+        with tempfile.TemporaryDirectory() as d:
+            con = os.path.join(d, "console")
+            with open(con, "w") as f:
+                f.write("[    1.60] sysrq: Trigger a crash\n"
+                        "[    1.61] Kernel panic - not syncing: sysrq triggered crash\n")
+                f.writelines("[    1.62]  ? frame_%d+0x1/0x2\n" % i
+                             for i in range(2 * cli.CONSOLE_TAIL))
+            self.assertNotIn("Kernel panic", cli.tail(con))
+            self.assertEqual(cli.panic_line(con),
+                             "Kernel panic - not syncing: sysrq triggered crash")
+            with open(con, "w") as f:
+                f.write("[    0.10] Linux version 6.1\n")
+            self.assertIsNone(cli.panic_line(con))
+            self.assertIsNone(cli.panic_line(os.path.join(d, "none")))
+
+
 class TestParse(unittest.TestCase):
     def test_command_after_dashdash(self):
         a = cli.parse(["--smp", "2", "--add", "x", "--", "cmd", "--kvm", "--"])

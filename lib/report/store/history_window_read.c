@@ -467,7 +467,7 @@ int history_window_read(struct db *db, const struct ksft_metric_report *r,
 {
 	struct history_window w;
 	size_t i, n = ksft_metric_report_series_count(r);
-	int ret;
+	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->in = calloc(n ? n : 1, sizeof(*out->in));

@@ -134,14 +134,29 @@ def _say(text):
     sys.stderr.flush()
 
 
-def tail(path, n=CONSOLE_TAIL):
-    """The last @n lines of the console file @path."""
+def _console_lines(path):
     try:
         with open(path, "rb") as f:
-            lines = f.read().decode("utf-8", "replace").splitlines()
+            return f.read().decode("utf-8", "replace").splitlines()
     except OSError:
-        lines = []
+        return []
+
+
+def tail(path, n=CONSOLE_TAIL):
+    """The last @n lines of the console file @path."""
+    lines = _console_lines(path)
     return "\n".join(lines[-n:]) if lines else "(no console output)"
+
+
+def panic_line(path):
+    """The kernel's "Kernel panic - not syncing: ..." line in the console
+    file @path, without its timestamp, or None: named on its own, since an
+    oops' stack trace can push it out of the last lines."""
+    for line in _console_lines(path):
+        i = line.find("Kernel panic - not syncing")
+        if i >= 0:
+            return line[i:].strip()
+    return None
 
 
 class Run:
@@ -264,6 +279,9 @@ def _write(res):
 
 def _fail(run, text):
     if run.proc:
+        panic = panic_line(run.console)
+        if panic:
+            text += "; the guest's kernel panicked (%s)" % panic
         text += "; console's last lines:\n" + tail(run.console)
     _say(text)
     return EXIT_VM
