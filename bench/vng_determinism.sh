@@ -34,7 +34,7 @@
 # the console, which is why --verbose is given and the log is cut out of
 # the console between two marker lines.
 set -eu
-[ $# -ge 1 ] || { sed -n '/^# Usage/,/^# Environment/p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || { sed -n '/^# Usage/,/^# The Debian/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 vng_dir=$(realpath "$1")
 runs=${2:-2}
 shift $(($# >= 2 ? 2 : 1))
