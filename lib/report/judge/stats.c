@@ -198,10 +198,27 @@ double stats_mann_whitney_min_p(size_t nx, size_t ny)
 	return 2 / c > 1 ? 1 : 2 / c;
 }
 
+/* The largest k with P(X <= k - 1) <= alpha / 2 under the null counts
+ * c[0..top] of a rank statistic X (the exact interval's rank). */
+static size_t lower_tail_rank(const double *c, size_t top, double alpha)
+{
+	double total = 0, below = 0;
+	size_t k;
+
+	for (k = 0; k <= top; k++)
+		total += c[k];
+	for (k = 0; k <= top; k++) {
+		if ((below + c[k]) / total > alpha / 2 * (1 + 1e-12))
+			break;
+		below += c[k];
+	}
+	return k;
+}
+
 size_t stats_shift_ci_rank(size_t m, size_t n, double alpha)
 {
 	size_t small = m < n ? m : n, big = m < n ? n : m, k, top = m * n;
-	double *c, total = 0, below = 0;
+	double *c;
 
 	if (!m || !n || !(alpha > 0))
 		return 0;
@@ -223,14 +240,7 @@ size_t stats_shift_ci_rank(size_t m, size_t n, double alpha)
 	c = exact_counts(small, big);
 	if (!c)
 		return 0;
-	for (k = 0; k <= top; k++)
-		total += c[k];
-	/* The largest k with P(U <= k - 1) <= alpha / 2. */
-	for (k = 0; k <= top; k++) {
-		if ((below + c[k]) / total > alpha / 2 * (1 + 1e-12))
-			break;
-		below += c[k];
-	}
+	k = lower_tail_rank(c, top, alpha);
 	free(c);
 	return k;
 }
@@ -254,17 +264,11 @@ static double *signed_rank_counts(size_t n)
 size_t stats_walsh_ci_rank(size_t n, double alpha)
 {
 	size_t top = n * (n + 1) / 2, k;
-	double *c, total = 0, below = 0;
+	double *c;
 
 	if (!n || !(alpha > 0) || n > 60 || !(c = signed_rank_counts(n)))
 		return 0;
-	for (k = 0; k <= top; k++)
-		total += c[k];
-	for (k = 0; k <= top; k++) {
-		if ((below + c[k]) / total > alpha / 2 * (1 + 1e-12))
-			break;
-		below += c[k];
-	}
+	k = lower_tail_rank(c, top, alpha);
 	free(c);
 	return k;
 }
