@@ -411,9 +411,10 @@ static int read_prior(struct history_window *w, size_t i, struct history_window_
 	size_t n, k, m = 0;
 	int ret;
 
-	if (in->elem[0].n_window >= HISTORY_PRIOR_UNDER ||
-	    (ret = history_window_before_level(w, w->keys[i].id, &rows)))
-		return in->elem[0].n_window >= HISTORY_PRIOR_UNDER ? 0 : ret;
+	if (in->elem[0].n_window >= HISTORY_PRIOR_UNDER)
+		return 0;
+	if ((ret = history_window_before_level(w, w->keys[i].id, &rows)))
+		return ret;
 	n = rows.n;
 	in->prior = malloc((n ? n : 1) * sizeof(*in->prior));
 	in->prior_repeats = malloc((n ? n : 1) * sizeof(*in->prior_repeats));
@@ -467,7 +468,7 @@ int history_window_read(struct db *db, const struct ksft_metric_report *r,
 {
 	struct history_window w;
 	size_t i, n = ksft_metric_report_series_count(r);
-	int ret = 0;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	out->in = calloc(n ? n : 1, sizeof(*out->in));
