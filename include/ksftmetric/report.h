@@ -61,7 +61,9 @@ enum ksft_metric_report_fmt {
 	KSFT_METRIC_REPORT_KCIDB,	/**< KCIDB I/O JSON, schema v5: needs
 					     ksft_metric_report_format_ext()
 					     with an origin and a build id */
-	KSFT_METRIC_REPORT_NIPA		/**< a NIPA metrics sidecar (JSON) */
+	KSFT_METRIC_REPORT_NIPA,	/**< a NIPA metrics sidecar (JSON) */
+	KSFT_METRIC_REPORT_REPLY	/**< comparisons only: a summary for a
+					     mailing-list reply, 72 columns */
 };
 
 /**
