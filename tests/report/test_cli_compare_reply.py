@@ -96,6 +96,25 @@ def test_reply_names_both_kernels_in_72_columns():
     expect_rc(1, "compare", "--baseline", base, new)
 
 
+def test_seeds_are_counted():
+    """One log a seed (ksft-vm --seed): the header counts them."""
+    olds = [write_log("old-s%d.log" % k, dict(GUEST, seed=str(k)),
+                      [20.0 + k / 10, 20.1, 19.9, 20.05, 19.95], [9.1e9] * 5, [1.34] * 5, 0)
+            for k in (1, 2, 3)]
+    news = [write_log("new-s%d.log" % k, dict(GUEST, seed=str(k), vm_kernel=NEW),
+                      [20.0 + k / 10, 20.1, 19.9, 20.05, 19.95], [9.1e9] * 5, [1.34] * 5, 0)
+            for k in (1, 2, 3)]
+    base = os.path.join(TMP, "seeds.json")
+    expect_rc(0, "save", "-q", "-o", base, *olds)
+    outs = [expect_rc(0, "compare", "-f", "reply", "--baseline", base, *news)
+            for _ in range(2)]
+    assert outs[0] == outs[1], outs
+    lines = outs[0][0].splitlines()
+    head = " ".join(lines[:lines.index("")])
+    assert "3 layout seeds a kernel, bit-identical per seed" in head, outs[0][0]
+    assert all(len(x) <= 72 for x in lines), outs[0][0]
+
+
 def test_unknown_context_says_so():
     """Logs without a context: the header says "?", nothing refused."""
     old = write_log("bare-old.log", {}, [20.0, 20.1, 19.9, 20.05, 19.95],
