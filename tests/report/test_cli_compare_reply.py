@@ -92,6 +92,8 @@ def test_reply_names_both_kernels_in_72_columns():
     at = next(i for i, x in enumerate(lines) if LONG in x)
     assert lines[at].startswith("  " + LONG) and "->" not in lines[at], text
     assert "dropped" not in text, text       # untracked: not a result
+    _, err = expect_rc(2, "compare", "--format", "rply", "--baseline", base, new)
+    assert "unknown --format 'rply' (text, json, csv, reply)" in err, err
     # The text table still judges the same run the same way.
     expect_rc(1, "compare", "--baseline", base, new)
 

@@ -221,6 +221,10 @@ int cmd_compare(int argc, char **argv)
 			}
 		} else if (ch == 'f' && !strcmp(optarg, "reply")) {
 			cc.fmt = KSFT_METRIC_REPORT_REPLY;	/* compare's own format */
+		} else if (ch == 'f' && strcmp(optarg, "text") && strcmp(optarg, "json") &&
+			   strcmp(optarg, "csv")) {
+			cli_error("unknown --format '%s' (text, json, csv, reply)", optarg);
+			goto out;
 		} else if (ch == 'm') {
 			cc.copts.allow_missing = go.allow_missing = 1;
 		} else if (ch == 'w') {
