@@ -61,7 +61,9 @@ enum ksft_metric_report_fmt {
 	KSFT_METRIC_REPORT_KCIDB,	/**< KCIDB I/O JSON, schema v5: needs
 					     ksft_metric_report_format_ext()
 					     with an origin and a build id */
-	KSFT_METRIC_REPORT_NIPA		/**< a NIPA metrics sidecar (JSON) */
+	KSFT_METRIC_REPORT_NIPA,	/**< a NIPA metrics sidecar (JSON) */
+	KSFT_METRIC_REPORT_REPLY	/**< comparisons only: a summary for a
+					     mailing-list reply, 72 columns */
 };
 
 /**
@@ -591,8 +593,10 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 
 /**
  * ksft_metric_report_comparison_format() - render the comparison
- * @fmt: KSFT_METRIC_REPORT_TEXT, _JSON or _CSV; TEXT may be or'ed with
- *       KSFT_METRIC_REPORT_COMPARE_ALL
+ * @fmt: KSFT_METRIC_REPORT_TEXT, _JSON, _CSV or _REPLY (a summary for a
+ *       mailing-list reply: both runs named by their contexts, then
+ *       "old -> new (+x.x %)" a tracked series; 72 columns); TEXT may be
+ *       or'ed with KSFT_METRIC_REPORT_COMPARE_ALL
  * @out: malloc'd NUL-terminated text; free with ksft_metric_report_text_free()
  *
  * The text table shows the tracked rows (a direction; untracked ones are

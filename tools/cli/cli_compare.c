@@ -13,7 +13,8 @@
 static const char compare_usage[] =
 	"usage: ksft-metric compare --baseline B.json [--baseline ...] [--tolerance PCT]\n"
 	"                           [--max-tolerance PCT] [--alpha A] [--allow-missing]\n"
-	"                           [--allow-context-mismatch] [--format text|json|csv]\n"
+	"                           [--allow-context-mismatch]\n"
+	"                           [--format text|json|csv|reply]\n"
 	"                           [--bisect] [-o OUT] [--base-dir DIR] FILE...\n"
 	"       ksft-metric compare --db DB [--window N] [--fdr Q] [--context KEY=VALUE ...]\n"
 	"                           [--order KEY] [--first-run] [--allow-missing]\n"
@@ -84,7 +85,11 @@ static const char compare_usage_options[] =
 	"                       context's clock, cpu_count, cpu_model, qemu,\n"
 	"                       qemu_cpu or icount_shift differ), the difference\n"
 	"                       printed; without it exit 2 naming the keys\n"
-	"  -f, --format FMT     text (default), json or csv\n"
+	"  -f, --format FMT     text (default), json, csv or reply: a summary\n"
+	"                       to paste into a mailing-list reply (both runs'\n"
+	"                       kernels, QEMU, CPU model, icount, vCPUs and\n"
+	"                       seeds from their contexts, then old -> new\n"
+	"                       (+x.x %) a tracked series; 72 columns)\n"
 	"  -o, --output OUT     write the table there instead of stdout\n"
 	"  -C, --base-dir DIR   every file read or written must resolve under DIR\n"
 	"  -q, --quiet          do not print input warnings\n"
@@ -214,6 +219,12 @@ int cmd_compare(int argc, char **argv)
 				cli_error("--max-tolerance %s: must be above 0 percent", optarg);
 				goto out;
 			}
+		} else if (ch == 'f' && !strcmp(optarg, "reply")) {
+			cc.fmt = KSFT_METRIC_REPORT_REPLY;	/* compare's own format */
+		} else if (ch == 'f' && strcmp(optarg, "text") && strcmp(optarg, "json") &&
+			   strcmp(optarg, "csv")) {
+			cli_error("unknown --format '%s' (text, json, csv, reply)", optarg);
+			goto out;
 		} else if (ch == 'm') {
 			cc.copts.allow_missing = go.allow_missing = 1;
 		} else if (ch == 'w') {

@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "format_text.h"
 #include "strbuf.h"
+#include "rp_export.h"
 #include "table.h"
 #include "text_fit.h"
 #include "compare_needs.h"
@@ -553,6 +554,9 @@ ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison 
 		break;
 	case KSFT_METRIC_REPORT_CSV:
 		ret = format_csv(c, &sb);
+		break;
+	case KSFT_METRIC_REPORT_REPLY:
+		ret = compare_reply_write(c, &sb);
 		break;
 	default:
 		return ksftm_fail(EINVAL, "comparison format %d is not supported", fmt);

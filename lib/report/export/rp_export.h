@@ -95,6 +95,9 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 int format_kcidb_write(const struct ksft_metric_report *r,
 		       const struct ksft_metric_report_format_opts *o,
 		       struct strbuf *sb);
+/* compare --format reply (compare_reply.c): the A/B summary for a
+ * mailing-list reply, at most 72 columns. */
+int compare_reply_write(const struct ksft_metric_report_comparison *c, struct strbuf *sb);
 int format_nipa_write(const struct ksft_metric_report *r,
 		      const struct ksft_metric_report_format_opts *o,
 		      struct strbuf *sb);

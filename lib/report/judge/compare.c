@@ -529,6 +529,14 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 		free(c);
 		return ret;
 	}
+	/* Both sides' contexts, for the reply summary to name them. */
+	for (i = 0; i < base->n_runs && !base->runs[i].context; i++)
+		;
+	if ((i < base->n_runs && !(c->context_a = strdup(base->runs[i].context))) ||
+	    (cur->context_json && !(c->context_b = strdup(cur->context_json)))) {
+		ksft_metric_report_comparison_free(c);
+		return ksftm_oom();
+	}
 	memset(&sc, 0, sizeof(sc));
 	memset(&ix, 0, sizeof(ix));
 	memset(&sx, 0, sizeof(sx));

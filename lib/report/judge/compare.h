@@ -96,6 +96,9 @@ struct ksft_metric_report_comparison {
 	char *context_diff;	/* judged across how the runs were measured
 				   (--allow-context-mismatch): the difference;
 				   NULL: none (measuring_context.c) */
+	char *context_a, *context_b;	/* --baseline: the first baseline run's
+				   context and the current run's (JSON text,
+				   NULL: unknown) for compare --format reply */
 };
 
 #endif

@@ -70,6 +70,8 @@ ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
 		free(c->rows[i].disp_label);	/* the rest: the pool's */
 	free(c->rows);
 	free(c->context_diff);
+	free(c->context_a);
+	free(c->context_b);
 	strpool_free(c->pool);
 	free(c);
 }
