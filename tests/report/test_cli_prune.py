@@ -53,8 +53,10 @@ def write_log(name, i, rng):
 
 
 def ingest(db, runner, i, path):
+    # --create with the first run: ingest starts a history only when asked
     expect_rc(0, "ingest", "-q", "--db", db, "--run", f"{runner}-{i:03d}",
-              "--order", f"{i:03d}", "--context", f"runner={runner}", path)
+              "--order", f"{i:03d}", "--context", f"runner={runner}",
+              *(["--create"] if i == 0 else []), path)
 
 
 def judge(db, runner, path):

@@ -79,7 +79,7 @@ static int delete_batch(struct db *db, const struct db_rows *rows, size_t from, 
 		sb.len = 0;
 		strbuf_adds(&sb, sql[s]);
 		for (i = 0; i < n; i++) {
-			char num[32];
+			char num[48];	/* ", CAST($" a size_t " AS BIGINT)" */
 
 			snprintf(num, sizeof(num), "%sCAST($%zu AS BIGINT)", i ? ", " : "", i + 1);
 			strbuf_adds(&sb, num);
