@@ -324,9 +324,17 @@ static int result_line(struct rp_input *in, int d, const char *p,
 	num_len = (size_t)(p - num);
 	if (p < end && *p != ' ')
 		return 0;
-	/* The highest test number reached: a plan of N ends at test N. */
-	if (num_len < 10 && strtol(num, NULL, 10) > in->results[d])
-		in->results[d] = strtol(num, NULL, 10);
+	/* The highest test number reached: a plan of N ends at test N. The
+	 * digits are read in place: the line is not NUL-terminated. */
+	if (num_len < 10) {
+		long v = 0;
+		const char *q;
+
+		for (q = num; q < p; q++)
+			v = v * 10 + (*q - '0');
+		if (v > in->results[d])
+			in->results[d] = v;
+	}
 	desc = rp_input_skip_ws(p, end);
 	if (STARTS(desc, end, "- "))
 		desc += 2;	/* TAP 13 "ok 1 - desc" */
