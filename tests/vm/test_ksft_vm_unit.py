@@ -8,6 +8,7 @@ root's packing rules, left-over temp dirs, the A/B's reply summary.
 usage: test_ksft_vm_unit.py [unittest options]
 """
 import os
+import re
 import stat
 import struct
 import subprocess
@@ -306,6 +307,37 @@ class TestReply(unittest.TestCase):
         self.assertIn("9.104 -> 9.000 (-1.1 %) REGRESSION", worse)
         self.assertTrue(lines[-1].startswith("reproduce:") or lines[-2].endswith("\\"))
         self.assertIn("cd /some/dir && ksft-vm-ab a/vmlinuz", text)
+
+    def test_verdict_words(self):
+        """A row's verdict in compare's words, never its JSON code: NO
+        CHANGE unsaid (the new code too, not only the old "ok"), the others
+        in small letters, or in capitals when the row fails."""
+        said = {"no_change": ("", False), "ok": ("", False),
+                "too_noisy": (" too noisy", False), "noise": (" too noisy", False),
+                "not_comparable": (" NOT COMPARABLE", True),
+                "case_failed": (" CASE FAILED", True), "disturbed": (" disturbed", False),
+                "regression": (" REGRESSION", True), "new": (" new", False)}
+        for code, (words, fails) in sorted(said.items()):
+            row = dict(self.ROWS[0], current=9.0, change_pct=-1.14, fails=fails, verdict=code)
+            line = "\n".join(reply.series_lines([row], self.UNITS))
+            self.assertTrue(line.endswith("9.104 -> 9.000 (-1.1 %)" + words), (code, line))
+            self.assertNotIn("_", line.split("(-1.1 %)")[1], (code, line))
+
+    def test_verdicts_as_the_library_spells_them(self):
+        """reply.VERDICTS is lib/common/verdict_vocab.c's table, old codes too."""
+        src = os.path.join(HERE, "..", "..", "lib", "common")
+        with open(os.path.join(src, "verdict_vocab.h")) as f:
+            codes = dict(re.findall(r'#define (KSFTM_VERDICT_\w+)\s+"(\w+)"', f.read()))
+        with open(os.path.join(src, "verdict_vocab.c")) as f:
+            table = re.findall(r'\{ (KSFTM_VERDICT_\w+), "([A-Z ]+)", (KSFTM_VERDICT_\w+|NULL) \}',
+                               f.read())
+        want = {}
+        for code, name, old in table:
+            want[codes[code]] = name
+            if old != "NULL":
+                want[codes[old]] = name
+        self.assertGreaterEqual(len(table), 12)
+        self.assertEqual(reply.VERDICTS, want)
 
 
 class TestManPages(unittest.TestCase):

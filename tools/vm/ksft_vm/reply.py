@@ -8,8 +8,17 @@ import shlex
 import textwrap
 
 WIDTH = 72
-# Verdicts a line does not repeat: the change itself says it.
-QUIET_VERDICTS = ("ok", "no change", "")
+# The verdicts (code: the name compare prints), as lib/common/verdict_vocab.c
+# spells them, its old codes too; tests/vm/test_ksft_vm_unit.py keeps the two
+# equal. A line says the name as `compare --format reply` does: in capitals
+# when the row fails, else in small letters, and NO CHANGE not at all (the
+# change itself says it).
+VERDICTS = {"regression": "REGRESSION", "improvement": "IMPROVEMENT",
+            "disturbed": "DISTURBED", "missing": "MISSING", "case_failed": "CASE FAILED",
+            "too_noisy": "TOO NOISY", "noise": "TOO NOISY",
+            "no_change": "NO CHANGE", "ok": "NO CHANGE", "new": "NEW",
+            "not_comparable": "NOT COMPARABLE", "incomparable": "NOT COMPARABLE",
+            "untracked": "UNTRACKED", "no_history": "NO HISTORY", "accepted": "ACCEPTED"}
 
 
 def _ctx(ctx, key, default="?"):
@@ -64,6 +73,15 @@ def title(row):
     return t
 
 
+def verdict_words(row):
+    """" REGRESSION", " too noisy", or "" for no change, as compare says it."""
+    code = row.get("verdict") or ""
+    name = VERDICTS.get(code, code)
+    if name in ("NO CHANGE", ""):
+        return ""
+    return " " + (name.upper() if row.get("fails") else name.lower())
+
+
 def series_lines(rows, units):
     """`old -> new (+x.x %)` a tracked row under its case. @units maps
     (case, title) to the series' display unit."""
@@ -78,9 +96,7 @@ def series_lines(rows, units):
         unit = units.get((row.get("case"), t))
         name = "  %s%s" % (t, (", " + unit) if unit else "")
         vals = "%s -> %s %s" % (number(row.get("baseline")), number(row.get("current")), change(row))
-        verdict = row.get("verdict") or ""
-        if verdict not in QUIET_VERDICTS:
-            vals += " " + (verdict.upper() if row.get("fails") else verdict)
+        vals += verdict_words(row)
         if len(name) + 2 + len(vals) <= WIDTH:
             out.append(name + " " * (WIDTH - len(name) - len(vals)) + vals)
         else:
