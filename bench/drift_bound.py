@@ -338,8 +338,9 @@ def delays(model, delta, hs, draw, rng, n0=40, n1=12):
 def summary_of(first, n1=12):
     med = first[len(first) // 2]
     p = [sum(v <= k for v in first) / len(first) for k in (1, 2, 3, 5, 10, n1)]
-    return "median %s; by the 1st %3.0f %%, 2nd %3.0f %%, 3rd %3.0f %%, 5th %3.0f %%, 10th %3.0f %%, 12th %3.0f %%" % (
-        (">%d" % n1) if med > n1 else "%d" % med, *[100 * v for v in p])
+    return ("median %s; by the 1st %3.0f %%, 2nd %3.0f %%, 3rd %3.0f %%, 5th %3.0f %%, "
+            "10th %3.0f %%, 12th %3.0f %%" % ((">%d" % n1) if med > n1 else "%d" % med,
+                                              *[100 * v for v in p]))
 
 
 def main(argv):
