@@ -298,18 +298,23 @@ class PythonCommand:
     def _programs(self, root, warn, libs, applets):
         """Pack what the test runs, itself or through the selftest
         libraries @libs it imports (lib/py's NetdevSimDev runs udevadm);
-        name what neither the host nor busybox (@applets) has, before
-        the boot: a missing one is a failure or a SKIP in the guest."""
+        name what the host lacks before the boot: a missing program is a
+        failure or a SKIP in the guest, and a busybox applet (@applets)
+        standing in may refuse the options (busybox ping: -W0.5)."""
         missing = {}
         for f in [self.script] + sorted(python_files(libs)):
             for prog, line in called_programs(f):
                 if prog in NOT_PACKED or prog in missing:
                     continue
-                if not root.program(prog) and prog not in applets:
+                if not root.program(prog):
                     missing[prog] = (f, line)
         for prog, (f, line) in missing.items():
-            warn("%s:%d runs %s, which is neither on the host nor in busybox: the test "
-                 "will fail or skip in the guest" % (f, line, prog))
+            if prog in applets:
+                warn("%s:%d runs %s, which is not on the host: busybox's %s stands in, "
+                     "whose options may differ" % (f, line, prog, prog))
+            else:
+                warn("%s:%d runs %s, which is neither on the host nor in busybox: the test "
+                     "will fail or skip in the guest" % (f, line, prog))
 
 
 def find(command, environ, cwd):
