@@ -10,6 +10,7 @@ usage: test_ksft_vm_cli.py KSFT_VM
 """
 import os
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -29,6 +30,28 @@ def state(pid):
             return f.read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return None
+
+
+def elf_with_modinfo(items):
+    """A little-endian ELF64 whose .modinfo section holds @items (what
+    ksft-vm reads of a module: its dependencies)."""
+    modinfo = b"".join(i.encode() + b"\0" for i in items if i)
+    shstr = b"\0.shstrtab\0.modinfo\0"
+    off_str, off_mi = 0x40, 0x40 + len(shstr)
+    shoff = (off_mi + len(modinfo) + 7) & ~7
+    hdr = bytearray(0x40)
+    hdr[:5] = b"\x7fELF\x02"
+    struct.pack_into("<Q", hdr, 0x28, shoff)
+    struct.pack_into("<HHH", hdr, 0x3A, 0x40, 3, 1)
+
+    def sec(name, off, size):
+        s = bytearray(0x40)
+        struct.pack_into("<I", s, 0, name)
+        struct.pack_into("<QQ", s, 0x18, off, size)
+        return bytes(s)
+    body = bytes(hdr) + shstr + modinfo
+    body += b"\0" * (shoff - len(body))
+    return body + sec(0, 0, 0) + sec(1, off_str, len(shstr)) + sec(11, off_mi, len(modinfo))
 
 
 def wait_for(cond):
@@ -97,6 +120,28 @@ class TestPacking(Base):
         names, err = self.dump(["--add", t, "--", "true"])
         self.assertIn(os.path.join(t, "stale-link"), err)
         self.assertIn((t + "/stale-link").lstrip("/"), names)
+
+    def test_out_of_tree_module(self):
+        """--modules DIR with an out-of-tree module where `make M=...
+        modules_install` puts it (updates/): packed with what it depends
+        on, replacing an in-tree module of its name (issue 42: netdevsim
+        built for Debian's cloud kernel, which has none)."""
+        tree = os.path.join(self.d, "lib", "modules", "6.1.0-test")
+        mods = {"kernel/drivers/net/dummy.ko": "", "kernel/lib/libdep42.ko": "",
+                "kernel/drivers/net/netdevsim/netdevsim.ko": "",
+                "kernel/drivers/gpu/unused42.ko": "",
+                "updates/netdevsim.ko": "depends=libdep42", "extra/other42.ko": ""}
+        for rel, info in mods.items():
+            os.makedirs(os.path.dirname(os.path.join(tree, rel)), exist_ok=True)
+            with open(os.path.join(tree, rel), "wb") as f:
+                f.write(elf_with_modinfo(["name=" + os.path.basename(rel)[:-3], info]))
+        names, err = self.dump(["--modules", tree, "--", "true"])
+        packed = {n.split("6.1.0-test/", 1)[1] for n in names if "6.1.0-test/" in n}
+        for rel in ("updates/netdevsim.ko", "kernel/lib/libdep42.ko", "extra/other42.ko",
+                    "kernel/drivers/net/dummy.ko"):
+            self.assertIn(rel, packed)
+        self.assertNotIn("kernel/drivers/net/netdevsim/netdevsim.ko", packed)
+        self.assertNotIn("kernel/drivers/gpu/unused42.ko", packed)
 
     def test_no_modules_warns(self):
         """0 kernel modules packed: said, with --modules (item 9)."""

@@ -177,7 +177,41 @@ class TestPythonCommand(unittest.TestCase):
                 self.assertIn(p, names)
         self.assertNotIn(sp + "/unusedmod.py", names)
         self.assertIn(os.path.realpath(shutil.which("busybox")), names)
-        self.assertRegex(err, r"t\.py:4 runs no-such-tool-42, which is not on the host")
+        self.assertRegex(err, r"t\.py:4 runs no-such-tool-42, which is neither on the host "
+                              r"nor in busybox")
+
+    def test_programs_of_the_libraries(self):
+        """The programs a test runs through the selftest libraries it
+        imports (6.12's NetdevSimDev runs `udevadm settle`; its
+        cfg.require_cmd("socat") SKIPs without it) are packed, or named
+        before the boot with the library's file and line, from a kernel
+        tree and from a kselftest install alike; the module tools stay
+        busybox's (the guest's modules are indexed by busybox's depmod),
+        and a busybox applet standing in for one the host lacks is said
+        (busybox's ping refuses ping.py's -W0.5)."""
+        tools = os.path.join(self.d, "hostbin")
+        write(tools + "/lib-tool-42", "#!/bin/sh\n", 0o755)
+        write(tools + "/modprobe", "#!/bin/sh\n", 0o755)
+        for ks in (os.path.join(self.d, "linux", "tools", "testing", "selftests"),
+                   os.path.join(self.d, "kselftest_install")):
+            if "install" in ks:
+                write(ks + "/kselftest-list.txt", "drivers/net:t.py\n")
+            t = ks + "/drivers/net/t.py"
+            write(t, "#!/usr/bin/env python3\nfrom lib.py import ksft_run\n"
+                  "cfg.require_cmd('no-such-req-42')\ncmd('nslookup x')\n", 0o755)
+            write(ks + "/net/lib/py/nsim.py", "from .utils import cmd\n"
+                  "cmd('modprobe netdevsim')\ncmd('lib-tool-42 settle')\n"
+                  "cmd(f'no-such-lib-tool-42 -x')\n")
+            write(ks + "/drivers/net/lib/py/env.py", "x = tool('no-such-tool-42b', 'a')\n")
+            names, _, err = self.pack(["./t.py"], cwd=ks + "/drivers/net", extra_path=tools)
+            self.assertIn(tools + "/lib-tool-42", names)
+            self.assertNotIn(tools + "/modprobe", names)
+            self.assertRegex(err, r"drivers/net/t\.py:3 runs no-such-req-42, which is neither")
+            self.assertRegex(err, r"net/lib/py/nsim\.py:4 runs no-such-lib-tool-42, which is "
+                                  r"neither")
+            self.assertRegex(err, r"lib/py/env\.py:1 runs no-such-tool-42b")
+            self.assertRegex(err, r"t\.py:4 runs nslookup, which is not on the host: "
+                                  r"busybox's nslookup stands in")
 
 
 def main():

@@ -14,9 +14,14 @@ from .errors import VmError
 # Module subtrees packed from the image's tree (plus their dependencies):
 # what network selftests load; hardware drivers are left out. The
 # profile's qemu_fw_cfg is in every root, profiled or not (profile.py).
+# Out-of-tree modules (make M=DIR modules_install puts them in updates/,
+# DKMS in updates/ or extra/) are packed whole: they were built to be
+# loaded, e.g. netdevsim for a kernel built without it (doc/vm.rst).
+OUT_OF_TREE = ("extra", "updates")          # depmod's order: updates wins
 MODULE_GLOBS = ("kernel/net/**/*.ko*", "kernel/drivers/net/*.ko*",
                 "kernel/drivers/net/bonding/*.ko*", "kernel/drivers/net/team/*.ko*",
-                "kernel/drivers/net/netdevsim/*.ko*") + profile.MODULE_GLOBS
+                "kernel/drivers/net/netdevsim/*.ko*") + profile.MODULE_GLOBS + \
+    tuple(d + "/**/*.ko*" for d in OUT_OF_TREE)
 
 
 def modinfo(data):
@@ -66,9 +71,10 @@ def pack_modules(root, moddir, release, stage, busybox):
     """Pack the network modules of @moddir and everything they depend on,
     decompressed, indexed by busybox depmod in @stage. Their number."""
     by_name = {}
-    for p in glob.glob(os.path.join(moddir, "kernel", "**", "*.ko*"), recursive=True):
-        name = os.path.basename(p).split(".ko")[0].replace("-", "_")
-        by_name[name] = p
+    for sub in ("kernel",) + OUT_OF_TREE:
+        for p in sorted(glob.glob(os.path.join(moddir, sub, "**", "*.ko*"), recursive=True)):
+            name = os.path.basename(p).split(".ko")[0].replace("-", "_")
+            by_name[name] = p
     todo = []
     for g in MODULE_GLOBS:
         todo += sorted(glob.glob(os.path.join(moddir, g), recursive=True))
@@ -76,7 +82,8 @@ def pack_modules(root, moddir, release, stage, busybox):
     done = set()
     while todo:
         p = todo.pop()
-        if p in done:
+        name = os.path.basename(p).split(".ko")[0].replace("-", "_")
+        if p in done or by_name.get(name, p) != p:      # an out-of-tree one replaces it
             continue
         done.add(p)
         with open(p, "rb") as f:

@@ -54,7 +54,10 @@ def build_root(command, adds, kernel, stage, environ=None, cwd=None, warn=None, 
     # a bare interpreter name is packed as what it really runs (not a shim)
     if not (py and not py.shebang) and not root.program(command[0]):
         raise VmError("COMMAND %s: not found on the host" % command[0])
-    py_env = py.pack(root, warn or root.warn) if py else {}
+    applets = subprocess.run([bb, "--list-full"], stdout=subprocess.PIPE,
+                             check=True).stdout.decode().split()
+    py_env = py.pack(root, warn or root.warn,
+                     {os.path.basename(a) for a in applets}) if py else {}
     for a in adds:
         p = find_add(a)
         root.add(p)
@@ -63,8 +66,6 @@ def build_root(command, adds, kernel, stage, environ=None, cwd=None, warn=None, 
     # busybox, and its applets wherever the host has no program of that name
     with open(bb, "rb") as f:
         root.cpio.file(GUEST_BUSYBOX, f.read())
-    applets = subprocess.run([bb, "--list-full"], stdout=subprocess.PIPE,
-                             check=True).stdout.decode().split()
     for a in applets:
         guest = "/" + a
         root.parents(guest)

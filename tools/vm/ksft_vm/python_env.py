@@ -29,8 +29,15 @@ KERNEL_EXTRA = ("tools/net/ynl", "Documentation/netlink/specs")
 SELFTEST_LIBS = ("net/lib", "drivers/net/lib", "kselftest")
 # The kernel's lib/py wrappers that run a program of the same name.
 CALL_WRAPPERS = ("ip", "ethtool", "bpftool", "tc", "nft")
-CALL = re.compile(r"""\b(?:cmd|bkg)\(\s*f?["']([A-Za-z0-9_.+-]+)|"""
+# cmd("prog ...")/bkg(...), tool("prog", ...), cfg.require_cmd("prog") (a
+# missing one is a SKIP there: named before the boot), ip("...")...
+CALL = re.compile(r"""\b(?:cmd|bkg|tool|require_cmd)\(\s*f?["']([A-Za-z0-9_.+-]+)|"""
                   r"""\b(%s)\(\s*f?["']""" % "|".join(CALL_WRAPPERS))
+# Words cmd()'s shell runs itself (`command -v -- prog`), and the module
+# tools: the guest's are busybox's, which read the tree busybox's depmod
+# indexed (modules.py); the host's kmod would not.
+NOT_PACKED = {"command", "cd", "exec", "export", "set", "test", "[", "true", "false",
+              "modprobe", "insmod", "rmmod", "lsmod", "depmod", "modinfo"}
 
 # Run by the host's interpreter, with the host's environment and COMMAND's
 # working directory: where it really is and where it looks.
@@ -220,8 +227,9 @@ class PythonCommand:
         # one compiled level is enough (the plain one: no -O in the guest)
         return name.endswith(".pyc") and ".opt-" in name
 
-    def pack(self, root, warn):
-        """Pack it all into @root; the guest's extra environment (dict)."""
+    def pack(self, root, warn, applets=frozenset()):
+        """Pack it all into @root (@applets: the names busybox provides in
+        the guest); the guest's extra environment (dict)."""
         info = self.info
         exe = info["executable"]
         root.add(exe)
@@ -256,7 +264,9 @@ class PythonCommand:
             env["KSFTMETRIC_LIBRARY"] = self.environ.get("KSFTMETRIC_LIBRARY",
                                                          info["ksftmetric_lib"])
         if self.script:
-            self._programs(root, warn)
+            libs = [p for p in local if os.path.isdir(p) and
+                    os.path.relpath(p, sel[0]) in SELFTEST_LIBS] if sel else []
+            self._programs(root, warn, libs, applets)
         return env
 
     def _site_packages(self, root, local):
@@ -285,15 +295,26 @@ class PythonCommand:
             names = set()
         return packed
 
-    def _programs(self, root, warn):
-        """Pack what the test runs; name what the host lacks, before the boot."""
+    def _programs(self, root, warn, libs, applets):
+        """Pack what the test runs, itself or through the selftest
+        libraries @libs it imports (lib/py's NetdevSimDev runs udevadm);
+        name what the host lacks before the boot: a missing program is a
+        failure or a SKIP in the guest, and a busybox applet (@applets)
+        standing in may refuse the options (busybox ping: -W0.5)."""
         missing = {}
-        for prog, line in called_programs(self.script):
-            if not root.program(prog):
-                missing.setdefault(prog, line)
-        for prog, line in sorted(missing.items(), key=lambda x: x[1]):
-            warn("%s:%d runs %s, which is not on the host: the test will fail or skip "
-                 "in the guest" % (self.script, line, prog))
+        for f in [self.script] + sorted(python_files(libs)):
+            for prog, line in called_programs(f):
+                if prog in NOT_PACKED or prog in missing:
+                    continue
+                if not root.program(prog):
+                    missing[prog] = (f, line)
+        for prog, (f, line) in missing.items():
+            if prog in applets:
+                warn("%s:%d runs %s, which is not on the host: busybox's %s stands in, "
+                     "whose options may differ" % (f, line, prog, prog))
+            else:
+                warn("%s:%d runs %s, which is neither on the host nor in busybox: the test "
+                     "will fail or skip in the guest" % (f, line, prog))
 
 
 def find(command, environ, cwd):
