@@ -176,6 +176,22 @@ class TestAb(unittest.TestCase):
             self.assertEqual("\n".join(want) + "\n", f.read())
         self.assertIn("profiles in %s" % os.path.join(o, "a.prof"), err)
 
+    def test_profile_text(self):
+        """--format text --seeds 1: compare's table, then the whole diff
+        of the one boot a kernel (ksft-vm's own a.prof, not a sum)."""
+        plugin = os.path.join(os.path.dirname(AB), "plugin", "ksft_profile.so")
+        if not os.path.isfile(plugin):
+            self.skipTest("the profile plugin is not built (x86 only)")
+        spec_a, spec_b = self.profile_specs()
+        rc, out, err = self.ab(spec_a, spec_b, ["-o", "out", "--format", "text", "--seeds", "1",
+                                                "--profile", self.a, self.b, "--", "./s.sh"])
+        self.assertEqual(rc, 0, err + out)
+        self.assertLess(out.index("VERDICT"), out.index("Ir: A "))
+        self.assertIn("per byte\ntotal: A 10.02, B 10.84, change +0.82 (+8.18 %)", out)
+        self.assertIn("Top 2 functions by change", out)
+        with open(os.path.join(self.work, "out", "a.prof")) as f:
+            self.assertIn("desc: work: 2000 byte", f.read())   # ksft-vm's: 2 cases x 1000
+
     def test_profile_among_ksft_vm_options(self):
         """--profile after the images would make both kernels' boots write
         one file: refused, saying where it goes."""
