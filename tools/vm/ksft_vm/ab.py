@@ -41,7 +41,7 @@ DIR (-o), else to a new temp dir that is kept and named.
                 a kernel's seeds into a.prof and b.prof, and add their diff
                 (ksft-metric profile-diff) to the reply: the total change
                 and the top functions with their share of it; text: the
-                whole diff after compare's table
+                whole diff after compare's table; json: the files only
 
 Exit status: 0 no regression, 1 regression, 2 a guest failed, COMMAND
 exited non-zero under either kernel, or compare could not judge.
