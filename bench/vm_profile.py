@@ -10,20 +10,22 @@ plugin, the profile's size, and what counting per block over-counts
 against counting per instruction.
 
   bench/vm_profile.py run OUT --kernel IMAGE --label L [--dose nft:2]
-                          [--profile] [--mode insn]
-  bench/vm_profile.py summary OUT --aa L1 L2 --plain L --dose-label L... [--insn L]
+                          [--profile] [--mode insn] [--bytes N]
+  bench/vm_profile.py summary OUT --aa L1 [L2] [--plain L] --dose-label L... [--insn L]
                           [--beside L]
 
 run: one boot, OUT/L.log (+ OUT/L.prof, .whole, .caseN) and OUT/L.json
-(wall time, load, exit status). Bytes per case, for per byte: the case's
-virtual throughput times --time (an approximation: the selftest runs a
-fixed time, not fixed work).
+(wall time, load, exit status). --bytes N: the selftest runs fixed work
+(iperf3 -n N) instead of --time 2. Per byte: the profiles' own work (the
+selftest's '# profile-work:' lines, exact) when they say it, else each
+case's virtual throughput times --time (an approximation, of old logs).
 """
 import argparse
 import hashlib
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -44,10 +46,17 @@ def cmd_run(a):
     if a.profile:
         argv += ["--profile", base + ".prof", "--profile-mode", a.mode]
     t0, l0 = time.monotonic(), vm_bench.load()
+    guest = vm_bench.guest_command(kind, int(n))
+    if a.bytes:
+        sel = vm_bench.ARGS[:]
+        i = sel.index("--time")
+        sel[i:i + 2] = ["--bytes", a.bytes]
+        guest = ["sh", "-ec", "\n".join(vm_bench.dose_script(kind, int(n)) + [
+            "exec " + " ".join(shlex.quote(w) for w in [vm_bench.SELFTEST] + sel)])]
     with open(base + ".log", "wb") as f:
-        rc = subprocess.run(argv + ["--"] + vm_bench.guest_command(kind, int(n)), stdout=f,
-                            check=False).returncode
+        rc = subprocess.run(argv + ["--"] + guest, stdout=f, check=False).returncode
     meta = {"label": a.label, "dose": a.dose, "profile": a.profile, "mode": a.mode,
+            "bytes": a.bytes,
             "kernel": os.path.basename(a.kernel), "wall_s": round(time.monotonic() - t0, 1),
             "load_start": l0, "load_end": vm_bench.load(), "rc": rc}
     with open(base + ".json", "w") as f:
@@ -71,6 +80,11 @@ def case_bytes(log):
     return out
 
 
+def has_work(path):
+    with open(path) as f:
+        return any(l.startswith("desc: work:") for l in f)
+
+
 def diff(a, b, extra=()):
     r = subprocess.run([CLI, "profile-diff", "--top", "15"] + list(extra) + [a, b],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
@@ -80,7 +94,7 @@ def diff(a, b, extra=()):
 def cmd_summary(a):
     p = lambda label, ext: os.path.join(a.out, label + ext)  # noqa: E731
     meta = {}
-    for label in a.aa + [a.plain] + a.dose_label + ([a.insn] if a.insn else []):
+    for label in a.aa + ([a.plain] if a.plain else []) + a.dose_label + ([a.insn] if a.insn else []):
         with open(p(label, ".json")) as f:
             meta[label] = json.load(f)
         print("%-12s rc %d, wall %5.1f s, load %s-%s, log md5 %s%s" % (
@@ -89,16 +103,29 @@ def cmd_summary(a):
             ", profile %s (%d bytes; .whole %d bytes)" % (
                 md5(p(label, ".prof")), os.path.getsize(p(label, ".prof")),
                 os.path.getsize(p(label, ".prof.whole"))) if meta[label]["profile"] else ""))
-    a1, a2 = a.aa
-    same = all(md5(p(a1, ext)) == md5(p(a2, ext)) for ext in (".prof", ".prof.whole"))
-    print("\ntwo profiled boots of one root: profiles %s" % ("identical" if same else "DIFFER"))
-    print("a profiled boot's KTAP log against a plain one: %s" % (
-        "identical" if md5(p(a1, ".log")) == md5(p(a.plain, ".log")) else "DIFFERS"))
-    beside = a.beside or a1
-    print("wall time, profiled (%s) / plain (%s), booted at the same time: %.2f" % (
-        beside, a.plain, meta[beside]["wall_s"] / meta[a.plain]["wall_s"]))
-    print("\n== unchanged pair (%s, %s) ==\n%s" % (a1, a2, diff(p(a1, ".prof"), p(a2, ".prof"))))
+    a1, a2 = (a.aa * 2)[:2]
+    if a2 != a1:
+        same = all(md5(p(a1, ext)) == md5(p(a2, ext)) for ext in (".prof", ".prof.whole"))
+        print("\ntwo profiled boots of one root: profiles %s" % ("identical" if same else "DIFFER"))
+    if a.plain:
+        print("a profiled boot's KTAP log against a plain one: %s" % (
+            "identical" if md5(p(a1, ".log")) == md5(p(a.plain, ".log")) else "DIFFERS"))
+        beside = a.beside or a1
+        print("wall time, profiled (%s) / plain (%s), booted at the same time: %.2f" % (
+            beside, a.plain, meta[beside]["wall_s"] / meta[a.plain]["wall_s"]))
+    if a2 != a1:
+        print("\n== unchanged pair (%s, %s) ==\n%s" % (a1, a2, diff(p(a1, ".prof"),
+                                                                  p(a2, ".prof"))))
     for dose in a.dose_label:
+        if has_work(p(a1, ".prof")) and has_work(p(dose, ".prof")):
+            print("== dose %s against %s, per byte (the test's work lines) ==\n%s" % (
+                dose, a1, diff(p(a1, ".prof"), p(dose, ".prof"))))
+            for i in (1, 2):
+                ext = ".prof.case%d" % i
+                if os.path.exists(p(a1, ext)) and os.path.exists(p(dose, ext)):
+                    print("== case %d alone, per byte ==\n%s" % (i, diff(p(a1, ext),
+                                                                       p(dose, ext))))
+            continue
         print("== dose %s against %s, raw ==\n%s" % (dose, a1,
                                                    diff(p(a1, ".prof"), p(dose, ".prof"))))
         ba, bb = case_bytes(p(a1, ".log")), case_bytes(p(dose, ".log"))
@@ -134,10 +161,12 @@ def main():
     r.add_argument("--dose", default="none")
     r.add_argument("--profile", action="store_true")
     r.add_argument("--mode", default="block", choices=("block", "insn"))
+    r.add_argument("--bytes", help="fixed work: the selftest's --bytes N instead of --time")
     s = sub.add_parser("summary")
     s.add_argument("out")
-    s.add_argument("--aa", nargs=2, required=True, help="two profiled unchanged boots")
-    s.add_argument("--plain", required=True, help="an unchanged boot without --profile")
+    s.add_argument("--aa", nargs="+", required=True,
+                   help="two profiled unchanged boots (one: no determinism check)")
+    s.add_argument("--plain", help="an unchanged boot without --profile")
     s.add_argument("--dose-label", required=True, nargs="+",
                    help="profiled boots with a dose or another kernel, each against the first --aa")
     s.add_argument("--insn", help="a profiled unchanged boot counted per instruction")

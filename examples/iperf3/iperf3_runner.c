@@ -22,7 +22,7 @@
 
 struct run_ctx {
 	struct iperf3_opts o;
-	char port[16], duration[16], interval[32], streams[16], ctimeout[16];
+	char port[16], duration[16], interval[32], streams[16], ctimeout[16], bytes[24];
 	struct ex_task_usage client;	/* the last client run's processes */
 };
 
@@ -183,8 +183,8 @@ static int run_client(struct run_ctx *c, struct iperf3_result *res, char **err)
 	argv[n++] = c->o.server_addr;
 	argv[n++] = "-p";
 	argv[n++] = c->port;
-	argv[n++] = "-t";
-	argv[n++] = c->duration;
+	argv[n++] = c->o.bytes ? "-n" : "-t";
+	argv[n++] = c->o.bytes ? c->bytes : c->duration;
 	argv[n++] = "-i";
 	argv[n++] = c->interval;
 	argv[n++] = "-P";
@@ -277,6 +277,7 @@ int iperf3_run(const struct iperf3_opts *opts, struct iperf3_result *res,
 		return ex_errf(err, -EINVAL, "port %d out of range", c.o.port);
 	snprintf(c.port, sizeof(c.port), "%d", c.o.port);
 	snprintf(c.duration, sizeof(c.duration), "%d", c.o.duration_s);
+	snprintf(c.bytes, sizeof(c.bytes), "%llu", c.o.bytes);
 	snprintf(c.interval, sizeof(c.interval), "%g", c.o.interval_s);
 	snprintf(c.streams, sizeof(c.streams), "%d", c.o.streams);
 	snprintf(c.ctimeout, sizeof(c.ctimeout), "%d", c.o.connect_timeout_ms);

@@ -61,10 +61,14 @@ struct iperf3_opts {
 	/* Called between repeats (e.g. "ip tcp_metrics flush", or an A/B
 	 * variant's setup) with the repeat number; NULL: none. */
 	int (*before_repeat)(void *ctx, int repeat, char **err);
+	/* -n: bytes each repeat sends instead of running @duration_s (fixed
+	 * work, so a profile divided by them is fair); 0: -t. @duration_s
+	 * still sets the client's timeout. */
+	unsigned long long bytes;
 };
 
 #define IPERF3_OPTS_INIT { sizeof(struct iperf3_opts), NULL, NULL, NULL, 0, \
-	NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
+	NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0 }
 
 /**
  * iperf3_run() - one measurement

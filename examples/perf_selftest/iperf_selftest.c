@@ -35,6 +35,7 @@ struct endpoints {
 
 struct settings {
 	int duration_s;
+	unsigned long long bytes;	/* --bytes: iperf3 -n, fixed work (0: --time) */
 	int repeat;		/* measurements per case (throughput points) */
 	double interval_s;	/* iperf3 report interval */
 	double sample_s;	/* system monitor interval */
@@ -74,6 +75,7 @@ static int measure(const struct endpoints *ep, const struct settings *set,
 	io.server_addr = ep->server_addr;
 	io.remote = ep->iperf_remote;
 	io.duration_s = set->duration_s;
+	io.bytes = set->bytes;
 	io.interval_s = set->interval_s;
 	io.repeat = set->repeat;
 	io.reverse = reverse;
@@ -105,6 +107,12 @@ static int measure(const struct endpoints *ep, const struct settings *set,
 		snprintf(why, size, "system monitor: %s", ksft_sysmon_errmsg());
 		return stop;
 	}
+	/* The work this case's profile window did (ksft-vm --profile divides
+	 * by it: doc/vm.rst, "Per unit of work"): under --bytes the bytes
+	 * sent (iperf3 -n sends exactly that; the receiver's count, read at
+	 * the end, can fall short by a few hundred KB), else those received. */
+	printf("# profile-work: %llu byte\n", set->bytes ?
+	       set->bytes * (unsigned long long)res.repeats : (unsigned long long)res.bytes);
 	if (ex_icount_shift() == 0)	/* 1 ns a instruction: s/GB = instructions/byte */
 		printf("# iperf3%s: %.3f virtual Gbps (icount proxy; median of %zu; %zu of %zu "
 		       "intervals), %lld retransmits, test's own %.4f instructions/byte\n",
@@ -170,13 +178,37 @@ static int run_tests(const struct endpoints *ep, struct settings *set)
 	return fail ? 1 : pass ? 0 : 4;
 }
 
+/* "N", "NK", "NM", "NG" (1024s, as iperf3 -n reads them) into bytes. */
+static int parse_bytes(const char *s, unsigned long long *out)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		mul = 1ULL << 10;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1ULL << 20;
+	else if (*end == 'G' || *end == 'g')
+		mul = 1ULL << 30;
+	if (errno || !v || end[mul > 1] || v > (1ULL << 50) / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--time S] [--repeat N] [--interval S] [--sample S] [--cpus P]\n"
-		"       [--irq-ifname IF] [--loopback]\n"
+		"usage: %s [--time S | --bytes N] [--repeat N] [--interval S] [--sample S]\n"
+		"       [--cpus P] [--irq-ifname IF] [--loopback]\n"
 		"  iperf3 forward and reverse under the system monitor, as KTAP.\n"
 		"  --time S      iperf3 run time (default 4)\n"
+		"  --bytes N     fixed work instead: N bytes a repeat (iperf3 -n; K, M, G\n"
+		"                suffixes of 1024), for profiles divided by bytes\n"
 		"  --repeat N    measurements per case, each a throughput point (default 3)\n"
 		"  --interval S  iperf3 report interval (default 0.25; 3+3 are dropped, at\n"
 		"                least 7 must come: a loaded machine reports fewer than\n"
@@ -192,6 +224,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "time", required_argument, NULL, 't' },
+		{ "bytes", required_argument, NULL, 'b' },
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "sample", required_argument, NULL, 's' },
@@ -205,7 +238,7 @@ int main(int argc, char **argv)
 	/* 2 cases x 3 repeats x 4 s: under a minute with the monitor. iperf3
 	 * reports every 0.25 s: 16 intervals, 7 needed; at 0.5 s (8) a loaded
 	 * 2-CPU machine got 6 in one run of 20 and the case failed. */
-	struct settings set = { 4, 3, 0.25, 0.5, "default", { 0 }, NULL };
+	struct settings set = { 4, 0, 3, 0.25, 0.5, "default", { 0 }, NULL };
 	char *perr = NULL;
 	struct endpoints ep;
 	int c, loopback = 0;
@@ -213,10 +246,17 @@ int main(int argc, char **argv)
 	/* Our own program: its throughput carries its unit (Gbps). */
 	ex_net_throughput_unit = "Gbps";
 
-	while ((c = getopt_long(argc, argv, "t:n:i:s:lh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:b:n:i:s:lh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			set.duration_s = atoi(optarg);
+			break;
+		case 'b':
+			if (parse_bytes(optarg, &set.bytes)) {
+				fprintf(stderr, "%s: --bytes %s: a positive whole number of bytes, "
+					"K, M or G after it (1024s)\n", argv[0], optarg);
+				return 2;
+			}
 			break;
 		case 'n':
 			set.repeat = atoi(optarg);
@@ -241,8 +281,11 @@ int main(int argc, char **argv)
 			return c == 'h' ? 0 : 2;
 		}
 	}
+	/* Under --bytes the run's length is not known before: too few
+	 * intervals fail the case, saying so (iperf3_parse.h). */
 	if (set.duration_s < 2 || set.interval_s <= 0 || set.sample_s < 0.01 ||
-	    set.duration_s / set.interval_s < 7 || set.repeat < 1 || set.repeat > IPERF3_MAX_REPEATS) {
+	    (!set.bytes && set.duration_s / set.interval_s < 7) || set.repeat < 1 ||
+	    set.repeat > IPERF3_MAX_REPEATS) {
 		fprintf(stderr, "%s: need --time >= 2, --sample >= 0.01, at least 7 iperf3 "
 			"intervals and --repeat from 1 to %d\n", argv[0], IPERF3_MAX_REPEATS);
 		return 2;

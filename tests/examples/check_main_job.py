@@ -86,6 +86,13 @@ check(len(missing) in (0, 2) and all(
              r"counters unavailable) \(perf_event_open: .+\)$", l) for l in missing),
       f"counter lines {missing}")
 
+# Each case says the work its profile window did (ksft-vm --profile divides
+# by it): the bytes its iperf3 runs received, one line a case.
+work = [re.match(r"^# profile-work: ([0-9]+) byte$", l) for l in lines
+        if l.startswith("# profile-work:")]
+check(len(work) == 2 and all(m and int(m.group(1)) > 0 for m in work),
+      f"profile-work lines {work}")
+
 # Group metric lines by the result line that follows them.
 cases, pending = {}, []
 for line in lines:
@@ -207,6 +214,19 @@ with tempfile.TemporaryDirectory() as tmp:
     png = os.path.join(tmp, "m.png")
     conv = subprocess.run(["rsvg-convert", svg, "-o", png], capture_output=True, text=True)
     check(conv.returncode == 0 and os.path.getsize(png) > 1000, f"rsvg-convert: {conv.stderr}")
+
+# --bytes: fixed work (iperf3 -n), each case's work exactly what was asked.
+# 4 GiB: at least 7 intervals of 0.1 s below 40 Gbit/s.
+if mode == "loopback":
+    fixed = subprocess.run([selftest, "--bytes", "4G", "--repeat", "1", "--interval", "0.1",
+                            "--sample", "0.5", "--loopback"], capture_output=True, text=True,
+                           timeout=200)
+    got = re.findall(r"(?m)^# profile-work: (.*)$", fixed.stdout)
+    check(fixed.returncode == 0 and got == ["4294967296 byte"] * 2,
+          f"--bytes 4G: exit {fixed.returncode}, work lines {got}\n{fixed.stdout}{fixed.stderr}")
+    bad = subprocess.run([selftest, "--bytes", "4X"], capture_output=True, text=True)
+    check(bad.returncode == 2 and "--bytes 4X: a positive whole number" in bad.stderr,
+          f"--bytes 4X: {bad.returncode} {bad.stderr}")
 
 for e in errors:
     print("FAIL:", e)

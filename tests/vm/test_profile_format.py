@@ -6,9 +6,12 @@ space, freed code) become cachegrind files that Debian's cg_annotate and
 cg_diff read, and `ksft-metric profile-diff` names the functions that
 changed with their shares (by module too, per unit of work); an
 unchanged pair is all zero; bad input is refused naming file and line.
-Each diff is run twice and must print the same.
+Each diff is run twice and must print the same. The test's own
+'# profile-work:' lines become each window's work; the A/B summary's lines
+(--format reply) against a golden file; html --profile-a/--profile-b puts
+the same table on the page beside the verdicts (issue 43).
 
-usage: test_profile_format.py KSFT_VM_PACKAGE_DIR KSFT_METRIC
+usage: test_profile_format.py KSFT_VM_PACKAGE_DIR KSFT_METRIC REPLY_GOLDEN LOG
 """
 import os
 import shutil
@@ -16,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-moddir, cli = sys.argv[1:3]
+moddir, cli, reply_golden, page_log = sys.argv[1:5]
 sys.path.insert(0, moddir)
 from ksft_vm import profile as kp  # noqa: E402
 
@@ -132,6 +135,65 @@ with tempfile.TemporaryDirectory(prefix="ksft-profile-format.") as tmp:
     check(mods[0].endswith("[nf_tables]") and "77.6 %" in mods[0], "grouped by module", out)
     check("The top 5 functions explain 100.0 % of the total change." in out,
           "what the top functions explain", out)
+
+    rc, out, err = run([cli, "profile-diff", "--format", "reply", pa, pb])
+    with open(reply_golden) as f:
+        golden = f.read()
+    check(rc == 0 and out == golden, "--format reply: the A/B summary's lines (golden %s)"
+          % reply_golden, "got:\n%s\nwant:\n%s" % (out, golden))
+    check(all(len(l) <= 72 for l in out.splitlines()), "--format reply: 72 columns", out)
+    rc, out, err = run([cli, "profile-diff", "--format", "reply", pa, pa2])
+    check(rc == 0 and out == "Profile, B against A: no change (all 3 functions count the same)\n",
+          "--format reply: an unchanged pair in one line", out)
+    rc, out, err = run([cli, "profile-diff", "--format", "json", pa, pb])
+    check(rc == 2 and "--format json: text or reply" in err, "--format: an unknown one named", err)
+
+    page = os.path.join(tmp, "page.html")
+    rc, out, err = run([cli, "html", "-o", page, "--profile-a", pa, "--profile-b", pb, page_log])
+    with open(page) as f:
+        html = f.read()
+    check(rc == 0 and '<section id="profile">' in html, "html: the profile diff's section", err)
+    check(html.index('id="profile"') < html.index('<section class="case"')
+          if '<section class="case"' in html else True,
+          "html: the profile before the cases")
+    check("Total: A 12320, B 13480, change <span class=\"regression\">+1160 (+9.42 %)</span>; "
+          "the top 5 of 5 changed functions explain 100.0 % of it." in html,
+          "html: the total, and what the top functions explain", html[html.index('id="profile"'):][:900])
+    row = html[html.index("<code>nft_do_chain</code>"):].split("</tr>")[0]
+    check("[nf_tables]" in row and ">+600<" in row and ">51.7 %<" in row and ">0<" in row,
+          "html: a function's row: module, change, share, A, B", row)
+    check(html.index("nft_do_chain") < html.index("nft_meta_get_eval") <
+          html.index("nf_hook_slow</code>"), "html: functions by change")
+    rc, out, err = run([cli, "html", "-o", page, "--profile-a", pa, page_log])
+    check(rc == 2 and "--profile-a and --profile-b go together" in err,
+          "html: one profile alone is refused", err)
+    with open(os.path.join(tmp, "w.prof"), "w") as f:
+        f.write("desc: work: 10 byte\ncmd: x\nevents: Ir\nfl=[kernel]\nfn=f\n0 5\nsummary: 5\n")
+    rc, out, err = run([cli, "html", "-o", page, "--profile-a", pa, "--profile-b",
+                        os.path.join(tmp, "w.prof"), page_log])
+    check(rc == 2 and "only " in err and "says its work" in err,
+          "html: a work on one side only is refused as profile-diff does", err)
+
+    # The test's '# profile-work: N UNIT' lines: one a case window.
+    pw = os.path.join(tmp, "w1.prof")
+    kp.write_profiles(pw, dump(A), SYMS, "x", out=b"TAP version 13\n# profile-work: 1000 byte\nok 1 a\n")
+    for ext in ("", ".case1"):
+        with open(pw + ext) as f:
+            check("desc: work: 1000 byte\n" in f.read(), "the case's work in %s" % (pw + ext))
+    with open(pw + ".whole") as f:
+        check("work:" not in f.read(), "the whole run has no work")
+    two = b"# profile-work: 1000 byte\n# profile-work: 5 byte\n"
+    try:
+        kp.write_profiles(pw, dump(A), SYMS, "x", out=two)
+        check(False, "two work lines for one window are refused")
+    except kp.ProfileError as e:
+        check("2 '# profile-work:' lines for 1 case windows" in str(e), "work lines against windows",
+              str(e))
+    said = []
+    kp.write_profiles(pw, dump(A), SYMS, "x", out=two, warn=said.append)
+    with open(pw) as f:
+        check(len(said) == 1 and "work:" not in f.read(), "with warn: said, and no work written",
+              said)
 
     rc, out, err = run([cli, "profile-diff", "--work-a", "1000", "--work-b", "2000",
                         "--unit", "byte", pa, pb])

@@ -95,6 +95,10 @@ struct cli_common {
 	int db_create;		/* ingest: a missing --db is created */
 	int db_missing;		/* cli_open_history(): none there (--first-run) */
 	char *unusable;		/* cli_history_judge(): why the history cannot judge, as printed */
+	/* cli_load_picture(): a command's own options (html --profile-a):
+	 * CLI_OPT_NEXT when taken, 0 when not its own, else an exit code. */
+	int (*picture_option)(void *ctx, int ch, char *arg);
+	void *picture_ctx;
 
 	/* What cli_getopt() parses, for the message on a bad option. */
 	char **argv;
@@ -168,7 +172,8 @@ void cli_common_free(struct cli_common *cc);
 int cli_judging(const struct cli_common *cc, int db_ok, int needed);
 /*
  * plot and html: parse @argv (getopt_long with @optstring/@opts; -T is the
- * title, every other letter a common option), require -o (@what names
+ * title, then cc->picture_option() when set, every other letter a common
+ * option), require -o (@what names
  * it in the message), check the judging choice (cli_judging(); @db_ok)
  * and cli_load() the inputs. Returns an exit code;
  * EXIT_OK without cc->r after --help (nothing more to do).

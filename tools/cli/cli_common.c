@@ -455,6 +455,13 @@ int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *o
 			*title = optarg;
 			continue;
 		}
+		if (cc->picture_option) {
+			ret = cc->picture_option(cc->picture_ctx, ch, optarg);
+			if (ret == CLI_OPT_NEXT)
+				continue;
+			if (ret)
+				return ret;
+		}
 		ret = cli_common_option(cc, ch, optarg);
 		if (ret != CLI_OPT_NEXT)
 			return ret;

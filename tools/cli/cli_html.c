@@ -14,10 +14,12 @@
 #include "cli.h"
 #include "errmsg.h"
 #include "html.h"
+#include "html_profile_diff.h"
 
 static const char html_usage[] =
 	"usage: ksft-metric html -o OUT.html [--baseline B.json ... [--tolerance PCT] [--alpha A]\n"
 	"                        | --db DB [--context K=V ...]] [--title TEXT]\n"
+	"                        [--profile-a A.prof --profile-b B.prof]\n"
 	"                        [--base-dir DIR] FILE...\n"
 	"\n"
 	"One self-contained page (inline CSS and SVG, no network): regressions and\n"
@@ -38,6 +40,9 @@ static const char html_usage[] =
 	"  -a, --alpha A        as for compare\n"
 	"      --allow-context-mismatch  as for compare\n"
 	"  -T, --title TEXT     title (default: the first input's name)\n"
+	"      --profile-a A, --profile-b B\n"
+	"                       two instruction profiles (ksft-vm --profile): the\n"
+	"                       diff beside the verdicts, as profile-diff prints it\n"
 	"  -C, --base-dir DIR   every file read or written must resolve under DIR\n"
 	"  -q, --quiet          do not print input warnings\n"
 	"  -h, --help           this help\n";
@@ -69,6 +74,20 @@ static const char css[] =
 	":target{outline:2px solid #f0a000}\n"
 	"@media print{body{max-width:none}figure.chart,tr,section.case h3{break-inside:avoid}"
 	"a{color:inherit;text-decoration:none}}\n";
+
+/* --profile-a and --profile-b: no letter. */
+#define OPT_PROFILE_A 0x1100
+#define OPT_PROFILE_B 0x1101
+
+static int profile_option(void *ctx, int ch, char *arg)
+{
+	const char **paths = ctx;
+
+	if (ch != OPT_PROFILE_A && ch != OPT_PROFILE_B)
+		return 0;
+	paths[ch - OPT_PROFILE_A] = arg;
+	return CLI_OPT_NEXT;
+}
 
 /* "key=value ..." of the run context, as report shows it. */
 static void context_line(struct svg *out, const struct ksft_metric_report *r)
@@ -179,6 +198,8 @@ int cmd_html(int argc, char **argv)
 		CLI_OPTION_TOLERANCE,
 		CLI_OPTION_ALPHA,
 		{ "title", required_argument, NULL, 'T' },
+		{ "profile-a", required_argument, NULL, OPT_PROFILE_A },
+		{ "profile-b", required_argument, NULL, OPT_PROFILE_B },
 		CLI_OPTION_BASE_DIR,
 		CLI_OPTION_QUIET,
 		CLI_OPTION_HELP,
@@ -188,6 +209,9 @@ int cmd_html(int argc, char **argv)
 	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
 	struct ksft_metric_report_comparison *cmp = NULL;
 	struct ksft_metric_report_history *h = NULL;
+	struct profile_diff_opts popts = { 0 };
+	struct profile_diff prof = { 0 };
+	const char *profiles[2] = { NULL, NULL };
 	struct html_page pg;
 	struct cli_common cc;
 	const char *title = NULL;
@@ -199,12 +223,20 @@ int cmd_html(int argc, char **argv)
 	ret = cli_common_init(&cc, "html", html_usage, 0, argc);
 	if (ret != EXIT_OK)
 		return ret;
+	cc.picture_option = profile_option;
+	cc.picture_ctx = profiles;
 	ret = cli_load_picture(&cc, argc, argv, "o:b:D:x:t:a:T:C:qh", opts, 1, "-o OUT.html",
 			       &title);
 	if (ret != EXIT_OK || !cc.r)	/* an error, or --help done */
 		goto out;
 	ret = EXIT_USAGE;
 	pg.r = cc.r;
+	if (!profiles[0] != !profiles[1]) {
+		cli_error("html: --profile-a and --profile-b go together");
+		goto out;
+	}
+	if (profiles[0] && profile_diff_load(&cc.c, profiles[0], profiles[1], &popts, &prof))
+		goto out;	/* said why */
 	if (cc.db) {
 		/* Judged against the history unless --baseline files judge. */
 		if (cli_history_judge(&cc, &go, &h, &cmp) < 0) {	/* said why */
@@ -223,7 +255,9 @@ int cmd_html(int argc, char **argv)
 		}
 		pg.cmp = cmp;
 	}
-	if (html_verdicts(&pg) || html_history_section(&pg) || html_cases(&pg)) {
+	if (html_verdicts(&pg) ||
+	    (profiles[0] && html_profile_diff(&pg, profiles[0], profiles[1], &prof)) ||
+	    html_history_section(&pg) || html_cases(&pg)) {
 		cli_error("cannot write the page: %s", pg.out.oom ? KSFTM_OOM_TEXT :
 			  ksft_metric_report_errmsg());
 		goto out;
@@ -247,6 +281,7 @@ out:
 	rank_map_free(&pg.ranks);
 	rank_map_free(&pg.hist_idx);
 	series_anchors_reset();
+	profile_diff_free(&prof);
 	json_decref(pg.history);
 	ksft_metric_report_history_close(h);
 	ksft_metric_report_comparison_free(cmp);

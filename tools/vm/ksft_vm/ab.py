@@ -13,12 +13,13 @@ import subprocess
 import sys
 import tempfile
 
-from . import install, process, reply
+from . import ab_profile, install, process, reply
 from .errors import Interrupted, UsageError
+from .profile import ProfileError
 
 PROG = "ksft-vm-ab"
-USAGE = ("%s [-o DIR] [--format reply|text|json] [--seeds N] IMAGE_A IMAGE_B [ksft-vm OPTION]... "
-         "-- COMMAND [ARG]..." % PROG)
+USAGE = ("%s [-o DIR] [--format reply|text|json] [--seeds N] [--profile] IMAGE_A IMAGE_B "
+         "[ksft-vm OPTION]... -- COMMAND [ARG]..." % PROG)
 HELP = USAGE + """
 
 Boots IMAGE_A and IMAGE_B with ksft-vm (the one installed beside this
@@ -36,6 +37,11 @@ DIR (-o), else to a new temp dir that is kept and named.
                 CPU model, icount, the vCPUs and layouts, then `old -> new
                 (+x.x %)` a series, then the command that reproduces it,
                 in 72 columns; text: compare's table; json: compare's JSON
+  --profile     profile every boot (ksft-vm --profile a-sK.prof ...), sum
+                a kernel's seeds into a.prof and b.prof, and add their diff
+                (ksft-metric profile-diff) to the reply: the total change
+                and the top functions with their share of it; text: the
+                whole diff after compare's table; json: the files only
 
 Exit status: 0 no regression, 1 regression, 2 a guest failed, COMMAND
 exited non-zero under either kernel, or compare could not judge.
@@ -56,6 +62,7 @@ class Args:
         self.vm_opts = []
         self.command = []
         self.seeds = DEFAULT_SEEDS
+        self.profile = False
 
     def logs(self, v, ext=".log"):
         """Variant @v's files, one a seed."""
@@ -91,6 +98,9 @@ def parse(argv):
             else:
                 a.out = words[k + 1]
             k += 2
+        elif w == "--profile":
+            a.profile = True
+            k += 1
         elif w.startswith("-"):
             raise UsageError("%s before IMAGE_A IMAGE_B (ksft-vm's options come after them)" % w)
         else:
@@ -99,6 +109,9 @@ def parse(argv):
     if len(a.images) < 2:
         raise UsageError("two kernel images needed (%s)" % USAGE)
     a.vm_opts = words[k:]
+    if any(w == "--profile" or w.startswith("--profile=") for w in a.vm_opts):
+        raise UsageError("--profile goes before IMAGE_A IMAGE_B: %s profiles both kernels, "
+                         "a file a boot" % PROG)
     return a
 
 
@@ -122,8 +135,9 @@ def boot_both(args, out, k):
     seed = [] if args.seeds == 1 else ["--seed", str(k + 1)]
     try:
         for v, image in zip("ab", args.images):
+            prof = ["--profile", os.path.join(out, args.logs(v, ".prof")[k])] if args.profile else []
             cmd = [sys.executable, install.ksft_vm(), "--kernel", os.path.abspath(image)] + \
-                seed + args.vm_opts + ["--"] + args.command
+                seed + prof + args.vm_opts + ["--"] + args.command
             with open(os.path.join(out, args.logs(v)[k]), "wb") as o, \
                     open(os.path.join(out, args.logs(v, ".err")[k]), "wb") as e:
                 procs[v] = process.spawn(cmd, stdin=subprocess.DEVNULL, stdout=o, stderr=e)
@@ -148,6 +162,24 @@ def _metric(argv, **kw):
     return subprocess.run([install.ksft_metric()] + argv, check=False, **kw)
 
 
+def profile_diff(args, out, fmt):
+    """Both sides' profiles (seeds summed) diffed by ksft-metric
+    profile-diff --format @fmt: its lines, or None after saying why not."""
+    try:
+        pa, pb = (ab_profile.side_profile(out, args.logs(v, ".prof"), v) for v in "ab")
+    except ProfileError as e:
+        _say("--profile: %s" % e)
+        return None
+    r = _metric(["profile-diff", "--format", fmt, pa, pb], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE)
+    if r.returncode:
+        _say("--profile: ksft-metric profile-diff failed (exit %d): %s" % (
+            r.returncode, r.stderr.decode("utf-8", "replace").strip()))
+        return None
+    _say("profiles in %s and %s (ksft-metric profile-diff, cg_annotate read them)" % (pa, pb))
+    return r.stdout.decode("utf-8", "replace").splitlines()
+
+
 def judge(args, out, argv):
     """Save A as the baseline, compare B; print; compare's exit status."""
     a_logs = [os.path.join(out, n) for n in args.logs("a")]
@@ -160,7 +192,15 @@ def judge(args, out, argv):
             r.returncode, r.stderr.decode("utf-8", "replace").strip()))
         return 2
     if args.fmt != "reply":
-        return _metric(["compare", "--format", args.fmt, "--baseline", base] + b_logs).returncode
+        sys.stdout.flush()
+        ret = _metric(["compare", "--format", args.fmt, "--baseline", base] + b_logs).returncode
+        lines = profile_diff(args, out, "text") if args.profile and args.fmt == "text" else None
+        if lines is not None:
+            sys.stdout.write("\n" + "\n".join(lines) + "\n")
+        elif args.profile and args.fmt == "json":
+            profile_diff(args, out, "text")     # the files, named on stderr
+        sys.stdout.flush()
+        return ret
     r = _metric(["compare", "--format", "json", "--baseline", base] + b_logs, stdout=subprocess.PIPE)
     if r.returncode not in (0, 1):
         _say("ksft-metric compare failed (exit %d)" % r.returncode)
@@ -175,6 +215,9 @@ def judge(args, out, argv):
         docs.append(json.loads(rep.stdout))
     lines = reply.summary(docs[0].get("context") or {}, docs[1].get("context") or {}, rows,
                           reply.units_of(docs[1]), args.seeds, os.getcwd(), [PROG] + argv)
+    prof = profile_diff(args, out, "reply") if args.profile else None
+    if prof is not None:
+        lines = ab_profile.splice(lines, prof)
     sys.stdout.write("\n".join(lines) + "\n")
     sys.stdout.flush()
     return r.returncode

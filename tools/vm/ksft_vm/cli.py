@@ -207,7 +207,7 @@ class Run:
                         memory=a.memory, smp=a.smp, cpu=a.cpu, kvm=a.kvm, extra_args=extra,
                         extra_context=seed_words(a.seed))
 
-    def write_profile(self, cfg):
+    def write_profile(self, cfg, out):
         """--profile's files from the plugin's dump and the symbols the
         guest sent behind its result."""
         try:
@@ -215,7 +215,8 @@ class Run:
                 dump = f.read()
             with open(cfg.result, "rb") as f:
                 sent = f.read()
-            profile.write_profiles(self.args.profile, dump, sent, " ".join(self.args.command))
+            profile.write_profiles(self.args.profile, dump, sent, " ".join(self.args.command),
+                                   out=out, warn=lambda t: _say("warning: --profile: " + t))
         except (OSError, profile.ProfileError) as e:
             raise VmError("--profile: %s" % e) from None
 
@@ -310,7 +311,7 @@ def main(argv=None):
         res = run.read_result(cfg, status)
         _write(res)
         if args.profile:
-            run.write_profile(cfg)
+            run.write_profile(cfg, res.out)
         if res.status == EXIT_VM:
             _say("COMMAND exited %d itself (the status of ksft-vm's own failures)" % EXIT_VM)
         return res.status

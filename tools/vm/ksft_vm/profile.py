@@ -22,6 +22,9 @@ PLUGIN = "ksft_profile.so"
 # so a profiled boot runs the same instructions as a plain one until then.
 FW_CFG_NAME = "opt/ksft-vm/profile"
 SYMS_MARK = b"KSFT-VM-KALLSYMS"
+# A KTAP diagnostic COMMAND prints inside a case: the work that case's
+# window did (bytes moved...), one line a case; profile-diff divides by it.
+WORK_LINE = re.compile(rb"^# profile-work: ([0-9]+(?:\.[0-9]+)?) ([A-Za-z][A-Za-z0-9_/-]*)$", re.M)
 USER_END = 0x0000800000000000   # below: user space (any process)
 FAR = 1 << 20                   # a block this far past its symbol is not its
 
@@ -229,9 +232,33 @@ def cachegrind_text(costs, desc, cmd):
     return "\n".join(out) + "\n"
 
 
-def write_profiles(path, dump_text, result, cmd, where="profile dump"):
+def case_works(out, n_cases):
+    """The work each of @n_cases case windows did, from COMMAND's output
+    @out (bytes): [(text, unit)] a case, in order, or None with the reason
+    when the lines do not give one work a case in one unit."""
+    works = [(m.group(1).decode(), m.group(2).decode()) for m in WORK_LINE.finditer(out)]
+    if not works:
+        return None, None
+    if len(works) != n_cases:
+        return None, ("COMMAND printed %d '# profile-work:' lines for %d case windows: "
+                      "no work written (one a case)" % (len(works), n_cases))
+    if len({u for _, u in works}) > 1:
+        return None, "'# profile-work:' lines in several units: no work written"
+    return works, None
+
+
+def _work_sum(works):
+    total = sum(float(w) for w, _ in works)
+    return "%d" % total if total == int(total) else repr(total)
+
+
+def write_profiles(path, dump_text, result, cmd, where="profile dump", out=b"", warn=None):
     """Write @path (the case windows summed), @path.whole (the whole run)
-    and @path.caseN (each window); the paths written."""
+    and @path.caseN (each window); the paths written. With one
+    "# profile-work: N UNIT" line a case in COMMAND's output @out, each
+    case file says its work ("desc: work: N UNIT") and @path their sum;
+    when the lines do not match the windows, @warn(reason) and no work
+    (without @warn: ProfileError)."""
     dump = read_dump(dump_text, where)
     table = split_symbols(result)
     if table is None:
@@ -241,24 +268,32 @@ def write_profiles(path, dump_text, result, cmd, where="profile dump"):
     mode = "per instruction" if dump["mode"] == "insn" else "per block (address, instructions)"
     cases = [w for w in dump["order"] if w.startswith("case ")]
     written = []
+    works, why = case_works(out, len(cases))
+    if why and not warn:
+        raise ProfileError(why)
+    if why:
+        warn(why)
 
-    def one(name, windows, what):
+    def one(name, windows, what, work=None):
         costs = {}
         for w in windows:
             for k, v in fold(dump["windows"][w], syms).items():
                 costs[k] = costs.get(k, 0) + v
         desc = ["ksft-vm profile: %s" % what, "counted %s; symbols: the guest's "
                 "/proc/kallsyms after COMMAND" % mode, "markers: %s" % dump["markers"]]
+        if work:
+            desc.append("work: %s %s" % work)
         with open(name, "w") as f:
             f.write(cachegrind_text(costs, desc, cmd))
         written.append(name)
 
     if cases:
-        one(path, cases, "%d case window%s summed" % (len(cases), "s" if len(cases) > 1 else ""))
+        one(path, cases, "%d case window%s summed" % (len(cases), "s" if len(cases) > 1 else ""),
+            (_work_sum(works), works[0][1]) if works else None)
     else:
         one(path, ["whole"], "whole run (COMMAND marked no case)")
     one(path + ".whole", ["whole"], "whole run: boot, COMMAND and after")
     for i, w in enumerate(cases, 1):
-        one("%s.case%d" % (path, i), [w], "case window %d" % i)
+        one("%s.case%d" % (path, i), [w], "case window %d" % i, works[i - 1] if works else None)
     return written
 
