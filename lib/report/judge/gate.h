@@ -182,6 +182,20 @@
 /* (Runs of GATE_GUARD_ADAPT_REPEATS repeats or more only: a single
  * run's spells look like lasting shifts; the guard band found the same.) */
 #define GATE_TOGETHER_MAX_K 6
+/*
+ * Past GATE_TOGETHER_MAX_K, one block more: the current run and every
+ * held run right before it, up to this many (the window's default size),
+ * so a lasting change held run after run keeps gaining evidence. A block
+ * of held runs that agree with each other adds their k - 1 degrees of
+ * freedom to the noise estimate's (a pooled two-sample t whose variance
+ * is never below the model's) when the window before it has at least
+ * GATE_TOGETHER_POOL_RUNS runs: below that, early spells of a few runs
+ * failed (the time-ordered replay at r = 3: 10 of 1,552 unchanged runs
+ * with no floor, 5 with 8, the held-out rule's own 5; issue 40's recorded
+ * two-runner loops, doc/regression-gate.rst).
+ */
+#define GATE_TOGETHER_HELD_MAX_K 30
+#define GATE_TOGETHER_POOL_RUNS 8
 #define GATE_TOGETHER_SHARE 0.3
 
 #define GATE_DISTURBED_Z 1.645

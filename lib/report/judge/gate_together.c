@@ -24,70 +24,101 @@ int gate_together_ready(const struct gate_series *s, size_t min_runs)
 }
 
 /*
- * The recent runs together (gate.h, GATE_TOGETHER_MAX_K): for k = 2..6,
- * the mean of the current run and the k - 1 recent runs before it against
- * the mean of the window's runs before them (held runs out, the newest
- * n_window of them), a one-sided t on the run-to-run noise @var_run toward
- * worse (@sign +1) or better (-1). A mean of k successive runs varies as
- * AR(1) residuals with the drift's lag-1 correlation do; its tail is
- * lighter than one run's (the excess kurtosis of a mean of k is a k-th:
- * a t with nu degrees of freedom becomes one with 4 + k (nu - 4)), and
- * no heavier than the noise estimate's own. @return the smallest p times
- * the number of k tested (Bonferroni), NaN when none could be; *@at its k.
+ * One block: the mean of the current run and the @k - 1 recent runs
+ * before it against the mean of the window's runs before them (held runs
+ * out, the newest n_window of them), a one-sided t on the run-to-run noise
+ * @var_run toward worse (@dir +1 on the values' scale). A mean of k
+ * successive runs varies as AR(1) residuals with the drift's lag-1
+ * correlation do; its tail is lighter than one run's (the excess kurtosis
+ * of a mean of k is a k-th: a t with nu degrees of freedom becomes one
+ * with 4 + k (nu - 4)), and no heavier than the noise estimate's own.
+ * @return its p, NaN when it cannot be tested, *@stop set when no longer
+ * block can be either.
+ */
+static double block_p(const struct gate_series *s, int logs, double var_run, double inflate,
+		      double df_est, double dir, size_t min_runs, size_t k, size_t held,
+		      int *stop)
+{
+	size_t m = s->n_recent, na = 0, i, j;
+	double mb = sc(logs, s->current), ma = 0, vb, va, f = 1, t, df, rj = 1, own, d;
+	double rho = (inflate - 1) / (inflate + 1);
+
+	for (i = m - (k - 1); i < m; i++)
+		mb += sc(logs, s->recent[i]);
+	mb /= (double)k;
+	for (i = m - (k - 1); i-- > 0 && na < s->n_window;) {
+		if (s->recent_held && s->recent_held[i])
+			continue;
+		ma += sc(logs, s->recent[i]);
+		na++;
+	}
+	if (na < min_runs || na < 2) {
+		*stop = 1;
+		return NAN;
+	}
+	ma /= (double)na;
+	/* var of a mean of k AR(1) terms: 1 + 2 sum (1 - j/k) rho^j. */
+	for (j = 1; j < k; j++) {
+		rj *= rho;
+		f += 2 * (1 - (double)j / (double)k) * rj;
+	}
+	/* The current run itself on the moved side, or no moved level. */
+	if ((ma - sc(logs, s->current)) * dir <= 0) {
+		*stop = 1;
+		return NAN;
+	}
+	vb = var_run * f / (double)k;
+	va = var_run * inflate / (double)na;
+	df = 4 + (double)k * (GATE_TAIL_DF - 4);
+	if (df_est > 0 && df_est < df)
+		df = df_est;
+	/* The block's runs must agree about the move: their own spread,
+	 * when larger than the noise says, is the block's (Welch: k - 1
+	 * degrees of freedom), so one far run already flagged does not
+	 * make every block holding it a change. */
+	for (i = m - (k - 1), own = 0, d = sc(logs, s->current) - mb; i < m; i++)
+		own += (sc(logs, s->recent[i]) - mb) * (sc(logs, s->recent[i]) - mb);
+	own = (own + d * d) / (double)(k - 1) / (double)k;
+	if (own > vb) {
+		vb = own;
+		df = (double)(k - 1);
+	} else if (df_est > 0 && k <= held + 1 && na >= GATE_TOGETHER_POOL_RUNS) {
+		/* Held runs that agree: their spread is k - 1 more degrees
+		 * of freedom on the noise (gate.h, GATE_TOGETHER_POOL_RUNS). */
+		df = fmin(4 + (double)k * (GATE_TAIL_DF - 4), df_est + (double)(k - 1));
+	}
+	t = (ma - mb) * dir / sqrt(vb + va);
+	return t > 0 ? changepoint_student_t_two_sided(t, df) / 2 :
+		       1 - changepoint_student_t_two_sided(-t, df) / 2;
+}
+
+/*
+ * The recent runs together (gate.h, GATE_TOGETHER_MAX_K): blocks of k =
+ * 2..GATE_TOGETHER_MAX_K runs, and one more, the current run with every
+ * held run right before it when they are more (a lasting change held run
+ * after run: its evidence keeps growing past the fixed blocks). @return
+ * the smallest p times the number of blocks tested (Bonferroni), NaN when
+ * none could be; *@at its k.
  */
 double gate_together_p(const struct gate_series *s, int logs, double var_run, double inflate,
 		       double df_est, int sign, size_t min_runs, size_t *at)
 {
-	size_t m = s->n_recent, k, tested = 0, i;
-	double best = NAN, rho = (inflate - 1) / (inflate + 1);
+	size_t m = s->n_recent, k, tested = 0, held = 0, hk, i;
+	double best = NAN, dir = (s->better > 0 ? 1 : -1) * sign, p;
+	int stop = 0;
 
 	*at = 0;
 	if (!gate_together_ready(s, min_runs) || !(var_run > 0))
 		return NAN;
-	for (k = 2; k <= GATE_TOGETHER_MAX_K && k - 1 <= m; k++) {
-		double mb = sc(logs, s->current), ma = 0, vb, va, f = 1, t, df, p, rj = 1, own, d;
-		double dir = (s->better > 0 ? 1 : -1) * sign;
-		size_t na = 0, j;
-
-		for (i = m - (k - 1); i < m; i++)
-			mb += sc(logs, s->recent[i]);
-		mb /= (double)k;
-		for (i = m - (k - 1); i-- > 0 && na < s->n_window;) {
-			if (s->recent_held && s->recent_held[i])
-				continue;
-			ma += sc(logs, s->recent[i]);
-			na++;
-		}
-		if (na < min_runs || na < 2)
+	for (i = m; s->recent_held && i-- > 0 && s->recent_held[i];)
+		held++;
+	/* 2..GATE_TOGETHER_MAX_K, then the held runs' block if longer. */
+	hk = held + 1 < GATE_TOGETHER_HELD_MAX_K ? held + 1 : GATE_TOGETHER_HELD_MAX_K;
+	for (k = 2; !stop && k - 1 <= m && (k <= GATE_TOGETHER_MAX_K || k == hk);
+	     k = k < GATE_TOGETHER_MAX_K || k >= hk ? k + 1 : hk) {
+		p = block_p(s, logs, var_run, inflate, df_est, dir, min_runs, k, held, &stop);
+		if (isnan(p))
 			break;
-		ma /= (double)na;
-		/* var of a mean of k AR(1) terms: 1 + 2 sum (1 - j/k) rho^j. */
-		for (j = 1; j < k; j++) {
-			rj *= rho;
-			f += 2 * (1 - (double)j / (double)k) * rj;
-		}
-		/* The current run itself on the moved side, or no moved level. */
-		if ((ma - sc(logs, s->current)) * dir <= 0)
-			break;
-		vb = var_run * f / (double)k;
-		va = var_run * inflate / (double)na;
-		df = 4 + (double)k * (GATE_TAIL_DF - 4);
-		if (df_est > 0 && df_est < df)
-			df = df_est;
-		/* The block's runs must agree about the move: their own spread,
-		 * when larger than the noise says, is the block's (Welch: k - 1
-		 * degrees of freedom), so one far run already flagged does not
-		 * make every block holding it a change. */
-		for (i = m - (k - 1), own = 0, d = sc(logs, s->current) - mb; i < m; i++)
-			own += (sc(logs, s->recent[i]) - mb) * (sc(logs, s->recent[i]) - mb);
-		own = (own + d * d) / (double)(k - 1) / (double)k;
-		if (own > vb) {
-			vb = own;
-			df = (double)(k - 1);
-		}
-		t = (ma - mb) * dir / sqrt(vb + va);
-		p = t > 0 ? changepoint_student_t_two_sided(t, df) / 2 :
-			    1 - changepoint_student_t_two_sided(-t, df) / 2;
 		tested++;
 		if (isnan(best) || p < best) {
 			best = p;

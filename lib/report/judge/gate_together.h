@@ -1,8 +1,9 @@
 /*
  * The recent runs together (issue 40, gate.h GATE_TOGETHER_MAX_K): the
  * mean of the current run and the k - 1 runs before it against the mean
- * of the window's runs before them, k = 2..6, Bonferroni over the k; a
- * lasting change gains evidence with every run. gate.c takes its p-value
+ * of the window's runs before them, k = 2..6 and the current run with
+ * every held run before it, Bonferroni over the blocks; a lasting change
+ * gains evidence with every run. gate.c takes its p-value
  * as a third statistic beside the run alone and the CUSUM.
  */
 #ifndef KSFTM_GATE_TOGETHER_H

@@ -237,40 +237,35 @@ static double median_of(const double *v, size_t n, double *scratch)
 }
 
 /*
- * Which recent runs are held out (history_window_rule.h): too noisy, and
- * beyond the lenient line worse than the level of the window without
- * them (found twice: the first line with every window run, the second
- * with the held ones out). @tn[k]: run k (newest first) was too noisy.
+ * Which recent runs are held out (history_window_rule.h), decided in time
+ * order, each run against what came before it: too noisy, and beyond the
+ * lenient line worse than the level of the runs before it that the window
+ * kept (neither held nor flagged: the newest @win of them), the line's
+ * noise theirs too. A lasting change thus stays held run after run: judged
+ * all at once against the whole window, its runs, once they were most of
+ * the window, made the level they were judged against and went back in
+ * (issue 40: a recorded -37 % two-runner drop, never flagged).
+ * @tn[k], @flag[k]: run k (newest first) was too noisy, flagged.
  */
-static void hold_out(struct history_window_in *in, const unsigned char *tn, unsigned char *held,
-		     const char *const *orders, size_t n, double *scratch)
+static void hold_out(struct history_window_in *in, const unsigned char *tn,
+		     const unsigned char *flag, unsigned char *held, size_t n, size_t win,
+		     double *scratch)
 {
-	struct history_window_elem *el = &in->elem[0];
-	double level, line;
+	double *ref = scratch, *tmp = scratch + n, level, line;
 	size_t k, j, m;
-	int pass;
 
-	for (pass = 0; pass < 2; pass++) {
-		for (j = m = 0; j < el->n_level; j++) {
-			for (k = 0; pass && k < n; k++)
-				if (held[k] == 2 && !strcmp(orders[k], el->orders[j]))
-					break;
-			if (!pass || k == n)
-				scratch[m++] = el->window[j];
-		}
-		if (!m)
-			return;
-		level = median_of(scratch, m, scratch + m);
-		line = history_window_rule_hold_line(in->recent, n, level, in->better,
-						     scratch + el->n_level);
-		for (k = 0; k < n; k++)
-			if (tn[k] && !held[k] && !isnan(line) &&
-			    in->repeats[k] >= HISTORY_HOLD_MIN_REPEATS &&
-			    (in->better > 0 ? in->recent[k] < line : in->recent[k] > line))
-				held[k] = 2;
-			else if (held[k] == 2 && !(in->better > 0 ? in->recent[k] < line :
-								    in->recent[k] > line))
-				held[k] = 0;
+	for (k = n; k-- > 0;) {
+		if (!tn[k] || in->repeats[k] < HISTORY_HOLD_MIN_REPEATS)
+			continue;
+		for (j = k + 1, m = 0; j < n && m < win; j++)
+			if (!held[j] && !flag[j])
+				ref[m++] = in->recent[j];
+		if (m < 4)
+			continue;
+		level = median_of(ref, m, tmp);
+		line = history_window_rule_hold_line(ref, m, level, in->better, tmp);
+		if (!isnan(line) && (in->better > 0 ? in->recent[k] < line : in->recent[k] > line))
+			held[k] = 2;
 	}
 }
 
@@ -332,7 +327,7 @@ static int read_recent(struct history_window *w, size_t i, struct history_window
 	tn = calloc(n ? n : 1, 1);
 	orders = calloc(n ? n : 1, sizeof(*orders));
 	codes = calloc(n ? n : 1, sizeof(*codes));
-	scratch = malloc((2 * (n + el->n_window) + 2) * sizeof(*scratch));
+	scratch = malloc((3 * n + 2 * el->n_window + 2) * sizeof(*scratch));
 	grown = realloc(el->window, (el->n_window + n + 1) * sizeof(*grown));
 	if (grown)
 		el->window = grown;
@@ -363,7 +358,7 @@ static int read_recent(struct history_window *w, size_t i, struct history_window
 		m++;
 	}
 	if (el->orders)
-		hold_out(in, tn, in->held, orders, m, scratch);
+		hold_out(in, tn, flag, in->held, m, win, scratch);
 	/* Newest first: count the runs back at the old level after each
 	 * flagged or held one (history_window_rule_transient()). */
 	for (k = 0; k < m; k++) {

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A recorded two-runner CI loop, replayed as CI runs it (issue 40's
+done-when, on real runs): two runners, each its own network namespace,
+took turns with `iperf-selftest --loopback --time 2 --repeat 3` on a quiet
+machine, 8 unchanged runs each, then 12 each capped by tbf at 65 % of the
+runner's median (bench/record_two_runner.sh; the recording is
+bench/corpus/two-runner-quiet-d35-2026-12-07.tar.xz, about -37 % on 8 %
+run-to-run noise: 4.6-4.8 sd). Every run in time order is judged by
+`compare --db` with its runner's context (twice: the same exit and rows),
+then stored by `ingest`.
+
+Asserted: no unchanged run fails; each runner's forward throughput is
+flagged within its first 7 regressed runs (before the held runs' pooled
+block, never in 12); once flagged, every later regressed run fails too;
+and the regressed runs never enter that series' window (its baseline
+stays the runner's 8 unchanged runs: before the held-out rule went in
+time order, the capped runs became most of the window and its level).
+
+usage: test_cli_two_runner.py KSFT_METRIC RECORDING.tar.xz
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+KM = os.path.abspath(sys.argv[1])
+REC = os.path.abspath(sys.argv[2])
+FIRST_BY = 7
+
+
+def judge(db, log, runner, order):
+    r = subprocess.run([KM, "compare", "--db", db, "--first-run", "--context",
+                        "runner=" + runner, "--order", order, "--format", "json", log],
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1), (log, r.returncode, r.stderr)
+    rows = json.loads(r.stdout)["rows"]
+    return r.returncode, rows
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="ksft-metric-two-runner-")
+    try:
+        with tarfile.open(REC) as t:
+            t.extractall(tmp, filter="data") if hasattr(tarfile, "data_filter") else t.extractall(tmp)
+        (top,) = os.listdir(tmp)
+        rec = os.path.join(tmp, top)
+        db = os.path.join(tmp, "h.sqlite")
+        runs = [l.split() for l in open(os.path.join(rec, "index.tsv")) if not l.startswith("#")]
+        assert len(runs) == 40, len(runs)
+        seen = {}
+        for nnn, runner, phase, _ in runs:
+            log = os.path.join(rec, "%s-%s.log" % (nnn, runner))
+            rc, rows = judge(db, log, runner, nnn)
+            rc2, rows2 = judge(db, log, runner, nnn)
+            assert (rc, rows) == (rc2, rows2), "%s: judged twice, two answers" % log
+            fwd = [r for r in rows if r["case"] == "iperf.forward" and r["name"] == "throughput"]
+            assert len(fwd) == 1, fwd
+            st = seen.setdefault(runner, {"unchanged": 0, "regressed": [], "first": None})
+            if phase == "unchanged":
+                assert rc == 0, "%s: an unchanged run failed: %s" % (log, [
+                    (r["case"], r["name"], r["verdict"]) for r in rows if r["fails"]])
+                st["unchanged"] += 1
+            else:
+                st["regressed"].append((rc, fwd[0]["verdict"]))
+                if rc == 1 and st["first"] is None:
+                    st["first"] = len(st["regressed"])
+                # The capped runs stay out of the forward window.
+                assert fwd[0]["baseline_runs"] == st["unchanged"], (log, fwd[0]["baseline_runs"])
+            subprocess.run([KM, "ingest", "--db", db, "--create", "--context", "runner=" + runner,
+                            "--run", nnn, "--order", nnn, "-q", log], check=True,
+                           capture_output=True)
+        for runner, st in sorted(seen.items()):
+            print("%s: %d unchanged, first alarm at regressed run %s of %d: %s" % (
+                runner, st["unchanged"], st["first"], len(st["regressed"]),
+                " ".join(v for _, v in st["regressed"])))
+            assert st["unchanged"] == 8 and len(st["regressed"]) == 12, st
+            assert st["first"] is not None and st["first"] <= FIRST_BY, (runner, st["first"])
+            later = st["regressed"][st["first"] - 1:]
+            assert all(rc == 1 and v == "regression" for rc, v in later), (runner, later)
+        print("ok: two recorded runners, each flagged within %d regressed runs, "
+              "no unchanged run failed" % FIRST_BY)
+    finally:
+        shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    main()
