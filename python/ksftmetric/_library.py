@@ -70,6 +70,24 @@ def _open(path):
     return ctypes.CDLL(path), ctypes.PyDLL(path)
 
 
+def _loaded_path(name):
+    """The file a bare soname @name was loaded from (the loader searched
+    LD_LIBRARY_PATH or its cache), so LIBRARY_PATH is always a path
+    ksft-vm can pack; @name itself when /proc/self/maps does not say."""
+    if "/" in name:
+        return name
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as f:
+            for line in f:
+                path = line.rstrip("\n").split(None, 5)[-1]
+                base = os.path.basename(path)  # the symlink resolved: .so.0.1.0
+                if (base == name or base.startswith(name + ".")) and os.path.exists(path):
+                    return path
+    except OSError:
+        pass
+    return name
+
+
 def load():
     """Return (CDLL, PyDLL, path) for libksftmetric or raise OSError."""
     env = os.environ.get(ENV_VAR)
@@ -103,7 +121,8 @@ def load():
 
     for how, path in candidates:
         try:
-            return _open(path) + (path,)
+            handles = _open(path)
+            return handles + (_loaded_path(path),)
         except OSError as err:
             tried.append(f"{how}: {path} ({err})")
     raise OSError("cannot find libksftmetric; tried: " + "; ".join(tried) +

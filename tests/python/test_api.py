@@ -10,6 +10,8 @@ import errno
 import json
 import math
 import os
+import subprocess
+import sys
 import unittest
 from unittest import mock
 
@@ -594,6 +596,25 @@ class Loading(unittest.TestCase):
                                   return_value=[ksftmetric.LIBRARY_PATH]):
             _, _, path = _library.load()
         self.assertEqual(path, ksftmetric.LIBRARY_PATH)
+
+    def test_found_by_the_loader_is_a_path(self):
+        """Found by the dynamic loader's own search (LD_LIBRARY_PATH, a
+        build directory outside the checkout), LIBRARY_PATH is still the
+        file's path, which ksft-vm packs (it was the bare soname)."""
+        env = {k: v for k, v in os.environ.items()
+               if k != "KSFTMETRIC_LIBRARY"}
+        libdir = os.path.dirname(os.path.realpath(ksftmetric.LIBRARY_PATH))
+        env["LD_LIBRARY_PATH"] = libdir
+        code = ("import ksftmetric._library as L\n"
+                "L._installed_candidate = lambda: None\n"
+                "L._build_tree_candidates = lambda: []\n"
+                "L.ctypes.util.find_library = lambda n: None\n"
+                "print(L.load()[2])\n")
+        out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                             capture_output=True, text=True).stdout.strip()
+        self.assertTrue(os.path.isabs(out), out)
+        self.assertEqual(os.path.realpath(out),
+                         os.path.realpath(ksftmetric.LIBRARY_PATH))
 
     def test_a_library_without_our_symbols_is_refused(self):
         libc = ctypes.util.find_library("c")
