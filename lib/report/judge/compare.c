@@ -547,7 +547,8 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	}
 	for (i = 0; !ret && i < cur->n_series; i++) {
 		const struct rp_series *s = cur->series[i];
-		struct baseline_key *k = baseline_index_find(&ix, s->key);
+		/* A report series' hash is its key's (series_adopt()). */
+		struct baseline_key *k = baseline_index_find_hashed(&ix, s->key, s->hash);
 
 		if (k)
 			k->used = 1;
