@@ -359,6 +359,9 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 	struct cmp_row *row;
 	size_t width, e, r;
 	int ret = 0, shape_change = 0;
+	/* Without a rate or an aggregation the processed points are the raw
+	 * ones: read in place, not copied (issue 45). */
+	int own = p->transform == RP_TR_RATE || p->aggregation == RP_AGG_BCE;
 
 	gate_for(p, s->source, o, &g);
 	if (canon_status_failed(s->status) && g.gated && g.better) {
@@ -374,7 +377,9 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		row->fails = !o->allow_missing;
 		return 0;
 	}
-	if (pipeline_apply(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
+	if (!own)
+		pv = s->raw;
+	else if (pipeline_apply(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
 		return -ENOMEM;
 	width = vals_is_array(&pv) ? pv.width : 0;
 	for (r = 0; k && r < k->n; r++) {
@@ -453,7 +458,8 @@ out:
 		}
 	free(run_c);
 	pipeline_cols_free(&cur_c);
-	vals_free(&pv);
+	if (own)
+		vals_free(&pv);
 	return ret;
 }
 
