@@ -16,10 +16,10 @@ double ksftm_quantile_sorted(const double *x, size_t n, double q)
 	double h, frac;
 	size_t lo;
 
-	if (!n)
-		return NAN;
+	if (n <= 1)
+		return n ? x[0] : NAN;	/* what the rest gives one value */
 	h = (double)(n - 1) * q;
-	lo = (size_t)floor(h);
+	lo = (size_t)h;		/* h >= 0: floor(h), without the call */
 	if (lo >= n - 1)
 		return x[n - 1];
 	frac = h - (double)lo;

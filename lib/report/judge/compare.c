@@ -255,26 +255,33 @@ static int reserve(double **p, size_t *cap, size_t n)
 static int measure(struct cmp_row *row, const struct rp_vals *cur,
 		   const struct baseline_key *k, size_t elem, int op, struct scratch *sc)
 {
-	size_t r, nruns = 0, npool = 0, total = 0;
+	size_t r, nruns = 0, npool = 0, total = 0, most = 0, n;
 	struct rp_summary sum;
 
-	for (r = 0; k && r < k->n; r++)
+	for (r = 0; k && r < k->n; r++) {
 		total += k->v[r]->samples.n;
+		if (k->v[r]->samples.n > most)
+			most = k->v[r]->samples.n;
+	}
+	/* The current run's room also holds a baseline run's values while
+	 * they are summarised (sorted), before the current ones come. */
 	if (reserve(&sc->pool, &sc->cap_pool, total + 1) ||
 	    reserve(&sc->runvals, &sc->cap_runs, (k ? k->n : 0) + 1) ||
-	    reserve(&sc->cur, &sc->cap_cur, (cur ? cur->n : 0) + 1))
+	    reserve(&sc->cur, &sc->cap_cur, (cur && cur->n > most ? cur->n : most) + 1))
 		return -ENOMEM;
 	for (r = 0; k && r < k->n; r++) {
 		const struct rp_vals *s = &k->v[r]->samples;
 
 		if (vals_is_array(s) != (elem != (size_t)-1))
 			continue;
-		if (pipeline_summarize(s, elem == (size_t)-1 ? 0 : elem, &sum))
-			return -ENOMEM;
+		/* The run's values once, into the pool; summarised from a copy
+		 * (pipeline_summarize() would read them a second time). */
+		n = pipeline_element_values(s, elem == (size_t)-1 ? 0 : elem, sc->pool + npool);
+		memcpy(sc->cur, sc->pool + npool, n * sizeof(double));
+		pipeline_summarize_values(sc->cur, n, &sum);
 		if (sum.n)
 			sc->runvals[nruns++] = pipeline_summary_op(&sum, op);
-		npool += pipeline_element_values(s, elem == (size_t)-1 ? 0 : elem,
-						 sc->pool + npool);
+		npool += n;
 	}
 	row->baseline_runs = nruns;
 	row->n_baseline = npool;
