@@ -265,7 +265,7 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	}
 	/* The current run's room also holds a baseline run's values while
 	 * they are summarised (sorted), before the current ones come. */
-	if (reserve(&sc->pool, &sc->cap_pool, total + 1) ||
+	if (reserve(&sc->pool, &sc->cap_pool, total + (cur ? cur->n : 0) + 1) ||
 	    reserve(&sc->runvals, &sc->cap_runs, (k ? k->n : 0) + 1) ||
 	    reserve(&sc->cur, &sc->cap_cur, (cur && cur->n > most ? cur->n : most) + 1))
 		return -ENOMEM;
@@ -289,10 +289,11 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	if (cur) {
 		size_t e = elem == (size_t)-1 ? 0 : elem;
 
-		if (pipeline_summarize(cur, e, &sum))
-			return -ENOMEM;
-		row->current = sum.n ? pipeline_summary_op(&sum, op) : NAN;
+		/* Read once; summarised from a copy behind the pool's values. */
 		row->n_current = pipeline_element_values(cur, e, sc->cur);
+		memcpy(sc->pool + npool, sc->cur, row->n_current * sizeof(double));
+		pipeline_summarize_values(sc->pool + npool, row->n_current, &sum);
+		row->current = sum.n ? pipeline_summary_op(&sum, op) : NAN;
 	}
 	if (row->n_current >= 2 && row->n_baseline >= 2)
 		row->p_value = stats_mann_whitney(sc->cur, row->n_current, sc->pool,
