@@ -80,7 +80,9 @@ def main():
         path = os.path.join(tmp, "run.log")
         with open(path, "w") as f:
             f.write(text)
-        argv = [tool, "ingest", "-q", "--db", db, "--run", "run-%04d" % run_no,
+        # The first run makes the history (ingest refuses a missing one).
+        create = ["--create"] if run_no == 0 else []
+        argv = [tool, "ingest", "-q", "--db", db, *create, "--run", "run-%04d" % run_no,
                 "--order", "2026-12-01T%04d" % run_no, *ctx, path]
         run_no += 1
         return argv, points

@@ -16,10 +16,10 @@ double ksftm_quantile_sorted(const double *x, size_t n, double q)
 	double h, frac;
 	size_t lo;
 
-	if (!n)
-		return NAN;
+	if (n <= 1)
+		return n ? x[0] : NAN;	/* what the rest gives one value */
 	h = (double)(n - 1) * q;
-	lo = (size_t)floor(h);
+	lo = (size_t)h;		/* h >= 0: floor(h), without the call */
 	if (lo >= n - 1)
 		return x[n - 1];
 	frac = h - (double)lo;
@@ -29,9 +29,20 @@ double ksftm_quantile_sorted(const double *x, size_t n, double q)
 	return x[lo] + (x[lo + 1] - x[lo]) * frac;
 }
 
+void ksftm_sort_doubles(double *x, size_t n)
+{
+	if (n > 2) {
+		qsort(x, n, sizeof(*x), ksftm_cmp_double);
+	} else if (n == 2 && ksftm_cmp_double(&x[0], &x[1]) > 0) {
+		double t = x[0];	/* as glibc's merge sort: swapped only if greater */
+
+		x[0] = x[1];
+		x[1] = t;
+	}
+}
+
 double ksftm_median(double *x, size_t n)
 {
-	if (n)
-		qsort(x, n, sizeof(*x), ksftm_cmp_double);
+	ksftm_sort_doubles(x, n);
 	return ksftm_quantile_sorted(x, n, 0.5);
 }

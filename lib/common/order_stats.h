@@ -11,6 +11,11 @@ int ksftm_cmp_double(const void *a, const void *b);
  * numpy's default method, to the last bit (numpy's _lerp). NaN if n == 0.
  */
 double ksftm_quantile_sorted(const double *x, size_t n, double q);
+/*
+ * qsort(@x, @n, ..., ksftm_cmp_double), the same order, without the call
+ * for one or two values (most series of a run hold one point).
+ */
+void ksftm_sort_doubles(double *x, size_t n);
 /* Median of @n values; sorts @x in place. NaN if n == 0. */
 double ksftm_median(double *x, size_t n);
 

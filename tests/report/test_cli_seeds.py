@@ -154,6 +154,21 @@ def test_what_a_seed_produced_is_no_context_difference():
         assert "differs" not in err, err
 
 
+def test_one_seeded_log_is_one_seed():
+    """One log is the command's own report, not read again (issue 45): its
+    seed and its run are that report's, as when each file was read alone."""
+    one = boot("one-s7.log", "7", [100.0, 100.2, 99.8])
+    path = os.path.join(TMP, "one.json")
+    _, err = expect_rc(0, "save", "-q", "-o", path, one)
+    assert "one a seed (1 seeds)" in err, err
+    with open(path, encoding="utf-8") as f:
+        runs = json.load(f)["runs"]
+    assert [(r["context"]["seed"], r["sources"]) for r in runs] == [("7", [one])], runs
+    base = saved("a9", A5)
+    row, _ = judge(base, [one], 0)
+    assert row["seeds"]["baseline"] == 5 and row["n_current"] == 1, row
+
+
 def test_a_log_without_seed_among_seeded_ones_is_refused():
     base = saved("a7", A5)
     logs = boots("b7", A5)[:4] + [boot("b7-none.log", None, [100.0])]

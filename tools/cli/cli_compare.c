@@ -266,7 +266,7 @@ int cmd_compare(int argc, char **argv)
 			cli_error("%s", ksft_metric_report_errmsg());
 			goto out;
 		}
-		n_seeds = seed_runs_add(&cc.c, argv + optind, argc - optind, seeds);
+		n_seeds = seed_runs_add(&cc.c, argv + optind, argc - optind, cc.r, seeds);
 		if (n_seeds < 0)
 			goto out;
 		if (n_seeds)

@@ -118,7 +118,7 @@ int cmd_save(int argc, char **argv)
 	}
 	/* Logs that name their seed (ksft-vm --seed): one run a seed. */
 	before = ksft_metric_report_baseline_runs(cc.b);
-	seeds = seed_runs_add(&cc.c, argv + optind, argc - optind, cc.b);
+	seeds = seed_runs_add(&cc.c, argv + optind, argc - optind, cc.r, cc.b);
 	if (seeds < 0)
 		goto out;
 	if ((!seeds && ksft_metric_report_baseline_add_report(cc.b, cc.r,

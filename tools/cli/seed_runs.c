@@ -15,12 +15,26 @@
 #include "cli.h"
 #include "seed_runs.h"
 
+/* The seed @r's context names, as text (malloc'd), else NULL. */
+static char *seed_in(const struct ksft_metric_report *r)
+{
+	json_t *ctx = json_loads(ksft_metric_report_context_json(r), 0, NULL);
+	json_t *v = json_object_get(ctx, "seed");
+	char *seed = NULL;
+
+	if (json_is_string(v))
+		seed = strdup(json_string_value(v));
+	else if (json_is_number(v))
+		seed = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	json_decref(ctx);
+	return seed;
+}
+
 /* @file's seed as text (malloc'd), NULL when it names none; -1 in *@err
  * after an error message. */
 static char *seed_of(const struct confine *c, const char *file, int *err)
 {
 	struct ksft_metric_report *r = ksft_metric_report_new(NULL);
-	json_t *ctx, *v;
 	char *seed = NULL;
 	FILE *f;
 
@@ -38,18 +52,14 @@ static char *seed_of(const struct confine *c, const char *file, int *err)
 	}
 	if (f && f != stdin)
 		fclose(f);
-	ctx = *err ? NULL : json_loads(ksft_metric_report_context_json(r), 0, NULL);
-	v = json_object_get(ctx, "seed");
-	if (json_is_string(v))
-		seed = strdup(json_string_value(v));
-	else if (json_is_number(v))
-		seed = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-	json_decref(ctx);
+	if (!*err)
+		seed = seed_in(r);
 	ksft_metric_report_free(r);
 	return seed;
 }
 
 int seed_runs_add(const struct confine *c, char *const *files, int n,
+		  const struct ksft_metric_report *whole,
 		  struct ksft_metric_report_baseline *b)
 {
 	char **seed = calloc(n > 0 ? (size_t)n : 1, sizeof(*seed));
@@ -63,7 +73,9 @@ int seed_runs_add(const struct confine *c, char *const *files, int n,
 	for (i = 0; !err && i < n; i++) {
 		if (!strcmp(files[i], "-"))
 			break;	/* stdin is read once: no seeds from it */
-		seed[i] = seed_of(c, files[i], &err);
+		/* One file: @whole is its report already (a 200,000-case log
+		 * was read three times). */
+		seed[i] = n == 1 ? seed_in(whole) : seed_of(c, files[i], &err);
 		named += !!seed[i];
 	}
 	if (!err && named && named < n) {
@@ -82,6 +94,15 @@ int seed_runs_add(const struct confine *c, char *const *files, int n,
 			;
 		if (j < i)
 			continue;	/* this seed's run is made */
+		if (n == 1) {
+			group[0] = files[0];
+			if (ksft_metric_report_baseline_add_report(b, whole, group, 1) < 0) {
+				cli_error("%s", ksft_metric_report_errmsg());
+				err = -1;
+			}
+			seeds++;
+			break;
+		}
 		r = ksft_metric_report_new(NULL);
 		if (!r) {
 			cli_error("%s", ksft_metric_report_errmsg());

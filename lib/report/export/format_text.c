@@ -183,12 +183,15 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 	struct strbuf sb = STRBUF_INIT;
 	size_t i = 0, j, k, width = text_fit_width(fmt), xcap = 0;
 	double *x = NULL;
+	struct table t;
 	int ret = 0;
 
 	context_text(out, r, fmt);
+	/* One table, emptied for each case: its memory is kept (issue 45). */
+	if (r->n_series && table_init(&t, 4))
+		return -ENOMEM;	/* the caller says so, never a cut table */
 	while (!ret && i < r->n_series) {
 		const struct rp_series *s = r->series[i];
-		struct table t;
 		char buf[24];
 
 		/* The case once, above its series; its rows say the rest. */
@@ -209,16 +212,16 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 			strbuf_addc(out, '\n');
 		if (!sb.oom)
 			text_fit_wrap(out, sb.data, width, 0);
-		if ((ret = table_init(&t, 4)))
-			break;	/* -ENOMEM: the caller says so, never a cut table */
+		table_reset(&t);
 		for (k = 0; k < 4; k++)
 			ret |= table_cell(&t, head[k]);
 		for (; !ret && i < j; i++)
 			ret |= series_row(&t, r->series[i], &sb, &x, &xcap);
 		if (!ret)
 			text_fit_render(&t, out, right, width, 2);
-		table_free(&t);
 	}
+	if (r->n_series)
+		table_free(&t);
 	if (!r->n_series)
 		strbuf_adds(out, "no series\n");
 	if (r->n_series) {

@@ -13,6 +13,13 @@ int table_init(struct table *t, size_t cols)
 	return t->width ? 0 : -ENOMEM;
 }
 
+void table_reset(struct table *t)
+{
+	t->n = 0;
+	t->text.len = 0;
+	memset(t->width, 0, t->cols * sizeof(*t->width));
+}
+
 void table_free(struct table *t)
 {
 	strbuf_free(&t->text);

@@ -24,6 +24,8 @@ static inline const char *table_text(const struct table *t, size_t i)
 
 /* table_init() and table_cell(): 0 or -ENOMEM. */
 int table_init(struct table *t, size_t cols);
+/* Empty again for the next table of as many columns, its memory kept. */
+void table_reset(struct table *t);
 void table_free(struct table *t);
 int table_cell(struct table *t, const char *text);
 /* Columns separated by two spaces; @right[col] != 0 aligns right. */

@@ -5,12 +5,14 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <ksftmetric/report.h>
 
+#include "order_stats.h"
 #include "table.h"
 #include "text_fit.h"
 
@@ -179,7 +181,7 @@ void text_fit_spread(struct strbuf *sb, const struct text_unit *u, double *x, si
 		strbuf_addc(sb, '-');
 		return;
 	}
-	qsort(x, n, sizeof(*x), dbl_cmp);
+	ksftm_sort_doubles(x, n);	/* dbl_cmp's order, without qsort for one */
 	text_fit_value(sb, u, sorted_median(x, n));
 	spread_of(sb, u, x, n);
 }
@@ -228,14 +230,54 @@ static void end_line(struct strbuf *sb)
  * that start at column @col: broken at spaces, a word longer than a line
  * at the line's end. Returns the column after it.
  */
+/* Display columns of @s[0..n): its bytes less the UTF-8 continuation
+ * bytes, eight bytes a step while they are ASCII. */
+static size_t cols_n(const char *s, size_t n)
+{
+	size_t cols = n, i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		size_t k;
+
+		memcpy(&w, s + i, 8);
+		if (!(w & 0x8080808080808080ull))
+			continue;
+		for (k = i; k < i + 8; k++)
+			cols -= ((unsigned char)s[k] & 0xc0) == 0x80;
+	}
+	for (; i < n; i++)
+		cols -= ((unsigned char)s[i] & 0xc0) == 0x80;
+	return cols;
+}
+
+/* Has @s[0..n) two spaces in a row? (memchr's pace, not memmem's.) */
+static int two_spaces(const char *s, size_t n)
+{
+	const char *p = s, *end = s + n;
+
+	while ((p = memchr(p, ' ', (size_t)(end - p))) && p + 1 < end) {
+		if (p[1] == ' ')
+			return 1;
+		p += 2;
+	}
+	return 0;
+}
+
 static size_t wrap_at(struct strbuf *sb, const char *s, size_t at, size_t col, size_t width)
 {
 	const char *p;
-	size_t fit = 0;
+	size_t fit = 0, n = strlen(s);
 	int first = 1;
 
 	/* Most text fits where it is: one word after another, single spaces,
-	 * no space at either end, is written as it is. */
+	 * no space at either end, is written as it is. Its bytes fit: then so
+	 * do its columns, and it is checked without a step a byte. */
+	if (at + n <= width && (!n || (s[0] != ' ' && s[n - 1] != ' ' &&
+				       !two_spaces(s, n)))) {
+		strbuf_add(sb, s, n);
+		return at + cols_n(s, n);
+	}
 	for (p = s; *p && fit + at <= width; p++) {
 		if (*p == ' ' && (p == s || p[1] == ' ' || !p[1]))
 			break;
@@ -296,23 +338,49 @@ static size_t wrap_at(struct strbuf *sb, const char *s, size_t at, size_t col, s
 static void row_line(const struct table *t, size_t r, size_t c0, struct strbuf *sb,
 		     const int *right, size_t indent, size_t last, size_t width)
 {
-	size_t c;
+	size_t c, need = indent, i;
+	char *o;
 
-	pad(sb, indent);
+	/* The cells before the last written in place, into room reserved
+	 * once: a cell's bytes are its offsets apart (each keeps its NUL). */
+	for (c = c0; c + 1 < t->cols; c++) {
+		i = r * t->cols + c;
+		need += t->off[i + 1] - t->off[i] - 1 + t->width[c] - t->cw[i] + 2;
+	}
+	if (strbuf_reserve(sb, need + t->width[t->cols - 1]))
+		return;
+	o = sb->data + sb->len;
+	memset(o, ' ', indent);
+	o += indent;
 	for (c = c0; c < t->cols; c++) {
 		const char *cell = table_text(t, r * t->cols + c);
 		size_t gap = t->width[c] - t->cw[r * t->cols + c];
+		size_t len = c + 1 < t->cols ? t->off[r * t->cols + c + 1] -
+					       t->off[r * t->cols + c] - 1 : 0;
 
-		if (right && right[c])
-			pad(sb, gap);
+		if (right && right[c]) {
+			memset(o, ' ', gap);
+			o += gap;
+		}
 		if (c == t->cols - 1) {
+			sb->len = (size_t)(o - sb->data);
+			sb->data[sb->len] = '\0';
 			wrap_at(sb, cell, last + (right && right[c] ? gap : 0), last, width);
+			o = NULL;
 			break;
 		}
-		strbuf_adds(sb, cell);
-		if (!(right && right[c]))
-			pad(sb, gap);
-		strbuf_adds(sb, "  ");
+		memcpy(o, cell, len);
+		o += len;
+		if (!(right && right[c])) {
+			memset(o, ' ', gap);
+			o += gap;
+		}
+		o[0] = o[1] = ' ';
+		o += 2;
+	}
+	if (o) {
+		sb->len = (size_t)(o - sb->data);
+		sb->data[sb->len] = '\0';
 	}
 	end_line(sb);
 }

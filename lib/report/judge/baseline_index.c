@@ -10,20 +10,15 @@
 
 void baseline_index_free(struct baseline_index *ix)
 {
-	size_t i;
-
-	for (i = 0; i < ix->n; i++) {
-		free(ix->order[i]->v);
-		free(ix->order[i]->run);
-		free(ix->order[i]);
-	}
+	free(ix->keys);
+	free(ix->vs);
+	free(ix->runs);
 	free(ix->order);
 	free(ix->b);
 }
 
-struct baseline_key *baseline_index_find(const struct baseline_index *ix, const char *key)
+static struct baseline_key *find(const struct baseline_index *ix, const char *key, uint64_t h)
 {
-	uint64_t h = series_key_hash(key, strlen(key));
 	struct baseline_key *k;
 
 	for (k = ix->b[h & ix->mask]; k; k = k->next)
@@ -32,9 +27,26 @@ struct baseline_key *baseline_index_find(const struct baseline_index *ix, const 
 	return NULL;
 }
 
+struct baseline_key *baseline_index_find(const struct baseline_index *ix, const char *key)
+{
+	return find(ix, key, series_key_hash(key, strlen(key)));
+}
+
+struct baseline_key *baseline_index_find_hashed(const struct baseline_index *ix,
+						const char *key, uint64_t hash)
+{
+	return find(ix, key, hash);
+}
+
+/*
+ * The keys first, each series' key remembered and each key's runs
+ * counted; then each key's runs in its slice of one block: a handful of
+ * allocations for the index, not three a key (issue 45).
+ */
 int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_report_baseline *b)
 {
-	size_t total = 0, r, i;
+	struct baseline_key **of;
+	size_t total = 0, r, i, j = 0, at = 0;
 
 	memset(ix, 0, sizeof(*ix));
 	for (r = 0; r < b->n_runs; r++)
@@ -44,40 +56,43 @@ int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_rep
 		ix->mask = ix->mask * 2 + 1;
 	ix->b = calloc(ix->mask + 1, sizeof(*ix->b));
 	ix->order = calloc(total ? total : 1, sizeof(*ix->order));
-	if (!ix->b || !ix->order)
+	ix->keys = calloc(total ? total : 1, sizeof(*ix->keys));
+	ix->vs = malloc((total ? total : 1) * sizeof(*ix->vs));
+	ix->runs = malloc((total ? total : 1) * sizeof(*ix->runs));
+	of = malloc((total ? total : 1) * sizeof(*of));
+	if (!ix->b || !ix->order || !ix->keys || !ix->vs || !ix->runs || !of) {
+		free(of);
 		return -ENOMEM;
+	}
 	for (r = 0; r < b->n_runs; r++) {
 		for (i = 0; i < b->runs[r].n; i++) {
 			const struct bl_series *s = &b->runs[r].series[i];
-			struct baseline_key *k = baseline_index_find(ix, s->key);
+			uint64_t h = series_key_hash(s->key, strlen(s->key));
+			struct baseline_key *k = find(ix, s->key, h);
 
 			if (!k) {
-				k = calloc(1, sizeof(*k));
-				if (!k)
-					return -ENOMEM;
+				k = &ix->keys[ix->n];
 				k->key = s->key;
-				k->hash = series_key_hash(s->key, strlen(s->key));
-				k->next = ix->b[k->hash & ix->mask];
-				ix->b[k->hash & ix->mask] = k;
+				k->hash = h;
+				k->next = ix->b[h & ix->mask];
+				ix->b[h & ix->mask] = k;
 				ix->order[ix->n++] = k;
 			}
-			if (k->n == k->cap) {
-				size_t cap = k->cap ? k->cap * 2 : 4;
-				const struct bl_series **v = realloc(k->v, cap * sizeof(*v));
-				size_t *run;
-
-				if (!v)
-					return -ENOMEM;
-				k->v = v;
-				run = realloc(k->run, cap * sizeof(*run));
-				if (!run)
-					return -ENOMEM;
-				k->run = run;
-				k->cap = cap;
-			}
-			k->run[k->n] = r;
-			k->v[k->n++] = s;
+			k->cap++;
+			of[j++] = k;
 		}
 	}
+	for (i = 0; i < ix->n; i++) {
+		ix->order[i]->v = ix->vs + at;
+		ix->order[i]->run = ix->runs + at;
+		at += ix->order[i]->cap;
+	}
+	for (r = 0, j = 0; r < b->n_runs; r++) {
+		for (i = 0; i < b->runs[r].n; i++, j++) {
+			of[j]->run[of[j]->n] = r;
+			of[j]->v[of[j]->n++] = &b->runs[r].series[i];
+		}
+	}
+	free(of);
 	return 0;
 }

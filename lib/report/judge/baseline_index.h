@@ -19,7 +19,7 @@ struct baseline_key {
 	uint64_t hash;
 	const struct bl_series **v;
 	size_t *run;		/* the run of each v[i] (its index in the baseline) */
-	size_t n, cap;
+	size_t n, cap;		/* cap: the room of v[] and run[] (the index's) */
 	int used;
 	struct baseline_key *next;
 };
@@ -29,12 +29,18 @@ struct baseline_index {
 	size_t n, cap;
 	struct baseline_key **b;
 	size_t mask;
+	struct baseline_key *keys;	/* their storage, and their v[] and run[]'s */
+	const struct bl_series **vs;
+	size_t *runs;
 };
 
 /* Index every run's series of @b; 0 or -ENOMEM (free with baseline_index_free()). */
 int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_report_baseline *b);
 /* The key's runs, or NULL. */
 struct baseline_key *baseline_index_find(const struct baseline_index *ix, const char *key);
+/* The same with the key's series_key_hash() known (a report series' hash). */
+struct baseline_key *baseline_index_find_hashed(const struct baseline_index *ix,
+						const char *key, uint64_t hash);
 void baseline_index_free(struct baseline_index *ix);
 
 #endif

@@ -255,26 +255,33 @@ static int reserve(double **p, size_t *cap, size_t n)
 static int measure(struct cmp_row *row, const struct rp_vals *cur,
 		   const struct baseline_key *k, size_t elem, int op, struct scratch *sc)
 {
-	size_t r, nruns = 0, npool = 0, total = 0;
+	size_t r, nruns = 0, npool = 0, total = 0, most = 0, n;
 	struct rp_summary sum;
 
-	for (r = 0; k && r < k->n; r++)
+	for (r = 0; k && r < k->n; r++) {
 		total += k->v[r]->samples.n;
-	if (reserve(&sc->pool, &sc->cap_pool, total + 1) ||
+		if (k->v[r]->samples.n > most)
+			most = k->v[r]->samples.n;
+	}
+	/* The current run's room also holds a baseline run's values while
+	 * they are summarised (sorted), before the current ones come. */
+	if (reserve(&sc->pool, &sc->cap_pool, total + (cur ? cur->n : 0) + 1) ||
 	    reserve(&sc->runvals, &sc->cap_runs, (k ? k->n : 0) + 1) ||
-	    reserve(&sc->cur, &sc->cap_cur, (cur ? cur->n : 0) + 1))
+	    reserve(&sc->cur, &sc->cap_cur, (cur && cur->n > most ? cur->n : most) + 1))
 		return -ENOMEM;
 	for (r = 0; k && r < k->n; r++) {
 		const struct rp_vals *s = &k->v[r]->samples;
 
 		if (vals_is_array(s) != (elem != (size_t)-1))
 			continue;
-		if (pipeline_summarize(s, elem == (size_t)-1 ? 0 : elem, &sum))
-			return -ENOMEM;
+		/* The run's values once, into the pool; summarised from a copy
+		 * (pipeline_summarize() would read them a second time). */
+		n = pipeline_element_values(s, elem == (size_t)-1 ? 0 : elem, sc->pool + npool);
+		memcpy(sc->cur, sc->pool + npool, n * sizeof(double));
+		pipeline_summarize_values(sc->cur, n, &sum);
 		if (sum.n)
 			sc->runvals[nruns++] = pipeline_summary_op(&sum, op);
-		npool += pipeline_element_values(s, elem == (size_t)-1 ? 0 : elem,
-						 sc->pool + npool);
+		npool += n;
 	}
 	row->baseline_runs = nruns;
 	row->n_baseline = npool;
@@ -282,10 +289,11 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	if (cur) {
 		size_t e = elem == (size_t)-1 ? 0 : elem;
 
-		if (pipeline_summarize(cur, e, &sum))
-			return -ENOMEM;
-		row->current = sum.n ? pipeline_summary_op(&sum, op) : NAN;
+		/* Read once; summarised from a copy behind the pool's values. */
 		row->n_current = pipeline_element_values(cur, e, sc->cur);
+		memcpy(sc->pool + npool, sc->cur, row->n_current * sizeof(double));
+		pipeline_summarize_values(sc->pool + npool, row->n_current, &sum);
+		row->current = sum.n ? pipeline_summary_op(&sum, op) : NAN;
 	}
 	if (row->n_current >= 2 && row->n_baseline >= 2)
 		row->p_value = stats_mann_whitney(sc->cur, row->n_current, sc->pool,
@@ -359,6 +367,9 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 	struct cmp_row *row;
 	size_t width, e, r;
 	int ret = 0, shape_change = 0;
+	/* Without a rate or an aggregation the processed points are the raw
+	 * ones: read in place, not copied (issue 45). */
+	int own = p->transform == RP_TR_RATE || p->aggregation == RP_AGG_BCE;
 
 	gate_for(p, s->source, o, &g);
 	if (canon_status_failed(s->status) && g.gated && g.better) {
@@ -374,7 +385,9 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		row->fails = !o->allow_missing;
 		return 0;
 	}
-	if (pipeline_apply(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
+	if (!own)
+		pv = s->raw;
+	else if (pipeline_apply(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
 		return -ENOMEM;
 	width = vals_is_array(&pv) ? pv.width : 0;
 	for (r = 0; k && r < k->n; r++) {
@@ -453,7 +466,8 @@ out:
 		}
 	free(run_c);
 	pipeline_cols_free(&cur_c);
-	vals_free(&pv);
+	if (own)
+		vals_free(&pv);
 	return ret;
 }
 
@@ -547,7 +561,8 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	}
 	for (i = 0; !ret && i < cur->n_series; i++) {
 		const struct rp_series *s = cur->series[i];
-		struct baseline_key *k = baseline_index_find(&ix, s->key);
+		/* A report series' hash is its key's (series_adopt()). */
+		struct baseline_key *k = baseline_index_find_hashed(&ix, s->key, s->hash);
 
 		if (k)
 			k->used = 1;

@@ -104,7 +104,8 @@ void series_free(struct rp_series *s)
 	if (!s->key_pooled)
 		free(s->key);
 	rp_policy_clear(&s->policy);
-	free(s);
+	if (!s->pooled)
+		free(s);
 }
 
 int series_add_point(struct rp_series *s, double t, const double *v,

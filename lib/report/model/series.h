@@ -42,6 +42,7 @@ struct rp_series {
 	int status;
 	char *key;
 	int key_pooled;		/* @key is the report's pool's: not freed */
+	int pooled;		/* the struct itself is the report's pool's */
 	const char *abort;	/* case ended abnormally: reason, else NULL */
 	const char *reason;	/* the status directive's text, else NULL */
 	size_t joined;		/* case instances joined into it, less one */

@@ -222,8 +222,7 @@ void pipeline_summarize_values(double *x, size_t n, struct rp_summary *s)
 		if (isnan(s->max) || x[i] > s->max)
 			s->max = x[i];
 	}
-	if (n)
-		qsort(x, n, sizeof(*x), ksftm_cmp_double);
+	ksftm_sort_doubles(x, n);
 	s->p50 = ksftm_quantile_sorted(x, n, 0.5);
 	s->p90 = ksftm_quantile_sorted(x, n, 0.9);
 	s->p99 = ksftm_quantile_sorted(x, n, 0.99);
@@ -231,12 +230,14 @@ void pipeline_summarize_values(double *x, size_t n, struct rp_summary *s)
 
 int pipeline_summarize(const struct rp_vals *pv, size_t elem, struct rp_summary *s)
 {
-	double *x = malloc((pv->n ? pv->n : 1) * sizeof(double));
+	double few[32];		/* most series: no malloc */
+	double *x = pv->n <= 32 ? few : malloc(pv->n * sizeof(double));
 
 	if (!x)
 		return -ENOMEM;
 	pipeline_summarize_values(x, pipeline_element_values(pv, elem, x), s);
-	free(x);
+	if (x != few)
+		free(x);
 	return 0;
 }
 

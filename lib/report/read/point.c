@@ -56,9 +56,13 @@ static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
 		    !strncmp(s->name, m->name, m->name_len) &&
 		    s->name[m->name_len] == '\0')
 			return s;
-	s = calloc(1, sizeof(*s));
+	/* From the report's pool, as its strings: no malloc a series (a
+	 * series merged into another stays there until the report's end). */
+	s = strpool_alloc(in->r->pool, sizeof(*s));
 	if (!s)
 		goto oom;
+	memset(s, 0, sizeof(*s));
+	s->pooled = 1;
 	s->node = node;
 	s->hash = h;
 	s->source = source;

@@ -51,7 +51,8 @@ static void bl_series_clear(struct bl_series *s)
 	if (!s->key_pooled)
 		free(s->key);
 	rp_policy_clear(&s->policy);
-	vals_free(&s->samples);
+	if (!s->samples_pooled)
+		vals_free(&s->samples);
 }
 
 static void run_clear(struct bl_run *run)

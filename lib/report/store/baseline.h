@@ -26,6 +26,7 @@ struct bl_series {
 	int has_policy;
 	struct rp_policy policy;
 	struct rp_vals samples;	/* processed points; t is NaN */
+	int samples_pooled;	/* @samples' blocks are the baseline's pool's */
 };
 
 struct bl_run {

@@ -315,18 +315,22 @@ static int samples(struct bl_scan *sc, struct bl_series *s)
 	ws(sc);
 	s->is_array = sc->p < sc->end && *sc->p == '[';
 	pv->width = s->is_array ? 0 : 1;
-	if (!s->is_array) {	/* the numbers up to ']': one exact block each */
+	if (!s->is_array) {	/* the numbers up to ']': one exact block, the pool's */
 		const char *e = memchr(sc->p, ']', (size_t)(sc->end - sc->p)), *q;
 		size_t k = 1;
 
 		for (q = sc->p; e && q < e; q++)
 			k += *q == ',';
-		if (e && (pv->t = malloc(k * sizeof(double))) &&
-		    (pv->v = malloc(k * sizeof(double))))
+		if (e && (pv->t = strpool_alloc(sc->pool, 2 * k * sizeof(double)))) {
+			pv->v = pv->t + k;
 			cap_p = cap_v = k;
+			s->samples_pooled = 1;	/* never grown, never freed alone */
+		}
 	}
 	if (!lit(sc, "]")) {
 		do {
+			if (pv->n == cap_p && s->samples_pooled)
+				return 0;	/* more than its commas said: jansson's */
 			if (pv->n == cap_p) {
 				size_t c = cap_p ? cap_p * 2 : 4;
 				double *t = realloc(pv->t, c * sizeof(double));
