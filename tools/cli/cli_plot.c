@@ -226,19 +226,6 @@ out:
 	return ret;
 }
 
-/* The case a group belongs to, as its section heading. */
-static char *case_heading(const struct ksft_metric_report_series *si)
-{
-	struct ksft_metric_report_series c = *si;
-	char *t;
-
-	c.name = "";
-	t = series_title(&c, T_SERIES);
-	if (t && strlen(t) >= 2)
-		t[strlen(t) - 2] = '\0';	/* the ": " before the empty name */
-	return t;
-}
-
 /*
  * The groups in drawing order: case by case as in the log, within a case
  * the gated metrics (a regression policy: the headline) first.
@@ -257,7 +244,7 @@ static size_t *gated_first(const struct ksft_metric_report *r, const struct grou
 
 		if (g < gr->n) {
 			if (ksft_metric_report_series_get(r, gr->order[gr->start[g]], &si) ||
-			    !(h = case_heading(&si)))
+			    !(h = series_case_heading(&si)))
 				goto fail;
 			if (h0 && !strcmp(h, h0)) {
 				free(h);
@@ -323,7 +310,7 @@ static int draw_groups(struct plot *p)
 			continue;
 		}
 		c0 = p->charts;
-		h = case_heading(&si);
+		h = series_case_heading(&si);
 		if (!h) {
 			ret = -ENOMEM;
 			break;

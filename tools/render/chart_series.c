@@ -276,3 +276,15 @@ char *series_short_name(const struct ksft_metric_report_series *si)
 	free(labels);
 	return out;
 }
+
+char *series_case_heading(const struct ksft_metric_report_series *si)
+{
+	struct ksft_metric_report_series c = *si;
+	char *t;
+
+	c.name = "";
+	t = series_title(&c, T_SERIES);
+	if (t && strlen(t) >= 2)
+		t[strlen(t) - 2] = '\0';	/* the ": " before the empty name */
+	return t;
+}
