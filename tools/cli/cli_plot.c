@@ -487,31 +487,26 @@ int cmd_plot(int argc, char **argv)
 	struct ksft_metric_report_comparison *cmp = NULL;
 	struct cli_common cc;
 	struct plot p;
-	const char *title = NULL;
 	char *doc;
-	size_t len;
+	size_t len = 0;
 	int ret;
 
 	memset(&p, 0, sizeof(p));
-	ret = cli_common_init(&cc, "plot", plot_usage, 0, argc);
-	if (ret != EXIT_OK)
-		return ret;
-	ret = cli_load_picture(&cc, argc, argv, "o:b:D:t:a:T:C:qh", opts, 0,
-			       "-o OUT.svg", &title);
+	ret = cli_load_picture(&cc, "plot", plot_usage, argc, argv, "o:b:D:t:a:T:C:qh", opts, 0,
+			       "-o OUT.svg");
 	if (ret != EXIT_OK || !cc.r)	/* an error, or --help done */
 		goto out;
 	p.r = cc.r;
 	ret = EXIT_USAGE;
-	if (!title)
-		title = argv[optind];
-	svg_text(&p.s, 10, 24, "start", 16, "#000000", title);
+	if (!cc.title)
+		cc.title = argv[optind];
+	svg_text(&p.s, 10, 24, "start", 16, "#000000", cc.title);
 	p.y = 40;
-	if (cc.n_baselines) {
-		if (ksft_metric_report_compare(p.r, cc.b, &cc.copts, &cmp) < 0 ||
-		    draw_bars(&p, cmp)) {
-			cli_error("%s", ksft_metric_report_errmsg());
-			goto out;
-		}
+	if (cli_judge(&cc, NULL, NULL, &cmp) != EXIT_OK)	/* --baseline files only */
+		goto out;
+	if (cmp && draw_bars(&p, cmp)) {
+		cli_error("%s", ksft_metric_report_errmsg());
+		goto out;
 	}
 	if (draw_groups(&p)) {
 		cli_error("cannot draw: %s", ksft_metric_report_errmsg());
@@ -523,14 +518,8 @@ int cmd_plot(int argc, char **argv)
 	if (p.lines_left_out)
 		fprintf(stderr, "ksft-metric: plot: %zu series left out of crowded charts (at most %d lines per chart)\n",
 			p.lines_left_out, CHART_MAX_LINES);
-	doc = svg_document(&p.s, WIDTH, p.y + 10, title, &len);
-	if (!doc) {
-		cli_oom(NULL);
-		goto out;
-	}
-	if (!confine_write(&cc.c, cc.out, doc, len))
-		ret = EXIT_OK;
-	free(doc);
+	doc = svg_document(&p.s, WIDTH, p.y + 10, cc.title, &len);
+	ret = cli_emit_doc(&cc, doc, len);
 out:
 	svg_free(&p.s);
 	ksft_metric_report_comparison_free(cmp);

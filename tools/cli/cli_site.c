@@ -531,7 +531,6 @@ int cmd_site(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ksft_metric_report_history_opts ho = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
-	struct ksft_metric_report_history *h = NULL;
 	const char *title = NULL;
 	struct html_page pg;
 	struct cli_common cc;
@@ -569,17 +568,9 @@ int cmd_site(int argc, char **argv)
 		cli_error("site: -o is a directory, not '-'");
 		goto out;
 	}
-	if (confine_init(&cc.c, NULL))
+	if (confine_init(&cc.c, NULL) ||
+	    cli_history_text(&cc, &ho, KSFT_METRIC_REPORT_JSON, &text, &len) != EXIT_OK)
 		goto out;
-	ho.context = cc.context;
-	ho.n_context = cc.n_context;
-	h = cli_open_history(&cc);
-	if (!h)
-		goto out;
-	if (ksft_metric_report_history_format(h, &ho, KSFT_METRIC_REPORT_JSON, &text, &len)) {
-		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
-		goto out;
-	}
 	pg.history = json_loadb(text, len, 0, &err);
 	ksft_metric_report_text_free(text);
 	if (!pg.history || html_history_index(&pg)) {
@@ -624,7 +615,6 @@ out:
 	rank_map_free(&pg.hist_idx);
 	series_anchors_reset();
 	json_decref(pg.history);
-	ksft_metric_report_history_close(h);
 	cli_common_free(&cc);
 	return ret;
 }
