@@ -16,7 +16,7 @@
 #include "gate_band.h"
 #include "history_judge.h"
 #include "history_run_read.h"
-#include "history_window_rule.h"
+#include "window_rule.h"
 #include "report.h"
 #include "verdict_vocab.h"
 

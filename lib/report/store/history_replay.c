@@ -22,7 +22,7 @@
 #include "history_replay.h"
 #include "history_run_read.h"
 #include "history_sql.h"
-#include "history_window_rule.h"
+#include "window_rule.h"
 #include "report.h"
 #include "verdict_vocab.h"
 
