@@ -18,7 +18,7 @@
 
 #include "baseline.h"
 #include "canon.h"
-#include "compare.h"
+#include "comparison.h"
 #include "context.h"
 #include "errmsg.h"
 #include "pipeline.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "comparison.h"
 #include "errmsg.h"
 #include "history.h"
 #include "history_judge.h"

@@ -10,7 +10,7 @@
 #include <ksftmetric/report.h>
 #include <stdlib.h>
 
-#include "compare.h"
+#include "comparison.h"
 #include "errmsg.h"
 #include "history.h"
 #include "history_ingest.h"
