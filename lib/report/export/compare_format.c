@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "baseline.h"
 #include "canon.h"
 #include "comparison.h"
 #include "format_text.h"

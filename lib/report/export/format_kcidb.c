@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
 #include "canon.h"
 #include "comparison.h"
 #include "context.h"
