@@ -173,8 +173,8 @@ static char *value_item(const struct ksft_metric_report_series *si, double v,
 
 	if (!name)
 		return NULL;
-	value_text(buf, sizeof(buf), v, individual ? si->display_scale : NAN,
-		   individual ? si->display_label : NULL);
+	ksft_metric_report_value_text(buf, sizeof(buf), v, individual ? si->display_scale : NAN,
+				      individual ? si->display_label : NULL);
 	if (asprintf(&out, "%s = %s", name, buf) < 0)
 		out = NULL;
 	free(name);
@@ -449,10 +449,12 @@ static int draw_bars(struct plot *p, const struct ksft_metric_report_comparison 
 		if (isfinite(row.current) && big > 0)
 			svg_rect(&p->s, x0, p->y + 9, bw * fabs(row.current) / big, 8, color);
 		/* Values with their unit; bars span both, the verdict after. */
-		value_text(buf, sizeof(buf), row.baseline, row.display_scale, row.display_label);
+		ksft_metric_report_value_text(buf, sizeof(buf), row.baseline, row.display_scale,
+					      row.display_label);
 		svg_text(&p->s, x0 + bw + 8, p->y + 7, "start", 9, "#555555",
 			 fit_text(buf, 90, 9));
-		value_text(buf, sizeof(buf), row.current, row.display_scale, row.display_label);
+		ksft_metric_report_value_text(buf, sizeof(buf), row.current, row.display_scale,
+					      row.display_label);
 		svg_text(&p->s, x0 + bw + 8, p->y + 19, "start", 9, "#000000",
 			 fit_text(buf, 90, 9));
 		svg_text(&p->s, x0 + bw + 104, p->y + 13, "start", 10, color,

@@ -288,13 +288,15 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 			html_escape(o, jstr(c, "run"));
 			html_printf(o, "</td><td>");
 			html_escape(o, jstr(c, "order"));
-			value_text(buf, sizeof(buf), json_number_value(json_object_get(c, "before")),
-				   mk.scale, mk.unit);
+			ksft_metric_report_value_text(buf, sizeof(buf),
+					json_number_value(json_object_get(c, "before")),
+					mk.scale, mk.unit);
 			/* Values carry the display_label: text from a log. */
 			html_printf(o, "</td><td class=\"num\">");
 			html_escape(o, buf);
-			value_text(buf, sizeof(buf), json_number_value(json_object_get(c, "after")),
-				   mk.scale, mk.unit);
+			ksft_metric_report_value_text(buf, sizeof(buf),
+					json_number_value(json_object_get(c, "after")),
+					mk.scale, mk.unit);
 			html_printf(o, "</td><td class=\"num\">");
 			html_escape(o, buf);
 			html_printf(o, "</td><td class=\"num\">%+.1f%%</td>"
@@ -317,8 +319,8 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 		    json_object_size(keys) ? "<th>Context (what differs)</th>" : "");
 	for (i = json_array_size(points); i-- > 0;) {
 		pt = json_array_get(points, i);
-		value_text(buf, sizeof(buf), json_number_value(json_object_get(pt, "value")),
-			   mk.scale, mk.unit);
+		ksft_metric_report_value_text(buf, sizeof(buf),
+				json_number_value(json_object_get(pt, "value")), mk.scale, mk.unit);
 		html_printf(o, "<tr id=\"run-%zu\"><td>", i);
 		html_escape(o, jstr(pt, "run"));
 		html_printf(o, "</td><td>");
@@ -367,8 +369,9 @@ static void index_row(struct html_page *pg, json_t *s, const char *anchor)
 	html_escape(&pg->out, jstr(s, "series"));
 	html_printf(&pg->out, "</a></td>");
 	html_sparkline(pg, anchor, unit_scale(s), unit_label(s));
-	value_text(buf, sizeof(buf), json_number_value(json_object_get(last, "value")),
-		   unit_scale(s), unit_label(s));
+	ksft_metric_report_value_text(buf, sizeof(buf),
+				      json_number_value(json_object_get(last, "value")),
+				      unit_scale(s), unit_label(s));
 	html_printf(&pg->out, "<td class=\"num\">");
 	html_escape(&pg->out, buf);
 	html_printf(&pg->out, "</td><td class=\"verdict ");

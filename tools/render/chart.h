@@ -38,8 +38,6 @@ double scale_of(const struct ksft_metric_report_series *si);
 char *fit_text(char *s, double px, double font);
 /* Estimated width of @s at @font px. */
 double text_width(const char *s, double font);
-/* A number with its unit, as the tables show it: "32.5 Gbit/s". */
-void value_text(char *buf, size_t n, double v, double scale, const char *label);
 
 /* How a series is best shown. */
 enum series_kind {

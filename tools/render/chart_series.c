@@ -117,12 +117,6 @@ char *fit_text(char *s, double px, double font)
 	return s;
 }
 
-void value_text(char *buf, size_t n, double v, double scale, const char *label)
-{
-	/* One spelling of a value and its unit everywhere (the author's unit). */
-	ksft_metric_report_value_text(buf, n, v, scale, label);
-}
-
 int series_kind(const struct ksft_metric_report *r, size_t idx, int stage,
 		double *value)
 {
