@@ -2,9 +2,9 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "changepoint.h"
 #include "gate.h"
 #include "gate_together.h"
+#include "tails.h"
 
 static double sc(int logs, double x)
 {
@@ -86,8 +86,8 @@ double gate_together_p(const struct gate_series *s, int logs, double var_run, do
 			df = (double)(k - 1);
 		}
 		t = (ma - mb) * dir / sqrt(vb + va);
-		p = t > 0 ? changepoint_student_t_two_sided(t, df) / 2 :
-			    1 - changepoint_student_t_two_sided(-t, df) / 2;
+		p = t > 0 ? tails_student_t_two_sided(t, df) / 2 :
+			    1 - tails_student_t_two_sided(-t, df) / 2;
 		tested++;
 		if (isnan(best) || p < best) {
 			best = p;
