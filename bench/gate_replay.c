@@ -18,6 +18,7 @@
 
 #include "report/judge/changepoint.h"
 #include "report/judge/gate.h"
+#include "report/judge/tails.h"
 #include "gate_replay.h"
 #include "gate_retired.h"
 #include "otava_port.h"
@@ -90,7 +91,7 @@ static double t_quantile(double p, double df)
 	for (i = 0; i < 200; i++) {
 		double mid = (lo + hi) / 2;
 
-		if (changepoint_student_t_two_sided(mid, df) / 2 > 1 - p)
+		if (tails_student_t_two_sided(mid, df) / 2 > 1 - p)
 			lo = mid;
 		else
 			hi = mid;

@@ -5,6 +5,7 @@
 
 #include "report/judge/changepoint.h"
 #include "report/judge/gate.h"
+#include "report/judge/tails.h"
 #include "gate_retired.h"
 
 double gate_prediction_p(const double *w, size_t n, double x)
@@ -33,7 +34,7 @@ double gate_prediction_p(const double *w, size_t n, double x)
 	if (sd == 0 || sd < 1e-12 * fabs(m))
 		return fabs(v) <= 1e-12 * fabs(m) ? 1.0 : 0.0;
 	t = v / (sd * sqrt(1.0 + 1.0 / (double)n));
-	return changepoint_student_t_two_sided(t, (double)(n - 1));
+	return tails_student_t_two_sided(t, (double)(n - 1));
 }
 
 int gate_level_shift(const double *x, size_t n, int better, double rel_tol, double abs_tol,

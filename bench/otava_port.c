@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/judge/changepoint.h"
+#include "report/judge/tails.h"
 #include "otava_port.h"
 
 #define OTAVA_WINDOW 50
@@ -50,7 +50,7 @@ static void ttest(const double *x, size_t a, size_t b, size_t c, struct otava_cp
 		return;
 	}
 	t = (m1 - m2) / d;
-	cp->p = changepoint_student_t_two_sided(fabs(t), n1 + n2 - 2);
+	cp->p = tails_student_t_two_sided(fabs(t), n1 + n2 - 2);
 }
 
 /*

@@ -11,17 +11,26 @@ With --stages, the nodes are the folders the files are in (lib/report's
 stages: read, model, process, store, judge, export): a file of one stage
 that calls a second stage, some file of which calls back into the first,
 is a circle although no two files call each other (doc/hacking.rst, the
-route of one log line).
+route of one log line). The stages' #include "..." lines are edges too
+(a source or header of one folder naming a header of another): a type
+used one stage up belongs below its users, and an include that climbs a
+stage is as wrong as a call that does. --allow-include FILE:HEADER keeps
+one include out of the graph (a move still to come, said where it is
+given).
 
-usage: check-cycles.py [--report] [--stages] BUILDDIR DIR...
-Prints every circle as its file names (with one needed symbol per edge);
-exits 1 on any unless --report (then it only prints).
+usage: check-cycles.py [--report] [--stages [--allow-include FILE:HEADER]...]
+                       BUILDDIR DIR...
+Prints every circle as its file names (with one needed symbol or include
+per edge); exits 1 on any unless --report (then it only prints).
 """
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
 def nm_symbols(path):
@@ -55,9 +64,40 @@ def targets(builddir, srcroot, dirs):
     return by_target
 
 
-def circles(objects, group=None):
+def include_edges(srcroot, folders, allowed):
+    """Edges folder -> folder of the #include "..." lines of every source
+    and header in @folders (paths relative to @srcroot): {a: {b: why}}.
+    A header is found beside the file including it, else by its name in
+    one of the folders (each is on the include path); @allowed holds the
+    (file, header) pairs left out."""
+    where, files = {}, []
+    for d in sorted(folders):
+        for n in sorted(os.listdir(os.path.join(srcroot, d))):
+            if n.endswith(('.c', '.h')):
+                files.append(os.path.join(d, n))
+                if n.endswith('.h'):
+                    where.setdefault(n, d)
+    edges = collections.defaultdict(dict)
+    for f in files:
+        d = os.path.dirname(f)
+        with open(os.path.join(srcroot, f), encoding='utf-8') as fh:
+            names = INCLUDE.findall(fh.read())
+        for h in names:
+            if (f, h) in allowed:
+                continue
+            if os.path.exists(os.path.join(srcroot, d, h)):
+                to = d
+            else:
+                to = where.get(os.path.basename(h))
+            if to and to != d:
+                edges[d].setdefault(to, '%s: #include "%s"' % (os.path.basename(f), h))
+    return edges
+
+
+def circles(objects, group=None, extra=None):
     """Strongly connected components (size > 1) of one target's graph;
-    with @group (object -> node name), of the graph between the nodes."""
+    with @group (object -> node name), of the graph between the nodes,
+    with @extra's edges between nodes ({a: {b: why}}) beside the calls."""
     syms = {o: nm_symbols(o) for o in objects}
     owner = {}
     for o, (defined, _) in syms.items():
@@ -76,6 +116,9 @@ def circles(objects, group=None):
                 if group[a] != group[b]:
                     nodes[group[a]].setdefault(group[b], '%s: %s' % (
                         os.path.basename(a), sym))
+        for a, to in (extra or {}).items():
+            for b, why in to.items():
+                nodes[a].setdefault(b, why)
         objects, edges = set(group.values()), nodes
     # Tarjan's algorithm, iterative so deep graphs cannot hit the limit.
     index, low, on_stack, stack, sccs = {}, {}, set(), [], []
@@ -117,8 +160,17 @@ def circles(objects, group=None):
 def main(argv):
     report = '--report' in argv
     stages = '--stages' in argv
-    args = [a for a in argv if a not in ('--report', '--stages')]
-    if len(args) < 2:
+    allowed, args, i = set(), [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == '--allow-include' and i + 1 < len(argv) and ':' in argv[i + 1]:
+            allowed.add(tuple(argv[i + 1].rsplit(':', 1)))
+            i += 2
+            continue
+        if a not in ('--report', '--stages'):
+            args.append(a)
+        i += 1
+    if len(args) < 2 or args[0].startswith('--'):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     builddir = os.path.abspath(args[0])
@@ -132,7 +184,8 @@ def main(argv):
     for target, objs in sorted(checked.items()):
         group = {o: os.path.dirname(src) for o, src in objs.items()} if stages else None
         name = (lambda n: n) if stages else (lambda o: objs[o])
-        sccs, edges = circles(objs, group)
+        extra = include_edges(srcroot, set(group.values()), allowed) if stages else None
+        sccs, edges = circles(objs, group, extra)
         for comp in sccs:
             found += 1
             members = set(comp)

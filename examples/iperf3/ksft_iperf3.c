@@ -16,6 +16,7 @@
 #include "cli_util.h"
 #include "iperf3_runner.h"
 #include "ktap_out.h"
+#include "runner_cli.h"
 #ifdef KSFTM_HAVE_SYSMON
 #include "iperf3_cost.h"
 #endif
@@ -152,7 +153,6 @@ static int ab_trial(void *ctx, double *gbps, double *cost, char **err)
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "remote", required_argument, NULL, 'r' },
 		{ "server-addr", required_argument, NULL, 'a' },
 		{ "bind", required_argument, NULL, 'b' },
 		{ "port", required_argument, NULL, 'p' },
@@ -161,38 +161,28 @@ static int cmd_run(int argc, char **argv)
 		{ "parallel", required_argument, NULL, 'P' },
 		{ "reverse", no_argument, NULL, 'R' },
 		{ "repeat", required_argument, NULL, 'n' },
-		{ "metrics", no_argument, NULL, 'm' },
 		{ "sysmon", no_argument, NULL, 'S' },
 		{ "iperf3", required_argument, NULL, 'x' },
-		{ "cpus", required_argument, NULL, 'c' },
-		EX_AB_LONGOPTS,
-		{ "irq-ifname", required_argument, NULL, 'I' },
+		EX_RUNNER_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ex_ab_cli ab;
-	struct ex_placement pl;
-	const char *cpus = "default", *irq_if = NULL;
+	struct ex_runner_cli cl;
 	struct iperf3_opts o = IPERF3_OPTS_INIT;
 	struct iperf3_result res;
-	const char **remote = NULL;
-	char *store = NULL, *err = NULL, *end, num[40], irqs[300];
+	char *err = NULL, *end, num[40];
 	struct cost_run cr = { NULL, NULL };
-	int c, metrics = 0, sysmon = 0, ret, rc, is_ab;
+	int c, sysmon = 0, ret, rc;
 	enum ex_ktap_result result;
 
-	ex_ab_cli_init(&ab);
+	ex_runner_cli_init(&cl, "ksft-iperf3");
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-		ret = ex_ab_cli_opt(&ab, "ksft-iperf3", c, argc, argv);
+		ret = ex_runner_cli_opt(&cl, c, argc, argv);
 		if (ret < 0)
 			goto usage_error;
 		if (ret)
 			continue;
 		switch (c) {
-		case 'r':
-			if (ex_opt_remote("ksft-iperf3", argc, argv, &remote, &store))
-				return 2;
-			break;
 		case 'a':
 			o.server_addr = optarg;
 			break;
@@ -226,20 +216,11 @@ static int cmd_run(int argc, char **argv)
 					 &o.repeat))
 				return 2;
 			break;
-		case 'm':
-			metrics = 1;
-			break;
 		case 'S':
 			sysmon = 1;
 			break;
 		case 'x':
 			o.iperf3 = optarg;
-			break;
-		case 'c':
-			cpus = optarg;
-			break;
-		case 'I':
-			irq_if = optarg;
 			break;
 		default:
 			usage(stderr);
@@ -250,58 +231,37 @@ static int cmd_run(int argc, char **argv)
 		usage(stderr);
 		goto usage_error;
 	}
-	is_ab = ex_ab_cli_finish(&ab, "ksft-iperf3", remote);
-	if (is_ab < 0)
+	if (ex_runner_cli_finish(&cl))
 		goto usage_error;
-	/* A/B is for judging the pairs' metrics: it implies --metrics. */
-	if (is_ab)
-		metrics = 1;
-	if (ex_placement_parse(NULL, cpus, &pl, &err)) {
-		fprintf(stderr, "ksft-iperf3: %s\n", err ? err : "out of memory");
-		free(err);
-		goto usage_error;
-	}
-	o.remote = remote;
-	o.placement = &pl;
+	o.remote = cl.remote;
+	o.placement = &cl.pl;
 
 	ex_ktap_header(1);
 	if (ex_perf_skip("iperf3.throughput", &rc))
 		goto out;
 	/* A real NIC's interrupts go to the server's CPUs (the local end). */
-	if (irq_if && ex_nic_irqs_context(irq_if, &pl, irqs, sizeof(irqs), &err)) {
-		ex_ktap_diag(err ? err : "pinning interrupts failed");
-		rc = ex_ktap_finish("iperf3.throughput", EX_KTAP_FAIL, NULL);
-		free(err);
+	if (ex_runner_case_begin(&cl, "iperf3.throughput", &rc))
 		goto out;
-	}
-	/* Placement and what changes a cost's meaning: runs that differ here
-	 * are not comparable. */
-	if (metrics && (ex_cost_context(NULL, &pl, irq_if) || ksft_metric_context_emit()))
-		ex_ktap_diag(ksft_metric_errmsg());
-	if (ex_metric_case_begin(metrics)) {
-		rc = 1;
-		goto out;
-	}
-	if (sysmon && cost_start(&cr, &o, remote)) {
+	if (sysmon && cost_start(&cr, &o, cl.remote)) {
 		ret = -EINVAL;
 		err = strdup("the system monitor did not start");
-	} else if (is_ab) {
+	} else if (cl.is_ab) {
 		struct ab_ctx ac = { &o };
 
 		o.repeat = 1;
-		ret = ex_ab_run(&ab.ab, ab_trial, &ac, &err);
-		res.repeats = (size_t)ab.ab.pairs * 2;
+		ret = ex_ab_run(&cl.ab.ab, ab_trial, &ac, &err);
+		res.repeats = (size_t)cl.ab.ab.pairs * 2;
 	} else {
 		ret = iperf3_run(&o, &res, &err);
 	}
-	if (metrics)
+	if (cl.metrics)
 		ksft_metric_reporting(0);
 	/* Stop first either way: its final sample belongs to this case. */
 	if (sysmon && cost_stop(&cr) && !ret) {
 		ret = -EPROTO;
 		err = strdup("the system monitor failed");
 	}
-	if (!ret && is_ab) {
+	if (!ret && cl.is_ab) {
 		result = EX_KTAP_PASS;
 	} else if (!ret) {
 		char line[200];
@@ -325,9 +285,7 @@ static int cmd_run(int argc, char **argv)
 usage_error:
 	rc = 2;
 out:
-	free(remote);
-	free(store);
-	ex_ab_cli_free(&ab);
+	ex_runner_cli_free(&cl);
 	return rc;
 }
 

@@ -16,6 +16,7 @@
 #include "cli_util.h"
 #include "kperf_runner.h"
 #include "ktap_out.h"
+#include "runner_cli.h"
 
 static void usage(FILE *f)
 {
@@ -114,34 +115,27 @@ static int cmd_run(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "local-addr", required_argument, NULL, 'l' },
 		{ "remote-addr", required_argument, NULL, 'a' },
-		{ "remote", required_argument, NULL, 'r' },
 		{ "server", required_argument, NULL, 's' },
 		{ "client", required_argument, NULL, 'c' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "pid-dir", required_argument, NULL, 'd' },
 		{ "repeat", required_argument, NULL, 'n' },
-		{ "metrics", no_argument, NULL, 'm' },
-		{ "cpus", required_argument, NULL, 'C' },
-		{ "irq-ifname", required_argument, NULL, 'I' },
-		EX_AB_LONGOPTS,
+		EX_RUNNER_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cpus = "default", *irq_if = NULL;
-	struct ex_ab_cli ab;
-	struct ex_placement pl;
+	struct ex_runner_cli cl;
 	struct kperf_opts o = KPERF_OPTS_INIT;
 	struct kperf_result res;
-	const char **remote = NULL;
-	char *store = NULL, *err = NULL, num[40], line[200];
+	char *err = NULL, num[40], line[200];
 	const char *missing;
-	int c, metrics = 0, ret, secs, rc = 2, is_ab;
+	int c, ret, secs, rc = 2;
 	enum ex_ktap_result result;
 
-	ex_ab_cli_init(&ab);
+	ex_runner_cli_init(&cl, "ksft-kperf");
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-		ret = ex_ab_cli_opt(&ab, "ksft-kperf", c, argc, argv);
+		ret = ex_runner_cli_opt(&cl, c, argc, argv);
 		if (ret < 0)
 			goto out;
 		if (ret)
@@ -152,10 +146,6 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'a':
 			o.remote_addr = optarg;
-			break;
-		case 'r':
-			if (ex_opt_remote("ksft-kperf", argc, argv, &remote, &store))
-				return 2;
 			break;
 		case 's':
 			o.server = optarg;
@@ -174,15 +164,6 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'd':
 			o.pid_dir = optarg;
-			break;
-		case 'm':
-			metrics = 1;
-			break;
-		case 'C':
-			cpus = optarg;
-			break;
-		case 'I':
-			irq_if = optarg;
 			break;
 		case 'n':
 			if (ex_parse_int("ksft-kperf", optarg, "repeat", 1, KPERF_MAX_REPEATS,
@@ -203,18 +184,10 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "ksft-kperf: --local-addr and --remote-addr are required\n");
 		goto out;
 	}
-	if (ex_placement_parse(NULL, cpus, &pl, &err)) {
-		fprintf(stderr, "ksft-kperf: %s\n", err ? err : "out of memory");
+	if (ex_runner_cli_finish(&cl))
 		goto out;
-	}
-	o.remote = remote;
-	o.placement = &pl;
-	is_ab = ex_ab_cli_finish(&ab, "ksft-kperf", remote);
-	if (is_ab < 0)
-		goto out;
-	/* A/B is for judging the pairs' metrics: it implies --metrics. */
-	if (is_ab)
-		metrics = 1;
+	o.remote = cl.remote;
+	o.placement = &cl.pl;
 
 	ex_ktap_header(1);
 	if (ex_perf_skip("kperf.throughput", &rc))
@@ -226,29 +199,19 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	/* A real NIC's interrupts go to the local (Target) server's CPUs. */
-	if (irq_if && ex_nic_irqs_context(irq_if, &pl, line, sizeof(line), &err)) {
-		ex_ktap_diag(err ? err : "pinning interrupts failed");
-		rc = ex_ktap_finish("kperf.throughput", EX_KTAP_FAIL, NULL);
+	if (ex_runner_case_begin(&cl, "kperf.throughput", &rc))
 		goto out;
-	}
-	/* Placement and what changes a cost's meaning (as ksft-iperf3). */
-	if (metrics && (ex_cost_context(NULL, &pl, irq_if) || ksft_metric_context_emit()))
-		ex_ktap_diag(ksft_metric_errmsg());
-	if (ex_metric_case_begin(metrics)) {
-		rc = 1;
-		goto out;
-	}
-	if (is_ab) {
+	if (cl.is_ab) {
 		struct ab_ctx ac = { &o, (const char *const *)argv + optind };
 
 		o.repeat = 1;
-		ret = ex_ab_run(&ab.ab, ab_trial, &ac, &err);
+		ret = ex_ab_run(&cl.ab.ab, ab_trial, &ac, &err);
 	} else {
 		ret = kperf_run(&o, (const char *const *)argv + optind, &res, &err);
 	}
-	if (metrics)
+	if (cl.metrics)
 		ksft_metric_reporting(0);
-	if (!ret && is_ab) {
+	if (!ret && cl.is_ab) {
 		result = EX_KTAP_PASS;
 	} else if (!ret) {
 		char num2[40];
@@ -271,9 +234,7 @@ static int cmd_run(int argc, char **argv)
 	rc = ex_ktap_finish("kperf.throughput", result, NULL);
 out:
 	free(err);
-	free(remote);
-	free(store);
-	ex_ab_cli_free(&ab);
+	ex_runner_cli_free(&cl);
 	return rc;
 }
 

@@ -56,7 +56,7 @@ const char *ksftm_verdict_code(const char *code);
 /* Was a run judged @code (current or old spelling) back at its series'
  * old level: no change or better? A too-noisy run is not (it may be a
  * change going on, unproven): the window's transient rule
- * (store/history_window_rule.c, for the gate and the chart band alike). */
+ * (model/window_rule.c, for the gate and the chart band alike). */
 int ksftm_verdict_at_level(const char *code);
 
 /* The name people read for @code ("NO CHANGE"); @code itself when it is no

@@ -127,19 +127,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(rows);
 	for (k = 0; k < sizeof(fmts) / sizeof(fmts[0]); k++) {
 		o.all_status = (int)k == 1;
-		if (!history_format(h, &o, fmts[k], &text, &len))
+		if (!history_document_format(h, &o, fmts[k], &text, &len))
 			free(text);
 	}
 	o.series = "t";
 	o.last = 2;
-	if (!history_format(h, &o, KSFT_METRIC_REPORT_TEXT, &text, &len))
+	if (!history_document_format(h, &o, KSFT_METRIC_REPORT_TEXT, &text, &len))
 		free(text);
 	if (history_compare_lookup(history_db(h), current(), &g, &c) >= 0)
 		ksft_metric_report_comparison_free(c);
 	history_accept(h, "r1", NULL);
 	history_accept(h, "r1", "t");
 	history_pin(h, "r1", 1);
-	if (history_ingest(h, current(), &run, &key) >= 0)
+	if (history_record(h, current(), &run, &key) >= 0)
 		free(key);
 	history_close(h);
 	return 0;

@@ -419,33 +419,24 @@ START_TEST(test_errmsg_thread_local)
 }
 END_TEST
 
-static TCase *tc(const char *name, const TTest *t)
-{
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, pu_reset, NULL);
-	tcase_add_test(c, t);
-	return c;
-}
-
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("lifecycle");
 
-	suite_add_tcase(s, tc("begin_end", test_begin_end));
-	suite_add_tcase(s, tc("empty_case_buffer", test_empty_case_buffer));
-	suite_add_tcase(s, tc("outside_case", test_outside_case));
-	suite_add_tcase(s, tc("begin_twice", test_begin_twice));
-	suite_add_tcase(s, tc("end_without_begin", test_end_without_begin));
-	suite_add_tcase(s, tc("end_returns_line_count", test_end_returns_line_count));
-	suite_add_tcase(s, tc("state_empty_after_end", test_state_empty_after_end));
-	suite_add_tcase(s, tc("state_empty_after_begin", test_state_empty_after_begin));
-	suite_add_tcase(s, tc("time_since_begin", test_time_since_begin));
-	suite_add_tcase(s, tc("time_restarts_at_begin", test_time_restarts_at_begin));
-	suite_add_tcase(s, tc("time_monotonic_in_case", test_time_monotonic_in_case));
-	suite_add_tcase(s, tc("reporting_counter", test_reporting_counter));
-	suite_add_tcase(s, tc("reporting_leave_unentered", test_reporting_leave_unentered));
-	suite_add_tcase(s, tc("reporting_reset", test_reporting_reset));
-	suite_add_tcase(s, tc("errmsg_thread_local", test_errmsg_thread_local));
+	suite_add_tcase(s, pu_tcase("begin_end", test_begin_end));
+	suite_add_tcase(s, pu_tcase("empty_case_buffer", test_empty_case_buffer));
+	suite_add_tcase(s, pu_tcase("outside_case", test_outside_case));
+	suite_add_tcase(s, pu_tcase("begin_twice", test_begin_twice));
+	suite_add_tcase(s, pu_tcase("end_without_begin", test_end_without_begin));
+	suite_add_tcase(s, pu_tcase("end_returns_line_count", test_end_returns_line_count));
+	suite_add_tcase(s, pu_tcase("state_empty_after_end", test_state_empty_after_end));
+	suite_add_tcase(s, pu_tcase("state_empty_after_begin", test_state_empty_after_begin));
+	suite_add_tcase(s, pu_tcase("time_since_begin", test_time_since_begin));
+	suite_add_tcase(s, pu_tcase("time_restarts_at_begin", test_time_restarts_at_begin));
+	suite_add_tcase(s, pu_tcase("time_monotonic_in_case", test_time_monotonic_in_case));
+	suite_add_tcase(s, pu_tcase("reporting_counter", test_reporting_counter));
+	suite_add_tcase(s, pu_tcase("reporting_leave_unentered", test_reporting_leave_unentered));
+	suite_add_tcase(s, pu_tcase("reporting_reset", test_reporting_reset));
+	suite_add_tcase(s, pu_tcase("errmsg_thread_local", test_errmsg_thread_local));
 	return s;
 }

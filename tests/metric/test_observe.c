@@ -830,43 +830,34 @@ START_TEST(test_python_reference)
 }
 END_TEST
 
-static TCase *tc(const char *name, const TTest *t)
-{
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, pu_reset, NULL);
-	tcase_add_test(c, t);
-	return c;
-}
-
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("observe");
 
-	suite_add_tcase(s, tc("int_values", test_int_values));
-	suite_add_tcase(s, tc("double_repr", test_double_repr));
-	suite_add_tcase(s, tc("arrays", test_arrays));
-	suite_add_tcase(s, tc("large_array", test_large_array));
-	suite_add_tcase(s, tc("shapes", test_shapes));
-	suite_add_tcase(s, tc("label_types", test_label_types));
-	suite_add_tcase(s, tc("label_unicode", test_label_unicode));
-	suite_add_tcase(s, tc("label_key_order", test_label_key_order));
-	suite_add_tcase(s, tc("many_labels", test_many_labels));
-	suite_add_tcase(s, tc("json_numbers", test_json_numbers));
-	suite_add_tcase(s, tc("json_big_integer", test_json_big_integer));
-	suite_add_tcase(s, tc("json_arrays", test_json_arrays));
-	suite_add_tcase(s, tc("json_labels", test_json_labels));
-	suite_add_tcase(s, tc("reject_reserved_labels", test_reject_reserved_labels));
-	suite_add_tcase(s, tc("reject_reserved_after_other_use", test_reject_reserved_after_other_use));
-	suite_add_tcase(s, tc("reject_name_shape", test_reject_name_shape));
-	suite_add_tcase(s, tc("reject_label_keys", test_reject_label_keys));
-	suite_add_tcase(s, tc("reject_label_values", test_reject_label_values));
-	suite_add_tcase(s, tc("reject_nonfinite", test_reject_nonfinite));
-	suite_add_tcase(s, tc("reject_utf8", test_reject_utf8));
-	suite_add_tcase(s, tc("reject_json_malformed", test_reject_json_malformed));
-	suite_add_tcase(s, tc("reject_json_value_type", test_reject_json_value_type));
-	suite_add_tcase(s, tc("reject_json_labels", test_reject_json_labels));
-	suite_add_tcase(s, tc("reject_partial_record", test_reject_partial_record));
-	suite_add_tcase(s, tc("python_reference", test_python_reference));
+	suite_add_tcase(s, pu_tcase("int_values", test_int_values));
+	suite_add_tcase(s, pu_tcase("double_repr", test_double_repr));
+	suite_add_tcase(s, pu_tcase("arrays", test_arrays));
+	suite_add_tcase(s, pu_tcase("large_array", test_large_array));
+	suite_add_tcase(s, pu_tcase("shapes", test_shapes));
+	suite_add_tcase(s, pu_tcase("label_types", test_label_types));
+	suite_add_tcase(s, pu_tcase("label_unicode", test_label_unicode));
+	suite_add_tcase(s, pu_tcase("label_key_order", test_label_key_order));
+	suite_add_tcase(s, pu_tcase("many_labels", test_many_labels));
+	suite_add_tcase(s, pu_tcase("json_numbers", test_json_numbers));
+	suite_add_tcase(s, pu_tcase("json_big_integer", test_json_big_integer));
+	suite_add_tcase(s, pu_tcase("json_arrays", test_json_arrays));
+	suite_add_tcase(s, pu_tcase("json_labels", test_json_labels));
+	suite_add_tcase(s, pu_tcase("reject_reserved_labels", test_reject_reserved_labels));
+	suite_add_tcase(s, pu_tcase("reject_reserved_after_other_use", test_reject_reserved_after_other_use));
+	suite_add_tcase(s, pu_tcase("reject_name_shape", test_reject_name_shape));
+	suite_add_tcase(s, pu_tcase("reject_label_keys", test_reject_label_keys));
+	suite_add_tcase(s, pu_tcase("reject_label_values", test_reject_label_values));
+	suite_add_tcase(s, pu_tcase("reject_nonfinite", test_reject_nonfinite));
+	suite_add_tcase(s, pu_tcase("reject_utf8", test_reject_utf8));
+	suite_add_tcase(s, pu_tcase("reject_json_malformed", test_reject_json_malformed));
+	suite_add_tcase(s, pu_tcase("reject_json_value_type", test_reject_json_value_type));
+	suite_add_tcase(s, pu_tcase("reject_json_labels", test_reject_json_labels));
+	suite_add_tcase(s, pu_tcase("reject_partial_record", test_reject_partial_record));
+	suite_add_tcase(s, pu_tcase("python_reference", test_python_reference));
 	return s;
 }

@@ -488,37 +488,28 @@ START_TEST(test_long_line_fd)
 }
 END_TEST
 
-static TCase *tc(const char *name, const TTest *t)
-{
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, pu_reset, NULL);
-	tcase_add_test(c, t);
-	return c;
-}
-
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("output");
 
-	suite_add_tcase(s, tc("default_prefix", test_default_prefix));
-	suite_add_tcase(s, tc("set_prefix", test_set_prefix));
-	suite_add_tcase(s, tc("prefix_copied", test_prefix_copied));
-	suite_add_tcase(s, tc("invalid_prefix", test_invalid_prefix));
-	suite_add_tcase(s, tc("prefix_applies_at_end", test_prefix_applies_at_end));
-	suite_add_tcase(s, tc("fd_sink_pipe", test_fd_sink_pipe));
-	suite_add_tcase(s, tc("fd_sink_invalid", test_fd_sink_invalid));
-	suite_add_tcase(s, tc("file_sink_order", test_file_sink_order));
-	suite_add_tcase(s, tc("file_sink_fmemopen", test_file_sink_fmemopen));
-	suite_add_tcase(s, tc("default_sink_stdout", test_default_sink_stdout));
-	suite_add_tcase(s, tc("callback_sink", test_callback_sink));
-	suite_add_tcase(s, tc("callback_error", test_callback_error));
-	suite_add_tcase(s, tc("epipe_fd", test_epipe_fd));
-	suite_add_tcase(s, tc("epipe_file", test_epipe_file));
-	suite_add_tcase(s, tc("epipe_keeps_pending_sigpipe", test_epipe_keeps_pending_sigpipe));
-	suite_add_tcase(s, tc("enospc", test_enospc));
-	suite_add_tcase(s, tc("end_buffer_lines", test_end_buffer_lines));
-	suite_add_tcase(s, tc("large_case_to_fd", test_large_case_to_fd));
-	suite_add_tcase(s, tc("long_line_fd", test_long_line_fd));
+	suite_add_tcase(s, pu_tcase("default_prefix", test_default_prefix));
+	suite_add_tcase(s, pu_tcase("set_prefix", test_set_prefix));
+	suite_add_tcase(s, pu_tcase("prefix_copied", test_prefix_copied));
+	suite_add_tcase(s, pu_tcase("invalid_prefix", test_invalid_prefix));
+	suite_add_tcase(s, pu_tcase("prefix_applies_at_end", test_prefix_applies_at_end));
+	suite_add_tcase(s, pu_tcase("fd_sink_pipe", test_fd_sink_pipe));
+	suite_add_tcase(s, pu_tcase("fd_sink_invalid", test_fd_sink_invalid));
+	suite_add_tcase(s, pu_tcase("file_sink_order", test_file_sink_order));
+	suite_add_tcase(s, pu_tcase("file_sink_fmemopen", test_file_sink_fmemopen));
+	suite_add_tcase(s, pu_tcase("default_sink_stdout", test_default_sink_stdout));
+	suite_add_tcase(s, pu_tcase("callback_sink", test_callback_sink));
+	suite_add_tcase(s, pu_tcase("callback_error", test_callback_error));
+	suite_add_tcase(s, pu_tcase("epipe_fd", test_epipe_fd));
+	suite_add_tcase(s, pu_tcase("epipe_file", test_epipe_file));
+	suite_add_tcase(s, pu_tcase("epipe_keeps_pending_sigpipe", test_epipe_keeps_pending_sigpipe));
+	suite_add_tcase(s, pu_tcase("enospc", test_enospc));
+	suite_add_tcase(s, pu_tcase("end_buffer_lines", test_end_buffer_lines));
+	suite_add_tcase(s, pu_tcase("large_case_to_fd", test_large_case_to_fd));
+	suite_add_tcase(s, pu_tcase("long_line_fd", test_long_line_fd));
 	return s;
 }

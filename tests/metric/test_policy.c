@@ -987,46 +987,37 @@ START_TEST(test_seed_patch6)
 }
 END_TEST
 
-static TCase *tc(const char *name, const TTest *t)
-{
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, pu_reset, NULL);
-	tcase_add_test(c, t);
-	return c;
-}
-
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("policy");
 
-	suite_add_tcase(s, tc("all_options", test_all_options));
-	suite_add_tcase(s, tc("each_option_alone", test_each_option_alone));
-	suite_add_tcase(s, tc("numbers_as_given", test_numbers_as_given));
-	suite_add_tcase(s, tc("defaults", test_defaults));
-	suite_add_tcase(s, tc("emitted_only_if_observed", test_emitted_only_if_observed));
-	suite_add_tcase(s, tc("registration_order_first", test_registration_order_first));
-	suite_add_tcase(s, tc("same_policy_twice", test_same_policy_twice));
-	suite_add_tcase(s, tc("equal_spelling_latest_wins", test_equal_spelling_latest_wins));
-	suite_add_tcase(s, tc("conflict", test_conflict));
-	suite_add_tcase(s, tc("after_observation", test_after_observation));
-	suite_add_tcase(s, tc("after_observation_other_thread", test_after_observation_other_thread));
-	suite_add_tcase(s, tc("invalid_names", test_invalid_names));
-	suite_add_tcase(s, tc("invalid_choices", test_invalid_choices));
-	suite_add_tcase(s, tc("invalid_regression", test_invalid_regression));
-	suite_add_tcase(s, tc("invalid_display", test_invalid_display));
-	suite_add_tcase(s, tc("invalid_size", test_invalid_size));
-	suite_add_tcase(s, tc("json_all_options", test_json_all_options));
-	suite_add_tcase(s, tc("json_nulls_unset", test_json_nulls_unset));
-	suite_add_tcase(s, tc("json_invalid_values", test_json_invalid_values));
-	suite_add_tcase(s, tc("json_invalid_shape", test_json_invalid_shape));
-	suite_add_tcase(s, tc("json_equals_struct", test_json_equals_struct));
-	suite_add_tcase(s, tc("seed_patch1_readme", test_seed_patch1_readme));
-	suite_add_tcase(s, tc("seed_patch2_readme", test_seed_patch2_readme));
-	suite_add_tcase(s, tc("seed_patch3_policies", test_seed_patch3_policies));
-	suite_add_tcase(s, tc("seed_patch3_json_array", test_seed_patch3_json_array));
-	suite_add_tcase(s, tc("seed_patch3_golden", test_seed_patch3_golden));
-	suite_add_tcase(s, tc("seed_patch4", test_seed_patch4));
-	suite_add_tcase(s, tc("seed_patch6", test_seed_patch6));
+	suite_add_tcase(s, pu_tcase("all_options", test_all_options));
+	suite_add_tcase(s, pu_tcase("each_option_alone", test_each_option_alone));
+	suite_add_tcase(s, pu_tcase("numbers_as_given", test_numbers_as_given));
+	suite_add_tcase(s, pu_tcase("defaults", test_defaults));
+	suite_add_tcase(s, pu_tcase("emitted_only_if_observed", test_emitted_only_if_observed));
+	suite_add_tcase(s, pu_tcase("registration_order_first", test_registration_order_first));
+	suite_add_tcase(s, pu_tcase("same_policy_twice", test_same_policy_twice));
+	suite_add_tcase(s, pu_tcase("equal_spelling_latest_wins", test_equal_spelling_latest_wins));
+	suite_add_tcase(s, pu_tcase("conflict", test_conflict));
+	suite_add_tcase(s, pu_tcase("after_observation", test_after_observation));
+	suite_add_tcase(s, pu_tcase("after_observation_other_thread", test_after_observation_other_thread));
+	suite_add_tcase(s, pu_tcase("invalid_names", test_invalid_names));
+	suite_add_tcase(s, pu_tcase("invalid_choices", test_invalid_choices));
+	suite_add_tcase(s, pu_tcase("invalid_regression", test_invalid_regression));
+	suite_add_tcase(s, pu_tcase("invalid_display", test_invalid_display));
+	suite_add_tcase(s, pu_tcase("invalid_size", test_invalid_size));
+	suite_add_tcase(s, pu_tcase("json_all_options", test_json_all_options));
+	suite_add_tcase(s, pu_tcase("json_nulls_unset", test_json_nulls_unset));
+	suite_add_tcase(s, pu_tcase("json_invalid_values", test_json_invalid_values));
+	suite_add_tcase(s, pu_tcase("json_invalid_shape", test_json_invalid_shape));
+	suite_add_tcase(s, pu_tcase("json_equals_struct", test_json_equals_struct));
+	suite_add_tcase(s, pu_tcase("seed_patch1_readme", test_seed_patch1_readme));
+	suite_add_tcase(s, pu_tcase("seed_patch2_readme", test_seed_patch2_readme));
+	suite_add_tcase(s, pu_tcase("seed_patch3_policies", test_seed_patch3_policies));
+	suite_add_tcase(s, pu_tcase("seed_patch3_json_array", test_seed_patch3_json_array));
+	suite_add_tcase(s, pu_tcase("seed_patch3_golden", test_seed_patch3_golden));
+	suite_add_tcase(s, pu_tcase("seed_patch4", test_seed_patch4));
+	suite_add_tcase(s, pu_tcase("seed_patch6", test_seed_patch6));
 	return s;
 }

@@ -876,26 +876,17 @@ START_TEST(test_concurrent_begin_end)
 }
 END_TEST
 
-static TCase *tc(const char *name, const TTest *t)
-{
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, pu_reset, NULL);
-	tcase_add_test(c, t);
-	return c;
-}
-
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("threads");
 
-	suite_add_tcase(s, tc("stress", test_stress));
-	suite_add_tcase(s, tc("sampler_and_main", test_sampler_and_main));
-	suite_add_tcase(s, tc("exited_threads", test_exited_threads));
-	suite_add_tcase(s, tc("record_during_end", test_record_during_end));
-	suite_add_tcase(s, tc("record_during_end_and_begin", test_record_during_end_and_begin));
-	suite_add_tcase(s, tc("cross_thread_order", test_cross_thread_order));
-	suite_add_tcase(s, tc("concurrent_policies", test_concurrent_policies));
-	suite_add_tcase(s, tc("concurrent_begin_end", test_concurrent_begin_end));
+	suite_add_tcase(s, pu_tcase("stress", test_stress));
+	suite_add_tcase(s, pu_tcase("sampler_and_main", test_sampler_and_main));
+	suite_add_tcase(s, pu_tcase("exited_threads", test_exited_threads));
+	suite_add_tcase(s, pu_tcase("record_during_end", test_record_during_end));
+	suite_add_tcase(s, pu_tcase("record_during_end_and_begin", test_record_during_end_and_begin));
+	suite_add_tcase(s, pu_tcase("cross_thread_order", test_cross_thread_order));
+	suite_add_tcase(s, pu_tcase("concurrent_policies", test_concurrent_policies));
+	suite_add_tcase(s, pu_tcase("concurrent_begin_end", test_concurrent_begin_end));
 	return s;
 }

@@ -9,20 +9,21 @@
 
 #include "check_main.h"
 #include "report/judge/changepoint.h"
+#include "report/judge/tails.h"
 #include "sim_rng.h"
 
 START_TEST(test_student_t)
 {
 	/* Closed forms: df 1 is Cauchy, df 2 is 1 - t / sqrt(2 + t^2). */
-	ck_assert_double_eq_tol(changepoint_student_t_two_sided(1.0, 1.0), 0.5, 1e-12);
-	ck_assert_double_eq_tol(changepoint_student_t_two_sided(2.0, 2.0), 1 - 2 / sqrt(6.0), 1e-12);
-	ck_assert_double_eq_tol(changepoint_student_t_two_sided(-2.0, 2.0), 1 - 2 / sqrt(6.0), 1e-12);
+	ck_assert_double_eq_tol(tails_student_t_two_sided(1.0, 1.0), 0.5, 1e-12);
+	ck_assert_double_eq_tol(tails_student_t_two_sided(2.0, 2.0), 1 - 2 / sqrt(6.0), 1e-12);
+	ck_assert_double_eq_tol(tails_student_t_two_sided(-2.0, 2.0), 1 - 2 / sqrt(6.0), 1e-12);
 	/* Table values. */
-	ck_assert_double_eq_tol(changepoint_student_t_two_sided(2.228138852, 10), 0.05, 1e-8);
-	ck_assert_double_eq_tol(changepoint_student_t_two_sided(4.032142983, 5), 0.01, 1e-8);
-	ck_assert_double_eq_tol(changepoint_student_t_two_sided(1.959963985, 1e7), 0.05, 1e-6);
-	ck_assert_double_eq(changepoint_student_t_two_sided(0.0, 7), 1.0);
-	ck_assert(isnan(changepoint_student_t_two_sided(1.0, 0)));
+	ck_assert_double_eq_tol(tails_student_t_two_sided(2.228138852, 10), 0.05, 1e-8);
+	ck_assert_double_eq_tol(tails_student_t_two_sided(4.032142983, 5), 0.01, 1e-8);
+	ck_assert_double_eq_tol(tails_student_t_two_sided(1.959963985, 1e7), 0.05, 1e-6);
+	ck_assert_double_eq(tails_student_t_two_sided(0.0, 7), 1.0);
+	ck_assert(isnan(tails_student_t_two_sided(1.0, 0)));
 }
 END_TEST
 

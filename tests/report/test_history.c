@@ -112,7 +112,7 @@ START_TEST(test_migrate_v1)
 		char *text = NULL;
 		size_t len;
 
-		ck_assert_int_eq(history_format(h, &o, KSFT_METRIC_REPORT_TEXT, &text, &len), -EPROTO);
+		ck_assert_int_eq(history_document_format(h, &o, KSFT_METRIC_REPORT_TEXT, &text, &len), -EPROTO);
 		ck_assert_msg(strstr(ksft_metric_report_errmsg(), "schema version 1: a writer"), "%s",
 			      ksft_metric_report_errmsg());
 	}
@@ -152,7 +152,7 @@ START_TEST(test_migrate_v2)
 	/* A history as version 2 left it: a run with an old "sha-" key and
 	 * no content key (made by today's ingest, then taken back). */
 	ck_assert_int_eq(history_open(hist_url, &h), 0);
-	ck_assert_int_eq(history_ingest(h, r, &run, NULL), 2);
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
 	v = scalar(h, "SELECT content_key FROM ksftm_runs");
 	ck_assert_int_eq(db_exec(history_db(h), "DROP INDEX ksftm_runs_content"), 0);
 	ck_assert_int_eq(db_exec(history_db(h), "ALTER TABLE ksftm_runs DROP COLUMN content_key"), 0);
@@ -161,7 +161,7 @@ START_TEST(test_migrate_v2)
 	history_close(h);
 
 	ck_assert_int_eq(history_open(hist_url, &h), 0);
-	ck_assert_int_eq(history_ingest(h, r, &retry, &key), -EALREADY);
+	ck_assert_int_eq(history_record(h, r, &retry, &key), -EALREADY);
 	ck_assert_str_eq(key, "sha-0123456789abcdef");
 	free(key);
 	ck_assert_int_eq(count(h, "ksftm_runs"), 1);
@@ -273,7 +273,7 @@ START_TEST(test_ingest)
 	char *key;
 
 	ck_assert_int_eq(history_open(hist_url, &h), 0);
-	ck_assert_int_eq(history_ingest(h, r, &run, &key), 2);
+	ck_assert_int_eq(history_record(h, r, &run, &key), 2);
 	ck_assert_str_eq(key, "run-1");
 	free(key);
 	ck_assert_int_eq(count(h, "ksftm_runs"), 1);
@@ -330,19 +330,19 @@ START_TEST(test_refusals_write_nothing)
 	struct history_run again = { "run-1", "3", other, 1, 0, 0 };
 
 	ck_assert_int_eq(history_open(hist_url, &h), 0);
-	ck_assert_int_eq(history_ingest(h, r, &run, NULL), 2);
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
 	/* The same run key with the same content: the same run again (a CI's
 	 * retry, issue 40), named back, nothing stored. */
-	ck_assert_int_eq(history_ingest(h, r, &run, &first), -EALREADY);
+	ck_assert_int_eq(history_record(h, r, &run, &first), -EALREADY);
 	ck_assert_str_eq(first, "run-1");
 	free(first);
 	first = NULL;
 	/* The same run key with other content (another context): refused. */
-	ck_assert_int_eq(history_ingest(h, r, &again, NULL), -EEXIST);
+	ck_assert_int_eq(history_record(h, r, &again, NULL), -EEXIST);
 	ck_assert_str_eq(ksft_metric_report_errmsg(), "run run-1 is already in the history");
 	/* A malformed context item: the one run-context rule's message, the
 	 * same as report's and compare's --context (read/context.c). */
-	ck_assert_int_eq(history_ingest(h, r, &badrun, NULL), -EINVAL);
+	ck_assert_int_eq(history_record(h, r, &badrun, NULL), -EINVAL);
 	ck_assert_str_eq(ksft_metric_report_errmsg(),
 			 "context entry 2 'no-equals-sign': not KEY=VALUE with a non-empty KEY");
 	ck_assert_int_eq(count(h, "ksftm_runs"), 1);
@@ -352,13 +352,13 @@ START_TEST(test_refusals_write_nothing)
 	 * new run, named by its content key. */
 	run.run_key = NULL;
 	run.order = "7";
-	ck_assert_int_eq(history_ingest(h, r, &run, &first), -EALREADY);
+	ck_assert_int_eq(history_record(h, r, &run, &first), -EALREADY);
 	ck_assert_str_eq(first, "run-1");
 	free(first);
 	first = NULL;
 	run.context = other;
 	run.n_context = 1;
-	ck_assert_int_eq(history_ingest(h, r, &run, &first), 2);
+	ck_assert_int_eq(history_record(h, r, &run, &first), 2);
 	ck_assert_msg(!strncmp(first, "fnv-", 4) && strlen(first) == 36, "%s", first);
 	{
 		char *stored = scalar(h, "SELECT content_key FROM ksftm_runs WHERE run_key <> 'run-1'");
@@ -366,7 +366,7 @@ START_TEST(test_refusals_write_nothing)
 		ck_assert_str_eq(stored, first);
 		free(stored);
 	}
-	ck_assert_int_eq(history_ingest(h, r, &run, NULL), -EALREADY);
+	ck_assert_int_eq(history_record(h, r, &run, NULL), -EALREADY);
 	ck_assert_int_eq(count(h, "ksftm_runs"), 2);
 	free(first);
 	history_close(h);
@@ -404,11 +404,11 @@ static unsigned long long ingest_work(struct history *h, size_t n, const char *k
 	snprintf(first, sizeof(first), "%s-first", key);
 	run.run_key = first;
 	run.order = "1";
-	ck_assert_int_eq(history_ingest(h, r, &run, NULL), (int)n);
+	ck_assert_int_eq(history_record(h, r, &run, NULL), (int)n);
 	run.run_key = key;
 	run.order = "2";
 	pipeline_work = 0;
-	ck_assert_int_eq(history_ingest(h, r, &run, NULL), (int)n);
+	ck_assert_int_eq(history_record(h, r, &run, NULL), (int)n);
 	work = pipeline_work;
 	ksft_metric_report_free(r);
 	return work;
@@ -456,7 +456,7 @@ START_TEST(test_concurrent_writers)
 				struct history_run run = { key, key, NULL, 0, 0, 0 };
 
 				snprintf(key, sizeof(key), "w%d-r%d", i, j);
-				if (history_ingest(hc, r, &run, NULL) != 2) {
+				if (history_record(hc, r, &run, NULL) != 2) {
 					fprintf(stderr, "writer %d: %s\n", i, ksft_metric_report_errmsg());
 					bad = 1;
 				}

@@ -47,7 +47,7 @@ static struct history *filled(char **sid, char **cmp)
 
 		snprintf(key, sizeof(key), "run-%02d", i);
 		snprintf(order, sizeof(order), "2026-12-01T%02d", i);
-		ck_assert_int_eq(history_ingest(h, r, &run, NULL), 2);
+		ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
 	}
 	ck_assert_int_ge(history_accept(h, "run-10", "throughput"), 0);
 	ck_assert_int_eq(history_pin(h, "run-20", 1), 0);

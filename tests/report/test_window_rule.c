@@ -1,5 +1,5 @@
 /*
- * The history window's rule (lib/report/store/history_window_rule.c), the
+ * The history window's rule (lib/report/model/window_rule.c), the
  * one copy the gate (judge/history_gate.c) and the chart band
  * (judge/history_band.c) take through store/history_window_read.c: the transient rule, a run's repeats, the
  * oldest-first order, and the SQL reading as many recent runs as the band.
@@ -10,7 +10,7 @@
 
 #include "check_main.h"
 #include "history_sql.h"
-#include "history_window_rule.h"
+#include "window_rule.h"
 #include "verdict_vocab.h"
 
 START_TEST(test_sizes)

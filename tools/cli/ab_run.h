@@ -29,7 +29,7 @@ typedef int (*ab_take_fn)(void *ctx, const struct ksft_metric_report *r, int var
 char **ab_words(const char *s);
 void ab_words_free(char **w);
 /* Which variant runs first in @pair: splitmix64 of the seed and the pair,
- * the runners' own rule (examples/iperf3/ab.c). */
+ * the runners' own rule (examples/common/ab.c). */
 int ab_first(uint64_t seed, size_t pair);
 uint64_t ab_default_seed(void);
 /* Run the pairs; 0, or -1 after printing why (a command that cannot run). */

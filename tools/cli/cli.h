@@ -89,13 +89,15 @@ struct cli_common {
 	int alpha_given;	/* -a on the command line (copts.alpha has a default) */
 	const char *db;		/* -D, the run history (NULL: none) */
 	char db_shown[KSFT_METRIC_REPORT_HISTORY_NAME_MAX];	/* -D as messages show it */
+	const char *title;	/* -T (plot, html), NULL: not given */
 	const char **context;	/* -x KEY=VALUE, in the order given */
 	size_t n_context;
 	int first_run;		/* --first-run: an empty history judges all new */
 	int db_create;		/* ingest: a missing --db is created */
 	int db_missing;		/* cli_open_history(): none there (--first-run) */
 	char *unusable;		/* cli_history_judge(): why the history cannot judge, as printed */
-	/* cli_load_picture(): a command's own options (html --profile-a):
+	/* cli_load_picture()'s @own_option: a command's own options
+	 * (html --profile-a):
 	 * CLI_OPT_NEXT when taken, 0 when not its own, else an exit code. */
 	int (*picture_option)(void *ctx, int ch, char *arg);
 	void *picture_ctx;
@@ -171,17 +173,26 @@ void cli_common_free(struct cli_common *cc);
  */
 int cli_judging(const struct cli_common *cc, int db_ok, int needed);
 /*
- * plot and html: parse @argv (getopt_long with @optstring/@opts; -T is the
- * title, then cc->picture_option() when set, every other letter a common
- * option), require -o (@what names
+ * plot and html: set up @cc for command @name (cli_common_init(), with
+ * @cmd_usage), parse @argv (getopt_long with @optstring/@opts; -T is the
+ * title, cc->title, then cc->picture_option() when set, every other letter
+ * a common option), require -o (@what names
  * it in the message), check the judging choice (cli_judging(); @db_ok)
  * and cli_load() the inputs. Returns an exit code;
- * EXIT_OK without cc->r after --help (nothing more to do).
+ * EXIT_OK without cc->r after --help (nothing more to do). Free @cc with
+ * cli_common_free() in any case.
  */
-int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *optstring,
-		     const struct option *opts, int db_ok, const char *what, const char **title);
+int cli_load_picture(struct cli_common *cc, const char *name, const char *cmd_usage,
+		     int argc, char **argv, const char *optstring,
+		     const struct option *opts, int db_ok, const char *what,
+		     int (*own_option)(void *ctx, int ch, char *arg), void *own_ctx);
 /* Write @text to @out (NULL or "-": stdout) and free it; an exit code. */
 int cli_emit(const struct confine *c, const char *out, char *text, size_t len);
+/*
+ * Write @doc (a page or a picture the tool made, malloc'd; NULL: out of
+ * memory, said here) to -o and free() it; an exit code.
+ */
+int cli_emit_doc(const struct cli_common *cc, char *doc, size_t len);
 /*
  * cc->fmt with, for text, the width and verbosity flags: 80 columns when
  * $COLUMNS (else the terminal written to) says fewer than 120 (issue 34);
@@ -253,6 +264,24 @@ enum cli_judge {
 int cli_history_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts *go,
 		      struct ksft_metric_report_history **h,
 		      struct ksft_metric_report_comparison **out);
+/*
+ * The judging step of report, plot and html: cc->r judged against the
+ * history --db (cli_history_judge(), with @go, the history left open in
+ * *@h; a history that cannot judge the run fails) or against the
+ * --baseline files, into *@cmp (left NULL with neither). EXIT_OK, or
+ * EXIT_USAGE after saying why.
+ */
+int cli_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts *go,
+	      struct ksft_metric_report_history **h,
+	      struct ksft_metric_report_comparison **cmp);
+/*
+ * history and site: open --db (call after confine_init()), write its
+ * history document (ksft_metric_report_history_format() with @ho, the
+ * run context from --context) in @fmt into *@text (free it with
+ * ksft_metric_report_text_free()), close it. An exit code, said why.
+ */
+int cli_history_text(struct cli_common *cc, struct ksft_metric_report_history_opts *ho,
+		     int fmt, char **text, size_t *len);
 /*
  * Can history @h judge cc->r (ksft_metric_report_history_check(), the
  * run's context from @go)? Its answer (an enum

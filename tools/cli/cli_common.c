@@ -445,14 +445,33 @@ int cli_judging(const struct cli_common *cc, int db_ok, int needed)
 	return EXIT_OK;
 }
 
-int cli_load_picture(struct cli_common *cc, int argc, char **argv, const char *optstring,
-		     const struct option *opts, int db_ok, const char *what, const char **title)
+int cli_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts *go,
+	      struct ksft_metric_report_history **h,
+	      struct ksft_metric_report_comparison **cmp)
 {
-	int ch, ret;
+	if (cc->db && cli_history_judge(cc, go, h, cmp) < 0)	/* said why */
+		return EXIT_USAGE;
+	if (cc->n_baselines && ksft_metric_report_compare(cc->r, cc->b, &cc->copts, cmp) < 0) {
+		cli_error("%s", ksft_metric_report_errmsg());
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
 
+int cli_load_picture(struct cli_common *cc, const char *name, const char *cmd_usage,
+		     int argc, char **argv, const char *optstring,
+		     const struct option *opts, int db_ok, const char *what,
+		     int (*own_option)(void *ctx, int ch, char *arg), void *own_ctx)
+{
+	int ch, ret = cli_common_init(cc, name, cmd_usage, 0, argc);
+
+	if (ret != EXIT_OK)
+		return ret;
+	cc->picture_option = own_option;
+	cc->picture_ctx = own_ctx;
 	while ((ch = cli_getopt(cc, argc, argv, optstring, opts)) != -1) {
 		if (ch == 'T') {
-			*title = optarg;
+			cc->title = optarg;
 			continue;
 		}
 		if (cc->picture_option) {
@@ -495,4 +514,17 @@ int cli_emit(const struct confine *c, const char *out, char *text, size_t len)
 
 	ksft_metric_report_text_free(text);
 	return ret ? EXIT_USAGE : EXIT_OK;
+}
+
+int cli_emit_doc(const struct cli_common *cc, char *doc, size_t len)
+{
+	int ret;
+
+	if (!doc) {
+		cli_oom(NULL);
+		return EXIT_USAGE;
+	}
+	ret = confine_write(&cc->c, cc->out, doc, len) ? EXIT_USAGE : EXIT_OK;
+	free(doc);
+	return ret;
 }

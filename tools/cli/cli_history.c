@@ -47,7 +47,6 @@ int cmd_history(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ksft_metric_report_history_opts ho = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
-	struct ksft_metric_report_history *h = NULL;
 	struct cli_common cc;
 	char *text;
 	size_t len;
@@ -74,19 +73,11 @@ int cmd_history(int argc, char **argv)
 	ret = EXIT_USAGE;
 	if (confine_init(&cc.c, cc.base) || (cc.out && confine_check_write(&cc.c, cc.out)))
 		goto out;
-	ho.context = cc.context;
-	ho.n_context = cc.n_context;
 	ho.series = optind < argc ? argv[optind] : NULL;
-	h = cli_open_history(&cc);
-	if (!h)
-		goto out;
-	if (ksft_metric_report_history_format(h, &ho, cli_text_fmt(&cc), &text, &len)) {
-		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
-		goto out;
-	}
-	ret = cli_emit(&cc.c, cc.out, text, len);
+	ret = cli_history_text(&cc, &ho, cli_text_fmt(&cc), &text, &len);
+	if (ret == EXIT_OK)
+		ret = cli_emit(&cc.c, cc.out, text, len);
 out:
-	ksft_metric_report_history_close(h);
 	cli_common_free(&cc);
 	return ret;
 }

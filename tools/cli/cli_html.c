@@ -214,19 +214,13 @@ int cmd_html(int argc, char **argv)
 	const char *profiles[2] = { NULL, NULL };
 	struct html_page pg;
 	struct cli_common cc;
-	const char *title = NULL;
 	char *doc;
-	size_t len;
+	size_t len = 0;
 	int ret;
 
 	memset(&pg, 0, sizeof(pg));
-	ret = cli_common_init(&cc, "html", html_usage, 0, argc);
-	if (ret != EXIT_OK)
-		return ret;
-	cc.picture_option = profile_option;
-	cc.picture_ctx = profiles;
-	ret = cli_load_picture(&cc, argc, argv, "o:b:D:x:t:a:T:C:qh", opts, 1, "-o OUT.html",
-			       &title);
+	ret = cli_load_picture(&cc, "html", html_usage, argc, argv, "o:b:D:x:t:a:T:C:qh", opts, 1,
+			       "-o OUT.html", profile_option, profiles);
 	if (ret != EXIT_OK || !cc.r)	/* an error, or --help done */
 		goto out;
 	ret = EXIT_USAGE;
@@ -237,24 +231,14 @@ int cmd_html(int argc, char **argv)
 	}
 	if (profiles[0] && profile_diff_load(&cc.c, profiles[0], profiles[1], &popts, &prof))
 		goto out;	/* said why */
-	if (cc.db) {
-		/* Judged against the history unless --baseline files judge. */
-		if (cli_history_judge(&cc, &go, &h, &cmp) < 0) {	/* said why */
-			goto out;
-		}
-		if (h && html_history_load(&pg, h, (const char *const *)cc.context, cc.n_context)) {
-			cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
-			goto out;
-		}
-		pg.cmp = cmp;
+	/* Judged against the history --db or the --baseline files. */
+	if (cli_judge(&cc, &go, &h, &cmp) != EXIT_OK)
+		goto out;
+	if (h && html_history_load(&pg, h, (const char *const *)cc.context, cc.n_context)) {
+		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
+		goto out;
 	}
-	if (cc.n_baselines) {
-		if (ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp) < 0) {
-			cli_error("%s", ksft_metric_report_errmsg());
-			goto out;
-		}
-		pg.cmp = cmp;
-	}
+	pg.cmp = cmp;
 	if (html_verdicts(&pg) ||
 	    (profiles[0] && html_profile_diff(&pg, profiles[0], profiles[1], &prof)) ||
 	    html_history_section(&pg) || html_cases(&pg)) {
@@ -268,14 +252,8 @@ int cmd_html(int argc, char **argv)
 	if (pg.cases_shown < pg.cases)
 		fprintf(stderr, "ksft-metric: html: showed %zu of %zu cases (at most %d per page)\n",
 			pg.cases_shown, pg.cases, HTML_MAX_CASES);
-	doc = page(&pg, title ? title : argv[optind], argv + optind, argc - optind, &len);
-	if (!doc) {
-		cli_oom(NULL);
-		goto out;
-	}
-	if (!confine_write(&cc.c, cc.out, doc, len))
-		ret = EXIT_OK;
-	free(doc);
+	doc = page(&pg, cc.title ? cc.title : argv[optind], argv + optind, argc - optind, &len);
+	ret = cli_emit_doc(&cc, doc, len);
 out:
 	svg_free(&pg.out);
 	rank_map_free(&pg.ranks);

@@ -173,8 +173,8 @@ static char *value_item(const struct ksft_metric_report_series *si, double v,
 
 	if (!name)
 		return NULL;
-	value_text(buf, sizeof(buf), v, individual ? si->display_scale : NAN,
-		   individual ? si->display_label : NULL);
+	ksft_metric_report_value_text(buf, sizeof(buf), v, individual ? si->display_scale : NAN,
+				      individual ? si->display_label : NULL);
 	if (asprintf(&out, "%s = %s", name, buf) < 0)
 		out = NULL;
 	free(name);
@@ -226,19 +226,6 @@ out:
 	return ret;
 }
 
-/* The case a group belongs to, as its section heading. */
-static char *case_heading(const struct ksft_metric_report_series *si)
-{
-	struct ksft_metric_report_series c = *si;
-	char *t;
-
-	c.name = "";
-	t = series_title(&c, T_SERIES);
-	if (t && strlen(t) >= 2)
-		t[strlen(t) - 2] = '\0';	/* the ": " before the empty name */
-	return t;
-}
-
 /*
  * The groups in drawing order: case by case as in the log, within a case
  * the gated metrics (a regression policy: the headline) first.
@@ -257,7 +244,7 @@ static size_t *gated_first(const struct ksft_metric_report *r, const struct grou
 
 		if (g < gr->n) {
 			if (ksft_metric_report_series_get(r, gr->order[gr->start[g]], &si) ||
-			    !(h = case_heading(&si)))
+			    !(h = series_case_heading(&si)))
 				goto fail;
 			if (h0 && !strcmp(h, h0)) {
 				free(h);
@@ -323,7 +310,7 @@ static int draw_groups(struct plot *p)
 			continue;
 		}
 		c0 = p->charts;
-		h = case_heading(&si);
+		h = series_case_heading(&si);
 		if (!h) {
 			ret = -ENOMEM;
 			break;
@@ -462,10 +449,12 @@ static int draw_bars(struct plot *p, const struct ksft_metric_report_comparison 
 		if (isfinite(row.current) && big > 0)
 			svg_rect(&p->s, x0, p->y + 9, bw * fabs(row.current) / big, 8, color);
 		/* Values with their unit; bars span both, the verdict after. */
-		value_text(buf, sizeof(buf), row.baseline, row.display_scale, row.display_label);
+		ksft_metric_report_value_text(buf, sizeof(buf), row.baseline, row.display_scale,
+					      row.display_label);
 		svg_text(&p->s, x0 + bw + 8, p->y + 7, "start", 9, "#555555",
 			 fit_text(buf, 90, 9));
-		value_text(buf, sizeof(buf), row.current, row.display_scale, row.display_label);
+		ksft_metric_report_value_text(buf, sizeof(buf), row.current, row.display_scale,
+					      row.display_label);
 		svg_text(&p->s, x0 + bw + 8, p->y + 19, "start", 9, "#000000",
 			 fit_text(buf, 90, 9));
 		svg_text(&p->s, x0 + bw + 104, p->y + 13, "start", 10, color,
@@ -500,31 +489,26 @@ int cmd_plot(int argc, char **argv)
 	struct ksft_metric_report_comparison *cmp = NULL;
 	struct cli_common cc;
 	struct plot p;
-	const char *title = NULL;
 	char *doc;
-	size_t len;
+	size_t len = 0;
 	int ret;
 
 	memset(&p, 0, sizeof(p));
-	ret = cli_common_init(&cc, "plot", plot_usage, 0, argc);
-	if (ret != EXIT_OK)
-		return ret;
-	ret = cli_load_picture(&cc, argc, argv, "o:b:D:t:a:T:C:qh", opts, 0,
-			       "-o OUT.svg", &title);
+	ret = cli_load_picture(&cc, "plot", plot_usage, argc, argv, "o:b:D:t:a:T:C:qh", opts, 0,
+			       "-o OUT.svg", NULL, NULL);
 	if (ret != EXIT_OK || !cc.r)	/* an error, or --help done */
 		goto out;
 	p.r = cc.r;
 	ret = EXIT_USAGE;
-	if (!title)
-		title = argv[optind];
-	svg_text(&p.s, 10, 24, "start", 16, "#000000", title);
+	if (!cc.title)
+		cc.title = argv[optind];
+	svg_text(&p.s, 10, 24, "start", 16, "#000000", cc.title);
 	p.y = 40;
-	if (cc.n_baselines) {
-		if (ksft_metric_report_compare(p.r, cc.b, &cc.copts, &cmp) < 0 ||
-		    draw_bars(&p, cmp)) {
-			cli_error("%s", ksft_metric_report_errmsg());
-			goto out;
-		}
+	if (cli_judge(&cc, NULL, NULL, &cmp) != EXIT_OK)	/* --baseline files only */
+		goto out;
+	if (cmp && draw_bars(&p, cmp)) {
+		cli_error("%s", ksft_metric_report_errmsg());
+		goto out;
 	}
 	if (draw_groups(&p)) {
 		cli_error("cannot draw: %s", ksft_metric_report_errmsg());
@@ -536,14 +520,8 @@ int cmd_plot(int argc, char **argv)
 	if (p.lines_left_out)
 		fprintf(stderr, "ksft-metric: plot: %zu series left out of crowded charts (at most %d lines per chart)\n",
 			p.lines_left_out, CHART_MAX_LINES);
-	doc = svg_document(&p.s, WIDTH, p.y + 10, title, &len);
-	if (!doc) {
-		cli_oom(NULL);
-		goto out;
-	}
-	if (!confine_write(&cc.c, cc.out, doc, len))
-		ret = EXIT_OK;
-	free(doc);
+	doc = svg_document(&p.s, WIDTH, p.y + 10, cc.title, &len);
+	ret = cli_emit_doc(&cc, doc, len);
 out:
 	svg_free(&p.s);
 	ksft_metric_report_comparison_free(cmp);

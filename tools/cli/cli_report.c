@@ -153,18 +153,9 @@ int cmd_report(int argc, char **argv)
 	ret = cli_load(&cc, argv + optind, argc - optind, NULL);
 	if (ret != EXIT_OK)
 		goto out;
-	if (cc.db) {
-		if (cli_history_judge(&cc, &go, &h, &cmp) < 0) {	/* said why */
-			ret = EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (cc.n_baselines &&
-	    ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp) < 0) {
-		cli_error("%s", ksft_metric_report_errmsg());
-		ret = EXIT_USAGE;
+	ret = cli_judge(&cc, &go, &h, &cmp);
+	if (ret != EXIT_OK)
 		goto out;
-	}
 	fo.comparison = cmp;
 	if (ksft_metric_report_format_ext(cc.r, cli_text_fmt(&cc), &fo, &text, &len)) {
 		cli_error("%s", ksft_metric_report_errmsg());

@@ -288,13 +288,15 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 			html_escape(o, jstr(c, "run"));
 			html_printf(o, "</td><td>");
 			html_escape(o, jstr(c, "order"));
-			value_text(buf, sizeof(buf), json_number_value(json_object_get(c, "before")),
-				   mk.scale, mk.unit);
+			ksft_metric_report_value_text(buf, sizeof(buf),
+					json_number_value(json_object_get(c, "before")),
+					mk.scale, mk.unit);
 			/* Values carry the display_label: text from a log. */
 			html_printf(o, "</td><td class=\"num\">");
 			html_escape(o, buf);
-			value_text(buf, sizeof(buf), json_number_value(json_object_get(c, "after")),
-				   mk.scale, mk.unit);
+			ksft_metric_report_value_text(buf, sizeof(buf),
+					json_number_value(json_object_get(c, "after")),
+					mk.scale, mk.unit);
 			html_printf(o, "</td><td class=\"num\">");
 			html_escape(o, buf);
 			html_printf(o, "</td><td class=\"num\">%+.1f%%</td>"
@@ -317,8 +319,8 @@ static int series_page(json_t *s, const char *anchor, const char *site_title, st
 		    json_object_size(keys) ? "<th>Context (what differs)</th>" : "");
 	for (i = json_array_size(points); i-- > 0;) {
 		pt = json_array_get(points, i);
-		value_text(buf, sizeof(buf), json_number_value(json_object_get(pt, "value")),
-			   mk.scale, mk.unit);
+		ksft_metric_report_value_text(buf, sizeof(buf),
+				json_number_value(json_object_get(pt, "value")), mk.scale, mk.unit);
 		html_printf(o, "<tr id=\"run-%zu\"><td>", i);
 		html_escape(o, jstr(pt, "run"));
 		html_printf(o, "</td><td>");
@@ -367,8 +369,9 @@ static void index_row(struct html_page *pg, json_t *s, const char *anchor)
 	html_escape(&pg->out, jstr(s, "series"));
 	html_printf(&pg->out, "</a></td>");
 	html_sparkline(pg, anchor, unit_scale(s), unit_label(s));
-	value_text(buf, sizeof(buf), json_number_value(json_object_get(last, "value")),
-		   unit_scale(s), unit_label(s));
+	ksft_metric_report_value_text(buf, sizeof(buf),
+				      json_number_value(json_object_get(last, "value")),
+				      unit_scale(s), unit_label(s));
 	html_printf(&pg->out, "<td class=\"num\">");
 	html_escape(&pg->out, buf);
 	html_printf(&pg->out, "</td><td class=\"verdict ");
@@ -531,7 +534,6 @@ int cmd_site(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ksft_metric_report_history_opts ho = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
-	struct ksft_metric_report_history *h = NULL;
 	const char *title = NULL;
 	struct html_page pg;
 	struct cli_common cc;
@@ -569,17 +571,9 @@ int cmd_site(int argc, char **argv)
 		cli_error("site: -o is a directory, not '-'");
 		goto out;
 	}
-	if (confine_init(&cc.c, NULL))
+	if (confine_init(&cc.c, NULL) ||
+	    cli_history_text(&cc, &ho, KSFT_METRIC_REPORT_JSON, &text, &len) != EXIT_OK)
 		goto out;
-	ho.context = cc.context;
-	ho.n_context = cc.n_context;
-	h = cli_open_history(&cc);
-	if (!h)
-		goto out;
-	if (ksft_metric_report_history_format(h, &ho, KSFT_METRIC_REPORT_JSON, &text, &len)) {
-		cli_error("%s: %s", cc.db_shown, ksft_metric_report_errmsg());
-		goto out;
-	}
 	pg.history = json_loadb(text, len, 0, &err);
 	ksft_metric_report_text_free(text);
 	if (!pg.history || html_history_index(&pg)) {
@@ -624,7 +618,6 @@ out:
 	rank_map_free(&pg.hist_idx);
 	series_anchors_reset();
 	json_decref(pg.history);
-	ksft_metric_report_history_close(h);
 	cli_common_free(&cc);
 	return ret;
 }

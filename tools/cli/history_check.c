@@ -156,3 +156,22 @@ int cli_history_judge(struct cli_common *cc, struct ksft_metric_report_gate_opts
 		cli_error("%s: %s", cc->name, cc->unusable);
 	return CLI_JUDGE_UNUSABLE;
 }
+
+int cli_history_text(struct cli_common *cc, struct ksft_metric_report_history_opts *ho,
+		     int fmt, char **text, size_t *len)
+{
+	struct ksft_metric_report_history *h;
+	int ret = EXIT_OK;
+
+	ho->context = cc->context;
+	ho->n_context = cc->n_context;
+	h = cli_open_history(cc);
+	if (!h)
+		return EXIT_USAGE;
+	if (ksft_metric_report_history_format(h, ho, fmt, text, len)) {
+		cli_error("%s: %s", cc->db_shown, ksft_metric_report_errmsg());
+		ret = EXIT_USAGE;
+	}
+	ksft_metric_report_history_close(h);
+	return ret;
+}

@@ -26,6 +26,9 @@ enum { T_LABELS, T_FULL, T_SERIES };
 char *series_title(const struct ksft_metric_report_series *si, int what);
 /* "metric labels": what a list names within the case's section (malloc'd). */
 char *series_short_name(const struct ksft_metric_report_series *si);
+/* "path / case": the case a series belongs to, as plot's and html's section
+ * heading (malloc'd, NULL on OOM). */
+char *series_case_heading(const struct ksft_metric_report_series *si);
 double scale_of(const struct ksft_metric_report_series *si);
 /*
  * Cut @s (in place) to what fits in @px pixels at @font px, an ellipsis
@@ -35,8 +38,6 @@ double scale_of(const struct ksft_metric_report_series *si);
 char *fit_text(char *s, double px, double font);
 /* Estimated width of @s at @font px. */
 double text_width(const char *s, double font);
-/* A number with its unit, as the tables show it: "32.5 Gbit/s". */
-void value_text(char *buf, size_t n, double v, double scale, const char *label);
 
 /* How a series is best shown. */
 enum series_kind {

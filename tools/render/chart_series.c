@@ -117,12 +117,6 @@ char *fit_text(char *s, double px, double font)
 	return s;
 }
 
-void value_text(char *buf, size_t n, double v, double scale, const char *label)
-{
-	/* One spelling of a value and its unit everywhere (the author's unit). */
-	ksft_metric_report_value_text(buf, n, v, scale, label);
-}
-
 int series_kind(const struct ksft_metric_report *r, size_t idx, int stage,
 		double *value)
 {
@@ -275,4 +269,16 @@ char *series_short_name(const struct ksft_metric_report_series *si)
 		out = NULL;
 	free(labels);
 	return out;
+}
+
+char *series_case_heading(const struct ksft_metric_report_series *si)
+{
+	struct ksft_metric_report_series c = *si;
+	char *t;
+
+	c.name = "";
+	t = series_title(&c, T_SERIES);
+	if (t && strlen(t) >= 2)
+		t[strlen(t) - 2] = '\0';	/* the ": " before the empty name */
+	return t;
 }

@@ -102,13 +102,13 @@ static void gate_title(struct svg *s, json_t *g, double sc, const char *unit, in
 	svg_printf(s, ", within ");
 	svg_escape(s, sw);
 	svg_printf(s, "). Level ");
-	value_text(a, sizeof(a), num(g, "level"), sc, unit);
+	ksft_metric_report_value_text(a, sizeof(a), num(g, "level"), sc, unit);
 	svg_escape(s, a);
 	svg_printf(s, " (median of %lld runs); %s: worse than ",
 		   (long long)json_integer_value(json_object_get(g, "runs")),
 		   next ? "this run" : "the latest run");
-	value_text(a, sizeof(a), worse, sc, unit);
-	value_text(b, sizeof(b), better, sc, unit);
+	ksft_metric_report_value_text(a, sizeof(a), worse, sc, unit);
+	ksft_metric_report_value_text(b, sizeof(b), better, sc, unit);
 	svg_escape(s, isfinite(worse) ? a : "(none)");
 	svg_printf(s, " a regression, better than ");
 	svg_escape(s, isfinite(better) ? b : "(none)");
@@ -174,8 +174,8 @@ void trend_point_title(struct svg *s, json_t *pt, double scale, const char *unit
 		svg_escape(s, json_is_string(v) ? json_string_value(v) : t ? t : "?");
 		free(t);
 	}
-	value_text(buf, sizeof(buf), json_number_value(json_object_get(pt, "value")),
-		   scale, unit);
+	ksft_metric_report_value_text(buf, sizeof(buf),
+				      json_number_value(json_object_get(pt, "value")), scale, unit);
 	svg_printf(s, ": ");
 	svg_escape(s, buf);
 	if (state) {
@@ -191,10 +191,10 @@ void trend_change_title(struct svg *s, json_t *c, double scale, const char *unit
 {
 	char before[96], after[96];
 
-	value_text(before, sizeof(before), json_number_value(json_object_get(c, "before")),
-		   scale, unit);
-	value_text(after, sizeof(after), json_number_value(json_object_get(c, "after")),
-		   scale, unit);
+	ksft_metric_report_value_text(before, sizeof(before),
+				      json_number_value(json_object_get(c, "before")), scale, unit);
+	ksft_metric_report_value_text(after, sizeof(after),
+				      json_number_value(json_object_get(c, "after")), scale, unit);
 	svg_printf(s, "<title>change point at run ");
 	svg_escape(s, str(c, "run") ? str(c, "run") : "?");
 	svg_printf(s, ": ");
@@ -381,7 +381,8 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 		} else {
 			char a[96];
 
-			value_text(a, sizeof(a), num(gate, "level"), mk->scale, mk->unit);
+			ksft_metric_report_value_text(a, sizeof(a), num(gate, "level"), mk->scale,
+						      mk->unit);
 			svg_printf(out, "<title>gate: the level the run is judged against, ");
 			svg_escape(out, a);
 			svg_printf(out, " (median of its window)</title></line>\n");
@@ -398,7 +399,7 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 	if (isfinite(tlo)) {
 		char a[96];
 
-		value_text(a, sizeof(a), mk->row->allowance, sc, mk->unit);
+		ksft_metric_report_value_text(a, sizeof(a), mk->row->allowance, sc, mk->unit);
 		for (i = 0; i < 2; i++) {
 			double y = chart_py(&ch, i ? thi : tlo);
 
@@ -441,7 +442,7 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 		{
 			char a[96];
 
-			value_text(a, sizeof(a), lv, 1.0, mk->unit);
+			ksft_metric_report_value_text(a, sizeof(a), lv, 1.0, mk->unit);
 			svg_printf(out, ": ");
 			svg_escape(out, a);
 		}
@@ -495,7 +496,7 @@ double trend_chart(struct svg *out, json_t *series, const struct trend_marks *mk
 	if (isfinite(cur)) {
 		char a[96];
 
-		value_text(a, sizeof(a), mk->row->current, sc, mk->unit);
+		ksft_metric_report_value_text(a, sizeof(a), mk->row->current, sc, mk->unit);
 		svg_printf(out, "<circle class=\"current\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" "
 			   "stroke=\"#000000\" stroke-width=\"2\"><title>this run: ",
 			   chart_px(&ch, (double)n), chart_py(&ch, cur),

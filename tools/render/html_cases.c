@@ -224,18 +224,6 @@ out:
 	return ret;
 }
 
-static char *case_heading(const struct ksft_metric_report_series *si)
-{
-	struct ksft_metric_report_series c = *si;
-	char *t;
-
-	c.name = "";
-	t = series_title(&c, T_SERIES);
-	if (t && strlen(t) >= 2)
-		t[strlen(t) - 2] = '\0';	/* the ": " before the empty name */
-	return t;
-}
-
 static int case_section(struct html_page *pg, const struct groups *gr,
 			const struct hcase *c)
 {
@@ -248,7 +236,7 @@ static int case_section(struct html_page *pg, const struct groups *gr,
 	pass = ksft_metric_report_series_get(pg->r, gr->order[gr->start[c->g0]], &si);
 	if (pass)
 		return pass;
-	heading = case_heading(&si);
+	heading = series_case_heading(&si);
 	anchor = series_anchor(si.path, si.path_len, si.case_name, "", "{}");
 	if (!heading || !anchor)
 		goto out;
@@ -362,7 +350,7 @@ int html_cases(struct html_page *pg)
 		char *h;
 
 		if (ksft_metric_report_series_get(pg->r, members[0], &si) ||
-		    !(h = case_heading(&si)))
+		    !(h = series_case_heading(&si)))
 			goto out;
 		if (!prev || strcmp(prev, h)) {
 			cases[nc].g0 = g;

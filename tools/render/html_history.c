@@ -19,9 +19,9 @@
 /*
  * Only the series on the page (the run's), each by its identity, each its
  * last HISTORY_RUNS results: the work follows the page, not the history
- * (issue 19). The gate beside it reads at most its window (30 runs) and
- * its 63 recent runs per series (HISTORY_RECENT_RUNS: the noise and the
- * CUSUM; doc/regression-gate.rst).
+ * (issue 19). The gate beside it reads at most its window and its recent
+ * runs per series (the library's window rule, lib/report/model/window_rule.h:
+ * the noise and the CUSUM; doc/regression-gate.rst).
  */
 int html_history_load(struct html_page *pg, struct ksft_metric_report_history *h,
 		      const char *const *context, size_t n_context)

@@ -105,10 +105,12 @@ static void row_cells(struct html_page *pg, const struct ksft_metric_report_row 
 	html_escape(&pg->out, ksftm_verdict_name(row->verdict));
 	html_printf(&pg->out, "</td>");
 	/* Values carry the policy's display_label: text from the log. */
-	value_text(buf, sizeof(buf), row->current, row->display_scale, row->display_label);
+	ksft_metric_report_value_text(buf, sizeof(buf), row->current, row->display_scale,
+				      row->display_label);
 	html_printf(&pg->out, "<td class=\"num\">");
 	html_escape(&pg->out, buf);
-	value_text(buf, sizeof(buf), row->baseline, row->display_scale, row->display_label);
+	ksft_metric_report_value_text(buf, sizeof(buf), row->baseline, row->display_scale,
+				      row->display_label);
 	html_printf(&pg->out, "</td><td class=\"num\">");
 	html_escape(&pg->out, buf);
 	html_printf(&pg->out, "</td>");

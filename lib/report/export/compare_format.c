@@ -9,9 +9,8 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "baseline.h"
 #include "canon.h"
-#include "compare.h"
+#include "comparison.h"
 #include "format_text.h"
 #include "strbuf.h"
 #include "rp_export.h"

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "canon.h"
-#include "compare.h"
 #include "compare_needs.h"
+#include "comparison.h"
 #include "strbuf.h"
 
 int compare_needs_has(const struct cmp_row *row)

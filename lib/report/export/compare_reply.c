@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "canon.h"
-#include "compare.h"
+#include "comparison.h"
 #include "rp_export.h"
 #include "strbuf.h"
 #include "units.h"

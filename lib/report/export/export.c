@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "canon.h"
-#include "compare.h"
+#include "comparison.h"
 #include "errmsg.h"
 #include "pipeline.h"
 #include "report.h"

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
 #include "canon.h"
 #include "errmsg.h"
 #include "report.h"

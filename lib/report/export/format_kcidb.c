@@ -16,9 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
 #include "canon.h"
-#include "compare.h"
+#include "comparison.h"
 #include "context.h"
 #include "errmsg.h"
 #include "pipeline.h"

@@ -7,6 +7,7 @@
 
 #include "ab.h"
 #include "order_stats.h"
+#include "tails.h"
 
 struct signed_rank {
 	double absd;
@@ -82,9 +83,9 @@ static int signed_rank_p(const double *d, size_t m, double *p_pos, double *p_neg
 		return 0;
 	}
 	z = (wplus - mean - 0.5) / sqrt(var);	/* continuity-corrected */
-	*p_pos = 0.5 * erfc(z / M_SQRT2);
+	*p_pos = tails_normal_upper(z);
 	z = (mean - wplus - 0.5) / sqrt(var);
-	*p_neg = 0.5 * erfc(z / M_SQRT2);
+	*p_neg = tails_normal_upper(z);
 	return 0;
 }
 

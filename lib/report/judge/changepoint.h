@@ -58,7 +58,4 @@ int changepoint_find(const double *x, size_t n, const struct cp_opts *opts,
 /* Two-sided p-value of Welch's t-test between @a[0..na) and @b[0..nb). */
 double changepoint_welch_p(const double *a, size_t na, const double *b, size_t nb);
 
-/* Student t distribution: P(|T| >= t) with @df degrees of freedom. */
-double changepoint_student_t_two_sided(double t, double df);
-
 #endif

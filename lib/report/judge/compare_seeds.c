@@ -18,8 +18,8 @@
 
 #include "baseline.h"
 #include "baseline_index.h"
-#include "compare.h"
 #include "compare_seeds.h"
+#include "comparison.h"
 #include "errmsg.h"
 #include "order_stats.h"
 #include "pipeline.h"

@@ -13,6 +13,7 @@
 #include "gate_together.h"
 #include "gate_young.h"
 #include "order_stats.h"
+#include "tails.h"
 #include "verdict_vocab.h"
 
 /*
@@ -211,14 +212,14 @@ static double tail_df(const struct noise *nz)
  * normal deviate @z (the inverse of residual()'s mapping). */
 static double raw_of_normal(double z, double df)
 {
-	double lo = 1, hi = 1e6, mid, want = 0.5 * erfc(z / M_SQRT2);
+	double lo = 1, hi = 1e6, mid, want = tails_normal_upper(z);
 	int i;
 
 	if (z < 1)
 		return z;
 	for (i = 0; i < 200; i++) {
 		mid = (lo + hi) / 2;
-		if (changepoint_student_t_two_sided(mid, df) / 2 > want)
+		if (tails_student_t_two_sided(mid, df) / 2 > want)
 			lo = mid;
 		else
 			hi = mid;
@@ -233,7 +234,7 @@ static double normal_of_raw(double t, double df)
 
 	if (t < 1)
 		return t;
-	tail = changepoint_student_t_two_sided(t, df) / 2;
+	tail = tails_student_t_two_sided(t, df) / 2;
 	return tail > 0 ? normal_upper_quantile(tail) : t;
 }
 
@@ -258,7 +259,7 @@ static double residual(const struct noise *nz, int better, double x, size_t r, d
 	df = tail_df(nz);
 	if (fabs(t) < 1)
 		return t;
-	tail = changepoint_student_t_two_sided(fabs(t), df) / 2;
+	tail = tails_student_t_two_sided(fabs(t), df) / 2;
 	if (!(tail > 0))
 		return t;
 	return t > 0 ? normal_upper_quantile(tail) : -normal_upper_quantile(tail);
@@ -324,8 +325,8 @@ static size_t cusum_runs(const struct gate_series *s, const double *seq, size_t 
  */
 static double two_ways(double zl, double zg, int idle)
 {
-	double t = fmin(0.5 * erfc(zl / M_SQRT2) / GATE_ALONE_LOCAL_SHARE,
-			0.5 * erfc(zg / M_SQRT2) / (idle ? 1 : 1 - GATE_ALONE_LOCAL_SHARE));
+	double t = fmin(tails_normal_upper(zl) / GATE_ALONE_LOCAL_SHARE,
+			tails_normal_upper(zg) / (idle ? 1 : 1 - GATE_ALONE_LOCAL_SHARE));
 
 	return normal_upper_quantile(fmin(0.5, t));
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "gate.h"
+#include "tails.h"
 
 double gate_cusum_arl(double mu, double k, double h)
 {
@@ -49,7 +50,7 @@ double gate_cusum_detector_p(double s, double z)
 	if (isnan(s) || isnan(z))
 		return NAN;
 	pc = GATE_CUSUM_SOJOURN / gate_cusum_arl(0, GATE_CUSUM_K, s) / (1 - GATE_SHEWHART_SHARE);
-	ps = 0.5 * erfc(z / M_SQRT2) / GATE_SHEWHART_SHARE;
+	ps = tails_normal_upper(z) / GATE_SHEWHART_SHARE;
 	pc = pc < ps ? pc : ps;
 	return pc < 1 ? pc : 1;
 }

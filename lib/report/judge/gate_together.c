@@ -2,9 +2,9 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "changepoint.h"
 #include "gate.h"
 #include "gate_together.h"
+#include "tails.h"
 
 static double sc(int logs, double x)
 {
@@ -88,8 +88,8 @@ static double block_p(const struct gate_series *s, int logs, double var_run, dou
 		df = fmin(4 + (double)k * (GATE_TAIL_DF - 4), df_est + (double)(k - 1));
 	}
 	t = (ma - mb) * dir / sqrt(vb + va);
-	return t > 0 ? changepoint_student_t_two_sided(t, df) / 2 :
-		       1 - changepoint_student_t_two_sided(-t, df) / 2;
+	return t > 0 ? tails_student_t_two_sided(t, df) / 2 :
+		       1 - tails_student_t_two_sided(-t, df) / 2;
 }
 
 /*

@@ -16,7 +16,7 @@
 #include "gate_band.h"
 #include "history_judge.h"
 #include "history_run_read.h"
-#include "history_window_rule.h"
+#include "window_rule.h"
 #include "report.h"
 #include "verdict_vocab.h"
 
@@ -173,7 +173,8 @@ static int band_read(struct db *db, struct band_src *src, const struct band_in *
 		if ((ret = history_window_lookup_keys(db, src->r, &src->keys)))
 			return ret;
 	}
-	o = (struct hgate_opts){ src->cmp, src->ord, 0, 0, 0, 1, 1 };
+	o = (struct hgate_opts){ .comparable = src->cmp, .order = src->ord,
+				 .allow_missing = 1, .windows_only = 1 };
 	if ((ret = history_window_read(db, src->r, &o, src->keys, &src->set)))
 		return ret;
 	src->have_set = 1;

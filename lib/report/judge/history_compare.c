@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "comparison.h"
 #include "errmsg.h"
 #include "history.h"
 #include "history_judge.h"
@@ -153,8 +153,10 @@ ksft_metric_report_history_compare(struct ksft_metric_report_history *kh,
 		ret = ksftm_oom();
 		goto out;
 	}
-	g = (struct hgate_opts){ cmp, sort, history_context_incomparable(ctx), o.window,
-				 o.fdr, o.allow_missing, 0 };
+	g = (struct hgate_opts){ .comparable = cmp, .order = sort,
+				 .incomparable = history_context_incomparable(ctx),
+				 .window = o.window, .fdr = o.fdr,
+				 .allow_missing = o.allow_missing };
 	ret = history_compare_lookup(history_db(h), cur, &g, out);
 out:
 	json_decref(ctx);

@@ -37,8 +37,8 @@ static int document(struct history *h, const struct ksft_metric_report_history_o
 	return ret;
 }
 
-int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
-		   int fmt, char **out, size_t *len)
+int history_document_format(struct history *h, const struct ksft_metric_report_history_opts *o,
+			    int fmt, char **out, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT;
 	json_t *doc = NULL;
@@ -83,5 +83,5 @@ ksft_metric_report_history_format(struct ksft_metric_report_history *kh,
 		return ksftm_fail(EINVAL, "ksft_metric_report_history_format: NULL argument");
 	if ((ret = ksftm_opts_take(&o, sizeof(o), opts, "ksft_metric_report_history_opts")))
 		return ret;
-	return history_format(history_of(kh), &o, fmt, out, len);
+	return history_document_format(history_of(kh), &o, fmt, out, len);
 }

@@ -9,7 +9,7 @@
 
 #include "history.h"
 
-int history_format(struct history *h, const struct ksft_metric_report_history_opts *o,
-		   int fmt, char **out, size_t *len);
+int history_document_format(struct history *h, const struct ksft_metric_report_history_opts *o,
+			    int fmt, char **out, size_t *len);
 
 #endif

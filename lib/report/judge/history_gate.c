@@ -127,8 +127,9 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 	for (e = s.is_array ? 0 : -1; e < (s.is_array ? n : 0); e++) {
 		struct cmp_row *row = compare_row_new(j->c, (char *const *)s.path, s.path_len,
 						      s.case_name, s.name, s.labels_json, e);
-		struct pending pd = { 0, NULL, 0, rel_tol, abs_tol, id, NULL, NULL, NULL, NULL, NULL,
-				      0, NULL, in->pinned, vals.n, NAN };
+		struct pending pd = { .rel_tol = rel_tol, .abs_tol = abs_tol, .id = id,
+				      .pinned = in->pinned, .cur_repeats = vals.n,
+				      .cur_within = NAN };
 		const struct history_window_elem *el;
 
 		if (!row || compare_spread_at(&row->cur_spread, &vals, e)) {	/* (for the text) */

@@ -39,7 +39,7 @@ int history_compare_lookup(struct db *db, const struct ksft_metric_report *r,
  * stored; -EEXIST (run key already there), -EINVAL (bad context item),
  * -EIO, -EBUSY, -ENOMEM.
  */
-int history_ingest(struct history *h, const struct ksft_metric_report *r,
+int history_record(struct history *h, const struct ksft_metric_report *r,
 		   const struct history_run *run, char **run_key_out);
 
 /* Each series' verdict from @c's rows (the worst of an array's elements),

@@ -10,7 +10,7 @@
 #include <ksftmetric/report.h>
 #include <stdlib.h>
 
-#include "compare.h"
+#include "comparison.h"
 #include "errmsg.h"
 #include "history.h"
 #include "history_ingest.h"
@@ -55,7 +55,7 @@ static int rejudge_later(struct history_ingest *in)
 	return ret;
 }
 
-int history_ingest(struct history *h, const struct ksft_metric_report *r,
+int history_record(struct history *h, const struct ksft_metric_report *r,
 		   const struct history_run *run, char **run_key_out)
 {
 	struct history_ingest in;
@@ -102,5 +102,5 @@ ksft_metric_report_history_ingest(struct ksft_metric_report_history *kh,
 	    (ret = history_compare_check_fdr(o.fdr)))
 		return ret;
 	run = (struct history_run){ o.run_id, o.order, o.context, o.n_context, o.window, o.fdr };
-	return history_ingest(history_of(kh), r, &run, run_id_out);
+	return history_record(history_of(kh), r, &run, run_id_out);
 }

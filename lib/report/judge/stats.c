@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "stats.h"
+#include "tails.h"
 
 #define EXACT_MAX_SMALL 8
 #define EXACT_MAX_CELLS 2000000
@@ -179,7 +180,7 @@ double stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny
 		if (!(var > 0))
 			return 1.0;
 		z = (umax - mu - 0.5) / sqrt(var);
-		p = erfc(z / sqrt(2.0));
+		p = tails_normal_two_sided(z);
 	}
 	return p > 1.0 ? 1.0 : p;
 }
@@ -306,7 +307,7 @@ double stats_signed_rank_p(const double *d, size_t n)
 		double mu = (double)top / 2, var = (double)m * (m + 1) * (2 * m + 1) / 24;
 		double z = (fabs(wplus - mu) - 0.5) / sqrt(var);
 
-		return z <= 0 ? 1 : fmin(1, erfc(z / sqrt(2.0)));
+		return z <= 0 ? 1 : fmin(1, tails_normal_two_sided(z));
 	}
 	c = signed_rank_counts(m);
 	if (!c)

@@ -382,25 +382,39 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	return 0;
 }
 
-KSFT_METRIC_REPORT_API int
-ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
-				 int stage,
-				 struct ksft_metric_report_values *out)
+/*
+ * Series @i's values at @stage into @pv (the series queries' shared start):
+ * @out (@out_size bytes) zeroed first. 0, or a negative errno with the
+ * message set.
+ */
+static int series_at_stage(const struct ksft_metric_report *r, size_t i, int stage,
+			   void *out, size_t out_size, struct rp_vals *pv)
 {
 	const struct rp_series *s = NULL;
 	struct rp_policy scratch;
-	struct rp_vals pv;
-	size_t k, j, w;
 	int ret = get_series(r, i, &s);
 
 	if (ret)
 		return ret;
 	if (!out || stage < KSFT_METRIC_REPORT_RAW || stage > KSFT_METRIC_REPORT_PROCESSED)
 		return ksftm_fail(EINVAL, "bad stage or NULL output");
-	memset(out, 0, sizeof(*out));
-	ret = pipeline_apply(&s->raw, series_policy(s, &scratch), stage, &pv);
-	if (ret)
+	memset(out, 0, out_size);
+	if (pipeline_apply(&s->raw, series_policy(s, &scratch), stage, pv))
 		return ksftm_oom();
+	return 0;
+}
+
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
+				 int stage,
+				 struct ksft_metric_report_values *out)
+{
+	struct rp_vals pv;
+	size_t k, j, w;
+	int ret = series_at_stage(r, i, stage, out, sizeof(*out), &pv);
+
+	if (ret)
+		return ret;
 	w = pv.off ? pv.width : 1;
 	out->n = pv.n;
 	out->width = w;
@@ -425,19 +439,12 @@ ksft_metric_report_series_points(const struct ksft_metric_report *r, size_t i,
 				 int stage,
 				 struct ksft_metric_report_points *out)
 {
-	const struct rp_series *s = NULL;
-	struct rp_policy scratch;
 	struct rp_vals pv;
 	size_t k;
-	int ret = get_series(r, i, &s);
+	int ret = series_at_stage(r, i, stage, out, sizeof(*out), &pv);
 
 	if (ret)
 		return ret;
-	if (!out || stage < KSFT_METRIC_REPORT_RAW || stage > KSFT_METRIC_REPORT_PROCESSED)
-		return ksftm_fail(EINVAL, "bad stage or NULL output");
-	memset(out, 0, sizeof(*out));
-	if (pipeline_apply(&s->raw, series_policy(s, &scratch), stage, &pv))
-		return ksftm_oom();
 	if (!pv.off) {
 		pv.off = malloc((pv.n + 1) * sizeof(size_t));
 		if (!pv.off) {

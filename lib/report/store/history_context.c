@@ -1,10 +1,12 @@
 /*
  * A run's context as the history keeps it: the context itself (logs'
  * lines, the CI's items over them), the keys that make two runs
- * comparable by default, and a run's comparability key.
+ * comparable by default, a run's comparability key, and the contexts
+ * that rule a run out of comparisons.
  */
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "context.h"
 #include "history.h"
@@ -73,4 +75,18 @@ char *history_comparable(json_t *ctx, const char *keys_json)
 	}
 	json_decref(keys);
 	return history_context_text(cmp);
+}
+
+static int truthy(json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return json_is_true(v) || (json_is_integer(v) && json_integer_value(v)) ||
+	       (s && (!strcmp(s, "true") || !strcmp(s, "1") || !strcmp(s, "yes")));
+}
+
+int history_context_incomparable(json_t *ctx)
+{
+	return truthy(json_object_get(ctx, "debug_kernel")) ||
+	       truthy(json_object_get(ctx, "ksft_machine_slow"));
 }

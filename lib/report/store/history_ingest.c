@@ -414,8 +414,10 @@ int history_ingest_begin(struct history_ingest *in)
 	 * them, and only the others are inserted. */
 	if ((ret = history_series_lookup(db, in->series, NULL, in->n)))
 		return ret;
-	in->gate = (struct hgate_opts){ in->cmp, in->sort, in->incomparable,
-					in->run->window, in->run->fdr, 1, 0 };
+	in->gate = (struct hgate_opts){ .comparable = in->cmp, .order = in->sort,
+					.incomparable = in->incomparable,
+					.window = in->run->window, .fdr = in->run->fdr,
+					.allow_missing = 1 };
 	return 0;
 }
 

@@ -17,7 +17,7 @@
 #include "errmsg.h"
 #include "history.h"
 #include "history_sql.h"
-#include "history_window_rule.h"
+#include "window_rule.h"
 #include "policy_vocab.h"
 #include "strbuf.h"
 #include "units.h"

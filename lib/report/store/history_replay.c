@@ -22,7 +22,7 @@
 #include "history_replay.h"
 #include "history_run_read.h"
 #include "history_sql.h"
-#include "history_window_rule.h"
+#include "window_rule.h"
 #include "report.h"
 #include "verdict_vocab.h"
 
@@ -112,7 +112,9 @@ static int load_run(struct history_replay *rp, const char *run_id, const char *o
 	int ret = history_run_read(rp->db, run_id, NULL, 0, &rp->rows, &rp->r, &rp->keys);
 
 	rp->run_id = run_id;
-	rp->o = (struct hgate_opts){ rp->cmp, order, 0, rp->run->window, rp->run->fdr, 1, 0 };
+	rp->o = (struct hgate_opts){ .comparable = rp->cmp, .order = order,
+				     .window = rp->run->window, .fdr = rp->run->fdr,
+				     .allow_missing = 1 };
 	return ret;
 }
 

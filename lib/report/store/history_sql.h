@@ -7,7 +7,7 @@
 #ifndef KSFTM_HISTORY_SQL_H
 #define KSFTM_HISTORY_SQL_H
 
-#include "history_window_rule.h"
+#include "window_rule.h"
 #include "verdict_vocab.h"
 
 /*
@@ -52,7 +52,7 @@
 	"SELECT series_id, run_order FROM ksftm_levels WHERE comparable = $1"
 
 /* HISTORY_RECENT_RUNS, how many recent runs HISTORY_SHIFT_SQL reads:
- * history_window_rule.h. */
+ * window_rule.h. */
 
 /* The gate's recent runs of series $1 on machines $2 (cases measured,
  * whatever the gate said of each: the CUSUM's sequence and the noise)

@@ -15,7 +15,7 @@
 #include "history.h"
 #include "history_sql.h"
 #include "history_window.h"
-#include "history_window_rule.h"
+#include "window_rule.h"
 #include "strbuf.h"
 
 static const char window_sql[] = HISTORY_WINDOW_SQL;

@@ -13,7 +13,7 @@
 #include "db.h"
 #include "history.h"
 #include "history_sql.h"
-#include "history_window_rule.h"
+#include "window_rule.h"
 
 /*
  * Rows @from..@from+@n of @rows, columns from @col: one series' window or
@@ -134,7 +134,7 @@ struct history_window_in {
 	size_t *repeats;	/* each one's repeats */
 	double *within;		/* and their variance */
 	unsigned char *held;	/* 1: out of the level's window (flagged or held
-				   out, history_window_rule.h, and no transient) */
+				   out, window_rule.h, and no transient) */
 	size_t n_recent;
 	double *prior;		/* a young accepted level's: the runs before it,
 				   oldest first, for their noise (else NULL) */

@@ -18,7 +18,7 @@
 #include "grow.h"
 #include "history.h"
 #include "history_window.h"
-#include "history_window_rule.h"
+#include "window_rule.h"
 #include "order_stats.h"
 #include "report.h"
 #include "rp_policy.h"
@@ -237,7 +237,7 @@ static double median_of(const double *v, size_t n, double *scratch)
 }
 
 /*
- * Which recent runs are held out (history_window_rule.h), decided in time
+ * Which recent runs are held out (window_rule.h), decided in time
  * order, each run against what came before it: too noisy, and beyond the
  * lenient line worse than the level of the runs before it that the window
  * kept (neither held nor flagged: the newest @win of them), the line's
@@ -300,9 +300,9 @@ static void drop_held(struct history_window_in *in, const unsigned char *held,
  * accepted level on), whatever the gate said of each: the CUSUM runs over
  * them, and their noise is the series' noise. Flagged runs stay out of the
  * level until accepted, and so do held runs (too noisy, worse than the
- * level beyond the lenient line: history_window_rule.h); but a flagged or
+ * level beyond the lenient line: window_rule.h); but a flagged or
  * held run followed by HISTORY_TRANSIENT_AFTER runs back at the old level
- * was a transient: it is back in the level's window (history_window_rule.h,
+ * was a transient: it is back in the level's window (window_rule.h,
  * the rule the chart band follows too).
  */
 static int read_recent(struct history_window *w, size_t i, struct history_window_in *in)
@@ -363,7 +363,7 @@ static int read_recent(struct history_window *w, size_t i, struct history_window
 	 * flagged or held one (history_window_rule_transient()). */
 	for (k = 0; k < m; k++) {
 		/* A too-noisy run inside the lenient line is back at the level:
-		 * the series returned (history_window_rule.h). */
+		 * the series returned (window_rule.h). */
 		/* (A held run is in the window query's reach whatever its
 		 * place: it is usable, only held.) */
 		int back = history_window_rule_transient(&scan, flag[k] ? k : 0, win,

@@ -1,7 +1,9 @@
 /*
- * A comparison's rows (compare.h): made by the judges (compare.c against
- * baseline files, history_gate.c against the history), then read back and
- * freed through the public calls.
+ * The comparison table (comparison.h): its rows, made by the judges
+ * (judge/compare.c against baseline files, judge/history_gate.c against
+ * the history), read back and freed through the public calls; and the
+ * spread of the values behind a row's baseline or current, which
+ * judge/compare.c and judge/compare_seeds.c both fill.
  */
 #include <errno.h>
 #include <ksftmetric/report.h>
@@ -10,8 +12,9 @@
 #include <string.h>
 
 #include "canon.h"
-#include "compare.h"
+#include "comparison.h"
 #include "errmsg.h"
+#include "order_stats.h"
 #include "strpool.h"
 
 struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
@@ -126,4 +129,42 @@ KSFT_METRIC_REPORT_API const char *
 ksft_metric_report_comparison_context_diff(const struct ksft_metric_report_comparison *c)
 {
 	return c ? c->context_diff : NULL;
+}
+
+int compare_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride)
+{
+	size_t i, m = 0;
+	double *v, *dev;
+
+	memset(s, 0, sizeof(*s));
+	s->lo = s->hi = s->mid = s->sd = NAN;
+	if (!n)
+		return 0;
+	v = malloc(2 * n * sizeof(*v));		/* the values, then their deviations */
+	if (!v)
+		return -ENOMEM;
+	dev = v + n;
+	for (i = 0; i < n; i++)		/* a value that is not a number is no point */
+		if (isfinite(x[i * stride]))
+			v[m++] = x[i * stride];
+	if (m) {
+		s->mid = ksftm_median(v, m);	/* sorts */
+		s->n = m;
+		s->lo = v[0];
+		s->hi = v[m - 1];
+		for (i = 0; i < m; i++)
+			dev[i] = fabs(v[i] - s->mid);
+		s->sd = 1.4826 * ksftm_median(dev, m);
+	}
+	free(v);
+	return 0;
+}
+
+int compare_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e)
+{
+	size_t k = e < 0 ? 0 : (size_t)e;
+
+	if (!v->n || k >= v->width)
+		return compare_spread_of(s, NULL, 0, 1);
+	return compare_spread_of(s, v->v + k, v->n, v->width);
 }

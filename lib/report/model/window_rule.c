@@ -1,5 +1,5 @@
 /*
- * The history window's rule (history_window_rule.h): the one copy the
+ * The history window's rule (window_rule.h): the one copy the
  * gate and the chart band follow.
  */
 #include <jansson.h>
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history_window_rule.h"
 #include "order_stats.h"
 #include "verdict_vocab.h"
+#include "window_rule.h"
 
 int history_window_rule_transient(struct history_window_rule_scan *s, size_t k, size_t window,
 				  const char *code, int flagged)

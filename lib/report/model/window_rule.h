@@ -1,13 +1,15 @@
 /*
- * The history window's rule (history_window_rule.c), in one place: how
+ * The history window's rule (window_rule.c), in one place: how
  * many runs the gate judges against, how many recent runs it reads, when
  * a flagged run is a transient back in the level's window, and a run's
- * repeats. history_window_read.c reads the gate's inputs by it, and the
- * gate (judge/history_gate.c) and the chart band (judge/history_band.c)
- * both take what it reads, so they cannot drift apart.
+ * repeats. store/history_window_read.c reads the gate's inputs by it, and
+ * the gate (judge/history_gate.c) and the chart band (judge/history_band.c)
+ * both take what it reads, so they cannot drift apart. In model/, below
+ * both the store and the judge that use it; its names keep the history's
+ * prefix (history_window_rule_*(), HISTORY_*) they had in store/.
  */
-#ifndef KSFTM_HISTORY_WINDOW_RULE_H
-#define KSFTM_HISTORY_WINDOW_RULE_H
+#ifndef KSFTM_WINDOW_RULE_H
+#define KSFTM_WINDOW_RULE_H
 
 #include <stddef.h>
 
