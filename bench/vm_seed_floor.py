@@ -279,7 +279,8 @@ def judge_tag(a, tag):
                 his = [x for x in his if x is not None]
                 print("  %s (allow %.2g %%)\n    REGRESSION %d of %d [%.1f %%, %.1f %%]; %s\n"
                       "    change %s..%s %% (median %s), interval lows %s..%s, highs %s..%s" % (
-                          rk, 100 * rows[0]["allowance"], reg, n, 100 * lo, 100 * hi,
+                          rk, 100 * rows[0]["allowance"] / abs(rows[0]["baseline"] or 1),
+                          reg, n, 100 * lo, 100 * hi,
                           ", ".join("%s %d" % kv for kv in sorted(verdicts.items())),
                           pct(ch[0] if ch else None), pct(ch[-1] if ch else None),
                           pct(statistics.median(ch) if ch else None),

@@ -29,4 +29,5 @@ check(abs(elapsed - cpu - idle - rest) < 2e-6, "the three parts sum to the whole
 check(0.98 <= idle < 1.05, "sleep 1 is idle time, about 1 s of it", m.group(0))
 check(cpu >= 0.02, "the busy loop is COMMAND's CPU time", m.group(0))
 check(0 <= rest < 0.05 * elapsed, "little is neither (other tasks, interrupts)", m.group(0))
+print(m.group(0))
 print("PASS")
