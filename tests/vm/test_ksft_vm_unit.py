@@ -296,6 +296,10 @@ class TestCommandStats(unittest.TestCase):
         self.assertIsNone(result.stats_line(
             result.decode(b"KSFT-VM-RESULT 0 0 0 0 - - -\nKSFT-VM-RESULT-END\n").stats))
         self.assertIsNone(result.decode(b"KSFT-VM-RESULT 0 0 0 0\nKSFT-VM-RESULT-END\n").stats)
+        # another awk's float or a stray word costs the figure, never the result
+        r = result.decode(b"KSFT-VM-RESULT 3 1 0 0 12 5.002845e+09 x\nyKSFT-VM-RESULT-END\n")
+        self.assertEqual((r.status, r.out), (3, b"y"))
+        self.assertEqual(r.stats, {"cpu_ns": 12000, "elapsed_ns": 5002845000, "idle_ns": None})
 
 
 class TestRoot(unittest.TestCase):

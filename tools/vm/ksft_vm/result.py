@@ -7,9 +7,10 @@ import re
 from .errors import GuestError
 from .guest_init import OUT_MARK
 
-# The last three (COMMAND's CPU us, virtual ns, idle ns) since issue 42.
+# The last three (COMMAND's CPU us, virtual ns, idle ns) since issue 42;
+# any word there, so an odd number never costs the result (_number()).
 _HEAD = re.compile(rb"(?m)^" + OUT_MARK.encode() +
-                   rb" (\d+) (\d+) (\d+) ([01])(?: (\d+|-) (-?\d+|-) (-?\d+|-))?\n")
+                   rb" (\d+) (\d+) (\d+) ([01])(?: (\S+) (\S+) (\S+))?\n")
 _END = OUT_MARK.encode() + b"-END\n"
 
 
@@ -23,6 +24,15 @@ class Result:
         self.stats = stats
 
 
+def _number(word):
+    """A stats field: an integer (an awk may write 5.002845e+09), None for
+    "-" or anything else."""
+    try:
+        return int(float(word))
+    except ValueError:
+        return None
+
+
 def decode(data):
     """The Result of the bytes @data the guest wrote; GuestError when there
     is none, when the stream is cut or longer than its header says, or when
@@ -33,7 +43,7 @@ def decode(data):
     status, nout, nerr, full = (int(x) for x in m.groups()[:4])
     stats = None
     if m.group(5) is not None:
-        cpu_us, elapsed, idle = (None if x == b"-" else int(x) for x in m.groups()[4:])
+        cpu_us, elapsed, idle = (_number(x) for x in m.groups()[4:])
         stats = {"cpu_ns": None if cpu_us is None else cpu_us * 1000, "elapsed_ns": elapsed,
                  "idle_ns": idle}
     body = data[m.end():]
