@@ -224,7 +224,8 @@ def judge_tag(a, tag):
         print("wall a boot: median %.0f s, %.0f-%.0f s; load %s-%s; two boots at once, so an "
               "N-seed A/B (2N boots) takes about N x %.0f s" % (
                   statistics.median(walls), walls[0], walls[-1],
-                  min(m["load_start"] for m in metas), max(m["load_end"] for m in metas),
+                  min((m["load_start"] for m in metas), key=float),
+                  max((m["load_end"] for m in metas), key=float),
                   statistics.median(walls)))
     for kind in KINDS:
         print("\n## %s: spread of every gated series (value a seed: p50 of its repeats)" % kind)
