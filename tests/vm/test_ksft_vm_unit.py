@@ -224,6 +224,85 @@ class TestResult(unittest.TestCase):
         self.assertEqual(cm.exception.result.out, b"o")
 
 
+# /proc/timer_list as 6.12 prints it (two CPUs; what the awk lines read).
+TIMER_LIST = """Timer List Version: v0.10
+HRTIMER_MAX_CLOCK_BASES: 8
+now at %d nsecs
+
+cpu: 0
+ clock 0:
+  .base:               ffff88803e61f300
+  .idle_sleeptime : %d nsecs
+  .iowait_sleeptime: 0 nsecs
+  .idle_waketime  : 0 nsecs
+cpu: 1
+  .idle_sleeptime : %d nsecs
+"""
+
+
+class TestCommandStats(unittest.TestCase):
+    """COMMAND's virtual time, CPU time and the guest's idle time (issue 42,
+    doc/vm.rst "Latency tests"): /init's awk lines under busybox's awk (the
+    guest's), the header's fields, the line the host prints."""
+
+    def awk(self, script, stdin=""):
+        bb = "/bin/busybox"
+        if not os.path.exists(bb):
+            self.skipTest("no busybox on the host (the guest's awk)")
+        with tempfile.TemporaryDirectory() as d:
+            os.symlink(bb, os.path.join(d, "awk"))
+            return subprocess.run(["/bin/sh", "-c", script], input=stdin, text=True,
+                                  capture_output=True, env={"PATH": d + ":/bin:/usr/bin"},
+                                  check=True).stdout.strip()
+
+    def test_clock_reads_timer_list(self):
+        with tempfile.TemporaryDirectory() as d:
+            tl = os.path.join(d, "timer_list")
+            with open(tl, "w") as f:
+                f.write(TIMER_LIST % (12345678901, 1000000007, 25))
+            clock = guest_init.CLOCK.replace("/proc/timer_list", tl)
+            self.assertEqual(self.awk(clock), "12345678901 1000000032")
+            self.assertEqual(self.awk(guest_init.CLOCK.replace("/proc/timer_list",
+                                                               tl + ".none")), "- -")
+        delta = "awk '%s'" % guest_init.DELTA
+        self.assertEqual(self.awk(delta, "12345678901 1000000032 14345678905 1500000032\n"),
+                         "2000000004 500000000")
+        self.assertEqual(self.awk(delta, "- - 14345678905 1500000032\n"), "- -")
+        self.assertEqual(self.awk(delta, "5 - 9 -\n"), "4 -")
+
+    def test_init_measures_command_alone(self):
+        text = guest_init.render(["/bin"], {}, "/w", ["c"])
+        run = text.index('"$@" > $o/out')
+        self.assertLess(text.index("echo $$ > $g/cgroup.procs"), run)
+        self.assertLess(text.index("t0=$("), text.index("echo $$ > $g/cgroup.procs"))
+        after = text[run:]
+        self.assertLess(after.index("usage_usec"), after.index("echo $$ > /sys/fs/cgroup/"))
+        self.assertLess(after.index("echo $$ > /sys/fs/cgroup/"), after.index("t1=$("))
+        self.assertIn('$rc $nout $nerr $full $cpu $(echo $t0 $t1', text)
+
+    def test_header_stats(self):
+        data = b"KSFT-VM-RESULT 0 1 0 0 2500000 4000000123 1000000000\nxKSFT-VM-RESULT-END\n"
+        r = result.decode(data)
+        self.assertEqual((r.status, r.out), (0, b"x"))
+        self.assertEqual(r.stats, {"cpu_ns": 2500000000, "elapsed_ns": 4000000123,
+                                   "idle_ns": 1000000000})
+        line = result.stats_line(r.stats)
+        self.assertIn("COMMAND took 4.000000 virtual s: its own CPU 2.500000 s (instructions), "
+                      "the guest idle 1.000000 s, the rest 0.500000 s", line)
+        self.assertNotIn("virtual", result.stats_line(r.stats, icount=False))
+        r = result.decode(b"KSFT-VM-RESULT 0 0 0 0 - 7 -\nKSFT-VM-RESULT-END\n")
+        self.assertEqual(r.stats, {"cpu_ns": None, "elapsed_ns": 7, "idle_ns": None})
+        self.assertIn("its own CPU ? s", result.stats_line(r.stats))
+        # a guest that measured nothing, and one from before the fields
+        self.assertIsNone(result.stats_line(
+            result.decode(b"KSFT-VM-RESULT 0 0 0 0 - - -\nKSFT-VM-RESULT-END\n").stats))
+        self.assertIsNone(result.decode(b"KSFT-VM-RESULT 0 0 0 0\nKSFT-VM-RESULT-END\n").stats)
+        # another awk's float or a stray word costs the figure, never the result
+        r = result.decode(b"KSFT-VM-RESULT 3 1 0 0 12 5.002845e+09 x\nyKSFT-VM-RESULT-END\n")
+        self.assertEqual((r.status, r.out), (3, b"y"))
+        self.assertEqual(r.stats, {"cpu_ns": 12000, "elapsed_ns": 5002845000, "idle_ns": None})
+
+
 class TestRoot(unittest.TestCase):
     def test_dir_after_its_file(self):
         """A directory first made as a file's parent is still walked (item 1)."""

@@ -46,7 +46,8 @@ with tempfile.TemporaryDirectory(prefix="ksft-vm-output.") as tmp:
     check(mine[1:] == ["line %d" % i for i in range(LINES)],
           "every line after the root filled, none cut", "\n".join(mine[-5:]))
     check("stderr-end" in err.splitlines() and "line " not in err and
-          all(x.startswith(("left-behind", "stderr-end", "ksft-vm: warning")) or not x
+          all(x.startswith(("left-behind", "stderr-end", "ksft-vm: warning",
+                             "ksft-vm: COMMAND took")) or not x
               for x in err.splitlines()),
           "stderr whole and apart from stdout", err[-2000:])
 print("PASS")

@@ -14,7 +14,7 @@ from .errors import EXIT_VM, GuestError, Interrupted, TimedOut, UsageError, VmEr
 from .kernel import find_kernel
 from .pack import build_root
 from .qemu import DEFAULT_CPU, QEMU, VmConfig, qemu_argv, qemu_version
-from .result import decode
+from .result import decode, stats_line
 from .seed import context_words as seed_words
 
 PROG = "ksft-vm"
@@ -310,6 +310,9 @@ def main(argv=None):
         status = run.boot(cfg)
         res = run.read_result(cfg, status)
         _write(res)
+        stats = stats_line(res.stats, icount=not args.kvm)
+        if stats:
+            _say(stats)
         if args.profile:
             run.write_profile(cfg, res.out)
         if res.status == EXIT_VM:

@@ -8,8 +8,19 @@ exits, what it left running is stopped (TERM, one second, KILL) before
 the files are measured, so nothing writes between measuring and sending;
 the host checks the end mark right after the two files (result.py).
 
+COMMAND runs in a cgroup of its own (the shell joins it for COMMAND and
+leaves it right after): its cpu.stat usage_usec is the CPU time of
+COMMAND and everything it started, to the microsecond (under icount:
+instructions). /proc/timer_list's "now at" (CLOCK_MONOTONIC) and its
+CPUs' idle_sleeptime, read before and after, give COMMAND's virtual time
+and how much of it the guest spent idle, in ns (an idle guest jumps to
+its next timer: that jump is idle time). The host prints the three
+(result.stats_line).
+
 The result, on the second serial port (raw):
-  MARK RC OUT_BYTES ERR_BYTES OUT_FS_FULL\\n, stdout, stderr, MARK-END\\n
+  MARK RC OUT_BYTES ERR_BYTES OUT_FS_FULL CPU_US ELAPSED_NS IDLE_NS\\n,
+  stdout, stderr, MARK-END\\n
+(each of the last three "-" when the guest could not measure it).
 """
 import shlex
 
@@ -47,8 +58,17 @@ mount -t tmpfs -o size=50%%,mode=0700 ksft-vm-out $o
 %(before)scd %(cwd)s
 set -- %(argv)s
 echo "ksft-vm: running $1" > /dev/kmsg
+t0=$(%(clock)s)
+g=/sys/fs/cgroup/ksft-vm-command
+mkdir $g 2>/dev/null && echo $$ > $g/cgroup.procs 2>/dev/null || g=
 "$@" > $o/out 2> $o/err < /dev/null
 rc=$?
+cpu=-
+if [ -n "$g" ]; then
+	while read k v; do [ "$k" = usage_usec ] && cpu=$v; done < $g/cpu.stat
+	echo $$ > /sys/fs/cgroup/cgroup.procs
+fi
+t1=$(%(clock)s)
 cd /
 kill -TERM -1 2>/dev/null && sleep 1 && kill -KILL -1 2>/dev/null
 full=0
@@ -58,7 +78,7 @@ nout=$(wc -c < $o/out)
 nerr=$(wc -c < $o/err)
 stty -F /dev/ttyS1 raw -echo
 {
-	echo "%(mark)s $rc $nout $nerr $full"
+	echo "%(mark)s $rc $nout $nerr $full $cpu $(echo $t0 $t1 | awk '%(delta)s')"
 	head -c $nout $o/out
 	head -c $nerr $o/err
 	echo "%(mark)s-END"
@@ -67,6 +87,16 @@ stty -F /dev/ttyS1 raw -echo
 sync
 reboot -f
 """
+
+
+# "NOW IDLE" in ns: CLOCK_MONOTONIC and the idle time of every CPU summed
+# ("- -" when /proc/timer_list is missing).
+CLOCK = ("awk '/^now at/ { n = $3 } /idle_sleeptime/ { i += $3; s = 1 } "
+         "END { print (n == \"\" ? \"-\" : n), (s ? i : \"-\") }' /proc/timer_list "
+         "2>/dev/null || echo - -")
+# "ELAPSED IDLE" from "NOW0 IDLE0 NOW1 IDLE1" ("-" where one is missing).
+DELTA = ('{ print ($1 == "-" || $3 == "-" ? "-" : $3 - $1), '
+         '($2 == "-" || $4 == "-" ? "-" : $4 - $2) }')
 
 
 def render(path_dirs, env, cwd, argv, before=""):
@@ -79,6 +109,7 @@ def render(path_dirs, env, cwd, argv, before=""):
         "path": shlex.quote(":".join(path_dirs)), "env": "\n".join(exports),
         "cwd": shlex.quote(cwd), "outdir": OUT_DIR, "before": before, "full_kb": OUT_FULL_KB,
         "argv": " ".join(shlex.quote(a) for a in argv), "mark": OUT_MARK,
+        "clock": CLOCK, "delta": DELTA,
         # --profile's steps, the same in every boot, profiled or not (profile.py)
         "profile_before": profile.INIT_BEFORE, "profile_after": profile.INIT_SEND_SYMBOLS,
     }
