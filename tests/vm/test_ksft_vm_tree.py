@@ -391,6 +391,9 @@ class TestTreeCommands(TreeFixture):
             self.assertTrue(out.startswith("%s is the first bad commit" % commits[3]), out)
             self.assertEqual(self.git("rev-parse", "HEAD"), commits[4])    # left as it was
             self.assertFalse(os.path.exists(os.path.join(self.tree, ".git", "BISECT_START")))
+        with open(os.path.join(out_dir, "steps.txt")) as f:
+            steps = f.read().splitlines()
+        self.assertRegex(steps[0], r"^\S+ 6\.12\.0-g5 status 1 build \d+ s boots \d+ s$")
         # BAD no regression: nothing to bisect
         rc, out, err = self.run_vm(["bisect", "-o", out_dir, "--seeds", "1", commits[0],
                                     commits[2], "--tree", self.tree, "--", "true"], spec)

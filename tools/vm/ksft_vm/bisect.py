@@ -16,6 +16,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 
 from . import install, process, tree_build
 from .errors import Interrupted, UsageError, VmError
@@ -215,10 +216,12 @@ class Step:
 
     def run(self):
         """The step's exit status (step_status()) for the checked-out HEAD."""
+        t0 = time.monotonic()
         b = self.build()
         if not b:
             return step_status(False, [], None)
         built, state = b
+        t1 = time.monotonic()
         logs, statuses = self.boot(state.commit[:12])
         for log, st in zip(logs, statuses):
             if st == EXIT_VM or st < 0:
@@ -228,8 +231,10 @@ class Step:
         if statuses and all(st >= 0 and st != EXIT_VM for st in statuses):
             cmp_status = self.judge(logs, state.commit[:12])
         rc = step_status(True, statuses, cmp_status)
+        t2 = time.monotonic()
         with open(os.path.join(self.s["out"], "steps.txt"), "a") as f:
-            f.write("%s %s %s\n" % (state.describe, built.release, rc))
+            f.write("%s %s status %d build %.0f s boots %.0f s\n" % (
+                state.describe, built.release, rc, t1 - t0, t2 - t1))
         return rc
 
 
