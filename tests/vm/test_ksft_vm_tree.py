@@ -11,10 +11,12 @@ usage: test_ksft_vm_tree.py [unittest options]
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -198,6 +200,11 @@ if "olddefconfig" in targets:
     lines = [l for l in open(cfg) if not l.startswith("CONFIG_DROPME=")]
     open(cfg, "w").write("".join(lines))
 if "bzImage" in targets:
+    if os.environ.get("STANDIN_MAKE_HANG"):
+        open(os.environ["STANDIN_MAKE_HANG"], "w").write("%d\n" % os.getpid())
+        import time
+        while True:
+            time.sleep(1)
     if os.path.exists(os.path.join(tree, "BROKEN")):
         sys.exit(2)
     head = open(os.path.join(tree, "VERSION")).read().strip()
@@ -370,6 +377,24 @@ class TestTreeCommands(TreeFixture):
         self.assertEqual(rc, 0, err)
         self.assertIn("cached", err)
         self.assertNotIn("building", err)
+
+    def test_a_stopped_build_stops_make(self):
+        pidfile = os.path.join(self.d, "make.pid")
+        e = standin_env({}, extra_path=os.path.join(self.d, "bin"),
+                        KSFT_VM_CACHE=self.env["KSFT_VM_CACHE"], STANDIN_MAKE_CALLS=self.calls,
+                        STANDIN_MAKE_HANG=pidfile)
+        p = subprocess.Popen([sys.executable, VM, "build", "--tree", self.tree], env=e,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while not os.path.exists(pidfile) or not open(pidfile).read().endswith("\n"):
+            time.sleep(0.05)
+        make = int(open(pidfile).read())
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(), -signal.SIGTERM)
+        while os.path.exists("/proc/%d" % make):      # reaped by init once killed
+            with open("/proc/%d/stat" % make) as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    break
+            time.sleep(0.05)
 
     def test_bisect_finds_the_first_bad_commit(self):
         bad_log = os.path.join(self.d, "bad.log")

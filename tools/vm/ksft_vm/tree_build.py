@@ -18,8 +18,8 @@ import subprocess
 import sys
 import time
 
-from . import guest_config, kconfig
-from .errors import UsageError, VmError
+from . import guest_config, kconfig, process
+from .errors import Interrupted, UsageError, VmError
 
 PROG = "ksft-vm build"
 CACHE_VAR = "KSFT_VM_CACHE"
@@ -202,11 +202,18 @@ class Builder:
         with open(self.log, "ab") as log:
             log.write(("\n$ %s\n" % " ".join(argv)).encode())
             log.flush()
-            r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                               env=dict(self.environ, **kw.pop("env", {})), check=False)
-        if r.returncode:
+            # make and its compilers in a group of their own that ends with
+            # ksft-vm (a signal, --timeout's exit, a kill): no orphaned build
+            p = process.spawn(argv, stdin=subprocess.DEVNULL, stdout=log,
+                              stderr=subprocess.STDOUT, env=dict(self.environ, **kw.pop("env", {})))
+            try:
+                status = p.wait()
+            finally:
+                if p.returncode is None:
+                    process.kill_group(p)
+        if status:
             raise BuildError("make %s failed (exit %d) in %s; %s's last lines:\n%s" % (
-                " ".join(targets), r.returncode, self.tree, self.log, _tail(self.log)))
+                " ".join(targets), status, self.tree, self.log, _tail(self.log)))
 
     def configure(self):
         """obj/.config: tinyconfig, the guest's fragment, the test's, then
@@ -368,11 +375,20 @@ def main(argv):
     if argv[:1] in (["-h"], ["--help"]):
         print(HELP)
         return 0
+    signum = None
     try:
+        process.catch_stop_signals()
         a = parse(argv)
         built, _ = build(a["tree"], a["configs"], jobs=a["jobs"], say=_say)
     except VmError as e:
         _say(str(e))
         return 255
+    except Interrupted as e:
+        signum = e.signum
+        return 255
+    finally:
+        process.quiet()
+        if signum is not None:
+            process.die_of(signum)
     print(built.image)
     return 0
