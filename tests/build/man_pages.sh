@@ -15,7 +15,7 @@ mandir=$(find "$dest" -type d -path '*/share/man' | head -n1)
 fail=0
 for p in man1/ksft-metric.1 man1/ksft-metric-compare.1 man1/ksft-metric-report.1 \
 	man1/ksft-metric-pin.1 man1/ksft-metric-site.1 man3/libksftmetric.3 \
-	man1/ksft-vm.1 man1/ksft-vm-ab.1; do
+	man1/ksft-vm.1 man1/ksft-vm-ab.1 man1/ksft-vm-build.1 man1/ksft-vm-bisect.1; do
 	[ -f "$mandir/$p" ] || { echo "FAIL: $mandir/$p not installed"; fail=1; }
 done
 out=$(MANPATH="$mandir" MANWIDTH=80 man ksft-metric-compare 2>&1 | col -b)

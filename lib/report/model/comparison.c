@@ -134,13 +134,14 @@ ksft_metric_report_comparison_context_diff(const struct ksft_metric_report_compa
 int compare_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride)
 {
 	size_t i, m = 0;
-	double *v, *dev;
+	double few[64], *v, *dev;
 
 	memset(s, 0, sizeof(*s));
 	s->lo = s->hi = s->mid = s->sd = NAN;
 	if (!n)
 		return 0;
-	v = malloc(2 * n * sizeof(*v));		/* the values, then their deviations */
+	/* the values, then their deviations; most rows: a few, no malloc */
+	v = n <= 32 ? few : malloc(2 * n * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	dev = v + n;
@@ -156,7 +157,8 @@ int compare_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t st
 			dev[i] = fabs(v[i] - s->mid);
 		s->sd = 1.4826 * ksftm_median(dev, m);
 	}
-	free(v);
+	if (v != few)
+		free(v);
 	return 0;
 }
 

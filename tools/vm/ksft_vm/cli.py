@@ -27,6 +27,9 @@ CONSOLE_TAIL = 30
 USAGE = ("%(prog)s [--kernel IMAGE] [--modules DIR] [--add PATH]... [--smp N] [--memory MB]\n"
          "               [--timeout S] [--kvm] [--cpu MODEL] [--console FILE] [--profile FILE]\n"
          "               [--seed S] -- COMMAND [ARG]...\n"
+         "       %(prog)s --tree DIR [--config FRAGMENT]... [--jobs N] [OPTION]... -- COMMAND [ARG]...\n"
+         "       %(prog)s build --tree DIR [--config FRAGMENT]... [--jobs N]\n"
+         "       %(prog)s bisect [-o DIR] [--seeds N] GOOD BAD --tree DIR [OPTION]... -- COMMAND [ARG]...\n"
          "       %(prog)s ab [-o DIR] IMAGE_A IMAGE_B [OPTION]... -- COMMAND [ARG]...")
 DESCRIPTION = """\
 Run COMMAND in a QEMU guest whose clock counts instructions (TCG, -icount
@@ -45,7 +48,10 @@ COMMAND and --add names on the host; TMPDIR holds the run's temp dir (the
 next run removes those a killed run left); KSFT_VM_VERBOSE=1 prints
 QEMU's command line, the module count and the root's size.
 
-ksft-vm ab: kernel A/B (ksft-vm-ab(1)). See ksft-vm(1) and doc/vm.rst."""
+ksft-vm build: a kernel tree built for the guest, cached (--tree does it
+before the boot, outside --timeout); ksft-vm bisect: git bisect run of
+that build and boot against GOOD's; ksft-vm ab: kernel A/B (ksft-vm-ab(1)).
+See ksft-vm(1) and doc/vm.rst."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -77,6 +83,14 @@ def parser():
                     help="bzImage to boot (default: the newest /boot/vmlinuz-*)")
     ap.add_argument("--modules", metavar="DIR", help="its module tree (default: beside IMAGE "
                     "as an extracted package has it, else /lib/modules/RELEASE)")
+    ap.add_argument("--tree", metavar="DIR",
+                    help="a kernel tree (git): build it for the guest (cached by commit "
+                    "and config; ksft-vm build) and boot what it built")
+    ap.add_argument("--config", metavar="FRAGMENT", action="append", default=[],
+                    help="with --tree: a Kconfig fragment over the guest's base (default: "
+                    "the config file of COMMAND's selftest directory)")
+    ap.add_argument("--jobs", metavar="N", type=int, help="with --tree: make -jN "
+                    "(default: the CPUs)")
     ap.add_argument("--add", metavar="PATH", action="append", default=[],
                     help="a file or directory to copy in at the same path (with its "
                     "libraries); a bare name not in the current directory is looked up in PATH")
@@ -124,6 +138,12 @@ def parse(argv):
         raise UsageError("--memory must be at least 128 (MB)")
     if args.profile and args.kvm:
         raise UsageError("--profile needs TCG (QEMU's plugins do not see KVM's instructions)")
+    if args.tree and (args.kernel or args.modules):
+        raise UsageError("--tree builds the kernel: no --kernel or --modules with it")
+    if (args.config or args.jobs is not None) and not args.tree:
+        raise UsageError("--config and --jobs go with --tree")
+    if args.jobs is not None and not 1 <= args.jobs <= 1024:
+        raise UsageError("--jobs must be 1 to 1024")
     if not all(c.isalnum() or c in "._-" for c in args.cpu) or not args.cpu:
         raise UsageError("--cpu %s: not a CPU model name" % args.cpu)
     return args
@@ -167,6 +187,16 @@ class Run:
         self.tmp = None
         self.proc = None
         self.console = None
+        self.environ = None         # the guest's environment source (None: ours)
+
+    def build_tree(self):
+        """--tree: build (or find in the cache) and boot what it built,
+        the commit in the guest's environment (tree_build.COMMIT_VAR)."""
+        from . import tree_build
+        a = self.args
+        built, state = tree_build.build(a.tree, a.config, a.command, a.jobs, _say)
+        a.kernel, a.modules = built.image, built.moddir
+        self.environ = dict(os.environ, **{tree_build.COMMIT_VAR: state.context_value()})
 
     def pack(self):
         """Find the kernel and pack the root into the temp dir."""
@@ -174,7 +204,8 @@ class Run:
         self.kernel = find_kernel(a.kernel, a.modules)
         self.tmp = process.make_temp_dir()
         packed = build_root(a.command, a.add, self.kernel, os.path.join(self.tmp, "stage"),
-                            warn=lambda t: _say("warning: " + t), seed_s=a.seed)
+                            environ=self.environ, warn=lambda t: _say("warning: " + t),
+                            seed_s=a.seed)
         if packed.modules == 0:
             _say("warning: no kernel modules packed (%s): a test that needs veth, nft, "
                  "tc... fails in the guest; pass --modules DIR (a tree build: make "
@@ -293,6 +324,12 @@ def main(argv=None):
     if argv[:1] == ["ab"]:
         from . import ab
         return ab.main(argv[1:])
+    if argv[:1] == ["build"]:
+        from . import tree_build
+        return tree_build.main(argv[1:])
+    if argv[:1] == ["bisect"]:
+        from . import bisect
+        return bisect.main(argv[1:])
     try:
         args = parse(argv)
     except UsageError as e:
@@ -303,6 +340,8 @@ def main(argv=None):
     signum = None
     try:
         process.catch_stop_signals()
+        if args.tree:
+            run.build_tree()        # minutes: outside --timeout
         process.start_timer(args.timeout)
         process.remove_left_over()
         run.pack()
