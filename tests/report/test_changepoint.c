@@ -27,6 +27,18 @@ START_TEST(test_student_t)
 }
 END_TEST
 
+START_TEST(test_fisher_f)
+{
+	/* F(1, d) is a t squared; F(2, 2) has P(F >= f) = 1 / (1 + f). */
+	ck_assert_double_eq_tol(tails_f_upper(4.0, 1, 10), tails_student_t_two_sided(2.0, 10), 1e-12);
+	ck_assert_double_eq_tol(tails_f_upper(3.0, 2, 2), 0.25, 1e-12);
+	/* Table value: F(3, 12) at 0.05 is 3.490295. */
+	ck_assert_double_eq_tol(tails_f_upper(3.490295, 3, 12), 0.05, 1e-6);
+	ck_assert_double_eq(tails_f_upper(0.0, 2, 5), 1.0);
+	ck_assert(isnan(tails_f_upper(1.0, 0, 5)));
+}
+END_TEST
+
 START_TEST(test_welch)
 {
 	const double a[] = { 10, 11, 9, 10, 10 }, b[] = { 10, 11, 9, 10, 10 };
@@ -168,6 +180,7 @@ Suite *make_suite(void)
 	TCase *c = tcase_create("changepoint");
 
 	tcase_add_test(c, test_student_t);
+	tcase_add_test(c, test_fisher_f);
 	tcase_add_test(c, test_welch);
 	tcase_add_test(c, test_one_shift);
 	tcase_add_test(c, test_two_shifts);

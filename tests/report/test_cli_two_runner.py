@@ -14,10 +14,18 @@ Asserted: no unchanged run fails; each runner's forward throughput is
 flagged within its first 7 regressed runs (before the held runs' pooled
 block, never in 12); once flagged, every later regressed run fails too;
 and the regressed runs never enter that series' window (its baseline
-stays the runner's 8 unchanged runs: before the held-out rule went in
+is at most the runner's 8 unchanged runs: before the held-out rule went in
 time order, the capped runs became most of the window and its level).
 
-usage: test_cli_two_runner.py KSFT_METRIC RECORDING.tar.xz
+A second recording (two-runner-quiet2-d35, made for issue 40's fourth
+pass and not tuned on) holds the issue's own loop on runner r2: -37 % on
+2.9 % noise, 12.6 sd. Its FIRST_BY is given per runner: r2 by its 2nd
+regressed run (before the fourth pass, the 9th: the mean of the repeat
+variances took two halved repeats, which the p50 ignores, for noise, and
+two capped runs 6 % apart made the recent-runs block a t with one degree
+of freedom).
+
+usage: test_cli_two_runner.py KSFT_METRIC RECORDING.tar.xz [RUNNER=FIRST_BY...]
 """
 
 import json
@@ -31,6 +39,7 @@ import tempfile
 KM = os.path.abspath(sys.argv[1])
 REC = os.path.abspath(sys.argv[2])
 FIRST_BY = 7
+FIRST_BY_RUNNER = dict((a.split("=")[0], int(a.split("=")[1])) for a in sys.argv[3:])
 
 
 def judge(db, log, runner, order):
@@ -69,8 +78,9 @@ def main():
                 st["regressed"].append((rc, fwd[0]["verdict"]))
                 if rc == 1 and st["first"] is None:
                     st["first"] = len(st["regressed"])
-                # The capped runs stay out of the forward window.
-                assert fwd[0]["baseline_runs"] == st["unchanged"], (log, fwd[0]["baseline_runs"])
+                # The capped runs stay out of the forward window (an
+                # unchanged run that looked worse may be held out too).
+                assert fwd[0]["baseline_runs"] <= st["unchanged"], (log, fwd[0]["baseline_runs"])
             subprocess.run([KM, "ingest", "--db", db, "--create", "--context", "runner=" + runner,
                             "--run", nnn, "--order", nnn, "-q", log], check=True,
                            capture_output=True)
@@ -79,11 +89,12 @@ def main():
                 runner, st["unchanged"], st["first"], len(st["regressed"]),
                 " ".join(v for _, v in st["regressed"])))
             assert st["unchanged"] == 8 and len(st["regressed"]) == 12, st
-            assert st["first"] is not None and st["first"] <= FIRST_BY, (runner, st["first"])
+            by = FIRST_BY_RUNNER.get(runner, FIRST_BY)
+            assert st["first"] is not None and st["first"] <= by, (runner, st["first"], by)
             later = st["regressed"][st["first"] - 1:]
             assert all(rc == 1 and v == "regression" for rc, v in later), (runner, later)
-        print("ok: two recorded runners, each flagged within %d regressed runs, "
-              "no unchanged run failed" % FIRST_BY)
+        print("ok: two recorded runners, each flagged within %s regressed runs, "
+              "no unchanged run failed" % (FIRST_BY_RUNNER or FIRST_BY))
     finally:
         shutil.rmtree(tmp)
 

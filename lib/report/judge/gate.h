@@ -197,6 +197,9 @@
 #define GATE_TOGETHER_HELD_MAX_K 30
 #define GATE_TOGETHER_POOL_RUNS 8
 #define GATE_TOGETHER_SHARE 0.3
+/* A block's runs disagree when their own spread is beyond the noise's
+ * at this level (Fisher's F; gate_together.c). */
+#define GATE_TOGETHER_DISAGREE 0.1
 
 #define GATE_DISTURBED_Z 1.645
 #define GATE_DISTURBED_MIN_CPU 0.10

@@ -40,7 +40,7 @@ static double block_p(const struct gate_series *s, int logs, double var_run, dou
 		      int *stop)
 {
 	size_t m = s->n_recent, na = 0, i, j;
-	double mb = sc(logs, s->current), ma = 0, vb, va, f = 1, t, df, rj = 1, own, d;
+	double mb = sc(logs, s->current), ma = 0, vb, va, f = 1, t, df, rj = 1, own, d, de;
 	double rho = (inflate - 1) / (inflate + 1);
 
 	for (i = m - (k - 1); i < m; i++)
@@ -73,15 +73,25 @@ static double block_p(const struct gate_series *s, int logs, double var_run, dou
 	if (df_est > 0 && df_est < df)
 		df = df_est;
 	/* The block's runs must agree about the move: their own spread,
-	 * when larger than the noise says, is the block's (Welch: k - 1
-	 * degrees of freedom), so one far run already flagged does not
-	 * make every block holding it a change. */
+	 * when larger than the noise can make it (Fisher's F at
+	 * GATE_TOGETHER_DISAGREE), is the block's (Welch: k - 1 degrees of
+	 * freedom), so one far run already flagged does not make every
+	 * block holding it a change. Merely larger is not enough: two runs
+	 * of a lasting drop 6 % apart on 2.3 % noise (one of them slowed
+	 * further by its qdisc's first seconds) took the block to one
+	 * degree of freedom, and a -37 % drop, 16 sd, passed its 2nd run
+	 * (issue 40, two-runner-quiet2-d35's r2). */
 	for (i = m - (k - 1), own = 0, d = sc(logs, s->current) - mb; i < m; i++)
 		own += (sc(logs, s->recent[i]) - mb) * (sc(logs, s->recent[i]) - mb);
 	own = (own + d * d) / (double)(k - 1) / (double)k;
-	if (own > vb) {
+	de = df_est > 0 ? df_est : GATE_TAIL_DF;
+	if (own > vb && tails_f_upper(own / vb, (double)(k - 1), de) < GATE_TOGETHER_DISAGREE) {
 		vb = own;
 		df = (double)(k - 1);
+	} else if (own > vb) {
+		/* Wider than the noise says, within what it can do: the
+		 * block's own variance, on the noise's degrees of freedom. */
+		vb = own;
 	} else if (df_est > 0 && k <= held + 1 && na >= GATE_TOGETHER_POOL_RUNS) {
 		/* Held runs that agree: their spread is k - 1 more degrees
 		 * of freedom on the noise (gate.h, GATE_TOGETHER_POOL_RUNS). */

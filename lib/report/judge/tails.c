@@ -66,6 +66,17 @@ double tails_student_t_two_sided(double t, double df)
 	return ibeta(df / 2.0, 0.5, df / (df + t * t));
 }
 
+double tails_f_upper(double f, double d1, double d2)
+{
+	if (isnan(f) || !(d1 > 0) || !(d2 > 0))
+		return NAN;
+	if (f <= 0)
+		return 1.0;
+	if (isinf(f))
+		return 0.0;
+	return ibeta(d2 / 2.0, d1 / 2.0, d2 / (d2 + d1 * f));
+}
+
 double tails_normal_upper(double z)
 {
 	return 0.5 * erfc(z / M_SQRT2);
