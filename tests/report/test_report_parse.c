@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "report/read/report.h"
+#include "report/model/report.h"
 #include "report_util.h"
 
 #define TPUT_POLICY "{\"name\":\"throughput\",\"regression\":{\"better\":\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}"

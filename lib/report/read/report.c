@@ -20,6 +20,7 @@
 #include "pipeline.h"
 #include "policy_vocab.h"
 #include "report.h"
+#include "report_summaries.h"
 #include "rp.h"
 #include "rp_input.h"
 #include "rp_policy.h"

@@ -1,4 +1,7 @@
-/* The report handle (report.c): what it holds once its inputs are read. */
+/*
+ * The report handle: what it holds once its inputs are read (made and
+ * fed by read/report.c; the model of every stage above it).
+ */
 #ifndef KSFTM_REPORT_H
 #define KSFTM_REPORT_H
 
@@ -8,17 +11,8 @@
 #include "series.h"
 #include "warn.h"
 
-struct ksft_metric_report;
 struct rp_failed_case;
 struct rp_strpool;
-struct rp_summary;
-
-/*
- * The summaries of series @i's processed values, one per element, from one
- * pass over them (ingest stores six of each): *@sums (free()) has the
- * returned width (>= 0) of them; -errno. @sums NULL: only the width.
- */
-int report_series_summaries(const struct ksft_metric_report *r, size_t i, struct rp_summary **sums);
 
 struct ksft_metric_report {
 	struct rp_strpool *pool;	/* the series' identity strings */
