@@ -12,6 +12,7 @@
 
 #include "check_main.h"
 #include "report/model/report.h"
+#include "report/store/baseline.h"
 #include "report_util.h"
 
 #define TPUT_POLICY "{\"name\":\"throughput\",\"regression\":{\"better\":\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}"
@@ -51,6 +52,43 @@ static void get(const struct ksft_metric_report *r, size_t i,
 	s->sz = sizeof(*s);
 	ck_assert_int_eq(ksft_metric_report_series_get(r, i, s), 0);
 }
+
+/*
+ * A whole run holds hundreds of thousands of series (issue 45): the rare
+ * policy by reference, the small codes packed. 328 and 224 bytes before;
+ * the size of a pointer and a double on LP64 only, elsewhere no claim.
+ */
+START_TEST(test_series_footprint)
+{
+	struct ksft_metric_report *r = ru_read("t", "TAP version 13\n1..2\n"
+		"# ktap-metric-policy-json: {\"name\":\"a\",\"summarize\":\"max\"}\n"
+		"# ktap-metric-json: {\"name\":\"a\",\"value\":1}\n"
+		"# ktap-metric-json: {\"name\":\"b\",\"value\":2}\nok 1 c\n"
+		"# ktap-metric-json: {\"name\":\"b\",\"value\":3}\nok 2 d\n");
+	size_t i, with = 0;
+
+	if (sizeof(void *) == 8 && sizeof(double) == 8) {
+		ck_assert_uint_le(sizeof(struct rp_series), 216);
+		ck_assert_uint_le(sizeof(struct bl_series), 112);
+	}
+	ck_assert_uint_eq(r->n_series, 3);
+	for (i = 0; i < r->n_series; i++) {
+		struct ksft_metric_report_series q = { .sz = sizeof(q) };
+
+		ck_assert_int_eq(ksft_metric_report_series_get(r, i, &q), 0);
+		if (!r->series[i]->policy) {
+			ck_assert_ptr_null(q.policy_json);
+			ck_assert_str_eq(q.summarize, "distribution");	/* the defaults */
+			continue;
+		}
+		with++;
+		ck_assert_str_eq(r->series[i]->policy->json, "{\"summarize\":\"max\"}");
+		ck_assert_ptr_eq(q.policy_json, r->series[i]->policy->json);
+	}
+	ck_assert_uint_eq(with, 1);	/* c's "a" only */
+	ksft_metric_report_free(r);
+}
+END_TEST
 
 START_TEST(test_seed_nested)
 {
@@ -1009,6 +1047,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_concatenated_logs);
 	tcase_add_test(tc, test_series_identity_and_join);
 	tcase_add_test(tc, test_label_spellings);
+	tcase_add_test(tc, test_series_footprint);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("abort");
 	tcase_add_test(tc, test_abort_line);

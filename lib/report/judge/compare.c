@@ -489,8 +489,8 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 	scratch.rel_tol = scratch.abs_tol = NAN;
 	p = &scratch;
 	for (r = 0; r < k->n; r++)
-		if (k->v[r]->has_policy) {
-			p = &k->v[r]->policy;
+		if (k->v[r]->policy) {
+			p = k->v[r]->policy;
 			break;
 		}
 	gate_for(p, s->source, o, &g);

@@ -103,7 +103,7 @@ void series_free(struct rp_series *s)
 	vals_free(&s->raw);	/* identity strings: the report's pool */
 	if (!s->key_pooled)
 		free(s->key);
-	rp_policy_clear(&s->policy);
+	rp_policy_free(s->policy);
 	if (!s->pooled)
 		free(s);
 }
@@ -191,8 +191,8 @@ int series_append(struct rp_series *dst, const struct rp_series *src)
 const struct rp_policy *series_policy(const struct rp_series *s,
 				      struct rp_policy *scratch)
 {
-	if (s->has_policy)
-		return &s->policy;
+	if (s->policy)
+		return s->policy;
 	memset(scratch, 0, sizeof(*scratch));
 	scratch->summarize = RP_OP_DISTRIBUTION;
 	scratch->better = s->source == RP_SRC_KTAP ? 0 : 1;
@@ -392,15 +392,13 @@ int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 		series_free(s);
 		return 0;
 	}
-	if (s->has_policy && !e->has_policy) {
+	if (s->policy && !e->policy) {
 		e->policy = s->policy;
-		e->has_policy = 1;
-		memset(&s->policy, 0, sizeof(s->policy));
-		s->has_policy = 0;
-	} else if (s->has_policy && !rp_policy_equal(&e->policy, &s->policy)) {
-		warn_add(r, s->policy.file, s->policy.line,
+		s->policy = NULL;
+	} else if (s->policy && !rp_policy_equal(e->policy, s->policy)) {
+		warn_add(r, s->policy->file, s->policy->line,
 			 "conflicting policy for metric %s in case %s: keeping the one from %s:%lu",
-			 s->name, s->case_name, e->policy.file, e->policy.line);
+			 s->name, s->case_name, e->policy->file, e->policy->line);
 	}
 	/* Repeats of one case (several inputs, or one log's repeated result
 	 * lines) have one status whatever their order: the worst. A failed

@@ -16,7 +16,9 @@ struct rp_node;
 
 /*
  * A series. Its name, labels, shape, case name, path and path strings are
- * the report's (r->pool), never freed with the series.
+ * the report's (r->pool), never freed with the series. A whole run holds
+ * hundreds of thousands of them (issue 45): pointers and counts first,
+ * the small codes packed at the end, the rare policy by reference.
  */
 struct rp_series {
 	struct rp_node *node;	/* while its input is being read */
@@ -24,8 +26,6 @@ struct rp_series {
 	char *labels;		/* canonical JSON object */
 	size_t labels_len;
 	char *shape;
-	int source;
-	int is_array;
 	struct rp_vals raw;	/* t, v, off */
 	size_t cap_pts, cap_v;
 	/* A scalar series' first point, where raw.t and raw.v point until a
@@ -39,15 +39,18 @@ struct rp_series {
 	char *case_name;
 	char **path;
 	size_t path_len;
-	int status;
 	char *key;
-	int key_pooled;		/* @key is the report's pool's: not freed */
-	int pooled;		/* the struct itself is the report's pool's */
 	const char *abort;	/* case ended abnormally: reason, else NULL */
 	const char *reason;	/* the status directive's text, else NULL */
 	size_t joined;		/* case instances joined into it, less one */
-	int has_policy;
-	struct rp_policy policy;
+	/* Its own policy (malloc'd, freed with it), else NULL: the
+	 * defaults of its source (series_policy()). */
+	struct rp_policy *policy;
+	signed char source;	/* RP_SRC_* */
+	signed char is_array;
+	signed char status;	/* RP_ST_* */
+	unsigned char key_pooled;	/* @key is the report's pool's: not freed */
+	unsigned char pooled;	/* the struct itself is the report's pool's */
 };
 
 struct rp_htab {

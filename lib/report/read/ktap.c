@@ -585,9 +585,8 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 	s->reason = n->reason;
 	e = tree_pol_find(in, n, s->name);
 	if (e) {
-		if (rp_policy_copy(&s->policy, &e->pol))
+		if (!(s->policy = rp_policy_dup(&e->pol)))
 			return -ENOMEM;
-		s->has_policy = 1;
 	}
 	for (c = (const unsigned char *)s->name; *c >= 0x20 && *c < 0x7f; c++)
 		;

@@ -472,14 +472,17 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 			at = sc->p;
 			if (!skip_value(sc))
 				return 0;
+			if (!s->policy && !(s->policy = calloc(1, sizeof(*s->policy)))) {
+				*oom = 1;
+				return 0;
+			}
 			j = json_loadb(at, (size_t)(sc->p - at), JSON_REJECT_DUPLICATES, NULL);
 			ok = json_is_object(j) &&
-			     !rp_policy_from_json(j, &s->policy, &unknown);
+			     !rp_policy_from_json(j, s->policy, &unknown);
 			json_decref(j);
 			free(unknown);
 			if (!ok)
 				return 0;
-			s->has_policy = 1;
 			break;
 		}
 		case F_SAMPLES:
