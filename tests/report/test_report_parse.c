@@ -12,6 +12,7 @@
 
 #include "check_main.h"
 #include "report/model/report.h"
+#include "report/model/strpool.h"
 #include "report/store/baseline.h"
 #include "report_util.h"
 
@@ -87,6 +88,38 @@ START_TEST(test_series_footprint)
 	}
 	ck_assert_uint_eq(with, 1);	/* c's "a" only */
 	ksft_metric_report_free(r);
+}
+END_TEST
+
+/*
+ * Case names are mostly unique: copied to the pool, never interned (an
+ * intern table of a whole run's 200,000 was 12 MB; issue 45). A case's
+ * series still share its one copy.
+ */
+START_TEST(test_case_names_not_interned)
+{
+	char *log = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&log, &len);
+	struct ksft_metric_report *r;
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "TAP version 13\n1..1000\n");
+	for (i = 1; i <= 1000; i++)
+		fprintf(f, "# ktap-metric-json: {\"name\":\"a\",\"value\":%zu}\n"
+			"# ktap-metric-json: {\"name\":\"b\",\"value\":1}\nok %zu case_%zu\n",
+			i, i, i);
+	fclose(f);
+	r = ru_read_opts("t", log, len, 0);
+	ck_assert_uint_eq(r->n_series, 2000);
+	ck_assert_uint_lt(strpool_interned(r->pool), 10);	/* names, labels, shapes */
+	for (i = 0; i < r->n_series; i += 2) {
+		ck_assert_ptr_eq(r->series[i]->case_name, r->series[i + 1]->case_name);
+		ck_assert_str_eq(r->series[i]->case_name, r->series[i + 1]->case_name);
+	}
+	ck_assert_str_eq(r->series[1998]->case_name, "case_1000");
+	ksft_metric_report_free(r);
+	free(log);
 }
 END_TEST
 
@@ -1048,6 +1081,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_series_identity_and_join);
 	tcase_add_test(tc, test_label_spellings);
 	tcase_add_test(tc, test_series_footprint);
+	tcase_add_test(tc, test_case_names_not_interned);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("abort");
 	tcase_add_test(tc, test_abort_line);

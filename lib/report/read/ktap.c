@@ -533,14 +533,17 @@ void ktap_input_long_line(struct rp_input *in)
 
 /* ---- end of input: name everything, join with earlier inputs --------- */
 
-/* Interned once a node: its series (and its children's paths) share it;
- * only called at the input's end, when no name changes any more. */
+/* Copied to the pool once a node: its series (and its children's paths)
+ * share it; only called at the input's end, when no name changes any
+ * more. Not interned: case names are mostly unique, and an intern table
+ * of 200,000 of them is 12 MB (issue 45); every reader compares names by
+ * their text. */
 static const char *node_name(struct rp_input *in, struct rp_node *n)
 {
 	const char *name = n->name ? n->name : INCOMPLETE;
 
 	if (!n->pooled)
-		n->pooled = strpool_intern(in->r->pool, name, strlen(name));
+		n->pooled = strpool_copy(in->r->pool, name, strlen(name));
 	return n->pooled;
 }
 

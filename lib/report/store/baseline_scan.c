@@ -95,7 +95,8 @@ static char *plain_dup(struct bl_scan *sc, int *oom)
 	return d;
 }
 
-/* [@s, @s + @n) interned, through the field's last string @last. */
+/* [@s, @s + @n) interned, through the field's last string @last; a case
+ * name only copied (mostly unique: strpool_copy()). */
 static const char *pin(struct bl_scan *sc, struct bl_pinned *last, const char *s, size_t n,
 		       int *oom)
 {
@@ -103,7 +104,8 @@ static const char *pin(struct bl_scan *sc, struct bl_pinned *last, const char *s
 
 	if (last->s && last->n == n && !memcmp(last->s, s, n))
 		return last->s;
-	d = strpool_intern(sc->pool, s, n);
+	d = last == &sc->last[BL_PIN_CASE] ? strpool_copy(sc->pool, s, n) :
+	    strpool_intern(sc->pool, s, n);
 	if (!d) {
 		*oom = 1;
 		return NULL;
