@@ -28,6 +28,7 @@
 #include "rp.h"
 #include "rp_policy.h"
 #include "series.h"
+#include "strbuf.h"
 #include "stats.h"
 #include "vals.h"
 
@@ -524,6 +525,7 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	struct scratch sc;
 	struct baseline_index ix;
 	struct seeds_ctx sx;
+	struct strbuf kb = STRBUF_INIT;
 	size_t i;
 	int ret = 0;
 
@@ -562,8 +564,13 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	for (i = 0; !ret && i < cur->n_series; i++) {
 		const struct rp_series *s = cur->series[i];
 		/* A report series' hash is its key's (series_adopt()). */
-		struct baseline_key *k = baseline_index_find_hashed(&ix, s->key, s->hash);
+		const char *key = series_key_text(s, &kb);
+		struct baseline_key *k = key ? baseline_index_find_hashed(&ix, key, s->hash) : NULL;
 
+		if (!key) {
+			ret = -ENOMEM;
+			break;
+		}
 		if (k)
 			k->used = 1;
 		ret = compare_series(c, s, k, &o, &sc);
@@ -572,6 +579,7 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 		if (!ix.order[i]->used)
 			ret = missing_series(c, cur, ix.order[i], &o, &sc);
 out:
+	strbuf_free(&kb);
 	baseline_index_free(&ix);
 	baseline_index_free(&sx.ix);
 	compare_seeds_free(sx.base, base->n_runs);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "series.h"
+#include "strbuf.h"
 #include "warn.h"
 
 struct rp_failed_case;
@@ -24,6 +25,7 @@ struct ksft_metric_report {
 	struct rp_series **series;	/* final, report order */
 	size_t n_series, cap_series;
 	struct rp_htab final_tab;	/* by key */
+	struct strbuf key_buf;	/* a series' key while it is adopted */
 	json_t *context;	/* the logs' ktap-metric-context-json, merged */
 	char *context_json;	/* its canonical text, "{}" when none */
 	/* Policy names compared while reading (the unit tests count them). */

@@ -101,8 +101,6 @@ void series_free(struct rp_series *s)
 	if (s->raw.t == &s->one_t)
 		s->raw.t = s->raw.v = NULL;	/* the point in the struct */
 	vals_free(&s->raw);	/* identity strings: the report's pool */
-	if (!s->key_pooled)
-		free(s->key);
 	rp_policy_free(s->policy);
 	if (!s->pooled)
 		free(s);
@@ -310,6 +308,38 @@ char *series_make_key_in(series_key_alloc alloc, void *ctx, char *const *path,
 	return d;
 }
 
+/* series_make_key_in()'s allocator into a strbuf: the key is its text. */
+static void *into_strbuf(void *ctx, size_t n)
+{
+	struct strbuf *sb = ctx;
+
+	sb->len = 0;
+	if (strbuf_reserve(sb, n))
+		return NULL;
+	sb->len = n - 1;	/* the key writes its own NUL */
+	return sb->data;
+}
+
+const char *series_key_text(const struct rp_series *s, struct strbuf *sb)
+{
+	return series_make_key_in(into_strbuf, sb, s->path, s->path_len, s->case_name,
+				  s->name, s->labels);
+}
+
+/* The same identity: the same key (its encoding is one to one). */
+static int same_identity(const struct rp_series *a, const struct rp_series *b)
+{
+	size_t i;
+
+	if (a->path_len != b->path_len || strcmp(a->case_name, b->case_name) ||
+	    strcmp(a->name, b->name) || strcmp(a->labels, b->labels))
+		return 0;
+	for (i = 0; i < a->path_len; i++)
+		if (a->path[i] != b->path[i] && strcmp(a->path[i], b->path[i]))
+			return 0;
+	return 1;
+}
+
 static void describe(struct strbuf *sb, const struct rp_series *s)
 {
 	canon_series_title(sb, s->path, s->path_len, s->case_name, s->name,
@@ -355,14 +385,15 @@ static int status_rank(int st)
 	}
 }
 
-/* Takes @s: it becomes a report series, or is merged and freed. */
 int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 {
 	struct rp_series *e;
 
-	s->hash = series_key_hash(s->key, strlen(s->key));
+	if (!series_key_text(s, &r->key_buf))
+		goto oom;
+	s->hash = series_key_hash(r->key_buf.data, r->key_buf.len);
 	for (e = r->final_tab.b[s->hash & r->final_tab.mask]; e; e = e->hnext)
-		if (e->hash == s->hash && !strcmp(e->key, s->key))
+		if (e->hash == s->hash && same_identity(e, s))
 			break;
 	if (!e) {
 		if (r->n_series == r->cap_series) {

@@ -39,7 +39,6 @@ struct rp_series {
 	char *case_name;
 	char **path;
 	size_t path_len;
-	char *key;
 	const char *abort;	/* case ended abnormally: reason, else NULL */
 	const char *reason;	/* the status directive's text, else NULL */
 	size_t joined;		/* case instances joined into it, less one */
@@ -49,7 +48,6 @@ struct rp_series {
 	signed char source;	/* RP_SRC_* */
 	signed char is_array;
 	signed char status;	/* RP_ST_* */
-	unsigned char key_pooled;	/* @key is the report's pool's: not freed */
 	unsigned char pooled;	/* the struct itself is the report's pool's */
 };
 
@@ -81,6 +79,16 @@ typedef void *(*series_key_alloc)(void *ctx, size_t n);
 char *series_make_key_in(series_key_alloc alloc, void *ctx, char *const *path,
 			 size_t path_len, const char *case_name, const char *name,
 			 const char *labels);
+/*
+ * @s's key (series_make_key() of its identity) in @sb, emptied first; its
+ * text, or NULL: out of memory. A series keeps no key of its own (80
+ * bytes each in a whole run, issue 45): who needs one makes it.
+ */
+struct strbuf;
+const char *series_key_text(const struct rp_series *s, struct strbuf *sb);
+/* Takes @s (its identity complete): it becomes a report series, or is
+ * merged into the one of its identity and freed; sets @s->hash to its
+ * key's series_key_hash(). 0 or -ENOMEM. */
 int series_adopt(struct ksft_metric_report *r, struct rp_series *s);
 
 #endif

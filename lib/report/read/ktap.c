@@ -603,11 +603,8 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 		if (!s->name)
 			return -ENOMEM;
 	}
-	s->key = series_make_key_in(strpool_alloc_any, in->r->pool, s->path, s->path_len,
-				    s->case_name, s->name, s->labels);
-	s->key_pooled = 1;
 	s->node = NULL;
-	return s->key ? 0 : -ENOMEM;
+	return 0;
 }
 
 static void free_nodes(struct rp_input *in)

@@ -86,6 +86,7 @@ KSFT_METRIC_REPORT_API void ksft_metric_report_free(struct ksft_metric_report *r
 	free(r->series);
 	free(r->failed);
 	series_htab_free(&r->final_tab);
+	strbuf_free(&r->key_buf);
 	for (i = 0; i < r->n_strings; i++)
 		free(r->strings[i]);
 	free(r->strings);

@@ -144,6 +144,7 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 				       const char *const *sources,
 				       size_t n_sources)
 {
+	struct strbuf kb = STRBUF_INIT;
 	struct bl_run run;
 	size_t i;
 
@@ -174,7 +175,7 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 		d->name = pin(b, s->name);
 		d->labels = pin(b, s->labels);
 		d->shape = pin(b, s->shape);
-		d->key = strdup(s->key);
+		d->key = series_key_text(s, &kb) ? strdup(kb.data) : NULL;
 		if (!d->path || !d->case_name || !d->name || !d->labels ||
 		    !d->shape || !d->key)
 			goto oom;
@@ -186,8 +187,10 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 	}
 	if (push_run(b, &run))
 		goto oom;
+	strbuf_free(&kb);
 	return (int)b->n_runs;
 oom:
+	strbuf_free(&kb);
 	run_clear(&run);
 	return ksftm_oom();
 }

@@ -122,9 +122,6 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 		s->policy->transform = RP_TR_NONE;
 		s->policy->aggregation = RP_AGG_NONE;
 	}
-	ret = -ENOMEM;
-	if (!(s->key = series_make_key(s->path, s->path_len, s->case_name, s->name, s->labels)))
-		goto out;
 	ret = series_adopt(r, s);
 	s = NULL;
 out:
