@@ -74,7 +74,7 @@ START_TEST(test_series_footprint)
 
 	if (sizeof(void *) == 8 && sizeof(double) == 8) {
 		ck_assert_uint_le(sizeof(struct rp_series), 208);
-		ck_assert_uint_le(sizeof(struct bl_series), 112);
+		ck_assert_uint_le(sizeof(struct bl_series), 104);
 		ck_assert_uint_le(sizeof(struct cmp_row), 344);	/* was 376 */
 	}
 	ck_assert_uint_eq(r->n_series, 3);

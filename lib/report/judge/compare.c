@@ -205,7 +205,9 @@ static int seed_verdict(struct cmp_row *row, const struct baseline_key *k,
 	int ret = 0;
 
 	if (!sx->on || !g->gated || !g->better ||
-	    !(ck = baseline_index_find(&sx->ix, k->key)))
+	    !(ck = baseline_index_find(&sx->ix, k->first->path, k->first->path_len,
+					k->first->case_name, k->first->name,
+					k->first->labels, k->hash)))
 		return 0;
 	a = malloc((k->n + 1) * sizeof(*a));
 	b = malloc((ck->n + 1) * sizeof(*b));
@@ -525,7 +527,6 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	struct scratch sc;
 	struct baseline_index ix;
 	struct seeds_ctx sx;
-	struct strbuf kb = STRBUF_INIT;
 	size_t i;
 	int ret = 0;
 
@@ -564,13 +565,10 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	for (i = 0; !ret && i < cur->n_series; i++) {
 		const struct rp_series *s = cur->series[i];
 		/* A report series' hash is its key's (series_adopt()). */
-		const char *key = series_key_text(s, &kb);
-		struct baseline_key *k = key ? baseline_index_find_hashed(&ix, key, s->hash) : NULL;
+		struct baseline_key *k = baseline_index_find(&ix, s->path, s->path_len,
+							     s->case_name, s->name, s->labels,
+							     s->hash);
 
-		if (!key) {
-			ret = -ENOMEM;
-			break;
-		}
 		if (k)
 			k->used = 1;
 		ret = compare_series(c, s, k, &o, &sc);
@@ -579,7 +577,6 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 		if (!ix.order[i]->used)
 			ret = missing_series(c, cur, ix.order[i], &o, &sc);
 out:
-	strbuf_free(&kb);
 	baseline_index_free(&ix);
 	baseline_index_free(&sx.ix);
 	compare_seeds_free(sx.base, base->n_runs);

@@ -320,24 +320,35 @@ static void *into_strbuf(void *ctx, size_t n)
 	return sb->data;
 }
 
-const char *series_key_text(const struct rp_series *s, struct strbuf *sb)
+const char *series_key_into(struct strbuf *sb, char *const *path, size_t path_len,
+			    const char *case_name, const char *name, const char *labels)
 {
-	return series_make_key_in(into_strbuf, sb, s->path, s->path_len, s->case_name,
-				  s->name, s->labels);
+	return series_make_key_in(into_strbuf, sb, path, path_len, case_name, name, labels);
 }
 
-/* The same identity: the same key (its encoding is one to one). */
-static int same_identity(const struct rp_series *a, const struct rp_series *b)
+const char *series_key_text(const struct rp_series *s, struct strbuf *sb)
+{
+	return series_key_into(sb, s->path, s->path_len, s->case_name, s->name, s->labels);
+}
+
+int series_same_identity(char *const *pa, size_t na, const char *ca, const char *ma,
+			 const char *la, char *const *pb, size_t nb, const char *cb,
+			 const char *mb, const char *lb)
 {
 	size_t i;
 
-	if (a->path_len != b->path_len || strcmp(a->case_name, b->case_name) ||
-	    strcmp(a->name, b->name) || strcmp(a->labels, b->labels))
+	if (na != nb || strcmp(ca, cb) || strcmp(ma, mb) || strcmp(la, lb))
 		return 0;
-	for (i = 0; i < a->path_len; i++)
-		if (a->path[i] != b->path[i] && strcmp(a->path[i], b->path[i]))
+	for (i = 0; i < na; i++)
+		if (pa[i] != pb[i] && strcmp(pa[i], pb[i]))
 			return 0;
 	return 1;
+}
+
+static int same_identity(const struct rp_series *a, const struct rp_series *b)
+{
+	return series_same_identity(a->path, a->path_len, a->case_name, a->name, a->labels,
+				    b->path, b->path_len, b->case_name, b->name, b->labels);
 }
 
 static void describe(struct strbuf *sb, const struct rp_series *s)

@@ -86,6 +86,13 @@ char *series_make_key_in(series_key_alloc alloc, void *ctx, char *const *path,
  */
 struct strbuf;
 const char *series_key_text(const struct rp_series *s, struct strbuf *sb);
+/* The same for an identity (a baseline's series keeps no key either). */
+const char *series_key_into(struct strbuf *sb, char *const *path, size_t path_len,
+			    const char *case_name, const char *name, const char *labels);
+/* Identities equal: their keys are (the key's encoding is one to one). */
+int series_same_identity(char *const *pa, size_t na, const char *ca, const char *ma,
+			 const char *la, char *const *pb, size_t nb, const char *cb,
+			 const char *mb, const char *lb);
 /* Takes @s (its identity complete): it becomes a report series, or is
  * merged into the one of its identity and freed; sets @s->hash to its
  * key's series_key_hash(). 0 or -ENOMEM. */

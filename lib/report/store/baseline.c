@@ -48,8 +48,6 @@ ksft_metric_report_baseline_new(void)
 /* The identity strings stay: they are the baseline's pool's. */
 static void bl_series_clear(struct bl_series *s)
 {
-	if (!s->key_pooled)
-		free(s->key);
 	rp_policy_free(s->policy);
 	if (!s->samples_pooled)
 		vals_free(&s->samples);
@@ -144,7 +142,6 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 				       const char *const *sources,
 				       size_t n_sources)
 {
-	struct strbuf kb = STRBUF_INIT;
 	struct bl_run run;
 	size_t i;
 
@@ -175,9 +172,8 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 		d->name = pin(b, s->name);
 		d->labels = pin(b, s->labels);
 		d->shape = pin(b, s->shape);
-		d->key = series_key_text(s, &kb) ? strdup(kb.data) : NULL;
 		if (!d->path || !d->case_name || !d->name || !d->labels ||
-		    !d->shape || !d->key)
+		    !d->shape)
 			goto oom;
 		if (s->policy && !(d->policy = rp_policy_dup(s->policy)))
 			goto oom;
@@ -187,10 +183,8 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 	}
 	if (push_run(b, &run))
 		goto oom;
-	strbuf_free(&kb);
 	return (int)b->n_runs;
 oom:
-	strbuf_free(&kb);
 	run_clear(&run);
 	return ksftm_oom();
 }
@@ -371,9 +365,6 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 	s->shape = pin(b, shape ? shape : s->is_array ? "array" : "scalar");
 	if (!s->case_name || !s->name || !s->labels || !s->shape)
 		return ksftm_oom();
-	s->key = series_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
-	if (!s->key)
-		return ksftm_oom();
 	if (pol && !json_is_null(pol)) {
 		char why[KSFTM_ERRMSG_SIZE], *unknown = NULL;
 
@@ -431,9 +422,6 @@ static int load_flat(struct ksft_metric_report_baseline *b, json_t *j,
 			return ksftm_oom();
 		s->samples.v[0] = json_number_value(v);
 		s->samples.t[0] = NAN;
-		s->key = series_make_key(s->path, 0, s->case_name, s->name, s->labels);
-		if (!s->key)
-			return ksftm_oom();
 	}
 	run->sources = calloc(1, sizeof(char *));
 	if (!run->sources || !(run->sources[0] = strdup(name)))

@@ -11,9 +11,9 @@
 struct rp_strpool;
 struct strbuf;
 
-/* A baseline series; every string but key is the baseline's pool's. */
+/* A baseline series; every string is the baseline's pool's, and it keeps
+ * no key (series_key_into() makes one; baseline_index.c its hash). */
 struct bl_series {
-	char *key;
 	char **path;
 	size_t path_len;
 	char *case_name;
@@ -25,7 +25,6 @@ struct bl_series {
 	signed char source;	/* RP_SRC_* */
 	signed char is_array;
 	unsigned char samples_pooled;	/* @samples' blocks are the baseline's pool's */
-	unsigned char key_pooled;	/* @key is the baseline's pool's: not freed */
 };
 
 struct bl_run {
