@@ -11,7 +11,11 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "report/read/report.h"
+#include "report/model/comparison.h"
+#include "report/model/report.h"
+#include "report/model/strpool.h"
+#include "strbuf.h"
+#include "report/store/baseline.h"
 #include "report_util.h"
 
 #define TPUT_POLICY "{\"name\":\"throughput\",\"regression\":{\"better\":\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05},\"summarize\":\"distribution\"}"
@@ -51,6 +55,90 @@ static void get(const struct ksft_metric_report *r, size_t i,
 	s->sz = sizeof(*s);
 	ck_assert_int_eq(ksft_metric_report_series_get(r, i, s), 0);
 }
+
+/*
+ * A whole run holds hundreds of thousands of series (issue 45): the rare
+ * policy by reference, the small codes packed (and a comparison as many
+ * rows); no key of its own (made when asked, series_key_text()). A
+ * series was 328 bytes and a baseline's 224;
+ * the size of a pointer and a double on LP64 only, elsewhere no claim.
+ */
+START_TEST(test_series_footprint)
+{
+	struct ksft_metric_report *r = ru_read("t", "TAP version 13\n1..2\n"
+		"# ktap-metric-policy-json: {\"name\":\"a\",\"summarize\":\"max\"}\n"
+		"# ktap-metric-json: {\"name\":\"a\",\"value\":1}\n"
+		"# ktap-metric-json: {\"name\":\"b\",\"value\":2}\nok 1 c\n"
+		"# ktap-metric-json: {\"name\":\"b\",\"value\":3}\nok 2 d\n");
+	size_t i, with = 0;
+
+	if (sizeof(void *) == 8 && sizeof(double) == 8) {
+		ck_assert_uint_le(sizeof(struct rp_series), 208);
+		ck_assert_uint_le(sizeof(struct bl_series), 104);
+		ck_assert_uint_le(sizeof(struct cmp_row), 344);	/* was 376 */
+	}
+	ck_assert_uint_eq(r->n_series, 3);
+	for (i = 0; i < r->n_series; i++) {
+		struct ksft_metric_report_series q = { .sz = sizeof(q) };
+
+		ck_assert_int_eq(ksft_metric_report_series_get(r, i, &q), 0);
+		if (!r->series[i]->policy) {
+			ck_assert_ptr_null(q.policy_json);
+			ck_assert_str_eq(q.summarize, "distribution");	/* the defaults */
+			continue;
+		}
+		with++;
+		ck_assert_str_eq(r->series[i]->policy->json, "{\"summarize\":\"max\"}");
+		ck_assert_ptr_eq(q.policy_json, r->series[i]->policy->json);
+	}
+	for (i = 0; i < r->n_series; i++) {
+		const struct rp_series *x = r->series[i];
+		char *want = series_make_key(x->path, x->path_len, x->case_name, x->name,
+					     x->labels);
+		struct strbuf kb = STRBUF_INIT;
+
+		ck_assert_str_eq(series_key_text(x, &kb), want);
+		ck_assert_uint_eq(kb.len, strlen(want));
+		ck_assert(x->hash == series_key_hash(want, strlen(want)));
+		strbuf_free(&kb);
+		free(want);
+	}
+	ck_assert_uint_eq(with, 1);	/* c's "a" only */
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/*
+ * Case names are mostly unique: copied to the pool, never interned (an
+ * intern table of a whole run's 200,000 was 12 MB; issue 45). A case's
+ * series still share its one copy.
+ */
+START_TEST(test_case_names_not_interned)
+{
+	char *log = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&log, &len);
+	struct ksft_metric_report *r;
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "TAP version 13\n1..1000\n");
+	for (i = 1; i <= 1000; i++)
+		fprintf(f, "# ktap-metric-json: {\"name\":\"a\",\"value\":%zu}\n"
+			"# ktap-metric-json: {\"name\":\"b\",\"value\":1}\nok %zu case_%zu\n",
+			i, i, i);
+	fclose(f);
+	r = ru_read_opts("t", log, len, 0);
+	ck_assert_uint_eq(r->n_series, 2000);
+	ck_assert_uint_lt(strpool_interned(r->pool), 10);	/* names, labels, shapes */
+	for (i = 0; i < r->n_series; i += 2) {
+		ck_assert_ptr_eq(r->series[i]->case_name, r->series[i + 1]->case_name);
+		ck_assert_str_eq(r->series[i]->case_name, r->series[i + 1]->case_name);
+	}
+	ck_assert_str_eq(r->series[1998]->case_name, "case_1000");
+	ksft_metric_report_free(r);
+	free(log);
+}
+END_TEST
 
 START_TEST(test_seed_nested)
 {
@@ -1009,6 +1097,8 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_concatenated_logs);
 	tcase_add_test(tc, test_series_identity_and_join);
 	tcase_add_test(tc, test_label_spellings);
+	tcase_add_test(tc, test_series_footprint);
+	tcase_add_test(tc, test_case_names_not_interned);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("abort");
 	tcase_add_test(tc, test_abort_line);

@@ -52,7 +52,7 @@ static void json_series(struct strbuf *sb, const struct rp_series *s,
 	snprintf(buf, sizeof(buf), ",\"processed\":%zu", row->pv.n);
 	strbuf_adds(sb, buf);
 	strbuf_adds(sb, ",\"policy\":");
-	strbuf_adds(sb, s->has_policy ? s->policy.json : "null");
+	strbuf_adds(sb, s->policy ? s->policy->json : "null");
 	strbuf_adds(sb, ",\"summarize\":\"");
 	strbuf_adds(sb, canon_op_name(row->p->summarize));
 	strbuf_adds(sb, "\",\"summary\":");

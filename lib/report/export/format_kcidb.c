@@ -135,8 +135,9 @@ static void hash_add(struct hash128 *h, const void *p, size_t n)
 }
 
 /* The run's content: the same logs give the same test ids. */
-static void content_hash(const struct ksft_metric_report *r, struct hash128 *h)
+static int content_hash(const struct ksft_metric_report *r, struct hash128 *h)
 {
+	struct strbuf kb = STRBUF_INIT;
 	size_t i, nv;
 
 	h->a = 0xcbf29ce484222325ull;
@@ -144,12 +145,19 @@ static void content_hash(const struct ksft_metric_report *r, struct hash128 *h)
 	hash_add(h, r->context_json ? r->context_json : "", r->context_json ? strlen(r->context_json) : 0);
 	for (i = 0; i < r->n_series; i++) {
 		const struct rp_series *s = r->series[i];
+		const char *key = series_key_text(s, &kb);
 
-		hash_add(h, s->key, strlen(s->key));
+		if (!key) {
+			strbuf_free(&kb);
+			return -ENOMEM;
+		}
+		hash_add(h, key, strlen(key));
 		nv = s->raw.off ? s->raw.off[s->raw.n] : s->raw.n;
 		hash_add(h, s->raw.t, s->raw.n * sizeof(double));
 		hash_add(h, s->raw.v, nv * sizeof(double));
 	}
+	strbuf_free(&kb);
+	return 0;
 }
 
 static int valid_origin(const char *s)
@@ -259,13 +267,22 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	struct rp_display d;
 	struct export_sums m;
 	char buf[96];
-	size_t first, n, k, misc_at;
+	struct strbuf kb = STRBUF_INIT;
+	const char *key;
+	size_t first = 0, n = 0, k, misc_at;
 	double cmp_value = 0;
 
 	if (export_sums_init(&m, s))
 		return -ENOMEM;
+	if (!(key = series_key_text(s, &kb))) {
+		export_sums_free(&m);
+		return -ENOMEM;
+	}
 	hash_add(&h, o->build_id, strlen(o->build_id));
-	hash_add(&h, s->key, strlen(s->key));
+	hash_add(&h, key, strlen(key));
+	if (ix->c)
+		n = export_rowix_find(ix, key, &first);
+	strbuf_free(&kb);
 	strbuf_adds(sb, "{\"id\":");
 	snprintf(buf, sizeof(buf), "%s:ksftm-%016llx%016llx", o->origin,
 		 (unsigned long long)mix(h.a), (unsigned long long)mix(h.b));
@@ -316,7 +333,7 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	snprintf(buf, sizeof(buf), "\",\"points\":%zu,\"processed\":%zu", s->raw.n, m.pv.n);
 	strbuf_adds(sb, buf);
 	strbuf_adds(sb, ",\"policy\":");
-	strbuf_adds(sb, s->has_policy ? s->policy.json : "null");
+	strbuf_adds(sb, s->policy ? s->policy->json : "null");
 	strbuf_adds(sb, ",\"compare\":\"");
 	strbuf_adds(sb, canon_op_name(m.compare));
 	strbuf_adds(sb, "\",\"summary\":");
@@ -331,7 +348,6 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 		strbuf_adds(sb, ": number.value must be a finite number\"");
 	}
 	if (ix->c) {
-		n = export_rowix_find(ix, s->key, &first);
 		strbuf_adds(sb, ",\"verdicts\":[");
 		for (k = 0; k < n; k++) {
 			if (k)
@@ -396,8 +412,9 @@ int format_kcidb_write(const struct ksft_metric_report *r,
 		run.a = 0xcbf29ce484222325ull;
 		run.b = 0x84222325cbf29ce4ull;
 		hash_add(&run, o->run_id, strlen(o->run_id));
-	} else {
-		content_hash(r, &run);
+	} else if (content_hash(r, &run)) {
+		free(time_text);
+		return -ENOMEM;
 	}
 	snprintf(head, sizeof(head), "{\"version\":{\"major\":%d,\"minor\":%d},\n\"tests\":[",
 		 KCIDB_MAJOR, KCIDB_MINOR);

@@ -84,13 +84,20 @@ static void names_json(struct strbuf *sb, const struct export_nipa_names *n)
 }
 
 static void verdicts_json(struct strbuf *sb, const struct export_rowix *ix,
-			  const char *key)
+			  const struct rp_series *s)
 {
+	struct strbuf kb = STRBUF_INIT;
+	const char *key;
 	size_t first, n, k;
 
 	if (!ix->c)
 		return;
+	if (!(key = series_key_text(s, &kb))) {
+		sb->oom = 1;	/* the writer's caller says so */
+		return;
+	}
 	n = export_rowix_find(ix, key, &first);
+	strbuf_free(&kb);
 	strbuf_adds(sb, ",\"verdicts\":[");
 	for (k = 0; k < n; k++) {
 		if (k)
@@ -137,7 +144,7 @@ static int metric_json(struct strbuf *sb, const struct rp_series *s,
 	units_display_of(m.p, &d);
 	strbuf_addc(sb, ',');
 	units_display_json(sb, &d);
-	verdicts_json(sb, ix, s->key);
+	verdicts_json(sb, ix, s);
 	strbuf_addc(sb, '}');
 	export_sums_free(&m);
 	return sb->oom ? -ENOMEM : 0;

@@ -7,6 +7,7 @@
 #include "baseline.h"
 #include "baseline_index.h"
 #include "series.h"
+#include "strbuf.h"
 
 void baseline_index_free(struct baseline_index *ix)
 {
@@ -17,25 +18,20 @@ void baseline_index_free(struct baseline_index *ix)
 	free(ix->b);
 }
 
-static struct baseline_key *find(const struct baseline_index *ix, const char *key, uint64_t h)
+struct baseline_key *baseline_index_find(const struct baseline_index *ix, char *const *path,
+					 size_t path_len, const char *case_name,
+					 const char *name, const char *labels, uint64_t h)
 {
 	struct baseline_key *k;
 
 	for (k = ix->b[h & ix->mask]; k; k = k->next)
-		if (k->hash == h && !strcmp(k->key, key))
+		if (k->hash == h &&
+		    series_same_identity(k->first->path, k->first->path_len,
+					 k->first->case_name, k->first->name,
+					 k->first->labels, path, path_len, case_name, name,
+					 labels))
 			return k;
 	return NULL;
-}
-
-struct baseline_key *baseline_index_find(const struct baseline_index *ix, const char *key)
-{
-	return find(ix, key, series_key_hash(key, strlen(key)));
-}
-
-struct baseline_key *baseline_index_find_hashed(const struct baseline_index *ix,
-						const char *key, uint64_t hash)
-{
-	return find(ix, key, hash);
 }
 
 /*
@@ -45,6 +41,7 @@ struct baseline_key *baseline_index_find_hashed(const struct baseline_index *ix,
  */
 int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_report_baseline *b)
 {
+	struct strbuf kb = STRBUF_INIT;
 	struct baseline_key **of;
 	size_t total = 0, r, i, j = 0, at = 0;
 
@@ -67,12 +64,21 @@ int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_rep
 	for (r = 0; r < b->n_runs; r++) {
 		for (i = 0; i < b->runs[r].n; i++) {
 			const struct bl_series *s = &b->runs[r].series[i];
-			uint64_t h = series_key_hash(s->key, strlen(s->key));
-			struct baseline_key *k = find(ix, s->key, h);
+			struct baseline_key *k;
+			uint64_t h;
 
+			if (!series_key_into(&kb, s->path, s->path_len, s->case_name, s->name,
+					     s->labels)) {
+				strbuf_free(&kb);
+				free(of);
+				return -ENOMEM;
+			}
+			h = series_key_hash(kb.data, kb.len);
+			k = baseline_index_find(ix, s->path, s->path_len, s->case_name, s->name,
+						s->labels, h);
 			if (!k) {
 				k = &ix->keys[ix->n];
-				k->key = s->key;
+				k->first = s;
 				k->hash = h;
 				k->next = ix->b[h & ix->mask];
 				ix->b[h & ix->mask] = k;
@@ -94,5 +100,6 @@ int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_rep
 		}
 	}
 	free(of);
+	strbuf_free(&kb);
 	return 0;
 }

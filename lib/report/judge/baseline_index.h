@@ -15,8 +15,8 @@ struct bl_series;
 
 /* Baseline series grouped by key, in first-seen order. */
 struct baseline_key {
-	const char *key;
-	uint64_t hash;
+	const struct bl_series *first;	/* its identity (no key is kept) */
+	uint64_t hash;			/* its key's series_key_hash() */
 	const struct bl_series **v;
 	size_t *run;		/* the run of each v[i] (its index in the baseline) */
 	size_t n, cap;		/* cap: the room of v[] and run[] (the index's) */
@@ -36,11 +36,11 @@ struct baseline_index {
 
 /* Index every run's series of @b; 0 or -ENOMEM (free with baseline_index_free()). */
 int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_report_baseline *b);
-/* The key's runs, or NULL. */
-struct baseline_key *baseline_index_find(const struct baseline_index *ix, const char *key);
-/* The same with the key's series_key_hash() known (a report series' hash). */
-struct baseline_key *baseline_index_find_hashed(const struct baseline_index *ix,
-						const char *key, uint64_t hash);
+/* The runs of the identity whose key's series_key_hash() is @hash (a
+ * report series' hash, or another index's key's), or NULL. */
+struct baseline_key *baseline_index_find(const struct baseline_index *ix, char *const *path,
+					 size_t path_len, const char *case_name,
+					 const char *name, const char *labels, uint64_t hash);
 void baseline_index_free(struct baseline_index *ix);
 
 #endif

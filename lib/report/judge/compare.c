@@ -28,6 +28,7 @@
 #include "rp.h"
 #include "rp_policy.h"
 #include "series.h"
+#include "strbuf.h"
 #include "stats.h"
 #include "vals.h"
 
@@ -204,7 +205,9 @@ static int seed_verdict(struct cmp_row *row, const struct baseline_key *k,
 	int ret = 0;
 
 	if (!sx->on || !g->gated || !g->better ||
-	    !(ck = baseline_index_find(&sx->ix, k->key)))
+	    !(ck = baseline_index_find(&sx->ix, k->first->path, k->first->path_len,
+					k->first->case_name, k->first->name,
+					k->first->labels, k->hash)))
 		return 0;
 	a = malloc((k->n + 1) * sizeof(*a));
 	b = malloc((ck->n + 1) * sizeof(*b));
@@ -489,8 +492,8 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 	scratch.rel_tol = scratch.abs_tol = NAN;
 	p = &scratch;
 	for (r = 0; r < k->n; r++)
-		if (k->v[r]->has_policy) {
-			p = &k->v[r]->policy;
+		if (k->v[r]->policy) {
+			p = k->v[r]->policy;
 			break;
 		}
 	gate_for(p, s->source, o, &g);
@@ -562,7 +565,9 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	for (i = 0; !ret && i < cur->n_series; i++) {
 		const struct rp_series *s = cur->series[i];
 		/* A report series' hash is its key's (series_adopt()). */
-		struct baseline_key *k = baseline_index_find_hashed(&ix, s->key, s->hash);
+		struct baseline_key *k = baseline_index_find(&ix, s->path, s->path_len,
+							     s->case_name, s->name, s->labels,
+							     s->hash);
 
 		if (k)
 			k->used = 1;

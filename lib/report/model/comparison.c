@@ -45,7 +45,12 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 		return NULL;
 	c->n++;		/* from here on freed with the comparison */
 	row->path_len = path_len;
-	row->case_name = (char *)strpool_intern(c->pool, case_name, strlen(case_name));
+	/* A case's rows follow each other: its name once, never interned
+	 * (mostly unique, strpool_copy()). */
+	if (c->n > 1 && !strcmp(c->rows[c->n - 2].case_name, case_name))
+		row->case_name = c->rows[c->n - 2].case_name;
+	else
+		row->case_name = (char *)strpool_copy(c->pool, case_name, strlen(case_name));
 	row->name = (char *)strpool_intern(c->pool, name, strlen(name));
 	row->labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
 	if (!row->case_name || !row->name || !row->labels)

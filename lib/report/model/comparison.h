@@ -31,20 +31,11 @@ struct cmp_row {
 	size_t path_len;
 	char *case_name, *name, *labels;
 	long element;
-	int compare;		/* RP_OP_* */
-	int better;		/* +1, -1, 0 */
 	double baseline, current, change_pct, allowance, p_value;
 	size_t n_baseline, n_current, baseline_runs;
 	const char *verdict;	/* KSFTM_VERDICT_* (verdict_vocab.h) */
-	int fails;
-	int beyond_floor;	/* the samples show a change (p < alpha, or all
-				   apart where alpha is out of reach, or single
-				   values that differ) whatever the verdict: the
-				   text shows its size even within the tolerance */
-	int has_current;
 	double disp_scale;	/* the policy's display_scale, NaN: none */
 	char *disp_label;	/* its display_label, NULL: none */
-	int aggregated;		/* compared in busy cores (units.c's rule) */
 	long series;		/* index in the current report; -1: none */
 	/* What a series the history gate cannot judge would need (NaN: not
 	 * known): its run-to-run noise and the smallest change this run could
@@ -54,7 +45,6 @@ struct cmp_row {
 	/* Why the history gate had no window for it (a static text), or NULL:
 	 * an empty window is said, never silent (issue 31). */
 	const char *why;
-	int blind;		/* no value of this run could fail the series here */
 	/* DISTURBED: the interference row (index in the comparison's rows)
 	 * that tripped it, -1: none; on that interference row, its z against
 	 * its history's level (NaN: it did not trip). */
@@ -71,6 +61,19 @@ struct cmp_row {
 	/* Baseline: with --baseline the pooled samples of its runs, with --db
 	 * the window's run values; current: this run's samples. */
 	struct cmp_spread base_spread, cur_spread;
+	/* The small codes and flags packed at the end: a whole run's
+	 * comparison holds hundreds of thousands of rows (issue 45). */
+	signed char compare;	/* RP_OP_* */
+	signed char better;	/* +1, -1, 0 */
+	unsigned char fails;
+	unsigned char beyond_floor;	/* the samples show a change (p < alpha, or
+				   all apart where alpha is out of reach, or
+				   single values that differ) whatever the
+				   verdict: the text shows its size even within
+				   the tolerance */
+	unsigned char has_current;
+	unsigned char aggregated;	/* compared in busy cores (units.c's rule) */
+	unsigned char blind;	/* no value of this run could fail the series here */
 };
 
 /* Fill @s from the @n values x[0], x[stride], ... (left as they are);

@@ -255,6 +255,25 @@ int rp_policy_copy(struct rp_policy *dst, const struct rp_policy *src)
 	return 0;
 }
 
+struct rp_policy *rp_policy_dup(const struct rp_policy *src)
+{
+	struct rp_policy *p = malloc(sizeof(*p));
+
+	if (p && rp_policy_copy(p, src)) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+void rp_policy_free(struct rp_policy *p)
+{
+	if (p) {
+		rp_policy_clear(p);
+		free(p);
+	}
+}
+
 static int same_num(double a, double b)
 {
 	return (isnan(a) && isnan(b)) || a == b;

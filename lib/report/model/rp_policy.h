@@ -31,6 +31,10 @@ int rp_policy_from_json(json_t *obj, struct rp_policy *p, char **unknown);
 void rp_policy_clear(struct rp_policy *p);
 /* 0, or -ENOMEM (no message). */
 int rp_policy_copy(struct rp_policy *dst, const struct rp_policy *src);
+/* A malloc'd copy of @src (rp_policy_free()), or NULL (no message). */
+struct rp_policy *rp_policy_dup(const struct rp_policy *src);
+/* rp_policy_clear() and free() a policy of its own; NULL: nothing. */
+void rp_policy_free(struct rp_policy *p);
 int rp_policy_equal(const struct rp_policy *a, const struct rp_policy *b);
 /*
  * zperf_regression.py's default --tolerance: how far a zperf or twister

@@ -101,9 +101,7 @@ void series_free(struct rp_series *s)
 	if (s->raw.t == &s->one_t)
 		s->raw.t = s->raw.v = NULL;	/* the point in the struct */
 	vals_free(&s->raw);	/* identity strings: the report's pool */
-	if (!s->key_pooled)
-		free(s->key);
-	rp_policy_clear(&s->policy);
+	rp_policy_free(s->policy);
 	if (!s->pooled)
 		free(s);
 }
@@ -191,8 +189,8 @@ int series_append(struct rp_series *dst, const struct rp_series *src)
 const struct rp_policy *series_policy(const struct rp_series *s,
 				      struct rp_policy *scratch)
 {
-	if (s->has_policy)
-		return &s->policy;
+	if (s->policy)
+		return s->policy;
 	memset(scratch, 0, sizeof(*scratch));
 	scratch->summarize = RP_OP_DISTRIBUTION;
 	scratch->better = s->source == RP_SRC_KTAP ? 0 : 1;
@@ -310,6 +308,49 @@ char *series_make_key_in(series_key_alloc alloc, void *ctx, char *const *path,
 	return d;
 }
 
+/* series_make_key_in()'s allocator into a strbuf: the key is its text. */
+static void *into_strbuf(void *ctx, size_t n)
+{
+	struct strbuf *sb = ctx;
+
+	sb->len = 0;
+	if (strbuf_reserve(sb, n))
+		return NULL;
+	sb->len = n - 1;	/* the key writes its own NUL */
+	return sb->data;
+}
+
+const char *series_key_into(struct strbuf *sb, char *const *path, size_t path_len,
+			    const char *case_name, const char *name, const char *labels)
+{
+	return series_make_key_in(into_strbuf, sb, path, path_len, case_name, name, labels);
+}
+
+const char *series_key_text(const struct rp_series *s, struct strbuf *sb)
+{
+	return series_key_into(sb, s->path, s->path_len, s->case_name, s->name, s->labels);
+}
+
+int series_same_identity(char *const *pa, size_t na, const char *ca, const char *ma,
+			 const char *la, char *const *pb, size_t nb, const char *cb,
+			 const char *mb, const char *lb)
+{
+	size_t i;
+
+	if (na != nb || strcmp(ca, cb) || strcmp(ma, mb) || strcmp(la, lb))
+		return 0;
+	for (i = 0; i < na; i++)
+		if (pa[i] != pb[i] && strcmp(pa[i], pb[i]))
+			return 0;
+	return 1;
+}
+
+static int same_identity(const struct rp_series *a, const struct rp_series *b)
+{
+	return series_same_identity(a->path, a->path_len, a->case_name, a->name, a->labels,
+				    b->path, b->path_len, b->case_name, b->name, b->labels);
+}
+
 static void describe(struct strbuf *sb, const struct rp_series *s)
 {
 	canon_series_title(sb, s->path, s->path_len, s->case_name, s->name,
@@ -355,14 +396,15 @@ static int status_rank(int st)
 	}
 }
 
-/* Takes @s: it becomes a report series, or is merged and freed. */
 int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 {
 	struct rp_series *e;
 
-	s->hash = series_key_hash(s->key, strlen(s->key));
+	if (!series_key_text(s, &r->key_buf))
+		goto oom;
+	s->hash = series_key_hash(r->key_buf.data, r->key_buf.len);
 	for (e = r->final_tab.b[s->hash & r->final_tab.mask]; e; e = e->hnext)
-		if (e->hash == s->hash && !strcmp(e->key, s->key))
+		if (e->hash == s->hash && same_identity(e, s))
 			break;
 	if (!e) {
 		if (r->n_series == r->cap_series) {
@@ -392,15 +434,13 @@ int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 		series_free(s);
 		return 0;
 	}
-	if (s->has_policy && !e->has_policy) {
+	if (s->policy && !e->policy) {
 		e->policy = s->policy;
-		e->has_policy = 1;
-		memset(&s->policy, 0, sizeof(s->policy));
-		s->has_policy = 0;
-	} else if (s->has_policy && !rp_policy_equal(&e->policy, &s->policy)) {
-		warn_add(r, s->policy.file, s->policy.line,
+		s->policy = NULL;
+	} else if (s->policy && !rp_policy_equal(e->policy, s->policy)) {
+		warn_add(r, s->policy->file, s->policy->line,
 			 "conflicting policy for metric %s in case %s: keeping the one from %s:%lu",
-			 s->name, s->case_name, e->policy.file, e->policy.line);
+			 s->name, s->case_name, e->policy->file, e->policy->line);
 	}
 	/* Repeats of one case (several inputs, or one log's repeated result
 	 * lines) have one status whatever their order: the worst. A failed

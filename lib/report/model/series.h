@@ -16,7 +16,9 @@ struct rp_node;
 
 /*
  * A series. Its name, labels, shape, case name, path and path strings are
- * the report's (r->pool), never freed with the series.
+ * the report's (r->pool), never freed with the series. A whole run holds
+ * hundreds of thousands of them (issue 45): pointers and counts first,
+ * the small codes packed at the end, the rare policy by reference.
  */
 struct rp_series {
 	struct rp_node *node;	/* while its input is being read */
@@ -24,8 +26,6 @@ struct rp_series {
 	char *labels;		/* canonical JSON object */
 	size_t labels_len;
 	char *shape;
-	int source;
-	int is_array;
 	struct rp_vals raw;	/* t, v, off */
 	size_t cap_pts, cap_v;
 	/* A scalar series' first point, where raw.t and raw.v point until a
@@ -39,15 +39,16 @@ struct rp_series {
 	char *case_name;
 	char **path;
 	size_t path_len;
-	int status;
-	char *key;
-	int key_pooled;		/* @key is the report's pool's: not freed */
-	int pooled;		/* the struct itself is the report's pool's */
 	const char *abort;	/* case ended abnormally: reason, else NULL */
 	const char *reason;	/* the status directive's text, else NULL */
 	size_t joined;		/* case instances joined into it, less one */
-	int has_policy;
-	struct rp_policy policy;
+	/* Its own policy (malloc'd, freed with it), else NULL: the
+	 * defaults of its source (series_policy()). */
+	struct rp_policy *policy;
+	signed char source;	/* RP_SRC_* */
+	signed char is_array;
+	signed char status;	/* RP_ST_* */
+	unsigned char pooled;	/* the struct itself is the report's pool's */
 };
 
 struct rp_htab {
@@ -78,6 +79,23 @@ typedef void *(*series_key_alloc)(void *ctx, size_t n);
 char *series_make_key_in(series_key_alloc alloc, void *ctx, char *const *path,
 			 size_t path_len, const char *case_name, const char *name,
 			 const char *labels);
+/*
+ * @s's key (series_make_key() of its identity) in @sb, emptied first; its
+ * text, or NULL: out of memory. A series keeps no key of its own (80
+ * bytes each in a whole run, issue 45): who needs one makes it.
+ */
+struct strbuf;
+const char *series_key_text(const struct rp_series *s, struct strbuf *sb);
+/* The same for an identity (a baseline's series keeps no key either). */
+const char *series_key_into(struct strbuf *sb, char *const *path, size_t path_len,
+			    const char *case_name, const char *name, const char *labels);
+/* Identities equal: their keys are (the key's encoding is one to one). */
+int series_same_identity(char *const *pa, size_t na, const char *ca, const char *ma,
+			 const char *la, char *const *pb, size_t nb, const char *cb,
+			 const char *mb, const char *lb);
+/* Takes @s (its identity complete): it becomes a report series, or is
+ * merged into the one of its identity and freed; sets @s->hash to its
+ * key's series_key_hash(). 0 or -ENOMEM. */
 int series_adopt(struct ksft_metric_report *r, struct rp_series *s);
 
 #endif

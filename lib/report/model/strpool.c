@@ -88,6 +88,22 @@ void *strpool_alloc(struct rp_strpool *p, size_t n)
 	return out;
 }
 
+size_t strpool_interned(const struct rp_strpool *p)
+{
+	return p->n;
+}
+
+const char *strpool_copy(struct rp_strpool *p, const char *s, size_t n)
+{
+	char *d = strpool_alloc(p, n + 1);
+
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
 void *strpool_alloc_any(void *pool, size_t n)
 {
 	return strpool_alloc(pool, n);

@@ -18,6 +18,15 @@ struct rp_strpool *strpool_new(void);
 void strpool_free(struct rp_strpool *p);
 const char *strpool_intern(struct rp_strpool *p, const char *s, size_t n);
 void *strpool_alloc(struct rp_strpool *p, size_t n);
+/* How many strings @p has interned (the unit tests count them). */
+size_t strpool_interned(const struct rp_strpool *p);
+/*
+ * A copy of @s[0..n) (NUL added) in @p's arena, not interned: for strings
+ * that are mostly unique, such as case names (200,000 of them in a whole
+ * run), whose entries in the intern table would cost more than their
+ * repeats. NULL: OOM.
+ */
+const char *strpool_copy(struct rp_strpool *p, const char *s, size_t n);
 /* strpool_alloc() for a callback that takes its pool as void *. */
 void *strpool_alloc_any(void *pool, size_t n);
 /*

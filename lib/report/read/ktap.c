@@ -533,14 +533,17 @@ void ktap_input_long_line(struct rp_input *in)
 
 /* ---- end of input: name everything, join with earlier inputs --------- */
 
-/* Interned once a node: its series (and its children's paths) share it;
- * only called at the input's end, when no name changes any more. */
+/* Copied to the pool once a node: its series (and its children's paths)
+ * share it; only called at the input's end, when no name changes any
+ * more. Not interned: case names are mostly unique, and an intern table
+ * of 200,000 of them is 12 MB (issue 45); every reader compares names by
+ * their text. */
 static const char *node_name(struct rp_input *in, struct rp_node *n)
 {
 	const char *name = n->name ? n->name : INCOMPLETE;
 
 	if (!n->pooled)
-		n->pooled = strpool_intern(in->r->pool, name, strlen(name));
+		n->pooled = strpool_copy(in->r->pool, name, strlen(name));
 	return n->pooled;
 }
 
@@ -585,9 +588,8 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 	s->reason = n->reason;
 	e = tree_pol_find(in, n, s->name);
 	if (e) {
-		if (rp_policy_copy(&s->policy, &e->pol))
+		if (!(s->policy = rp_policy_dup(&e->pol)))
 			return -ENOMEM;
-		s->has_policy = 1;
 	}
 	for (c = (const unsigned char *)s->name; *c >= 0x20 && *c < 0x7f; c++)
 		;
@@ -601,11 +603,8 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 		if (!s->name)
 			return -ENOMEM;
 	}
-	s->key = series_make_key_in(strpool_alloc_any, in->r->pool, s->path, s->path_len,
-				    s->case_name, s->name, s->labels);
-	s->key_pooled = 1;
 	s->node = NULL;
-	return s->key ? 0 : -ENOMEM;
+	return 0;
 }
 
 static void free_nodes(struct rp_input *in)

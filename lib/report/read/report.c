@@ -20,6 +20,7 @@
 #include "pipeline.h"
 #include "policy_vocab.h"
 #include "report.h"
+#include "report_summaries.h"
 #include "rp.h"
 #include "rp_input.h"
 #include "rp_policy.h"
@@ -85,6 +86,7 @@ KSFT_METRIC_REPORT_API void ksft_metric_report_free(struct ksft_metric_report *r
 	free(r->series);
 	free(r->failed);
 	series_htab_free(&r->final_tab);
+	strbuf_free(&r->key_buf);
 	for (i = 0; i < r->n_strings; i++)
 		free(r->strings[i]);
 	free(r->strings);
@@ -362,7 +364,7 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	out->source = canon_source_name(s->source);
 	out->points = s->raw.n;
 	out->is_array = s->is_array;
-	out->policy_json = s->has_policy ? s->policy.json : NULL;
+	out->policy_json = s->policy ? s->policy->json : NULL;
 	out->summarize = canon_op_name(p->summarize);
 	out->transform = p->transform == RP_TR_RATE ? KSFTM_TRANSFORM_RATE : NULL;
 	out->aggregation = p->aggregation == RP_AGG_BCE ? KSFTM_AGG_BCE : NULL;

@@ -48,9 +48,7 @@ ksft_metric_report_baseline_new(void)
 /* The identity strings stay: they are the baseline's pool's. */
 static void bl_series_clear(struct bl_series *s)
 {
-	if (!s->key_pooled)
-		free(s->key);
-	rp_policy_clear(&s->policy);
+	rp_policy_free(s->policy);
 	if (!s->samples_pooled)
 		vals_free(&s->samples);
 }
@@ -174,15 +172,11 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 		d->name = pin(b, s->name);
 		d->labels = pin(b, s->labels);
 		d->shape = pin(b, s->shape);
-		d->key = strdup(s->key);
 		if (!d->path || !d->case_name || !d->name || !d->labels ||
-		    !d->shape || !d->key)
+		    !d->shape)
 			goto oom;
-		if (s->has_policy) {
-			if (rp_policy_copy(&d->policy, &s->policy))
-				goto oom;
-			d->has_policy = 1;
-		}
+		if (s->policy && !(d->policy = rp_policy_dup(s->policy)))
+			goto oom;
 		if (pipeline_apply(&s->raw, series_policy(s, &scratch),
 				   KSFT_METRIC_REPORT_PROCESSED, &d->samples))
 			goto oom;
@@ -257,7 +251,7 @@ ksft_metric_report_baseline_format(const struct ksft_metric_report_baseline *b,
 			strbuf_adds(&sb, ",\"source\":\"");
 			strbuf_adds(&sb, canon_source_name(s->source));
 			strbuf_adds(&sb, "\",\"policy\":");
-			strbuf_adds(&sb, s->has_policy ? s->policy.json : "null");
+			strbuf_adds(&sb, s->policy ? s->policy->json : "null");
 			strbuf_adds(&sb, ",\"samples\":");
 			emit_samples(&sb, &s->samples);
 			strbuf_addc(&sb, '}');
@@ -371,13 +365,12 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 	s->shape = pin(b, shape ? shape : s->is_array ? "array" : "scalar");
 	if (!s->case_name || !s->name || !s->labels || !s->shape)
 		return ksftm_oom();
-	s->key = series_make_key(s->path, s->path_len, s->case_name, s->name, s->labels);
-	if (!s->key)
-		return ksftm_oom();
 	if (pol && !json_is_null(pol)) {
 		char why[KSFTM_ERRMSG_SIZE], *unknown = NULL;
 
-		ret = json_is_object(pol) ? rp_policy_from_json(pol, &s->policy, &unknown) :
+		if (!(s->policy = calloc(1, sizeof(*s->policy))))
+			return ksftm_oom();
+		ret = json_is_object(pol) ? rp_policy_from_json(pol, s->policy, &unknown) :
 		      -EINVAL;
 
 		if (ret == -ENOMEM)
@@ -389,7 +382,6 @@ static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
 			return ksftm_fail(EINVAL, "%s: %s: bad policy: %s", name, where, why);
 		}
 		free(unknown);
-		s->has_policy = 1;
 	}
 	ret = load_samples(samples, s);
 	if (ret == -ENOMEM)
@@ -430,9 +422,6 @@ static int load_flat(struct ksft_metric_report_baseline *b, json_t *j,
 			return ksftm_oom();
 		s->samples.v[0] = json_number_value(v);
 		s->samples.t[0] = NAN;
-		s->key = series_make_key(s->path, 0, s->case_name, s->name, s->labels);
-		if (!s->key)
-			return ksftm_oom();
 	}
 	run->sources = calloc(1, sizeof(char *));
 	if (!run->sources || !(run->sources[0] = strdup(name)))

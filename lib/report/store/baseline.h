@@ -11,22 +11,20 @@
 struct rp_strpool;
 struct strbuf;
 
-/* A baseline series; every string but key is the baseline's pool's. */
+/* A baseline series; every string is the baseline's pool's, and it keeps
+ * no key (series_key_into() makes one; baseline_index.c its hash). */
 struct bl_series {
-	char *key;
-	int key_pooled;		/* @key is the baseline's pool's: not freed */
 	char **path;
 	size_t path_len;
 	char *case_name;
 	char *name;
 	char *labels;
 	char *shape;
-	int source;
-	int is_array;
-	int has_policy;
-	struct rp_policy policy;
+	struct rp_policy *policy;	/* its own (malloc'd), else NULL */
 	struct rp_vals samples;	/* processed points; t is NaN */
-	int samples_pooled;	/* @samples' blocks are the baseline's pool's */
+	signed char source;	/* RP_SRC_* */
+	signed char is_array;
+	unsigned char samples_pooled;	/* @samples' blocks are the baseline's pool's */
 };
 
 struct bl_run {

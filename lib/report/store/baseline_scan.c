@@ -95,7 +95,8 @@ static char *plain_dup(struct bl_scan *sc, int *oom)
 	return d;
 }
 
-/* [@s, @s + @n) interned, through the field's last string @last. */
+/* [@s, @s + @n) interned, through the field's last string @last; a case
+ * name only copied (mostly unique: strpool_copy()). */
 static const char *pin(struct bl_scan *sc, struct bl_pinned *last, const char *s, size_t n,
 		       int *oom)
 {
@@ -103,7 +104,8 @@ static const char *pin(struct bl_scan *sc, struct bl_pinned *last, const char *s
 
 	if (last->s && last->n == n && !memcmp(last->s, s, n))
 		return last->s;
-	d = strpool_intern(sc->pool, s, n);
+	d = last == &sc->last[BL_PIN_CASE] ? strpool_copy(sc->pool, s, n) :
+	    strpool_intern(sc->pool, s, n);
 	if (!d) {
 		*oom = 1;
 		return NULL;
@@ -472,14 +474,17 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 			at = sc->p;
 			if (!skip_value(sc))
 				return 0;
+			if (!s->policy && !(s->policy = calloc(1, sizeof(*s->policy)))) {
+				*oom = 1;
+				return 0;
+			}
 			j = json_loadb(at, (size_t)(sc->p - at), JSON_REJECT_DUPLICATES, NULL);
 			ok = json_is_object(j) &&
-			     !rp_policy_from_json(j, &s->policy, &unknown);
+			     !rp_policy_from_json(j, s->policy, &unknown);
 			json_decref(j);
 			free(unknown);
 			if (!ok)
 				return 0;
-			s->has_policy = 1;
 			break;
 		}
 		case F_SAMPLES:
@@ -501,10 +506,7 @@ static int series_fields(struct bl_scan *sc, struct bl_series *s, int *oom)
 	}
 	sc->prev_path = s->path;
 	sc->prev_len = s->path_len;
-	s->key = series_make_key_in(strpool_alloc_any, sc->pool, s->path, s->path_len,
-				    s->case_name, s->name, s->labels);
-	s->key_pooled = 1;
-	return s->key != NULL;
+	return 1;
 }
 
 int baseline_scan_series(struct bl_scan *sc, struct bl_series *s, size_t i,

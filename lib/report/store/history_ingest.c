@@ -24,6 +24,7 @@
 #include "canon.h"
 #include "pipeline.h"
 #include "report.h"
+#include "report_summaries.h"
 #include "rp.h"
 #include "strbuf.h"
 #include "history_ingest.h"

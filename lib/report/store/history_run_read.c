@@ -107,7 +107,10 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 
 		if ((ret = history_json(db, policy, "ksftm_results.policy", where, &pol)))
 			goto out;
-		ret = rp_policy_from_json(pol, &s->policy, &unknown);
+		ret = -ENOMEM;
+		if (!(s->policy = calloc(1, sizeof(*s->policy))))
+			goto out;
+		ret = rp_policy_from_json(pol, s->policy, &unknown);
 		free(unknown);
 		if (ret && ret != -ENOMEM) {
 			snprintf(why, sizeof(why), "%s", ksftm_errmsg());	/* the reason */
@@ -116,13 +119,9 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 		}
 		if (ret)
 			goto out;
-		s->policy.transform = RP_TR_NONE;
-		s->policy.aggregation = RP_AGG_NONE;
-		s->has_policy = 1;
+		s->policy->transform = RP_TR_NONE;
+		s->policy->aggregation = RP_AGG_NONE;
 	}
-	ret = -ENOMEM;
-	if (!(s->key = series_make_key(s->path, s->path_len, s->case_name, s->name, s->labels)))
-		goto out;
 	ret = series_adopt(r, s);
 	s = NULL;
 out:

@@ -1,4 +1,7 @@
-/* The report handle (report.c): what it holds once its inputs are read. */
+/*
+ * The report handle: what it holds once its inputs are read (made and
+ * fed by read/report.c; the model of every stage above it).
+ */
 #ifndef KSFTM_REPORT_H
 #define KSFTM_REPORT_H
 
@@ -6,19 +9,11 @@
 #include <stddef.h>
 
 #include "series.h"
+#include "strbuf.h"
 #include "warn.h"
 
-struct ksft_metric_report;
 struct rp_failed_case;
 struct rp_strpool;
-struct rp_summary;
-
-/*
- * The summaries of series @i's processed values, one per element, from one
- * pass over them (ingest stores six of each): *@sums (free()) has the
- * returned width (>= 0) of them; -errno. @sums NULL: only the width.
- */
-int report_series_summaries(const struct ksft_metric_report *r, size_t i, struct rp_summary **sums);
 
 struct ksft_metric_report {
 	struct rp_strpool *pool;	/* the series' identity strings */
@@ -30,6 +25,7 @@ struct ksft_metric_report {
 	struct rp_series **series;	/* final, report order */
 	size_t n_series, cap_series;
 	struct rp_htab final_tab;	/* by key */
+	struct strbuf key_buf;	/* a series' key while it is adopted */
 	json_t *context;	/* the logs' ktap-metric-context-json, merged */
 	char *context_json;	/* its canonical text, "{}" when none */
 	/* Policy names compared while reading (the unit tests count them). */
