@@ -42,8 +42,8 @@ guest: ksft-vm boots of the same commands (the namespaces created by the
 very commands record_interference.Netns runs, the same dose lines, the
 same ksft-iperf3 options but --time 2 --interval 0.25 and default
 placement on the guest's one vCPU), VARIANT under every --seeds layout
-seed, at most --jobs at once, each under nice -n 19; a boot already
-logged is kept. DIR/VARIANT-sK.fwd.log, .rev.log, .json (wall, load).
+seed (every variant under the first seed, then the next), at most
+--jobs at once, each under nice -n 19; a boot already logged is kept. DIR/VARIANT-sK.fwd.log, .rev.log, .json (wall, load).
 
 table: per dose and direction, the guest's change in test instructions
 per byte (per seed: B under seed K against the unchanged boot under seed
@@ -315,7 +315,8 @@ def cmd_guest(a):
     with open(os.path.join(a.dir, "phases.jsonl"), "a", encoding="utf-8") as ph:
         ph.write(json.dumps({"phase": "guest start", "uptime": uptime(), "command":
                              " ".join(shlex.quote(w) for w in sys.argv), "t": time.time()}) + "\n")
-    jobs = [(v, s) for v in variants for s in seeds_arg(a.seeds)]
+    # seed by seed: a run cut short still has every variant under its first seeds
+    jobs = [(v, s) for s in seeds_arg(a.seeds) for v in variants]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         for m in ex.map(lambda j: boot(a, *j), jobs):
             if m:
