@@ -439,6 +439,7 @@ def cmd_table(a):
             max(m["load_end"] for m in metas)))
     print("# native: 95 %% percentile bootstrap of the ratio of means (%d resamples, seed 1); "
           "guest: per seed against the unchanged boot of that seed" % a.resamples)
+    rows = []
     for dr in DIRS:
         base = nat.get(("none", dr))
         gbase = gst.get(("none", dr), {})
@@ -458,28 +459,70 @@ def cmd_table(a):
             {d for d, x in nat if x == dr and d not in DOSES and d != "none"})
         for dose in doses:
             n = nat[(dose, dr)]
-            cells = {}
-            for m in ("cost_test", "cost_host", "gbps"):
-                c, lo, hi = change_ci(base[m], n[m], a.resamples)
-                cells[m] = (c, lo, hi)
+            cells = {m: change_ci(base[m], n[m], a.resamples)
+                     for m in ("cost_test", "cost_host", "gbps")}
             g = gst.get((dose, dr), {})
             it = seed_changes({k: v["cost_test"] for k, v in gbase.items()},
                               {k: v["cost_test"] for k, v in g.items()})
             ih = seed_changes({k: v["cost_host"] for k, v in gbase.items()},
                               {k: v["cost_host"] for k, v in g.items()})
+            row = {"dose": dose, "dir": dr, "n": len(n["cost_test"]), "cells": cells,
+                   "icell": "-", "hcell": "-", "ratio": None, "reading": "no guest"}
             if it:
                 med = statistics.median(it)
-                icell = "%s (%s..%s)" % (pct(med), pct(min(it)), pct(max(it)))
-                hcell = pct(statistics.median(ih)) if ih else "-"
-                rt = "%.2f" % ratio(med, cells["cost_test"][0])
-                rd = reading(it, floor, cells["cost_test"])
-            else:
-                icell, hcell, rt, rd = "-", "-", "-", "no guest"
+                row.update(icell="%s (%s..%s)" % (pct(med), pct(min(it)), pct(max(it)))
+                           if len(it) > 1 else pct(med), nseeds=len(it),
+                           hcell=pct(statistics.median(ih)) if ih else "-",
+                           ratio=ratio(med, cells["cost_test"][0]),
+                           reading=reading(it, floor, cells["cost_test"]))
+            rows.append(row)
             print("%-8s %-24s %-14s %-22s %-22s %-22s %-7s %s" % (
-                dose, icell, hcell,
+                dose, row["icell"], row["hcell"],
                 *("%s [%s, %s] n=%d" % (pct(c), pct(lo), pct(hi), len(n[m]))
-                  for m, (c, lo, hi) in cells.items()), rt, rd))
+                  for m, (c, lo, hi) in cells.items()),
+                "-" if row["ratio"] is None else "%.2f" % row["ratio"], row["reading"]))
+    summary(rows)
+    rst(rows)
     return 0
+
+
+def summary(rows):
+    """Sign agreement and the ratio's spread over the rows native resolves."""
+    res = [r for r in rows if r["ratio"] is not None and
+           (r["cells"]["cost_test"][1] > 0 or r["cells"]["cost_test"][2] < 0)]
+    hits = [r for r in res if r["reading"] == "hit"]
+    print("\n## native resolves %d of %d changes (95 %% interval of the test's CPU/B off 0): "
+          "%d hits, %d misses (%s)" % (
+              len(res), len(rows), len(hits), len(res) - len(hits),
+              ", ".join("%s %s: %s" % (r["dose"], r["dir"], r["reading"])
+                        for r in res if r["reading"] != "hit") or "none"))
+    if hits:
+        rts = sorted(r["ratio"] for r in hits)
+        print("icount change / native change over the hits: median %.2f, %.2f-%.2f (%s)" % (
+            statistics.median(rts), rts[0], rts[-1],
+            ", ".join("%s %s %.2f" % (r["dose"], r["dir"], r["ratio"]) for r in hits)))
+    same = [r for r in rows if r["ratio"] is not None and r["ratio"] > 0]
+    print("same sign (icount median against native mean, resolved or not): %d of %d" % (
+        len(same), sum(1 for r in rows if r["ratio"] is not None)))
+
+
+def rst(rows):
+    """The table as doc/vm.rst carries it."""
+    def ci(c):
+        return "%s [%s, %s]" % (pct(c[0]), pct(c[1]), pct(c[2]))
+    head = ("dose", "dir", "icount test instr/B (seeds)", "native test CPU/B [95 %]",
+            "native host CPU/B [95 %]", "native Gbit/s [95 %]", "ratio", "reading")
+    body = [(r["dose"], r["dir"], r["icell"], ci(r["cells"]["cost_test"]),
+             ci(r["cells"]["cost_host"]), ci(r["cells"]["gbps"]),
+             "-" if r["ratio"] is None else "%.2f" % r["ratio"], r["reading"]) for r in rows]
+    w = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    rule = "  ".join("=" * k for k in w)
+    print("\n## rst\n" + rule)
+    print("  ".join(h.ljust(k) for h, k in zip(head, w)).rstrip())
+    print(rule)
+    for b in body:
+        print("  ".join(c.ljust(k) for c, k in zip(b, w)).rstrip())
+    print(rule)
 
 
 def main():
