@@ -43,7 +43,8 @@ very commands record_interference.Netns runs, the same dose lines, the
 same ksft-iperf3 options but --time 2 --interval 0.25 and default
 placement on the guest's one vCPU), VARIANT under every --seeds layout
 seed (every variant under the first seed, then the next), at most
---jobs at once, each under nice -n 19; a boot already logged is kept. DIR/VARIANT-sK.fwd.log, .rev.log, .json (wall, load).
+--jobs at once, each under nice -n 19; a boot already logged is kept.
+DIR/VARIANT-sK.fwd.log, .rev.log, .json (wall, load).
 
 table: per dose and direction, the guest's change in test instructions
 per byte (per seed: B under seed K against the unchanged boot under seed
@@ -124,7 +125,8 @@ def dose_lines(dose, ns):
                  "add chain inet dose in { type filter hook input priority 0; }"] +
                 ["add rule inet dose in tcp dport 1 counter"] * int(m.group(2)) + ["EOF"])
     if m:
-        return ([_in(ns.b, "tc qdisc add dev", ns.ifb, "clsact"), _in(ns.b, "tc -batch - <<'EOF'")] +
+        return ([_in(ns.b, "tc qdisc add dev", ns.ifb, "clsact"),
+                 _in(ns.b, "tc -batch - <<'EOF'")] +
                 ["filter add dev %s egress protocol ip prio %d u32 match ip dport 1 0xffff" %
                  (ns.ifb, i + 1) for i in range(int(m.group(2)))] + ["EOF"])
     if dose == "htb":
