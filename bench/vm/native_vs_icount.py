@@ -52,7 +52,9 @@ K; the median and the range over seeds, and the unchanged boots' own
 spread over seeds) beside the native changes in the test's CPU time per
 byte, the whole host's and throughput, each with a 95 % percentile
 bootstrap interval of the ratio of means (doc/decisions.rst), then the
-reading: hit, miss or unresolved, and the ratio of the two changes.
+reading: hit, miss or unresolved, and the ratio of the two changes; then
+how many native resolves, the hits and misses, the ratio's spread, and
+the table again as reStructuredText (doc/vm.rst carries it).
 """
 import argparse
 import concurrent.futures
@@ -485,6 +487,7 @@ def cmd_table(a):
                 "-" if row["ratio"] is None else "%.2f" % row["ratio"], row["reading"]))
     summary(rows)
     rst(rows)
+    print("\n# end: %s" % uptime())
     return 0
 
 
