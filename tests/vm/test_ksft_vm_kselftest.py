@@ -5,7 +5,8 @@
 what ksft-vm packs, checked in the root a stand-in qemu-system-x86_64
 receives. Before, only the script went in: the guest lacked the list,
 kselftest/runner.sh and the tests, and busybox's timeout (which refuses
-runner.sh's --foreground) stood at /usr/bin/timeout.
+runner.sh's --foreground) stood at /usr/bin/timeout; packing kselftest/
+whole then brought the host's perl for prefix.pl, without its modules.
 
 usage: test_ksft_vm_kselftest.py KSFT_VM
 """
@@ -41,6 +42,7 @@ class TestKselftestInstall(unittest.TestCase):
         write(ks + "/run_kselftest.sh", "#!/bin/sh\n. ./kselftest/runner.sh\n", 0o755)
         write(ks + "/kselftest-list.txt", LIST)
         write(ks + "/kselftest/runner.sh", "#!/bin/sh\n")
+        write(ks + "/kselftest/prefix.pl", "#!/usr/bin/perl\n", 0o755)
         write(ks + "/net/a.sh", "#!/bin/sh\n. ./lib.sh\n", 0o755)
         write(ks + "/net/lib.sh", "true\n")
         write(ks + "/net/settings", "timeout=90\n")
@@ -86,6 +88,11 @@ class TestKselftestInstall(unittest.TestCase):
                   "net/lib.sh", "net/settings"):
             self.packed(self.ks + "/" + p, names)
         self.packed(self.ks + "/drivers/net/c.py", names, False)
+        # prefix.pl, not the perl it names: runner.sh would pipe every
+        # test through a perl without its modules (strict.pm)
+        self.packed(self.ks + "/kselftest/prefix.pl", names)
+        if os.path.exists("/usr/bin/perl"):
+            self.packed(os.path.realpath("/usr/bin/perl"), names, False)
         if os.access("/usr/bin/timeout", os.X_OK):
             real = os.path.join(os.path.realpath("/usr/bin"), "timeout")
             self.packed(real, names)

@@ -8,8 +8,9 @@ So the root gets the list, kselftest/, the whole directory of every
 collection it will run (a test's helpers, settings and data sit there),
 each selected Python test's world (python_env) and the host's timeout:
 busybox's refuses --foreground, which turned every test into `not ok
-... # exit=1`. A test the options name that the list lacks, or the list
-names but the install lacks, is said before the boot."""
+... # exit=1`; not perl for kselftest/prefix.pl (see pack()). A test the
+options name that the list lacks, or the list names but the install
+lacks, is said before the boot."""
 import os
 
 from . import python_env
@@ -20,6 +21,7 @@ RUNNER = "run_kselftest.sh"
 LISTING = "kselftest-list.txt"
 # runner.sh runs every test under this very path when it is executable.
 TIMEOUT = "/usr/bin/timeout"
+PREFIX = "prefix.pl"
 # run_kselftest.sh's options that take a value, and those that run nothing.
 WITH_VALUE = ("-t", "--test", "-c", "--collection", "-o", "--override-timeout")
 RUNS_NOTHING = ("-l", "--list", "-h", "--help", "-d", "--dry-run")
@@ -82,9 +84,17 @@ def pack(root, install, command, environ, warn, applets):
     """Pack what run_kselftest.sh @command needs from @install into @root
     (@applets: busybox's names); the guest's extra environment (dict)."""
     env = {}
-    for p in (LISTING, "kselftest"):
-        if os.path.exists(os.path.join(install, p)):
-            root.add(os.path.join(install, p))
+    if os.path.exists(os.path.join(install, LISTING)):
+        root.add(os.path.join(install, LISTING))
+    # kselftest/prefix.pl without its interpreter: runner.sh prefixes with
+    # it when /usr/bin/perl is there, and a host perl packed alone has no
+    # modules (`Can't locate strict.pm`): every test's output went into a
+    # dead pipe (ping.py: `not ok ... # exit=120`). Without perl, sed.
+    root.add(os.path.join(install, "kselftest"), skip=lambda q: os.path.basename(q) == PREFIX)
+    prefix = os.path.join(install, "kselftest", PREFIX)
+    if os.path.isfile(prefix):
+        with open(prefix, "rb") as f:
+            root.cpio.file(root.guest_real(prefix), f.read(), os.stat(prefix).st_mode & 0o7777)
     tests = selected(command[1:], listed(install))
     for coll in sorted({t.split(":", 1)[0] for t in tests}):
         d = os.path.join(install, coll)
