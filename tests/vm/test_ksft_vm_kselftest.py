@@ -122,6 +122,38 @@ class TestKselftestInstall(unittest.TestCase):
             self.packed(self.ks + "/net/a.sh", names)
 
 
+class TestRunnerOutput(unittest.TestCase):
+    def test_runner_output_reaches_the_log(self):
+        """runner.sh writes each test's output through 4>>/dev/stdout: /init's
+        own lines (its /dev links, COMMAND's redirection, /dev and the
+        output directory moved to a temp dir) run here with such a
+        COMMAND keep every line in order. Before, the guest's devtmpfs had
+        no /dev/stdout (the output went into a new file there) and a
+        reopened stdout wrote under COMMAND's own writes."""
+        pkg = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "vm")
+        sys.path.insert(0, pkg)
+        from ksft_vm import guest_init
+        text = guest_init.render(["/bin"], {}, "/w", ["c"])
+        with tempfile.TemporaryDirectory(prefix="ksft-vm-init.") as d:
+            os.mkdir(os.path.join(d, "dev"))
+            os.mkdir(os.path.join(d, "o"))
+            lines = [ln.replace("/dev/", d + "/dev/") for ln in text.splitlines()
+                     if ln.startswith("[ -e /dev/")]
+            lines += ["o=" + d + "/o"] + [ln for ln in text.splitlines() if ln.startswith('"$@" ')]
+            command = ('echo one; { echo two >&4; } 4>>%s/dev/stdout; echo three; '
+                       'echo err >&2' % d)
+            for _ in range(2):
+                for f in ("out", "err"):
+                    if os.path.exists(os.path.join(d, "o", f)):
+                        os.unlink(os.path.join(d, "o", f))
+                subprocess.run(["sh", "-c", "\n".join(lines), "init", "sh", "-c", command],
+                               check=True)
+                with open(os.path.join(d, "o", "out")) as f:
+                    self.assertEqual(f.read(), "one\ntwo\nthree\n")
+                with open(os.path.join(d, "o", "err")) as f:
+                    self.assertEqual(f.read(), "err\n")
+
+
 if __name__ == "__main__":
     VM = sys.argv.pop(1)
     unittest.main()
