@@ -7,10 +7,12 @@ never-matching nft rules.
 
   bench/vm_seed_floor.py run OUT --kernel IMAGE --tag T [--variants r0,r1,nft1,...]
                          [--seeds 1-5] [--jobs 2]
-  bench/vm_seed_floor.py judge OUT --tag T [--tag T2]...
+  bench/vm_seed_floor.py ab OUT --kernel-a IMAGE --tag-a T --kernel-b IMAGE --tag-b T2
+                         --variant V [--seeds 5]
+  bench/vm_seed_floor.py judge OUT --tag T [--tag T2]... [--seeds 1-5]
 
 run: boots every variant under every seed, at most --jobs at once, under
-nice -n 5; a log already there is kept (a run can be resumed). Each boot
+nice -n 19; a log already there is kept (a run can be resumed). Each boot
 runs one guest command: the dose (nftN: a table with a base chain on the
 input hook holding N rules `tcp dport 1 counter`, which never match, so
 every packet walks them), then the main job's selftest (iperf-selftest
@@ -22,13 +24,22 @@ directory the guest starts in (OUT/cwd/root-dd..d, I d's) and, for I > 0, an
 extra unrelated file of I * 40,009 bytes (--add); nftN has r0's
 working directory, no extra file, and the dose.
 
-judge: for every pair of unchanged roots (rI as A, rJ as B, I < J) and
+ab: the same boots of one variant under two kernels, made by the real
+ksft-vm-ab (`ksft-vm ab -o OUT/ab-V-TA-TB --seeds N`: both kernels at
+once a seed, then its save + compare), so its wall time is an N-seed
+A/B's on this host; its logs are split into OUT/TA and OUT/TB as run's
+(a boot's wall time from the logs' times: a seed's pair starts when the
+previous pair's last log was written).
+
+judge: over the seeds --seeds (default 1-5; a variant lacking one is
+left out), for every pair of unchanged roots (rI as A, rJ as B, I < J) and
 every dose against every unchanged root (rI as A, nftN as B), of each
 log kind: `ksft-metric save -o a.json A's logs` and `ksft-metric compare
 --format json --baseline a.json B's logs`, as ksft-vm-ab --seeds does;
 prints per gated series the false alarms over the unchanged pairs (with
 a Clopper-Pearson 95 % interval), each dose's verdicts, shift and its
-interval, the spread across seeds and roots, and the wall time.
+interval, the spread across seeds (every seed booted: a variant may have
+more) and roots, and the wall time.
 """
 import argparse
 import concurrent.futures
@@ -104,28 +115,78 @@ def load():
         return f.read().split()[0]
 
 
-def boot(out, tag, kernel, variant, seed):
-    base = os.path.join(out, tag, "%s-s%d" % (variant, seed))
-    if os.path.exists(base + ".json"):
-        return None
+def guest_args(out, variant):
+    """(working directory, ksft-vm's --add options and COMMAND) of @variant."""
     cwd, pad = root_of(out, variant)
-    cmd = ["nice", "-n", "5", sys.executable, VM, "--kernel", kernel, "--seed", str(seed),
-           "--add", SELFTEST, "--add", UDP_RR] + (["--add", pad] if pad else []) + \
+    return cwd, ["--add", SELFTEST, "--add", UDP_RR] + (["--add", pad] if pad else []) + \
         ["--", "sh", "-c", guest_script(variant)]
-    t0, l0, started = time.monotonic(), load(), time.time()
-    with open(base + ".err", "wb") as e:
-        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=e, check=False)
-    text = p.stdout.decode("utf-8", "replace")
+
+
+def split_log(base, text):
+    """Write the boot's stdout @text as BASE.main.log and BASE.udp.log;
+    whether the marker was there."""
     main, _, udp = text.partition(MARK + "\n")
     for kind, body in (("main", main), ("udp", udp)):
         with open("%s.%s.log" % (base, kind), "w", encoding="utf-8") as f:
             f.write(body)
+    return MARK in text
+
+
+def boot(out, tag, kernel, variant, seed):
+    base = os.path.join(out, tag, "%s-s%d" % (variant, seed))
+    if os.path.exists(base + ".json"):
+        return None
+    cwd, args = guest_args(out, variant)
+    cmd = ["nice", "-n", "19", sys.executable, VM, "--kernel", kernel, "--seed", str(seed)] + args
+    t0, l0, started = time.monotonic(), load(), time.time()
+    with open(base + ".err", "wb") as e:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=e, check=False)
+    split = split_log(base, p.stdout.decode("utf-8", "replace"))
     meta = {"tag": tag, "variant": variant, "seed": seed, "kernel": os.path.basename(kernel),
             "rc": p.returncode, "wall_s": round(time.monotonic() - t0, 1), "started": started,
-            "load_start": l0, "load_end": load(), "split": MARK in text}
+            "load_start": l0, "load_end": load(), "split": split}
     with open(base + ".json", "w", encoding="utf-8") as f:
         json.dump(meta, f)
     return meta
+
+
+def cmd_ab(a):
+    """One variant under two kernels through the real ksft-vm-ab."""
+    for t in (a.tag_a, a.tag_b):
+        os.makedirs(os.path.join(a.out, t), exist_ok=True)
+    abdir = os.path.join(a.out, "ab-%s-%s-%s" % (a.variant, a.tag_a, a.tag_b))
+    cwd, args = guest_args(a.out, a.variant)
+    cmd = ["nice", "-n", "19", sys.executable, VM, "ab", "-o", abdir, "--format", "text",
+           "--seeds", str(a.seeds), os.path.abspath(a.kernel_a), os.path.abspath(a.kernel_b)] + args
+    t0, l0, started = time.monotonic(), load(), time.time()
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       check=False)
+    wall, l1 = round(time.monotonic() - t0, 1), load()
+    with open(os.path.join(abdir, "ab.out"), "wb") as f:
+        f.write(p.stdout + b"\n---- stderr\n" + p.stderr)
+    summary = {"variant": a.variant, "a": a.tag_a, "b": a.tag_b, "seeds": a.seeds,
+               "rc": p.returncode, "wall_s": wall, "started": started, "load_start": l0,
+               "load_end": l1, "cmd": " ".join(shlex.quote(w) for w in cmd), "cwd": cwd}
+    with open(os.path.join(abdir, "ab.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f)
+    print(json.dumps(summary), flush=True)
+    begin = started
+    for k in range(1, a.seeds + 1):
+        ends = {}
+        for v, tag, kernel in (("a", a.tag_a, a.kernel_a), ("b", a.tag_b, a.kernel_b)):
+            log = os.path.join(abdir, "%s-s%d.log" % (v, k))
+            ends[v] = max(os.path.getmtime(log), os.path.getmtime(log[:-4] + ".err"))
+            with open(log, "rb") as f:
+                text = f.read().decode("utf-8", "replace")
+            base = os.path.join(a.out, tag, "%s-s%d" % (a.variant, k))
+            split = split_log(base, text)
+            meta = {"tag": tag, "variant": a.variant, "seed": k,
+                    "kernel": os.path.basename(kernel), "rc": 0 if split else p.returncode,
+                    "wall_s": round(ends[v] - begin, 1), "started": begin,
+                    "load_start": l0, "load_end": l1, "split": split, "by": "ksft-vm-ab"}
+            with open(base + ".json", "w", encoding="utf-8") as f:
+                json.dump(meta, f)
+        begin = max(ends.values())
 
 
 def cmd_run(a):
@@ -174,10 +235,16 @@ def compare(tmp, a_logs, b_logs):
                           if r.get("allowance") is not None}
 
 
-def logs_of(out, tag, variant, kind):
+def logs_of(out, tag, variant, kind, seeds=None):
+    """@variant's non-empty logs of @kind, by seed (only @seeds when given)."""
     logs = sorted(glob.glob(os.path.join(out, tag, "%s-s*.%s.log" % (variant, kind))),
-                  key=lambda p: int(p.rsplit("-s", 1)[1].split(".")[0]))
-    return [lg for lg in logs if os.path.getsize(lg) > 0]
+                  key=seed_of)
+    return [lg for lg in logs
+            if os.path.getsize(lg) > 0 and (seeds is None or seed_of(lg) in seeds)]
+
+
+def seed_of(log):
+    return int(log.rsplit("-s", 1)[1].split(".")[0])
 
 
 def seed_values(log):
@@ -194,24 +261,39 @@ def seed_values(log):
     return vals
 
 
+def seed_list(seeds):
+    """"1-5" or "1-5,7" of the seed numbers @seeds."""
+    out, run = [], []
+    for s in sorted(seeds):
+        if run and s == run[-1] + 1:
+            run.append(s)
+            continue
+        if run:
+            out.append("%d-%d" % (run[0], run[-1]) if len(run) > 1 else str(run[0]))
+        run = [s]
+    if run:
+        out.append("%d-%d" % (run[0], run[-1]) if len(run) > 1 else str(run[0]))
+    return ",".join(out)
+
+
 def pct(x):
     return "%+.2f" % x if isinstance(x, (int, float)) else "  n/a"
 
 
 def judge_tag(a, tag):
+    seeds = set(seeds_arg(a.seeds))
     metas = []
     for m in glob.glob(os.path.join(a.out, tag, "*.json")):
         with open(m, encoding="utf-8") as f:
             metas.append(json.load(f))
-    counts = {}
+    booted = {}
     for m in metas:
-        counts[m["variant"]] = counts.get(m["variant"], 0) + 1
-    full = max(counts.values()) if counts else 0
-    # A variant still booting (fewer seeds than the others) is left out.
-    variants = sorted(v for v, c in counts.items() if c == full)
-    if len(variants) < len(counts):
-        print("# left out (fewer than %d seeds): %s" % (
-            full, ", ".join(sorted(set(counts) - set(variants)))))
+        booted.setdefault(m["variant"], set()).add(m["seed"])
+    # A variant lacking one of the judged seeds (still booting) is left out.
+    variants = sorted(v for v, got in booted.items() if seeds <= got)
+    if len(variants) < len(booted):
+        print("# left out (not every seed of %s): %s" % (
+            a.seeds, ", ".join(sorted(set(booted) - set(variants)))))
     roots = sorted((v for v in variants if v.startswith("r")), key=lambda v: int(v[1:]))
     doses = sorted((v for v in variants if v.startswith("nft")), key=lambda v: int(v[3:]))
     bad = [m for m in metas if m["rc"] != 0 or not m["split"]]
@@ -219,16 +301,21 @@ def judge_tag(a, tag):
         metas[0]["kernel"] if metas else "?", tag, len(metas), len(bad),
         "".join("\n  failed: %s seed %d rc %d" % (m["variant"], m["seed"], m["rc"])
                 for m in bad)))
-    walls = sorted(m["wall_s"] for m in metas)
-    if walls:
-        print("wall a boot: median %.0f s, %.0f-%.0f s; load %s-%s; two boots at once, so an "
-              "N-seed A/B (2N boots) takes about N x %.0f s" % (
-                  statistics.median(walls), walls[0], walls[-1],
-                  min((m["load_start"] for m in metas), key=float),
-                  max((m["load_end"] for m in metas), key=float),
-                  statistics.median(walls)))
+    print("seeds booted: %s; judged over seeds %s" % (
+        ", ".join("%s %s" % (v, seed_list(booted[v])) for v in sorted(booted)), a.seeds))
+    for v in sorted(booted):
+        mv = [m for m in metas if m["variant"] == v]
+        walls = sorted(m["wall_s"] for m in mv)
+        print("  %s: wall a boot median %.0f s, %.0f-%.0f s, load %s-%s, booted %s UTC%s" % (
+            v, statistics.median(walls), walls[0], walls[-1],
+            min((m["load_start"] for m in mv), key=float),
+            max((m["load_end"] for m in mv), key=float),
+            "-".join(time.strftime("%H:%M", time.gmtime(t)) for t in (
+                min(m["started"] for m in mv), max(m["started"] + m["wall_s"] for m in mv))),
+            " (by ksft-vm-ab)" if any(m.get("by") for m in mv) else ""))
     for kind in KINDS:
-        print("\n## %s: spread of every gated series (value a seed: p50 of its repeats)" % kind)
+        print("\n## %s: spread of every gated series (value a seed: p50 of its repeats; "
+              "every seed booted)" % kind)
         per = {v: [seed_values(lg) for lg in logs_of(a.out, tag, v, kind)] for v in variants}
         keys = sorted({k for v in per.values() for d in v for k in d})
         for k in keys:
@@ -240,9 +327,10 @@ def judge_tag(a, tag):
                     allv += xs
                 if xs:
                     med = statistics.median(xs)
-                    cells.append("%s %.5g [%.2f %%]" % (v, med, 100 * (max(xs) - min(xs)) / med))
+                    cells.append("%s %.5g [%.2f %%, %d seeds]" % (
+                        v, med, 100 * (max(xs) - min(xs)) / med, len(xs)))
             if allv:
-                print("  %s\n    roots together: %d seeds, %.5g-%.5g (%.2f %%)\n    %s" % (
+                print("  %s\n    roots together: %d boots, %.5g-%.5g (%.2f %%)\n    %s" % (
                     k, len(allv), min(allv), max(allv),
                     100 * (max(allv) - min(allv)) / statistics.median(allv),
                     "\n    ".join(cells)))
@@ -251,7 +339,8 @@ def judge_tag(a, tag):
         results = {}
         with tempfile.TemporaryDirectory(prefix="seed-floor-") as tmp:
             for x, y, what in pairs:
-                la, lb = logs_of(a.out, tag, x, kind), logs_of(a.out, tag, y, kind)
+                la, lb = (logs_of(a.out, tag, x, kind, seeds),
+                          logs_of(a.out, tag, y, kind, seeds))
                 if not la or not lb:
                     continue
                 rc, rows = compare(tmp, la, lb)
@@ -278,6 +367,10 @@ def judge_tag(a, tag):
                 his = [r.get("seeds", {}).get("shift_hi_pct") for r in rows]
                 los = [x for x in los if x is not None]
                 his = [x for x in his if x is not None]
+                flagged = ["%s-%s %s" % (k[0], k[1], pct(v[1][rk].get("change_pct")))
+                           for k, v in sel if rk in v[1] and v[1][rk]["verdict"] == "regression"]
+                if what == "A/A" and flagged:
+                    print("  !! REGRESSION between unchanged roots: %s" % ", ".join(flagged))
                 print("  %s (allow %.2g %%)\n    REGRESSION %d of %d [%.1f %%, %.1f %%]; %s\n"
                       "    change %s..%s %% (median %s), interval lows %s..%s, highs %s..%s" % (
                           rk, 100 * rows[0]["allowance"] / abs(rows[0]["baseline"] or 1),
@@ -290,8 +383,8 @@ def judge_tag(a, tag):
 
 
 def cmd_judge(a):
-    print("# bench/vm_seed_floor.py judge %s --tag %s  (%s; uptime load %s)" % (
-        a.out, " --tag ".join(a.tag), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    print("# bench/vm_seed_floor.py judge %s --tag %s --seeds %s  (%s; uptime load %s)" % (
+        a.out, " --tag ".join(a.tag), a.seeds, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         load()))
     for tag in a.tag:
         judge_tag(a, tag)
@@ -310,9 +403,18 @@ def main():
     j = sub.add_parser("judge")
     j.add_argument("out")
     j.add_argument("--tag", action="append", required=True)
+    j.add_argument("--seeds", default="1-5")
+    b = sub.add_parser("ab")
+    b.add_argument("out")
+    b.add_argument("--kernel-a", required=True)
+    b.add_argument("--tag-a", required=True)
+    b.add_argument("--kernel-b", required=True)
+    b.add_argument("--tag-b", required=True)
+    b.add_argument("--variant", required=True)
+    b.add_argument("--seeds", type=int, default=5)
     a = ap.parse_args()
     a.out = os.path.abspath(a.out)
-    {"run": cmd_run, "judge": cmd_judge}[a.cmd](a)
+    {"run": cmd_run, "judge": cmd_judge, "ab": cmd_ab}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -272,7 +272,7 @@ class TestCommandStats(unittest.TestCase):
 
     def test_init_measures_command_alone(self):
         text = guest_init.render(["/bin"], {}, "/w", ["c"])
-        run = text.index('"$@" > $o/out')
+        run = text.index('"$@" >> $o/out')
         self.assertLess(text.index("echo $$ > $g/cgroup.procs"), run)
         self.assertLess(text.index("t0=$("), text.index("echo $$ > $g/cgroup.procs"))
         after = text[run:]

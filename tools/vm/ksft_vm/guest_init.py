@@ -39,6 +39,12 @@ mkdir -p /proc /sys /dev
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+# udev's links: a test writing to /dev/stdout or /dev/stderr (kselftest's
+# runner.sh: 4>>/dev/stdout) reaches its own output, not a file in /dev.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+[ -e /dev/stdin ] || ln -s /proc/self/fd/0 /dev/stdin
+[ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout
+[ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr
 mkdir -p /dev/pts /dev/shm /run /tmp /var /root /sys/fs/cgroup
 chmod 1777 /tmp
 mount -t devpts devpts /dev/pts
@@ -61,7 +67,9 @@ echo "ksft-vm: running $1" > /dev/kmsg
 t0=$(%(clock)s)
 g=/sys/fs/cgroup/ksft-vm-command
 mkdir $g 2>/dev/null && echo $$ > $g/cgroup.procs 2>/dev/null || g=
-"$@" > $o/out 2> $o/err < /dev/null
+# appended: one reopened through /dev/stdout (>>) writes at the end too,
+# not under COMMAND's own writes
+"$@" >> $o/out 2>> $o/err < /dev/null
 rc=$?
 cpu=-
 if [ -n "$g" ]; then

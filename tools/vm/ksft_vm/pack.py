@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """The guest's whole root: busybox and its applets, the host's network
-tools, COMMAND and every --add path, the image's network modules, /init."""
+tools, COMMAND and every --add path (with a Python COMMAND's world, or a
+kselftest install's when COMMAND is its run_kselftest.sh), the image's
+network modules, /init."""
 import os
 import re
 import shutil
 import subprocess
 
-from . import guest_init, python_env, seed
+from . import guest_init, kselftest_run, python_env, seed
 from .errors import VmError
 from .modules import pack_modules
 from .root import Root, find_add
@@ -56,8 +58,12 @@ def build_root(command, adds, kernel, stage, environ=None, cwd=None, warn=None, 
         raise VmError("COMMAND %s: not found on the host" % command[0])
     applets = subprocess.run([bb, "--list-full"], stdout=subprocess.PIPE,
                              check=True).stdout.decode().split()
-    py_env = py.pack(root, warn or root.warn,
-                     {os.path.basename(a) for a in applets}) if py else {}
+    names = {os.path.basename(a) for a in applets}
+    py_env = py.pack(root, warn or root.warn, names) if py else {}
+    install = kselftest_run.install_of(command, environ.get("PATH", ""))
+    if install:
+        py_env.update(kselftest_run.pack(root, install, command, environ, warn or root.warn,
+                                         names))
     for a in adds:
         p = find_add(a)
         root.add(p)
