@@ -21,7 +21,6 @@ usage: bench_goals.py KSFT_METRIC PEAK_RSS [--cases N] [--rounds N] [--warm N]
 import argparse
 import os
 import random
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -41,15 +40,7 @@ def load():
 def py_insert(db, run, points):
     """Python's side of ratio 4: CPU seconds of the executemany."""
     c0 = time.process_time()
-    con = sqlite3.connect(db)
-    con.execute("PRAGMA journal_mode=WAL")
-    con.execute("PRAGMA synchronous=NORMAL")
-    con.execute("CREATE TABLE points (run TEXT, case_name TEXT, metric TEXT,"
-                " labels TEXT, time REAL, value REAL)")
-    with con:
-        con.executemany("INSERT INTO points VALUES (?, ?, ?, ?, ?, ?)",
-                        [(run,) + p for p in points])
-    con.close()
+    bench_ingest_cli.bulk_insert(db, run, points)
     return time.process_time() - c0
 
 

@@ -71,6 +71,20 @@ def make_log(n_series, rng):
     return "\n".join(out) + "\n", points
 
 
+def bulk_insert(db, run, points):
+    """The engine alone: @points as run @run's rows of a new SQLite file
+    @db, one executemany in one transaction (bench_goals.py's too)."""
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA synchronous=NORMAL")
+    con.execute("CREATE TABLE points (run TEXT, case_name TEXT, metric TEXT,"
+                " labels TEXT, time REAL, value REAL)")
+    with con:
+        con.executemany("INSERT INTO points VALUES (?, ?, ?, ?, ?, ?)",
+                        [(run,) + p for p in points])
+    con.close()
+
+
 def main():
     tool = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
@@ -97,15 +111,7 @@ def main():
             # The engine alone: the same point rows, one transaction.
             pdb = os.path.join(tmp, "py-%d.db" % i)
             p0, c0 = time.perf_counter(), time.process_time()
-            con = sqlite3.connect(pdb)
-            con.execute("PRAGMA journal_mode=WAL")
-            con.execute("PRAGMA synchronous=NORMAL")
-            con.execute("CREATE TABLE points (run TEXT, case_name TEXT, metric TEXT,"
-                        " labels TEXT, time REAL, value REAL)")
-            with con:
-                con.executemany("INSERT INTO points VALUES (?, ?, ?, ?, ?, ?)",
-                                [("run-%04d" % i,) + p for p in points])
-            con.close()
+            bulk_insert(pdb, "run-%04d" % i, points)
             tp, cp = time.perf_counter() - p0, time.process_time() - c0
             if i >= warm:
                 t_cmd.append(t)
