@@ -27,7 +27,6 @@ import argparse
 import importlib.util
 import json
 import os
-import random
 import re
 import statistics
 import subprocess
@@ -84,9 +83,7 @@ def record(args):
     if os.geteuid():
         print("measure_doses: needs root")
         return 77
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
-    rng = random.Random(seed)
-    print(f"measure_doses: seed {seed}", flush=True)
+    seed, rng = ri.seeded("measure_doses", args.seed)
     old = open("/proc/sys/kernel/bpf_stats_enabled").read().strip()
     with tempfile.TemporaryDirectory() as tmp:
         objs, stats = build(tmp, args.levels)

@@ -65,6 +65,15 @@ class Netns:
         sh("ip", "netns", "del", self.b, check=False)
 
 
+def seeded(prog, seed):
+    """The random order's seed (@seed, else a fresh one, printed so that
+    the recording can be made again) and its generator."""
+    if seed is None:
+        seed = random.SystemRandom().randrange(1 << 32)
+    print(f"{prog}: seed {seed}", flush=True)
+    return seed, random.Random(seed)
+
+
 def neighbours(n):
     """n busy loops, unpinned; killed by the caller."""
     return [subprocess.Popen(["sh", "-c", "while :; do :; done"],
@@ -161,9 +170,7 @@ def main():
     if os.geteuid():
         print("record_interference: needs root (network namespaces)")
         return 77
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
-    rng = random.Random(seed)
-    print(f"record_interference: seed {seed}", flush=True)
+    seed, rng = seeded("record_interference", args.seed)
     configs = [(n, c, d) for n in args.neighbours for c in args.cpus for d in args.doses]
     with Netns(f"kr{os.getpid()}") as ns, open(args.out, "a", encoding="utf-8") as out:
         for rnd in range(args.rounds):
