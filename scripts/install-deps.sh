@@ -28,7 +28,7 @@ if [ -n "$missing" ]; then
 fi
 echo "install-deps: all packages present"
 
-# Kernels for ksft-vm (tests/vm, bench/vm_bench.py): the newest Debian 6.1
+# Kernels for ksft-vm (tests/vm, bench/vm/vm_bench.py): the newest Debian 6.1
 # cloud image (CI boots it) and the newest 6.12 one (the A/B in doc/vm.rst),
 # chosen by apt-cache search so this follows Debian's updates; downloaded
 # and unpacked into $KSFT_VM_KERNELS/PACKAGE/{boot,lib/modules}, never

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <ksftmetric/report.h>
 
 #include "history_fixture.h"
 #include "report/store/db.h"
@@ -58,4 +59,13 @@ TCase *hist_tcase(const char *name, const TTest *t)
 	tcase_add_checked_fixture(c, hist_fresh_db, hist_drop_db);
 	tcase_add_test(c, t);
 	return c;
+}
+
+struct ksft_metric_report_history *hist_open(void)
+{
+	struct ksft_metric_report_history *h;
+
+	ck_assert_msg(ksft_metric_report_history_open(hist_url, &h) == 0, "%s",
+		      ksft_metric_report_errmsg());
+	return h;
 }

@@ -17,4 +17,9 @@ void hist_drop_db(void);
 /* A test case running @t with those fixtures. */
 TCase *hist_tcase(const char *name, const TTest *t);
 
+struct ksft_metric_report_history;
+
+/* The history at hist_url, opened; the test fails when it cannot be. */
+struct ksft_metric_report_history *hist_open(void);
+
 #endif

@@ -4,7 +4,7 @@
 done-when, on real runs): two runners, each its own network namespace,
 took turns with `iperf-selftest --loopback --time 2 --repeat 3` on a quiet
 machine, 8 unchanged runs each, then 12 each capped by tbf at 65 % of the
-runner's median (bench/record_two_runner.sh; the recording is
+runner's median (bench/record/record_two_runner.sh; the recording is
 bench/corpus/two-runner-quiet-d35-2026-12-07.tar.xz, about -37 % on 8 %
 run-to-run noise: 4.6-4.8 sd). Every run in time order is judged by
 `compare --db` with its runner's context (twice: the same exit and rows),

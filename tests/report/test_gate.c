@@ -5,7 +5,7 @@
  * improvement does not, repeats count for what they are worth, grouped
  * series spend one group's budget, and the verdicts follow the tolerance,
  * the direction and the amount of history. (The prediction interval, the
- * former test, is bench/'s: bench/check_gate_retired.c checks it.)
+ * former test, is bench/'s: bench/gate/check_gate_retired.c checks it.)
  */
 #include <math.h>
 #include <stdio.h>
@@ -170,7 +170,7 @@ static void lasting(double *rec, size_t m, size_t k, double shift, double cv)
 START_TEST(test_one_sided_lasting_border)
 {
 	/* The drop whose two-sided prediction p on this window is 1.2 %, just
-	 * inside: bench/check_gate_retired.c bisects it from the retired
+	 * inside: bench/gate/check_gate_retired.c bisects it from the retired
 	 * interval (gate_retired.c) and checks this value. */
 	const double d = 4.6946110135296442;
 	double rec[35], win[30], up[35];

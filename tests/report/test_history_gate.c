@@ -46,15 +46,6 @@ static struct ksft_metric_report *make_run(double tput, double lat, int no_lat)
 	return ru_read("run.log", buf);
 }
 
-static struct ksft_metric_report_history *open_h(void)
-{
-	struct ksft_metric_report_history *h;
-
-	ck_assert_msg(ksft_metric_report_history_open(hist_url, &h) == 0, "%s",
-		      ksft_metric_report_errmsg());
-	return h;
-}
-
 static void ingest(struct ksft_metric_report_history *h, const char *id, double tput,
 		   double lat, const char *const *ctx, size_t n_ctx)
 {
@@ -113,7 +104,7 @@ static int judge(struct ksft_metric_report_history *h, struct ksft_metric_report
 
 START_TEST(test_verdicts)
 {
-	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_history *h = hist_open();
 	char t[32], l[32];
 
 	rng_state = 21;
@@ -198,7 +189,7 @@ static const char *state_at(json_t *s, size_t i)
 
 START_TEST(test_regression_kept_out_until_accepted)
 {
-	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_history *h = hist_open();
 	char t[32], l[32];
 	json_t *s, *cp;
 
@@ -252,7 +243,7 @@ END_TEST
  */
 START_TEST(test_level_shift_found_over_runs)
 {
-	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_history *h = hist_open();
 	char t[32], l[32], ctx_buf[32], id[24];
 	const char *ctx[1] = { ctx_buf };
 	int seed, i, flagged = 0, last_regression = 0, lat_flags = 0;
@@ -294,7 +285,7 @@ END_TEST
 
 START_TEST(test_pinned_baseline)
 {
-	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_history *h = hist_open();
 	char t[32], l[32];
 
 	rng_state = 44;
@@ -319,7 +310,7 @@ END_TEST
 /* Runs of a debug kernel are stored but never a baseline. */
 START_TEST(test_debug_runs_stay_out)
 {
-	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_history *h = hist_open();
 	const char *dbg[] = { "runner=vm1", "ksft_machine_slow=yes" };
 	char t[32], l[32];
 
@@ -335,7 +326,7 @@ END_TEST
 
 START_TEST(test_bad_options)
 {
-	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_history *h = hist_open();
 	struct ksft_metric_report_gate_opts o = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
 	struct ksft_metric_report_history_opts ho = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
 	struct ksft_metric_report_comparison *c;
@@ -399,7 +390,7 @@ static size_t level_runs(struct ksft_metric_report_history *h, double tput, char
  */
 START_TEST(test_transient_readmitted)
 {
-	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_history *h = hist_open();
 	char t[32];
 
 	rng_state = 41;
@@ -425,7 +416,7 @@ END_TEST
 #define TRANSIENT_PROBE 94.0	/* 6 % down: beyond the 5 % tolerance, unproven */
 START_TEST(test_transient_needs_old_level)
 {
-	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_history *h = hist_open();
 	char t[32];
 
 	rng_state = 41;
@@ -508,7 +499,7 @@ static int judge_disturbed(struct ksft_metric_report_history *h, double tput, do
  */
 START_TEST(test_disturbed_not_regressed)
 {
-	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_history *h = hist_open();
 	struct ksft_metric_report_ingest_opts o = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
 	char id[16], t[32];
 	int i;
@@ -576,7 +567,7 @@ static json_int_t band_runs(struct ksft_metric_report_history *h, struct ksft_me
  */
 START_TEST(test_band_is_the_gates_window)
 {
-	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_history *h = hist_open();
 	struct ksft_metric_report_ingest_opts o = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
 	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
 	struct ksft_metric_report_comparison *c;
@@ -635,7 +626,7 @@ END_TEST
  */
 START_TEST(test_disturbed_names_series)
 {
-	struct ksft_metric_report_history *h = open_h();
+	struct ksft_metric_report_history *h = hist_open();
 	struct ksft_metric_report_ingest_opts o = KSFT_METRIC_REPORT_INGEST_OPTS_INIT;
 	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
 	char id[16], *text[2] = { NULL, NULL }, *json = NULL;

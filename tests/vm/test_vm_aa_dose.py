@@ -40,7 +40,7 @@ def boot(log, dose):
     with open(log, "wb") as f:
         f.write(out)
     keep = os.environ.get("KSFT_VM_KEEP_LOGS")
-    if keep:	# bench/vm_bench.py summary reads them beside its own boots
+    if keep:	# bench/vm/vm_bench.py summary reads them beside its own boots
         name = "%s-t%s" % ("dose-nft2" if dose else "aa", os.path.basename(log))
         shutil.copy(log, os.path.join(keep, name))
         with open(os.path.join(keep, name + ".json"), "w") as f:

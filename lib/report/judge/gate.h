@@ -107,7 +107,7 @@
  * gate_single, window 10) single runs capped at 90 % / 95 % of the median
  * were found in 0 / 0 of 12 with the CUSUM's view alone, 4 / 1 at 0.45,
  * 5 / 1 at 0.5 (a t interval on the same window at the same false
- * alarms: 5 / 1); at 0.5 bench/check_gate_timeline.c's lasting 29 %
+ * alarms: 5 / 1); at 0.5 bench/gate/check_gate_timeline.c's lasting 29 %
  * drop was no longer found, at 0.45 after 9 runs as before. False
  * alarms of the eight recordings' replay, one case a job: 48 of 4,993 at
  * r = 1 (43 before), 4 of 1,552 at r = 3 (3), 2 of 856 at r = 5 (2).
@@ -142,7 +142,7 @@
  * (others' CPU time on its CPUs, steal: CPU seconds per second) lies
  * GATE_DISTURBED_Z of its own run-to-run sd above its history (or fails
  * its own upward test) and at least GATE_DISTURBED_MIN_CPU CPUs above the
- * history's level (issue 40: the rise from which bench/interference_bound.py
+ * history's level (issue 40: the rise from which bench/analyse/interference_bound.py
  * bounds what interference does; a floor of 10 % of the level missed a
  * neighbour's spell on a level near the CPUs' count and let a few
  * thousandths of a CPU excuse on a quiet machine). One-sided
@@ -205,7 +205,7 @@
 #define GATE_DISTURBED_MIN_CPU 0.10
 /*
  * How far interference alone moved a gated series toward worse in our
- * recordings (issue 40; bench/interference_bound.py over every unchanged
+ * recordings (issue 40; bench/analyse/interference_bound.py over every unchanged
  * run of bench/corpus/interference-*.jsonl whose others' CPU time was 0.1
  * CPU or more above its configuration's quiet median: 966 runs):
  * throughput fell by at most 92 %, the test's own CPU cost per byte rose

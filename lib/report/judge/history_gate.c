@@ -240,7 +240,7 @@ static int is_excuse(const struct cmp_row *row)
 /*
  * How far interference alone moved each kind of gated series in our
  * recordings, toward worse, in runs whose others' CPU time rose by 0.1 CPU
- * or more (bench/interference_bound.py, bench/results/
+ * or more (bench/analyse/interference_bound.py, bench/results/
  * interference_bound-2026-12-07.txt, 966 runs): the test's own CPU cost
  * per byte +100 %, the whole host's +1689 %, throughput -92 %. A series of
  * another name takes the largest of its direction.
@@ -277,7 +277,7 @@ static int interference_explains(const struct cmp_row *row)
  * Has an excusing series risen far enough above its level to matter?
  * Others' CPU time and steal are CPU seconds per second: a rise of
  * GATE_DISTURBED_MIN_CPU CPUs, the rise from which our recordings bound
- * what interference does (bench/interference_bound.py), whatever the
+ * what interference does (bench/analyse/interference_bound.py), whatever the
  * level. A relative floor alone missed a busy neighbour's spell on top of
  * a level already near the CPUs' count (1.7 -> 1.9 CPUs, +12 %, throughput
  * -70 %), and excused a rise of a few thousandths of a CPU on a quiet one.

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import ab_profile, install, process, reply
+from . import ab_profile, command_line, install, process, reply
 from .errors import Interrupted, UsageError
 from .profile import ProfileError
 
@@ -75,12 +75,7 @@ def parse(argv):
     """-o DIR and --format, then IMAGE_A IMAGE_B, then ksft-vm's options
     up to "--", then COMMAND. UsageError when a part is missing."""
     a = Args()
-    if "--" not in argv:
-        raise UsageError("no COMMAND (%s)" % USAGE)
-    i = argv.index("--")
-    words, a.command = argv[:i], argv[i + 1:]
-    if not a.command:
-        raise UsageError("no COMMAND after --")
+    words, a.command = command_line.split_command(argv, USAGE)
     k = 0
     while k < len(words) and len(a.images) < 2:
         w = words[k]
@@ -88,9 +83,7 @@ def parse(argv):
             if k + 1 >= len(words):
                 raise UsageError("%s needs a value" % w)
             if w == "--seeds":
-                if not words[k + 1].isdigit() or not 1 <= int(words[k + 1]) <= 100:
-                    raise UsageError("--seeds %s: a number of seeds, 1 to 100" % words[k + 1])
-                a.seeds = int(words[k + 1])
+                a.seeds = command_line.seeds_value(words[k + 1])
             elif w == "--format":
                 if words[k + 1] not in FORMATS:
                     raise UsageError("--format %s: one of %s" % (words[k + 1], ", ".join(FORMATS)))
@@ -116,8 +109,7 @@ def parse(argv):
 
 
 def _say(text):
-    sys.stderr.write("%s: %s\n" % (PROG, text))
-    sys.stderr.flush()
+    command_line.say(PROG, text)
 
 
 def _tail(path, n=STDERR_TAIL):
@@ -225,14 +217,9 @@ def judge(args, out, argv):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] in (["-h"], ["--help"]):
-        print(HELP)
-        return 0
-    try:
-        args = parse(argv)
-    except UsageError as e:
-        _say(str(e))
-        return 2
+    args, status = command_line.read(argv, HELP, parse, PROG)
+    if status is not None:
+        return status
     for img in args.images:
         if not os.path.isfile(img):
             _say("%s: no such file (relative to %s)" % (img, os.getcwd()))

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from . import install, process, tree_build
+from . import command_line, install, process, tree_build
 from .errors import Interrupted, UsageError, VmError
 
 PROG = "ksft-vm bisect"
@@ -95,12 +95,7 @@ def parse(argv):
             raise UsageError("--step STATE_FILE")
         a.step = argv[1]
         return a
-    if "--" not in argv:
-        raise UsageError("no COMMAND (%s)" % USAGE)
-    i = argv.index("--")
-    words, a.command = argv[:i], argv[i + 1:]
-    if not a.command:
-        raise UsageError("no COMMAND after --")
+    words, a.command = command_line.split_command(argv, USAGE)
     commits, k = [], 0
     while k < len(words) and len(commits) < 2:
         w = words[k]
@@ -108,9 +103,7 @@ def parse(argv):
             v = _value(words, k)
             if w == "-o":
                 a.out = v
-            elif not v.isdigit() or not 1 <= int(v) <= 100:
-                raise UsageError("--seeds %s: a number of seeds, 1 to 100" % v)
-            elif int(v) in (2, 3):
+            elif command_line.seeds_value(v) in (2, 3):
                 # compare's exact rank test bounds no shift with 2 or 3 a side
                 # at 0.05 (doc/consumer.rst): every step would be a skip
                 raise UsageError("--seeds %s: compare cannot judge 2 or 3 seeds a side; "
@@ -150,8 +143,7 @@ def parse(argv):
 
 
 def _say(text):
-    sys.stderr.write("%s: %s\n" % (PROG, text))
-    sys.stderr.flush()
+    command_line.say(PROG, text)
 
 
 def _git(tree, *args, check=True):
@@ -320,14 +312,9 @@ def bisect(a, out):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] in (["-h"], ["--help"]):
-        print(HELP)
-        return 0
-    try:
-        a = parse(argv)
-    except UsageError as e:
-        _say(str(e))
-        return 2
+    a, status = command_line.read(argv, HELP, parse, PROG)
+    if status is not None:
+        return status
     if a.step:
         try:
             process.catch_stop_signals()
