@@ -18,7 +18,13 @@
  *   interference.runq_wait           s waited for a CPU per s (host)
  *   interference.involuntary_switches  per second (host)
  *   interference.steal               steal s per s on the endpoint's CPUs
- *   interference.others_cpu          CPU s per s others used there
+ *   interference.others_cpu          CPU s per s other tasks used there,
+ *                                    outside irq and softirq: what another
+ *                                    tenant can cause (an excuse)
+ *   interference.softirq_cpu         CPU s per s of irq and softirq there,
+ *                                    whoever's: the test's own packets'
+ *                                    work done outside its tasks (a qdisc's
+ *                                    watchdog, ksoftirqd/N); shown only
  *   cpu.instructions_per_byte.test.user, .kernel
  *                          instructions of the benchmark's processes per
  *                          byte, user and kernel apart (host "both"), where
@@ -42,6 +48,7 @@
 #define EX_POLICY_NIVCSW "interference.involuntary_switches"
 #define EX_POLICY_STEAL "interference.steal"
 #define EX_POLICY_OTHERS "interference.others_cpu"
+#define EX_POLICY_SOFTIRQ "interference.softirq_cpu"
 #define EX_POLICY_INSTR_USER "cpu.instructions_per_byte.test.user"
 #define EX_POLICY_INSTR_KERNEL "cpu.instructions_per_byte.test.kernel"
 
@@ -52,6 +59,7 @@ struct ex_own_result {
 	double cost_local, cost_remote;	/* per endpoint */
 	double runq[2], nivcsw[2];	/* local, remote: per second */
 	double steal[2], others[2];	/* per endpoint CPU set; [0] only if shared */
+	double softirq[2];		/* the same sets' irq+softirq */
 	int shared_cpus;		/* endpoints' CPU sets overlap (or unpinned) */
 	double instr[2];		/* user, kernel counts per byte (NAN: none) */
 };
@@ -108,7 +116,19 @@ int ex_own_record_best(const double *cost, size_t n, char **err);
 /** ex_own_free() - release the snapshot (also after a failed repeat). */
 void ex_own_free(struct ex_own_probe *p);
 
-/** ex_own_register() - the six policies (ex_own_end does it too). */
+/**
+ * ex_own_others_split() - split the busy seconds of a CPU set (/proc/stat's
+ * user+nice+system+irq+softirq, @softirq_s of it irq+softirq) into what
+ * other tasks used outside irq and softirq, *@others_s = busy - softirq -
+ * @mine_s (our processes' CPU seconds; at least 0), and *@softirq_s_out =
+ * @softirq_s: softirq work runs on whatever CPU a timer or an interrupt
+ * lands on, outside any task (a qdisc's watchdog, ksoftirqd/N), so it is
+ * the test's own packets' as often as a neighbour's (issue 40).
+ */
+void ex_own_others_split(double busy_s, double softirq_s, double mine_s, double *others_s,
+			 double *softirq_s_out);
+
+/** ex_own_register() - the seven policies (ex_own_end does it too). */
 int ex_own_register(char **err);
 
 #endif

@@ -203,6 +203,7 @@ int ex_pid_file_read(const char *path, pid_t *pid)
 void ex_cpu_ticks_free(struct ex_cpu_ticks *t)
 {
 	free(t->busy);
+	free(t->softirq);
 	free(t->steal);
 	free(t->seen);
 	memset(t, 0, sizeof(*t));
@@ -220,9 +221,10 @@ int ex_cpu_ticks_read(const char *path, struct ex_cpu_ticks *t, char **err)
 	if (!f)
 		return ex_errf(err, -errno, "%s: %s", path, strerror(errno));
 	t->busy = calloc(EX_MAX_CPUS, sizeof(*t->busy));
+	t->softirq = calloc(EX_MAX_CPUS, sizeof(*t->softirq));
 	t->steal = calloc(EX_MAX_CPUS, sizeof(*t->steal));
 	t->seen = calloc(EX_MAX_CPUS, 1);
-	if (!t->busy || !t->steal || !t->seen) {
+	if (!t->busy || !t->softirq || !t->steal || !t->seen) {
 		fclose(f);
 		ex_cpu_ticks_free(t);
 		return ex_errf(err, -ENOMEM, "out of memory");
@@ -239,6 +241,7 @@ int ex_cpu_ticks_read(const char *path, struct ex_cpu_ticks *t, char **err)
 		    cpu >= EX_MAX_CPUS)
 			continue;
 		t->busy[cpu] = v[0] + v[1] + v[2] + v[5] + v[6];
+		t->softirq[cpu] = v[5] + v[6];
 		t->steal[cpu] = v[7];
 		t->seen[cpu] = 1;
 		if (cpu + 1 > t->n)
@@ -253,10 +256,10 @@ int ex_cpu_ticks_read(const char *path, struct ex_cpu_ticks *t, char **err)
 }
 
 void ex_cpu_ticks_delta(const struct ex_cpu_ticks *a, const struct ex_cpu_ticks *b,
-			const cpu_set_t *set, double *busy_s, double *steal_s)
+			const cpu_set_t *set, double *busy_s, double *steal_s, double *softirq_s)
 {
 	double tck = (double)sysconf(_SC_CLK_TCK);
-	unsigned long long busy = 0, steal = 0;
+	unsigned long long busy = 0, steal = 0, softirq = 0;
 	size_t i;
 
 	for (i = 0; i < a->n && i < b->n; i++) {
@@ -264,9 +267,14 @@ void ex_cpu_ticks_delta(const struct ex_cpu_ticks *a, const struct ex_cpu_ticks 
 			continue;
 		busy += b->busy[i] > a->busy[i] ? b->busy[i] - a->busy[i] : 0;
 		steal += b->steal[i] > a->steal[i] ? b->steal[i] - a->steal[i] : 0;
+		softirq += b->softirq[i] > a->softirq[i] ? b->softirq[i] - a->softirq[i] : 0;
 	}
-	*busy_s = (double)busy / (tck > 0 ? tck : 100);
-	*steal_s = (double)steal / (tck > 0 ? tck : 100);
+	if (tck <= 0)
+		tck = 100;
+	*busy_s = (double)busy / tck;
+	*steal_s = (double)steal / tck;
+	if (softirq_s)
+		*softirq_s = (double)softirq / tck;
 }
 
 int ex_cpulist_parse(const char *text, const char *what, cpu_set_t *set, char **err)

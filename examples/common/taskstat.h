@@ -62,6 +62,7 @@ int ex_pid_file_read(const char *path, pid_t *pid);
 struct ex_cpu_ticks {
 	size_t n;			/* CPU ids 0..n-1 present in the arrays */
 	unsigned long long *busy;	/* user+nice+system+irq+softirq */
+	unsigned long long *softirq;	/* irq+softirq: part of busy */
 	unsigned long long *steal;
 	unsigned char *seen;		/* this id had a cpuN line */
 };
@@ -71,11 +72,12 @@ int ex_cpu_ticks_read(const char *path, struct ex_cpu_ticks *t, char **err);
 void ex_cpu_ticks_free(struct ex_cpu_ticks *t);
 
 /**
- * ex_cpu_ticks_delta() - busy and steal seconds on the CPUs of @set from
- * @a to @b (NULL @set: all CPUs). A CPU missing from either is skipped.
+ * ex_cpu_ticks_delta() - busy, steal and irq+softirq seconds (the last a
+ * part of busy; @softirq_s may be NULL) on the CPUs of @set from @a to @b
+ * (NULL @set: all CPUs). A CPU missing from either is skipped.
  */
 void ex_cpu_ticks_delta(const struct ex_cpu_ticks *a, const struct ex_cpu_ticks *b,
-			const cpu_set_t *set, double *busy_s, double *steal_s);
+			const cpu_set_t *set, double *busy_s, double *steal_s, double *softirq_s);
 
 /**
  * ex_cpulist_parse() - "0-2,5" into @set (kernel cpulist syntax).

@@ -146,7 +146,7 @@ for case, recs in cases.items():
         for host in ("local", "remote"):
             v = [o["value"] for o in obs if o["name"] == name and o["host"] == host]
             check(len(v) == REPEATS and min(v) >= 0, f"{case}: {host} {name} {v}")
-    for name in ("interference.steal", "interference.others_cpu"):
+    for name in ("interference.steal", "interference.others_cpu", "interference.softirq_cpu"):
         v = [o for o in obs if o["name"] == name]
         check(len(v) in (REPEATS, 2 * REPEATS) and min(o["value"] for o in v) >= 0,
               f"{case}: {name} {v}")

@@ -387,6 +387,8 @@ START_TEST(test_cli_own_cost)
 	ck_assert_int_eq(values_of(r.out, "interference.steal", "both", v, 4), 2);
 	ck_assert_int_eq(values_of(r.out, "interference.others_cpu", "both", v, 4), 2);
 	ck_assert_int_eq(values_of(r.out, "interference.others_cpu", "local", v, 4), 0);
+	ck_assert_int_eq(values_of(r.out, "interference.softirq_cpu", "both", v, 4), 2);
+	ck_assert(v[0] >= 0 && v[1] >= 0);
 	exproc_result_free(&r);
 }
 END_TEST

@@ -101,7 +101,7 @@ START_TEST(test_cpu_ticks)
 {
 	struct ex_cpu_ticks a, b;
 	char pa[128], pb[128], *err = NULL;
-	double busy, steal, tck = (double)sysconf(_SC_CLK_TCK);
+	double busy, steal, softirq, tck = (double)sysconf(_SC_CLK_TCK);
 	cpu_set_t one;
 
 	put("a", "cpu  9 9 9 9 9 9 9 9 0 0\ncpu0 10 1 5 100 0 1 2 3 0 0\n"
@@ -116,10 +116,11 @@ START_TEST(test_cpu_ticks)
 	/* cpu0: user +10, system +4, softirq +2 (idle, iowait not busy); steal +2 */
 	CPU_ZERO(&one);
 	CPU_SET(0, &one);
-	ex_cpu_ticks_delta(&a, &b, &one, &busy, &steal);
+	ex_cpu_ticks_delta(&a, &b, &one, &busy, &steal, &softirq);
 	ck_assert_double_eq_tol(busy, 16 / tck, 1e-12);
 	ck_assert_double_eq_tol(steal, 2 / tck, 1e-12);
-	ex_cpu_ticks_delta(&a, &b, NULL, &busy, &steal);
+	ck_assert_double_eq_tol(softirq, 2 / tck, 1e-12);
+	ex_cpu_ticks_delta(&a, &b, NULL, &busy, &steal, NULL);
 	ck_assert_double_eq_tol(busy, 26 / tck, 1e-12);
 	ck_assert_double_eq_tol(steal, 3 / tck, 1e-12);
 	ex_cpu_ticks_free(&a);
@@ -264,6 +265,72 @@ START_TEST(test_own_series)
 }
 END_TEST
 
+/* cpu0 is the client's (system time only), cpu1 the server's. */
+static void put_ticks(const char *rel, long sys0, long user, long system, long irq, long softirq)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "cpu  0 0 0 0 0 0 0 0 0 0\ncpu0 5 0 %ld 100 0 0 0 0 0 0\n"
+		 "cpu1 %ld 0 %ld 100 0 %ld %ld 0 0 0\n", sys0, user, system, irq, softirq);
+	put(rel, text);
+}
+
+/*
+ * Others' CPU time leaves out irq and softirq (issue 40, item 3): under a
+ * tbf qdisc the watchdog timer dequeues the test's own packets in softirq
+ * outside its tasks, which read as a neighbour's CPU time and excused the
+ * qdisc's -35 % as DISTURBED. Given /proc/stat figures and our own CPU
+ * time, the server's CPU (1) had 0.8 s user, 0.2 s system, 0.1 s irq and
+ * 0.3 s softirq; our server used 0.5 s: others 0.5 s, softirq 0.4 s (it
+ * was 0.9 s of others).
+ */
+START_TEST(test_others_leave_softirq_out)
+{
+	long t = sysconf(_SC_CLK_TCK);
+	struct ex_task_usage l = { 1, 0.2, 0.3, 0.1, 5, 4, "iperf3" };
+	struct ex_own_probe pr;
+	struct ex_own_result res;
+	struct ex_placement pl;
+	char path[128], *text = NULL, *err = NULL;
+	double others, softirq;
+
+	ex_own_others_split(1.4, 0.4, 0.5, &others, &softirq);
+	ck_assert_double_eq_tol(others, 0.5, 1e-12);
+	ck_assert_double_eq_tol(softirq, 0.4, 1e-12);
+	/* Our time beyond the tasks' share: none, never below 0. */
+	ex_own_others_split(0.6, 0.4, 0.5, &others, &softirq);
+	ck_assert_double_eq_tol(others, 0, 1e-12);
+
+	put("sys/devices/system/cpu/online", "0-1\n");
+	ck_assert_int_eq(ex_placement_parse(root, "1/0", &pl, &err), 0);
+	memset(&pr, 0, sizeof(pr));
+	pr.pl = &pl;
+	snprintf(path, sizeof(path), "%s/stat", root);
+	pr.stat_path = path;
+	put_ticks("stat", 5, 10, 10, 0, 0);
+	ck_assert_int_eq(ksft_metric_case_begin(), 0);
+	ck_assert_int_eq(ksft_metric_reporting(1), 1);
+	ck_assert_int_eq(ex_own_begin(&pr, &err), 0);
+	put_ticks("stat", 5 + t / 10, 10 + 8 * t / 10, 10 + 2 * t / 10, t / 10, 3 * t / 10);
+	ck_assert_msg(ex_own_end(&pr, &l, NULL, NAN, 1000000000ULL, &res, &err) == 0, "%s", err);
+	ksft_metric_reporting(0);
+	ck_assert_int_gt(ksft_metric_case_end_buffer(&text, NULL), 0);
+	ck_assert_int_eq(res.shared_cpus, 0);
+	ck_assert_msg(res.wall_s > 0, "%g", res.wall_s);
+	ck_assert_double_eq_tol(res.others[0] * res.wall_s, 0.5, 1e-9);
+	ck_assert_double_eq_tol(res.softirq[0] * res.wall_s, 0.4, 1e-9);
+	/* The client's CPU: 0.1 s system, no client task here (behind ssh). */
+	ck_assert_double_eq_tol(res.others[1] * res.wall_s, 0.1, 1e-9);
+	ck_assert_double_eq_tol(res.softirq[1], 0, 1e-12);
+	ck_assert_msg(strstr(text, "{\"host\":\"local\",\"name\":\"interference.softirq_cpu\""),
+		      "%s", text);
+	ck_assert_msg(strstr(text, "\"display_label\":\"% of a CPU in irq and softirq\""), "%s",
+		      text);
+	ksft_metric_free(text);
+	free(err);
+}
+END_TEST
+
 /*
  * Instructions per byte of the benchmark's processes: counters opened
  * before a child starts count it (inherit). Software task clocks prove the
@@ -364,6 +431,7 @@ int main(void)
 	tcase_add_test(tc, test_irqs);
 	tcase_add_test(tc, test_usage_of_child);
 	tcase_add_test(tc, test_own_series);
+	tcase_add_test(tc, test_others_leave_softirq_out);
 	tcase_add_test(tc, test_own_counters);
 	tcase_add_test(tc, test_ab_order);
 	suite_add_tcase(s, tc);

@@ -179,6 +179,9 @@ START_TEST(test_ok)
 	/* The own-cost policies come between: the stand-in servers are real
 	 * processes of this machine, priced with the client. */
 	ck_assert_msg(strstr(text, "\"name\":\"interference.others_cpu\",\"summarize\":"
+			     "\"distribution\"}\n# ktap-metric-policy-json: {\"display_label\":"
+			     "\"% of a CPU in irq and softirq\""), "%s", text);
+	ck_assert_msg(strstr(text, "\"name\":\"interference.softirq_cpu\",\"summarize\":"
 			     "\"distribution\"}\n# ktap-metric-json: {\"host\":\"remote\","
 			     "\"name\":\"throughput\""), "%s", text);
 	ck_assert_msg(strstr(text, "# ktap-metric-json: {\"host\":\"both\",\"name\":"
