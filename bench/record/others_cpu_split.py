@@ -9,7 +9,7 @@ inside the run, so a task seen before and after is not the job's.
 Usage (root): bench/record/others_cpu_split.py JOB [PAIRS 3] [DOSE_PCT 35]
 JOB: an iperf-selftest; each pair runs it unchanged, then capped at
 (100 - DOSE) % of the first unchanged run's median throughput, as
-bench/record_two_runner.sh caps it (tc tbf on the namespace's lo).
+bench/record/record_two_runner.sh caps it (tc tbf on the namespace's lo).
 """
 import json
 import os
