@@ -120,11 +120,6 @@ static void drift_of(const double *seq, size_t m, struct noise *nz, double mean_
 	nz->inflate = (1 + rho) / (1 - rho);
 }
 
-/*
- * Fill @nz from series @s (scratch holds 4 * max(n_recent, n_window) + 4
- * doubles); @return the mean of 1/r over the recent runs (r unknown: 1/r of
- * the current run, or 1).
- */
 /* The median of chi-square with @nu degrees of freedom over @nu
  * (Wilson-Hilferty): a sample variance's median over the variance. */
 static double chi2_median_ratio(double nu)
@@ -134,6 +129,11 @@ static double chi2_median_ratio(double nu)
 	return c * c * c;
 }
 
+/*
+ * Fill @nz from series @s (scratch holds 4 * max(n_recent, n_window) + 4
+ * doubles); @return the mean of 1/r over the recent runs (r unknown: 1/r of
+ * the current run, or 1).
+ */
 static double noise_of(const struct gate_series *s, const double *seq, size_t m,
 		       const double *lvl, size_t nl, struct noise *nz, double *scratch)
 {

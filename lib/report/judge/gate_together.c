@@ -85,12 +85,11 @@ static double block_p(const struct gate_series *s, int logs, double var_run, dou
 		own += (sc(logs, s->recent[i]) - mb) * (sc(logs, s->recent[i]) - mb);
 	own = (own + d * d) / (double)(k - 1) / (double)k;
 	de = df_est > 0 ? df_est : GATE_TAIL_DF;
-	if (own > vb && tails_f_upper(own / vb, (double)(k - 1), de) < GATE_TOGETHER_DISAGREE) {
-		vb = own;
-		df = (double)(k - 1);
-	} else if (own > vb) {
-		/* Wider than the noise says, within what it can do: the
-		 * block's own variance, on the noise's degrees of freedom. */
+	if (own > vb) {
+		/* Wider than the noise says: the block's own variance, on
+		 * the noise's degrees of freedom while the noise can make it. */
+		if (tails_f_upper(own / vb, (double)(k - 1), de) < GATE_TOGETHER_DISAGREE)
+			df = (double)(k - 1);
 		vb = own;
 	} else if (df_est > 0 && k <= held + 1 && na >= GATE_TOGETHER_POOL_RUNS) {
 		/* Held runs that agree: their spread is k - 1 more degrees
