@@ -33,6 +33,11 @@ its window kept 7 runs and the held runs' pooling wanted 8). Its r1 (1.4
 sd) is printed, not asserted (RUNNER=-): one run of it fails, on another
 series, and the forward throughput stays unproven.
 
+With $KSFTM_HISTORY_URL (tests/report/history_pg.sh starts a real
+PostgreSQL server) the loop is replayed on SQLite and on PostgreSQL, and
+every run's exit and verdicts must be the same on both (the issue's loop
+ran on both).
+
 usage: test_cli_two_runner.py KSFT_METRIC RECORDING.tar.xz [RUNNER=FIRST_BY|-...]
 """
 
@@ -47,6 +52,7 @@ import tempfile
 KM = os.path.abspath(sys.argv[1])
 REC = os.path.abspath(sys.argv[2])
 FIRST_BY = 7
+PG = os.environ.get("KSFTM_HISTORY_URL")  # history_pg.sh starts a server
 # RUNNER=- : that runner's alarms are printed, not asserted (its unchanged runs are).
 FIRST_BY_RUNNER = dict((a.split("=")[0], None if a.split("=")[1] == "-" else int(a.split("=")[1]))
                        for a in sys.argv[3:])
@@ -61,6 +67,36 @@ def judge(db, log, runner, order):
     return r.returncode, rows
 
 
+def replay(rec, runs, db):
+    """Judge each run in time order (twice), then ingest it; @return each
+    runner's tallies and every run's (exit, verdict of each row)."""
+    seen, verdicts = {}, []
+    for nnn, runner, phase, _ in runs:
+        log = os.path.join(rec, "%s-%s.log" % (nnn, runner))
+        rc, rows = judge(db, log, runner, nnn)
+        rc2, rows2 = judge(db, log, runner, nnn)
+        assert (rc, rows) == (rc2, rows2), "%s: judged twice, two answers" % log
+        verdicts.append((rc, [(r["case"], r["name"], r["verdict"]) for r in rows]))
+        fwd = [r for r in rows if r["case"] == "iperf.forward" and r["name"] == "throughput"]
+        assert len(fwd) == 1, fwd
+        st = seen.setdefault(runner, {"unchanged": 0, "regressed": [], "first": None})
+        if phase == "unchanged":
+            assert rc == 0, "%s: an unchanged run failed: %s" % (log, [
+                (r["case"], r["name"], r["verdict"]) for r in rows if r["fails"]])
+            st["unchanged"] += 1
+        else:
+            st["regressed"].append((rc, fwd[0]["verdict"]))
+            if rc == 1 and st["first"] is None:
+                st["first"] = len(st["regressed"])
+            # The capped runs stay out of the forward window (an
+            # unchanged run that looked worse may be held out too).
+            assert fwd[0]["baseline_runs"] <= st["unchanged"], (log, fwd[0]["baseline_runs"])
+        subprocess.run([KM, "ingest", "--db", db, "--create", "--context", "runner=" + runner,
+                        "--run", nnn, "--order", nnn, "-q", log], check=True,
+                       capture_output=True)
+    return seen, verdicts
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="ksft-metric-two-runner-")
     try:
@@ -68,32 +104,15 @@ def main():
             t.extractall(tmp, filter="data") if hasattr(tarfile, "data_filter") else t.extractall(tmp)
         (top,) = os.listdir(tmp)
         rec = os.path.join(tmp, top)
-        db = os.path.join(tmp, "h.sqlite")
         runs = [l.split() for l in open(os.path.join(rec, "index.tsv")) if not l.startswith("#")]
         assert len(runs) == 40, len(runs)
-        seen = {}
-        for nnn, runner, phase, _ in runs:
-            log = os.path.join(rec, "%s-%s.log" % (nnn, runner))
-            rc, rows = judge(db, log, runner, nnn)
-            rc2, rows2 = judge(db, log, runner, nnn)
-            assert (rc, rows) == (rc2, rows2), "%s: judged twice, two answers" % log
-            fwd = [r for r in rows if r["case"] == "iperf.forward" and r["name"] == "throughput"]
-            assert len(fwd) == 1, fwd
-            st = seen.setdefault(runner, {"unchanged": 0, "regressed": [], "first": None})
-            if phase == "unchanged":
-                assert rc == 0, "%s: an unchanged run failed: %s" % (log, [
-                    (r["case"], r["name"], r["verdict"]) for r in rows if r["fails"]])
-                st["unchanged"] += 1
-            else:
-                st["regressed"].append((rc, fwd[0]["verdict"]))
-                if rc == 1 and st["first"] is None:
-                    st["first"] = len(st["regressed"])
-                # The capped runs stay out of the forward window (an
-                # unchanged run that looked worse may be held out too).
-                assert fwd[0]["baseline_runs"] <= st["unchanged"], (log, fwd[0]["baseline_runs"])
-            subprocess.run([KM, "ingest", "--db", db, "--create", "--context", "runner=" + runner,
-                            "--run", nnn, "--order", nnn, "-q", log], check=True,
-                           capture_output=True)
+        seen, verdicts = replay(rec, runs, os.path.join(tmp, "h.sqlite"))
+        if PG:
+            # The same loop on a real PostgreSQL server: the same verdicts, run by run.
+            _, verdicts_pg = replay(rec, runs, PG)
+            assert verdicts_pg == verdicts, [
+                (runs[i][0], a, b) for i, (a, b) in enumerate(zip(verdicts, verdicts_pg)) if a != b]
+            print("PostgreSQL: the same %d verdicts as SQLite" % len(verdicts))
         for runner, st in sorted(seen.items()):
             print("%s: %d unchanged, first alarm at regressed run %s of %d: %s" % (
                 runner, st["unchanged"], st["first"], len(st["regressed"]),
