@@ -16,12 +16,17 @@ route of one log line). The stages' #include "..." lines are edges too
 used one stage up belongs below its users, and an include that climbs a
 stage is as wrong as a call that does. --allow-include FILE:HEADER keeps
 one include out of the graph (a move still to come, said where it is
-given).
+given). --layers "A B|C D" names the stages bottom up (peers on one
+layer joined by |): then an edge, a call or an include, must also go
+down a layer; one that goes up or across is reported like a circle
+(two peers need not call each other to be wrong: export/ including a
+store/ header closes no circle).
 
-usage: check-cycles.py [--report] [--stages [--allow-include FILE:HEADER]...]
-                       BUILDDIR DIR...
+usage: check-cycles.py [--report] [--stages [--allow-include FILE:HEADER]...
+                       [--layers "A B|C D"]] BUILDDIR DIR...
 Prints every circle as its file names (with one needed symbol or include
-per edge); exits 1 on any unless --report (then it only prints).
+per edge) and every edge against --layers; exits 1 on any unless
+--report (then it only prints).
 """
 import collections
 import json
@@ -157,14 +162,37 @@ def circles(objects, group=None, extra=None):
     return sccs, edges
 
 
+def layer_of(layers):
+    """{stage folder name: its layer's index, bottom 0} of --layers'
+    text ("model process read store|export judge")."""
+    return {name: i for i, layer in enumerate(layers.split())
+            for name in layer.split('|')}
+
+
+def against_layers(edges, rank):
+    """The edges {a: {b: why}} between stages of @rank that do not go
+    down a layer: [(a, b, why)]. Stages not in @rank are not judged."""
+    bad = []
+    for a in sorted(edges):
+        for b, why in sorted(edges[a].items()):
+            ra, rb = rank.get(os.path.basename(a)), rank.get(os.path.basename(b))
+            if ra is not None and rb is not None and rb >= ra:
+                bad.append((a, b, why))
+    return bad
+
+
 def main(argv):
     report = '--report' in argv
     stages = '--stages' in argv
-    allowed, args, i = set(), [], 0
+    allowed, args, i, rank = set(), [], 0, {}
     while i < len(argv):
         a = argv[i]
         if a == '--allow-include' and i + 1 < len(argv) and ':' in argv[i + 1]:
             allowed.add(tuple(argv[i + 1].rsplit(':', 1)))
+            i += 2
+            continue
+        if a == '--layers' and i + 1 < len(argv):
+            rank = layer_of(argv[i + 1])
             i += 2
             continue
         if a not in ('--report', '--stages'):
@@ -195,9 +223,15 @@ def main(argv):
                 for b, sym in sorted(edges[a].items()):
                     if b in members:
                         print('  %s -> %s (%s)' % (name(a), name(b), sym))
+        if stages and rank:
+            for a, b, why in against_layers(edges, rank):
+                found += 1
+                print('not down a layer in %s: %s -> %s (%s)' % (target, a, b, why))
     if not found:
-        print('check-cycles: no circles%s in %d targets under %s' %
-              (' between folders' if stages else '', len(checked), ' '.join(args[1:])))
+        print('check-cycles: no circles%s%s in %d targets under %s' %
+              (' between folders' if stages else '',
+               ', every edge down a layer' if stages and rank else '',
+               len(checked), ' '.join(args[1:])))
     return 0 if report or not found else 1
 
 

@@ -5,27 +5,9 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_case.h"
+
 Suite *make_suite(void);
-
-/* One TCase per behaviour: a suite from a table of (name, test). */
-struct ck_case {
-	const char *name;
-	const TTest *test;
-};
-
-static inline Suite *ck_suite_of(const char *name, const struct ck_case *tc, size_t n)
-{
-	Suite *s = suite_create(name);
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		TCase *c = tcase_create(tc[i].name);
-
-		tcase_add_test(c, tc[i].test);
-		suite_add_tcase(s, c);
-	}
-	return s;
-}
 
 int main(void)
 {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The run history at scale (issue 13): bench-history against a fresh
 # SQLite file, then against a real PostgreSQL server started for it with
-# tests/report/pg_server.sh (as root, the server runs as "postgres" via its
+# tests/pg/pg_server.sh (as root, the server runs as "postgres" via its
 # runuser logic) and stopped at exit, whatever happens.
 #
 #   bench/perf/bench_history.sh build/bench/bench-history [RUNS [BIG_RUNS [REPS]]]
@@ -14,7 +14,7 @@ set -u
 bench=$(realpath "$1")
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-pg_server=$here/../../tests/report/pg_server.sh
+pg_server=$here/../../tests/pg/pg_server.sh
 backends=${BACKENDS:-sqlite postgresql}
 tmp=$(mktemp -d /tmp/ksftm-bench-history.XXXXXX)
 pgdir=

@@ -18,6 +18,22 @@ void ex_runner_cli_init(struct ex_runner_cli *c, const char *prog)
 	c->prog = prog;
 	c->cpus = "default";
 	ex_ab_cli_init(&c->ab);
+	optind = 0;
+}
+
+int ex_runner_getopt(struct ex_runner_cli *c, int argc, char **argv,
+		     const struct option *longopts)
+{
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		ret = ex_runner_cli_opt(c, opt, argc, argv);
+		if (ret < 0)
+			return EX_RUNNER_OPT_BAD;
+		if (!ret)
+			return opt;
+	}
+	return -1;
 }
 
 int ex_runner_cli_opt(struct ex_runner_cli *c, int opt, int argc, char **argv)

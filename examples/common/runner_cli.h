@@ -11,6 +11,8 @@
 #include "ab.h"
 #include "taskstat.h"
 
+struct option;
+
 /* Put EX_RUNNER_LONGOPTS in the getopt_long table (long options only). */
 enum {
 	EX_RUNNER_OPT_REMOTE = 0x1c0, EX_RUNNER_OPT_METRICS, EX_RUNNER_OPT_CPUS,
@@ -35,8 +37,23 @@ struct ex_runner_cli {
 	struct ex_placement pl;	/* after ex_runner_cli_finish(): --cpus parsed */
 };
 
-/** ex_runner_cli_init() - no remote, no metrics, default placement, no A/B. */
+/**
+ * ex_runner_cli_init() - no remote, no metrics, default placement, no A/B;
+ * getopt reset (optind 0) for ex_runner_getopt().
+ */
 void ex_runner_cli_init(struct ex_runner_cli *c, const char *prog);
+
+/* ex_runner_getopt()'s answer for a shared option given badly. */
+#define EX_RUNNER_OPT_BAD 0x1bf
+
+/**
+ * ex_runner_getopt() - getopt_long(@argc, @argv, "+", @longopts) with the
+ * shared options (EX_RUNNER_LONGOPTS, in @longopts) taken here
+ * @return the next option that is the runner's own (or '?'), -1 after the
+ * last, or EX_RUNNER_OPT_BAD after saying what was wrong with a shared one.
+ */
+int ex_runner_getopt(struct ex_runner_cli *c, int argc, char **argv,
+		     const struct option *longopts);
 
 /**
  * ex_runner_cli_opt() - take getopt's @opt if it is a shared option

@@ -175,14 +175,10 @@ static int cmd_run(int argc, char **argv)
 	enum ex_ktap_result result;
 
 	ex_runner_cli_init(&cl, "ksft-iperf3");
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-		ret = ex_runner_cli_opt(&cl, c, argc, argv);
-		if (ret < 0)
-			goto usage_error;
-		if (ret)
-			continue;
+	while ((c = ex_runner_getopt(&cl, argc, argv, longopts)) != -1) {
 		switch (c) {
+		case EX_RUNNER_OPT_BAD:
+			goto usage_error;
 		case 'a':
 			o.server_addr = optarg;
 			break;

@@ -133,14 +133,10 @@ static int cmd_run(int argc, char **argv)
 	enum ex_ktap_result result;
 
 	ex_runner_cli_init(&cl, "ksft-kperf");
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-		ret = ex_runner_cli_opt(&cl, c, argc, argv);
-		if (ret < 0)
-			goto out;
-		if (ret)
-			continue;
+	while ((c = ex_runner_getopt(&cl, argc, argv, longopts)) != -1) {
 		switch (c) {
+		case EX_RUNNER_OPT_BAD:
+			goto out;
 		case 'l':
 			o.local_addr = optarg;
 			break;

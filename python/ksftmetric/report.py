@@ -191,7 +191,7 @@ def _declare():
 _c = _declare()
 
 # The verdicts (code: name people read), as lib/common/verdict_vocab.c
-# spells them; tests/report/test_verdict_vocab.py keeps the two equal.
+# spells them; tests/cli/test_verdict_vocab.py keeps the two equal.
 VERDICTS = {"regression": "REGRESSION", "improvement": "IMPROVEMENT",
             "disturbed": "DISTURBED", "missing": "MISSING", "case_failed": "CASE FAILED",
             "too_noisy": "TOO NOISY",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/check-cycles.py --stages reads #include lines: an include that
 climbs a stage closes a circle with the calls going down, and
---allow-include leaves one out (issue 46). On a tree made here, no build."""
+--allow-include leaves one out, and --layers reports an edge that does not
+go down a layer, a circle or not (issue 46). On a tree made here, no build."""
 import importlib.util
 import os
 import sys
@@ -44,7 +45,15 @@ def main(script):
         assert 'export' not in edges, edges
         sccs, _ = cc.circles([], group, edges)
         assert sccs == [], sccs
-    print('1 passed, 0 failed')
+        # --layers: judge including export's header goes down a layer when
+        # export is below judge, up when above, across when they are peers
+        # (no circle then, but reported: export/ and store/ are peers).
+        assert cc.against_layers(edges, cc.layer_of('model export judge')) == [], edges
+        assert cc.against_layers(edges, cc.layer_of('model judge export')) == [
+            ('judge', 'export', 'compare.c: #include "format.h"')], edges
+        assert cc.against_layers(edges, cc.layer_of('model judge|export')) == [
+            ('judge', 'export', 'compare.c: #include "format.h"')], edges
+    print('2 passed, 0 failed')
     return 0
 
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_case.h"
 #include "producer_util.h"
 
 void pu_reset(void)
@@ -24,11 +25,7 @@ void pu_reset(void)
 
 TCase *pu_tcase(const char *name, const TTest *t)
 {
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, pu_reset, NULL);
-	tcase_add_test(c, t);
-	return c;
+	return ck_tcase(name, t, pu_reset, NULL);
 }
 
 void pu_begin(void)

@@ -329,11 +329,7 @@ END_TEST
 
 static TCase *tc(const char *name, const TTest *t)
 {
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, context_reset, context_teardown);
-	tcase_add_test(c, t);
-	return c;
+	return ck_tcase(name, t, context_reset, context_teardown);
 }
 
 Suite *make_suite(void)

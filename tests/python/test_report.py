@@ -12,7 +12,7 @@ import unittest
 
 from ksftmetric import report as kr
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report", "data")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli", "data")
 SEED = os.path.join(DATA, "seed.log")
 PIPELINE = os.path.join(DATA, "pipeline.log")
 

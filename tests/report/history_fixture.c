@@ -7,6 +7,7 @@
 #include <check.h>
 #include <ksftmetric/report.h>
 
+#include "check_case.h"
 #include "history_fixture.h"
 #include "report/store/db.h"
 
@@ -54,11 +55,7 @@ void hist_drop_db(void)
 
 TCase *hist_tcase(const char *name, const TTest *t)
 {
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, hist_fresh_db, hist_drop_db);
-	tcase_add_test(c, t);
-	return c;
+	return ck_tcase(name, t, hist_fresh_db, hist_drop_db);
 }
 
 struct ksft_metric_report_history *hist_open(void)

@@ -273,21 +273,12 @@ START_TEST(test_points_plan)
 }
 END_TEST
 
-static TCase *tc(const char *name, const TTest *t)
-{
-	TCase *c = tcase_create(name);
-
-	tcase_add_checked_fixture(c, hist_fresh_db, hist_drop_db);
-	tcase_add_test(c, t);
-	return c;
-}
-
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("history_plan");
 
-	suite_add_tcase(s, tc("window", test_window_plan));
-	suite_add_tcase(s, tc("missing", test_missing_plan));
-	suite_add_tcase(s, tc("points", test_points_plan));
+	suite_add_tcase(s, hist_tcase("window", test_window_plan));
+	suite_add_tcase(s, hist_tcase("missing", test_missing_plan));
+	suite_add_tcase(s, hist_tcase("points", test_points_plan));
 	return s;
 }

@@ -353,6 +353,42 @@ class TestLeftOver(unittest.TestCase):
             self.assertTrue(os.path.isdir(live) and os.path.isdir(other))
 
 
+class TestStoppable(unittest.TestCase):
+    """process.stoppable(), around the work of ksft-vm-ab's, bisect's and
+    --tree's build's main(): a stop signal in the body ends the process of
+    that signal after the body's own cleanup, and nothing after the block
+    runs; any other way out leaves the stop signals blocked."""
+
+    def child(self, body):
+        code = ("import os, signal, sys\n"
+                "sys.path.insert(0, %r)\n"
+                "from ksft_vm import process\n"
+                "with process.stoppable():\n"
+                "    try:\n"
+                "%s\n"
+                "    finally:\n"
+                "        print('cleanup', flush=True)\n"
+                "print('after', flush=True)\n"
+                "os.kill(os.getpid(), signal.SIGTERM)\n"
+                "print('blocked', flush=True)\n") % (
+                    os.path.join(HERE, "..", "..", "tools", "vm"), body)
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+    def test_signal_ends_the_process_of_it(self):
+        p = self.child("        os.kill(os.getpid(), signal.SIGTERM)\n"
+                       "        print('not reached', flush=True)")
+        self.assertEqual(p.returncode, -15, p.stderr)
+        self.assertEqual(p.stdout, "cleanup\n")
+
+    def test_other_exits_leave_the_signals_blocked(self):
+        p = self.child("        print('body', flush=True)")
+        self.assertEqual((p.returncode, p.stdout), (0, "body\ncleanup\nafter\nblocked\n"),
+                         p.stderr)
+        p = self.child("        raise ValueError('x')")
+        self.assertEqual((p.returncode, p.stdout), (1, "cleanup\n"))
+        self.assertIn("ValueError: x", p.stderr)
+
+
 class TestReply(unittest.TestCase):
     CTX_A = {"vm_kernel": "6.1.0-57-cloud-amd64", "qemu": "7.2.22", "clock": "icount",
              "icount_shift": "0", "qemu_cpu": "Westmere-v1", "cpu_count": 1}

@@ -160,7 +160,11 @@ int cli_needs(const struct cli_common *cc, const char *what);
 /*
  * Confine to --base-dir and check that -o (when given) may be written -
  * or with @t, open it as @t (not for "-"), its directory held from here
- * on; create the report and the baseline; read the --baseline files and
+ * on. 0, or a negative errno after printing why.
+ */
+int cli_confine(struct cli_common *cc, struct confine_target *t);
+/*
+ * cli_confine(), then create the report and the baseline; read the --baseline files and
  * the @n inputs @files. Returns an exit code.
  */
 int cli_load(struct cli_common *cc, char *const *files, int n,
@@ -201,6 +205,17 @@ int cli_emit_doc(const struct cli_common *cc, char *doc, size_t len);
 int cli_text_fmt(const struct cli_common *cc);
 int cli_parse_double(const char *opt, const char *s, double min, double max,
 		     double *out);
+/* The history gate's options: compare --db, report --db, ingest. */
+#define CLI_OPTIONS_GATE	{ "window", required_argument, NULL, 'w' }, \
+				{ "fdr", required_argument, NULL, 'F' }, \
+				{ "order", required_argument, NULL, 'O' }
+#define CLI_MAX_WINDOW 100000
+/*
+ * getopt's @ch (with @arg) when it is -w (--window, into *@window), -F
+ * (--fdr, *@fdr) or -O (--order, *@order): 1 taken, 0 another letter, a
+ * negative errno after printing why.
+ */
+int cli_gate_option(int ch, const char *arg, size_t *window, double *fdr, const char **order);
 /* --tolerance: "5%" or "5", both 5 percent; a negative errno after printing why. */
 int cli_parse_tolerance(const char *s, double *pct);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -242,6 +257,11 @@ int cmd_profile_diff(int argc, char **argv);
  * missing one fails, or with first_run sets db_missing (no message).
  */
 struct ksft_metric_report_history *cli_open_history(struct cli_common *cc);
+/*
+ * accept, pin and prune, which read no input: confine to --base-dir
+ * (confine_init()), then cli_open_history(); NULL after saying why.
+ */
+struct ksft_metric_report_history *cli_open_history_alone(struct cli_common *cc);
 /* history_check.c: is --db a SQLite file there (1), none (0), or a negative errno (said why). */
 int cli_history_exists(const struct cli_common *cc);
 /*

@@ -545,8 +545,7 @@ int cmd_ab(int argc, char **argv)
 		goto out;
 	}
 	if (ro.argv[0]) {
-		if (confine_init(&cc.c, cc.base) ||
-		    (cc.out && confine_check_write(&cc.c, cc.out)))
+		if (cli_confine(&cc, NULL))
 			goto out;
 		ro.seed = seeded ? ro.seed : ab_default_seed();
 		ro.quiet = cc.quiet;

@@ -53,9 +53,7 @@ int cli_run_action(int argc, char **argv, const char *name, const char *usage, i
 		goto out;
 	}
 	ret = EXIT_USAGE;
-	if (confine_init(&cc.c, cc.base))
-		goto out;
-	h = cli_open_history(&cc);
+	h = cli_open_history_alone(&cc);
 	if (!h)
 		goto out;
 	if (accept)

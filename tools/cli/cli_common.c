@@ -91,6 +91,24 @@ int cli_parse_double(const char *opt, const char *s, double min, double max,
 	return 0;
 }
 
+int cli_gate_option(int ch, const char *arg, size_t *window, double *fdr, const char **order)
+{
+	int ret;
+
+	switch (ch) {
+	case 'w':
+		ret = cli_parse_size("--window", arg, CLI_MAX_WINDOW, window);
+		return ret < 0 ? ret : 1;
+	case 'F':
+		ret = cli_parse_double("--fdr", arg, 1e-9, 0.5, fdr);
+		return ret < 0 ? ret : 1;
+	case 'O':
+		*order = arg;
+		return 1;
+	}
+	return 0;
+}
+
 int cli_parse_tolerance(const char *s, double *pct)
 {
 	size_t n = strlen(s);
@@ -392,21 +410,24 @@ int cli_needs(const struct cli_common *cc, const char *what)
 	return EXIT_USAGE;
 }
 
+int cli_confine(struct cli_common *cc, struct confine_target *t)
+{
+	int ret = confine_init(&cc->c, cc->base);
+
+	if (ret || !cc->out)
+		return ret;
+	if (t && strcmp(cc->out, "-"))
+		return confine_target_open(&cc->c, cc->out, t);
+	return confine_check_write(&cc->c, cc->out);
+}
+
 int cli_load(struct cli_common *cc, char *const *files, int n,
 	     struct confine_target *t)
 {
 	int ret;
 
-	if (confine_init(&cc->c, cc->base))
+	if (cli_confine(cc, t))
 		return EXIT_USAGE;
-	if (cc->out) {
-		if (t && strcmp(cc->out, "-"))
-			ret = confine_target_open(&cc->c, cc->out, t);
-		else
-			ret = confine_check_write(&cc->c, cc->out);
-		if (ret)
-			return EXIT_USAGE;
-	}
 	cc->r = ksft_metric_report_new(NULL);
 	cc->b = ksft_metric_report_baseline_new();
 	if (!cc->r || !cc->b) {

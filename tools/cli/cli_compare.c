@@ -178,9 +178,7 @@ int cmd_compare(int argc, char **argv)
 		CLI_OPTION_HELP,
 		CLI_OPTION_DB,
 		CLI_OPTION_CONTEXT,
-		{ "window", required_argument, NULL, 'w' },
-		{ "fdr", required_argument, NULL, 'F' },
-		{ "order", required_argument, NULL, 'O' },
+		CLI_OPTIONS_GATE,
 		CLI_OPTION_FIRST_RUN,
 		{ "bisect", no_argument, NULL, OPT_BISECT },
 		{ "all", no_argument, NULL, OPT_ALL },
@@ -193,7 +191,7 @@ int cmd_compare(int argc, char **argv)
 	struct ksft_metric_report_comparison *cmp = NULL;
 	struct ksft_metric_report_baseline *seeds = NULL;
 	struct cli_common cc;
-	int ch, ret, failing, bisect = 0, all = 0, n_seeds;
+	int ch, ret, failing, bisect = 0, all = 0, n_seeds, gate;
 	char *text, *usage;
 	size_t len;
 
@@ -227,14 +225,9 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		} else if (ch == 'm') {
 			cc.copts.allow_missing = go.allow_missing = 1;
-		} else if (ch == 'w') {
-			if (cli_parse_size("--window", optarg, 100000, &go.window))
+		} else if ((gate = cli_gate_option(ch, optarg, &go.window, &go.fdr, &go.order))) {
+			if (gate < 0)
 				goto out;
-		} else if (ch == 'F') {
-			if (cli_parse_double("--fdr", optarg, 1e-9, 0.5, &go.fdr))
-				goto out;
-		} else if (ch == 'O') {
-			go.order = optarg;
 		} else if ((ret = cli_common_option(&cc, ch, optarg)) != CLI_OPT_NEXT) {
 			goto out;
 		}

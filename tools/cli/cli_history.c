@@ -71,7 +71,7 @@ int cmd_history(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_USAGE;
-	if (confine_init(&cc.c, cc.base) || (cc.out && confine_check_write(&cc.c, cc.out)))
+	if (cli_confine(&cc, NULL))
 		goto out;
 	ho.series = optind < argc ? argv[optind] : NULL;
 	ret = cli_history_text(&cc, &ho, cli_text_fmt(&cc), &text, &len);

@@ -10,7 +10,6 @@
 
 #include "cli.h"
 
-#define MAX_WINDOW 100000
 #define OPT_NEW_CONTEXT 256
 
 static const char ingest_usage[] =
@@ -137,7 +136,7 @@ int cmd_ingest(int argc, char **argv)
 	char **host = NULL, *run_id = NULL;
 	size_t n_host = 0, i;
 	struct ksft_metric_report_gate_opts go = KSFT_METRIC_REPORT_GATE_OPTS_INIT;
-	int ch, ret, stored, host_ctx = 0, create = 0, new_context = 0, fit;
+	int ch, ret, stored, host_ctx = 0, create = 0, new_context = 0, fit, gate;
 
 	ret = cli_common_init(&cc, "ingest", ingest_usage, 0, argc + 5);
 	if (ret != EXIT_OK)
@@ -146,20 +145,15 @@ int cmd_ingest(int argc, char **argv)
 		ret = EXIT_USAGE;
 		if (ch == 'r') {
 			io.run_id = optarg;
-		} else if (ch == 'O') {
-			io.order = optarg;
+		} else if ((gate = cli_gate_option(ch, optarg, &io.window, &io.fdr, &io.order))) {
+			if (gate < 0)
+				goto out;
 		} else if (ch == 'H') {
 			host_ctx = 1;
 		} else if (ch == 'c') {
 			create = 1;
 		} else if (ch == OPT_NEW_CONTEXT) {
 			new_context = 1;
-		} else if (ch == 'w') {
-			if (cli_parse_size("--window", optarg, MAX_WINDOW, &io.window))
-				goto out;
-		} else if (ch == 'F') {
-			if (cli_parse_double("--fdr", optarg, 1e-9, 0.5, &io.fdr))
-				goto out;
 		} else if ((ret = cli_common_option(&cc, ch, optarg)) != CLI_OPT_NEXT) {
 			goto out;
 		}

@@ -232,7 +232,7 @@ int cmd_profile_diff(int argc, char **argv)
 	if (!top)
 		top = reply ? 10 : 20;
 	ret = EXIT_USAGE;
-	if (confine_init(&cc.c, cc.base) || (cc.out && confine_check_write(&cc.c, cc.out)))
+	if (cli_confine(&cc, NULL))
 		goto out;
 	if (profile_diff_load(&cc.c, argv[optind], argv[optind + 1], &o, &d))
 		goto out;

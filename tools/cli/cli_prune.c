@@ -63,9 +63,7 @@ int cmd_prune(int argc, char **argv)
 		goto out;
 	}
 	ret = EXIT_USAGE;
-	if (confine_init(&cc.c, cc.base))
-		goto out;
-	h = cli_open_history(&cc);
+	h = cli_open_history_alone(&cc);
 	if (!h)
 		goto out;
 	n = ksft_metric_report_history_prune(h, keep, window, flags, &results);

@@ -73,9 +73,7 @@ int cmd_report(int argc, char **argv)
 		CLI_OPTION_FIRST_RUN,
 		CLI_OPTION_DB,
 		CLI_OPTION_CONTEXT,
-		{ "window", required_argument, NULL, 'w' },
-		{ "fdr", required_argument, NULL, 'F' },
-		{ "order", required_argument, NULL, 'O' },
+		CLI_OPTIONS_GATE,
 		{ "name-style", required_argument, NULL, OPT_NAME_STYLE },
 		{ "origin", required_argument, NULL, OPT_ORIGIN },
 		{ "build-id", required_argument, NULL, OPT_BUILD_ID },
@@ -96,22 +94,15 @@ int cmd_report(int argc, char **argv)
 	if (ret != EXIT_OK)
 		return ret;
 	while ((ch = cli_getopt(&cc, argc, argv, "f:o:b:t:a:C:qvhD:x:w:F:O:", opts)) != -1) {
+		ret = cli_gate_option(ch, optarg, &go.window, &go.fdr, &go.order);
+		if (ret) {
+			if (ret < 0) {
+				ret = EXIT_USAGE;
+				goto out;
+			}
+			continue;
+		}
 		switch (ch) {
-		case 'w':
-			if (cli_parse_size("--window", optarg, 100000, &go.window)) {
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			continue;
-		case 'F':
-			if (cli_parse_double("--fdr", optarg, 1e-9, 0.5, &go.fdr)) {
-				ret = EXIT_USAGE;
-				goto out;
-			}
-			continue;
-		case 'O':
-			go.order = optarg;
-			continue;
 		case OPT_NAME_STYLE:
 			if (!strcmp(optarg, "ktap")) {
 				fo.name_style = KSFT_METRIC_REPORT_NAMES_KTAP;

@@ -82,6 +82,11 @@ struct ksft_metric_report_history *cli_open_history(struct cli_common *cc)
 	return h;
 }
 
+struct ksft_metric_report_history *cli_open_history_alone(struct cli_common *cc)
+{
+	return confine_init(&cc->c, cc->base) ? NULL : cli_open_history(cc);
+}
+
 /* What the command line can do about the library's answer @fit. */
 static const char *fit_hint(int fit, int ingest)
 {

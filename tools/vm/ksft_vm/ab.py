@@ -14,7 +14,8 @@ import sys
 import tempfile
 
 from . import ab_profile, command_line, install, process, reply
-from .errors import Interrupted, UsageError
+from .errors import UsageError
+from .log_tail import log_tail
 from .profile import ProfileError
 
 PROG = "ksft-vm-ab"
@@ -110,15 +111,6 @@ def parse(argv):
 
 def _say(text):
     command_line.say(PROG, text)
-
-
-def _tail(path, n=STDERR_TAIL):
-    try:
-        with open(path, "rb") as f:
-            lines = f.read().decode("utf-8", "replace").splitlines()
-    except OSError:
-        return ""
-    return "\n".join(lines[-n:])
 
 
 def boot_both(args, out, k):
@@ -229,17 +221,8 @@ def main(argv=None):
         os.makedirs(out, exist_ok=True)
     else:
         out = tempfile.mkdtemp(prefix="ksft-vm-ab.")
-    signum = None
-    try:
-        process.catch_stop_signals()
+    with process.stoppable():
         status = boot_seeds(args, out)
-    except Interrupted as e:
-        signum = e.signum
-        status = None
-    finally:
-        process.quiet()
-        if signum is not None:
-            process.die_of(signum)
     _say("logs in %s (A: %s; B: %s)" % (out, args.images[0], args.images[1]))
     broken = False
     for v, image in zip("ab", args.images):
@@ -249,8 +232,8 @@ def main(argv=None):
         broken = True
         what = ("ksft-vm failed (exit %d)" % s if s == 255 else
                 "ksft-vm died of signal %d" % -s if s < 0 else "COMMAND exited %d" % s)
-        _say("under %s (%s): %s; %s's last lines:\n%s" % (
-            v.upper(), image, what, err, _tail(os.path.join(out, err)) or "(empty)"))
+        tail = log_tail(os.path.join(out, err), STDERR_TAIL) or "(empty)"
+        _say("under %s (%s): %s; %s's last lines:\n%s" % (v.upper(), image, what, err, tail))
     if any(status[v][0] == 255 or status[v][0] < 0 for v in "ab"):
         return 2
     ret = judge(args, out, argv)

@@ -329,19 +329,12 @@ def main(argv=None):
     out = os.path.abspath(a.out) if a.out else tempfile.mkdtemp(prefix="ksft-vm-bisect.")
     os.makedirs(out, exist_ok=True)
     _say("logs in %s" % out)
-    signum = None
     try:
-        process.catch_stop_signals()
-        return bisect(a, out)
+        with process.stoppable():
+            return bisect(a, out)
     except VmError as e:
         _say(str(e))
         return 2
-    except Interrupted as e:
-        signum = e.signum
-        return 2
     finally:
-        process.quiet()
-        if signum is not None:
-            process.die_of(signum)
         _say("reproduce: cd %s && ksft-vm bisect %s" % (
             shlex.quote(os.getcwd()), " ".join(shlex.quote(w) for w in argv)))

@@ -4,6 +4,7 @@ of their own that die with ksft-vm (a parent-death signal, so even a
 kill -KILL of ksft-vm ends QEMU), signals turned into exceptions, one
 timer for --timeout, and temp dirs that name their owner so the next run
 removes the ones a killed run left."""
+import contextlib
 import ctypes
 import errno
 import os
@@ -70,6 +71,23 @@ def catch_stop_signals():
     """SIGTERM, SIGINT, SIGHUP raise Interrupted in the main thread."""
     for s in STOP_SIGNALS:
         signal.signal(s, _raise_interrupted)
+
+
+@contextlib.contextmanager
+def stoppable():
+    """The body with the stop signals caught (catch_stop_signals()); on
+    the way out, whichever way, quiet(); and when a stop signal ended the
+    body, ksft-vm dies of it (die_of()) as if it had never been caught."""
+    signum = None
+    try:
+        catch_stop_signals()
+        yield
+    except Interrupted as e:
+        signum = e.signum
+    finally:
+        quiet()
+        if signum is not None:
+            die_of(signum)
 
 
 def start_timer(seconds):

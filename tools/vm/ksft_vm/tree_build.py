@@ -19,7 +19,8 @@ import sys
 import time
 
 from . import guest_config, kconfig, process
-from .errors import Interrupted, UsageError, VmError
+from .errors import UsageError, VmError
+from .log_tail import log_tail
 
 PROG = "ksft-vm build"
 CACHE_VAR = "KSFT_VM_CACHE"
@@ -213,7 +214,8 @@ class Builder:
                     process.kill_group(p)
         if status:
             raise BuildError("make %s failed (exit %d) in %s; %s's last lines:\n%s" % (
-                " ".join(targets), status, self.tree, self.log, _tail(self.log)))
+                " ".join(targets), status, self.tree, self.log,
+                log_tail(self.log, LOG_TAIL, "(no log)")))
 
     def configure(self):
         """obj/.config: tinyconfig, the guest's fragment, the test's, then
@@ -293,15 +295,6 @@ class Builder:
             return Built(entry, record)
 
 
-def _tail(path, n=LOG_TAIL):
-    try:
-        with open(path, "rb") as f:
-            lines = f.read().decode("utf-8", "replace").splitlines()
-    except OSError:
-        return "(no log)"
-    return "\n".join(lines[-n:])
-
-
 def build(tree, config_paths, command=None, jobs=None, say=None, environ=None):
     """Build @tree with the fragments @config_paths (none: COMMAND's own
     selftest fragment, test_fragment()); (Built, TreeState)."""
@@ -375,20 +368,12 @@ def main(argv):
     if argv[:1] in (["-h"], ["--help"]):
         print(HELP)
         return 0
-    signum = None
     try:
-        process.catch_stop_signals()
-        a = parse(argv)
-        built, _ = build(a["tree"], a["configs"], jobs=a["jobs"], say=_say)
+        with process.stoppable():
+            a = parse(argv)
+            built, _ = build(a["tree"], a["configs"], jobs=a["jobs"], say=_say)
     except VmError as e:
         _say(str(e))
         return 255
-    except Interrupted as e:
-        signum = e.signum
-        return 255
-    finally:
-        process.quiet()
-        if signum is not None:
-            process.die_of(signum)
     print(built.image)
     return 0

@@ -33,7 +33,7 @@ its window kept 7 runs and the held runs' pooling wanted 8). Its r1 (1.4
 sd) is printed, not asserted (RUNNER=-): one run of it fails, on another
 series, and the forward throughput stays unproven.
 
-With $KSFTM_HISTORY_URL (tests/report/history_pg.sh starts a real
+With $KSFTM_HISTORY_URL (tests/pg/history_pg.sh starts a real
 PostgreSQL server) the loop is replayed on SQLite and on PostgreSQL, and
 every run's exit and verdicts must be the same on both (the issue's loop
 ran on both).

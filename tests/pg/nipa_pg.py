@@ -43,7 +43,7 @@ def main():
         return p.returncode
     url = p.stdout.strip()
     try:
-        seed = os.path.join(ROOT, "tests", "report", "data", "seed.log")
+        seed = os.path.join(ROOT, "tests", "cli", "data", "seed.log")
         base = os.path.join(tmp, "base.json")
         subprocess.run([KSFT, "save", "-o", base, seed], check=True)
         sidecar = os.path.join(tmp, "metrics.json")

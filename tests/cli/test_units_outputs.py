@@ -120,8 +120,8 @@ def test_nipa_and_reader():
 
 def test_kcidb():
     doc = json.loads(expect_rc(0, "report", "-f", "kcidb", *KCIDB, LOG)[0])
-    # KCIDB's path rule, as tests/report/kcidb-v5.schema.json has it.
-    with open(os.path.join(ROOT, "tests", "report", "kcidb-v5.schema.json")) as f:
+    # KCIDB's path rule, as tests/cli/kcidb-v5.schema.json has it.
+    with open(os.path.join(ROOT, "tests", "cli", "kcidb-v5.schema.json")) as f:
         rule = json.load(f)["definitions"]["test"]["properties"]["path"]["pattern"]
     tests = {t["misc"]["ksft_metric"]["name"]: t for t in doc["tests"]}
     got = {n: (t["misc"]["ksft_metric"].get("unit"), t["misc"]["ksft_metric"]["scale"])

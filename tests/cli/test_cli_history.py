@@ -471,7 +471,7 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 
 def write_twister(name, mbps):
-    """tests/report/data/twister.json with udp4_mbps recorded as @mbps."""
+    """tests/cli/data/twister.json with udp4_mbps recorded as @mbps."""
     with open(os.path.join(DATA, "twister.json"), encoding="utf-8") as f:
         doc = json.load(f)
     doc["testsuites"][0]["recording"][0] = {"udp4_mbps": f"{mbps:.4f}"}
@@ -482,7 +482,7 @@ def write_twister(name, mbps):
 
 
 def write_zperf(name, mbps):
-    """tests/report/data/console.log with udp4_mbps=@mbps (no KTAP status)."""
+    """tests/cli/data/console.log with udp4_mbps=@mbps (no KTAP status)."""
     with open(os.path.join(DATA, "console.log"), encoding="utf-8") as f:
         text = f.read()
     path = os.path.join(TMP, name)

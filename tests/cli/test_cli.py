@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """ksft-metric end to end: golden outputs, exit codes, bad input, --base-dir
 attacks, SVG rendering, and a report/save/compare round trip of a realistic
-log written by our own producer library (tests/report/make_log.c).
+log written by our own producer library (tests/cli/make_log.c).
 
 usage: test_cli.py KSFT_METRIC MAKE_LOG SOURCE_DIR [RSVG_CONVERT [KSFT_SYSMON]]
 Set KSFT_METRIC_UPDATE_GOLDEN=1 to rewrite the golden files (then review
