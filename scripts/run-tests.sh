@@ -87,10 +87,10 @@ run_suite "plain" "$out" -- --no-suite unit --no-suite layout
 UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1" \
 ASAN_OPTIONS="detect_leaks=1" \
 run_suite "asan+ubsan" "$out-asan" -Db_sanitize=address,undefined -Db_lundef=false \
-	-- --suite unit --suite integration --suite bench-check
+	-- --suite unit --suite stress --suite integration --suite bench-check
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 run_suite "tsan" "$out-tsan" -Db_sanitize=thread -Db_lundef=false \
-	-- --suite unit --suite integration --suite bench-check
+	-- --suite unit --suite stress --suite integration --suite bench-check
 
 # Fuzzers (libFuzzer needs clang): the count is the replay of every
 # committed input per target ("fuzz: N targets, N failed"), the same on every

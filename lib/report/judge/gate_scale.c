@@ -122,7 +122,8 @@ static double abs_skew(const double *w, size_t n, int logs)
  * Logarithms or the values themselves: whichever makes the window more
  * symmetric. The gate's tails are normal ones (a residual's t mapped to
  * the normal deviate, gate.h), and a run fails on a tail event (p below
- * q / number of series), so a skewed scale fires far more often than q. Logarithms suit noise that grows with the
+ * q / number of series), so a skewed scale fires far more often than q.
+ * Logarithms suit noise that grows with the
  * level (log-normal: latencies, costs); they make noise with a ceiling
  * (a saturated link's throughput, skewed to the left) more skewed still.
  * Replaying recorded iperf3 runs (bench/gate_accuracy, 40 series of one
