@@ -577,11 +577,26 @@ static int create_temp(int dirfd, char tmp[32])
 	return fd;
 }
 
-int confine_target_write(struct confine_target *t, const char *data, size_t len)
+/* A file's contents written to @fd by @fill: 0, a negative errno (the
+ * caller says it), or positive (failed; @fill said why). */
+typedef int (*fd_fill_fn)(int fd, void *arg);
+
+/* @fill's failure said (unless @fill said it): the errno of a failed
+ * write, after "cannot write 'PATH'" (a file) or "PATH" (in place). */
+static int fill_failed(int ret, int file, const char *path)
+{
+	if (ret < 0 && file)
+		cli_error("cannot write '%s': %s", path, strerror(-ret));
+	else if (ret < 0)
+		cli_error("%s: %s", path, strerror(-ret));
+	return -EIO;
+}
+
+static int target_write(struct confine_target *t, fd_fill_fn fill, void *arg)
 {
 	char tmp[32];
 	struct stat st;
-	int fd, exists;
+	int fd, exists, ret;
 	mode_t mask;
 
 	exists = !fstatat(t->dirfd, t->name, &st, AT_SYMLINK_NOFOLLOW);
@@ -594,14 +609,13 @@ int confine_target_write(struct confine_target *t, const char *data, size_t len)
 		/* A device or FIFO (e.g. /dev/stdout): write in place. */
 		fd = openat(t->dirfd, t->name, O_WRONLY | O_CLOEXEC |
 			    (t->base ? O_NOFOLLOW : 0));
-		if (fd < 0 || write_fd(fd, data, len)) {
+		if (fd < 0) {
 			cli_error("%s: %s", t->path, strerror(errno));
-			if (fd >= 0)
-				close(fd);
 			return -EIO;
 		}
+		ret = fill(fd, arg);
 		close(fd);
-		return 0;
+		return ret ? fill_failed(ret, 0, t->path) : 0;
 	}
 	fd = create_temp(t->dirfd, tmp);
 	if (fd < 0) {
@@ -619,8 +633,11 @@ int confine_target_write(struct confine_target *t, const char *data, size_t len)
 		umask(mask);
 		st.st_mode = 0666 & ~mask;
 	}
-	if (fchmod(fd, st.st_mode) || write_fd(fd, data, len) || fsync(fd)) {
-		cli_error("cannot write '%s': %s", t->path, strerror(errno));
+	ret = fchmod(fd, st.st_mode) ? -errno : fill(fd, arg);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (ret) {
+		fill_failed(ret, 1, t->path);
 		close(fd);
 		unlinkat(t->dirfd, tmp, 0);
 		return -EIO;
@@ -631,6 +648,70 @@ int confine_target_write(struct confine_target *t, const char *data, size_t len)
 		return -EIO;
 	}
 	return 0;
+}
+
+struct data {
+	const char *data;
+	size_t len;
+};
+
+static int fill_data(int fd, void *arg)
+{
+	const struct data *d = arg;
+
+	return write_fd(fd, d->data, d->len);
+}
+
+int confine_target_write(struct confine_target *t, const char *data, size_t len)
+{
+	struct data d = { data, len };
+
+	return target_write(t, fill_data, &d);
+}
+
+struct stream {
+	confine_fill_fn fill;
+	void *arg;
+};
+
+/* A stream on a copy of @fd for the caller's @fill, closed after it. */
+static int fill_stream(int fd, void *arg)
+{
+	const struct stream *s = arg;
+	int copy = dup(fd), ret, err;
+	FILE *f = copy >= 0 ? fdopen(copy, "w") : NULL;
+
+	if (!f) {
+		err = errno;
+		if (copy >= 0)
+			close(copy);
+		return -err;
+	}
+	ret = s->fill(f, s->arg);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+int confine_write_by(const struct confine *c, const char *path, confine_fill_fn fill,
+		     void *arg)
+{
+	struct stream s = { fill, arg };
+	struct confine_target t;
+	int ret;
+
+	if (!strcmp(path, "-")) {
+		ret = fill(stdout, arg);
+		if (!ret && fflush(stdout))
+			ret = -errno;
+		return ret ? fill_failed(ret, 0, "stdout") : 0;
+	}
+	ret = confine_target_open(c, path, &t);
+	if (ret)
+		return ret;
+	ret = target_write(&t, fill_stream, &s);
+	confine_target_close(&t);
+	return ret;
 }
 
 int confine_write(const struct confine *c, const char *path, const char *data,

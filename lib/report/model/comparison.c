@@ -58,13 +58,22 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 	row->element = element;
 	row->disp_scale = NAN;
 	row->series = -1;
-	row->disturbed_by = -1;
-	row->disturb_z = NAN;
 	row->baseline = row->current = row->change_pct = NAN;
 	row->allowance = row->p_value = NAN;
-	row->noise_pct = row->smallest_pct = row->need_runs = row->need_repeats = NAN;
-	row->shift_lo_pct = row->shift_hi_pct = row->seeds_resolution_pct = NAN;
 	return row;
+}
+
+const struct cmp_side cmp_side_none = {
+	.noise_pct = NAN, .smallest_pct = NAN, .need_runs = NAN, .need_repeats = NAN,
+	.disturbed_by = -1, .disturb_z = NAN,
+	.shift_lo_pct = NAN, .shift_hi_pct = NAN, .seeds_resolution_pct = NAN,
+};
+
+struct cmp_side *cmp_side_get(struct cmp_row *row)
+{
+	if (!row->side && (row->side = malloc(sizeof(*row->side))))
+		*row->side = cmp_side_none;
+	return row->side;
 }
 
 KSFT_METRIC_REPORT_API void
@@ -74,8 +83,10 @@ ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
 		free(c->rows[i].disp_label);	/* the rest: the pool's */
+		free(c->rows[i].side);
+	}
 	free(c->rows);
 	free(c->context_diff);
 	free(c->context_a);
