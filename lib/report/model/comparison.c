@@ -17,6 +17,20 @@
 #include "order_stats.h"
 #include "strpool.h"
 
+int compare_rows_reserve(struct ksft_metric_report_comparison *c, size_t n)
+{
+	struct cmp_row *v;
+
+	if (n <= c->cap)
+		return 0;
+	v = realloc(c->rows, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->rows = v;
+	c->cap = n;
+	return 0;
+}
+
 struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 				char *const *path, size_t path_len,
 				const char *case_name, const char *name,

@@ -104,6 +104,8 @@ int compare_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t st
 /* compare_spread_of() element @e (-1: a scalar's value) of each point of @v. */
 int compare_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e);
 
+/* Room for @n rows in all: 0 or -ENOMEM. */
+int compare_rows_reserve(struct ksft_metric_report_comparison *c, size_t n);
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
 struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 				char *const *path, size_t path_len,
