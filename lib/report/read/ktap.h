@@ -1,4 +1,4 @@
-/* Reading one input's KTAP lines (ktap.c). */
+/* Reading one input's KTAP lines (ktap.c) and its end (ktap_finish.c). */
 #ifndef KSFTM_KTAP_H
 #define KSFTM_KTAP_H
 
@@ -13,5 +13,12 @@ int ktap_input_line(struct rp_input *in, const char *s, size_t n);
 void ktap_input_long_line(struct rp_input *in);
 int ktap_input_finish(struct rp_input *in);	/* resolves and merges; frees */
 void ktap_input_abort(struct rp_input *in);
+/* Case @n's result line has named it: its series take their case's name,
+ * status and reasons now, and a case the input's end needs no more is
+ * freed (ktap_finish.c). */
+struct rp_node;
+void ktap_case_done(struct rp_input *in, struct rp_node *n);
+/* Depth @d's document ends (or, with 0, the input's): everything below closes. */
+void ktap_version_line(struct rp_input *in, int d);
 
 #endif
