@@ -331,15 +331,18 @@ static void text_scan(const struct ksft_metric_report_comparison *c, int all,
 	int untracked = ksftm_verdict_index(KSFTM_VERDICT_UNTRACKED);
 	int noisy = ksftm_verdict_index(KSFTM_VERDICT_TOO_NOISY);
 	int disturbed = ksftm_verdict_index(KSFTM_VERDICT_DISTURBED);
+	const char *last = NULL;	/* most rows share their verdict's string */
+	int v = -1;
 	size_t i;
 
 	memset(sc, 0, sizeof(*sc));
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
 		const struct cmp_side *sd = cmp_side_of(row);
-		int v = ksftm_verdict_index(row->verdict);
 		int needs = 0;
 
+		if (!last || row->verdict != last)
+			v = ksftm_verdict_index(last = row->verdict);
 		if (v >= 0)
 			sc->counts[v]++;
 		sc->untracked += v == untracked;

@@ -37,6 +37,7 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 				const char *labels, long element)
 {
 	struct cmp_row *row;
+	size_t k;
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
@@ -65,8 +66,20 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 		row->case_name = c->rows[c->n - 2].case_name;
 	else
 		row->case_name = (char *)strpool_copy(c->pool, case_name, strlen(case_name));
-	row->name = (char *)strpool_intern(c->pool, name, strlen(name));
-	row->labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
+	/* A case's rows repeat a few names and labels: the two rows before
+	 * hold the pool's copy often, found by a strcmp(), not a hash. */
+	for (k = 2; k <= 3 && k <= c->n; k++) {
+		const struct cmp_row *prev = &c->rows[c->n - k];
+
+		if (!row->name && !strcmp(prev->name, name))
+			row->name = prev->name;
+		if (!row->labels && !strcmp(prev->labels, labels))
+			row->labels = prev->labels;
+	}
+	if (!row->name)
+		row->name = (char *)strpool_intern(c->pool, name, strlen(name));
+	if (!row->labels)
+		row->labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
 	if (!row->case_name || !row->name || !row->labels)
 		return NULL;
 	row->element = element;
