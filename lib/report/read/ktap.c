@@ -403,7 +403,7 @@ static void hint_line(struct rp_input *in, int d, const char *p, const char *end
 	}
 }
 
-void ktap_version_line(struct rp_input *in, int d)
+static void version_line(struct rp_input *in, int d)
 {
 	int k;
 
@@ -493,11 +493,11 @@ int ktap_input_line(struct rp_input *in, const char *s, size_t n)
 		break;
 	case 'T':
 		if (STARTS(p, end, "TAP version "))
-			ktap_version_line(in, units);
+			version_line(in, units);
 		break;
 	case 'K':
 		if (STARTS(p, end, "KTAP version "))
-			ktap_version_line(in, units);
+			version_line(in, units);
 		break;
 	case '1':
 		if (STARTS(p, end, "1.."))
@@ -530,4 +530,12 @@ void ktap_input_long_line(struct rp_input *in)
 	in->lineno++;
 	warn_add(in->r, in->file, in->lineno,
 		 "line longer than %zu bytes skipped", in->r->max_line);
+}
+
+int ktap_input_finish(struct rp_input *in)
+{
+	int was_oom = in->oom;	/* what the lines left; the closing's is its own */
+
+	version_line(in, 0);	/* end of input closes everything */
+	return ktap_input_end(in, was_oom);
 }

@@ -18,7 +18,9 @@ void ktap_input_abort(struct rp_input *in);
  * freed (ktap_finish.c). */
 struct rp_node;
 void ktap_case_done(struct rp_input *in, struct rp_node *n);
-/* Depth @d's document ends (or, with 0, the input's): everything below closes. */
-void ktap_version_line(struct rp_input *in, int d);
+/* ktap_input_finish() after the input's last line closed everything
+ * (@was_oom: in->oom before that): names, policies, the join with
+ * earlier inputs; frees @in. */
+int ktap_input_end(struct rp_input *in, int was_oom);
 
 #endif

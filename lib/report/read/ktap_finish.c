@@ -215,12 +215,11 @@ static int keep_failed(struct rp_input *in)
 	return 0;
 }
 
-int ktap_input_finish(struct rp_input *in)
+int ktap_input_end(struct rp_input *in, int was_oom)
 {
 	size_t i, points = in->points;
-	int ret = in->oom ? -ENOMEM : 0;
+	int ret = was_oom ? -ENOMEM : 0;
 
-	ktap_version_line(in, 0);	/* end of input closes everything */
 	for (i = 0; !ret && i < in->n_list; i++) {
 		ret = resolve(in, in->list[i]);
 		if (ret)
