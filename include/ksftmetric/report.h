@@ -370,6 +370,26 @@ ksft_metric_report_format_ext(const struct ksft_metric_report *r, int fmt,
 			      const struct ksft_metric_report_format_opts *opts,
 			      char **out, size_t *len);
 
+/**
+ * ksft_metric_report_write() - ksft_metric_report_format_ext() to a file
+ * @opts: may be NULL, as for ksft_metric_report_format_ext()
+ * @f:    written as the text is made (text, JSON and CSV a chunk of about
+ *        64 KiB at a time, the other formats at once), then fflush()'d
+ *
+ * The same bytes as ksft_metric_report_format_ext(), without the whole
+ * text in memory. Bad arguments and an unknown format fail before
+ * anything is written; a later failure may leave part of the text
+ * written (a caller that must not leave it writes to a temporary file).
+ * Since version KSFTMETRIC_REPORT_0.1 of the library.
+ *
+ * @return 0; -EINVAL, -ENOMEM, or the negative errno of a failed write
+ * (the message says so). Thread safety: as ksft_metric_report_format();
+ * @f is not locked beyond what stdio does.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_write(const struct ksft_metric_report *r, int fmt,
+			 const struct ksft_metric_report_format_opts *opts, FILE *f);
+
 /* ------------------------------------------------------------------ */
 /* Baselines                                                          */
 
@@ -608,6 +628,23 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison *c,
 				     int fmt, char **out, size_t *len);
+
+/**
+ * ksft_metric_report_comparison_write() - the comparison to a file
+ * @fmt: as for ksft_metric_report_comparison_format()
+ * @f:   written as the text is made (text, JSON and CSV a chunk of about
+ *       64 KiB at a time, the reply at once), then fflush()'d
+ *
+ * The same bytes as ksft_metric_report_comparison_format(), without the
+ * whole text in memory; failures as for ksft_metric_report_write().
+ * Since version KSFTMETRIC_REPORT_0.1 of the library.
+ *
+ * @return 0; -EINVAL, -ENOMEM, or the negative errno of a failed write.
+ * Query.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_comparison_write(const struct ksft_metric_report_comparison *c,
+				    int fmt, FILE *f);
 
 /* ------------------------------------------------------------------ */
 /* Run history and the history gate                                   */

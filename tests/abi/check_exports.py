@@ -11,8 +11,11 @@ import sys
 
 lib, map_file = sys.argv[1], sys.argv[2]
 text = open(map_file, encoding="utf-8").read()
-glob = text.split("global:")[1].split("local:")[0]
-wanted = set(re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*;", glob))
+# Every version node's "global:" list (a node ends at its "local:" or "}").
+wanted = set()
+for node in text.split("global:")[1:]:
+    glob = re.split(r"local:|}", node)[0]
+    wanted |= set(re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*;", glob))
 static = lib.endswith(".a")
 nm = ["nm", "-g", "--defined-only"] if static else ["nm", "-D", "--defined-only"]
 out = subprocess.run(nm + [lib], check=True, capture_output=True, text=True).stdout

@@ -41,6 +41,16 @@ int confine_check_write(const struct confine *c, const char *path);
 int confine_write(const struct confine *c, const char *path, const char *data,
 		  size_t len);
 /*
+ * What writes a file's contents to @f: 0, the negative errno of a failed
+ * write (the caller says it, naming the file), or positive: failed,
+ * and it said why.
+ */
+typedef int (*confine_fill_fn)(FILE *f, void *arg);
+/* confine_write() of what @fill writes, as it writes it (issue 45: no
+ * whole text in memory); a file appears only when @fill succeeds. */
+int confine_write_by(const struct confine *c, const char *path, confine_fill_fn fill,
+		     void *arg);
+/*
  * The same in steps, for a read-modify-write (save --append): open resolves
  * @path's directory (confined) and holds it; lock takes an exclusive flock
  * on it until close; read gives the current file (1: there is none);
@@ -192,6 +202,13 @@ int cli_load_picture(struct cli_common *cc, const char *name, const char *cmd_us
 		     int (*own_option)(void *ctx, int ch, char *arg), void *own_ctx);
 /* Write @text to @out (NULL or "-": stdout) and free it; an exit code. */
 int cli_emit(const struct confine *c, const char *out, char *text, size_t len);
+/* Write @r in @fmt (ksft_metric_report_write()), or the comparison @cmp
+ * (ksft_metric_report_comparison_write()), to @out as it is made; an exit code. */
+int cli_emit_report(const struct confine *c, const char *out,
+		    const struct ksft_metric_report *r, int fmt,
+		    const struct ksft_metric_report_format_opts *opts);
+int cli_emit_comparison(const struct confine *c, const char *out,
+			const struct ksft_metric_report_comparison *cmp, int fmt);
 /*
  * Write @doc (a page or a picture the tool made, malloc'd; NULL: out of
  * memory, said here) to -o and free() it; an exit code.

@@ -537,6 +537,45 @@ int cli_emit(const struct confine *c, const char *out, char *text, size_t len)
 	return ret ? EXIT_USAGE : EXIT_OK;
 }
 
+/* One of the two below for confine_write_by(). */
+struct emit {
+	const struct ksft_metric_report *r;
+	const struct ksft_metric_report_format_opts *opts;
+	const struct ksft_metric_report_comparison *cmp;
+	int fmt;
+};
+
+static int emit_fill(FILE *f, void *arg)
+{
+	const struct emit *e = arg;
+	int ret = e->cmp ? ksft_metric_report_comparison_write(e->cmp, e->fmt, f) :
+			   ksft_metric_report_write(e->r, e->fmt, e->opts, f);
+
+	if (!ret)
+		return 0;
+	if (ferror(f))
+		return ret;	/* a failed write: confine_write_by() names the file */
+	cli_error("%s", ksft_metric_report_errmsg());
+	return 1;
+}
+
+int cli_emit_report(const struct confine *c, const char *out,
+		    const struct ksft_metric_report *r, int fmt,
+		    const struct ksft_metric_report_format_opts *opts)
+{
+	struct emit e = { r, opts, NULL, fmt };
+
+	return confine_write_by(c, out ? out : "-", emit_fill, &e) ? EXIT_USAGE : EXIT_OK;
+}
+
+int cli_emit_comparison(const struct confine *c, const char *out,
+			const struct ksft_metric_report_comparison *cmp, int fmt)
+{
+	struct emit e = { NULL, NULL, cmp, fmt };
+
+	return confine_write_by(c, out ? out : "-", emit_fill, &e) ? EXIT_USAGE : EXIT_OK;
+}
+
 int cli_emit_doc(const struct cli_common *cc, char *doc, size_t len)
 {
 	int ret;

@@ -287,12 +287,8 @@ int cmd_compare(int argc, char **argv)
 		}
 		goto out;
 	}
-	if (ksft_metric_report_comparison_format(cmp, cc.fmt == KSFT_METRIC_REPORT_TEXT ?
-						 cli_text_fmt(&cc) | all : cc.fmt, &text, &len)) {
-		cli_error("%s", ksft_metric_report_errmsg());
-		goto out;
-	}
-	ret = cli_emit(&cc.c, cc.out, text, len);
+	ret = cli_emit_comparison(&cc.c, cc.out, cmp, cc.fmt == KSFT_METRIC_REPORT_TEXT ?
+				  cli_text_fmt(&cc) | all : cc.fmt);
 	if (ret == EXIT_OK && failing)
 		ret = EXIT_REGRESSION;
 	if (ret != EXIT_USAGE && bisect)

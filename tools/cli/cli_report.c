@@ -87,8 +87,6 @@ int cmd_report(int argc, char **argv)
 	struct ksft_metric_report_history *h = NULL;
 	struct cli_common cc;
 	int ch, ret;
-	char *text;
-	size_t len;
 
 	ret = cli_common_init(&cc, "report", report_usage, 1, argc);
 	if (ret != EXIT_OK)
@@ -148,12 +146,7 @@ int cmd_report(int argc, char **argv)
 	if (ret != EXIT_OK)
 		goto out;
 	fo.comparison = cmp;
-	if (ksft_metric_report_format_ext(cc.r, cli_text_fmt(&cc), &fo, &text, &len)) {
-		cli_error("%s", ksft_metric_report_errmsg());
-		ret = EXIT_USAGE;
-	} else {
-		ret = cli_emit(&cc.c, cc.out, text, len);
-	}
+	ret = cli_emit_report(&cc.c, cc.out, cc.r, cli_text_fmt(&cc), &fo);
 out:
 	ksft_metric_report_history_close(h);
 	ksft_metric_report_comparison_free(cmp);

@@ -6,7 +6,7 @@
  * where the kernel lacks openat2), never checked by name and opened again:
  * a directory swapped for a symlink meanwhile cannot redirect anything.
  * Outputs go to a temporary file created in the held parent directory and
- * renamed there, keeping the replaced file's mode.
+ * renamed there, keeping the replaced file's mode (confine_write.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -29,8 +28,6 @@
 
 #include "cli.h"
 #include "errmsg.h"
-
-#define TMP_PREFIX ".ksft-metric-"
 
 int confine_init(struct confine *c, const char *dir)
 {
@@ -535,121 +532,4 @@ int confine_check_write(const struct confine *c, const char *path)
 		return ret;
 	confine_target_close(&t);
 	return 0;
-}
-
-static int write_fd(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;	/* errno still says why */
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* A new file "TMP_PREFIX + random" in the held directory: fd, name in @tmp. */
-static int create_temp(int dirfd, char tmp[32])
-{
-	static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-	int tries, fd = -1, i;
-
-	for (tries = 0; tries < 100 && fd < 0; tries++) {
-		unsigned char rnd[8];
-
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			for (i = 0; i < 8; i++)
-				rnd[i] = (unsigned char)(rand() ^ getpid() ^ tries);
-		strcpy(tmp, TMP_PREFIX);
-		for (i = 0; i < 8; i++)
-			tmp[strlen(TMP_PREFIX) + (size_t)i] = chars[rnd[i] % (sizeof(chars) - 1)];
-		tmp[strlen(TMP_PREFIX) + 8] = '\0';
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    0600);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	return fd;
-}
-
-int confine_target_write(struct confine_target *t, const char *data, size_t len)
-{
-	char tmp[32];
-	struct stat st;
-	int fd, exists;
-	mode_t mask;
-
-	exists = !fstatat(t->dirfd, t->name, &st, AT_SYMLINK_NOFOLLOW);
-	if (exists && S_ISLNK(st.st_mode) && t->base) {
-		cli_error("refusing to access '%s': it goes through a symbolic link, which "
-			  "is not followed beneath --base-dir '%s'", t->path, t->base);
-		return -ELOOP;
-	}
-	if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-		/* A device or FIFO (e.g. /dev/stdout): write in place. */
-		fd = openat(t->dirfd, t->name, O_WRONLY | O_CLOEXEC |
-			    (t->base ? O_NOFOLLOW : 0));
-		if (fd < 0 || write_fd(fd, data, len)) {
-			cli_error("%s: %s", t->path, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			return -EIO;
-		}
-		close(fd);
-		return 0;
-	}
-	fd = create_temp(t->dirfd, tmp);
-	if (fd < 0) {
-		cli_error("cannot write '%s': %s", t->path, strerror(errno));
-		return -EIO;
-	}
-	if (exists && S_ISREG(st.st_mode)) {
-		/* Replacing a file keeps its owner (where we may) and its mode. */
-		if ((st.st_uid != geteuid() || st.st_gid != getegid()) &&
-		    fchown(fd, st.st_uid, st.st_gid))
-			errno = 0;	/* not ours to give away: keep ours */
-		st.st_mode &= 07777;
-	} else {
-		mask = umask(0);
-		umask(mask);
-		st.st_mode = 0666 & ~mask;
-	}
-	if (fchmod(fd, st.st_mode) || write_fd(fd, data, len) || fsync(fd)) {
-		cli_error("cannot write '%s': %s", t->path, strerror(errno));
-		close(fd);
-		unlinkat(t->dirfd, tmp, 0);
-		return -EIO;
-	}
-	if (close(fd) || renameat(t->dirfd, tmp, t->dirfd, t->name)) {
-		cli_error("cannot write '%s': %s", t->path, strerror(errno));
-		unlinkat(t->dirfd, tmp, 0);
-		return -EIO;
-	}
-	return 0;
-}
-
-int confine_write(const struct confine *c, const char *path, const char *data,
-		  size_t len)
-{
-	struct confine_target t;
-	int ret;
-
-	if (!strcmp(path, "-")) {
-		if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
-			cli_error("stdout: %s", strerror(errno));
-			return -EIO;
-		}
-		return 0;
-	}
-	ret = confine_target_open(c, path, &t);
-	if (ret)
-		return ret;
-	ret = confine_target_write(&t, data, len);
-	confine_target_close(&t);
-	return ret;
 }

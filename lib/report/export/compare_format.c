@@ -14,13 +14,14 @@
 #include "format_text.h"
 #include "strbuf.h"
 #include "rp_export.h"
+#include "sink.h"
 #include "table.h"
 #include "text_fit.h"
 #include "compare_needs.h"
 #include "units.h"
 
 static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
-		       size_t width);
+		       size_t width, struct export_sink *ks);
 
 /*
  * Rows judged seed by seed (issue 42): one line saying so, and for each
@@ -28,14 +29,14 @@ static void needs_text(struct strbuf *out, const struct ksft_metric_report_compa
  * interval that holds both no change and one beyond the tolerance.
  */
 static void seeds_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
-		       size_t width)
+		       size_t width, struct export_sink *ks)
 {
 	struct strbuf title = STRBUF_INIT, line = STRBUF_INIT;
 	size_t i, n = 0;
 	char buf[256];
 
 	for (i = 0; i < c->n; i++)
-		n += c->rows[i].seeds_a > 0;
+		n += cmp_side_of(&c->rows[i])->seeds_a > 0;
 	if (!n)
 		return;
 	snprintf(buf, sizeof(buf), "%zu series judged seed by seed: one value a boot (its"
@@ -44,8 +45,9 @@ static void seeds_text(struct strbuf *out, const struct ksft_metric_report_compa
 	text_fit_wrap_hang(out, buf, width, 0, 2);
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
+		const struct cmp_side *sd = cmp_side_of(row);
 
-		if (!row->seeds_a || strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY))
+		if (!sd->seeds_a || strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY))
 			continue;
 		title.len = 0;
 		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
@@ -53,19 +55,20 @@ static void seeds_text(struct strbuf *out, const struct ksft_metric_report_compa
 		line.len = 0;
 		strbuf_adds(&line, "TOO NOISY: ");
 		strbuf_adds(&line, title.data ? title.data : "");
-		if (isnan(row->shift_lo_pct) && isnan(row->seeds_resolution_pct))
+		if (isnan(sd->shift_lo_pct) && isnan(sd->seeds_resolution_pct))
 			snprintf(buf, sizeof(buf), ": %zu against %zu seeds cannot bound the shift"
-				 " at --alpha: at least %zu seeds a side", row->seeds_a,
-				 row->seeds_b, row->seeds_needed);
+				 " at --alpha: at least %zu seeds a side", sd->seeds_a,
+				 sd->seeds_b, sd->seeds_needed);
 		else
 			snprintf(buf, sizeof(buf), ": the shift's interval %+.3g%% to %+.3g%% holds"
 				 " both no change and one beyond the tolerance; %zu against %zu"
-				 " seeds show changes beyond about %.2g%%", row->shift_lo_pct,
-				 row->shift_hi_pct, row->seeds_a, row->seeds_b,
-				 row->seeds_resolution_pct);
+				 " seeds show changes beyond about %.2g%%", sd->shift_lo_pct,
+				 sd->shift_hi_pct, sd->seeds_a, sd->seeds_b,
+				 sd->seeds_resolution_pct);
 		strbuf_adds(&line, buf);
 		if (!line.oom)
 			text_fit_wrap_hang(out, line.data, width, 0, 2);
+		export_sink_flush(ks, out, 0);
 	}
 	strbuf_free(&title);
 	strbuf_free(&line);
@@ -73,15 +76,16 @@ static void seeds_text(struct strbuf *out, const struct ksft_metric_report_compa
 
 /* A line for each row the history gate had no window for, saying why. */
 static void why_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
-		     size_t width)
+		     size_t width, struct export_sink *ks)
 {
 	struct strbuf title = STRBUF_INIT, line = STRBUF_INIT;
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
+		const struct cmp_side *sd = cmp_side_of(row);
 
-		if (!row->why)
+		if (!sd->why)
 			continue;
 		title.len = 0;
 		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
@@ -91,9 +95,10 @@ static void why_text(struct strbuf *out, const struct ksft_metric_report_compari
 		strbuf_adds(&line, ": ");
 		strbuf_adds(&line, title.data ? title.data : "");
 		strbuf_adds(&line, ": ");
-		strbuf_adds(&line, row->why);
+		strbuf_adds(&line, sd->why);
 		if (!line.oom)
 			text_fit_wrap_hang(out, line.data, width, 0, 2);
+		export_sink_flush(ks, out, 0);
 	}
 	strbuf_free(&title);
 	strbuf_free(&line);
@@ -181,35 +186,40 @@ static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *
 {
 	struct text_unit u = { 1.0, "" };
 	char buf[64];
+	size_t k;
 	int ret = 0;
 
 	sb->len = 0;
 	canon_series_title(sb, NULL, 0, "", row->name, row->labels, row->element);
-	ret |= table_cell(t, sb->data ? sb->data + 1 : "");
-	snprintf(buf, sizeof(buf), "%s%s", canon_op_name(row->compare) ?
-		 canon_op_name(row->compare) : "-",
-		 row->better > 0 ? " ^" : row->better < 0 ? " v" : "");
-	ret |= table_cell(t, buf);
+	ret |= sb->len ? table_cell_n(t, sb->data + 1, sb->len - 1) : table_cell(t, "");
+	/* Words and counts put together, not through snprintf() (issue 45:
+	 * three calls a row were 40 % of the table's cost). */
+	sb->len = 0;
+	strbuf_adds(sb, canon_op_name(row->compare) ? canon_op_name(row->compare) : "-");
+	strbuf_adds(sb, row->better > 0 ? " ^" : row->better < 0 ? " v" : "");
+	ret |= table_cell_sb(t, sb);
 	if (row->disp_label || isfinite(row->disp_scale))
 		format_text_unit_pick(&u, isfinite(row->baseline) ? row->baseline : row->current,
 				      row->disp_scale, row->disp_label);
 	sb->len = 0;
 	spread_text(sb, &u, row->baseline, &row->base_spread);
-	ret |= table_cell(t, sb->data);
+	ret |= table_cell_sb(t, sb);
 	sb->len = 0;
 	spread_text(sb, &u, row->current, &row->cur_spread);
-	ret |= table_cell(t, sb->data);
+	ret |= table_cell_sb(t, sb);
 	sb->len = 0;
 	change_text(sb, row);
-	ret |= table_cell(t, sb->data);
+	ret |= table_cell_sb(t, sb);
 	sb->len = 0;
 	text_fit_value(sb, &u, row->allowance);
-	ret |= table_cell(t, sb->data);
-	snprintf(buf, sizeof(buf), "%zu/%zu", row->n_baseline, row->n_current);
-	ret |= table_cell(t, buf);
+	ret |= table_cell_sb(t, sb);
+	k = text_fit_utoa(buf, row->n_baseline);
+	buf[k++] = '/';
+	k += text_fit_utoa(buf + k, row->n_current);
+	ret |= table_cell_n(t, buf, k);
 	sb->len = 0;
 	p_text(sb, row->p_value);
-	ret |= table_cell(t, sb->data);
+	ret |= table_cell_sb(t, sb);
 	ret |= table_cell(t, ksftm_verdict_name(row->verdict));
 	ret |= table_cell(t, u.sym);
 	return ret || sb->oom ? -ENOMEM : 0;
@@ -235,7 +245,7 @@ static int same_case(const struct cmp_row *a, const struct cmp_row *b)
 /* The rows shown (tracked ones, or all with @all), under their case: the
  * number of tables, or -ENOMEM. */
 static int tables_text(const struct ksft_metric_report_comparison *c, int all, size_t width,
-		       struct strbuf *out)
+		       struct strbuf *out, struct export_sink *ks)
 {
 	static const char *const head[TEXT_COLS] = {
 		"METRIC", "COMPARE", "BASELINE", "CURRENT", "CHANGE", "ALLOWED",
@@ -244,11 +254,11 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 	static const int right[TEXT_COLS] = { 0, 0, 1, 1, 1, 1, 1, 1, 0, 0 };
 	struct strbuf sb = STRBUF_INIT;
 	size_t i = 0, j, k, tables = 0;
-	int ret = 0;
+	struct table t;
+	int ret = 0, made = 0;
 
 	while (!ret && i < c->n) {
 		const struct cmp_row *first = &c->rows[i];
-		struct table t;
 
 		for (j = i + 1; j < c->n && same_case(&c->rows[j], first); j++)
 			;
@@ -266,17 +276,27 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 			sb.data[--sb.len] = '\0';
 		if (!sb.oom)
 			text_fit_wrap(out, sb.data, width, 0);
-		if ((ret = table_init(&t, TEXT_COLS)))
-			break;	/* -ENOMEM: never a table cut short above a RESULT line */
-		for (k = 0; k < TEXT_COLS; k++)
-			ret |= table_cell(&t, head[k]);
+		/* One table, its heads written once, emptied down to them for
+		 * each case (issue 45: a table a case was a fifth of the text's
+		 * cost). -ENOMEM: never a table cut short above a RESULT line. */
+		if (tables == 1) {
+			if ((ret = table_init(&t, TEXT_COLS)))
+				break;
+			made = 1;
+			for (k = 0; k < TEXT_COLS; k++)
+				ret |= table_cell(&t, head[k]);
+		} else {
+			table_reset_keep_heads(&t);
+		}
 		for (; !ret && i < j; i++)
 			if (shown(&c->rows[i], all))
 				ret |= row_cells(&t, &c->rows[i], &sb);
 		if (!ret)
 			text_fit_render(&t, out, right, width, 2);
-		table_free(&t);
+		export_sink_flush(ks, out, 0);	/* after a line's end */
 	}
+	if (made)
+		table_free(&t);
 	strbuf_free(&sb);
 	return ret ? -ENOMEM : (int)tables;
 }
@@ -291,82 +311,94 @@ static const char legend[] =
 	" (with --db, adjusted across the run); name[n]: element n of an array metric."
 	" doc/consumer.rst explains each verdict.";
 
-static int cmp_any_needs(const struct ksft_metric_report_comparison *c)
+/*
+ * What the text's parts need to know of the rows, in one pass (issue 45:
+ * a whole run's untracked rows were walked eight times to print three
+ * lines): the count of each verdict, the rows the tables show, and
+ * whether any row has a needs, disturbed, seeds or why line.
+ */
+struct text_scan {
+	size_t counts[KSFTM_N_VERDICTS], untracked, shown, blind;
+	int needs, lines, seeds, why;
+};
+
+static void text_scan(const struct ksft_metric_report_comparison *c, int all,
+		      struct text_scan *sc)
 {
+	/* UNTRACKED and DISTURBED have one spelling, so their index is their
+	 * strcmp(); TOO NOISY's index (old spelling too) only narrows down the
+	 * rows compare_needs_has() is asked about. */
+	int untracked = ksftm_verdict_index(KSFTM_VERDICT_UNTRACKED);
+	int noisy = ksftm_verdict_index(KSFTM_VERDICT_TOO_NOISY);
+	int disturbed = ksftm_verdict_index(KSFTM_VERDICT_DISTURBED);
+	const char *last = NULL;	/* most rows share their verdict's string */
+	int v = -1;
 	size_t i;
 
-	for (i = 0; i < c->n; i++)
-		if (compare_needs_has(&c->rows[i]))
-			return 1;
-	return 0;
-}
+	memset(sc, 0, sizeof(*sc));
+	for (i = 0; i < c->n; i++) {
+		const struct cmp_row *row = &c->rows[i];
+		const struct cmp_side *sd = cmp_side_of(row);
+		int needs = 0;
 
-static int cmp_any_seeds(const struct ksft_metric_report_comparison *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		if (c->rows[i].seeds_a)
-			return 1;
-	return 0;
-}
-
-static int cmp_any_why(const struct ksft_metric_report_comparison *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->n; i++)
-		if (c->rows[i].why)
-			return 1;
-	return 0;
+		if (!last || row->verdict != last)
+			v = ksftm_verdict_index(last = row->verdict);
+		if (v >= 0)
+			sc->counts[v]++;
+		sc->untracked += v == untracked;
+		sc->shown += all || v != untracked;
+		sc->blind += row->blind;
+		if (row->blind || v == noisy)
+			needs = compare_needs_has(row);
+		sc->needs |= needs;
+		sc->lines |= needs || (v == disturbed && compare_needs_has_disturbed(c, row));
+		sc->seeds |= sd->seeds_a > 0;
+		sc->why |= sd->why != NULL;
+	}
 }
 
 static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
-		       struct strbuf *out)
+		       struct strbuf *out, struct export_sink *ks)
 {
-	size_t counts[KSFTM_N_VERDICTS] = { 0 }, i, k, untracked = 0, blind;
-	size_t width = text_fit_width(fmt);
+	size_t width = text_fit_width(fmt), k;
 	int all = !!(fmt & KSFT_METRIC_REPORT_COMPARE_ALL);
+	struct text_scan sc;
 	char buf[96];
-	int tables;
+	int tables = 0;
 
-	for (i = 0; i < c->n; i++) {
-		int v = ksftm_verdict_index(c->rows[i].verdict);
-
-		if (v >= 0)
-			counts[v]++;
-		untracked += !strcmp(c->rows[i].verdict, KSFTM_VERDICT_UNTRACKED);
-	}
-	tables = tables_text(c, all, width, out);
+	text_scan(c, all, &sc);
+	if (sc.shown)
+		tables = tables_text(c, all, width, out, ks);
 	if (tables < 0)
 		return -ENOMEM;
 	if (tables) {
 		strbuf_addc(out, '\n');
 		text_fit_wrap(out, legend, width, 0);
 	}
-	if (tables && (c->n && (cmp_any_needs(c) || cmp_any_why(c) || cmp_any_seeds(c))))
+	if (tables && (c->n && (sc.needs || sc.why || sc.seeds)))
 		strbuf_addc(out, '\n');
-	needs_text(out, c, width);
-	seeds_text(out, c, width);
-	why_text(out, c, width);
+	if (sc.lines)
+		needs_text(out, c, width, ks);
+	if (sc.seeds)
+		seeds_text(out, c, width, ks);
+	if (sc.why)
+		why_text(out, c, width, ks);
 	snprintf(buf, sizeof(buf), "\n%zu rows:", c->n);
 	strbuf_adds(out, buf);
 	for (k = 0; k < KSFTM_N_VERDICTS; k++) {
-		if (!counts[k])
+		if (!sc.counts[k])
 			continue;
 		char low[32];
 
-		snprintf(buf, sizeof(buf), " %zu %s", counts[k],
+		snprintf(buf, sizeof(buf), " %zu %s", sc.counts[k],
 			 ksftm_verdict_lower(ksftm_verdicts[k].code, low, sizeof(low)));
 		strbuf_adds(out, buf);
 	}
-	if (untracked && !all) {
+	if (sc.untracked && !all) {
 		snprintf(buf, sizeof(buf), "\n%zu untracked series (no regression policy) not"
-			 " shown: --all shows them", untracked);
+			 " shown: --all shows them", sc.untracked);
 		strbuf_adds(out, buf);
 	}
-	for (k = 0, blind = 0; k < c->n; k++)
-		blind += c->rows[k].blind;
 	if (c->context_diff) {	/* judged anyway: said where the verdict is read */
 		struct strbuf line = STRBUF_INIT;
 
@@ -382,8 +414,8 @@ static int format_text(const struct ksft_metric_report_comparison *c, int fmt,
 	if (c->failing)
 		strbuf_adds(out, c->failing > c->failed_cases ? "\nRESULT: REGRESSION\n" :
 			    "\nRESULT: CASE FAILED (its series not judged; no regression)\n");
-	else if (blind) {
-		snprintf(buf, sizeof(buf), "\nRESULT: OK, BUT %zu", blind);
+	else if (sc.blind) {
+		snprintf(buf, sizeof(buf), "\nRESULT: OK, BUT %zu", sc.blind);
 		strbuf_adds(out, buf);
 		/* Fits 80 columns: the lines above say why. */
 		strbuf_adds(out, " SERIES CANNOT BE GATED HERE (no run could fail them)\n");
@@ -401,7 +433,7 @@ static void json_num_field(struct strbuf *sb, const char *key, double v)
 }
 
 static int format_json(const struct ksft_metric_report_comparison *c,
-		       struct strbuf *sb)
+		       struct strbuf *sb, struct export_sink *ks)
 {
 	struct rp_display d;
 	size_t i, blind;
@@ -410,6 +442,7 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 	strbuf_adds(sb, "{\"rows\":[");
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
+		const struct cmp_side *sd = cmp_side_of(row);
 		const char *b = canon_better_name(row->better);
 
 		strbuf_adds(sb, i ? ",\n{" : "\n{");
@@ -439,21 +472,21 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		json_num_field(sb, "change_pct", row->change_pct);
 		json_num_field(sb, "allowance", row->allowance);
 		json_num_field(sb, "p_value", row->p_value);
-		if (row->seeds_a) {	/* judged seed by seed (compare_seeds.c) */
+		if (sd->seeds_a) {	/* judged seed by seed (compare_seeds.c) */
 			snprintf(buf, sizeof(buf), ",\"seeds\":{\"baseline\":%zu,\"current\":%zu,"
-				 "\"needed\":%zu,\"paired\":%zu", row->seeds_a, row->seeds_b,
-				 row->seeds_needed, row->seeds_paired);
+				 "\"needed\":%zu,\"paired\":%zu", sd->seeds_a, sd->seeds_b,
+				 sd->seeds_needed, sd->seeds_paired);
 			strbuf_adds(sb, buf);
-			json_num_field(sb, "shift_lo_pct", row->shift_lo_pct);
-			json_num_field(sb, "shift_hi_pct", row->shift_hi_pct);
-			json_num_field(sb, "resolution_pct", row->seeds_resolution_pct);
+			json_num_field(sb, "shift_lo_pct", sd->shift_lo_pct);
+			json_num_field(sb, "shift_hi_pct", sd->shift_hi_pct);
+			json_num_field(sb, "resolution_pct", sd->seeds_resolution_pct);
 			strbuf_addc(sb, '}');
 		}
 		compare_needs_json(sb, row);
 		compare_needs_disturbed_json(sb, c, row);
-		if (row->why) {
+		if (sd->why) {
 			strbuf_adds(sb, ",\"why\":");
-			canon_json_str(sb, row->why);
+			canon_json_str(sb, sd->why);
 		}
 		snprintf(buf, sizeof(buf),
 			 ",\"n_baseline\":%zu,\"n_current\":%zu,\"baseline_runs\":%zu,\"beyond_floor\":%s,"
@@ -462,6 +495,7 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 			 row->beyond_floor ? "true" : "false", row->verdict,
 			 row->fails ? "true" : "false");
 		strbuf_adds(sb, buf);
+		export_sink_flush(ks, sb, 0);
 	}
 	for (i = 0, blind = 0; i < c->n; i++)
 		blind += c->rows[i].blind;
@@ -486,7 +520,7 @@ static void csv_num(struct strbuf *sb, double v)
 }
 
 static int format_csv(const struct ksft_metric_report_comparison *c,
-		      struct strbuf *sb)
+		      struct strbuf *sb, struct export_sink *ks)
 {
 	struct strbuf tmp = STRBUF_INIT;
 	size_t i, k;
@@ -529,9 +563,37 @@ static int format_csv(const struct ksft_metric_report_comparison *c,
 		snprintf(buf, sizeof(buf), ",%zu,%zu,%zu,%s,%d\r\n", row->n_baseline,
 			 row->n_current, row->baseline_runs, row->verdict, row->fails);
 		strbuf_adds(sb, buf);
+		export_sink_flush(ks, sb, 0);
 	}
 	strbuf_free(&tmp);
 	return sb->oom ? -ENOMEM : 0;
+}
+
+/* @c in format @fmt into @sb, or through it to @ks (NULL: all of it kept
+ * in @sb): 0 or a negative errno, its message set. */
+static int format_any(const struct ksft_metric_report_comparison *c, int fmt,
+		      struct strbuf *sb, struct export_sink *ks)
+{
+	int ret;
+
+	switch (fmt & ~(KSFT_METRIC_REPORT_COMPARE_ALL | KSFT_METRIC_REPORT_TEXT_NARROW |
+		       KSFT_METRIC_REPORT_TEXT_VERBOSE)) {
+	case KSFT_METRIC_REPORT_TEXT:
+		ret = format_text(c, fmt, sb, ks);
+		break;
+	case KSFT_METRIC_REPORT_JSON:
+		ret = format_json(c, sb, ks);
+		break;
+	case KSFT_METRIC_REPORT_CSV:
+		ret = format_csv(c, sb, ks);
+		break;
+	case KSFT_METRIC_REPORT_REPLY:
+		ret = compare_reply_write(c, sb);
+		break;
+	default:
+		return ksftm_fail(EINVAL, "comparison format %d is not supported", fmt);
+	}
+	return ret || sb->oom ? ksftm_oom() : 0;
 }
 
 KSFT_METRIC_REPORT_API int
@@ -543,29 +605,30 @@ ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison 
 
 	if (!c || !out)
 		return ksftm_fail(EINVAL, "ksft_metric_report_comparison_format: NULL argument");
-	switch (fmt & ~(KSFT_METRIC_REPORT_COMPARE_ALL | KSFT_METRIC_REPORT_TEXT_NARROW |
-		       KSFT_METRIC_REPORT_TEXT_VERBOSE)) {
-	case KSFT_METRIC_REPORT_TEXT:
-		ret = format_text(c, fmt, &sb);
-		break;
-	case KSFT_METRIC_REPORT_JSON:
-		ret = format_json(c, &sb);
-		break;
-	case KSFT_METRIC_REPORT_CSV:
-		ret = format_csv(c, &sb);
-		break;
-	case KSFT_METRIC_REPORT_REPLY:
-		ret = compare_reply_write(c, &sb);
-		break;
-	default:
-		return ksftm_fail(EINVAL, "comparison format %d is not supported", fmt);
-	}
-	if (ret || sb.oom) {
+	ret = format_any(c, fmt, &sb, NULL);
+	if (ret) {
 		strbuf_free(&sb);
-		return ksftm_oom();
+		return ret;
 	}
 	*out = strbuf_detach(&sb, len);
 	return *out ? 0 : ksftm_oom();
+}
+
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_comparison_write(const struct ksft_metric_report_comparison *c,
+				    int fmt, FILE *f)
+{
+	struct export_sink ks = { f, 0 };
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	if (!c || !f)
+		return ksftm_fail(EINVAL, "ksft_metric_report_comparison_write: NULL argument");
+	ret = format_any(c, fmt, &sb, &ks);
+	if (!ret)
+		ret = export_sink_end(&ks, &sb);
+	strbuf_free(&sb);
+	return ret == -ENOMEM ? ksftm_oom() : ret;
 }
 
 /*
@@ -574,7 +637,7 @@ ksft_metric_report_comparison_format(const struct ksft_metric_report_comparison 
  * could fail is CANNOT BE GATED, so that it is never read as passing.
  */
 static void needs_text(struct strbuf *out, const struct ksft_metric_report_comparison *c,
-		       size_t width)
+		       size_t width, struct export_sink *ks)
 {
 	struct strbuf title = STRBUF_INIT, line = STRBUF_INIT;
 	size_t i;
@@ -599,6 +662,7 @@ static void needs_text(struct strbuf *out, const struct ksft_metric_report_compa
 			compare_needs_disturbed_sentence(&line, c, row);
 		if (!line.oom)
 			text_fit_wrap_hang(out, line.data, width, 0, 2);
+		export_sink_flush(ks, out, 0);
 	}
 	strbuf_free(&title);
 	strbuf_free(&line);

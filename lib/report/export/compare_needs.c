@@ -11,8 +11,10 @@
 
 int compare_needs_has(const struct cmp_row *row)
 {
+	const struct cmp_side *sd = cmp_side_of(row);
+
 	return row->blind || (!strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY) &&
-			      (isfinite(row->noise_pct) || isfinite(row->need_runs)));
+			      (isfinite(sd->noise_pct) || isfinite(sd->need_runs)));
 }
 
 /* A change toward worse of @pct percent (a magnitude): "-25.1%", "+40.2%",
@@ -27,39 +29,40 @@ static void worse_text(char *buf, size_t len, double pct, int better)
 
 void compare_needs_sentence(struct strbuf *out, const struct cmp_row *row)
 {
+	const struct cmp_side *sd = cmp_side_of(row);
 	double tol = fabs(row->baseline) > 0 ? 100 * row->allowance / fabs(row->baseline) : NAN;
 	char buf[200], w[64];
 
-	if (!isfinite(row->noise_pct)) {
+	if (!isfinite(sd->noise_pct)) {
 		snprintf(buf, sizeof(buf), "the history is too short to know its noise: %.0f more"
-			 " run%s", row->need_runs, row->need_runs == 1 ? "" : "s");
+			 " run%s", sd->need_runs, sd->need_runs == 1 ? "" : "s");
 		strbuf_adds(out, buf);
 		return;
 	}
-	snprintf(buf, sizeof(buf), "noise %.1f%% a run", row->noise_pct);
+	snprintf(buf, sizeof(buf), "noise %.1f%% a run", sd->noise_pct);
 	strbuf_adds(out, buf);
 	if (row->blind) {
 		strbuf_adds(out, row->better > 0 ? "; no run can fail it here (it would have to"
 			    " fall by 100% or more)" : "; no run can fail it here");
-	} else if (isfinite(row->smallest_pct)) {
-		worse_text(w, sizeof(w), row->smallest_pct, row->better);
+	} else if (isfinite(sd->smallest_pct)) {
+		worse_text(w, sizeof(w), sd->smallest_pct, row->better);
 		snprintf(buf, sizeof(buf), "; one run fails only beyond %s", w);
 		strbuf_adds(out, buf);
 	}
-	if (!(tol > 0) || isnan(row->need_runs))
+	if (!(tol > 0) || isnan(sd->need_runs))
 		return;
 	worse_text(w, sizeof(w), tol, row->better);
-	if (row->need_runs <= 1)
+	if (sd->need_runs <= 1)
 		snprintf(buf, sizeof(buf), "; a lasting %s shows in one run", w);
-	else if (isfinite(row->need_runs))
-		snprintf(buf, sizeof(buf), "; a lasting %s needs about %.0f runs", w, row->need_runs);
+	else if (isfinite(sd->need_runs))
+		snprintf(buf, sizeof(buf), "; a lasting %s needs about %.0f runs", w, sd->need_runs);
 	else
 		snprintf(buf, sizeof(buf), "; a lasting %s would not show in any number of runs", w);
 	strbuf_adds(out, buf);
-	if (isfinite(row->need_repeats) && row->need_repeats > 1) {
-		snprintf(buf, sizeof(buf), ", or in one run of %.0f repeats", row->need_repeats);
+	if (isfinite(sd->need_repeats) && sd->need_repeats > 1) {
+		snprintf(buf, sizeof(buf), ", or in one run of %.0f repeats", sd->need_repeats);
 		strbuf_adds(out, buf);
-	} else if (isinf(row->need_repeats) && isfinite(row->need_runs)) {
+	} else if (isinf(sd->need_repeats) && isfinite(sd->need_runs)) {
 		strbuf_adds(out, " (more repeats in one run do not help: the noise between runs"
 			    " is too large)");
 	}
@@ -75,19 +78,20 @@ static void num_field(struct strbuf *sb, const char *key, double v)
 
 void compare_needs_json(struct strbuf *sb, const struct cmp_row *row)
 {
+	const struct cmp_side *sd = cmp_side_of(row);
 	struct strbuf say = STRBUF_INIT;
 	double sign = row->better > 0 ? -1 : 1;
 
 	if (!compare_needs_has(row))
 		return;
 	strbuf_adds(sb, ",\"needs\":{\"noise_pct\":");
-	canon_json_double(sb, row->noise_pct);
+	canon_json_double(sb, sd->noise_pct);
 	/* No run can show a drop past 100 %: null, "blind" says why. */
-	num_field(sb, "smallest_change_pct", row->blind ? NAN : sign * row->smallest_pct);
+	num_field(sb, "smallest_change_pct", row->blind ? NAN : sign * sd->smallest_pct);
 	num_field(sb, "tolerance_pct", fabs(row->baseline) > 0 ?
 		  sign * 100 * row->allowance / fabs(row->baseline) : NAN);
-	num_field(sb, "runs", row->need_runs);
-	num_field(sb, "repeats", row->need_repeats);
+	num_field(sb, "runs", sd->need_runs);
+	num_field(sb, "repeats", sd->need_repeats);
 	strbuf_adds(sb, row->blind ? ",\"blind\":true,\"text\":" : ",\"blind\":false,\"text\":");
 	compare_needs_sentence(&say, row);
 	canon_json_str(sb, say.data ? say.data : "");
@@ -99,10 +103,12 @@ void compare_needs_json(struct strbuf *sb, const struct cmp_row *row)
 static const struct cmp_row *disturber(const struct ksft_metric_report_comparison *c,
 				       const struct cmp_row *row)
 {
-	if (strcmp(row->verdict, KSFTM_VERDICT_DISTURBED) || row->disturbed_by < 0 ||
-	    (size_t)row->disturbed_by >= c->n)
+	const struct cmp_side *sd = cmp_side_of(row);
+
+	if (strcmp(row->verdict, KSFTM_VERDICT_DISTURBED) || sd->disturbed_by < 0 ||
+	    (size_t)sd->disturbed_by >= c->n)
 		return NULL;
-	return &c->rows[row->disturbed_by];
+	return &c->rows[sd->disturbed_by];
 }
 
 int compare_needs_has_disturbed(const struct ksft_metric_report_comparison *c, const struct cmp_row *row)
@@ -144,8 +150,8 @@ void compare_needs_disturbed_sentence(struct strbuf *out, const struct ksft_metr
 	else
 		snprintf(buf, sizeof(buf), " was above its history's level");
 	strbuf_adds(out, buf);
-	if (isfinite(by->disturb_z)) {
-		snprintf(buf, sizeof(buf), " (%.1f sd)", by->disturb_z);
+	if (isfinite(cmp_side_of(by)->disturb_z)) {
+		snprintf(buf, sizeof(buf), " (%.1f sd)", cmp_side_of(by)->disturb_z);
 		strbuf_adds(out, buf);
 	}
 	strbuf_adds(out, ": the machine was disturbed, rerun the case");
@@ -163,7 +169,7 @@ void compare_needs_disturbed_json(struct strbuf *sb, const struct ksft_metric_re
 	intf_name(&say, by);
 	canon_json_str(sb, say.data ? say.data : "");
 	num_field(sb, "change_pct", by->change_pct);
-	num_field(sb, "z", by->disturb_z);
+	num_field(sb, "z", cmp_side_of(by)->disturb_z);
 	strbuf_adds(sb, ",\"text\":");
 	say.len = 0;
 	compare_needs_disturbed_sentence(&say, c, row);

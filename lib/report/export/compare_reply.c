@@ -136,10 +136,10 @@ static void seeds_of(const struct ksft_metric_report_comparison *c, size_t *a, s
 
 	*a = *b = 0;
 	for (i = 0; i < c->n; i++) {
-		if (c->rows[i].seeds_a > *a)
-			*a = c->rows[i].seeds_a;
-		if (c->rows[i].seeds_b > *b)
-			*b = c->rows[i].seeds_b;
+		if (cmp_side_of(&c->rows[i])->seeds_a > *a)
+			*a = cmp_side_of(&c->rows[i])->seeds_a;
+		if (cmp_side_of(&c->rows[i])->seeds_b > *b)
+			*b = cmp_side_of(&c->rows[i])->seeds_b;
 	}
 }
 

@@ -17,6 +17,7 @@
 #include "rp.h"
 #include "rp_export.h"
 #include "series.h"
+#include "sink.h"
 #include "strbuf.h"
 #include "table.h"
 #include "units.h"
@@ -40,7 +41,8 @@ static void path_json(struct strbuf *sb, char *const *path, size_t n)
 	strbuf_addc(sb, ']');
 }
 
-int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb)
+int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb,
+		     struct export_sink *ks)
 {
 	struct strbuf tmp = STRBUF_INIT;
 	struct rp_display d;
@@ -94,6 +96,7 @@ int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb)
 			strbuf_adds(sb, "\r\n");
 		}
 		export_sums_free(&row);
+		export_sink_flush(ks, sb, 0);
 	}
 	strbuf_free(&tmp);
 	return sb->oom ? -ENOMEM : 0;

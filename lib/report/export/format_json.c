@@ -18,6 +18,7 @@
 #include "rp_export.h"
 #include "rp_policy.h"
 #include "series.h"
+#include "sink.h"
 #include "strbuf.h"
 #include "units.h"
 #include "vals.h"
@@ -64,7 +65,8 @@ static void json_series(struct strbuf *sb, const struct rp_series *s,
 	strbuf_addc(sb, '}');
 }
 
-int format_json_write(const struct ksft_metric_report *r, struct strbuf *sb)
+int format_json_write(const struct ksft_metric_report *r, struct strbuf *sb,
+		      struct export_sink *ks)
 {
 	const struct ksft_metric_report_warning *w = r->warn.v;
 	size_t i;
@@ -85,6 +87,7 @@ int format_json_write(const struct ksft_metric_report *r, struct strbuf *sb)
 		strbuf_adds(sb, i ? ",\n" : "\n");
 		json_series(sb, r->series[i], &row);
 		export_sums_free(&row);
+		export_sink_flush(ks, sb, 0);
 	}
 	strbuf_adds(sb, "],\n\"warnings\":[");
 	for (i = 0; i < r->warn.n; i++) {

@@ -19,6 +19,7 @@
 #include "rp_export.h"
 #include "rp_policy.h"
 #include "series.h"
+#include "sink.h"
 #include "strbuf.h"
 #include "table.h"
 #include "text_fit.h"
@@ -137,7 +138,7 @@ static int series_row(struct table *t, const struct rp_series *s, struct strbuf 
 		ret = -ENOMEM;
 	sb->len = 0;
 	canon_series_title(sb, NULL, 0, "", s->name, s->labels, -1);
-	ret |= table_cell(t, sb->data ? sb->data + 1 : "");
+	ret |= sb->len ? table_cell_n(t, sb->data + 1, sb->len - 1) : table_cell(t, "");
 	buf[text_fit_utoa(buf, s->raw.n)] = '\0';
 	ret |= table_cell(t, buf);
 	sb->len = 0;
@@ -159,7 +160,7 @@ static int series_row(struct table *t, const struct rp_series *s, struct strbuf 
 	} else {
 		strbuf_addc(sb, '-');
 	}
-	ret |= table_cell(t, sb->data ? sb->data : "-");
+	ret |= sb->data ? table_cell_sb(t, sb) : table_cell(t, "-");
 	ret |= table_cell(t, u.sym);
 	return ret || sb->oom ? -ENOMEM : 0;
 }
@@ -176,7 +177,8 @@ static int same_case(const struct rp_series *a, const struct rp_series *b)
 	return 1;
 }
 
-int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf *out)
+int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf *out,
+		      struct export_sink *ks)
 {
 	static const char *const head[] = { "METRIC", "N", "VALUE", "UNIT" };
 	static const int right[] = { 0, 1, 0, 0 };
@@ -187,9 +189,12 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 	int ret = 0;
 
 	context_text(out, r, fmt);
-	/* One table, emptied for each case: its memory is kept (issue 45). */
+	/* One table, emptied down to its heads for each case: its memory is
+	 * kept (issue 45). */
 	if (r->n_series && table_init(&t, 4))
 		return -ENOMEM;	/* the caller says so, never a cut table */
+	for (k = 0; r->n_series && k < 4; k++)
+		ret |= table_cell(&t, head[k]);
 	while (!ret && i < r->n_series) {
 		const struct rp_series *s = r->series[i];
 		char buf[24];
@@ -212,13 +217,12 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 			strbuf_addc(out, '\n');
 		if (!sb.oom)
 			text_fit_wrap(out, sb.data, width, 0);
-		table_reset(&t);
-		for (k = 0; k < 4; k++)
-			ret |= table_cell(&t, head[k]);
+		table_reset_keep_heads(&t);
 		for (; !ret && i < j; i++)
 			ret |= series_row(&t, r->series[i], &sb, &x, &xcap);
 		if (!ret)
 			text_fit_render(&t, out, right, width, 2);
+		export_sink_flush(ks, out, 0);	/* after a line's end */
 	}
 	if (r->n_series)
 		table_free(&t);

@@ -16,6 +16,7 @@
 #include "vals.h"
 
 struct cmp_row;
+struct export_sink;
 struct rp_series;
 struct rp_summary;
 
@@ -86,12 +87,16 @@ size_t export_rowix_find(const struct export_rowix *ix, const char *key, size_t 
 void export_row_json(struct strbuf *sb, const struct cmp_row *row);
 
 /* The writers, one a file; dispatch.c picks one. 0 or -ENOMEM (KCIDB and
- * NIPA: or another negative errno with the message set). */
-int format_json_write(const struct ksft_metric_report *r, struct strbuf *sb);
-int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb);
+ * NIPA: or another negative errno with the message set). Those given an
+ * export_sink (sink.h; NULL: none) hand it their text as they go. */
+int format_json_write(const struct ksft_metric_report *r, struct strbuf *sb,
+		      struct export_sink *ks);
+int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb,
+		     struct export_sink *ks);
 int format_openmetrics_write(const struct ksft_metric_report *r, struct strbuf *sb);
 /* The text table (format_text.c): @fmt TEXT with its width and verbosity flags. */
-int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf *sb);
+int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf *sb,
+		      struct export_sink *ks);
 int format_kcidb_write(const struct ksft_metric_report *r,
 		       const struct ksft_metric_report_format_opts *o,
 		       struct strbuf *sb);

@@ -20,6 +20,21 @@ void table_reset(struct table *t)
 	memset(t->width, 0, t->cols * sizeof(*t->width));
 }
 
+void table_reset_keep_heads(struct table *t)
+{
+	size_t c;
+
+	if (t->n < t->cols) {
+		table_reset(t);
+		return;
+	}
+	t->n = t->cols;
+	/* The last head's text ends at its NUL: cw is its columns, not bytes. */
+	t->text.len = t->off[t->cols - 1] + strlen(table_text(t, t->cols - 1)) + 1;
+	for (c = 0; c < t->cols; c++)
+		t->width[c] = t->cw[c];
+}
+
 void table_free(struct table *t)
 {
 	strbuf_free(&t->text);
@@ -34,8 +49,14 @@ void table_free(struct table *t)
  */
 int table_cell(struct table *t, const char *text)
 {
-	size_t w = 0, len;
-	const char *p;
+	if (!text)
+		text = "";
+	return table_cell_n(t, text, strlen(text));
+}
+
+int table_cell_n(struct table *t, const char *text, size_t len)
+{
+	size_t w;
 
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
@@ -50,15 +71,12 @@ int table_cell(struct table *t, const char *text)
 		t->cw = cw;
 		t->cap = cap;
 	}
-	if (!text)
-		text = "";
-	for (p = text; *p; p++)
-		w += ((unsigned char)*p & 0xc0) != 0x80;
-	len = (size_t)(p - text);
-	if (strbuf_reserve(&t->text, len + 1))
+	w = table_cols(text, len);
+	if (t->text.cap - t->text.len <= len + 1 && strbuf_reserve(&t->text, len + 1))
 		return -ENOMEM;
 	t->off[t->n] = t->text.len;
-	memcpy(t->text.data + t->text.len, text, len + 1);
+	memcpy(t->text.data + t->text.len, text, len);
+	t->text.data[t->text.len + len] = '\0';
 	t->text.len += len + 1;		/* each cell keeps its NUL */
 	if (w > t->width[t->n % t->cols])
 		t->width[t->n % t->cols] = w;

@@ -230,27 +230,6 @@ static void end_line(struct strbuf *sb)
  * that start at column @col: broken at spaces, a word longer than a line
  * at the line's end. Returns the column after it.
  */
-/* Display columns of @s[0..n): its bytes less the UTF-8 continuation
- * bytes, eight bytes a step while they are ASCII. */
-static size_t cols_n(const char *s, size_t n)
-{
-	size_t cols = n, i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-		size_t k;
-
-		memcpy(&w, s + i, 8);
-		if (!(w & 0x8080808080808080ull))
-			continue;
-		for (k = i; k < i + 8; k++)
-			cols -= ((unsigned char)s[k] & 0xc0) == 0x80;
-	}
-	for (; i < n; i++)
-		cols -= ((unsigned char)s[i] & 0xc0) == 0x80;
-	return cols;
-}
-
 /* Has @s[0..n) two spaces in a row? (memchr's pace, not memmem's.) */
 static int two_spaces(const char *s, size_t n)
 {
@@ -276,7 +255,7 @@ static size_t wrap_at(struct strbuf *sb, const char *s, size_t at, size_t col, s
 	if (at + n <= width && (!n || (s[0] != ' ' && s[n - 1] != ' ' &&
 				       !two_spaces(s, n)))) {
 		strbuf_add(sb, s, n);
-		return at + cols_n(s, n);
+		return at + table_cols(s, n);
 	}
 	for (p = s; *p && fit + at <= width; p++) {
 		if (*p == ' ' && (p == s || p[1] == ' ' || !p[1]))

@@ -558,7 +558,9 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	memset(&ix, 0, sizeof(ix));
 	memset(&sx, 0, sizeof(sx));
 	sc.seeds = &sx;
-	if (baseline_index_build(&ix, base) || seeds_setup(&sx, base, o.seeds)) {
+	/* A row a series at least: room for them at once, not by doubling. */
+	if (compare_rows_reserve(c, cur->n_series) || baseline_index_build(&ix, base) ||
+	    seeds_setup(&sx, base, o.seeds)) {
 		ret = -ENOMEM;
 		goto out;
 	}

@@ -211,7 +211,7 @@ static int paired_shift(struct cmp_row *row, const struct seed_value *a, size_t 
 	*lo = w[k - 1];
 	*hi = w[n_w - k];
 	row->p_value = stats_signed_rank_p(d, m);
-	row->seeds_paired = m;
+	row->side->seeds_paired = m;	/* made by compare_seeds_verdict() */
 	free(w);
 	free(av);
 	return 1;
@@ -221,12 +221,15 @@ int compare_seeds_verdict(struct cmp_row *row, struct seed_value *a, size_t na,
 			  struct seed_value *b, size_t nb, int better, double allow,
 			  double alpha)
 {
+	struct cmp_side *sd = cmp_side_get(row);
 	double *x = malloc((na + nb + na * nb + 1) * sizeof(*x)), *y, *d, base, hl, lo, hi;
 	size_t i, j, k, mn = na * nb;
 	int identical;
 
-	if (!x)
+	if (!x || !sd) {
+		free(x);
 		return -ENOMEM;
+	}
 	y = x + na;
 	d = y + nb;
 	for (i = 0; i < na; i++)
@@ -236,8 +239,8 @@ int compare_seeds_verdict(struct cmp_row *row, struct seed_value *a, size_t na,
 	for (i = 0; i < na; i++)
 		for (j = 0; j < nb; j++)
 			d[i * nb + j] = y[j] - x[i];
-	row->seeds_a = na;
-	row->seeds_b = nb;
+	sd->seeds_a = na;
+	sd->seeds_b = nb;
 	row->n_baseline = row->baseline_runs = na;
 	row->n_current = nb;
 	row->p_value = stats_mann_whitney(y, nb, x, na);
@@ -255,7 +258,7 @@ int compare_seeds_verdict(struct cmp_row *row, struct seed_value *a, size_t na,
 	row->change_pct = base != 0 ? 100 * hl / fabs(base) : NAN;
 	row->allowance = allow;
 	row->better = better;
-	row->seeds_needed = seeds_needed(alpha > 0 ? alpha : 0.05);
+	sd->seeds_needed = seeds_needed(alpha > 0 ? alpha : 0.05);
 	k = alpha > 0 ? stats_shift_ci_rank(na, nb, alpha) : 0;
 	/* d is sorted (the median sorts it): Bauer's [d_(k), d_(mn + 1 - k)]. */
 	lo = hi = hl;		/* every seed the same: the shift is exact */
@@ -279,9 +282,9 @@ int compare_seeds_verdict(struct cmp_row *row, struct seed_value *a, size_t na,
 		return 0;
 	}
 	if (base != 0) {
-		row->shift_lo_pct = 100 * lo / fabs(base);
-		row->shift_hi_pct = 100 * hi / fabs(base);
-		row->seeds_resolution_pct = 100 * (hi - lo) / 2 / fabs(base);
+		sd->shift_lo_pct = 100 * lo / fabs(base);
+		sd->shift_hi_pct = 100 * hi / fabs(base);
+		sd->seeds_resolution_pct = 100 * (hi - lo) / 2 / fabs(base);
 	}
 	row->beyond_floor = lo > 0 || hi < 0;
 	if (better > 0 ? hi < -allow : lo > allow) {

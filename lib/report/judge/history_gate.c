@@ -153,8 +153,12 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		row->n_current = vals.n;
 		if (j->o->incomparable || (!failed && !in->n_rows && in->any)) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
+			if (!j->o->incomparable && !cmp_side_get(row)) {
+				ret = ksftm_oom();
+				goto out;
+			}
 			if (!j->o->incomparable)
-				row->why = in->pinned ?
+				row->side->why = in->pinned ?
 					"no usable run up to the pinned run, which freezes its"
 					" window (pin --unpin, or accept a run after the pin)" :
 					"no usable stored run on these machines: each failed, was"
@@ -335,7 +339,13 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 	}
 	for (m = 0; m < n; m++) {
 		struct cmp_row *row = &j->c->rows[j->p[idx[m]].row];
+		/* The gate's figures go to the row's side record (issue 45). */
+		struct cmp_side *sd = cmp_side_get(row);
 
+		if (!sd) {
+			free(g);
+			return ksftm_oom();
+		}
 		row->baseline = g[m].baseline;
 		row->change_pct = g[m].change * 100.0;
 		row->allowance = g[m].allowance;
@@ -346,17 +356,17 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 			    rose_enough(row, &g[m])) {
 				disturbed[(*n_disturbed)++] = j->p[idx[m]].group;
 				/* it tripped (NaN is "not": an unknown z is Inf) */
-				row->disturb_z = isnan(g[m].z_local) ? INFINITY : g[m].z_local;
+				sd->disturb_z = isnan(g[m].z_local) ? INFINITY : g[m].z_local;
 			}
 			continue;
 		}
 		row->p_value = g[m].q_value;
 		row->verdict = gate_verdict_name(g[m].verdict);
 		row->fails = g[m].verdict == GATE_REGRESSION;
-		row->noise_pct = g[m].sigma * 100.0;
-		row->smallest_pct = g[m].smallest * 100.0;
-		row->need_runs = g[m].need_runs;
-		row->need_repeats = g[m].need_repeats;
+		sd->noise_pct = g[m].sigma * 100.0;
+		sd->smallest_pct = g[m].smallest * 100.0;
+		sd->need_runs = g[m].need_runs;
+		sd->need_repeats = g[m].need_repeats;
 		row->blind = g[m].blind && !row->fails;
 	}
 	free(g);
@@ -374,7 +384,7 @@ static long tripped_by(const struct judge *j, const size_t *intf, size_t n_i,
 	for (k = 0; k < n_i; k++) {
 		const struct cmp_row *row = &j->c->rows[j->p[intf[k]].row];
 
-		if (isnan(row->disturb_z) || strcmp(j->p[intf[k]].group, group))
+		if (isnan(cmp_side_of(row)->disturb_z) || strcmp(j->p[intf[k]].group, group))
 			continue;
 		if (best < 0 || row->change_pct > j->c->rows[best].change_pct)
 			best = (long)j->p[intf[k]].row;
@@ -423,9 +433,14 @@ static int judge_all(struct judge *j)
 			continue;
 		for (d = 0; d < n_d; d++)
 			if (!strcmp(disturbed[d], j->p[gated[k]].group)) {
+				if (!cmp_side_get(row)) {
+					ret = ksftm_oom();
+					goto out;
+				}
 				row->verdict = KSFTM_VERDICT_DISTURBED;
 				row->fails = 0;
-				row->disturbed_by = tripped_by(j, intf, n_i, j->p[gated[k]].group);
+				row->side->disturbed_by = tripped_by(j, intf, n_i,
+								     j->p[gated[k]].group);
 				j->c->disturbed++;
 				break;
 			}

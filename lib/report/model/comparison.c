@@ -17,12 +17,27 @@
 #include "order_stats.h"
 #include "strpool.h"
 
+int compare_rows_reserve(struct ksft_metric_report_comparison *c, size_t n)
+{
+	struct cmp_row *v;
+
+	if (n <= c->cap)
+		return 0;
+	v = realloc(c->rows, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->rows = v;
+	c->cap = n;
+	return 0;
+}
+
 struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 				char *const *path, size_t path_len,
 				const char *case_name, const char *name,
 				const char *labels, long element)
 {
 	struct cmp_row *row;
+	size_t k;
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
@@ -51,20 +66,41 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 		row->case_name = c->rows[c->n - 2].case_name;
 	else
 		row->case_name = (char *)strpool_copy(c->pool, case_name, strlen(case_name));
-	row->name = (char *)strpool_intern(c->pool, name, strlen(name));
-	row->labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
+	/* A case's rows repeat a few names and labels: the two rows before
+	 * hold the pool's copy often, found by a strcmp(), not a hash. */
+	for (k = 2; k <= 3 && k <= c->n; k++) {
+		const struct cmp_row *prev = &c->rows[c->n - k];
+
+		if (!row->name && !strcmp(prev->name, name))
+			row->name = prev->name;
+		if (!row->labels && !strcmp(prev->labels, labels))
+			row->labels = prev->labels;
+	}
+	if (!row->name)
+		row->name = (char *)strpool_intern(c->pool, name, strlen(name));
+	if (!row->labels)
+		row->labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
 	if (!row->case_name || !row->name || !row->labels)
 		return NULL;
 	row->element = element;
 	row->disp_scale = NAN;
 	row->series = -1;
-	row->disturbed_by = -1;
-	row->disturb_z = NAN;
 	row->baseline = row->current = row->change_pct = NAN;
 	row->allowance = row->p_value = NAN;
-	row->noise_pct = row->smallest_pct = row->need_runs = row->need_repeats = NAN;
-	row->shift_lo_pct = row->shift_hi_pct = row->seeds_resolution_pct = NAN;
 	return row;
+}
+
+const struct cmp_side cmp_side_none = {
+	.noise_pct = NAN, .smallest_pct = NAN, .need_runs = NAN, .need_repeats = NAN,
+	.disturbed_by = -1, .disturb_z = NAN,
+	.shift_lo_pct = NAN, .shift_hi_pct = NAN, .seeds_resolution_pct = NAN,
+};
+
+struct cmp_side *cmp_side_get(struct cmp_row *row)
+{
+	if (!row->side && (row->side = malloc(sizeof(*row->side))))
+		*row->side = cmp_side_none;
+	return row->side;
 }
 
 KSFT_METRIC_REPORT_API void
@@ -74,8 +110,10 @@ ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
 		free(c->rows[i].disp_label);	/* the rest: the pool's */
+		free(c->rows[i].side);
+	}
 	free(c->rows);
 	free(c->context_diff);
 	free(c->context_a);

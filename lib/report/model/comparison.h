@@ -26,17 +26,12 @@ struct cmp_spread {
 	double lo, hi, mid, sd;
 };
 
-struct cmp_row {
-	char **path;
-	size_t path_len;
-	char *case_name, *name, *labels;
-	long element;
-	double baseline, current, change_pct, allowance, p_value;
-	size_t n_baseline, n_current, baseline_runs;
-	const char *verdict;	/* KSFTM_VERDICT_* (verdict_vocab.h) */
-	double disp_scale;	/* the policy's display_scale, NaN: none */
-	char *disp_label;	/* its display_label, NULL: none */
-	long series;		/* index in the current report; -1: none */
+/*
+ * What only some rows have, apart (issue 45: in every row they were a
+ * third of a 344-byte row): the history gate's and seed judging's.
+ * cmp_side_of() reads a row's, or the defaults below when it has none.
+ */
+struct cmp_side {
 	/* What a series the history gate cannot judge would need (NaN: not
 	 * known): its run-to-run noise and the smallest change this run could
 	 * have shown (percent), the runs a lasting change of the tolerance
@@ -58,6 +53,20 @@ struct cmp_row {
 	size_t seeds_a, seeds_b, seeds_needed;
 	size_t seeds_paired;	/* seeds judged as pairs (0: not paired) */
 	double shift_lo_pct, shift_hi_pct, seeds_resolution_pct;
+};
+
+struct cmp_row {
+	char **path;
+	size_t path_len;
+	char *case_name, *name, *labels;
+	long element;
+	double baseline, current, change_pct, allowance, p_value;
+	size_t n_baseline, n_current, baseline_runs;
+	const char *verdict;	/* KSFTM_VERDICT_* (verdict_vocab.h) */
+	double disp_scale;	/* the policy's display_scale, NaN: none */
+	char *disp_label;	/* its display_label, NULL: none */
+	long series;		/* index in the current report; -1: none */
+	struct cmp_side *side;	/* NULL: none (cmp_side_of() gives the defaults) */
 	/* Baseline: with --baseline the pooled samples of its runs, with --db
 	 * the window's run values; current: this run's samples. */
 	struct cmp_spread base_spread, cur_spread;
@@ -76,12 +85,27 @@ struct cmp_row {
 	unsigned char blind;	/* no value of this run could fail the series here */
 };
 
+/* What a row without a side record reads (NaN; disturbed_by -1; why
+ * NULL; no seeds). */
+extern const struct cmp_side cmp_side_none;
+
+/* @row's side record, or the defaults when it has none. */
+static inline const struct cmp_side *cmp_side_of(const struct cmp_row *row)
+{
+	return row->side ? row->side : &cmp_side_none;
+}
+/* @row's side record to fill, made (with the defaults) on first use and
+ * freed with the comparison; NULL: out of memory. */
+struct cmp_side *cmp_side_get(struct cmp_row *row);
+
 /* Fill @s from the @n values x[0], x[stride], ... (left as they are);
  * -ENOMEM, or 0. */
 int compare_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride);
 /* compare_spread_of() element @e (-1: a scalar's value) of each point of @v. */
 int compare_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e);
 
+/* Room for @n rows in all: 0 or -ENOMEM. */
+int compare_rows_reserve(struct ksft_metric_report_comparison *c, size_t n);
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
 struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 				char *const *path, size_t path_len,

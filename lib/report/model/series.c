@@ -94,6 +94,19 @@ int series_htab_insert(struct rp_htab *t, struct rp_series *s)
 	return 0;
 }
 
+void series_htab_remove(struct rp_htab *t, struct rp_series *s)
+{
+	struct rp_series **pp = &t->b[s->hash & t->mask];
+
+	while (*pp && *pp != s)
+		pp = &(*pp)->hnext;
+	if (!*pp)
+		return;
+	*pp = s->hnext;
+	s->hnext = NULL;
+	t->n--;
+}
+
 void series_free(struct rp_series *s)
 {
 	if (!s)

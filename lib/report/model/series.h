@@ -49,6 +49,8 @@ struct rp_series {
 	signed char is_array;
 	signed char status;	/* RP_ST_* */
 	unsigned char pooled;	/* the struct itself is the report's pool's */
+	unsigned char named;	/* its case named it at its result line: node
+				   is the case's parent (ktap_case_done()) */
 };
 
 struct rp_htab {
@@ -63,6 +65,8 @@ uint64_t series_key_hash(const void *p, size_t n);
 int series_htab_init(struct rp_htab *t);
 void series_htab_free(struct rp_htab *t);
 int series_htab_insert(struct rp_htab *t, struct rp_series *s);
+/* @s out of @t (where series_htab_insert() put it); not there: nothing. */
+void series_htab_remove(struct rp_htab *t, struct rp_series *s);
 void series_free(struct rp_series *s);
 int series_add_point(struct rp_series *s, double t, const double *v,
 		     size_t n, int is_array);

@@ -374,6 +374,7 @@ static int result_line(struct rp_input *in, int d, const char *p,
 				   num_len, st, reason, rlen))
 			return -ENOMEM;
 		stream_cut_short(in, n);
+		ktap_case_done(in, n);	/* may free it */
 	}
 	return in->oom ? -ENOMEM : 0;
 }
@@ -531,169 +532,10 @@ void ktap_input_long_line(struct rp_input *in)
 		 "line longer than %zu bytes skipped", in->r->max_line);
 }
 
-/* ---- end of input: name everything, join with earlier inputs --------- */
-
-/* Copied to the pool once a node: its series (and its children's paths)
- * share it; only called at the input's end, when no name changes any
- * more. Not interned: case names are mostly unique, and an intern table
- * of 200,000 of them is 12 MB (issue 45); every reader compares names by
- * their text. */
-static const char *node_name(struct rp_input *in, struct rp_node *n)
-{
-	const char *name = n->name ? n->name : INCOMPLETE;
-
-	if (!n->pooled)
-		n->pooled = strpool_copy(in->r->pool, name, strlen(name));
-	return n->pooled;
-}
-
-/* The names of @parent and its ancestors, outermost first (the pool's). */
-static int path_of(struct rp_input *in, struct rp_node *parent)
-{
-	struct rp_node *a;
-	size_t depth = 0, i;
-	char **path;
-
-	if (in->path && in->path_parent == parent)
-		return 0;
-	for (a = parent; a; a = a->parent)
-		depth++;
-	path = strpool_alloc(in->r->pool, (depth ? depth : 1) * sizeof(char *));
-	if (!path)
-		return -ENOMEM;
-	for (a = parent, i = depth; a; a = a->parent)
-		if (!(path[--i] = (char *)node_name(in, a)))
-			return -ENOMEM;
-	in->path = path;
-	in->path_len = depth;
-	in->path_parent = parent;
-	return 0;
-}
-
-static int resolve(struct rp_input *in, struct rp_series *s)
-{
-	struct rp_node *n = s->node;
-	struct rp_pol_entry *e;
-	const unsigned char *c;
-
-	if (path_of(in, n->parent))
-		return -ENOMEM;
-	s->path = in->path;
-	s->path_len = in->path_len;
-	s->case_name = (char *)node_name(in, n);
-	if (!s->case_name)
-		return -ENOMEM;
-	s->status = n->status;
-	s->abort = n->abort;
-	s->reason = n->reason;
-	e = tree_pol_find(in, n, s->name);
-	if (e) {
-		if (!(s->policy = rp_policy_dup(&e->pol)))
-			return -ENOMEM;
-	}
-	for (c = (const unsigned char *)s->name; *c >= 0x20 && *c < 0x7f; c++)
-		;
-	if (*c) {	/* no controls in tables */
-		char *clean = canon_text_dup(s->name, strlen(s->name));
-
-		if (!clean)
-			return -ENOMEM;
-		s->name = (char *)strpool_intern(in->r->pool, clean, strlen(clean));
-		free(clean);
-		if (!s->name)
-			return -ENOMEM;
-	}
-	s->node = NULL;
-	return 0;
-}
-
-static void free_nodes(struct rp_input *in)
-{
-	struct rp_node *n, *next;
-	struct rp_pol_entry *e, *enext;
-
-	for (n = in->nodes; n; n = next) {
-		next = n->next_all;
-		for (e = n->policies; e; e = enext) {
-			enext = e->next;
-			rp_policy_clear(&e->pol);
-			free(e->name);
-			free(e);
-		}
-		free(n->name);
-		free(n->hint);
-		free(n);
-	}
-	in->nodes = NULL;
-}
-
-static void input_free(struct rp_input *in, size_t from)
-{
-	size_t i;
-	int d;
-
-	for (i = from; i < in->n_list; i++)
-		series_free(in->list[i]);
-	free(in->list);
-	series_htab_free(&in->tab);
-	free(in->pol_tab);
-	free_nodes(in);
-	for (d = 0; d < RP_MAX_DEPTH; d++) {
-		free(in->hint[d]);
-		free(in->last_skip[d]);
-	}
-	strbuf_free(&in->labels);
-	strbuf_free(&in->name_buf);
-	strbuf_free(&in->shape_buf);
-	free(in->vals);
-	free(in);
-}
-
-void ktap_input_abort(struct rp_input *in)
-{
-	if (in)
-		input_free(in, 0);
-}
-
-/* Keep the cases that failed, series or not (compare_case_failed()). */
-static int keep_failed(struct rp_input *in)
-{
-	struct ksft_metric_report *r = in->r;
-	struct rp_node *n;
-	int ret;
-
-	for (n = in->nodes; n; n = n->next_all) {
-		if (n->children || !canon_status_failed(n->status))
-			continue;
-		if ((ret = ksftm_grow((void **)&r->failed, &r->cap_failed, r->n_failed + 1,
-				      sizeof(*r->failed), 8)) || (ret = path_of(in, n->parent)))
-			return ret;
-		r->failed[r->n_failed] = (struct rp_failed_case){ in->path, in->path_len,
-								  node_name(in, n) };
-		if (!r->failed[r->n_failed].name)
-			return -ENOMEM;
-		r->n_failed++;
-	}
-	return 0;
-}
-
 int ktap_input_finish(struct rp_input *in)
 {
-	size_t i, points = in->points;
-	int ret = in->oom ? -ENOMEM : 0;
+	int was_oom = in->oom;	/* what the lines left; the closing's is its own */
 
 	version_line(in, 0);	/* end of input closes everything */
-	for (i = 0; !ret && i < in->n_list; i++) {
-		ret = resolve(in, in->list[i]);
-		if (ret)
-			series_free(in->list[i]);
-		else
-			ret = series_adopt(in->r, in->list[i]);	/* takes it */
-	}
-	if (!ret)
-		ret = keep_failed(in);
-	input_free(in, i);
-	if (ret)
-		return ret;
-	return points > 0x7fffffff ? 0x7fffffff : (int)points;
+	return ktap_input_end(in, was_oom);
 }

@@ -406,33 +406,73 @@ static int series_at_stage(const struct ksft_metric_report *r, size_t i, int sta
 	return 0;
 }
 
+/*
+ * Series @i's points at @stage into @p, for both public forms (issue 46
+ * item 4: they were two near-copies): unpadded, each point's values at
+ * its offset (scalars get offsets 0, 1, ...); or @padded, @p->width
+ * values a point, NaN past a shorter array, and no offsets. @out is the
+ * caller's struct (@out_size bytes), zeroed first.
+ */
+static int series_points_at(const struct ksft_metric_report *r, size_t i, int stage,
+			    void *out, size_t out_size, int padded,
+			    struct ksft_metric_report_points *p)
+{
+	struct rp_vals pv;
+	size_t k, j, w;
+	int ret = series_at_stage(r, i, stage, out, out_size, &pv);
+
+	if (ret)
+		return ret;
+	w = pv.off ? pv.width : 1;
+	if (padded && pv.off) {
+		double *v = malloc((pv.n && w ? pv.n * w : 1) * sizeof(double));
+
+		if (!v)
+			goto oom;
+		for (k = 0; k < pv.n; k++)
+			for (j = 0; j < w; j++)
+				v[k * w + j] = vals_at(&pv, k, j);
+		free(pv.v);
+		free(pv.off);
+		pv.v = v;
+		pv.off = NULL;
+	} else if (!padded && !pv.off) {
+		pv.off = malloc((pv.n + 1) * sizeof(size_t));
+		if (!pv.off)
+			goto oom;
+		for (k = 0; k <= pv.n; k++)
+			pv.off[k] = k;
+	}
+	/* The padded form's arrays are never NULL, even for no points. */
+	if (padded && !pv.t && !(pv.t = malloc(sizeof(double))))
+		goto oom;
+	if (padded && !pv.v && !(pv.v = malloc(sizeof(double))))
+		goto oom;
+	p->n = pv.n;
+	p->width = w;
+	p->t = pv.t;
+	p->v = pv.v;
+	p->off = pv.off;
+	return 0;
+oom:
+	vals_free(&pv);
+	return ksftm_oom();
+}
+
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_series_values(const struct ksft_metric_report *r, size_t i,
 				 int stage,
 				 struct ksft_metric_report_values *out)
 {
-	struct rp_vals pv;
-	size_t k, j, w;
-	int ret = series_at_stage(r, i, stage, out, sizeof(*out), &pv);
+	struct ksft_metric_report_points p;
+	int ret = series_points_at(r, i, stage, out, sizeof(*out), 1, &p);
 
 	if (ret)
 		return ret;
-	w = pv.off ? pv.width : 1;
-	out->n = pv.n;
-	out->width = w;
-	out->t = malloc((pv.n ? pv.n : 1) * sizeof(double));
-	out->v = malloc((pv.n && w ? pv.n * w : 1) * sizeof(double));
-	if (!out->t || !out->v) {
-		vals_free(&pv);
-		ksft_metric_report_values_release(out);
-		return ksftm_oom();
-	}
-	for (k = 0; k < pv.n; k++) {
-		out->t[k] = pv.t[k];
-		for (j = 0; j < w; j++)
-			out->v[k * w + j] = vals_at(&pv, k, j);
-	}
-	vals_free(&pv);
+	out->n = p.n;
+	out->width = p.width;
+	out->t = p.t;
+	out->v = p.v;
 	return 0;
 }
 
@@ -441,28 +481,7 @@ ksft_metric_report_series_points(const struct ksft_metric_report *r, size_t i,
 				 int stage,
 				 struct ksft_metric_report_points *out)
 {
-	struct rp_vals pv;
-	size_t k;
-	int ret = series_at_stage(r, i, stage, out, sizeof(*out), &pv);
-
-	if (ret)
-		return ret;
-	if (!pv.off) {
-		pv.off = malloc((pv.n + 1) * sizeof(size_t));
-		if (!pv.off) {
-			vals_free(&pv);
-			return ksftm_oom();
-		}
-		for (k = 0; k <= pv.n; k++)
-			pv.off[k] = k;
-		pv.width = 1;
-	}
-	out->n = pv.n;
-	out->width = pv.width;
-	out->t = pv.t;
-	out->v = pv.v;
-	out->off = pv.off;
-	return 0;
+	return series_points_at(r, i, stage, out, sizeof(*out), 0, out);
 }
 
 KSFT_METRIC_REPORT_API void

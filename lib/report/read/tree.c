@@ -23,6 +23,7 @@ struct rp_node *tree_node_new(struct rp_input *in, struct rp_node *parent)
 	}
 	n->parent = parent;
 	n->id = in->n_nodes++;
+	n->first_series = in->n_list;
 	n->next_all = in->nodes;
 	in->nodes = n;
 	if (parent)

@@ -36,7 +36,8 @@ struct rp_node {
 	const char *abort;	/* ktap-metric-abort-json reason (report's) */
 	const char *reason;	/* directive text ("# SKIP why"; report's) */
 	int stream;		/* write-through frames seen: 1 begin, 2 end too */
-	const char *pooled;	/* the name, interned at the input's end (ktap.c) */
+	const char *pooled;	/* the name, copied to the pool once (ktap_finish.c) */
+	size_t first_series;	/* in->n_list when it was made: its series come after */
 };
 
 struct rp_node *tree_node_new(struct rp_input *in, struct rp_node *parent);
