@@ -180,6 +180,138 @@ START_TEST(test_migrate_v2)
 }
 END_TEST
 
+/* Every stored result as text, in one order (the layouts' common columns). */
+static char *results_dump(struct history *h)
+{
+	struct db_rows *rows;
+	size_t k, len = 1;
+	char *out;
+	int c;
+
+	ck_assert_int_eq(db_query(history_db(h), "SELECT run_id, series_id, comparable, run_order,"
+				  " usable, status, shape, policy, compare_op, better, value, samples,"
+				  " summary, verdict, accepted FROM ksftm_results"
+				  " ORDER BY run_id, series_id", NULL, 0, &rows), 0);
+	for (k = 0; k < db_rows_count(rows); k++)
+		for (c = 0; c < db_rows_columns(rows); c++)
+			len += strlen(db_rows_get(rows, k, c) ? db_rows_get(rows, k, c) : "NULL") + 1;
+	out = calloc(1, len);
+	ck_assert_ptr_nonnull(out);
+	for (k = 0; k < db_rows_count(rows); k++)
+		for (c = 0; c < db_rows_columns(rows); c++) {
+			strcat(out, db_rows_get(rows, k, c) ? db_rows_get(rows, k, c) : "NULL");
+			strcat(out, c + 1 < db_rows_columns(rows) ? "|" : "\n");
+		}
+	db_rows_free(rows);
+	return out;
+}
+
+static int is_pg(void)
+{
+	return !strncmp(hist_url, "postgres", 8);
+}
+
+/* Is the results table in the old layout (keyed by (series_id, run_id),
+ * on SQLite a rowid table), not keyed by (run_id, series_id)? */
+static int old_layout(struct history *h)
+{
+	char *v;
+	int old;
+
+	if (!is_pg()) {
+		v = scalar(h, "SELECT sql FROM sqlite_master WHERE name = 'ksftm_results'");
+		old = !strstr(v, "WITHOUT ROWID");
+		ck_assert_int_eq(!strstr(v, "PRIMARY KEY (run_id, series_id)"), old);
+	} else {
+		v = scalar(h, "SELECT pg_get_constraintdef(oid) FROM pg_constraint"
+			   " WHERE conname = 'ksftm_results_pkey'");
+		old = strcmp(v, "PRIMARY KEY (run_id, series_id)") != 0;
+		if (old)
+			ck_assert_str_eq(v, "PRIMARY KEY (series_id, run_id)");
+	}
+	free(v);
+	return old;
+}
+
+/*
+ * Issue 45: the results keyed by (run, series), three b-trees a result
+ * where there were five. A history in the old layout (as this
+ * project wrote it until then) is read as it is, by a reader that writes
+ * nothing, and re-keyed whole by its next writer, every result kept.
+ */
+START_TEST(test_rekey_old_layout)
+{
+	struct ksft_metric_report *r = ru_read("run.log", run_log);
+	const char *ctx[] = { "runner=ci-7" };
+	struct history_run run = { "r1", "1", ctx, 1, 0, 0 };
+	struct history *h;
+	char *before, *after, *doc0 = NULL, *doc1 = NULL;
+	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
+	size_t len;
+
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	run = (struct history_run){ "r2", "2", ctx, 1, 0, 0 };
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	ck_assert_int_eq(old_layout(h), 0);
+	ck_assert_int_eq(history_document_format(h, &o, KSFT_METRIC_REPORT_JSON, &doc0, &len), 0);
+	before = results_dump(h);
+	/* Back to the old layout, as an older ksft-metric left it. */
+	ck_assert_int_eq(db_exec(history_db(h), is_pg() ?
+		"ALTER TABLE ksftm_results DROP CONSTRAINT ksftm_results_pkey;"
+		"ALTER TABLE ksftm_results ADD PRIMARY KEY (series_id, run_id);"
+		"CREATE INDEX ksftm_results_run_series ON ksftm_results (run_id, usable, series_id,"
+		" better);" :
+		"CREATE TABLE old_results ("
+		" run_id BIGINT NOT NULL REFERENCES ksftm_runs(id) ON DELETE CASCADE,"
+		" series_id BIGINT NOT NULL REFERENCES ksftm_series(id),"
+		" comparable TEXT NOT NULL, run_order TEXT NOT NULL, usable INTEGER NOT NULL,"
+		" status TEXT NOT NULL, shape TEXT NOT NULL, policy TEXT, compare_op TEXT,"
+		" better TEXT, value DOUBLE PRECISION, samples TEXT NOT NULL, summary TEXT NOT NULL,"
+		" PRIMARY KEY (series_id, run_id));"
+		"ALTER TABLE old_results ADD COLUMN verdict TEXT;"
+		"ALTER TABLE old_results ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0;"
+		"INSERT INTO old_results SELECT run_id, series_id, comparable, run_order, usable,"
+		" status, shape, policy, compare_op, better, value, samples, summary, verdict,"
+		" accepted FROM ksftm_results;"
+		"DROP TABLE ksftm_results;"
+		"ALTER TABLE old_results RENAME TO ksftm_results;"
+		"CREATE INDEX ksftm_results_window_op ON ksftm_results (series_id, comparable,"
+		" usable, run_order, value, compare_op);"
+		"CREATE INDEX ksftm_results_run_series ON ksftm_results (run_id, usable, series_id,"
+		" better);"
+		"CREATE INDEX ksftm_results_series ON ksftm_results (series_id, run_order);"), 0);
+	ck_assert_int_eq(old_layout(h), 1);
+	history_close(h);
+
+	/* A reader reads it as it is, the same, and changes nothing. */
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	after = results_dump(h);
+	ck_assert_str_eq(after, before);
+	free(after);
+	ck_assert_int_eq(history_document_format(h, &o, KSFT_METRIC_REPORT_JSON, &doc1, &len), 0);
+	ck_assert_str_eq(doc1, doc0);
+	free(doc1);
+	ck_assert_int_eq(old_layout(h), 1);
+	/* Its next writer re-keys it, every result kept. */
+	run = (struct history_run){ "r3", "3", ctx, 1, 0, 0 };
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	ck_assert_int_eq(old_layout(h), 0);
+	ck_assert_int_eq(count(h, "ksftm_results"), 6);
+	ck_assert_int_eq(db_exec(history_db(h), "DELETE FROM ksftm_runs WHERE run_key = 'r3'"), 0);
+	after = results_dump(h);
+	ck_assert_str_eq(after, before);
+	free(after);
+	/* Once: the next writer finds it done. */
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	ck_assert_int_eq(old_layout(h), 0);
+	free(before);
+	free(doc0);
+	history_close(h);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 /* ksft_metric_report_history_check() on run_log with context item @item
  * (NULL: none): its answer, with *@why (NULL: not wanted) its sentence. */
 static int check_with(struct ksft_metric_report_history *kh, const struct ksft_metric_report *r,
@@ -486,6 +618,7 @@ Suite *make_suite(void)
 	suite_add_tcase(s, hist_tcase("schema", test_schema));
 	suite_add_tcase(s, hist_tcase("migrate_v1", test_migrate_v1));
 	suite_add_tcase(s, hist_tcase("migrate_v2", test_migrate_v2));
+	suite_add_tcase(s, hist_tcase("rekey_old_layout", test_rekey_old_layout));
 	suite_add_tcase(s, hist_tcase("history_check", test_history_check));
 	suite_add_tcase(s, hist_tcase("ingest", test_ingest));
 	suite_add_tcase(s, hist_tcase("refusals_write_nothing", test_refusals_write_nothing));
