@@ -14,6 +14,7 @@
 
 #include "check_main.h"
 #include "report/store/history.h"
+#include "report/store/history_window.h"
 #include "report/judge/history_document.h"
 #include "report/judge/history_judge.h"
 #include "report/process/pipeline.h"
@@ -309,6 +310,72 @@ START_TEST(test_rekey_old_layout)
 	free(doc0);
 	history_close(h);
 	ksft_metric_report_free(r);
+}
+END_TEST
+
+/* A log of one "tput" series a case, cases @from..@to (inclusive). */
+static char *cases_log(int from, int to)
+{
+	char *buf = malloc(64 * 1024), *at = buf;
+	int c;
+
+	ck_assert_ptr_nonnull(buf);
+	at += sprintf(at, "KTAP version 1\n1..%d\n", to - from + 1);
+	for (c = from; c <= to; c++)
+		at += sprintf(at, "# ktap-metric-json: {\"name\":\"tput\",\"shape\":\"scalar\","
+			      "\"time\":1.0,\"value\":%d}\nok %d case%02d\n", 10 + c, c - from + 1, c);
+	return buf;
+}
+
+/*
+ * Issue 45: a run's series ids looked up through the newest run's series
+ * (one query) are those of one look-up a series: series in the newest
+ * run, in an older one only, and new to the history.
+ */
+START_TEST(test_lookup_through_newest_run)
+{
+	const char *ctx[] = { "runner=ci-7" };
+	struct ksft_metric_report *r;
+	struct history_key *keys, *one;
+	struct history *h;
+	char *text;
+	size_t i, n;
+
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	text = cases_log(0, 19);
+	r = ru_read("a.log", text);
+	ck_assert_int_eq(history_record(h, r, &(struct history_run){ "a", "1", ctx, 1, 0, 0 },
+					NULL), 20);
+	ksft_metric_report_free(r);
+	free(text);
+	text = cases_log(10, 29);
+	r = ru_read("b.log", text);
+	ck_assert_int_eq(history_record(h, r, &(struct history_run){ "b", "2", ctx, 1, 0, 0 },
+					NULL), 20);
+	ksft_metric_report_free(r);
+	free(text);
+	/* Cases 0-9 in run a only, 10-19 in both, 20-29 in b only, 30-39 new. */
+	text = cases_log(0, 39);
+	r = ru_read("c.log", text);
+	n = ksft_metric_report_series_count(r);
+	ck_assert_uint_eq(n, 40);
+	ck_assert_int_eq(history_window_lookup_keys(history_db(h), r, &keys), 0);
+	ck_assert_int_eq(history_window_lookup_keys(history_db(h), r, &one), 0);
+	for (i = 0; i < n; i++) {
+		one[i].id = 0;
+		/* One at a time: under the threshold of the newest run's query. */
+		ck_assert_int_eq(history_series_lookup(history_db(h), one, &i, 1), 0);
+		ck_assert_msg(keys[i].id == one[i].id, "series %zu: %lld, one by one %lld", i,
+			      keys[i].id, one[i].id);
+		ck_assert_int_eq(keys[i].id == 0, i >= 30);
+		free((char *)keys[i].path);
+		free((char *)one[i].path);
+	}
+	free(keys);
+	free(one);
+	ksft_metric_report_free(r);
+	free(text);
+	history_close(h);
 }
 END_TEST
 
@@ -619,6 +686,7 @@ Suite *make_suite(void)
 	suite_add_tcase(s, hist_tcase("migrate_v1", test_migrate_v1));
 	suite_add_tcase(s, hist_tcase("migrate_v2", test_migrate_v2));
 	suite_add_tcase(s, hist_tcase("rekey_old_layout", test_rekey_old_layout));
+	suite_add_tcase(s, hist_tcase("lookup_through_newest_run", test_lookup_through_newest_run));
 	suite_add_tcase(s, hist_tcase("history_check", test_history_check));
 	suite_add_tcase(s, hist_tcase("ingest", test_ingest));
 	suite_add_tcase(s, hist_tcase("refusals_write_nothing", test_refusals_write_nothing));
