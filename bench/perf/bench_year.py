@@ -124,8 +124,9 @@ def main():
         return path
 
     def ingest(i, path):
-        return child([tool, "ingest", "-q", "--db", url, "--run", "run-%d" % i,
-                      "--order", "2026-01-01T%05d" % i, *ctx, path])
+        # The first run makes the history (ingest refuses a missing one).
+        return child([tool, "ingest", "-q", "--db", url, *(["--create"] if i == 0 else []),
+                      "--run", "run-%d" % i, "--order", "2026-01-01T%05d" % i, *ctx, path])
 
     def compare(i, path):
         return child([tool, "compare", "-q", "--db", url, "--order", "2026-01-01T%05d" % i,

@@ -422,7 +422,9 @@ def test_read_indexes_added_by_writer():
     1's ksftm_results_window and ksftm_results_run) judges the same; readers
     leave it as it is, and its next writer swaps the indexes in."""
     url = pg_with_db("ksftm_oldidx") if PG else os.path.join(TMP, "oldidx.sqlite")
-    new_idx = {"ksftm_results_window_op", "ksftm_results_run_series"}
+    # (ksftm_results_run_series, the second, is not needed since issue 45:
+    # the results are keyed by (run_id, series_id).)
+    new_idx = {"ksftm_results_window_op"}
     for k in range(6):
         v = 100 + (k % 3) - 1
         expect_rc(0, "ingest", "--create", "--db", url, "--run", f"i{k}", "--order", f"{k:02d}",
@@ -431,7 +433,7 @@ def test_read_indexes_added_by_writer():
     cur = run_log("idxcur.log", (70, 71, 69))
     today, _ = expect_rc(1, "compare", "--db", url, "--format", "json", cur)
     db_exec(url, "DROP INDEX ksftm_results_window_op")
-    db_exec(url, "DROP INDEX ksftm_results_run_series")
+    db_exec(url, "DROP INDEX IF EXISTS ksftm_results_run_series")
     db_exec(url, "CREATE INDEX ksftm_results_window"
             " ON ksftm_results (series_id, comparable, usable, run_order)")
     db_exec(url, "CREATE INDEX ksftm_results_run ON ksftm_results (run_id)")

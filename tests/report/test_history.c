@@ -14,6 +14,7 @@
 
 #include "check_main.h"
 #include "report/store/history.h"
+#include "report/store/history_window.h"
 #include "report/judge/history_document.h"
 #include "report/judge/history_judge.h"
 #include "report/process/pipeline.h"
@@ -177,6 +178,204 @@ START_TEST(test_migrate_v2)
 	free(v);
 	history_close(h);
 	ksft_metric_report_free(r);
+}
+END_TEST
+
+/* Every stored result as text, in one order (the layouts' common columns). */
+static char *results_dump(struct history *h)
+{
+	struct db_rows *rows;
+	size_t k, len = 1;
+	char *out;
+	int c;
+
+	ck_assert_int_eq(db_query(history_db(h), "SELECT run_id, series_id, comparable, run_order,"
+				  " usable, status, shape, policy, compare_op, better, value, samples,"
+				  " summary, verdict, accepted FROM ksftm_results"
+				  " ORDER BY run_id, series_id", NULL, 0, &rows), 0);
+	for (k = 0; k < db_rows_count(rows); k++)
+		for (c = 0; c < db_rows_columns(rows); c++)
+			len += strlen(db_rows_get(rows, k, c) ? db_rows_get(rows, k, c) : "NULL") + 1;
+	out = calloc(1, len);
+	ck_assert_ptr_nonnull(out);
+	for (k = 0; k < db_rows_count(rows); k++)
+		for (c = 0; c < db_rows_columns(rows); c++) {
+			strcat(out, db_rows_get(rows, k, c) ? db_rows_get(rows, k, c) : "NULL");
+			strcat(out, c + 1 < db_rows_columns(rows) ? "|" : "\n");
+		}
+	db_rows_free(rows);
+	return out;
+}
+
+static int is_pg(void)
+{
+	return !strncmp(hist_url, "postgres", 8);
+}
+
+/* Is the results table in the old layout (keyed by (series_id, run_id),
+ * on SQLite a rowid table), not keyed by (run_id, series_id)? */
+static int old_layout(struct history *h)
+{
+	char *v;
+	int old;
+
+	if (!is_pg()) {
+		v = scalar(h, "SELECT sql FROM sqlite_master WHERE name = 'ksftm_results'");
+		old = !strstr(v, "WITHOUT ROWID");
+		ck_assert_int_eq(!strstr(v, "PRIMARY KEY (run_id, series_id)"), old);
+	} else {
+		v = scalar(h, "SELECT pg_get_constraintdef(oid) FROM pg_constraint"
+			   " WHERE conname = 'ksftm_results_pkey'");
+		old = strcmp(v, "PRIMARY KEY (run_id, series_id)") != 0;
+		if (old)
+			ck_assert_str_eq(v, "PRIMARY KEY (series_id, run_id)");
+	}
+	free(v);
+	return old;
+}
+
+/*
+ * Issue 45: the results keyed by (run, series), three b-trees a result
+ * where there were five. A history in the old layout (as this
+ * project wrote it until then) is read as it is, by a reader that writes
+ * nothing, and re-keyed whole by its next writer, every result kept.
+ */
+START_TEST(test_rekey_old_layout)
+{
+	struct ksft_metric_report *r = ru_read("run.log", run_log);
+	const char *ctx[] = { "runner=ci-7" };
+	struct history_run run = { "r1", "1", ctx, 1, 0, 0 };
+	struct history *h;
+	char *before, *after, *doc0 = NULL, *doc1 = NULL;
+	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
+	size_t len;
+
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	run = (struct history_run){ "r2", "2", ctx, 1, 0, 0 };
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	ck_assert_int_eq(old_layout(h), 0);
+	ck_assert_int_eq(history_document_format(h, &o, KSFT_METRIC_REPORT_JSON, &doc0, &len), 0);
+	before = results_dump(h);
+	/* Back to the old layout, as an older ksft-metric left it. */
+	ck_assert_int_eq(db_exec(history_db(h), is_pg() ?
+		"ALTER TABLE ksftm_results DROP CONSTRAINT ksftm_results_pkey;"
+		"ALTER TABLE ksftm_results ADD PRIMARY KEY (series_id, run_id);"
+		"CREATE INDEX ksftm_results_run_series ON ksftm_results (run_id, usable, series_id,"
+		" better);" :
+		"CREATE TABLE old_results ("
+		" run_id BIGINT NOT NULL REFERENCES ksftm_runs(id) ON DELETE CASCADE,"
+		" series_id BIGINT NOT NULL REFERENCES ksftm_series(id),"
+		" comparable TEXT NOT NULL, run_order TEXT NOT NULL, usable INTEGER NOT NULL,"
+		" status TEXT NOT NULL, shape TEXT NOT NULL, policy TEXT, compare_op TEXT,"
+		" better TEXT, value DOUBLE PRECISION, samples TEXT NOT NULL, summary TEXT NOT NULL,"
+		" PRIMARY KEY (series_id, run_id));"
+		"ALTER TABLE old_results ADD COLUMN verdict TEXT;"
+		"ALTER TABLE old_results ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0;"
+		"INSERT INTO old_results SELECT run_id, series_id, comparable, run_order, usable,"
+		" status, shape, policy, compare_op, better, value, samples, summary, verdict,"
+		" accepted FROM ksftm_results;"
+		"DROP TABLE ksftm_results;"
+		"ALTER TABLE old_results RENAME TO ksftm_results;"
+		"CREATE INDEX ksftm_results_window_op ON ksftm_results (series_id, comparable,"
+		" usable, run_order, value, compare_op);"
+		"CREATE INDEX ksftm_results_run_series ON ksftm_results (run_id, usable, series_id,"
+		" better);"
+		"CREATE INDEX ksftm_results_series ON ksftm_results (series_id, run_order);"), 0);
+	ck_assert_int_eq(old_layout(h), 1);
+	history_close(h);
+
+	/* A reader reads it as it is, the same, and changes nothing. */
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	after = results_dump(h);
+	ck_assert_str_eq(after, before);
+	free(after);
+	ck_assert_int_eq(history_document_format(h, &o, KSFT_METRIC_REPORT_JSON, &doc1, &len), 0);
+	ck_assert_str_eq(doc1, doc0);
+	free(doc1);
+	ck_assert_int_eq(old_layout(h), 1);
+	/* Its next writer re-keys it, every result kept. */
+	run = (struct history_run){ "r3", "3", ctx, 1, 0, 0 };
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	ck_assert_int_eq(old_layout(h), 0);
+	ck_assert_int_eq(count(h, "ksftm_results"), 6);
+	ck_assert_int_eq(db_exec(history_db(h), "DELETE FROM ksftm_runs WHERE run_key = 'r3'"), 0);
+	after = results_dump(h);
+	ck_assert_str_eq(after, before);
+	free(after);
+	/* Once: the next writer finds it done. */
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	ck_assert_int_eq(old_layout(h), 0);
+	free(before);
+	free(doc0);
+	history_close(h);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/* A log of one "tput" series a case, cases @from..@to (inclusive). */
+static char *cases_log(int from, int to)
+{
+	char *buf = malloc(64 * 1024), *at = buf;
+	int c;
+
+	ck_assert_ptr_nonnull(buf);
+	at += sprintf(at, "KTAP version 1\n1..%d\n", to - from + 1);
+	for (c = from; c <= to; c++)
+		at += sprintf(at, "# ktap-metric-json: {\"name\":\"tput\",\"shape\":\"scalar\","
+			      "\"time\":1.0,\"value\":%d}\nok %d case%02d\n", 10 + c, c - from + 1, c);
+	return buf;
+}
+
+/*
+ * Issue 45: a run's series ids looked up through the newest run's series
+ * (one query) are those of one look-up a series: series in the newest
+ * run, in an older one only, and new to the history.
+ */
+START_TEST(test_lookup_through_newest_run)
+{
+	const char *ctx[] = { "runner=ci-7" };
+	struct ksft_metric_report *r;
+	struct history_key *keys, *one;
+	struct history *h;
+	char *text;
+	size_t i, n;
+
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	text = cases_log(0, 19);
+	r = ru_read("a.log", text);
+	ck_assert_int_eq(history_record(h, r, &(struct history_run){ "a", "1", ctx, 1, 0, 0 },
+					NULL), 20);
+	ksft_metric_report_free(r);
+	free(text);
+	text = cases_log(10, 29);
+	r = ru_read("b.log", text);
+	ck_assert_int_eq(history_record(h, r, &(struct history_run){ "b", "2", ctx, 1, 0, 0 },
+					NULL), 20);
+	ksft_metric_report_free(r);
+	free(text);
+	/* Cases 0-9 in run a only, 10-19 in both, 20-29 in b only, 30-39 new. */
+	text = cases_log(0, 39);
+	r = ru_read("c.log", text);
+	n = ksft_metric_report_series_count(r);
+	ck_assert_uint_eq(n, 40);
+	ck_assert_int_eq(history_window_lookup_keys(history_db(h), r, &keys), 0);
+	ck_assert_int_eq(history_window_lookup_keys(history_db(h), r, &one), 0);
+	for (i = 0; i < n; i++) {
+		one[i].id = 0;
+		/* One at a time: under the threshold of the newest run's query. */
+		ck_assert_int_eq(history_series_lookup(history_db(h), one, &i, 1), 0);
+		ck_assert_msg(keys[i].id == one[i].id, "series %zu: %lld, one by one %lld", i,
+			      keys[i].id, one[i].id);
+		ck_assert_int_eq(keys[i].id == 0, i >= 30);
+		free((char *)keys[i].path);
+		free((char *)one[i].path);
+	}
+	free(keys);
+	free(one);
+	ksft_metric_report_free(r);
+	free(text);
+	history_close(h);
 }
 END_TEST
 
@@ -486,6 +685,8 @@ Suite *make_suite(void)
 	suite_add_tcase(s, hist_tcase("schema", test_schema));
 	suite_add_tcase(s, hist_tcase("migrate_v1", test_migrate_v1));
 	suite_add_tcase(s, hist_tcase("migrate_v2", test_migrate_v2));
+	suite_add_tcase(s, hist_tcase("rekey_old_layout", test_rekey_old_layout));
+	suite_add_tcase(s, hist_tcase("lookup_through_newest_run", test_lookup_through_newest_run));
 	suite_add_tcase(s, hist_tcase("history_check", test_history_check));
 	suite_add_tcase(s, hist_tcase("ingest", test_ingest));
 	suite_add_tcase(s, hist_tcase("refusals_write_nothing", test_refusals_write_nothing));

@@ -51,10 +51,15 @@ extern const struct db_ops db_postgresql_ops;
 #define DB_POSTGRESQL_OPS NULL
 #endif
 
+/* A block of cell texts (db_rows.c): cells are carved from a few blocks,
+ * not allocated one by one (a slab of a whole run is 60,000 cells). */
+struct db_rows_block;
+
 struct db_rows {
 	size_t n;
 	int cols;
 	char **cells;	/* n * cols, row-major; NULL = SQL NULL */
+	struct db_rows_block *blocks;	/* the texts, newest block first */
 };
 
 /* Is @url a PostgreSQL one (postgresql:// or postgres://)? db_redact.c. */

@@ -7,12 +7,44 @@
 #include "db_backend.h"
 #include "errmsg.h"
 
+struct db_rows_block {
+	struct db_rows_block *next;
+	size_t used, size;
+	char text[];
+};
+
+/* The first block's size; each next one doubles, up to DB_ROWS_BLOCK_MAX. */
+#define DB_ROWS_BLOCK_MIN 1024
+#define DB_ROWS_BLOCK_MAX (256 * 1024)
+
+/* @len bytes of room in @r's newest block, or a new block. */
+static char *rows_room(struct db_rows *r, size_t len)
+{
+	struct db_rows_block *b = r->blocks;
+	size_t size;
+
+	if (b && b->size - b->used >= len) {
+		b->used += len;
+		return b->text + b->used - len;
+	}
+	size = b ? (b->size < DB_ROWS_BLOCK_MAX ? 2 * b->size : b->size) : DB_ROWS_BLOCK_MIN;
+	if (size < len)
+		size = len;
+	if (!(b = malloc(sizeof(*b) + size)))
+		return NULL;
+	b->next = r->blocks;
+	b->size = size;
+	b->used = len;
+	r->blocks = b;
+	return b->text;
+}
+
 void db_rows_set(struct db_rows *r, size_t row, int col, const char *v, size_t len, int *oom)
 {
 	char *c = NULL;
 
 	if (v) {
-		c = malloc(len + 1);
+		c = rows_room(r, len + 1);
 		if (c) {
 			memcpy(c, v, len);
 			c[len] = '\0';
@@ -79,12 +111,14 @@ int db_rows_check(const struct db *db, const struct db_rows *rows, const char *s
 
 void db_rows_free(struct db_rows *rows)
 {
-	size_t i;
+	struct db_rows_block *b, *next;
 
 	if (!rows)
 		return;
-	for (i = 0; i < rows->n * (size_t)rows->cols; i++)
-		free(rows->cells[i]);
+	for (b = rows->blocks; b; b = next) {
+		next = b->next;
+		free(b);
+	}
 	free(rows->cells);
 	free(rows);
 }

@@ -234,6 +234,25 @@ static int lite_prepared(struct lite *db, const char *sql, struct lite_stmt **ou
 	return 0;
 }
 
+/* @v in decimal into @buf (24 bytes); @return its length. */
+static size_t int_text(sqlite3_int64 v, char *buf)
+{
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	char tmp[24];
+	size_t n = 0, len = 0;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		buf[len++] = '-';
+	while (n)
+		buf[len++] = tmp[--n];
+	buf[len] = '\0';
+	return len;
+}
+
 static int lite_query(struct db *base, const char *sql, const char *const *params, int n,
 		      struct db_rows **rows)
 {
@@ -282,10 +301,21 @@ static int lite_query(struct db *base, const char *sql, const char *const *param
 			cap = ncap;
 		}
 		for (i = 0; i < r->cols; i++) {
+			int type = sqlite3_column_type(st, i);
+
+			/* An INTEGER as SQLite's own text ("%lld"), without its
+			 * conversion (a copy kept in the statement a cell). */
+			if (type == SQLITE_INTEGER) {
+				char num[24];
+
+				db_rows_set(r, r->n, i, num,
+					    int_text(sqlite3_column_int64(st, i), num), &oom);
+				continue;
+			}
 			/* A REAL as its shortest round-trip text, as PostgreSQL
 			 * sends it: SQLite's own text is 15 digits (not the stored
 			 * double) and its printf was a fifth of a compare --db. */
-			if (sqlite3_column_type(st, i) == SQLITE_FLOAT) {
+			if (type == SQLITE_FLOAT) {
 				char num[FLOAT_REPR_MAX];
 
 				db_rows_set(r, r->n, i, num,

@@ -16,7 +16,7 @@ struct history {
 	struct db *db;
 	long version;	/* the schema's, as found at open (0: none) */
 	long target;	/* what writers create or migrate to */
-	int read_indexes;	/* read_indexes known to exist */
+	int read_indexes;	/* read_indexes known to exist, the layout re-keyed */
 };
 
 /*
@@ -59,14 +59,16 @@ static const char schema_v1_common[] =
 	"CREATE INDEX IF NOT EXISTS ksftm_runs_order ON ksftm_runs (comparable, run_order);";
 
 /*
- * The results' two read paths at scale, each answered from the index alone
- * (no table row per result): a scalar series' window (its values, newest
- * first) and the series of the recent runs (the missing-series check).
+ * The results' read path at scale answered from an index alone (no table
+ * row per result): a scalar series' window (its values, newest first).
  * Not part of the schema version: every query is the same with or without
- * them (only slower), so a writer adds them to an existing history
- * (history_writable()) without making an older ksft-metric refuse it. They
- * replace version 1's narrower ksftm_results_window (series_id, comparable,
- * usable, run_order) and ksftm_results_run (run_id), whose columns lead them.
+ * it (only slower), so a writer adds it to an existing history
+ * (history_writable()) without making an older ksft-metric refuse it. It
+ * replaces version 1's narrower ksftm_results_window (series_id, comparable,
+ * usable, run_order), whose columns lead it; the series of the recent runs
+ * (the missing-series check), once ksftm_results_run (run_id) and then
+ * ksftm_results_run_series (run_id, usable, series_id, better), are the
+ * results' own key's range since issue 45 (update_layout()).
  * The window's index carries each value's compare statistic (issue 31: a
  * policy that changes it is judged like with like, history_gate.c);
  * ksftm_results_window_value, the same without it, is replaced.
@@ -75,8 +77,6 @@ static const char schema_v1_common[] =
 static const char read_indexes[] =
 	"CREATE INDEX IF NOT EXISTS " HISTORY_READ_INDEX
 	" ON ksftm_results (series_id, comparable, usable, run_order, value, compare_op);"
-	"CREATE INDEX IF NOT EXISTS ksftm_results_run_series"
-	" ON ksftm_results (run_id, usable, series_id, better);"
 	"DROP INDEX IF EXISTS ksftm_results_window_value;"
 	"DROP INDEX IF EXISTS ksftm_results_window;"
 	"DROP INDEX IF EXISTS ksftm_results_run;";
@@ -382,25 +382,100 @@ int history_open_version(const char *url, long version, struct history **out)
 	return 0;
 }
 
-/* A history written before read_indexes existed gets them from its next writer. */
-static int add_read_indexes(struct db *db)
+/*
+ * The results keyed by (run, series) (issue 45), on SQLite in a table kept
+ * in that order (WITHOUT ROWID): one b-tree where the rowid table and its
+ * primary key's index (series_id, run_id) were two, and a run's results
+ * side by side, so the gate's slab (history_window_slab.c), a run read
+ * back, the missing-series check and prune read them in a range, and
+ * ksftm_results_run_series is not needed. Each result written goes into
+ * three b-trees (this, HISTORY_READ_INDEX, ksftm_results_series), not
+ * five; on PostgreSQL into the heap and three indexes, not four. Like
+ * read_indexes, not part of the schema version: every query is the same
+ * on either layout, so an older ksft-metric still reads and writes a
+ * history its next writer re-keyed (history_writable()), and this one
+ * reads one not re-keyed yet.
+ */
+#define HISTORY_NEW_KEY "PRIMARY KEY (run_id, series_id)"
+static const char rekey_sqlite[] =
+	"CREATE TABLE ksftm_results_keyed ("
+	" run_id BIGINT NOT NULL REFERENCES ksftm_runs(id) ON DELETE CASCADE,"
+	" series_id BIGINT NOT NULL REFERENCES ksftm_series(id),"
+	" comparable TEXT NOT NULL,"
+	" run_order TEXT NOT NULL,"
+	" usable INTEGER NOT NULL,"
+	" status TEXT NOT NULL,"
+	" shape TEXT NOT NULL,"
+	" policy TEXT,"
+	" compare_op TEXT,"
+	" better TEXT,"
+	" value DOUBLE PRECISION,"
+	" samples TEXT NOT NULL,"
+	" summary TEXT NOT NULL,"
+	" verdict TEXT,"
+	" accepted INTEGER NOT NULL DEFAULT 0,"
+	" " HISTORY_NEW_KEY ") WITHOUT ROWID;"
+	"INSERT INTO ksftm_results_keyed (run_id, series_id, comparable, run_order, usable,"
+	" status, shape, policy, compare_op, better, value, samples, summary, verdict, accepted)"
+	" SELECT run_id, series_id, comparable, run_order, usable, status, shape, policy,"
+	" compare_op, better, value, samples, summary, verdict, accepted FROM ksftm_results"
+	" ORDER BY run_id, series_id;"
+	"DROP TABLE ksftm_results;"
+	"ALTER TABLE ksftm_results_keyed RENAME TO ksftm_results;"
+	"CREATE INDEX ksftm_results_series ON ksftm_results (series_id, run_order);";
+static const char rekey_postgresql[] =
+	"ALTER TABLE ksftm_results DROP CONSTRAINT ksftm_results_pkey;"
+	"ALTER TABLE ksftm_results ADD " HISTORY_NEW_KEY ";"
+	"DROP INDEX IF EXISTS ksftm_results_run_series;";
+
+/* Has the history HISTORY_READ_INDEX (bit 1), is it in the old layout
+ * (bit 2)? */
+static int layout_of(struct db *db, int *have)
 {
 	struct db_rows *rows;
+	size_t k;
+	/* PostgreSQL: the catalogs read at the statement's snapshot, which
+	 * sees another writer's commit (to_regclass() answers from a cache
+	 * that a transaction need not have refreshed yet). */
 	int ret = db_query(db, db_dialect(db) == DB_POSTGRESQL ?
-			   "SELECT 1 WHERE to_regclass('" HISTORY_READ_INDEX "') IS NOT NULL" :
-			   "SELECT 1 FROM sqlite_master WHERE type = 'index'"
-			   " AND name = '" HISTORY_READ_INDEX "'", NULL, 0, &rows);
-	size_t have;
+			   "SELECT relname FROM pg_class WHERE relname = '" HISTORY_READ_INDEX "'"
+			   " AND pg_table_is_visible(oid) UNION ALL SELECT 'key'"
+			   " FROM pg_constraint WHERE conname = 'ksftm_results_pkey'"
+			   " AND pg_get_constraintdef(oid) = '" HISTORY_NEW_KEY "'" :
+			   "SELECT name FROM sqlite_master WHERE type = 'index' AND name = '"
+			   HISTORY_READ_INDEX "' UNION ALL SELECT 'key' FROM sqlite_master"
+			   " WHERE type = 'table' AND name = 'ksftm_results'"
+			   " AND sql LIKE '%WITHOUT ROWID'", NULL, 0, &rows);
 
+	*have = 2;
 	if (ret)
 		return ret;
-	have = db_rows_count(rows);
+	for (k = 0; k < db_rows_count(rows); k++)
+		if (db_rows_get(rows, k, 0))
+			*have ^= strcmp(db_rows_get(rows, k, 0), "key") ? 1 : 2;
 	db_rows_free(rows);
-	if (have)
-		return 0;
+	return 0;
+}
+
+/*
+ * A history written before read_indexes existed gets them from its next
+ * writer, and one in the old layout is re-keyed (in one transaction: a
+ * copy of every result on SQLite, a new key index on PostgreSQL; seconds
+ * for a month of a 5,000-series CI, minutes for a year).
+ */
+static int update_layout(struct db *db)
+{
+	int ret, have;
+
+	if ((ret = layout_of(db, &have)) || have == 1)
+		return ret;
 	if ((ret = db_begin_write(db)))
 		return ret;
-	if ((ret = db_exec(db, read_indexes))) {
+	/* Again under the write lock: another writer may have done it. */
+	if ((ret = layout_of(db, &have)) ||
+	    ((have & 2) && (ret = db_exec(db, db_dialect(db) == DB_POSTGRESQL ?
+					   rekey_postgresql : rekey_sqlite))) ||
+	    ((have != 1) && (ret = db_exec(db, read_indexes)))) {
 		db_rollback(db);
 		return ret;
 	}
@@ -421,7 +496,7 @@ int history_writable(struct history *h)
 			return ret;
 	}
 	if (h->version >= 2 && !h->read_indexes) {
-		if ((ret = add_read_indexes(h->db)))
+		if ((ret = update_layout(h->db)))
 			return ret;
 		h->read_indexes = 1;
 	}
