@@ -16,6 +16,7 @@
 #include "history.h"
 #include "history_judge.h"
 #include "history_content_key.h"
+#include "history_context.h"
 #include "opts_size.h"
 #include "pipeline.h"
 #include "report.h"

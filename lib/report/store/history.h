@@ -161,10 +161,6 @@ int history_comparable_keys(struct history *h, char **keys_json);
  * (HISTORY_MEASURED_STATUSES)? */
 int history_status_measured(const char *status);
 
-/* Does this context rule the run out of comparisons (a debug kernel,
- * KSFT_MACHINE_SLOW)? */
-int history_context_incomparable(struct json_t *ctx);
-
 /* A series' identity as the history stores it: the path as JSON text. */
 char *history_path_json(const char *const *path, size_t n);
 

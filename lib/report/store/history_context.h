@@ -11,4 +11,8 @@ extern const char history_context_default_keys[];
  * memory); @j is released. */
 char *history_context_text(struct json_t *j);
 
+/* Does this context rule the run out of comparisons (a debug kernel,
+ * KSFT_MACHINE_SLOW)? */
+int history_context_incomparable(struct json_t *ctx);
+
 #endif

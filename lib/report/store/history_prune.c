@@ -13,7 +13,7 @@
  * classes are among the newest N of each), also up to each pinned run.
  * With @keep at least the window and HISTORY_RECENT_RUNS, what a next
  * run's judgement reads is kept row for row: its verdicts do not change
- * (tests/report/test_history_prune.c checks them before and after).
+ * (tests/cli/test_cli_prune.py checks them before and after).
  */
 #include <errno.h>
 #include <stdio.h>

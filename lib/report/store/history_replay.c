@@ -19,6 +19,7 @@
 #include "errmsg.h"
 #include "grow.h"
 #include "history.h"
+#include "history_context.h"
 #include "history_replay.h"
 #include "history_run_read.h"
 #include "history_sql.h"
