@@ -76,6 +76,13 @@ static double mad_sd(const double *d, size_t m, double *scratch)
 	return 1.4826 * median_of(scratch, m, scratch + m);
 }
 
+/* A sum of n AR(1) terms with lag-1 correlation @rho varies like
+ * n (1 + rho) / (1 - rho) independent ones. */
+static double ar1_inflate(double rho)
+{
+	return (1 + rho) / (1 - rho);
+}
+
 /*
  * The drift: residuals about the level wander more than successive
  * differences show (the level moves slowly, the slow mode comes in spells).
@@ -88,7 +95,7 @@ static double mad_sd(const double *d, size_t m, double *scratch)
 static void drift_of(const double *seq, size_t m, struct noise *nz, double mean_inv_r,
 		     double *dev, double *scratch)
 {
-	double sd, about, num = 0, den = 0, rho, c;
+	double sd, about, num = 0, den = 0, rho, c, shrink;
 	size_t i;
 
 	nz->inflate = nz->inflate_together = 1;
@@ -119,7 +126,7 @@ static void drift_of(const double *seq, size_t m, struct noise *nz, double mean_
 	}
 	rho = den > 0 ? num / den : 0;
 	rho = rho < 0 ? 0 : rho > 0.8 ? 0.8 : rho;
-	nz->inflate = (1 + rho) / (1 - rho);
+	nz->inflate = ar1_inflate(rho);
 	/*
 	 * The recent runs together take rho shrunk by its own noise: the lag-1
 	 * correlation of m unchanged runs varies by about 1 / sqrt(m), so
@@ -131,8 +138,8 @@ static void drift_of(const double *seq, size_t m, struct noise *nz, double mean_
 	 * alarms at r = 1 were measured with, and taking it there too cost
 	 * 20 more of 4,993 (doc/gate-record.rst, "Issue 40, fifth pass").
 	 */
-	c = rho > 0 ? 1 - 1 / ((double)m * rho * rho) : 0;
-	nz->inflate_together = c > 0 ? (1 + rho * c) / (1 - rho * c) : 1;
+	shrink = rho > 0 ? 1 - 1 / ((double)m * rho * rho) : 0;
+	nz->inflate_together = ar1_inflate(shrink > 0 ? rho * shrink : 0);
 }
 
 /* The median of chi-square with @nu degrees of freedom over @nu
