@@ -97,8 +97,8 @@ START_TEST(test_series_footprint)
 	}
 	for (i = 0; i < r->n_series; i++) {
 		const struct rp_series *x = r->series[i];
-		char *want = series_make_key(x->path, x->path_len, x->case_name, x->name,
-					     x->labels);
+		char *want = series_make_key(series_path(x), series_path_len(x),
+					     series_case_name(x), series_name(x), series_labels(x));
 		struct strbuf kb = STRBUF_INIT;
 
 		ck_assert_str_eq(series_key_text(x, &kb), want);
@@ -152,10 +152,12 @@ START_TEST(test_case_names_not_interned)
 	ck_assert_uint_eq(r->n_series, 2000);
 	ck_assert_uint_lt(strpool_interned(r->pool), 10);	/* names, labels, shapes */
 	for (i = 0; i < r->n_series; i += 2) {
-		ck_assert_ptr_eq(r->series[i]->case_name, r->series[i + 1]->case_name);
-		ck_assert_str_eq(r->series[i]->case_name, r->series[i + 1]->case_name);
+		const char *a = series_case_name(r->series[i]);
+
+		ck_assert_ptr_eq(a, series_case_name(r->series[i + 1]));
+		ck_assert_str_eq(a, series_case_name(r->series[i + 1]));
 	}
-	ck_assert_str_eq(r->series[1998]->case_name, "case_1000");
+	ck_assert_str_eq(series_case_name(r->series[1998]), "case_1000");
 	ksft_metric_report_free(r);
 	free(log);
 }
@@ -1167,8 +1169,8 @@ START_TEST(test_cases_freed_at_result)
 			else
 				ck_assert_ptr_null(s.policy_json);
 		}
-		ck_assert_uint_eq(r->series[0]->raw.n, 2);	/* 1 and 5 */
-		ck_assert_str_eq(r->series[1]->reason, "why");
+		ck_assert_uint_eq(series_n_points(r->series[0]), 2);	/* 1 and 5 */
+		ck_assert_str_eq(series_reason(r->series[1]), "why");
 		ksft_metric_report_free(r);
 	}
 }

@@ -79,14 +79,15 @@ static char *namified(const char *s)
 	return strbuf_detach(&sb, NULL);
 }
 
-int export_nipa_names(const struct rp_series *s, struct export_nipa_names *n)
+int export_nipa_names(char *const *path, size_t path_len, const char *case_name,
+		      struct export_nipa_names *n)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *t, *p;
 	size_t tlen, i, from = 0;
 
 	memset(n, 0, sizeof(*n));
-	if (s->path_len && split_selftests(s->path[0], &t, &tlen, &p)) {
+	if (path_len && split_selftests(path[0], &t, &tlen, &p)) {
 		char *target = strndup(t, tlen);
 
 		if (!target)
@@ -99,18 +100,18 @@ int export_nipa_names(const struct rp_series *s, struct export_nipa_names *n)
 		from = 1;
 		if (!n->group || !n->test)
 			goto oom;
-	} else if (s->path_len) {
-		n->test = namified(s->path[0]);
+	} else if (path_len) {
+		n->test = namified(path[0]);
 		from = 1;
 		if (!n->test)
 			goto oom;
 	}
 	/* Joined by a space: namify() turns the joints into single dashes. */
-	for (i = from; i < s->path_len; i++) {
-		strbuf_adds(&sb, s->path[i]);
+	for (i = from; i < path_len; i++) {
+		strbuf_adds(&sb, path[i]);
 		strbuf_addc(&sb, ' ');
 	}
-	strbuf_adds(&sb, s->case_name);
+	strbuf_adds(&sb, case_name);
 	if (sb.oom)
 		goto oom;
 	n->subtest = namified(sb.data);
@@ -141,14 +142,58 @@ static char *view_keep(struct export_view *v, char *s)
 	return s;
 }
 
+/* @k renamed (its path and name in NIPA's form), on @v's owned list. */
+static const struct rp_case *view_case(struct export_view *v, const struct rp_case *k)
+{
+	const char *t, *p;
+	size_t tlen, np = 0, j, len;
+	struct rp_case *c;
+	char **path, *name;
+
+	/* Everything allocated goes on the owned list at once: an
+	 * allocation failure half way frees what was made. */
+	path = calloc(k->path_len + 2, sizeof(*path));
+	if (!view_keep(v, (char *)path))
+		return NULL;
+	for (j = 0; j < k->path_len; j++) {
+		if (!j && split_selftests(k->path[0], &t, &tlen, &p)) {
+			struct export_nipa_names n;
+
+			if (export_nipa_names(k->path, k->path_len, k->name, &n))
+				return NULL;
+			free(n.subtest);
+			path[np++] = view_keep(v, n.group);
+			path[np++] = view_keep(v, n.test);
+			continue;
+		}
+		path[np++] = view_keep(v, namified(k->path[j]));
+		if (!path[np - 1])
+			return NULL;
+	}
+	name = namified(k->name);
+	len = name ? strlen(name) : 0;
+	c = name ? malloc(sizeof(*c) + len + 1) : NULL;
+	if (!view_keep(v, (char *)c)) {
+		free(name);
+		return NULL;
+	}
+	*c = *k;
+	c->path = path;
+	c->path_len = (uint32_t)np;
+	c->pathed = 1;
+	memcpy(c->name, name, len + 1);
+	free(name);
+	return c;
+}
+
 int export_view_nipa(const struct ksft_metric_report *r, struct export_view *v)
 {
-	size_t i, j, room = 0;
+	size_t i, room = 0;
 
 	memset(v, 0, sizeof(*v));
 	v->rep = *r;
-	for (i = 0; i < r->n_series; i++)
-		room += r->series[i]->path_len + 3;	/* path array, names, case */
+	for (i = 0; i < r->n_series; i++)	/* path array, names, case */
+		room += series_path_len(r->series[i]) + 3;
 	v->copies = calloc(r->n_series + 1, sizeof(*v->copies));
 	v->rep.series = calloc(r->n_series + 1, sizeof(*v->rep.series));
 	v->owned = calloc(room + 1, sizeof(*v->owned));
@@ -157,35 +202,12 @@ int export_view_nipa(const struct ksft_metric_report *r, struct export_view *v)
 	for (i = 0; i < r->n_series; i++) {
 		const struct rp_series *s = r->series[i];
 		struct rp_series *c = &v->copies[i];
-		const char *t, *p;
-		size_t tlen, np = 0;
-		char **path;
 
 		*c = *s;
-		/* Everything allocated goes on the owned list at once: an
-		 * allocation failure half way frees what was made. */
-		path = calloc(s->path_len + 2, sizeof(*path));
-		if (!view_keep(v, (char *)path))
-			goto oom;
-		for (j = 0; j < s->path_len; j++) {
-			if (!j && split_selftests(s->path[0], &t, &tlen, &p)) {
-				struct export_nipa_names n;
-
-				if (export_nipa_names(s, &n))
-					goto oom;
-				free(n.subtest);
-				path[np++] = view_keep(v, n.group);
-				path[np++] = view_keep(v, n.test);
-				continue;
-			}
-			path[np++] = view_keep(v, namified(s->path[j]));
-			if (!path[np - 1])
-				goto oom;
-		}
-		c->path = path;
-		c->path_len = np;
-		c->case_name = view_keep(v, namified(s->case_name));
-		if (!c->case_name)
+		/* The series of a case share its renamed record as its own. */
+		if (i && s->kase == r->series[i - 1]->kase)
+			c->kase = v->copies[i - 1].kase;
+		else if (!(c->kase = view_case(v, s->kase)))
 			goto oom;
 		v->rep.series[i] = c;
 	}
@@ -264,12 +286,13 @@ void export_sums_free(struct export_sums *m)
 
 int export_sums_init(struct export_sums *m, const struct rp_series *s)
 {
+	struct rp_vals view;
 	struct rp_cols c;
 	size_t e, n;
 
 	memset(m, 0, sizeof(*m));
 	m->p = series_policy(s, &m->scratch);
-	if (pipeline_apply(&s->raw, m->p, KSFT_METRIC_REPORT_PROCESSED, &m->pv))
+	if (pipeline_apply(series_raw(s, &view), m->p, KSFT_METRIC_REPORT_PROCESSED, &m->pv))
 		return -ENOMEM;
 	m->width = vals_is_array(&m->pv) ? m->pv.width : 0;
 	m->nops = export_shown_ops(m->p, m->pv.n, m->ops);

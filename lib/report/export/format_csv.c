@@ -62,17 +62,17 @@ int format_csv_write(const struct ksft_metric_report *r, struct strbuf *sb,
 		n = row.width ? row.width : 1;
 		units_display_of(row.p, &d);
 		for (e = 0; e < n; e++) {
-			table_csv_field(sb, s->case_name);
+			table_csv_field(sb, series_case_name(s));
 			strbuf_addc(sb, ',');
 			tmp.len = 0;
-			path_json(&tmp, s->path, s->path_len);
+			path_json(&tmp, series_path(s), series_path_len(s));
 			table_csv_field(sb, tmp.data ? tmp.data : "[]");
 			strbuf_addc(sb, ',');
-			table_csv_field(sb, s->name);
+			table_csv_field(sb, series_name(s));
 			strbuf_addc(sb, ',');
-			table_csv_field(sb, s->labels);
+			table_csv_field(sb, series_labels(s));
 			snprintf(buf, sizeof(buf), ",%s,%zu,", canon_status_name(s->status),
-				 s->raw.n);
+				 series_n_points(s));
 			strbuf_adds(sb, buf);
 			if (row.width) {
 				snprintf(buf, sizeof(buf), "%zu", e);

@@ -31,24 +31,24 @@ static void json_series(struct strbuf *sb, const struct rp_series *s,
 	char buf[32];
 
 	strbuf_addc(sb, '{');
-	canon_emit_identity(sb, s->path, s->path_len, s->case_name, s->name,
-			       s->labels);
+	canon_emit_identity(sb, series_path(s), series_path_len(s), series_case_name(s),
+			    series_name(s), series_labels(s));
 	strbuf_adds(sb, ",\"shape\":");
-	canon_json_str(sb, s->shape);
+	canon_json_str(sb, series_shape(s));
 	strbuf_adds(sb, ",\"status\":\"");
 	strbuf_adds(sb, canon_status_name(s->status));
 	strbuf_addc(sb, '"');
-	if (s->reason) {
+	if (series_reason(s)) {
 		strbuf_adds(sb, ",\"reason\":");
-		canon_json_str(sb, s->reason);
+		canon_json_str(sb, series_reason(s));
 	}
-	if (s->abort) {
+	if (series_abort(s)) {
 		strbuf_adds(sb, ",\"abort\":");
-		canon_json_str(sb, s->abort);
+		canon_json_str(sb, series_abort(s));
 	}
 	strbuf_adds(sb, ",\"source\":\"");
 	strbuf_adds(sb, canon_source_name(s->source));
-	snprintf(buf, sizeof(buf), "\",\"points\":%zu", s->raw.n);
+	snprintf(buf, sizeof(buf), "\",\"points\":%zu", series_n_points(s));
 	strbuf_adds(sb, buf);
 	snprintf(buf, sizeof(buf), ",\"processed\":%zu", row->pv.n);
 	strbuf_adds(sb, buf);

@@ -100,13 +100,13 @@ static int kcidb_path(struct strbuf *sb, const struct rp_series *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->path_len; i++) {
-		part_text(sb, s->path[i], strlen(s->path[i]), 1);
+	for (i = 0; i < series_path_len(s); i++) {
+		part_text(sb, series_path(s)[i], strlen(series_path(s)[i]), 1);
 		strbuf_addc(sb, '.');
 	}
-	part_text(sb, s->case_name, strlen(s->case_name), 1);
+	part_text(sb, series_case_name(s), strlen(series_case_name(s)), 1);
 	strbuf_addc(sb, '.');
-	return part_metric(sb, s->name, s->labels);
+	return part_metric(sb, series_name(s), series_labels(s));
 }
 
 /* 64-bit FNV-1a through a splitmix64 finaliser: two seeds make 128 bits. */
@@ -146,15 +146,18 @@ static int content_hash(const struct ksft_metric_report *r, struct hash128 *h)
 	for (i = 0; i < r->n_series; i++) {
 		const struct rp_series *s = r->series[i];
 		const char *key = series_key_text(s, &kb);
+		const struct rp_vals *raw;
+		struct rp_vals view;
 
 		if (!key) {
 			strbuf_free(&kb);
 			return -ENOMEM;
 		}
 		hash_add(h, key, strlen(key));
-		nv = s->raw.off ? s->raw.off[s->raw.n] : s->raw.n;
-		hash_add(h, s->raw.t, s->raw.n * sizeof(double));
-		hash_add(h, s->raw.v, nv * sizeof(double));
+		raw = series_raw(s, &view);
+		nv = raw->off ? raw->off[raw->n] : raw->n;
+		hash_add(h, raw->t, raw->n * sizeof(double));
+		hash_add(h, raw->v, nv * sizeof(double));
 	}
 	strbuf_free(&kb);
 	return 0;
@@ -325,12 +328,14 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 	strbuf_adds(sb, "{\"context\":");
 	strbuf_adds(sb, context);
 	strbuf_adds(sb, ",\"ksft_metric\":{");
-	canon_emit_identity(sb, s->path, s->path_len, s->case_name, s->name, s->labels);
+	canon_emit_identity(sb, series_path(s), series_path_len(s), series_case_name(s),
+			    series_name(s), series_labels(s));
 	strbuf_adds(sb, ",\"status\":\"");
 	strbuf_adds(sb, canon_status_name(s->status));
 	strbuf_adds(sb, "\",\"source\":\"");
 	strbuf_adds(sb, canon_source_name(s->source));
-	snprintf(buf, sizeof(buf), "\",\"points\":%zu,\"processed\":%zu", s->raw.n, m.pv.n);
+	snprintf(buf, sizeof(buf), "\",\"points\":%zu,\"processed\":%zu", series_n_points(s),
+		 m.pv.n);
 	strbuf_adds(sb, buf);
 	strbuf_adds(sb, ",\"policy\":");
 	strbuf_adds(sb, s->policy ? s->policy->json : "null");

@@ -119,12 +119,12 @@ static int metric_json(struct strbuf *sb, const struct rp_series *s,
 		return -ENOMEM;
 	better = canon_better_name(m.p->better);
 	strbuf_adds(sb, "{\"name\":");
-	canon_json_str(sb, s->name);
+	canon_json_str(sb, series_name(s));
 	strbuf_adds(sb, ",\"labels\":");
-	strbuf_adds(sb, s->labels);
+	strbuf_adds(sb, series_labels(s));
 	strbuf_adds(sb, ",\"shape\":");
-	canon_json_str(sb, s->shape);
-	snprintf(buf, sizeof(buf), ",\"points\":%zu,\"processed\":%zu", s->raw.n, m.pv.n);
+	canon_json_str(sb, series_shape(s));
+	snprintf(buf, sizeof(buf), ",\"points\":%zu,\"processed\":%zu", series_n_points(s), m.pv.n);
 	strbuf_adds(sb, buf);
 	strbuf_adds(sb, ",\"summarize\":\"");
 	strbuf_adds(sb, canon_op_name(m.p->summarize));
@@ -158,18 +158,18 @@ static int result_json(struct strbuf *sb, const struct ksft_metric_report *r,
 	struct export_nipa_names nm;
 	size_t i;
 
-	if (export_nipa_names(s, &nm))
+	if (export_nipa_names(series_path(s), series_path_len(s), series_case_name(s), &nm))
 		return -ENOMEM;
 	strbuf_addc(sb, '{');
 	names_json(sb, &nm);
 	export_nipa_names_free(&nm);
 	strbuf_adds(sb, ",\"case\":");
-	canon_json_str(sb, s->case_name);
+	canon_json_str(sb, series_case_name(s));
 	strbuf_adds(sb, ",\"path\":[");
-	for (i = 0; i < s->path_len; i++) {
+	for (i = 0; i < series_path_len(s); i++) {
 		if (i)
 			strbuf_addc(sb, ',');
-		canon_json_str(sb, s->path[i]);
+		canon_json_str(sb, series_path(s)[i]);
 	}
 	strbuf_adds(sb, "],\"ktap_status\":\"");
 	strbuf_adds(sb, canon_status_name(s->status));
@@ -192,16 +192,11 @@ static int missing_json(struct strbuf *sb, const struct ksft_metric_report_compa
 	strbuf_adds(sb, ",\n\"missing\":[");
 	for (i = 0; c && i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
-		struct rp_series fake;
 		struct export_nipa_names nm;
 
 		if (row->has_current)
 			continue;
-		memset(&fake, 0, sizeof(fake));
-		fake.path = row->path;
-		fake.path_len = row->path_len;
-		fake.case_name = row->case_name;
-		if (export_nipa_names(&fake, &nm))
+		if (export_nipa_names(row->path, row->path_len, row->case_name, &nm))
 			return -ENOMEM;
 		strbuf_adds(sb, n++ ? ",\n{" : "\n{");
 		names_json(sb, &nm);
@@ -245,7 +240,8 @@ int format_nipa_write(const struct ksft_metric_report *r,
 	for (i = 0; i < ns; i++) {
 		const struct rp_series *s = r->series[i];
 
-		ckey[i] = series_make_key(s->path, s->path_len, s->case_name, "", "");
+		ckey[i] = series_make_key(series_path(s), series_path_len(s), series_case_name(s),
+					  "", "");
 		if (!ckey[i])
 			goto oom;
 		cid[i] = case_map_get(&map, ckey[i], ncases);

@@ -139,7 +139,7 @@ static const char *const om_reserved[] = {
  */
 static int om_labels(struct strbuf *sb, const struct rp_series *s)
 {
-	json_t *j = json_loads(s->labels, 0, NULL), *v;
+	json_t *j = json_loads(series_labels(s), 0, NULL), *v;
 	struct strbuf name = STRBUF_INIT, val = STRBUF_INIT;
 	struct om_set used = { NULL, NULL, 0, 0 };
 	const char *k;
@@ -245,15 +245,15 @@ static int om_series_labels(struct strbuf *sb, const char *family,
 
 	strbuf_adds(sb, family);
 	strbuf_adds(sb, "{case=");
-	om_value(sb, s->case_name);
+	om_value(sb, series_case_name(s));
 	strbuf_adds(sb, ",path=\"");
-	for (i = 0; i < s->path_len; i++) {
+	for (i = 0; i < series_path_len(s); i++) {
 		if (i)
 			strbuf_adds(sb, " / ");
-		om_escape(sb, s->path[i]);
+		om_escape(sb, series_path(s)[i]);
 	}
 	strbuf_adds(sb, "\",metric=");
-	om_value(sb, s->name);
+	om_value(sb, series_name(s));
 	if (om_labels(sb, s) || sb->oom)
 		return -ENOMEM;
 	base = sb->len;
@@ -364,7 +364,7 @@ int format_openmetrics_write(const struct ksft_metric_report *r, struct strbuf *
 		int added;
 
 		strbuf_adds(&f, "ksft_metric_");
-		om_name(&f, r->series[i]->name, 1);
+		om_name(&f, series_name(r->series[i]), 1);
 		family[i] = strbuf_detach(&f, NULL);
 		if (!family[i])
 			goto oom;

@@ -128,18 +128,19 @@ static int series_row(struct table *t, const struct rp_series *s, struct strbuf 
 	struct rp_policy scratch;
 	const struct rp_policy *p = series_policy(s, &scratch);
 	struct text_unit u = { 1.0, "" };
+	struct rp_vals view;
 	size_t n = 0;
 	char buf[32];
 	int ret = 0;
 
 	/* An array's elements pooled: one row per series (JSON and CSV keep
 	 * each element's summary). */
-	if (pipeline_pooled(&s->raw, p, x, cap, &n))
+	if (pipeline_pooled(series_raw(s, &view), p, x, cap, &n))
 		ret = -ENOMEM;
 	sb->len = 0;
-	canon_series_title(sb, NULL, 0, "", s->name, s->labels, -1);
+	canon_series_title(sb, NULL, 0, "", series_name(s), series_labels(s), -1);
 	ret |= sb->len ? table_cell_n(t, sb->data + 1, sb->len - 1) : table_cell(t, "");
-	buf[text_fit_utoa(buf, s->raw.n)] = '\0';
+	buf[text_fit_utoa(buf, series_n_points(s))] = '\0';
 	ret |= table_cell(t, buf);
 	sb->len = 0;
 	if (n) {
@@ -167,12 +168,15 @@ static int series_row(struct table *t, const struct rp_series *s, struct strbuf 
 
 static int same_case(const struct rp_series *a, const struct rp_series *b)
 {
+	const struct rp_case *x = a->kase, *y = b->kase;
 	size_t i;
 
-	if (a->path_len != b->path_len || strcmp(a->case_name, b->case_name))
+	if (x == y)	/* one case's series share its record */
+		return 1;
+	if (x->path_len != y->path_len || strcmp(x->name, y->name))
 		return 0;
-	for (i = 0; i < a->path_len; i++)
-		if (strcmp(a->path[i], b->path[i]))
+	for (i = 0; i < x->path_len; i++)
+		if (strcmp(x->path[i], y->path[i]))
 			return 0;
 	return 1;
 }
@@ -203,11 +207,11 @@ int format_text_write(const struct ksft_metric_report *r, int fmt, struct strbuf
 		for (j = i + 1; j < r->n_series && same_case(r->series[j], s); j++)
 			;
 		sb.len = 0;
-		for (k = 0; k < s->path_len; k++) {
-			strbuf_adds(&sb, s->path[k]);
+		for (k = 0; k < series_path_len(s); k++) {
+			strbuf_adds(&sb, series_path(s)[k]);
 			strbuf_adds(&sb, " / ");
 		}
-		strbuf_adds(&sb, s->case_name);
+		strbuf_adds(&sb, series_case_name(s));
 		strbuf_adds(&sb, ": ");
 		strbuf_adds(&sb, canon_status_name(s->status));
 		strbuf_adds(&sb, ", ");

@@ -33,7 +33,8 @@ void export_namify(struct strbuf *sb, const char *s);
 struct export_nipa_names {
 	char *group, *test, *subtest;
 };
-int export_nipa_names(const struct rp_series *s, struct export_nipa_names *n);
+int export_nipa_names(char *const *path, size_t path_len, const char *case_name,
+		      struct export_nipa_names *n);
 void export_nipa_names_free(struct export_nipa_names *n);
 
 /*

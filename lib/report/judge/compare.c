@@ -364,7 +364,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 {
 	struct rp_policy scratch;
 	const struct rp_policy *p = series_policy(s, &scratch);
-	struct rp_vals pv;
+	struct rp_vals pv, view;
 	struct rp_cols cur_c = { 0, NULL, NULL }, **run_c = NULL;
 	struct gate g;
 	struct cmp_row *row;
@@ -378,7 +378,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 	if (canon_status_failed(s->status) && g.gated && g.better) {
 		/* A failed case's values are no measurement: not judged, and
 		 * said so (never a regression, never silently passed). */
-		row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
+		row = compare_row_new(c, series_path(s), series_path_len(s), series_case_name(s),
+				      series_name(s), series_labels(s), -1);
 		if (!row || row_display(row, p))
 			return -ENOMEM;
 		row->has_current = 1;
@@ -389,8 +390,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		return 0;
 	}
 	if (!own)
-		pv = s->raw;
-	else if (pipeline_apply(&s->raw, p, KSFT_METRIC_REPORT_PROCESSED, &pv))
+		pv = *series_raw(s, &view);
+	else if (pipeline_apply(series_raw(s, &view), p, KSFT_METRIC_REPORT_PROCESSED, &pv))
 		return -ENOMEM;
 	width = vals_is_array(&pv) ? pv.width : 0;
 	for (r = 0; k && r < k->n; r++) {
@@ -402,8 +403,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 			width = b->width;
 	}
 	if (!k || shape_change || !vals_is_array(&pv)) {
-		row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name,
-			      s->labels, -1);
+		row = compare_row_new(c, series_path(s), series_path_len(s), series_case_name(s),
+				      series_name(s), series_labels(s), -1);
 		if (!row) {
 			ret = -ENOMEM;
 			goto out;
@@ -451,8 +452,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		}
 	}
 	for (e = 0; e < width; e++) {
-		row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name,
-			      s->labels, (long)e);
+		row = compare_row_new(c, series_path(s), series_path_len(s), series_case_name(s),
+				      series_name(s), series_labels(s), (long)e);
 		if (!row || row_display(row, p) ||
 		    measure_elem(row, &cur_c, run_c, k->n, e, g.op, sc)) {
 			ret = -ENOMEM;
@@ -567,8 +568,10 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	for (i = 0; !ret && i < cur->n_series; i++) {
 		const struct rp_series *s = cur->series[i];
 		/* A report series' hash is its key's (series_adopt()). */
-		struct baseline_key *k = baseline_index_find(&ix, s->path, s->path_len,
-							     s->case_name, s->name, s->labels,
+		struct baseline_key *k = baseline_index_find(&ix, series_path(s),
+							     series_path_len(s),
+							     series_case_name(s), series_name(s),
+							     series_labels(s),
 							     s->hash);
 
 		if (k)

@@ -13,7 +13,14 @@
 #include "warn.h"
 
 struct rp_failed_case;
+struct rp_metric_ent;
 struct rp_strpool;
+
+/* The metric records of a report's series, by hash (series_identity.c). */
+struct rp_metrics {
+	struct rp_metric_ent *e;
+	size_t mask, n;
+};
 
 struct ksft_metric_report {
 	struct rp_strpool *pool;	/* the series' identity strings */
@@ -24,7 +31,8 @@ struct ksft_metric_report {
 	size_t n_strings, cap_strings;
 	struct rp_series **series;	/* final, report order */
 	size_t n_series, cap_series;
-	struct rp_htab final_tab;	/* by key */
+	struct rp_htab final_tab;	/* positions in @series by key */
+	struct rp_metrics metrics;
 	struct strbuf key_buf;	/* a series' key while it is adopted */
 	json_t *context;	/* the logs' ktap-metric-context-json, merged */
 	char *context_json;	/* its canonical text, "{}" when none */

@@ -22,141 +22,73 @@
 #include "vals.h"
 #include "warn.h"
 
-uint64_t series_hash(const void *p, size_t n, uint64_t h)
-{
-	const unsigned char *s = p;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-uint64_t series_key_hash(const void *p, size_t n)
-{
-	const char *key = p;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-
-	for (; n >= 8; key += 8, n -= 8) {
-		memcpy(&w, key, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, key, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
-}
-
-int series_htab_init(struct rp_htab *t)
-{
-	t->mask = 63;
-	t->n = 0;
-	t->b = calloc(t->mask + 1, sizeof(*t->b));
-	return t->b ? 0 : -ENOMEM;
-}
-
-void series_htab_free(struct rp_htab *t)
-{
-	free(t->b);
-	t->b = NULL;
-	t->n = 0;
-}
-
-int series_htab_insert(struct rp_htab *t, struct rp_series *s)
-{
-	size_t i;
-
-	if (t->n >= t->mask) {
-		size_t mask = t->mask * 2 + 1;
-		struct rp_series **b = calloc(mask + 1, sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		for (i = 0; i <= t->mask; i++) {
-			struct rp_series *e = t->b[i], *next;
-
-			for (; e; e = next) {
-				next = e->hnext;
-				e->hnext = b[e->hash & mask];
-				b[e->hash & mask] = e;
-			}
-		}
-		free(t->b);
-		t->b = b;
-		t->mask = mask;
-	}
-	s->hnext = t->b[s->hash & t->mask];
-	t->b[s->hash & t->mask] = s;
-	t->n++;
-	return 0;
-}
-
-void series_htab_remove(struct rp_htab *t, struct rp_series *s)
-{
-	struct rp_series **pp = &t->b[s->hash & t->mask];
-
-	while (*pp && *pp != s)
-		pp = &(*pp)->hnext;
-	if (!*pp)
-		return;
-	*pp = s->hnext;
-	s->hnext = NULL;
-	t->n--;
-}
-
 void series_free(struct rp_series *s)
 {
 	if (!s)
 		return;
-	if (s->raw.t == &s->one_t)
-		s->raw.t = s->raw.v = NULL;	/* the point in the struct */
-	vals_free(&s->raw);	/* identity strings: the report's pool */
-	rp_policy_free(s->policy);
+	if (s->form == RP_FORM_MANY) {
+		vals_free(&s->pts.many->raw);
+		free(s->pts.many);
+	}
+	rp_policy_free(s->policy);	/* identity: the report's pool */
 	if (!s->pooled)
 		free(s);
+}
+
+/* @s's points in a block of their own (the first point in place moved
+ * there): the block, or NULL (out of memory). */
+static struct rp_points *points_block(struct rp_series *s)
+{
+	struct rp_points *b;
+
+	if (s->form == RP_FORM_MANY)
+		return s->pts.many;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	if (s->form == RP_FORM_ONE) {
+		b->raw.t = malloc(2 * sizeof(double));
+		b->raw.v = malloc(2 * sizeof(double));
+		if (!b->raw.t || !b->raw.v) {
+			vals_free(&b->raw);
+			free(b);
+			return NULL;
+		}
+		b->raw.t[0] = s->pts.one.t;
+		b->raw.v[0] = s->pts.one.v;
+		b->raw.n = b->raw.width = 1;
+		b->cap_pts = b->cap_v = 2;
+	}
+	s->pts.many = b;
+	s->form = RP_FORM_MANY;
+	return b;
 }
 
 int series_add_point(struct rp_series *s, double t, const double *v,
 		     size_t n, int is_array)
 {
-	struct rp_vals *r = &s->raw;
-	size_t old_cap = s->cap_pts;
-	size_t nv = is_array ? (r->n ? r->off[r->n] : 0) + n : r->n + 1;
+	struct rp_points *b;
+	struct rp_vals *r;
+	size_t old_cap, nv;
 
 	/* From one point up: most series of a whole kselftest run hold one,
 	 * in the struct itself. */
-	if (!is_array && !r->n && !r->t && !r->v && !r->off) {
-		s->one_t = t;
-		s->one_v = v[0];
-		r->t = &s->one_t;
-		r->v = &s->one_v;
-		s->cap_pts = s->cap_v = 1;
-		r->width = 1;
-		r->n = 1;
+	if (!is_array && s->form == RP_FORM_NONE) {
+		s->pts.one.t = t;
+		s->pts.one.v = v[0];
+		s->form = RP_FORM_ONE;
 		return 0;
 	}
-	if (r->t == &s->one_t) {	/* a second point: to the heap */
-		double *pt = malloc(2 * sizeof(double)), *pv = malloc(2 * sizeof(double));
-
-		if (!pt || !pv) {
-			free(pt);
-			free(pv);
-			return -ENOMEM;
-		}
-		pt[0] = s->one_t;
-		pv[0] = s->one_v;
-		r->t = pt;
-		r->v = pv;
-		s->cap_pts = s->cap_v = 2;
-		old_cap = 2;
-	}
-	if (ksftm_grow((void **)&r->t, &s->cap_pts, r->n + 1, sizeof(double), 1))
+	b = points_block(s);
+	if (!b)
 		return -ENOMEM;
-	if (is_array && (s->cap_pts != old_cap || !r->off)) {
-		size_t *off = realloc(r->off, (s->cap_pts + 1) * sizeof(size_t));
+	r = &b->raw;
+	old_cap = b->cap_pts;
+	nv = is_array ? (r->n ? r->off[r->n] : 0) + n : r->n + 1;
+	if (ksftm_grow((void **)&r->t, &b->cap_pts, r->n + 1, sizeof(double), 1))
+		return -ENOMEM;
+	if (is_array && (b->cap_pts != old_cap || !r->off)) {
+		size_t *off = realloc(r->off, (b->cap_pts + 1) * sizeof(size_t));
 
 		if (!off)
 			return -ENOMEM;
@@ -164,7 +96,7 @@ int series_add_point(struct rp_series *s, double t, const double *v,
 			off[0] = 0;
 		r->off = off;
 	}
-	if (ksftm_grow((void **)&r->v, &s->cap_v, nv ? nv : 1, sizeof(double), 1))
+	if (ksftm_grow((void **)&r->v, &b->cap_v, nv ? nv : 1, sizeof(double), 1))
 		return -ENOMEM;
 	r->t[r->n] = t;
 	if (is_array) {
@@ -183,7 +115,8 @@ int series_add_point(struct rp_series *s, double t, const double *v,
 
 int series_append(struct rp_series *dst, const struct rp_series *src)
 {
-	const struct rp_vals *r = &src->raw;
+	struct rp_vals view;
+	const struct rp_vals *r = series_raw(src, &view);
 	size_t i;
 	int ret;
 
@@ -341,7 +274,8 @@ const char *series_key_into(struct strbuf *sb, char *const *path, size_t path_le
 
 const char *series_key_text(const struct rp_series *s, struct strbuf *sb)
 {
-	return series_key_into(sb, s->path, s->path_len, s->case_name, s->name, s->labels);
+	return series_key_into(sb, series_path(s), series_path_len(s), series_case_name(s),
+			       series_name(s), series_labels(s));
 }
 
 int series_same_identity(char *const *pa, size_t na, const char *ca, const char *ma,
@@ -360,34 +294,40 @@ int series_same_identity(char *const *pa, size_t na, const char *ca, const char 
 
 static int same_identity(const struct rp_series *a, const struct rp_series *b)
 {
-	return series_same_identity(a->path, a->path_len, a->case_name, a->name, a->labels,
-				    b->path, b->path_len, b->case_name, b->name, b->labels);
+	if (a->kase == b->kase && a->metric == b->metric)
+		return 1;
+	return series_same_identity(series_path(a), series_path_len(a), series_case_name(a),
+				    series_name(a), series_labels(a), series_path(b),
+				    series_path_len(b), series_case_name(b), series_name(b),
+				    series_labels(b));
 }
 
 static void describe(struct strbuf *sb, const struct rp_series *s)
 {
-	canon_series_title(sb, s->path, s->path_len, s->case_name, s->name,
-			   s->labels, -1);
+	canon_series_title(sb, series_path(s), series_path_len(s), series_case_name(s),
+			   series_name(s), series_labels(s), -1);
 }
 
 /* Give back the slack of the doubling growth: memory ~ the points kept. */
 static void trim(struct rp_series *s)
 {
-	struct rp_vals *r = &s->raw;
-	size_t nv = r->off ? r->off[r->n] : r->n;
+	struct rp_points *b = s->form == RP_FORM_MANY ? s->pts.many : NULL;
+	struct rp_vals *r = b ? &b->raw : NULL;
+	size_t nv;
 	void *p;
 
-	if (!r->n)
+	if (!r || !r->n)
 		return;
-	if (s->cap_pts > r->n && (p = realloc(r->t, r->n * sizeof(double)))) {
+	nv = r->off ? r->off[r->n] : r->n;
+	if (b->cap_pts > r->n && (p = realloc(r->t, r->n * sizeof(double)))) {
 		r->t = p;
-		s->cap_pts = r->n;
+		b->cap_pts = r->n;
 		if (r->off && (p = realloc(r->off, (r->n + 1) * sizeof(size_t))))
 			r->off = p;
 	}
-	if (nv && s->cap_v > nv && (p = realloc(r->v, nv * sizeof(double)))) {
+	if (nv && b->cap_v > nv && (p = realloc(r->v, nv * sizeof(double)))) {
 		r->v = p;
-		s->cap_v = nv;
+		b->cap_v = nv;
 	}
 }
 
@@ -409,40 +349,66 @@ static int status_rank(int st)
 	}
 }
 
+int series_adopt_reserve(struct ksft_metric_report *r, size_t n, struct rp_series **list,
+			 size_t cap)
+{
+	size_t need = r->n_series + n;
+	struct rp_series **v;
+
+	if (need < n || need > UINT32_MAX - 2)
+		return -ENOMEM;
+	if (list && !r->n_series && cap >= n) {
+		free(r->series);
+		r->series = list;
+		r->cap_series = cap;
+	} else if (need > r->cap_series) {
+		v = realloc(r->series, (need ? need : 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->series = v;
+		r->cap_series = need;
+	}
+	return series_htab_reserve(&r->final_tab, need, r->series);
+}
+
 int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 {
-	struct rp_series *e;
+	const struct rp_htab *t = &r->final_tab;
+	struct rp_series *e = NULL;
+	uint8_t tag;
+	size_t j;
 
 	if (!series_key_text(s, &r->key_buf))
 		goto oom;
 	s->hash = series_key_hash(r->key_buf.data, r->key_buf.len);
-	for (e = r->final_tab.b[s->hash & r->final_tab.mask]; e; e = e->hnext)
-		if (e->hash == s->hash && same_identity(e, s))
+	tag = series_htab_tag(s->hash);
+	for (j = series_htab_home(t, s->hash); t->pos[j]; j = series_htab_next(t, j)) {
+		e = r->series[t->pos[j] - 1];
+		if (t->tag[j] == tag && e->hash == s->hash && same_identity(e, s))
 			break;
+		e = NULL;
+	}
 	if (!e) {
-		if (r->n_series == r->cap_series) {
-			size_t cap = r->cap_series ? r->cap_series * 2 : 64;
-			struct rp_series **v = realloc(r->series, cap * sizeof(*v));
-
-			if (!v)
-				goto oom;
-			r->series = v;
-			r->cap_series = cap;
-		}
-		if (series_htab_insert(&r->final_tab, s))
+		if (r->n_series == r->cap_series &&
+		    ksftm_grow((void **)&r->series, &r->cap_series, r->n_series + 1,
+			       sizeof(*r->series), 64))
+			goto oom;
+		r->series[r->n_series] = s;
+		if (series_htab_insert(&r->final_tab, r->series, r->n_series))
 			goto oom;
 		trim(s);
-		r->series[r->n_series++] = s;
+		r->n_series++;
 		return 0;
 	}
 	/* The same series seen again (another input, or a repeated case). */
-	if (e->is_array != s->is_array || strcmp(e->shape, s->shape)) {
+	if (e->is_array != s->is_array || strcmp(series_shape(e), series_shape(s))) {
 		struct strbuf sb = STRBUF_INIT;
 
 		describe(&sb, s);
-		warn_add(r, s->file, s->line,
+		warn_add(r, series_file(s), series_first_line(s),
 			 "series %s: shape \"%s\" differs from \"%s\" seen before; its %zu points are dropped",
-			 sb.data ? sb.data : s->name, s->shape, e->shape, s->raw.n);
+			 sb.data ? sb.data : series_name(s), series_shape(s), series_shape(e),
+			 series_n_points(s));
 		strbuf_free(&sb);
 		series_free(s);
 		return 0;
@@ -453,17 +419,21 @@ int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 	} else if (s->policy && !rp_policy_equal(e->policy, s->policy)) {
 		warn_add(r, s->policy->file, s->policy->line,
 			 "conflicting policy for metric %s in case %s: keeping the one from %s:%lu",
-			 s->name, s->case_name, e->policy->file, e->policy->line);
+			 series_name(s), series_case_name(s), e->policy->file, e->policy->line);
 	}
 	/* Repeats of one case (several inputs, or one log's repeated result
 	 * lines) have one status whatever their order: the worst. A failed
 	 * repeat's points never make a passing measurement. */
 	if (status_rank(s->status) > status_rank(e->status)) {
 		e->status = s->status;
-		e->abort = s->abort;
-		e->reason = s->reason;
+		if (e->kase->why != s->kase->why &&
+		    !(e->kase = series_case_with_why(r->pool, e->kase, s->kase->why)))
+			goto oom;
 	}
-	e->joined += 1 + s->joined;	/* its repeats: each restarts its times */
+	if (!points_block(e))
+		goto oom;
+	/* its repeats: each restarts its times */
+	e->pts.many->joined += 1 + series_joined(s);
 	if (series_append(e, s))
 		goto oom;
 	trim(e);

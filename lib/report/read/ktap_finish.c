@@ -60,55 +60,78 @@ static int path_of(struct rp_input *in, struct rp_node *parent)
 	return 0;
 }
 
+/* The case record of @n's series (made once): its name, status reason
+ * and input; its path set at the input's end (case_path()). */
+static struct rp_case *node_case(struct rp_input *in, struct rp_node *n)
+{
+	const char *name;
+
+	if (n->kase)
+		return n->kase;
+	name = n->name ? n->name : INCOMPLETE;
+	n->kase = series_case_new(in->r->pool, name, strlen(name), in->file, n->abort,
+				  n->reason);
+	if (!n->kase)
+		return NULL;
+	n->kase->parent = n->parent;
+	if (!n->pooled)
+		n->pooled = n->kase->name;
+	return n->kase;
+}
+
+/* @k's path from the node it holds, once. */
+static int case_path(struct rp_input *in, struct rp_case *k)
+{
+	if (k->pathed)
+		return 0;
+	if (path_of(in, k->parent))
+		return -ENOMEM;
+	k->path = in->path;
+	k->path_len = (uint32_t)in->path_len;
+	k->pathed = 1;
+	return 0;
+}
+
 static int resolve(struct rp_input *in, struct rp_series *s)
 {
 	struct rp_node *n = s->node;
 	struct rp_pol_entry *e;
+	const struct rp_metric *m = s->metric;
 	const unsigned char *c;
 
-	if (s->named) {		/* its case said the rest (ktap_case_done()) */
-		if (path_of(in, n))
+	if (!s->reading) {	/* its case said the rest (ktap_case_done()) */
+		if (case_path(in, (struct rp_case *)s->kase))
 			return -ENOMEM;
-		s->path = in->path;
-		s->path_len = in->path_len;
-		goto name;
-	}
-	if (path_of(in, n->parent))
-		return -ENOMEM;
-	s->path = in->path;
-	s->path_len = in->path_len;
-	s->case_name = (char *)node_name(in, n);
-	if (!s->case_name)
-		return -ENOMEM;
-	s->status = n->status;
-	s->abort = n->abort;
-	s->reason = n->reason;
-	e = tree_pol_find(in, n, s->name);
-	if (e) {
-		if (!(s->policy = rp_policy_dup(&e->pol)))
+	} else {
+		if (!node_case(in, n) || case_path(in, n->kase))
+			return -ENOMEM;
+		s->kase = n->kase;
+		s->reading = 0;
+		s->status = (unsigned int)n->status;
+		e = tree_pol_find(in, n, m->name);
+		if (e && !(s->policy = rp_policy_dup(&e->pol)))
 			return -ENOMEM;
 	}
-name:
-	for (c = (const unsigned char *)s->name; *c >= 0x20 && *c < 0x7f; c++)
+	for (c = (const unsigned char *)m->name; *c >= 0x20 && *c < 0x7f; c++)
 		;
 	if (*c) {	/* no controls in tables */
-		char *clean = canon_text_dup(s->name, strlen(s->name));
+		char *clean = canon_text_dup(m->name, strlen(m->name));
 
 		if (!clean)
 			return -ENOMEM;
-		s->name = (char *)strpool_intern(in->r->pool, clean, strlen(clean));
+		s->metric = series_metric(in->r, clean, strlen(clean), m->labels, m->labels_len,
+					  m->shape, strlen(m->shape));
 		free(clean);
-		if (!s->name)
+		if (!s->metric)
 			return -ENOMEM;
 	}
-	s->node = NULL;
 	return 0;
 }
 
 void ktap_case_done(struct rp_input *in, struct rp_node *n)
 {
 	struct rp_node **pp;
-	const char *name;
+	struct rp_case *k;
 	size_t i;
 
 	/* What the input's end still needs of a case stays: its policies,
@@ -117,24 +140,21 @@ void ktap_case_done(struct rp_input *in, struct rp_node *n)
 	if (n->children || n->policies || n->stream || n == in->zperf || !n->name ||
 	    canon_status_failed(n->status))
 		return;
-	name = node_name(in, n);
-	if (!name) {
+	k = node_case(in, n);
+	if (!k) {
 		in->oom = 1;
 		return;
 	}
 	for (i = n->first_series; i < in->n_list; i++) {
 		struct rp_series *s = in->list[i];
 
-		if (s->node != n)
+		if (!s->reading || s->node != n)
 			continue;
 		/* Out of the join table: a later case may reuse n's address. */
-		series_htab_remove(&in->tab, s);
-		s->case_name = (char *)name;
-		s->status = n->status;
-		s->abort = n->abort;
-		s->reason = n->reason;
-		s->node = n->parent;
-		s->named = 1;
+		series_htab_remove(&in->tab, in->list, i);
+		s->kase = k;
+		s->reading = 0;
+		s->status = (unsigned int)n->status;
 	}
 	for (pp = &in->nodes; *pp && *pp != n; pp = &(*pp)->next_all)
 		;
@@ -172,7 +192,8 @@ static void input_free(struct rp_input *in, size_t from)
 
 	for (i = from; i < in->n_list; i++)
 		series_free(in->list[i]);
-	free(in->list);
+	if (!in->list_given)
+		free(in->list);
 	series_htab_free(&in->tab);
 	free(in->pol_tab);
 	free_nodes(in);
@@ -220,6 +241,20 @@ int ktap_input_end(struct rp_input *in, int was_oom)
 	size_t i, points = in->points;
 	int ret = was_oom ? -ENOMEM : 0;
 
+	if (!ret && in->n_list && in->n_list < in->cap_list) {	/* no slack */
+		struct rp_series **v = realloc(in->list, in->n_list * sizeof(*v));
+
+		if (v) {
+			in->list = v;
+			in->cap_list = in->n_list;
+		}
+	}
+	/* The first input's list becomes the report's array: series are
+	 * adopted in its order, never ahead of the one read. */
+	if (!ret) {
+		ret = series_adopt_reserve(in->r, in->n_list, in->list, in->cap_list);
+		in->list_given = in->r->series == in->list;
+	}
 	for (i = 0; !ret && i < in->n_list; i++) {
 		ret = resolve(in, in->list[i]);
 		if (ret)

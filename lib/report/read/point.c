@@ -18,44 +18,55 @@
 #include "tree.h"
 #include "warn.h"
 
-/* The shape as text (controls replaced), interned. */
-static char *shape_of(struct rp_input *in, const struct mline *m)
+/* The metric record of @m's name, its labels and its shape as text
+ * (controls replaced). */
+static const struct rp_metric *metric_of(struct rp_input *in, const struct mline *m,
+					 const char *labels, size_t llen)
 {
+	const struct rp_metric *met;
 	char *clean;
-	const char *s;
 	size_t i;
 
 	for (i = 0; i < m->shape_len; i++)
 		if ((unsigned char)m->shape[i] < 0x20 || (unsigned char)m->shape[i] >= 0x7f)
 			break;
 	if (i == m->shape_len)	/* printable ASCII: its own canonical text */
-		return (char *)strpool_intern(in->r->pool, m->shape, m->shape_len);
+		return series_metric(in->r, m->name, m->name_len, labels, llen, m->shape,
+				     m->shape_len);
 	clean = canon_text_dup(m->shape, m->shape_len);
-
 	if (!clean)
 		return NULL;
-	s = strpool_intern(in->r->pool, clean, strlen(clean));
+	met = series_metric(in->r, m->name, m->name_len, labels, llen, clean, strlen(clean));
 	free(clean);
-	return (char *)s;
+	return met;
 }
 
 static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
 				    int source, const struct mline *m)
 {
 	const char *labels = in->labels.data ? in->labels.data : "{}";
-	size_t llen = in->labels.data ? in->labels.len : 2;
+	size_t llen = in->labels.data ? in->labels.len : 2, j;
 	/* For this table only (8 bytes a step): name, labels and the node. */
 	uint64_t h = series_key_hash(m->name, m->name_len) * 31 + series_key_hash(labels, llen);
+	const struct rp_htab *t = &in->tab;
 	struct rp_series *s;
+	uint8_t tag;
 
 	h ^= (uint64_t)(uintptr_t)node * 0x9e3779b97f4a7c15ull;
 	h ^= h >> 31;
-	for (s = in->tab.b[h & in->tab.mask]; s; s = s->hnext)
-		if (s->hash == h && s->node == node && s->labels_len == llen &&
-		    !memcmp(s->labels, labels, llen) &&
-		    !strncmp(s->name, m->name, m->name_len) &&
-		    s->name[m->name_len] == '\0')
+	tag = series_htab_tag(h);
+	for (j = series_htab_home(t, h); t->pos[j]; j = series_htab_next(t, j)) {
+		const struct rp_metric *x;
+
+		if (t->tag[j] != tag)
+			continue;
+		s = in->list[t->pos[j] - 1];
+		x = s->metric;
+		if (s->hash == h && s->node == node && x->labels_len == llen &&
+		    !memcmp(x->labels, labels, llen) &&
+		    !strncmp(x->name, m->name, m->name_len) && x->name[m->name_len] == '\0')
 			return s;
+	}
 	/* From the report's pool, as its strings: no malloc a series (a
 	 * series merged into another stays there until the report's end). */
 	s = strpool_alloc(in->r->pool, sizeof(*s));
@@ -63,17 +74,15 @@ static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
 		goto oom;
 	memset(s, 0, sizeof(*s));
 	s->pooled = 1;
+	s->reading = 1;
 	s->node = node;
 	s->hash = h;
-	s->source = source;
-	s->is_array = m->is_array;
-	s->file = in->file;
-	s->line = in->lineno;
-	s->labels_len = llen;
-	s->name = (char *)strpool_intern(in->r->pool, m->name, m->name_len);
-	s->labels = (char *)strpool_intern(in->r->pool, labels, llen);
-	s->shape = shape_of(in, m);
-	if (!s->name || !s->labels || !s->shape)
+	s->source = (unsigned int)source;
+	s->is_array = m->is_array ? 1 : 0;
+	s->line = (uint32_t)in->lineno;
+	s->line_hi = (unsigned int)((uint64_t)in->lineno >> 32) & 0xffff;
+	s->metric = metric_of(in, m, labels, llen);
+	if (!s->metric)
 		goto oom;
 	if (in->n_list == in->cap_list) {
 		size_t cap = in->cap_list ? in->cap_list * 2 : 32;
@@ -84,9 +93,10 @@ static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
 		in->list = v;
 		in->cap_list = cap;
 	}
-	if (series_htab_insert(&in->tab, s))
+	in->list[in->n_list] = s;
+	if (series_htab_insert(&in->tab, in->list, in->n_list))
 		goto oom;
-	in->list[in->n_list++] = s;
+	in->n_list++;
 	return s;
 oom:
 	series_free(s);
@@ -101,14 +111,14 @@ void point_add(struct rp_input *in, struct rp_node *node, int source,
 
 	if (!s)
 		return;
-	if (s->is_array != m->is_array || strlen(s->shape) != m->shape_len ||
-	    memcmp(s->shape, m->shape, m->shape_len)) {
+	if (s->is_array != (m->is_array ? 1 : 0) || strlen(series_shape(s)) != m->shape_len ||
+	    memcmp(series_shape(s), m->shape, m->shape_len)) {
 		char *shape = canon_text_dup(m->shape, m->shape_len);
 
 		warn_add(in->r, in->file, in->lineno,
 			 "metric %s: shape \"%s\"%s differs from \"%s\"%s earlier in the series; point dropped",
-			 s->name, shape ? shape : "?",
-			 m->is_array ? " (array)" : " (number)", s->shape,
+			 series_name(s), shape ? shape : "?",
+			 m->is_array ? " (array)" : " (number)", series_shape(s),
 			 s->is_array ? " (array)" : " (number)");
 		free(shape);
 		return;

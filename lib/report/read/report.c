@@ -86,6 +86,7 @@ KSFT_METRIC_REPORT_API void ksft_metric_report_free(struct ksft_metric_report *r
 	free(r->series);
 	free(r->failed);
 	series_htab_free(&r->final_tab);
+	series_metrics_free(r);
 	strbuf_free(&r->key_buf);
 	for (i = 0; i < r->n_strings; i++)
 		free(r->strings[i]);
@@ -354,15 +355,15 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	sz = out->sz < sizeof(full) ? out->sz : sizeof(full);
 	p = series_policy(s, &scratch);
 	out = &full;
-	out->case_name = s->case_name;
-	out->path = (const char *const *)s->path;
-	out->path_len = s->path_len;
-	out->name = s->name;
-	out->labels_json = s->labels;
-	out->shape = s->shape;
+	out->case_name = series_case_name(s);
+	out->path = (const char *const *)series_path(s);
+	out->path_len = series_path_len(s);
+	out->name = series_name(s);
+	out->labels_json = series_labels(s);
+	out->shape = series_shape(s);
 	out->status = canon_status_name(s->status);
 	out->source = canon_source_name(s->source);
-	out->points = s->raw.n;
+	out->points = series_n_points(s);
 	out->is_array = s->is_array;
 	out->policy_json = s->policy ? s->policy->json : NULL;
 	out->summarize = canon_op_name(p->summarize);
@@ -376,9 +377,9 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	out->display_max = p->disp_max;
 	out->display_scale = p->disp_scale;
 	out->display_label = p->disp_label;
-	out->abort_reason = s->abort;
-	out->status_reason = s->reason;
-	out->repeats = s->joined + 1;
+	out->abort_reason = series_abort(s);
+	out->status_reason = series_reason(s);
+	out->repeats = series_joined(s) + 1;
 	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
 	       sz - sizeof(size_t));
 	return 0;
@@ -394,6 +395,7 @@ static int series_at_stage(const struct ksft_metric_report *r, size_t i, int sta
 {
 	const struct rp_series *s = NULL;
 	struct rp_policy scratch;
+	struct rp_vals view;
 	int ret = get_series(r, i, &s);
 
 	if (ret)
@@ -401,7 +403,7 @@ static int series_at_stage(const struct ksft_metric_report *r, size_t i, int sta
 	if (!out || stage < KSFT_METRIC_REPORT_RAW || stage > KSFT_METRIC_REPORT_PROCESSED)
 		return ksftm_fail(EINVAL, "bad stage or NULL output");
 	memset(out, 0, out_size);
-	if (pipeline_apply(&s->raw, series_policy(s, &scratch), stage, pv))
+	if (pipeline_apply(series_raw(s, &view), series_policy(s, &scratch), stage, pv))
 		return ksftm_oom();
 	return 0;
 }
@@ -509,7 +511,7 @@ int report_series_summaries(const struct ksft_metric_report *r, size_t i, struct
 {
 	const struct rp_series *s = NULL;
 	struct rp_policy scratch;
-	struct rp_vals pv;
+	struct rp_vals pv, view;
 	struct rp_cols c;
 	size_t w;
 	int ret = get_series(r, i, &s);
@@ -518,7 +520,8 @@ int report_series_summaries(const struct ksft_metric_report *r, size_t i, struct
 		*sums = NULL;
 	if (ret)
 		return ret;
-	if (pipeline_apply(&s->raw, series_policy(s, &scratch), KSFT_METRIC_REPORT_PROCESSED, &pv))
+	if (pipeline_apply(series_raw(s, &view), series_policy(s, &scratch),
+			   KSFT_METRIC_REPORT_PROCESSED, &pv))
 		return ksftm_oom();
 	w = pv.off ? pv.width : 1;
 	if (w > 0x7fffffff)

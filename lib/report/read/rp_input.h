@@ -40,6 +40,7 @@ struct rp_input {
 	size_t pol_mask, n_pols, n_nodes;
 	struct rp_series **list;
 	size_t n_list, cap_list;
+	int list_given;		/* @list is the report's series array now */
 	size_t points;
 	int deep_warned;
 	int oom;

@@ -37,6 +37,7 @@ struct rp_node {
 	const char *reason;	/* directive text ("# SKIP why"; report's) */
 	int stream;		/* write-through frames seen: 1 begin, 2 end too */
 	const char *pooled;	/* the name, copied to the pool once (ktap_finish.c) */
+	struct rp_case *kase;	/* its series' case record, made once (ktap_finish.c) */
 	size_t first_series;	/* in->n_list when it was made: its series come after */
 };
 

@@ -161,23 +161,24 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 		const struct rp_series *s = r->series[i];
 		struct bl_series *d = &run.series[run.n++];
 		struct rp_policy scratch;
+		struct rp_vals view;
 
 		d->source = s->source;
 		d->is_array = s->is_array;
-		d->path_len = s->path_len;
-		d->path = strpool_path(b->pool, s->path, s->path_len,
+		d->path_len = series_path_len(s);
+		d->path = strpool_path(b->pool, series_path(s), series_path_len(s),
 				      run.n > 1 ? d[-1].path : NULL,
 				      run.n > 1 ? d[-1].path_len : 0);
-		d->case_name = pin(b, s->case_name);
-		d->name = pin(b, s->name);
-		d->labels = pin(b, s->labels);
-		d->shape = pin(b, s->shape);
+		d->case_name = pin(b, series_case_name(s));
+		d->name = pin(b, series_name(s));
+		d->labels = pin(b, series_labels(s));
+		d->shape = pin(b, series_shape(s));
 		if (!d->path || !d->case_name || !d->name || !d->labels ||
 		    !d->shape)
 			goto oom;
 		if (s->policy && !(d->policy = rp_policy_dup(s->policy)))
 			goto oom;
-		if (pipeline_apply(&s->raw, series_policy(s, &scratch),
+		if (pipeline_apply(series_raw(s, &view), series_policy(s, &scratch),
 				   KSFT_METRIC_REPORT_PROCESSED, &d->samples))
 			goto oom;
 	}

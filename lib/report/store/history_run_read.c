@@ -71,25 +71,16 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 				&samples)))
 		goto out;
 	ret = -ENOMEM;
-	s->path = strpool_path(r->pool, (char *const *)parts, m, NULL, 0);
-	s->path_len = m;
-	s->case_name = (char *)strpool_intern(r->pool, db_rows_get(rows, k, 2),
-					      strlen(db_rows_get(rows, k, 2)));
-	s->name = (char *)strpool_intern(r->pool, db_rows_get(rows, k, 3),
-					 strlen(db_rows_get(rows, k, 3)));
-	s->labels_len = strlen(db_rows_get(rows, k, 4));
-	s->labels = (char *)strpool_intern(r->pool, db_rows_get(rows, k, 4), s->labels_len);
-	s->shape = (char *)strpool_intern(r->pool, db_rows_get(rows, k, 6),
-					  strlen(db_rows_get(rows, k, 6)));
-	if (!s->path || !s->case_name || !s->name || !s->labels || !s->shape)
+	if (series_set_identity(r, s, (char *const *)parts, m, db_rows_get(rows, k, 2),
+				db_rows_get(rows, k, 3), db_rows_get(rows, k, 4),
+				db_rows_get(rows, k, 6), status_code(db_rows_get(rows, k, 5))))
 		goto out;
-	s->status = status_code(db_rows_get(rows, k, 5));
 	/* Without a policy, a zperf or twister result is gated by default
 	 * (higher is better), a KTAP one is not: what ingest stored says which. */
 	s->source = !policy && better && !strcmp(better, "higher") ? RP_SRC_ZPERF : RP_SRC_KTAP;
 	json_array_foreach(samples, i, v)
 		is_array |= json_is_array(v);
-	s->is_array = is_array;
+	s->is_array = is_array ? 1 : 0;
 	json_array_foreach(samples, i, v) {
 		size_t n = json_is_array(v) ? json_array_size(v) : 1;
 		double *grown = realloc(buf, (n ? n : 1) * sizeof(*buf));
