@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Byte-for-byte check of two ksft-metric builds on the test data and the
-fuzz corpora: `report` in every format and name style (and -o FILE), `save`,
-and `compare` of every baseline x log pair (text, JSON, CSV, reply, --all
-at 80 columns), each run's stdout, stderr and exit code, plus any file it
+fuzz corpora: `report` in every format and name style (and -o FILE, and of
+several inputs joined), `save`, `compare` of every baseline x log pair
+(text, JSON, CSV, reply, --all at 80 columns) and `report` with verdicts
+(NIPA, KCIDB), each run's stdout, stderr and exit code, plus any file it
 wrote. Prints the number of runs and every difference; exit 1 on any.
 
 usage: diff_cli_outputs.py OLD_KSFT_METRIC NEW_KSFT_METRIC SRCDIR [LOG...]
@@ -63,6 +64,11 @@ def main():
         check(["report", "-v", log])
         check(["report", log], e=env80)
         check(["report", "-f", "kcidb", "--origin", "o", "--build-id", "o:b", log])
+        # several inputs: the same series joined, another input's added
+        nxt = logs[(i + 1) % len(logs)]
+        check(["report", "-f", "json", log, log])
+        check(["report", "-f", "json", log, nxt])
+        check(["report", log, nxt, log])
         check(["report", "-f", "json", "-o", os.path.join(tmp, "r.json"), log],
               outfile=os.path.join(tmp, "r.json"))
         # save: both builds write one path (stderr names it); the new
@@ -81,6 +87,9 @@ def main():
             for fmt in ("text", "json", "csv", "reply"):
                 check(["compare", "-t", "5", "-f", fmt, "--baseline", base, log])
             check(["compare", "--all", "--baseline", base, log], e=env80)
+        check(["report", "-f", "nipa", "--baseline", base, *logs[:3]])
+        check(["report", "-f", "kcidb", "--origin", "o", "--build-id", "o:b",
+               "--baseline", base, *logs[:3]])
     print("%d runs, %d differences (%d inputs, %d baselines)" % (runs, diffs, len(logs), len(bases)))
     return 1 if diffs else 0
 

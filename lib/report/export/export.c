@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <ksftmetric/report.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,12 +173,12 @@ static const struct rp_case *view_case(struct export_view *v, const struct rp_ca
 	}
 	name = namified(k->name);
 	len = name ? strlen(name) : 0;
-	c = name ? malloc(sizeof(*c) + len + 1) : NULL;
+	c = name ? malloc(offsetof(struct rp_case, name) + len + 1) : NULL;
 	if (!view_keep(v, (char *)c)) {
 		free(name);
 		return NULL;
 	}
-	*c = *k;
+	memcpy(c, k, offsetof(struct rp_case, name));
 	c->path = path;
 	c->path_len = (uint32_t)np;
 	c->pathed = 1;

@@ -53,7 +53,7 @@ static void json_series(struct strbuf *sb, const struct rp_series *s,
 	snprintf(buf, sizeof(buf), ",\"processed\":%zu", row->pv.n);
 	strbuf_adds(sb, buf);
 	strbuf_adds(sb, ",\"policy\":");
-	strbuf_adds(sb, s->policy ? s->policy->json : "null");
+	strbuf_adds(sb, series_own_policy(s) ? series_own_policy(s)->json : "null");
 	strbuf_adds(sb, ",\"summarize\":\"");
 	strbuf_adds(sb, canon_op_name(row->p->summarize));
 	strbuf_adds(sb, "\",\"summary\":");

@@ -338,7 +338,7 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 		 m.pv.n);
 	strbuf_adds(sb, buf);
 	strbuf_adds(sb, ",\"policy\":");
-	strbuf_adds(sb, s->policy ? s->policy->json : "null");
+	strbuf_adds(sb, series_own_policy(s) ? series_own_policy(s)->json : "null");
 	strbuf_adds(sb, ",\"compare\":\"");
 	strbuf_adds(sb, canon_op_name(m.compare));
 	strbuf_adds(sb, "\",\"summary\":");

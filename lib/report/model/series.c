@@ -26,11 +26,11 @@ void series_free(struct rp_series *s)
 {
 	if (!s)
 		return;
-	if (s->form == RP_FORM_MANY) {
+	if (s->form == RP_FORM_MANY) {	/* identity: the report's pool */
 		vals_free(&s->pts.many->raw);
+		rp_policy_free(s->pts.many->policy);
 		free(s->pts.many);
 	}
-	rp_policy_free(s->policy);	/* identity: the report's pool */
 	if (!s->pooled)
 		free(s);
 }
@@ -62,6 +62,16 @@ static struct rp_points *points_block(struct rp_series *s)
 	s->pts.many = b;
 	s->form = RP_FORM_MANY;
 	return b;
+}
+
+int series_take_policy(struct rp_series *s, struct rp_policy *p)
+{
+	struct rp_points *b = points_block(s);
+
+	if (!b)
+		return -ENOMEM;
+	b->policy = p;
+	return 0;
 }
 
 int series_add_point(struct rp_series *s, double t, const double *v,
@@ -135,8 +145,8 @@ int series_append(struct rp_series *dst, const struct rp_series *src)
 const struct rp_policy *series_policy(const struct rp_series *s,
 				      struct rp_policy *scratch)
 {
-	if (s->policy)
-		return s->policy;
+	if (series_own_policy(s))
+		return series_own_policy(s);
 	memset(scratch, 0, sizeof(*scratch));
 	scratch->summarize = RP_OP_DISTRIBUTION;
 	scratch->better = s->source == RP_SRC_KTAP ? 0 : 1;
@@ -375,6 +385,8 @@ int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 {
 	const struct rp_htab *t = &r->final_tab;
 	struct rp_series *e = NULL;
+	const struct rp_case_src *src;
+	struct rp_policy *sp, *ep;
 	uint8_t tag;
 	size_t j;
 
@@ -413,21 +425,26 @@ int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 		series_free(s);
 		return 0;
 	}
-	if (s->policy && !e->policy) {
-		e->policy = s->policy;
-		s->policy = NULL;
-	} else if (s->policy && !rp_policy_equal(e->policy, s->policy)) {
-		warn_add(r, s->policy->file, s->policy->line,
+	sp = series_own_policy(s);
+	ep = series_own_policy(e);
+	if (sp && !ep) {
+		if (series_take_policy(e, sp))
+			goto oom;
+		s->pts.many->policy = NULL;
+	} else if (sp && !rp_policy_equal(ep, sp)) {
+		warn_add(r, sp->file, sp->line,
 			 "conflicting policy for metric %s in case %s: keeping the one from %s:%lu",
-			 series_name(s), series_case_name(s), e->policy->file, e->policy->line);
+			 series_name(s), series_case_name(s), ep->file, ep->line);
 	}
 	/* Repeats of one case (several inputs, or one log's repeated result
 	 * lines) have one status whatever their order: the worst. A failed
 	 * repeat's points never make a passing measurement. */
 	if (status_rank(s->status) > status_rank(e->status)) {
 		e->status = s->status;
-		if (e->kase->why != s->kase->why &&
-		    !(e->kase = series_case_with_why(r->pool, e->kase, s->kase->why)))
+		if ((series_abort(e) != series_abort(s) || series_reason(e) != series_reason(s)) &&
+		    (!(src = series_case_src(r->pool, series_file(e), series_abort(s),
+					     series_reason(s))) ||
+		     !(e->kase = series_case_with_src(r->pool, e->kase, src))))
 			goto oom;
 	}
 	if (!points_block(e))

@@ -17,8 +17,10 @@ struct ksft_metric_report;
 struct rp_node;
 struct rp_strpool;
 
-/* Why a case ended as it did: rare, so by reference (the report's strings). */
-struct rp_case_why {
+/* Where a case was read and why it ended as it did: one record for
+ * the plain cases of an input, one each for the rare others. */
+struct rp_case_src {
+	const char *file;	/* the input (the report's string) */
 	const char *abort;	/* case ended abnormally: reason, else NULL */
 	const char *reason;	/* the status directive's text, else NULL */
 };
@@ -34,8 +36,7 @@ struct rp_case {
 		char **path;		/* the pool's */
 		struct rp_node *parent;	/* while its input is read */
 	};
-	const char *file;		/* the input, NULL: none (a stored run) */
-	const struct rp_case_why *why;	/* NULL: neither */
+	const struct rp_case_src *src;	/* NULL: none (a stored run) */
 	uint32_t path_len;
 	unsigned char pathed;
 	char name[];
@@ -50,11 +51,15 @@ struct rp_metric {
 	size_t labels_len;
 };
 
-/* The points of a series past its first scalar one, and its repeats. */
+/* The points of a series past its first scalar one, its repeats and its
+ * policy: what most series of a whole run do not have. */
 struct rp_points {
 	struct rp_vals raw;	/* t, v, off */
 	size_t cap_pts, cap_v;
 	size_t joined;		/* case instances joined into it, less one */
+	/* Its own policy (malloc'd, freed with it), else NULL: the
+	 * defaults of its source (series_policy()). */
+	struct rp_policy *policy;
 };
 
 enum { RP_FORM_NONE = 0, RP_FORM_ONE, RP_FORM_MANY };
@@ -63,7 +68,7 @@ enum { RP_FORM_NONE = 0, RP_FORM_ONE, RP_FORM_MANY };
  * A series. A whole run holds hundreds of thousands of them (issue 45):
  * its identity by reference to records it shares, a scalar series' one
  * point in place, the rest of its points and the rare policy by
- * reference; 56 bytes on LP64. Read through the series_*() accessors
+ * reference; 48 bytes on LP64. Read through the series_*() accessors
  * below, which do not care where a field lives.
  */
 struct rp_series {
@@ -78,9 +83,6 @@ struct rp_series {
 		} one;				/* RP_FORM_ONE */
 		struct rp_points *many;		/* RP_FORM_MANY */
 	} pts;
-	/* Its own policy (malloc'd, freed with it), else NULL: the
-	 * defaults of its source (series_policy()). */
-	struct rp_policy *policy;
 	uint64_t hash;		/* its key's series_key_hash(); a reader's own while read */
 	uint32_t line;		/* of its first point: the low 32 bits, */
 	unsigned int line_hi : 16;	/* the next 16 (past 2^48: modulo) */
@@ -114,17 +116,23 @@ static inline unsigned long series_first_line(const struct rp_series *s)
 
 static inline const char *series_file(const struct rp_series *s)
 {
-	return s->kase->file;
+	return s->kase->src ? s->kase->src->file : NULL;
 }
 
 static inline const char *series_abort(const struct rp_series *s)
 {
-	return s->kase->why ? s->kase->why->abort : NULL;
+	return s->kase->src ? s->kase->src->abort : NULL;
 }
 
 static inline const char *series_reason(const struct rp_series *s)
 {
-	return s->kase->why ? s->kase->why->reason : NULL;
+	return s->kase->src ? s->kase->src->reason : NULL;
+}
+
+/* @s's own policy, else NULL (series_policy(): the defaults). */
+static inline struct rp_policy *series_own_policy(const struct rp_series *s)
+{
+	return s->form == RP_FORM_MANY ? s->pts.many->policy : NULL;
 }
 
 static inline const char *series_name(const struct rp_series *s)
@@ -214,12 +222,17 @@ int series_append(struct rp_series *dst, const struct rp_series *src);
 const struct rp_policy *series_policy(const struct rp_series *s,
 				      struct rp_policy *scratch);
 
+/* @p becomes @s's own policy (it had none): 0, or -ENOMEM (not taken). */
+int series_take_policy(struct rp_series *s, struct rp_policy *p);
+
 /* Identity records (series_identity.c), in @pool; NULL: out of memory. */
 struct rp_case *series_case_new(struct rp_strpool *pool, const char *name, size_t len,
-				const char *file, const char *abort, const char *reason);
-/* @k with @why instead of its own (a new record); NULL: out of memory. */
-const struct rp_case *series_case_with_why(struct rp_strpool *pool, const struct rp_case *k,
-					   const struct rp_case_why *why);
+				const struct rp_case_src *src);
+const struct rp_case_src *series_case_src(struct rp_strpool *pool, const char *file,
+					  const char *abort, const char *reason);
+/* @k with @src instead of its own (a new record); NULL: out of memory. */
+const struct rp_case *series_case_with_src(struct rp_strpool *pool, const struct rp_case *k,
+					   const struct rp_case_src *src);
 /* The record of (@name, @labels, @shape) in @r, made once. */
 const struct rp_metric *series_metric(struct ksft_metric_report *r, const char *name,
 				      size_t name_len, const char *labels, size_t labels_len,

@@ -5,6 +5,7 @@
  * two series a case and a hundred metric names among 400,000 series.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,38 +14,49 @@
 #include "series.h"
 #include "strpool.h"
 
-struct rp_case *series_case_new(struct rp_strpool *pool, const char *name, size_t len,
-				const char *file, const char *abort, const char *reason)
+/* Bytes of a case record named @len bytes (the name inline). */
+static size_t case_size(size_t len)
 {
-	struct rp_case *k = strpool_alloc(pool, sizeof(*k) + len + 1);
-	struct rp_case_why *why = NULL;
+	return offsetof(struct rp_case, name) + len + 1;
+}
+
+struct rp_case *series_case_new(struct rp_strpool *pool, const char *name, size_t len,
+				const struct rp_case_src *src)
+{
+	struct rp_case *k = strpool_alloc(pool, case_size(len));
 
 	if (!k)
 		return NULL;
-	if ((abort || reason) && !(why = strpool_alloc(pool, sizeof(*why))))
-		return NULL;
-	memset(k, 0, sizeof(*k));
-	if (why) {
-		why->abort = abort;
-		why->reason = reason;
-	}
-	k->file = file;
-	k->why = why;
+	memset(k, 0, offsetof(struct rp_case, name));
+	k->src = src;
 	memcpy(k->name, name, len);
 	k->name[len] = '\0';
 	return k;
 }
 
-const struct rp_case *series_case_with_why(struct rp_strpool *pool, const struct rp_case *k,
-					   const struct rp_case_why *why)
+const struct rp_case_src *series_case_src(struct rp_strpool *pool, const char *file,
+					  const char *abort, const char *reason)
 {
-	size_t len = strlen(k->name);
-	struct rp_case *c = strpool_alloc(pool, sizeof(*c) + len + 1);
+	struct rp_case_src *src = strpool_alloc(pool, sizeof(*src));
+
+	if (src) {
+		src->file = file;
+		src->abort = abort;
+		src->reason = reason;
+	}
+	return src;
+}
+
+const struct rp_case *series_case_with_src(struct rp_strpool *pool, const struct rp_case *k,
+					   const struct rp_case_src *src)
+{
+	size_t n = case_size(strlen(k->name));
+	struct rp_case *c = strpool_alloc(pool, n);
 
 	if (!c)
 		return NULL;
-	memcpy(c, k, sizeof(*c) + len + 1);
-	c->why = why;
+	memcpy(c, k, n);
+	c->src = src;
 	return c;
 }
 
@@ -147,10 +159,10 @@ int series_set_identity(struct ksft_metric_report *r, struct rp_series *s,
 			 prev ? prev->path_len : 0);
 	if (!p)
 		return -ENOMEM;
-	if (prev && p == prev->path && !prev->file && !prev->why && !strcmp(prev->name, case_name)) {
+	if (prev && p == prev->path && !prev->src && !strcmp(prev->name, case_name)) {
 		s->kase = prev;
 	} else {
-		k = series_case_new(r->pool, case_name, strlen(case_name), NULL, NULL, NULL);
+		k = series_case_new(r->pool, case_name, strlen(case_name), NULL);
 		if (!k)
 			return -ENOMEM;
 		k->path = p;

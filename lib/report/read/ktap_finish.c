@@ -64,13 +64,17 @@ static int path_of(struct rp_input *in, struct rp_node *parent)
  * and input; its path set at the input's end (case_path()). */
 static struct rp_case *node_case(struct rp_input *in, struct rp_node *n)
 {
+	const struct rp_case_src *src;
 	const char *name;
 
 	if (n->kase)
 		return n->kase;
 	name = n->name ? n->name : INCOMPLETE;
-	n->kase = series_case_new(in->r->pool, name, strlen(name), in->file, n->abort,
-				  n->reason);
+	if (n->abort || n->reason)
+		src = series_case_src(in->r->pool, in->file, n->abort, n->reason);
+	else if (!(src = in->plain_src))	/* the input's other cases share it */
+		src = in->plain_src = series_case_src(in->r->pool, in->file, NULL, NULL);
+	n->kase = src ? series_case_new(in->r->pool, name, strlen(name), src) : NULL;
 	if (!n->kase)
 		return NULL;
 	n->kase->parent = n->parent;
@@ -96,6 +100,7 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 {
 	struct rp_node *n = s->node;
 	struct rp_pol_entry *e;
+	struct rp_policy *p;
 	const struct rp_metric *m = s->metric;
 	const unsigned char *c;
 
@@ -109,8 +114,10 @@ static int resolve(struct rp_input *in, struct rp_series *s)
 		s->reading = 0;
 		s->status = (unsigned int)n->status;
 		e = tree_pol_find(in, n, m->name);
-		if (e && !(s->policy = rp_policy_dup(&e->pol)))
+		if (e && (!(p = rp_policy_dup(&e->pol)) || series_take_policy(s, p))) {
+			rp_policy_free(p);
 			return -ENOMEM;
+		}
 	}
 	for (c = (const unsigned char *)m->name; *c >= 0x20 && *c < 0x7f; c++)
 		;

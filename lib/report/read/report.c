@@ -365,7 +365,7 @@ ksft_metric_report_series_get(const struct ksft_metric_report *r, size_t i,
 	out->source = canon_source_name(s->source);
 	out->points = series_n_points(s);
 	out->is_array = s->is_array;
-	out->policy_json = s->policy ? s->policy->json : NULL;
+	out->policy_json = series_own_policy(s) ? series_own_policy(s)->json : NULL;
 	out->summarize = canon_op_name(p->summarize);
 	out->transform = p->transform == RP_TR_RATE ? KSFTM_TRANSFORM_RATE : NULL;
 	out->aggregation = p->aggregation == RP_AGG_BCE ? KSFTM_AGG_BCE : NULL;

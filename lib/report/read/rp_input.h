@@ -41,6 +41,8 @@ struct rp_input {
 	struct rp_series **list;
 	size_t n_list, cap_list;
 	int list_given;		/* @list is the report's series array now */
+	/* Where the cases that ended plainly were read (ktap_finish.c). */
+	const struct rp_case_src *plain_src;
 	size_t points;
 	int deep_warned;
 	int oom;

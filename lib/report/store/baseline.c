@@ -176,7 +176,7 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 		if (!d->path || !d->case_name || !d->name || !d->labels ||
 		    !d->shape)
 			goto oom;
-		if (s->policy && !(d->policy = rp_policy_dup(s->policy)))
+		if (series_own_policy(s) && !(d->policy = rp_policy_dup(series_own_policy(s))))
 			goto oom;
 		if (pipeline_apply(series_raw(s, &view), series_policy(s, &scratch),
 				   KSFT_METRIC_REPORT_PROCESSED, &d->samples))

@@ -95,13 +95,16 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 	}
 	if (policy) {
 		char why[KSFTM_ERRMSG_SIZE], *unknown = NULL;
+		struct rp_policy *own;
 
 		if ((ret = history_json(db, policy, "ksftm_results.policy", where, &pol)))
 			goto out;
 		ret = -ENOMEM;
-		if (!(s->policy = calloc(1, sizeof(*s->policy))))
+		if (!(own = calloc(1, sizeof(*own))) || series_take_policy(s, own)) {
+			free(own);
 			goto out;
-		ret = rp_policy_from_json(pol, s->policy, &unknown);
+		}
+		ret = rp_policy_from_json(pol, own, &unknown);
 		free(unknown);
 		if (ret && ret != -ENOMEM) {
 			snprintf(why, sizeof(why), "%s", ksftm_errmsg());	/* the reason */
@@ -110,8 +113,8 @@ static int stored_series(struct db *db, struct ksft_metric_report *r, struct db_
 		}
 		if (ret)
 			goto out;
-		s->policy->transform = RP_TR_NONE;
-		s->policy->aggregation = RP_AGG_NONE;
+		own->transform = RP_TR_NONE;
+		own->aggregation = RP_AGG_NONE;
 	}
 	ret = series_adopt(r, s);
 	s = NULL;
