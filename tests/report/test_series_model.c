@@ -12,6 +12,7 @@
 #include "check_main.h"
 #include "report/model/report.h"
 #include "report/model/series.h"
+#include "strbuf.h"
 #include "report_util.h"
 
 /* Slot of @v[@i] in @t, or -1 (a probe as the readers do it). */
@@ -188,6 +189,46 @@ START_TEST(test_join_keeps_siblings)
 }
 END_TEST
 
+/*
+ * The keys of a case's series after the first are made from the first's
+ * path and case (series_adopt()): each series' hash is still its own
+ * full key's, whatever its name needs (quotes, escapes) or its path.
+ */
+START_TEST(test_keys_of_siblings)
+{
+	struct ksft_metric_report *r = ru_read("t", "TAP version 13\n1..2\n"
+		"# selftests: net: a.py\n# TAP version 13\n# 1..2\n"
+		"# # ktap-metric-json: {\"name\":\"a\",\"value\":1}\n"
+		"# # ktap-metric-json: {\"name\":\"q\\\"uote\",\"value\":2}\n"
+		"# # ktap-metric-json: {\"name\":\"b\",\"k\":\"v\",\"value\":3}\n"
+		"# ok 1 c\\\"1\n"
+		"# # ktap-metric-json: {\"name\":\"\\u00e9\",\"value\":4}\n"
+		"# # ktap-metric-json: {\"name\":\"a\",\"value\":5}\n"
+		"# ok 2 c2\nok 1 selftests: net: a.py\n"
+		"# ktap-metric-json: {\"name\":\"a\",\"value\":6}\nok 2 top\n");
+	struct strbuf kb = STRBUF_INIT;
+	size_t i;
+
+	ck_assert_uint_eq(r->n_series, 6);
+	for (i = 0; i < r->n_series; i++) {
+		const struct rp_series *x = r->series[i];
+		char *want = series_make_key(series_path(x), series_path_len(x),
+					     series_case_name(x), series_name(x), series_labels(x));
+
+		ck_assert_ptr_nonnull(want);
+		ck_assert_str_eq(series_key_text(x, &kb), want);
+		ck_assert(x->hash == series_key_hash(want, strlen(want)));
+		free(want);
+	}
+	ck_assert_str_eq(series_name(r->series[1]), "q\"uote");
+	ck_assert_str_eq(series_case_name(r->series[0]), "c\\\"1");
+	ck_assert_uint_eq(series_path_len(r->series[3]), 1);
+	ck_assert_uint_eq(series_path_len(r->series[5]), 0);
+	strbuf_free(&kb);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("series_model");
@@ -199,6 +240,7 @@ Suite *make_suite(void)
 	tc = tcase_create("records");
 	tcase_add_test(tc, test_identity_shared);
 	tcase_add_test(tc, test_join_keeps_siblings);
+	tcase_add_test(tc, test_keys_of_siblings);
 	suite_add_tcase(s, tc);
 	return s;
 }

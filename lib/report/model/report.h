@@ -34,6 +34,10 @@ struct ksft_metric_report {
 	struct rp_htab final_tab;	/* positions in @series by key */
 	struct rp_metrics metrics;
 	struct strbuf key_buf;	/* a series' key while it is adopted */
+	/* The case whose path and name begin @key_buf, and their length:
+	 * its next series' key is its own name and labels after them. */
+	const struct rp_case *key_case;
+	size_t key_prefix;
 	json_t *context;	/* the logs' ktap-metric-context-json, merged */
 	char *context_json;	/* its canonical text, "{}" when none */
 	/* Policy names compared while reading (the unit tests count them). */

@@ -381,6 +381,43 @@ int series_adopt_reserve(struct ksft_metric_report *r, size_t n, struct rp_serie
 	return series_htab_reserve(&r->final_tab, need, r->series);
 }
 
+/*
+ * @s's key in r->key_buf (its text, or NULL: out of memory). The series
+ * of a case come one after another: the key of the one before ends in
+ * the same path and case, "name"\x1flabels after them.
+ */
+static const char *adopt_key(struct ksft_metric_report *r, const struct rp_series *s)
+{
+	struct strbuf *sb = &r->key_buf;
+	const char *name = series_name(s), *labels = series_labels(s), *sep;
+	size_t ln, ll;
+	char *o;
+
+	if (s->kase == r->key_case && (ln = plain_len(name))) {
+		ll = strlen(labels);
+		sb->len = r->key_prefix;
+		if (strbuf_reserve(sb, ln + 1 + 1 + ll + 1))
+			return NULL;
+		o = put_quoted(sb->data + sb->len, name, ln - 1);
+		*o++ = '\x1f';
+		memcpy(o, labels, ll + 1);
+		sb->len = (size_t)(o - sb->data) + ll;
+		return sb->data;
+	}
+	r->key_case = NULL;
+	if (!series_key_text(s, sb))
+		return NULL;
+	/* After the second separator: path \x1f case \x1f (no raw \x1f in
+	 * either: a JSON string escapes it). */
+	sep = memchr(sb->data, '\x1f', sb->len);
+	sep = sep ? memchr(sep + 1, '\x1f', sb->len - (size_t)(sep + 1 - sb->data)) : NULL;
+	if (sep) {
+		r->key_case = s->kase;
+		r->key_prefix = (size_t)(sep + 1 - sb->data);
+	}
+	return sb->data;
+}
+
 int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 {
 	const struct rp_htab *t = &r->final_tab;
@@ -390,7 +427,7 @@ int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 	uint8_t tag;
 	size_t j;
 
-	if (!series_key_text(s, &r->key_buf))
+	if (!adopt_key(r, s))
 		goto oom;
 	s->hash = series_key_hash(r->key_buf.data, r->key_buf.len);
 	tag = series_htab_tag(s->hash);

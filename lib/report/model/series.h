@@ -237,6 +237,11 @@ const struct rp_case *series_case_with_src(struct rp_strpool *pool, const struct
 const struct rp_metric *series_metric(struct ksft_metric_report *r, const char *name,
 				      size_t name_len, const char *labels, size_t labels_len,
 				      const char *shape, size_t shape_len);
+/* The same, given series_key_hash() of @name and of @labels (a reader has them). */
+const struct rp_metric *series_metric_hashed(struct ksft_metric_report *r, uint64_t name_hash,
+					     const char *name, size_t name_len,
+					     uint64_t labels_hash, const char *labels,
+					     size_t labels_len, const char *shape, size_t shape_len);
 void series_metrics_free(struct ksft_metric_report *r);
 /*
  * @s (zeroed, not read) given a whole identity, as a stored run's series

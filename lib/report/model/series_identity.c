@@ -66,12 +66,11 @@ struct rp_metric_ent {
 	uint64_t hash;
 };
 
-static uint64_t metric_hash(const char *name, size_t name_len, const char *labels,
-			    size_t labels_len, const char *shape, size_t shape_len)
+static uint64_t metric_hash(uint64_t name_hash, uint64_t labels_hash, const char *shape,
+			    size_t shape_len)
 {
-	uint64_t h = series_key_hash(name, name_len);
+	uint64_t h = (name_hash ^ labels_hash) * 0x9e3779b97f4a7c15ull;
 
-	h = (h ^ series_key_hash(labels, labels_len)) * 0x9e3779b97f4a7c15ull;
 	h = (h ^ series_key_hash(shape, shape_len)) * 0xff51afd7ed558ccdull;
 	return h ^ (h >> 32);
 }
@@ -105,8 +104,18 @@ const struct rp_metric *series_metric(struct ksft_metric_report *r, const char *
 				      size_t name_len, const char *labels, size_t labels_len,
 				      const char *shape, size_t shape_len)
 {
+	return series_metric_hashed(r, series_key_hash(name, name_len), name, name_len,
+				    series_key_hash(labels, labels_len), labels, labels_len,
+				    shape, shape_len);
+}
+
+const struct rp_metric *series_metric_hashed(struct ksft_metric_report *r, uint64_t name_hash,
+					     const char *name, size_t name_len,
+					     uint64_t labels_hash, const char *labels,
+					     size_t labels_len, const char *shape, size_t shape_len)
+{
 	struct rp_metrics *t = &r->metrics;
-	uint64_t h = metric_hash(name, name_len, labels, labels_len, shape, shape_len);
+	uint64_t h = metric_hash(name_hash, labels_hash, shape, shape_len);
 	struct rp_metric *m;
 	size_t j;
 

@@ -169,7 +169,8 @@ void ktap_case_done(struct rp_input *in, struct rp_node *n)
 		*pp = n->next_all;
 	free(n->name);
 	free(n->hint);
-	free(n);
+	free(in->spare_node);
+	in->spare_node = n;	/* tree_node_new() takes it */
 }
 
 static void free_nodes(struct rp_input *in)
@@ -204,6 +205,7 @@ static void input_free(struct rp_input *in, size_t from)
 	series_htab_free(&in->tab);
 	free(in->pol_tab);
 	free_nodes(in);
+	free(in->spare_node);
 	for (d = 0; d < RP_MAX_DEPTH; d++) {
 		free(in->hint[d]);
 		free(in->last_skip[d]);

@@ -21,7 +21,7 @@
 /* The metric record of @m's name, its labels and its shape as text
  * (controls replaced). */
 static const struct rp_metric *metric_of(struct rp_input *in, const struct mline *m,
-					 const char *labels, size_t llen)
+					 uint64_t hn, const char *labels, size_t llen, uint64_t hl)
 {
 	const struct rp_metric *met;
 	char *clean;
@@ -31,12 +31,13 @@ static const struct rp_metric *metric_of(struct rp_input *in, const struct mline
 		if ((unsigned char)m->shape[i] < 0x20 || (unsigned char)m->shape[i] >= 0x7f)
 			break;
 	if (i == m->shape_len)	/* printable ASCII: its own canonical text */
-		return series_metric(in->r, m->name, m->name_len, labels, llen, m->shape,
-				     m->shape_len);
+		return series_metric_hashed(in->r, hn, m->name, m->name_len, hl, labels, llen,
+					    m->shape, m->shape_len);
 	clean = canon_text_dup(m->shape, m->shape_len);
 	if (!clean)
 		return NULL;
-	met = series_metric(in->r, m->name, m->name_len, labels, llen, clean, strlen(clean));
+	met = series_metric_hashed(in->r, hn, m->name, m->name_len, hl, labels, llen, clean,
+				   strlen(clean));
 	free(clean);
 	return met;
 }
@@ -47,7 +48,8 @@ static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
 	const char *labels = in->labels.data ? in->labels.data : "{}";
 	size_t llen = in->labels.data ? in->labels.len : 2, j;
 	/* For this table only (8 bytes a step): name, labels and the node. */
-	uint64_t h = series_key_hash(m->name, m->name_len) * 31 + series_key_hash(labels, llen);
+	uint64_t hn = series_key_hash(m->name, m->name_len), hl = series_key_hash(labels, llen);
+	uint64_t h = hn * 31 + hl;
 	const struct rp_htab *t = &in->tab;
 	struct rp_series *s;
 	uint8_t tag;
@@ -81,7 +83,7 @@ static struct rp_series *series_for(struct rp_input *in, struct rp_node *node,
 	s->is_array = m->is_array ? 1 : 0;
 	s->line = (uint32_t)in->lineno;
 	s->line_hi = (unsigned int)((uint64_t)in->lineno >> 32) & 0xffff;
-	s->metric = metric_of(in, m, labels, llen);
+	s->metric = metric_of(in, m, hn, labels, llen, hl);
 	if (!s->metric)
 		goto oom;
 	if (in->n_list == in->cap_list) {

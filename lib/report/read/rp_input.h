@@ -20,6 +20,7 @@ struct rp_input {
 	const char *file;
 	unsigned long lineno;
 	struct rp_node *nodes;
+	struct rp_node *spare_node;	/* a freed case's, for the next */
 	struct rp_node *pending[RP_MAX_DEPTH];
 	unsigned long pending_line[RP_MAX_DEPTH];
 	struct rp_node *group[RP_MAX_DEPTH];

@@ -15,9 +15,14 @@
 
 struct rp_node *tree_node_new(struct rp_input *in, struct rp_node *parent)
 {
-	struct rp_node *n = calloc(1, sizeof(*n));
+	/* The case freed at its result line is the next one's: no calloc
+	 * and free a case. */
+	struct rp_node *n = in->spare_node;
 
-	if (!n) {
+	if (n) {
+		in->spare_node = NULL;
+		memset(n, 0, sizeof(*n));
+	} else if (!(n = calloc(1, sizeof(*n)))) {
 		in->oom = 1;
 		return NULL;
 	}
