@@ -423,6 +423,7 @@ int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 	const struct rp_htab *t = &r->final_tab;
 	struct rp_series *e = NULL;
 	const struct rp_case_src *src;
+	const struct rp_case *k;
 	struct rp_policy *sp, *ep;
 	uint8_t tag;
 	size_t j;
@@ -477,12 +478,16 @@ int series_adopt(struct ksft_metric_report *r, struct rp_series *s)
 	 * lines) have one status whatever their order: the worst. A failed
 	 * repeat's points never make a passing measurement. */
 	if (status_rank(s->status) > status_rank(e->status)) {
+		if (series_abort(e) != series_abort(s) || series_reason(e) != series_reason(s)) {
+			/* e's own copy: its siblings keep theirs */
+			src = series_case_src(r->pool, series_file(e), series_abort(s),
+					      series_reason(s));
+			k = src ? series_case_with_src(r->pool, e->kase, src) : NULL;
+			if (!k)
+				goto oom;
+			e->kase = k;
+		}
 		e->status = s->status;
-		if ((series_abort(e) != series_abort(s) || series_reason(e) != series_reason(s)) &&
-		    (!(src = series_case_src(r->pool, series_file(e), series_abort(s),
-					     series_reason(s))) ||
-		     !(e->kase = series_case_with_src(r->pool, e->kase, src))))
-			goto oom;
 	}
 	if (!points_block(e))
 		goto oom;
