@@ -185,6 +185,7 @@ static void spread_text(struct strbuf *sb, const struct text_unit *u, double v,
 static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *sb)
 {
 	struct text_unit u = { 1.0, "" };
+	struct cmp_spread spread;
 	char buf[64];
 	size_t k;
 	int ret = 0;
@@ -202,10 +203,12 @@ static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *
 		format_text_unit_pick(&u, isfinite(row->baseline) ? row->baseline : row->current,
 				      row->disp_scale, row->disp_label);
 	sb->len = 0;
-	spread_text(sb, &u, row->baseline, &row->base_spread);
+	compare_row_spread(row, CMP_BASE, &spread);
+	spread_text(sb, &u, row->baseline, &spread);
 	ret |= table_cell_sb(t, sb);
 	sb->len = 0;
-	spread_text(sb, &u, row->current, &row->cur_spread);
+	compare_row_spread(row, CMP_CUR, &spread);
+	spread_text(sb, &u, row->current, &spread);
 	ret |= table_cell_sb(t, sb);
 	sb->len = 0;
 	change_text(sb, row);

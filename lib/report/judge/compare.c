@@ -167,6 +167,7 @@ struct scratch {
 	double *cur, *pool, *runvals;
 	size_t cap_cur, cap_pool, cap_runs;
 	struct seeds_ctx *seeds;
+	const struct baseline_index *ix;	/* the baseline's */
 };
 
 /* Seeds are judged when both sides name some (@cur: the run's boots). */
@@ -194,7 +195,8 @@ static int seeds_setup(struct seeds_ctx *sx, const struct ksft_metric_report_bas
  * one side at least): 1 judged, 0 not (the caller judges the samples),
  * -ENOMEM.
  */
-static int seed_verdict(struct cmp_row *row, const struct baseline_key *k,
+static int seed_verdict(struct cmp_row *row, const struct baseline_index *ix,
+			const struct baseline_key *k,
 			const struct gate *g, const struct ksft_metric_report_compare_opts *o,
 			const struct seeds_ctx *sx)
 {
@@ -214,8 +216,8 @@ static int seed_verdict(struct cmp_row *row, const struct baseline_key *k,
 	tmp = malloc((k->n + 1) * sizeof(*tmp));
 	if (!a || !b || !tmp)
 		goto oom;
-	na = compare_seeds_values(k, sx->base, g->op, a);
-	nb = compare_seeds_values(ck, sx->cur, g->op, b);
+	na = compare_seeds_values(ix, k, sx->base, g->op, a);
+	nb = compare_seeds_values(&sx->ix, ck, sx->cur, g->op, b);
 	if (na < 0 || nb < 0)
 		goto oom;
 	if (na && nb && (na > 1 || nb > 1)) {
@@ -262,9 +264,11 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	struct rp_summary sum;
 
 	for (r = 0; k && r < k->n; r++) {
-		total += k->v[r]->samples.n;
-		if (k->v[r]->samples.n > most)
-			most = k->v[r]->samples.n;
+		size_t m = baseline_key_series(sc->ix, k, r)->samples.n;
+
+		total += m;
+		if (m > most)
+			most = m;
 	}
 	/* The current run's room also holds a baseline run's values while
 	 * they are summarised (sorted), before the current ones come. */
@@ -273,7 +277,7 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	    reserve(&sc->cur, &sc->cap_cur, (cur && cur->n > most ? cur->n : most) + 1))
 		return -ENOMEM;
 	for (r = 0; k && r < k->n; r++) {
-		const struct rp_vals *s = &k->v[r]->samples;
+		const struct rp_vals *s = &baseline_key_series(sc->ix, k, r)->samples;
 
 		if (vals_is_array(s) != (elem != (size_t)-1))
 			continue;
@@ -301,8 +305,8 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	if (row->n_current >= 2 && row->n_baseline >= 2)
 		row->p_value = stats_mann_whitney(sc->cur, row->n_current, sc->pool,
 						  row->n_baseline);
-	if (compare_spread_of(&row->base_spread, sc->pool, row->n_baseline, 1) ||
-	    compare_spread_of(&row->cur_spread, sc->cur, row->n_current, 1))
+	if (compare_row_spread_of(row, CMP_BASE, sc->pool, row->n_baseline, 1) ||
+	    compare_row_spread_of(row, CMP_CUR, sc->cur, row->n_current, 1))
 		return -ENOMEM;
 	return 0;
 }
@@ -351,8 +355,8 @@ static int measure_elem(struct cmp_row *row, const struct rp_cols *cur_c,
 	if (row->n_current >= 2 && row->n_baseline >= 2)
 		row->p_value = stats_mann_whitney(sc->cur, row->n_current, sc->pool,
 						  row->n_baseline);
-	if (compare_spread_of(&row->base_spread, sc->pool, row->n_baseline, 1) ||
-	    compare_spread_of(&row->cur_spread, sc->cur, row->n_current, 1))
+	if (compare_row_spread_of(row, CMP_BASE, sc->pool, row->n_baseline, 1) ||
+	    compare_row_spread_of(row, CMP_CUR, sc->cur, row->n_current, 1))
 		return -ENOMEM;
 	return 0;
 }
@@ -378,7 +382,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 	if (canon_status_failed(s->status) && g.gated && g.better) {
 		/* A failed case's values are no measurement: not judged, and
 		 * said so (never a regression, never silently passed). */
-		row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
+		row = compare_row_new_held(c, s->path, s->path_len, s->case_name, s->name,
+					   s->labels, -1);
 		if (!row || row_display(row, p))
 			return -ENOMEM;
 		row->has_current = 1;
@@ -394,7 +399,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		return -ENOMEM;
 	width = vals_is_array(&pv) ? pv.width : 0;
 	for (r = 0; k && r < k->n; r++) {
-		const struct rp_vals *b = &k->v[r]->samples;
+		const struct rp_vals *b = &baseline_key_series(sc->ix, k, r)->samples;
 
 		if (vals_is_array(b) != vals_is_array(&pv))
 			shape_change = 1;
@@ -402,8 +407,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 			width = b->width;
 	}
 	if (!k || shape_change || !vals_is_array(&pv)) {
-		row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name,
-			      s->labels, -1);
+		row = compare_row_new_held(c, s->path, s->path_len, s->case_name, s->name,
+					   s->labels, -1);
 		if (!row) {
 			ret = -ENOMEM;
 			goto out;
@@ -425,7 +430,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		} else if (shape_change) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
 		} else if (vals_is_array(&pv) ||
-			   !(ret = seed_verdict(row, k, &g, o, sc->seeds))) {
+			   !(ret = seed_verdict(row, sc->ix, k, &g, o, sc->seeds))) {
 			verdict(row, &g, o);
 		} else if (ret < 0) {
 			goto out;
@@ -440,10 +445,12 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		goto out;
 	}
 	for (r = 0; r < k->n; r++) {
-		if (!vals_is_array(&k->v[r]->samples))
+		const struct rp_vals *b = &baseline_key_series(sc->ix, k, r)->samples;
+
+		if (!vals_is_array(b))
 			continue;
 		run_c[r] = malloc(sizeof(**run_c));
-		if (!run_c[r] || pipeline_cols_build(&k->v[r]->samples, run_c[r])) {
+		if (!run_c[r] || pipeline_cols_build(b, run_c[r])) {
 			free(run_c[r]);
 			run_c[r] = NULL;
 			ret = -ENOMEM;
@@ -451,8 +458,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		}
 	}
 	for (e = 0; e < width; e++) {
-		row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name,
-			      s->labels, (long)e);
+		row = compare_row_new_held(c, s->path, s->path_len, s->case_name, s->name,
+					   s->labels, (long)e);
 		if (!row || row_display(row, p) ||
 		    measure_elem(row, &cur_c, run_c, k->n, e, g.op, sc)) {
 			ret = -ENOMEM;
@@ -479,7 +486,7 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 			  const struct ksft_metric_report_compare_opts *o,
 			  struct scratch *sc)
 {
-	const struct bl_series *s = k->v[0];
+	const struct bl_series *s = k->first;
 	struct rp_policy scratch;
 	const struct rp_policy *p;
 	struct cmp_row *row;
@@ -492,8 +499,8 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 	scratch.rel_tol = scratch.abs_tol = NAN;
 	p = &scratch;
 	for (r = 0; r < k->n; r++)
-		if (k->v[r]->policy) {
-			p = k->v[r]->policy;
+		if (baseline_key_series(sc->ix, k, r)->policy) {
+			p = baseline_key_series(sc->ix, k, r)->policy;
 			break;
 		}
 	gate_for(p, s->source, o, &g);
@@ -514,6 +521,16 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 	row->verdict = KSFTM_VERDICT_MISSING;
 	row->fails = g.gated && g.better && !o->allow_missing;
 	return 0;
+}
+
+/* Here, above the reader: the report its rows held goes with it. */
+KSFT_METRIC_REPORT_API void
+ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
+{
+	struct ksft_metric_report *held = c ? c->held : NULL;
+
+	comparison_free(c);
+	ksft_metric_report_free(held);	/* the comparison's hold on it */
 }
 
 KSFT_METRIC_REPORT_API int
@@ -554,10 +571,13 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 		ksft_metric_report_comparison_free(c);
 		return ksftm_oom();
 	}
+	/* The rows of its series point at its names: it stays while they do. */
+	c->held = report_hold(cur);
 	memset(&sc, 0, sizeof(sc));
 	memset(&ix, 0, sizeof(ix));
 	memset(&sx, 0, sizeof(sx));
 	sc.seeds = &sx;
+	sc.ix = &ix;
 	/* A row a series at least: room for them at once, not by doubling. */
 	if (compare_rows_reserve(c, cur->n_series) || baseline_index_build(&ix, base) ||
 	    seeds_setup(&sx, base, o.seeds)) {
@@ -576,8 +596,8 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 		ret = compare_series(c, s, k, &o, &sc);
 	}
 	for (i = 0; !ret && i < ix.n; i++)
-		if (!ix.order[i]->used)
-			ret = missing_series(c, cur, ix.order[i], &o, &sc);
+		if (!ix.keys[i].used)
+			ret = missing_series(c, cur, &ix.keys[i], &o, &sc);
 out:
 	baseline_index_free(&ix);
 	baseline_index_free(&sx.ix);

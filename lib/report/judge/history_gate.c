@@ -132,7 +132,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 				      .cur_within = NAN };
 		const struct history_window_elem *el;
 
-		if (!row || compare_spread_at(&row->cur_spread, &vals, e)) {	/* (for the text) */
+		if (!row || compare_row_spread_at(row, CMP_CUR, &vals, e)) {	/* (for the text) */
 			ret = ksftm_oom();
 			goto out;
 		}
@@ -190,7 +190,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 			pd.cur_within = variance_of(vals.v, vals.n);
 		pd.group = group_of(path, s.case_name);
 		if (!pd.group ||	/* the text's spread of the level's runs */
-		    compare_spread_of(&row->base_spread, el->window, el->n_level, 1) ||
+		    compare_row_spread_of(row, CMP_BASE, el->window, el->n_level, 1) ||
 		    push_pending(j, &pd)) {
 			free(pd.group);
 			ret = ksftm_oom();

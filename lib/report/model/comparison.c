@@ -31,13 +31,10 @@ int compare_rows_reserve(struct ksft_metric_report_comparison *c, size_t n)
 	return 0;
 }
 
-struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
-				char *const *path, size_t path_len,
-				const char *case_name, const char *name,
-				const char *labels, long element)
+/* A new row at the end, zeroed but for the numbers (NaN); NULL: out of memory. */
+static struct cmp_row *row_append(struct ksft_metric_report_comparison *c)
 {
 	struct cmp_row *row;
-	size_t k;
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
@@ -48,10 +45,46 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 		c->rows = v;
 		c->cap = cap;
 	}
-	if (!c->pool && !(c->pool = strpool_new()))
-		return NULL;
 	row = &c->rows[c->n];
 	memset(row, 0, sizeof(*row));
+	row->disp_scale = NAN;
+	row->series = -1;
+	row->baseline = row->current = row->change_pct = NAN;
+	row->allowance = row->p_value = NAN;
+	return row;
+}
+
+struct cmp_row *compare_row_new_held(struct ksft_metric_report_comparison *c,
+				     char *const *path, size_t path_len,
+				     const char *case_name, const char *name,
+				     const char *labels, long element)
+{
+	struct cmp_row *row = row_append(c);
+
+	if (!row)
+		return NULL;
+	c->n++;
+	row->path = (char **)path;
+	row->path_len = (unsigned)path_len;
+	row->case_name = (char *)case_name;
+	row->name = (char *)name;
+	row->labels = (char *)labels;
+	row->element = element;
+	return row;
+}
+
+struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
+				char *const *path, size_t path_len,
+				const char *case_name, const char *name,
+				const char *labels, long element)
+{
+	struct cmp_row *row;
+	size_t k;
+
+	if (!c->pool && !(c->pool = strpool_new()))
+		return NULL;
+	if (!(row = row_append(c)))
+		return NULL;
 	/* Identity strings are the comparison's pool's; a test's rows share a path. */
 	row->path = strpool_path(c->pool, path, path_len,
 				 c->n ? c->rows[c->n - 1].path : NULL,
@@ -59,7 +92,7 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 	if (!row->path)
 		return NULL;
 	c->n++;		/* from here on freed with the comparison */
-	row->path_len = path_len;
+	row->path_len = (unsigned)path_len;
 	/* A case's rows follow each other: its name once, never interned
 	 * (mostly unique, strpool_copy()). */
 	if (c->n > 1 && !strcmp(c->rows[c->n - 2].case_name, case_name))
@@ -83,10 +116,6 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 	if (!row->case_name || !row->name || !row->labels)
 		return NULL;
 	row->element = element;
-	row->disp_scale = NAN;
-	row->series = -1;
-	row->baseline = row->current = row->change_pct = NAN;
-	row->allowance = row->p_value = NAN;
 	return row;
 }
 
@@ -103,16 +132,21 @@ struct cmp_side *cmp_side_get(struct cmp_row *row)
 	return row->side;
 }
 
-KSFT_METRIC_REPORT_API void
-ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
+void comparison_free(struct ksft_metric_report_comparison *c)
 {
 	size_t i;
 
 	if (!c)
 		return;
 	for (i = 0; i < c->n; i++) {
-		free(c->rows[i].disp_label);	/* the rest: the pool's */
-		free(c->rows[i].side);
+		struct cmp_row *row = &c->rows[i];
+
+		free(row->disp_label);	/* the rest: the pool's */
+		free(row->side);
+		if (row->spread_kind[CMP_BASE] == CMP_SPREAD_MANY)
+			free(row->spread[CMP_BASE].many);
+		if (row->spread_kind[CMP_CUR] == CMP_SPREAD_MANY)
+			free(row->spread[CMP_CUR].many);
 	}
 	free(c->rows);
 	free(c->context_diff);
@@ -212,4 +246,66 @@ int compare_spread_at(struct cmp_spread *s, const struct ksft_metric_report_valu
 	if (!v->n || k >= v->width)
 		return compare_spread_of(s, NULL, 0, 1);
 	return compare_spread_of(s, v->v + k, v->n, v->width);
+}
+
+/*
+ * Kept as what it is: no value (n 0), one (lo = hi = mid, sd 0: the
+ * value is all there is to keep) or several (their own block).
+ */
+static int row_spread_keep(struct cmp_row *row, int side, const struct cmp_spread *s)
+{
+	struct cmp_spread *many = NULL;
+
+	if (s->n > 1) {
+		many = row->spread_kind[side] == CMP_SPREAD_MANY ? row->spread[side].many :
+		       malloc(sizeof(*many));
+		if (!many)
+			return -ENOMEM;
+		*many = *s;
+		row->spread[side].many = many;
+		row->spread_kind[side] = CMP_SPREAD_MANY;
+		return 0;
+	}
+	if (row->spread_kind[side] == CMP_SPREAD_MANY)
+		free(row->spread[side].many);
+	row->spread[side].one = s->n ? s->mid : NAN;
+	row->spread_kind[side] = s->n ? CMP_SPREAD_ONE : CMP_SPREAD_NONE;
+	return 0;
+}
+
+int compare_row_spread_of(struct cmp_row *row, int side, const double *x, size_t n,
+			  size_t stride)
+{
+	struct cmp_spread s;
+
+	if (compare_spread_of(&s, x, n, stride))
+		return -ENOMEM;
+	return row_spread_keep(row, side, &s);
+}
+
+int compare_row_spread_at(struct cmp_row *row, int side,
+			  const struct ksft_metric_report_values *v, long e)
+{
+	struct cmp_spread s;
+
+	if (compare_spread_at(&s, v, e))
+		return -ENOMEM;
+	return row_spread_keep(row, side, &s);
+}
+
+void compare_row_spread(const struct cmp_row *row, int side, struct cmp_spread *s)
+{
+	switch (row->spread_kind[side]) {
+	case CMP_SPREAD_MANY:
+		*s = *row->spread[side].many;
+		return;
+	case CMP_SPREAD_ONE:
+		s->n = 1;
+		s->lo = s->hi = s->mid = row->spread[side].one;
+		s->sd = 0;	/* 1.4826 times a deviation of 0 */
+		return;
+	default:
+		memset(s, 0, sizeof(*s));
+		s->lo = s->hi = s->mid = s->sd = NAN;
+	}
 }

@@ -55,9 +55,23 @@ struct cmp_side {
 	double shift_lo_pct, shift_hi_pct, seeds_resolution_pct;
 };
 
+/*
+ * A row's spread of one side, compact (issue 45: two struct cmp_spread
+ * were 80 of a row's 240 bytes, and most rows hold one value a side):
+ * none, the one finite value itself, or several (malloc'd, freed with
+ * the comparison). Its kind is the row's base_kind or cur_kind.
+ */
+enum { CMP_SPREAD_NONE, CMP_SPREAD_ONE, CMP_SPREAD_MANY };
+union cmp_spread_slot {
+	double one;
+	struct cmp_spread *many;
+};
+
+/* A row's two sides, for compare_row_spread_of() and compare_row_spread(). */
+enum { CMP_BASE, CMP_CUR };
+
 struct cmp_row {
 	char **path;
-	size_t path_len;
 	char *case_name, *name, *labels;
 	long element;
 	double baseline, current, change_pct, allowance, p_value;
@@ -68,21 +82,24 @@ struct cmp_row {
 	long series;		/* index in the current report; -1: none */
 	struct cmp_side *side;	/* NULL: none (cmp_side_of() gives the defaults) */
 	/* Baseline: with --baseline the pooled samples of its runs, with --db
-	 * the window's run values; current: this run's samples. */
-	struct cmp_spread base_spread, cur_spread;
+	 * the window's run values; current: this run's samples
+	 * (compare_row_spread() reads them whole). */
+	union cmp_spread_slot spread[2];	/* [CMP_BASE], [CMP_CUR] */
+	unsigned path_len;
 	/* The small codes and flags packed at the end: a whole run's
 	 * comparison holds hundreds of thousands of rows (issue 45). */
 	signed char compare;	/* RP_OP_* */
 	signed char better;	/* +1, -1, 0 */
 	unsigned char fails;
-	unsigned char beyond_floor;	/* the samples show a change (p < alpha, or
+	unsigned char spread_kind[2];	/* CMP_SPREAD_* of spread[] */
+	unsigned char beyond_floor : 1;	/* the samples show a change (p < alpha, or
 				   all apart where alpha is out of reach, or
 				   single values that differ) whatever the
 				   verdict: the text shows its size even within
 				   the tolerance */
-	unsigned char has_current;
-	unsigned char aggregated;	/* compared in busy cores (units.c's rule) */
-	unsigned char blind;	/* no value of this run could fail the series here */
+	unsigned char has_current : 1;
+	unsigned char aggregated : 1;	/* compared in busy cores (units.c's rule) */
+	unsigned char blind : 1;	/* no value of this run could fail the series here */
 };
 
 /* What a row without a side record reads (NaN; disturbed_by -1; why
@@ -103,9 +120,27 @@ struct cmp_side *cmp_side_get(struct cmp_row *row);
 int compare_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride);
 /* compare_spread_of() element @e (-1: a scalar's value) of each point of @v. */
 int compare_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e);
+/* compare_spread_of() into side @side (CMP_BASE, CMP_CUR) of @row, kept
+ * compactly (replacing what it held); -ENOMEM, or 0. */
+int compare_row_spread_of(struct cmp_row *row, int side, const double *x, size_t n,
+			  size_t stride);
+/* compare_spread_at() into side @side of @row. */
+int compare_row_spread_at(struct cmp_row *row, int side,
+			  const struct ksft_metric_report_values *v, long e);
+/* Side @side of @row's spread, whole, into @s. */
+void compare_row_spread(const struct cmp_row *row, int side, struct cmp_spread *s);
 
+/* Free @c (NULL: nothing) but its c->held report: the judge's
+ * ksft_metric_report_comparison_free() lets go of that. */
+void comparison_free(struct ksft_metric_report_comparison *c);
 /* Room for @n rows in all: 0 or -ENOMEM. */
 int compare_rows_reserve(struct ksft_metric_report_comparison *c, size_t n);
+/* Append a row whose identity is held elsewhere for as long as @c:
+ * the strings of c->held, its report (numbers NaN); NULL: out of memory. */
+struct cmp_row *compare_row_new_held(struct ksft_metric_report_comparison *c,
+				     char *const *path, size_t path_len,
+				     const char *case_name, const char *name,
+				     const char *labels, long element);
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
 struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 				char *const *path, size_t path_len,
@@ -114,6 +149,10 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 
 struct ksft_metric_report_comparison {
 	struct rp_strpool *pool;	/* rows' identity strings (made on first use) */
+	/* The report whose identity strings its rows point at
+	 * (compare_row_new_held()), held (report_hold()) until the
+	 * comparison is freed; NULL: none. */
+	struct ksft_metric_report *held;
 	struct cmp_row *rows;
 	size_t n, cap;
 	size_t failing;

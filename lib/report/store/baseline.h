@@ -15,13 +15,15 @@ struct strbuf;
  * no key (series_key_into() makes one; baseline_index.c its hash). */
 struct bl_series {
 	char **path;
-	size_t path_len;
 	char *case_name;
 	char *name;
 	char *labels;
 	char *shape;
 	struct rp_policy *policy;	/* its own (malloc'd), else NULL */
-	struct rp_vals samples;	/* processed points; t is NaN */
+	/* Processed points; t is never read: NaN, or NULL where the scan
+	 * pooled a scalar's values (issue 45: 8 bytes a sample). */
+	struct rp_vals samples;
+	unsigned path_len;
 	signed char source;	/* RP_SRC_* */
 	signed char is_array;
 	unsigned char samples_pooled;	/* @samples' blocks are the baseline's pool's */

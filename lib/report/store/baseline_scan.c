@@ -323,8 +323,7 @@ static int samples(struct bl_scan *sc, struct bl_series *s)
 
 		for (q = sc->p; e && q < e; q++)
 			k += *q == ',';
-		if (e && (pv->t = strpool_alloc(sc->pool, 2 * k * sizeof(double)))) {
-			pv->v = pv->t + k;
+		if (e && (pv->v = strpool_alloc(sc->pool, k * sizeof(double)))) {
 			cap_p = cap_v = k;
 			s->samples_pooled = 1;	/* never grown, never freed alone */
 		}
@@ -349,7 +348,8 @@ static int samples(struct bl_scan *sc, struct bl_series *s)
 				}
 				cap_p = c;
 			}
-			pv->t[pv->n] = NAN;
+			if (pv->t)
+				pv->t[pv->n] = NAN;
 			if (!s->is_array) {
 				if (!sample(sc, &x) || push_val(&pv->v, &nv, &cap_v, x))
 					return 0;
@@ -383,7 +383,7 @@ static int samples(struct bl_scan *sc, struct bl_series *s)
 	/* Exact-size blocks, like the jansson path: memory ~ the samples. */
 	if (!pv->v && !(pv->v = malloc(sizeof(double))))
 		return 0;
-	if (!pv->t && !(pv->t = malloc(sizeof(double))))
+	if (!pv->t && !s->samples_pooled && !(pv->t = malloc(sizeof(double))))
 		return 0;
 	return 1;
 }
