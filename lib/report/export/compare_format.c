@@ -452,7 +452,7 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		canon_emit_identity(sb, row->path, row->path_len, row->case_name,
 				       row->name, row->labels);
 		if (row->element >= 0)
-			snprintf(buf, sizeof(buf), ",\"element\":%ld", row->element);
+			snprintf(buf, sizeof(buf), ",\"element\":%ld", (long)row->element);
 		else
 			snprintf(buf, sizeof(buf), ",\"element\":null");
 		strbuf_adds(sb, buf);
@@ -494,8 +494,8 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		snprintf(buf, sizeof(buf),
 			 ",\"n_baseline\":%zu,\"n_current\":%zu,\"baseline_runs\":%zu,\"beyond_floor\":%s,"
 			 "\"verdict\":\"%s\",\"fails\":%s}",
-			 row->n_baseline, row->n_current, row->baseline_runs,
-			 row->beyond_floor ? "true" : "false", row->verdict,
+			 (size_t)row->n_baseline, (size_t)row->n_current,
+			 (size_t)row->baseline_runs, row->beyond_floor ? "true" : "false", row->verdict,
 			 row->fails ? "true" : "false");
 		strbuf_adds(sb, buf);
 		export_sink_flush(ks, sb, 0);
@@ -551,7 +551,7 @@ static int format_csv(const struct ksft_metric_report_comparison *c,
 		table_csv_field(sb, row->labels);
 		strbuf_addc(sb, ',');
 		if (row->element >= 0) {
-			snprintf(buf, sizeof(buf), "%ld", row->element);
+			snprintf(buf, sizeof(buf), "%ld", (long)row->element);
 			strbuf_adds(sb, buf);
 		}
 		snprintf(buf, sizeof(buf), ",%s,%s",
@@ -563,8 +563,9 @@ static int format_csv(const struct ksft_metric_report_comparison *c,
 		csv_num(sb, row->change_pct);
 		csv_num(sb, row->allowance);
 		csv_num(sb, row->p_value);
-		snprintf(buf, sizeof(buf), ",%zu,%zu,%zu,%s,%d\r\n", row->n_baseline,
-			 row->n_current, row->baseline_runs, row->verdict, row->fails);
+		snprintf(buf, sizeof(buf), ",%zu,%zu,%zu,%s,%d\r\n", (size_t)row->n_baseline,
+			 (size_t)row->n_current, (size_t)row->baseline_runs, row->verdict,
+			 row->fails);
 		strbuf_adds(sb, buf);
 		export_sink_flush(ks, sb, 0);
 	}

@@ -414,7 +414,7 @@ void export_row_json(struct strbuf *sb, const struct cmp_row *row)
 
 	strbuf_adds(sb, "{\"element\":");
 	if (row->element >= 0) {
-		snprintf(buf, sizeof(buf), "%ld", row->element);
+		snprintf(buf, sizeof(buf), "%ld", (long)row->element);
 		strbuf_adds(sb, buf);
 	} else {
 		strbuf_adds(sb, "null");
@@ -445,7 +445,7 @@ void export_row_json(struct strbuf *sb, const struct cmp_row *row)
 	strbuf_adds(sb, ",\"p_value\":");
 	canon_json_double(sb, row->p_value);
 	snprintf(buf, sizeof(buf), ",\"baseline_runs\":%zu,\"verdict\":\"",
-		 row->baseline_runs);
+		 (size_t)row->baseline_runs);
 	strbuf_adds(sb, buf);
 	strbuf_adds(sb, row->verdict);
 	strbuf_adds(sb, row->fails ? "\",\"fails\":true}" : "\",\"fails\":false}");

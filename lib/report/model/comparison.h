@@ -10,6 +10,7 @@
 
 #include <ksftmetric/report.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "verdict_vocab.h"
 
@@ -73,18 +74,19 @@ enum { CMP_BASE, CMP_CUR };
 struct cmp_row {
 	char **path;
 	char *case_name, *name, *labels;
-	long element;
 	double baseline, current, change_pct, allowance, p_value;
-	size_t n_baseline, n_current, baseline_runs;
 	const char *verdict;	/* KSFTM_VERDICT_* (verdict_vocab.h) */
 	double disp_scale;	/* the policy's display_scale, NaN: none */
 	char *disp_label;	/* its display_label, NULL: none */
-	long series;		/* index in the current report; -1: none */
 	struct cmp_side *side;	/* NULL: none (cmp_side_of() gives the defaults) */
 	/* Baseline: with --baseline the pooled samples of its runs, with --db
 	 * the window's run values; current: this run's samples
 	 * (compare_row_spread() reads them whole). */
 	union cmp_spread_slot spread[2];	/* [CMP_BASE], [CMP_CUR] */
+	/* Counts in 32 bits (issue 45; 4 G values would be 32 GB). */
+	uint32_t n_baseline, n_current, baseline_runs;
+	int element;		/* an array's element; -1: a scalar */
+	int series;		/* index in the current report; -1: none */
 	unsigned path_len;
 	/* The small codes and flags packed at the end: a whole run's
 	 * comparison holds hundreds of thousands of rows (issue 45). */
