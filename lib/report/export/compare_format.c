@@ -50,8 +50,8 @@ static void seeds_text(struct strbuf *out, const struct ksft_metric_report_compa
 		if (!sd->seeds_a || strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY))
 			continue;
 		title.len = 0;
-		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
-				   row->labels, row->element);
+		canon_series_title(&title, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row), cmp_row_name(row),
+				   cmp_row_labels(row), row->element);
 		line.len = 0;
 		strbuf_adds(&line, "TOO NOISY: ");
 		strbuf_adds(&line, title.data ? title.data : "");
@@ -88,8 +88,8 @@ static void why_text(struct strbuf *out, const struct ksft_metric_report_compari
 		if (!sd->why)
 			continue;
 		title.len = 0;
-		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
-				   row->labels, row->element);
+		canon_series_title(&title, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row), cmp_row_name(row),
+				   cmp_row_labels(row), row->element);
 		line.len = 0;
 		strbuf_adds(&line, ksftm_verdict_name(row->verdict));
 		strbuf_adds(&line, ": ");
@@ -191,7 +191,7 @@ static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *
 	int ret = 0;
 
 	sb->len = 0;
-	canon_series_title(sb, NULL, 0, "", row->name, row->labels, row->element);
+	canon_series_title(sb, NULL, 0, "", cmp_row_name(row), cmp_row_labels(row), row->element);
 	ret |= sb->len ? table_cell_n(t, sb->data + 1, sb->len - 1) : table_cell(t, "");
 	/* Words and counts put together, not through snprintf() (issue 45:
 	 * three calls a row were 40 % of the table's cost). */
@@ -237,10 +237,10 @@ static int same_case(const struct cmp_row *a, const struct cmp_row *b)
 {
 	size_t k;
 
-	if (a->path_len != b->path_len || strcmp(a->case_name, b->case_name))
+	if (cmp_row_path_len(a) != cmp_row_path_len(b) || strcmp(cmp_row_case(a), cmp_row_case(b)))
 		return 0;
-	for (k = 0; k < a->path_len; k++)
-		if (strcmp(a->path[k], b->path[k]))
+	for (k = 0; k < cmp_row_path_len(a); k++)
+		if (strcmp(cmp_row_path(a)[k], cmp_row_path(b)[k]))
 			return 0;
 	return 1;
 }
@@ -274,7 +274,7 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 		if (tables++)
 			strbuf_addc(out, '\n');
 		sb.len = 0;
-		canon_series_title(&sb, first->path, first->path_len, first->case_name, "", "{}", -1);
+		canon_series_title(&sb, cmp_row_path(first), cmp_row_path_len(first), cmp_row_case(first), "", "{}", -1);
 		if (sb.len)	/* "case " without the empty metric */
 			sb.data[--sb.len] = '\0';
 		if (!sb.oom)
@@ -449,8 +449,8 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		const char *b = canon_better_name(row->better);
 
 		strbuf_adds(sb, i ? ",\n{" : "\n{");
-		canon_emit_identity(sb, row->path, row->path_len, row->case_name,
-				       row->name, row->labels);
+		canon_emit_identity(sb, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row),
+				       cmp_row_name(row), cmp_row_labels(row));
 		if (row->element >= 0)
 			snprintf(buf, sizeof(buf), ",\"element\":%ld", (long)row->element);
 		else
@@ -534,21 +534,21 @@ static int format_csv(const struct ksft_metric_report_comparison *c,
 		const struct cmp_row *row = &c->rows[i];
 		const char *b = canon_better_name(row->better);
 
-		table_csv_field(sb, row->case_name);
+		table_csv_field(sb, cmp_row_case(row));
 		strbuf_addc(sb, ',');
 		tmp.len = 0;
 		strbuf_addc(&tmp, '[');
-		for (k = 0; k < row->path_len; k++) {
+		for (k = 0; k < cmp_row_path_len(row); k++) {
 			if (k)
 				strbuf_addc(&tmp, ',');
-			canon_json_str(&tmp, row->path[k]);
+			canon_json_str(&tmp, cmp_row_path(row)[k]);
 		}
 		strbuf_addc(&tmp, ']');
 		table_csv_field(sb, tmp.data ? tmp.data : "[]");
 		strbuf_addc(sb, ',');
-		table_csv_field(sb, row->name);
+		table_csv_field(sb, cmp_row_name(row));
 		strbuf_addc(sb, ',');
-		table_csv_field(sb, row->labels);
+		table_csv_field(sb, cmp_row_labels(row));
 		strbuf_addc(sb, ',');
 		if (row->element >= 0) {
 			snprintf(buf, sizeof(buf), "%ld", (long)row->element);
@@ -652,8 +652,8 @@ static void needs_text(struct strbuf *out, const struct ksft_metric_report_compa
 		if (!compare_needs_has(row) && !compare_needs_has_disturbed(c, row))
 			continue;
 		title.len = 0;
-		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
-				   row->labels, row->element);
+		canon_series_title(&title, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row), cmp_row_name(row),
+				   cmp_row_labels(row), row->element);
 		line.len = 0;
 		strbuf_adds(&line, row->blind ? "CANNOT BE GATED" :
 			    ksftm_verdict_name(row->verdict));

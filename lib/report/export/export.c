@@ -361,8 +361,8 @@ int export_rowix_build(const struct ksft_metric_report_comparison *c,
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
 
-		ix->keys[i] = series_make_key(row->path, row->path_len, row->case_name,
-					      row->name, row->labels);
+		ix->keys[i] = series_make_key(cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row),
+					      cmp_row_name(row), cmp_row_labels(row));
 		if (!ix->keys[i])
 			goto oom;
 		ix->order[i] = i;

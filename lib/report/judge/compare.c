@@ -382,8 +382,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 	if (canon_status_failed(s->status) && g.gated && g.better) {
 		/* A failed case's values are no measurement: not judged, and
 		 * said so (never a regression, never silently passed). */
-		row = compare_row_new_held(c, s->path, s->path_len, s->case_name, s->name,
-					   s->labels, -1);
+		row = compare_row_new_held(c, s, -1);
 		if (!row || row_display(row, p))
 			return -ENOMEM;
 		row->has_current = 1;
@@ -407,8 +406,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 			width = b->width;
 	}
 	if (!k || shape_change || !vals_is_array(&pv)) {
-		row = compare_row_new_held(c, s->path, s->path_len, s->case_name, s->name,
-					   s->labels, -1);
+		row = compare_row_new_held(c, s, -1);
 		if (!row) {
 			ret = -ENOMEM;
 			goto out;
@@ -458,8 +456,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		}
 	}
 	for (e = 0; e < width; e++) {
-		row = compare_row_new_held(c, s->path, s->path_len, s->case_name, s->name,
-					   s->labels, (long)e);
+		row = compare_row_new_held(c, s, (long)e);
 		if (!row || row_display(row, p) ||
 		    measure_elem(row, &cur_c, run_c, k->n, e, g.op, sc)) {
 			ret = -ENOMEM;

@@ -225,7 +225,7 @@ static int missing_row(struct judge *j, const struct history_window_gone *g)
  * was, not what the test measures. */
 static int is_interference(const struct cmp_row *row)
 {
-	return !strncmp(row->name, "interference.", 13) && !row->better;
+	return !strncmp(cmp_row_name(row), "interference.", 13) && !row->better;
 }
 
 /*
@@ -237,8 +237,8 @@ static int is_interference(const struct cmp_row *row)
  */
 static int is_excuse(const struct cmp_row *row)
 {
-	return is_interference(row) && (!strcmp(row->name, "interference.others_cpu") ||
-					 !strcmp(row->name, "interference.steal"));
+	return is_interference(row) && (!strcmp(cmp_row_name(row), "interference.others_cpu") ||
+					 !strcmp(cmp_row_name(row), "interference.steal"));
 }
 
 /*
@@ -269,7 +269,7 @@ static int interference_explains(const struct cmp_row *row)
 	if (row->better > 0)
 		return ch >= -GATE_DISTURBED_MAX_DROP;
 	for (k = 0; k < sizeof(interference_bounds) / sizeof(interference_bounds[0]); k++)
-		if (!strncmp(row->name, interference_bounds[k].prefix,
+		if (!strncmp(cmp_row_name(row), interference_bounds[k].prefix,
 			     strlen(interference_bounds[k].prefix))) {
 			worst = interference_bounds[k].worst;
 			break;

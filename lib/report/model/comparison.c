@@ -55,21 +55,16 @@ static struct cmp_row *row_append(struct ksft_metric_report_comparison *c)
 }
 
 struct cmp_row *compare_row_new_held(struct ksft_metric_report_comparison *c,
-				     char *const *path, size_t path_len,
-				     const char *case_name, const char *name,
-				     const char *labels, long element)
+				     const struct rp_series *s, long element)
 {
 	struct cmp_row *row = row_append(c);
 
 	if (!row)
 		return NULL;
 	c->n++;
-	row->path = (char **)path;
-	row->path_len = (unsigned)path_len;
-	row->case_name = (char *)case_name;
-	row->name = (char *)name;
-	row->labels = (char *)labels;
-	row->element = element;
+	row->who.s = s;
+	row->held_series = 1;
+	row->element = (int)element;
 	return row;
 }
 
@@ -78,6 +73,8 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 				const char *case_name, const char *name,
 				const char *labels, long element)
 {
+	const struct cmp_ident *prev = NULL;
+	struct cmp_ident id, *d;
 	struct cmp_row *row;
 	size_t k;
 
@@ -85,37 +82,54 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 		return NULL;
 	if (!(row = row_append(c)))
 		return NULL;
-	/* Identity strings are the comparison's pool's; a test's rows share a path. */
-	row->path = strpool_path(c->pool, path, path_len,
-				 c->n ? c->rows[c->n - 1].path : NULL,
-				 c->n ? c->rows[c->n - 1].path_len : 0);
-	if (!row->path)
-		return NULL;
-	c->n++;		/* from here on freed with the comparison */
-	row->path_len = (unsigned)path_len;
-	/* A case's rows follow each other: its name once, never interned
-	 * (mostly unique, strpool_copy()). */
-	if (c->n > 1 && !strcmp(c->rows[c->n - 2].case_name, case_name))
-		row->case_name = c->rows[c->n - 2].case_name;
-	else
-		row->case_name = (char *)strpool_copy(c->pool, case_name, strlen(case_name));
-	/* A case's rows repeat a few names and labels: the two rows before
-	 * hold the pool's copy often, found by a strcmp(), not a hash. */
-	for (k = 2; k <= 3 && k <= c->n; k++) {
-		const struct cmp_row *prev = &c->rows[c->n - k];
+	/* Identity strings are the comparison's pool's; a test's rows share
+	 * a path, a case's rows follow each other (its name once, never
+	 * interned: mostly unique, strpool_copy()). */
+	memset(&id, 0, sizeof(id));
+	for (k = 1; k <= 2 && k <= c->n; k++) {
+		const struct cmp_row *r = &c->rows[c->n - k];
 
-		if (!row->name && !strcmp(prev->name, name))
-			row->name = prev->name;
-		if (!row->labels && !strcmp(prev->labels, labels))
-			row->labels = prev->labels;
+		if (r->held_series)
+			continue;
+		if (k == 1)
+			prev = r->who.id;
+		if (!id.path && r->who.id->path_len == path_len)
+			id.path = strpool_path(c->pool, path, path_len, r->who.id->path,
+					       r->who.id->path_len);
+		if (!id.case_name && !strcmp(r->who.id->case_name, case_name))
+			id.case_name = r->who.id->case_name;
+		/* A case's rows repeat a few names and labels: the rows
+		 * before hold the pool's copy often, found by a strcmp(). */
+		if (!id.name && !strcmp(r->who.id->name, name))
+			id.name = r->who.id->name;
+		if (!id.labels && !strcmp(r->who.id->labels, labels))
+			id.labels = r->who.id->labels;
 	}
-	if (!row->name)
-		row->name = (char *)strpool_intern(c->pool, name, strlen(name));
-	if (!row->labels)
-		row->labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
-	if (!row->case_name || !row->name || !row->labels)
+	if (!id.path)
+		id.path = strpool_path(c->pool, path, path_len, NULL, 0);
+	if (!id.case_name)
+		id.case_name = (char *)strpool_copy(c->pool, case_name, strlen(case_name));
+	if (!id.name)
+		id.name = (char *)strpool_intern(c->pool, name, strlen(name));
+	if (!id.labels)
+		id.labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
+	if (!id.path || !id.case_name || !id.name || !id.labels)
 		return NULL;
-	row->element = element;
+	id.path_len = path_len;
+	/* The elements of an array: one identity. */
+	if (prev && prev->path == id.path && prev->path_len == id.path_len &&
+	    prev->case_name == id.case_name && prev->name == id.name &&
+	    prev->labels == id.labels) {
+		row->who.id = prev;
+	} else {
+		d = strpool_alloc(c->pool, sizeof(*d));
+		if (!d)
+			return NULL;
+		*d = id;
+		row->who.id = d;
+	}
+	c->n++;		/* from here on freed with the comparison */
+	row->element = (int)element;
 	return row;
 }
 
@@ -177,11 +191,11 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 	/* An older caller's smaller struct gets the fields it knows. */
 	sz = dst->sz < sizeof(full) ? dst->sz : sizeof(full);
 	row = &c->rows[i];
-	out->case_name = row->case_name;
-	out->path = (const char *const *)row->path;
-	out->path_len = row->path_len;
-	out->name = row->name;
-	out->labels_json = row->labels;
+	out->case_name = cmp_row_case(row);
+	out->path = (const char *const *)cmp_row_path(row);
+	out->path_len = cmp_row_path_len(row);
+	out->name = cmp_row_name(row);
+	out->labels_json = cmp_row_labels(row);
 	out->element = row->element;
 	out->compare = canon_op_name(row->compare);
 	out->better = canon_better_name(row->better);
@@ -278,6 +292,13 @@ int compare_row_spread_of(struct cmp_row *row, int side, const double *x, size_t
 {
 	struct cmp_spread s;
 
+	if (n <= 1 && row->spread_kind[side] != CMP_SPREAD_MANY) {
+		/* Most rows: no value or one, kept as compare_spread_of()
+		 * would find it (a value that is not a number: none). */
+		row->spread_kind[side] = n && isfinite(x[0]) ? CMP_SPREAD_ONE : CMP_SPREAD_NONE;
+		row->spread[side].one = n && isfinite(x[0]) ? x[0] : NAN;
+		return 0;
+	}
 	if (compare_spread_of(&s, x, n, stride))
 		return -ENOMEM;
 	return row_spread_keep(row, side, &s);

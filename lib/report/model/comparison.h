@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "series.h"
 #include "verdict_vocab.h"
 
 struct rp_strpool;
@@ -71,9 +72,22 @@ union cmp_spread_slot {
 /* A row's two sides, for compare_row_spread_of() and compare_row_spread(). */
 enum { CMP_BASE, CMP_CUR };
 
-struct cmp_row {
+/* A row's identity where it is not a held report's series: its own, in
+ * the comparison's pool (rows of one series share it). */
+struct cmp_ident {
 	char **path;
 	char *case_name, *name, *labels;
+	size_t path_len;
+};
+
+struct cmp_row {
+	/* Its identity (cmp_row_path() and the others read it): a series of
+	 * c->held when held_series (issue 45: the identity was five fields,
+	 * 40 bytes a row), else its own. */
+	union {
+		const struct rp_series *s;
+		const struct cmp_ident *id;
+	} who;
 	double baseline, current, change_pct, allowance, p_value;
 	const char *verdict;	/* KSFTM_VERDICT_* (verdict_vocab.h) */
 	double disp_scale;	/* the policy's display_scale, NaN: none */
@@ -87,7 +101,6 @@ struct cmp_row {
 	uint32_t n_baseline, n_current, baseline_runs;
 	int element;		/* an array's element; -1: a scalar */
 	int series;		/* index in the current report; -1: none */
-	unsigned path_len;
 	/* The small codes and flags packed at the end: a whole run's
 	 * comparison holds hundreds of thousands of rows (issue 45). */
 	signed char compare;	/* RP_OP_* */
@@ -102,7 +115,34 @@ struct cmp_row {
 	unsigned char has_current : 1;
 	unsigned char aggregated : 1;	/* compared in busy cores (units.c's rule) */
 	unsigned char blind : 1;	/* no value of this run could fail the series here */
+	unsigned char held_series : 1;	/* who.s, not who.id */
 };
+
+/* A row's identity. */
+static inline char **cmp_row_path(const struct cmp_row *row)
+{
+	return row->held_series ? row->who.s->path : row->who.id->path;
+}
+
+static inline size_t cmp_row_path_len(const struct cmp_row *row)
+{
+	return row->held_series ? row->who.s->path_len : row->who.id->path_len;
+}
+
+static inline char *cmp_row_case(const struct cmp_row *row)
+{
+	return row->held_series ? row->who.s->case_name : row->who.id->case_name;
+}
+
+static inline char *cmp_row_name(const struct cmp_row *row)
+{
+	return row->held_series ? row->who.s->name : row->who.id->name;
+}
+
+static inline char *cmp_row_labels(const struct cmp_row *row)
+{
+	return row->held_series ? row->who.s->labels : row->who.id->labels;
+}
 
 /* What a row without a side record reads (NaN; disturbed_by -1; why
  * NULL; no seeds). */
@@ -137,12 +177,10 @@ void compare_row_spread(const struct cmp_row *row, int side, struct cmp_spread *
 void comparison_free(struct ksft_metric_report_comparison *c);
 /* Room for @n rows in all: 0 or -ENOMEM. */
 int compare_rows_reserve(struct ksft_metric_report_comparison *c, size_t n);
-/* Append a row whose identity is held elsewhere for as long as @c:
- * the strings of c->held, its report (numbers NaN); NULL: out of memory. */
+/* Append a row of series @s of c->held, the report @c holds (numbers
+ * NaN); NULL: out of memory. */
 struct cmp_row *compare_row_new_held(struct ksft_metric_report_comparison *c,
-				     char *const *path, size_t path_len,
-				     const char *case_name, const char *name,
-				     const char *labels, long element);
+				     const struct rp_series *s, long element);
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
 struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 				char *const *path, size_t path_len,
