@@ -7,7 +7,6 @@
 #include "baseline.h"
 #include "baseline_index.h"
 #include "series.h"
-#include "strbuf.h"
 
 void baseline_index_free(struct baseline_index *ix)
 {
@@ -16,6 +15,40 @@ void baseline_index_free(struct baseline_index *ix)
 	free(ix->v);
 	free(ix->run);
 	memset(ix, 0, sizeof(*ix));
+}
+
+/* @h and the string @s (its length too: no two strings mix alike). */
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+	size_t n = strlen(s);
+	uint64_t w;
+
+	h = (h ^ n) * 0x9e3779b97f4a7c15ull;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
+}
+
+uint64_t baseline_index_hash_path(char *const *path, size_t path_len)
+{
+	uint64_t h = path_len;
+	size_t i;
+
+	for (i = 0; i < path_len; i++)
+		h = mix_str(h, path[i]);
+	return h;
+}
+
+uint64_t baseline_index_hash(uint64_t path_hash, const char *case_name, const char *name,
+			     const char *labels)
+{
+	return mix_str(mix_str(mix_str(path_hash, case_name), name), labels);
 }
 
 struct baseline_key *baseline_index_find(const struct baseline_index *ix, char *const *path,
@@ -47,7 +80,8 @@ struct baseline_key *baseline_index_find(const struct baseline_index *ix, char *
  */
 int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_report_baseline *b)
 {
-	struct strbuf kb = STRBUF_INIT;
+	char *const *last_path = NULL;
+	uint64_t path_hash = 0;
 	uint32_t *of = NULL;
 	size_t total = 0, r, i, j = 0, at = 0, shared = 0;
 	struct baseline_key *keys;
@@ -72,10 +106,11 @@ int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_rep
 			struct baseline_key *k;
 			uint64_t h;
 
-			if (!series_key_into(&kb, s->path, s->path_len, s->case_name, s->name,
-					     s->labels))
-				goto out;
-			h = series_key_hash(kb.data, kb.len);
+			if (s->path != last_path || !last_path) {
+				last_path = s->path;
+				path_hash = baseline_index_hash_path(s->path, s->path_len);
+			}
+			h = baseline_index_hash(path_hash, s->case_name, s->name, s->labels);
 			k = baseline_index_find(ix, s->path, s->path_len, s->case_name, s->name,
 						s->labels, h);
 			if (!k) {
@@ -129,6 +164,5 @@ int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_rep
 	ret = 0;
 out:
 	free(of);
-	strbuf_free(&kb);
 	return ret;
 }

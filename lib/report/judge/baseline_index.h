@@ -19,7 +19,7 @@ struct bl_series;
 /* Baseline series grouped by key, in first-seen order. */
 struct baseline_key {
 	const struct bl_series *first;	/* its identity (no key is kept) */
-	uint32_t hash;		/* its key's series_key_hash(), the low 32 bits */
+	uint32_t hash;		/* its baseline_index_hash(), the low 32 bits */
 	uint32_t next;		/* the next key of its bucket, + 1; 0: none */
 	uint32_t n : 31;	/* the runs that hold it */
 	uint32_t used : 1;	/* a current series was judged against it */
@@ -36,10 +36,20 @@ struct baseline_index {
 	uint32_t *run;			/* and their runs (index in the baseline) */
 };
 
+/*
+ * The index's hash of an identity, in two steps: its path's (series of
+ * one test share a path array: the caller keeps the last), then the
+ * rest. Over the strings themselves, not a key made of them (issue 45:
+ * making a key a series was a third of the index's cost).
+ */
+uint64_t baseline_index_hash_path(char *const *path, size_t path_len);
+uint64_t baseline_index_hash(uint64_t path_hash, const char *case_name, const char *name,
+			     const char *labels);
+
 /* Index every run's series of @b; 0 or -ENOMEM (free with baseline_index_free()). */
 int baseline_index_build(struct baseline_index *ix, const struct ksft_metric_report_baseline *b);
-/* The runs of the identity whose key's series_key_hash() is @hash (a
- * report series' hash, or another index's key's), or NULL. */
+/* The runs of the identity whose baseline_index_hash() is @hash (or its
+ * low 32 bits: another index's key's), or NULL. */
 struct baseline_key *baseline_index_find(const struct baseline_index *ix, char *const *path,
 					 size_t path_len, const char *case_name,
 					 const char *name, const char *labels, uint64_t hash);

@@ -541,6 +541,8 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	struct scratch sc;
 	struct baseline_index ix;
 	struct seeds_ctx sx;
+	char *const *last_path = NULL;
+	uint64_t path_hash = 0;
 	size_t i;
 	int ret = 0;
 
@@ -583,11 +585,15 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	}
 	for (i = 0; !ret && i < cur->n_series; i++) {
 		const struct rp_series *s = cur->series[i];
-		/* A report series' hash is its key's (series_adopt()). */
-		struct baseline_key *k = baseline_index_find(&ix, s->path, s->path_len,
-							     s->case_name, s->name, s->labels,
-							     s->hash);
+		struct baseline_key *k;
 
+		if (s->path != last_path || !last_path) {	/* a test's series share it */
+			last_path = s->path;
+			path_hash = baseline_index_hash_path(s->path, s->path_len);
+		}
+		k = baseline_index_find(&ix, s->path, s->path_len, s->case_name, s->name,
+					s->labels, baseline_index_hash(path_hash, s->case_name,
+								       s->name, s->labels));
 		if (k)
 			k->used = 1;
 		ret = compare_series(c, s, k, &o, &sc);
