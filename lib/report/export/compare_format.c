@@ -199,9 +199,9 @@ static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *
 	strbuf_adds(sb, canon_op_name(row->compare) ? canon_op_name(row->compare) : "-");
 	strbuf_adds(sb, row->better > 0 ? " ^" : row->better < 0 ? " v" : "");
 	ret |= table_cell_sb(t, sb);
-	if (row->disp_label || isfinite(row->disp_scale))
+	if (cmp_row_disp_label(row) || isfinite(cmp_row_disp_scale(row)))
 		format_text_unit_pick(&u, isfinite(row->baseline) ? row->baseline : row->current,
-				      row->disp_scale, row->disp_label);
+				      cmp_row_disp_scale(row), cmp_row_disp_label(row));
 	sb->len = 0;
 	compare_row_spread(row, CMP_BASE, &spread);
 	spread_text(sb, &u, row->baseline, &spread);
@@ -467,7 +467,7 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		else
 			strbuf_adds(sb, "null");
 		/* The unit the numbers are in, times scale (units.c's one rule). */
-		units_display_choose(row->disp_scale, row->disp_label, row->aggregated, &d);
+		units_display_choose(cmp_row_disp_scale(row), cmp_row_disp_label(row), row->aggregated, &d);
 		strbuf_addc(sb, ',');
 		units_display_json(sb, &d);
 		json_num_field(sb, "baseline", row->baseline);

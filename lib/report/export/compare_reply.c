@@ -240,7 +240,7 @@ static void series_line(struct strbuf *out, const struct cmp_row *row, struct st
 	size_t pad;
 
 	/* The unit the numbers are in, times scale (units.c's one rule). */
-	units_display_choose(row->disp_scale, row->disp_label, row->aggregated, &d);
+	units_display_choose(cmp_row_disp_scale(row), cmp_row_disp_label(row), row->aggregated, &d);
 	name->len = vals->len = 0;
 	/* Two spaces in: the title starts with its (empty) case's space. */
 	strbuf_addc(name, ' ');

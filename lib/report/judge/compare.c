@@ -33,15 +33,16 @@
 #include "vals.h"
 
 /* The row's values are shown in the policy's display units: 0 or -ENOMEM. */
-static int row_display(struct cmp_row *row, const struct rp_policy *p)
+static int row_display(struct ksft_metric_report_comparison *c, struct cmp_row *row,
+		       const struct rp_policy *p)
 {
+	int err;
+
 	row->aggregated = p->aggregation != RP_AGG_NONE;
 	if (row->aggregated)
 		return 0;	/* compared in busy cores, not display units */
-	row->disp_scale = p->disp_scale;
-	if (p->disp_label && !(row->disp_label = strdup(p->disp_label)))
-		return -ENOMEM;
-	return 0;
+	row->disp = compare_display(c, p->disp_scale, p->disp_label, &err);
+	return err;
 }
 
 static int single_op(int summarize)
@@ -383,7 +384,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		/* A failed case's values are no measurement: not judged, and
 		 * said so (never a regression, never silently passed). */
 		row = compare_row_new_held(c, s, -1);
-		if (!row || row_display(row, p))
+		if (!row || row_display(c, row, p))
 			return -ENOMEM;
 		row->has_current = 1;
 		row->better = g.better;
@@ -412,7 +413,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 			goto out;
 		}
 		row->has_current = 1;
-		if (row_display(row, p)) {
+		if (row_display(c, row, p)) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -457,7 +458,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 	}
 	for (e = 0; e < width; e++) {
 		row = compare_row_new_held(c, s, (long)e);
-		if (!row || row_display(row, p) ||
+		if (!row || row_display(c, row, p) ||
 		    measure_elem(row, &cur_c, run_c, k->n, e, g.op, sc)) {
 			ret = -ENOMEM;
 			goto out;
@@ -502,7 +503,7 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 		}
 	gate_for(p, s->source, o, &g);
 	row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
-	if (!row || row_display(row, p))
+	if (!row || row_display(c, row, p))
 		return -ENOMEM;
 	if (!s->is_array && measure(row, NULL, k, (size_t)-1, g.op, sc))
 		return -ENOMEM;

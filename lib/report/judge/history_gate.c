@@ -141,8 +141,8 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		/* Shown in the policy's display units (aggregated series are
 		 * compared in busy cores: none). */
 		if (!s.aggregation) {
-			row->disp_scale = s.display_scale;
-			if (s.display_label && !(row->disp_label = strdup(s.display_label))) {
+			row->disp = compare_display(j->c, s.display_scale, s.display_label, &ret);
+			if (ret) {
 				ret = ksftm_oom();
 				goto out;
 			}

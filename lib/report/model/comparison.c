@@ -47,7 +47,6 @@ static struct cmp_row *row_append(struct ksft_metric_report_comparison *c)
 	}
 	row = &c->rows[c->n];
 	memset(row, 0, sizeof(*row));
-	row->disp_scale = NAN;
 	row->series = -1;
 	row->baseline = row->current = row->change_pct = NAN;
 	row->allowance = row->p_value = NAN;
@@ -133,6 +132,31 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 	return row;
 }
 
+const struct cmp_display *compare_display(struct ksft_metric_report_comparison *c,
+					  double scale, const char *label, int *err)
+{
+	struct cmp_display *d;
+
+	*err = 0;
+	if (isnan(scale) && !label)
+		return NULL;
+	/* A handful of displays in a run: the first one's is the common case. */
+	for (d = c->displays; d; d = d->next)
+		if (!memcmp(&d->scale, &scale, sizeof(scale)) &&	/* -0, NaN: as they are */
+		    (label ? d->label && !strcmp(d->label, label) : !d->label))
+			return d;
+	d = calloc(1, sizeof(*d));
+	if (!d || (label && !(d->label = strdup(label)))) {
+		free(d);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	d->scale = scale;
+	d->next = c->displays;
+	c->displays = d;
+	return d;
+}
+
 const struct cmp_side cmp_side_none = {
 	.noise_pct = NAN, .smallest_pct = NAN, .need_runs = NAN, .need_repeats = NAN,
 	.disturbed_by = -1, .disturb_z = NAN,
@@ -155,12 +179,18 @@ void comparison_free(struct ksft_metric_report_comparison *c)
 	for (i = 0; i < c->n; i++) {
 		struct cmp_row *row = &c->rows[i];
 
-		free(row->disp_label);	/* the rest: the pool's */
-		free(row->side);
+		free(row->side);	/* the rest: the pool's */
 		if (row->spread_kind[CMP_BASE] == CMP_SPREAD_MANY)
 			free(row->spread[CMP_BASE].many);
 		if (row->spread_kind[CMP_CUR] == CMP_SPREAD_MANY)
 			free(row->spread[CMP_CUR].many);
+	}
+	while (c->displays) {
+		struct cmp_display *d = c->displays;
+
+		c->displays = d->next;
+		free(d->label);
+		free(d);
 	}
 	free(c->rows);
 	free(c->context_diff);
@@ -209,8 +239,8 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 	out->baseline_runs = row->baseline_runs;
 	out->verdict = row->verdict;
 	out->fails = row->fails;
-	out->display_scale = row->disp_scale;
-	out->display_label = row->disp_label;
+	out->display_scale = cmp_row_disp_scale(row);
+	out->display_label = cmp_row_disp_label(row);
 	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
 	       sz - sizeof(size_t));
 	return 0;

@@ -9,6 +9,7 @@
 #define KSFTM_COMPARISON_H
 
 #include <ksftmetric/report.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -90,8 +91,9 @@ struct cmp_row {
 	} who;
 	double baseline, current, change_pct, allowance, p_value;
 	const char *verdict;	/* KSFTM_VERDICT_* (verdict_vocab.h) */
-	double disp_scale;	/* the policy's display_scale, NaN: none */
-	char *disp_label;	/* its display_label, NULL: none */
+	/* The policy's display_scale and display_label, one for the rows
+	 * that share them (compare_display()); NULL: none (NaN, NULL). */
+	const struct cmp_display *disp;
 	struct cmp_side *side;	/* NULL: none (cmp_side_of() gives the defaults) */
 	/* Baseline: with --baseline the pooled samples of its runs, with --db
 	 * the window's run values; current: this run's samples
@@ -117,6 +119,29 @@ struct cmp_row {
 	unsigned char blind : 1;	/* no value of this run could fail the series here */
 	unsigned char held_series : 1;	/* who.s, not who.id */
 };
+
+/* A display a comparison's rows share (issue 45: a row's copy of its
+ * label, and the scale beside it, were 16 bytes and a malloc a row). */
+struct cmp_display {
+	double scale;		/* NaN: none */
+	char *label;		/* NULL: none */
+	struct cmp_display *next;
+};
+
+/* The display of @scale and @label in @c (made on first use; none:
+ * NULL); NULL with -ENOMEM in *@err. */
+const struct cmp_display *compare_display(struct ksft_metric_report_comparison *c,
+					  double scale, const char *label, int *err);
+
+static inline double cmp_row_disp_scale(const struct cmp_row *row)
+{
+	return row->disp ? row->disp->scale : NAN;
+}
+
+static inline const char *cmp_row_disp_label(const struct cmp_row *row)
+{
+	return row->disp ? row->disp->label : NULL;
+}
 
 /* A row's identity. */
 static inline char **cmp_row_path(const struct cmp_row *row)
@@ -193,6 +218,7 @@ struct ksft_metric_report_comparison {
 	 * (compare_row_new_held()), held (report_hold()) until the
 	 * comparison is freed; NULL: none. */
 	struct ksft_metric_report *held;
+	struct cmp_display *displays;	/* its rows' (compare_display()) */
 	struct cmp_row *rows;
 	size_t n, cap;
 	size_t failing;
