@@ -78,7 +78,7 @@ START_TEST(test_series_footprint)
 
 	if (sizeof(void *) == 8 && sizeof(double) == 8) {
 		ck_assert_uint_le(sizeof(struct rp_series), 208);
-		ck_assert_uint_le(sizeof(struct bl_series), 96);	/* was 104 */
+		ck_assert_uint_le(sizeof(struct bl_series), 80);	/* was 104 */
 		ck_assert_uint_le(sizeof(struct cmp_row), 120);	/* was 344, then 240 */
 	}
 	ck_assert_uint_eq(r->n_series, 3);

@@ -278,7 +278,8 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	    reserve(&sc->cur, &sc->cap_cur, (cur && cur->n > most ? cur->n : most) + 1))
 		return -ENOMEM;
 	for (r = 0; k && r < k->n; r++) {
-		const struct rp_vals *s = &baseline_key_series(sc->ix, k, r)->samples;
+		const struct rp_vals bv = bl_vals(baseline_key_series(sc->ix, k, r));
+		const struct rp_vals *s = &bv;
 
 		if (vals_is_array(s) != (elem != (size_t)-1))
 			continue;
@@ -399,7 +400,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		return -ENOMEM;
 	width = vals_is_array(&pv) ? pv.width : 0;
 	for (r = 0; k && r < k->n; r++) {
-		const struct rp_vals *b = &baseline_key_series(sc->ix, k, r)->samples;
+		const struct rp_vals bv = bl_vals(baseline_key_series(sc->ix, k, r));
+		const struct rp_vals *b = &bv;
 
 		if (vals_is_array(b) != vals_is_array(&pv))
 			shape_change = 1;
@@ -444,7 +446,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		goto out;
 	}
 	for (r = 0; r < k->n; r++) {
-		const struct rp_vals *b = &baseline_key_series(sc->ix, k, r)->samples;
+		const struct rp_vals bv = bl_vals(baseline_key_series(sc->ix, k, r));
+		const struct rp_vals *b = &bv;
 
 		if (!vals_is_array(b))
 			continue;

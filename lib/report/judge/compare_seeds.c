@@ -83,7 +83,8 @@ long compare_seeds_values(const struct baseline_index *ix, const struct baseline
 
 	for (i = 0; i < k->n; i++) {
 		const char *seed = seeds[baseline_key_run(ix, k, i)];
-		const struct rp_vals *samples = &baseline_key_series(ix, k, i)->samples;
+		const struct rp_vals bv = bl_vals(baseline_key_series(ix, k, i));
+		const struct rp_vals *samples = &bv;
 
 		if (!seed || vals_is_array(samples))
 			continue;

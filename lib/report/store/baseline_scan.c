@@ -344,9 +344,8 @@ static int sample(struct bl_scan *sc, double *x)
 	return 1;
 }
 
-static int samples(struct bl_scan *sc, struct bl_series *s)
+static int samples_into(struct bl_scan *sc, struct bl_series *s, struct rp_vals *pv)
 {
-	struct rp_vals *pv = &s->samples;
 	size_t cap_v = 0, cap_p = 0, nv = 0;
 	double x;
 
@@ -422,9 +421,17 @@ static int samples(struct bl_scan *sc, struct bl_series *s)
 	/* Exact-size blocks, like the jansson path: memory ~ the samples. */
 	if (!pv->v && !(pv->v = malloc(sizeof(double))))
 		return 0;
-	if (!pv->t && !s->samples_pooled && !(pv->t = malloc(sizeof(double))))
-		return 0;
 	return 1;
+}
+
+/* samples_into() and its points kept (or freed with @s). */
+static int samples(struct bl_scan *sc, struct bl_series *s)
+{
+	struct rp_vals pv;
+	int ret = samples_into(sc, s, &pv);
+
+	bl_take_vals(s, &pv);
+	return ret;
 }
 
 enum {
