@@ -396,6 +396,56 @@ START_TEST(test_comparison_outlives_report)
 }
 END_TEST
 
+/*
+ * A run in its baseline's order is matched key after key without a hash
+ * (issue 45); out of order, or with a series between, each still finds
+ * its own key: nothing NEW, nothing MISSING but the one gone.
+ */
+START_TEST(test_compare_order_independent)
+{
+	static const char *const runs[] = {
+		POL(HIGHER_5) M(1, 10) "ok 1 a\n" M(1, 20) "ok 2 b\n" M(1, 30) "ok 3 c\n"
+		M(1, 40) "ok 4 d\n",
+		NULL,
+	};
+	static const char *const logs[] = {
+		POL(HIGHER_5) M(1, 10) "ok 1 a\n" M(1, 20) "ok 2 b\n" M(1, 30) "ok 3 c\n"
+		M(1, 40) "ok 4 d\n",
+		POL(HIGHER_5) M(1, 30) "ok 1 c\n" M(1, 10) "ok 2 a\n" M(1, 5) "ok 3 x\n"
+		M(1, 20) "ok 4 b\n",
+	};
+	static const char *const want[2][5] = {
+		{ "a", "b", "c", "d", NULL },
+		{ "c", "a", "x", "b", "d" },
+	};
+	/* 1: new, 2: missing, 0: judged (not new, not missing) */
+	static const int kind[2][5] = { { 0, 0, 0, 0, 0 }, { 0, 0, 1, 0, 2 } };
+	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
+	struct ksft_metric_report_baseline *b = baseline_of(runs);
+	size_t l, i;
+
+	for (l = 0; l < 2; l++) {
+		struct ksft_metric_report *r = ru_read("cur.log", logs[l]);
+		struct ksft_metric_report_comparison *c;
+		size_t n = l ? 5 : 4;
+
+		ck_assert_int_ge(ksft_metric_report_compare(r, b, &o, &c), 0);
+		ck_assert_uint_eq(ksft_metric_report_comparison_rows(c), n);
+		for (i = 0; i < n; i++) {
+			struct ksft_metric_report_row row = { .sz = sizeof(row) };
+
+			ck_assert_int_eq(ksft_metric_report_comparison_row(c, i, &row), 0);
+			ck_assert_str_eq(row.case_name, want[l][i]);
+			ck_assert_int_eq(!strcmp(row.verdict, "new"), kind[l][i] == 1);
+			ck_assert_int_eq(!strcmp(row.verdict, "missing"), kind[l][i] == 2);
+		}
+		ksft_metric_report_comparison_free(c);
+		ksft_metric_report_free(r);
+	}
+	ksft_metric_report_baseline_free(b);
+}
+END_TEST
+
 /* ---- baseline files --------------------------------------------------- */
 
 static char *baseline_text(const struct ksft_metric_report_baseline *b)
@@ -623,6 +673,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_per_element_rows);
 	tcase_add_test(tc, test_compare_formats);
 	tcase_add_test(tc, test_comparison_outlives_report);
+	tcase_add_test(tc, test_compare_order_independent);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("baseline");
 	tcase_add_test(tc, test_baseline_round_trip);

@@ -547,7 +547,7 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	struct seeds_ctx sx;
 	char *const *last_path = NULL;
 	uint64_t path_hash = 0;
-	size_t i;
+	size_t i, next = 0;
 	int ret = 0;
 
 	if (!cur || !base || !out)
@@ -589,15 +589,24 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	}
 	for (i = 0; !ret && i < cur->n_series; i++) {
 		const struct rp_series *s = cur->series[i];
-		struct baseline_key *k;
+		struct baseline_key *k = next < ix.n ? &ix.keys[next] : NULL;
 
-		if (s->path != last_path || !last_path) {	/* a test's series share it */
-			last_path = s->path;
-			path_hash = baseline_index_hash_path(s->path, s->path_len);
+		/* A run in its baseline's order (a log against its own saved
+		 * runs): the key after the last one found, confirmed, no hash. */
+		if (!k || !series_same_identity(k->first->path, k->first->path_len,
+						k->first->case_name, k->first->name,
+						k->first->labels, s->path, s->path_len,
+						s->case_name, s->name, s->labels)) {
+			if (s->path != last_path || !last_path) {	/* a test's series share it */
+				last_path = s->path;
+				path_hash = baseline_index_hash_path(s->path, s->path_len);
+			}
+			k = baseline_index_find(&ix, s->path, s->path_len, s->case_name, s->name,
+						s->labels, baseline_index_hash(path_hash, s->case_name,
+									       s->name, s->labels));
 		}
-		k = baseline_index_find(&ix, s->path, s->path_len, s->case_name, s->name,
-					s->labels, baseline_index_hash(path_hash, s->case_name,
-								       s->name, s->labels));
+		if (k)
+			next = (size_t)(k - ix.keys) + 1;
 		if (k)
 			k->used = 1;
 		ret = compare_series(c, s, k, &o, &sc);

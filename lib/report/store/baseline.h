@@ -52,8 +52,10 @@ static inline void bl_take_vals(struct bl_series *s, struct rp_vals *pv)
 	s->samples.off = pv->off;
 	s->samples.n = (uint32_t)pv->n;
 	s->samples.width = (uint32_t)pv->width;
-	free(pv->t);
-	pv->t = NULL;
+	if (pv->t) {
+		free(pv->t);
+		pv->t = NULL;
+	}
 }
 
 struct bl_run {
