@@ -1,9 +1,11 @@
 /*
  * The comparison table (comparison.h): its rows, made by the judges
  * (judge/compare.c against baseline files, judge/history_gate.c against
- * the history), read back and freed through the public calls; and the
- * spread of the values behind a row's baseline or current, which
- * judge/compare.c and judge/compare_seeds.c both fill.
+ * the history), read back through the public calls and freed by
+ * comparison_free() (the public free is judge/compare.c's: it lets go of
+ * the report the rows point at); and the spread of the values behind a
+ * row's baseline or current, which judge/compare.c and
+ * judge/compare_seeds.c both fill.
  */
 #include <errno.h>
 #include <ksftmetric/report.h>
