@@ -207,9 +207,9 @@ int cli_read_baselines(const struct confine *c,
 	for (i = 0; i < n; i++) {
 		char *data;
 		size_t len;
-		int ret;
+		int ret, mapped;
 
-		if (confine_read_all(c, files[i], &data, &len))
+		if (confine_map_all(c, files[i], &data, &len, &mapped))
 			return EXIT_USAGE;
 		ret = ksft_metric_report_baseline_load(b, data, len, files[i]);
 		if (ret < 0) {
@@ -220,10 +220,10 @@ int cli_read_baselines(const struct confine *c,
 					  " 'ksft-metric save'", files[i], kind);
 			else
 				cli_error("%s", ksft_metric_report_errmsg());
-			free(data);
+			confine_release(data, len, mapped);
 			return EXIT_USAGE;
 		}
-		free(data);
+		confine_release(data, len, mapped);
 	}
 	return EXIT_OK;
 }

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -371,6 +373,42 @@ int confine_read_all(const struct confine *c, const char *path, char **data,
 	if (f != stdin)
 		fclose(f);
 	return ret;
+}
+
+int confine_map_all(const struct confine *c, const char *path, char **data,
+		    size_t *len, int *mapped)
+{
+	FILE *f = confine_open_read(c, path);
+	struct stat st;
+	int ret;
+
+	*mapped = 0;
+	if (!f)
+		return -EIO;	/* said why */
+	if (f != stdin && !fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (unsigned long long)st.st_size <= SIZE_MAX) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+
+		if (p != MAP_FAILED) {
+			*data = p;
+			*len = (size_t)st.st_size;
+			*mapped = 1;
+			fclose(f);
+			return 0;
+		}
+	}
+	ret = read_fd(f, path, data, len);	/* a pipe, or it cannot be mapped */
+	if (f != stdin)
+		fclose(f);
+	return ret;
+}
+
+void confine_release(char *data, size_t len, int mapped)
+{
+	if (mapped)
+		munmap(data, len);
+	else
+		free(data);
 }
 
 static int bad_name(const char *name)

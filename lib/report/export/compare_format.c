@@ -50,8 +50,8 @@ static void seeds_text(struct strbuf *out, const struct ksft_metric_report_compa
 		if (!sd->seeds_a || strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY))
 			continue;
 		title.len = 0;
-		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
-				   row->labels, row->element);
+		canon_series_title(&title, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row), cmp_row_name(row),
+				   cmp_row_labels(row), row->element);
 		line.len = 0;
 		strbuf_adds(&line, "TOO NOISY: ");
 		strbuf_adds(&line, title.data ? title.data : "");
@@ -88,8 +88,8 @@ static void why_text(struct strbuf *out, const struct ksft_metric_report_compari
 		if (!sd->why)
 			continue;
 		title.len = 0;
-		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
-				   row->labels, row->element);
+		canon_series_title(&title, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row), cmp_row_name(row),
+				   cmp_row_labels(row), row->element);
 		line.len = 0;
 		strbuf_adds(&line, ksftm_verdict_name(row->verdict));
 		strbuf_adds(&line, ": ");
@@ -185,12 +185,13 @@ static void spread_text(struct strbuf *sb, const struct text_unit *u, double v,
 static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *sb)
 {
 	struct text_unit u = { 1.0, "" };
+	struct cmp_spread spread;
 	char buf[64];
 	size_t k;
 	int ret = 0;
 
 	sb->len = 0;
-	canon_series_title(sb, NULL, 0, "", row->name, row->labels, row->element);
+	canon_series_title(sb, NULL, 0, "", cmp_row_name(row), cmp_row_labels(row), row->element);
 	ret |= sb->len ? table_cell_n(t, sb->data + 1, sb->len - 1) : table_cell(t, "");
 	/* Words and counts put together, not through snprintf() (issue 45:
 	 * three calls a row were 40 % of the table's cost). */
@@ -198,14 +199,16 @@ static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *
 	strbuf_adds(sb, canon_op_name(row->compare) ? canon_op_name(row->compare) : "-");
 	strbuf_adds(sb, row->better > 0 ? " ^" : row->better < 0 ? " v" : "");
 	ret |= table_cell_sb(t, sb);
-	if (row->disp_label || isfinite(row->disp_scale))
+	if (cmp_row_disp_label(row) || isfinite(cmp_row_disp_scale(row)))
 		format_text_unit_pick(&u, isfinite(row->baseline) ? row->baseline : row->current,
-				      row->disp_scale, row->disp_label);
+				      cmp_row_disp_scale(row), cmp_row_disp_label(row));
 	sb->len = 0;
-	spread_text(sb, &u, row->baseline, &row->base_spread);
+	compare_row_spread(row, CMP_BASE, &spread);
+	spread_text(sb, &u, row->baseline, &spread);
 	ret |= table_cell_sb(t, sb);
 	sb->len = 0;
-	spread_text(sb, &u, row->current, &row->cur_spread);
+	compare_row_spread(row, CMP_CUR, &spread);
+	spread_text(sb, &u, row->current, &spread);
 	ret |= table_cell_sb(t, sb);
 	sb->len = 0;
 	change_text(sb, row);
@@ -234,10 +237,10 @@ static int same_case(const struct cmp_row *a, const struct cmp_row *b)
 {
 	size_t k;
 
-	if (a->path_len != b->path_len || strcmp(a->case_name, b->case_name))
+	if (cmp_row_path_len(a) != cmp_row_path_len(b) || strcmp(cmp_row_case(a), cmp_row_case(b)))
 		return 0;
-	for (k = 0; k < a->path_len; k++)
-		if (strcmp(a->path[k], b->path[k]))
+	for (k = 0; k < cmp_row_path_len(a); k++)
+		if (strcmp(cmp_row_path(a)[k], cmp_row_path(b)[k]))
 			return 0;
 	return 1;
 }
@@ -271,7 +274,7 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 		if (tables++)
 			strbuf_addc(out, '\n');
 		sb.len = 0;
-		canon_series_title(&sb, first->path, first->path_len, first->case_name, "", "{}", -1);
+		canon_series_title(&sb, cmp_row_path(first), cmp_row_path_len(first), cmp_row_case(first), "", "{}", -1);
 		if (sb.len)	/* "case " without the empty metric */
 			sb.data[--sb.len] = '\0';
 		if (!sb.oom)
@@ -446,10 +449,10 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		const char *b = canon_better_name(row->better);
 
 		strbuf_adds(sb, i ? ",\n{" : "\n{");
-		canon_emit_identity(sb, row->path, row->path_len, row->case_name,
-				       row->name, row->labels);
+		canon_emit_identity(sb, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row),
+				       cmp_row_name(row), cmp_row_labels(row));
 		if (row->element >= 0)
-			snprintf(buf, sizeof(buf), ",\"element\":%ld", row->element);
+			snprintf(buf, sizeof(buf), ",\"element\":%ld", (long)row->element);
 		else
 			snprintf(buf, sizeof(buf), ",\"element\":null");
 		strbuf_adds(sb, buf);
@@ -464,7 +467,7 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		else
 			strbuf_adds(sb, "null");
 		/* The unit the numbers are in, times scale (units.c's one rule). */
-		units_display_choose(row->disp_scale, row->disp_label, row->aggregated, &d);
+		units_display_choose(cmp_row_disp_scale(row), cmp_row_disp_label(row), row->aggregated, &d);
 		strbuf_addc(sb, ',');
 		units_display_json(sb, &d);
 		json_num_field(sb, "baseline", row->baseline);
@@ -491,8 +494,8 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		snprintf(buf, sizeof(buf),
 			 ",\"n_baseline\":%zu,\"n_current\":%zu,\"baseline_runs\":%zu,\"beyond_floor\":%s,"
 			 "\"verdict\":\"%s\",\"fails\":%s}",
-			 row->n_baseline, row->n_current, row->baseline_runs,
-			 row->beyond_floor ? "true" : "false", row->verdict,
+			 (size_t)row->n_baseline, (size_t)row->n_current,
+			 (size_t)row->baseline_runs, row->beyond_floor ? "true" : "false", row->verdict,
 			 row->fails ? "true" : "false");
 		strbuf_adds(sb, buf);
 		export_sink_flush(ks, sb, 0);
@@ -531,24 +534,24 @@ static int format_csv(const struct ksft_metric_report_comparison *c,
 		const struct cmp_row *row = &c->rows[i];
 		const char *b = canon_better_name(row->better);
 
-		table_csv_field(sb, row->case_name);
+		table_csv_field(sb, cmp_row_case(row));
 		strbuf_addc(sb, ',');
 		tmp.len = 0;
 		strbuf_addc(&tmp, '[');
-		for (k = 0; k < row->path_len; k++) {
+		for (k = 0; k < cmp_row_path_len(row); k++) {
 			if (k)
 				strbuf_addc(&tmp, ',');
-			canon_json_str(&tmp, row->path[k]);
+			canon_json_str(&tmp, cmp_row_path(row)[k]);
 		}
 		strbuf_addc(&tmp, ']');
 		table_csv_field(sb, tmp.data ? tmp.data : "[]");
 		strbuf_addc(sb, ',');
-		table_csv_field(sb, row->name);
+		table_csv_field(sb, cmp_row_name(row));
 		strbuf_addc(sb, ',');
-		table_csv_field(sb, row->labels);
+		table_csv_field(sb, cmp_row_labels(row));
 		strbuf_addc(sb, ',');
 		if (row->element >= 0) {
-			snprintf(buf, sizeof(buf), "%ld", row->element);
+			snprintf(buf, sizeof(buf), "%ld", (long)row->element);
 			strbuf_adds(sb, buf);
 		}
 		snprintf(buf, sizeof(buf), ",%s,%s",
@@ -560,8 +563,9 @@ static int format_csv(const struct ksft_metric_report_comparison *c,
 		csv_num(sb, row->change_pct);
 		csv_num(sb, row->allowance);
 		csv_num(sb, row->p_value);
-		snprintf(buf, sizeof(buf), ",%zu,%zu,%zu,%s,%d\r\n", row->n_baseline,
-			 row->n_current, row->baseline_runs, row->verdict, row->fails);
+		snprintf(buf, sizeof(buf), ",%zu,%zu,%zu,%s,%d\r\n", (size_t)row->n_baseline,
+			 (size_t)row->n_current, (size_t)row->baseline_runs, row->verdict,
+			 row->fails);
 		strbuf_adds(sb, buf);
 		export_sink_flush(ks, sb, 0);
 	}
@@ -648,8 +652,8 @@ static void needs_text(struct strbuf *out, const struct ksft_metric_report_compa
 		if (!compare_needs_has(row) && !compare_needs_has_disturbed(c, row))
 			continue;
 		title.len = 0;
-		canon_series_title(&title, row->path, row->path_len, row->case_name, row->name,
-				   row->labels, row->element);
+		canon_series_title(&title, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row), cmp_row_name(row),
+				   cmp_row_labels(row), row->element);
 		line.len = 0;
 		strbuf_adds(&line, row->blind ? "CANNOT BE GATED" :
 			    ksftm_verdict_name(row->verdict));

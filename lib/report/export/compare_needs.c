@@ -122,10 +122,10 @@ static void intf_name(struct strbuf *out, const struct cmp_row *by)
 {
 	size_t before;
 
-	strbuf_adds(out, by->name);
+	strbuf_adds(out, cmp_row_name(by));
 	before = out->len;
 	strbuf_addc(out, '{');
-	canon_labels_text(out, by->labels);
+	canon_labels_text(out, cmp_row_labels(by));
 	if (out->oom)
 		return;
 	if (out->len == before + 1) {

@@ -240,11 +240,11 @@ static void series_line(struct strbuf *out, const struct cmp_row *row, struct st
 	size_t pad;
 
 	/* The unit the numbers are in, times scale (units.c's one rule). */
-	units_display_choose(row->disp_scale, row->disp_label, row->aggregated, &d);
+	units_display_choose(cmp_row_disp_scale(row), cmp_row_disp_label(row), row->aggregated, &d);
 	name->len = vals->len = 0;
 	/* Two spaces in: the title starts with its (empty) case's space. */
 	strbuf_addc(name, ' ');
-	canon_series_title(name, NULL, 0, "", row->name, row->labels, row->element);
+	canon_series_title(name, NULL, 0, "", cmp_row_name(row), cmp_row_labels(row), row->element);
 	if (d.unit) {
 		strbuf_adds(name, ", ");
 		strbuf_adds(name, d.unit);
@@ -278,7 +278,7 @@ int compare_reply_write(const struct ksft_metric_report_comparison *c, struct st
 	strbuf_addc(out, '\n');
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
-		const char *rc = row->case_name && *row->case_name ? row->case_name : "(no case)";
+		const char *rc = cmp_row_case(row) && *cmp_row_case(row) ? cmp_row_case(row) : "(no case)";
 
 		if (!row->better)
 			continue;	/* untracked: no direction, not a result */

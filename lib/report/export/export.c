@@ -385,8 +385,8 @@ int export_rowix_build(const struct ksft_metric_report_comparison *c,
 	for (i = 0; i < c->n; i++) {
 		const struct cmp_row *row = &c->rows[i];
 
-		ix->keys[i] = series_make_key(row->path, row->path_len, row->case_name,
-					      row->name, row->labels);
+		ix->keys[i] = series_make_key(cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row),
+					      cmp_row_name(row), cmp_row_labels(row));
 		if (!ix->keys[i])
 			goto oom;
 		ix->order[i] = i;
@@ -438,7 +438,7 @@ void export_row_json(struct strbuf *sb, const struct cmp_row *row)
 
 	strbuf_adds(sb, "{\"element\":");
 	if (row->element >= 0) {
-		snprintf(buf, sizeof(buf), "%ld", row->element);
+		snprintf(buf, sizeof(buf), "%ld", (long)row->element);
 		strbuf_adds(sb, buf);
 	} else {
 		strbuf_adds(sb, "null");
@@ -469,7 +469,7 @@ void export_row_json(struct strbuf *sb, const struct cmp_row *row)
 	strbuf_adds(sb, ",\"p_value\":");
 	canon_json_double(sb, row->p_value);
 	snprintf(buf, sizeof(buf), ",\"baseline_runs\":%zu,\"verdict\":\"",
-		 row->baseline_runs);
+		 (size_t)row->baseline_runs);
 	strbuf_adds(sb, buf);
 	strbuf_adds(sb, row->verdict);
 	strbuf_adds(sb, row->fails ? "\",\"fails\":true}" : "\",\"fails\":false}");

@@ -196,14 +196,15 @@ static int missing_json(struct strbuf *sb, const struct ksft_metric_report_compa
 
 		if (row->has_current)
 			continue;
-		if (export_nipa_names(row->path, row->path_len, row->case_name, &nm))
+		if (export_nipa_names(cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row),
+				      &nm))
 			return -ENOMEM;
 		strbuf_adds(sb, n++ ? ",\n{" : "\n{");
 		names_json(sb, &nm);
 		export_nipa_names_free(&nm);
 		strbuf_addc(sb, ',');
-		canon_emit_identity(sb, row->path, row->path_len, row->case_name,
-				       row->name, row->labels);
+		canon_emit_identity(sb, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row),
+				       cmp_row_name(row), cmp_row_labels(row));
 		strbuf_adds(sb, ",\"verdict\":");
 		export_row_json(sb, row);
 		strbuf_addc(sb, '}');

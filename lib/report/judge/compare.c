@@ -33,15 +33,16 @@
 #include "vals.h"
 
 /* The row's values are shown in the policy's display units: 0 or -ENOMEM. */
-static int row_display(struct cmp_row *row, const struct rp_policy *p)
+static int row_display(struct ksft_metric_report_comparison *c, struct cmp_row *row,
+		       const struct rp_policy *p)
 {
+	int err;
+
 	row->aggregated = p->aggregation != RP_AGG_NONE;
 	if (row->aggregated)
 		return 0;	/* compared in busy cores, not display units */
-	row->disp_scale = p->disp_scale;
-	if (p->disp_label && !(row->disp_label = strdup(p->disp_label)))
-		return -ENOMEM;
-	return 0;
+	row->disp = compare_display(c, p->disp_scale, p->disp_label, &err);
+	return err;
 }
 
 static int single_op(int summarize)
@@ -167,6 +168,7 @@ struct scratch {
 	double *cur, *pool, *runvals;
 	size_t cap_cur, cap_pool, cap_runs;
 	struct seeds_ctx *seeds;
+	const struct baseline_index *ix;	/* the baseline's */
 };
 
 /* Seeds are judged when both sides name some (@cur: the run's boots). */
@@ -194,7 +196,8 @@ static int seeds_setup(struct seeds_ctx *sx, const struct ksft_metric_report_bas
  * one side at least): 1 judged, 0 not (the caller judges the samples),
  * -ENOMEM.
  */
-static int seed_verdict(struct cmp_row *row, const struct baseline_key *k,
+static int seed_verdict(struct cmp_row *row, const struct baseline_index *ix,
+			const struct baseline_key *k,
 			const struct gate *g, const struct ksft_metric_report_compare_opts *o,
 			const struct seeds_ctx *sx)
 {
@@ -214,8 +217,8 @@ static int seed_verdict(struct cmp_row *row, const struct baseline_key *k,
 	tmp = malloc((k->n + 1) * sizeof(*tmp));
 	if (!a || !b || !tmp)
 		goto oom;
-	na = compare_seeds_values(k, sx->base, g->op, a);
-	nb = compare_seeds_values(ck, sx->cur, g->op, b);
+	na = compare_seeds_values(ix, k, sx->base, g->op, a);
+	nb = compare_seeds_values(&sx->ix, ck, sx->cur, g->op, b);
 	if (na < 0 || nb < 0)
 		goto oom;
 	if (na && nb && (na > 1 || nb > 1)) {
@@ -262,9 +265,11 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	struct rp_summary sum;
 
 	for (r = 0; k && r < k->n; r++) {
-		total += k->v[r]->samples.n;
-		if (k->v[r]->samples.n > most)
-			most = k->v[r]->samples.n;
+		size_t m = baseline_key_series(sc->ix, k, r)->samples.n;
+
+		total += m;
+		if (m > most)
+			most = m;
 	}
 	/* The current run's room also holds a baseline run's values while
 	 * they are summarised (sorted), before the current ones come. */
@@ -273,7 +278,8 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	    reserve(&sc->cur, &sc->cap_cur, (cur && cur->n > most ? cur->n : most) + 1))
 		return -ENOMEM;
 	for (r = 0; k && r < k->n; r++) {
-		const struct rp_vals *s = &k->v[r]->samples;
+		const struct rp_vals bv = bl_vals(baseline_key_series(sc->ix, k, r));
+		const struct rp_vals *s = &bv;
 
 		if (vals_is_array(s) != (elem != (size_t)-1))
 			continue;
@@ -301,8 +307,8 @@ static int measure(struct cmp_row *row, const struct rp_vals *cur,
 	if (row->n_current >= 2 && row->n_baseline >= 2)
 		row->p_value = stats_mann_whitney(sc->cur, row->n_current, sc->pool,
 						  row->n_baseline);
-	if (compare_spread_of(&row->base_spread, sc->pool, row->n_baseline, 1) ||
-	    compare_spread_of(&row->cur_spread, sc->cur, row->n_current, 1))
+	if (compare_row_spread_of(row, CMP_BASE, sc->pool, row->n_baseline, 1) ||
+	    compare_row_spread_of(row, CMP_CUR, sc->cur, row->n_current, 1))
 		return -ENOMEM;
 	return 0;
 }
@@ -351,8 +357,8 @@ static int measure_elem(struct cmp_row *row, const struct rp_cols *cur_c,
 	if (row->n_current >= 2 && row->n_baseline >= 2)
 		row->p_value = stats_mann_whitney(sc->cur, row->n_current, sc->pool,
 						  row->n_baseline);
-	if (compare_spread_of(&row->base_spread, sc->pool, row->n_baseline, 1) ||
-	    compare_spread_of(&row->cur_spread, sc->cur, row->n_current, 1))
+	if (compare_row_spread_of(row, CMP_BASE, sc->pool, row->n_baseline, 1) ||
+	    compare_row_spread_of(row, CMP_CUR, sc->cur, row->n_current, 1))
 		return -ENOMEM;
 	return 0;
 }
@@ -378,9 +384,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 	if (canon_status_failed(s->status) && g.gated && g.better) {
 		/* A failed case's values are no measurement: not judged, and
 		 * said so (never a regression, never silently passed). */
-		row = compare_row_new(c, series_path(s), series_path_len(s), series_case_name(s),
-				      series_name(s), series_labels(s), -1);
-		if (!row || row_display(row, p))
+		row = compare_row_new_held(c, s, -1);
+		if (!row || row_display(c, row, p))
 			return -ENOMEM;
 		row->has_current = 1;
 		row->better = g.better;
@@ -395,7 +400,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		return -ENOMEM;
 	width = vals_is_array(&pv) ? pv.width : 0;
 	for (r = 0; k && r < k->n; r++) {
-		const struct rp_vals *b = &k->v[r]->samples;
+		const struct rp_vals bv = bl_vals(baseline_key_series(sc->ix, k, r));
+		const struct rp_vals *b = &bv;
 
 		if (vals_is_array(b) != vals_is_array(&pv))
 			shape_change = 1;
@@ -403,14 +409,13 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 			width = b->width;
 	}
 	if (!k || shape_change || !vals_is_array(&pv)) {
-		row = compare_row_new(c, series_path(s), series_path_len(s), series_case_name(s),
-				      series_name(s), series_labels(s), -1);
+		row = compare_row_new_held(c, s, -1);
 		if (!row) {
 			ret = -ENOMEM;
 			goto out;
 		}
 		row->has_current = 1;
-		if (row_display(row, p)) {
+		if (row_display(c, row, p)) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -426,7 +431,7 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		} else if (shape_change) {
 			row->verdict = KSFTM_VERDICT_NOT_COMPARABLE;
 		} else if (vals_is_array(&pv) ||
-			   !(ret = seed_verdict(row, k, &g, o, sc->seeds))) {
+			   !(ret = seed_verdict(row, sc->ix, k, &g, o, sc->seeds))) {
 			verdict(row, &g, o);
 		} else if (ret < 0) {
 			goto out;
@@ -441,10 +446,13 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		goto out;
 	}
 	for (r = 0; r < k->n; r++) {
-		if (!vals_is_array(&k->v[r]->samples))
+		const struct rp_vals bv = bl_vals(baseline_key_series(sc->ix, k, r));
+		const struct rp_vals *b = &bv;
+
+		if (!vals_is_array(b))
 			continue;
 		run_c[r] = malloc(sizeof(**run_c));
-		if (!run_c[r] || pipeline_cols_build(&k->v[r]->samples, run_c[r])) {
+		if (!run_c[r] || pipeline_cols_build(b, run_c[r])) {
 			free(run_c[r]);
 			run_c[r] = NULL;
 			ret = -ENOMEM;
@@ -452,9 +460,8 @@ static int compare_series(struct ksft_metric_report_comparison *c,
 		}
 	}
 	for (e = 0; e < width; e++) {
-		row = compare_row_new(c, series_path(s), series_path_len(s), series_case_name(s),
-				      series_name(s), series_labels(s), (long)e);
-		if (!row || row_display(row, p) ||
+		row = compare_row_new_held(c, s, (long)e);
+		if (!row || row_display(c, row, p) ||
 		    measure_elem(row, &cur_c, run_c, k->n, e, g.op, sc)) {
 			ret = -ENOMEM;
 			goto out;
@@ -480,7 +487,7 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 			  const struct ksft_metric_report_compare_opts *o,
 			  struct scratch *sc)
 {
-	const struct bl_series *s = k->v[0];
+	const struct bl_series *s = k->first;
 	struct rp_policy scratch;
 	const struct rp_policy *p;
 	struct cmp_row *row;
@@ -493,13 +500,13 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 	scratch.rel_tol = scratch.abs_tol = NAN;
 	p = &scratch;
 	for (r = 0; r < k->n; r++)
-		if (k->v[r]->policy) {
-			p = k->v[r]->policy;
+		if (baseline_key_series(sc->ix, k, r)->policy) {
+			p = baseline_key_series(sc->ix, k, r)->policy;
 			break;
 		}
 	gate_for(p, s->source, o, &g);
 	row = compare_row_new(c, s->path, s->path_len, s->case_name, s->name, s->labels, -1);
-	if (!row || row_display(row, p))
+	if (!row || row_display(c, row, p))
 		return -ENOMEM;
 	if (!s->is_array && measure(row, NULL, k, (size_t)-1, g.op, sc))
 		return -ENOMEM;
@@ -517,6 +524,16 @@ static int missing_series(struct ksft_metric_report_comparison *c,
 	return 0;
 }
 
+/* Here, above the reader: the report its rows held goes with it. */
+KSFT_METRIC_REPORT_API void
+ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
+{
+	struct ksft_metric_report *held = c ? c->held : NULL;
+
+	comparison_free(c);
+	ksft_metric_report_free(held);	/* the comparison's hold on it */
+}
+
 KSFT_METRIC_REPORT_API int
 ksft_metric_report_compare(const struct ksft_metric_report *cur,
 			   const struct ksft_metric_report_baseline *base,
@@ -528,7 +545,9 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	struct scratch sc;
 	struct baseline_index ix;
 	struct seeds_ctx sx;
-	size_t i;
+	char *const *last_path = NULL;
+	uint64_t path_hash = 0;
+	size_t i, next = 0;
 	int ret = 0;
 
 	if (!cur || !base || !out)
@@ -555,10 +574,13 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 		ksft_metric_report_comparison_free(c);
 		return ksftm_oom();
 	}
+	/* The rows of its series point at its names: it stays while they do. */
+	c->held = report_hold(cur);
 	memset(&sc, 0, sizeof(sc));
 	memset(&ix, 0, sizeof(ix));
 	memset(&sx, 0, sizeof(sx));
 	sc.seeds = &sx;
+	sc.ix = &ix;
 	/* A row a series at least: room for them at once, not by doubling. */
 	if (compare_rows_reserve(c, cur->n_series) || baseline_index_build(&ix, base) ||
 	    seeds_setup(&sx, base, o.seeds)) {
@@ -567,20 +589,34 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	}
 	for (i = 0; !ret && i < cur->n_series; i++) {
 		const struct rp_series *s = cur->series[i];
-		/* A report series' hash is its key's (series_adopt()). */
-		struct baseline_key *k = baseline_index_find(&ix, series_path(s),
-							     series_path_len(s),
-							     series_case_name(s), series_name(s),
-							     series_labels(s),
-							     s->hash);
+		struct baseline_key *k = next < ix.n ? &ix.keys[next] : NULL;
 
+		/* A run in its baseline's order (a log against its own saved
+		 * runs): the key after the last one found, confirmed, no hash. */
+		if (!k || !series_same_identity(k->first->path, k->first->path_len,
+						k->first->case_name, k->first->name,
+						k->first->labels, series_path(s), series_path_len(s),
+						series_case_name(s), series_name(s), series_labels(s))) {
+			char **path = series_path(s);
+
+			if (path != last_path || !last_path) {	/* a test's series share it */
+				last_path = path;
+				path_hash = baseline_index_hash_path(path, series_path_len(s));
+			}
+			k = baseline_index_find(&ix, path, series_path_len(s), series_case_name(s),
+						series_name(s), series_labels(s),
+						baseline_index_hash(path_hash, series_case_name(s),
+								    series_name(s), series_labels(s)));
+		}
+		if (k)
+			next = (size_t)(k - ix.keys) + 1;
 		if (k)
 			k->used = 1;
 		ret = compare_series(c, s, k, &o, &sc);
 	}
 	for (i = 0; !ret && i < ix.n; i++)
-		if (!ix.order[i]->used)
-			ret = missing_series(c, cur, ix.order[i], &o, &sc);
+		if (!ix.keys[i].used)
+			ret = missing_series(c, cur, &ix.keys[i], &o, &sc);
 out:
 	baseline_index_free(&ix);
 	baseline_index_free(&sx.ix);

@@ -74,19 +74,21 @@ static int by_seed(const void *x, const void *y)
 	return strcmp(((const struct seed_value *)x)->seed, ((const struct seed_value *)y)->seed);
 }
 
-long compare_seeds_values(const struct baseline_key *k, char *const *seeds, int op,
-			 struct seed_value *out)
+long compare_seeds_values(const struct baseline_index *ix, const struct baseline_key *k,
+			 char *const *seeds, int op, struct seed_value *out)
 {
 	struct rp_summary sum;
 	size_t i, j, m = 0, n = 0;
 	double *tmp;
 
 	for (i = 0; i < k->n; i++) {
-		const char *seed = seeds[k->run[i]];
+		const char *seed = seeds[baseline_key_run(ix, k, i)];
+		const struct rp_vals bv = bl_vals(baseline_key_series(ix, k, i));
+		const struct rp_vals *samples = &bv;
 
-		if (!seed || vals_is_array(&k->v[i]->samples))
+		if (!seed || vals_is_array(samples))
 			continue;
-		if (pipeline_summarize(&k->v[i]->samples, 0, &sum))
+		if (pipeline_summarize(samples, 0, &sum))
 			return -ENOMEM;
 		if (sum.n)
 			out[m++] = (struct seed_value){ seed, pipeline_summary_op(&sum, op) };
@@ -245,8 +247,8 @@ int compare_seeds_verdict(struct cmp_row *row, struct seed_value *a, size_t na,
 	row->n_current = nb;
 	row->p_value = stats_mann_whitney(y, nb, x, na);
 	/* The spreads shown are the seeds' values, as the test sees them. */
-	if (compare_spread_of(&row->base_spread, x, na, 1) ||
-	    compare_spread_of(&row->cur_spread, y, nb, 1)) {
+	if (compare_row_spread_of(row, CMP_BASE, x, na, 1) ||
+	    compare_row_spread_of(row, CMP_CUR, y, nb, 1)) {
 		free(x);
 		return -ENOMEM;
 	}

@@ -10,6 +10,7 @@
 #include <ksftmetric/report.h>
 #include <stddef.h>
 
+struct baseline_index;
 struct baseline_key;
 struct cmp_row;
 
@@ -28,13 +29,13 @@ char **compare_seeds_of(const struct ksft_metric_report_baseline *b, int *err);
 void compare_seeds_free(char **seeds, size_t n);
 
 /*
- * The value of key @k's scalar series in each seed (the compare op @op of
+ * The value of key @k's (of @ix) scalar series in each seed (the compare op @op of
  * each run's samples; runs of one seed: their median), into @out (room for
  * k->n); runs without a seed are skipped. @return the seeds found, or
  * -ENOMEM.
  */
-long compare_seeds_values(const struct baseline_key *k, char *const *seeds, int op,
-			 struct seed_value *out);
+long compare_seeds_values(const struct baseline_index *ix, const struct baseline_key *k,
+			 char *const *seeds, int op, struct seed_value *out);
 
 /*
  * Judge @row from the seeds' values (@a: the baseline's, @b: the run's):

@@ -132,7 +132,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 				      .cur_within = NAN };
 		const struct history_window_elem *el;
 
-		if (!row || compare_spread_at(&row->cur_spread, &vals, e)) {	/* (for the text) */
+		if (!row || compare_row_spread_at(row, CMP_CUR, &vals, e)) {	/* (for the text) */
 			ret = ksftm_oom();
 			goto out;
 		}
@@ -141,8 +141,8 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 		/* Shown in the policy's display units (aggregated series are
 		 * compared in busy cores: none). */
 		if (!s.aggregation) {
-			row->disp_scale = s.display_scale;
-			if (s.display_label && !(row->disp_label = strdup(s.display_label))) {
+			row->disp = compare_display(j->c, s.display_scale, s.display_label, &ret);
+			if (ret) {
 				ret = ksftm_oom();
 				goto out;
 			}
@@ -190,7 +190,7 @@ static int judge_series(struct judge *j, const struct ksft_metric_report *r, siz
 			pd.cur_within = variance_of(vals.v, vals.n);
 		pd.group = group_of(path, s.case_name);
 		if (!pd.group ||	/* the text's spread of the level's runs */
-		    compare_spread_of(&row->base_spread, el->window, el->n_level, 1) ||
+		    compare_row_spread_of(row, CMP_BASE, el->window, el->n_level, 1) ||
 		    push_pending(j, &pd)) {
 			free(pd.group);
 			ret = ksftm_oom();
@@ -225,7 +225,7 @@ static int missing_row(struct judge *j, const struct history_window_gone *g)
  * was, not what the test measures. */
 static int is_interference(const struct cmp_row *row)
 {
-	return !strncmp(row->name, "interference.", 13) && !row->better;
+	return !strncmp(cmp_row_name(row), "interference.", 13) && !row->better;
 }
 
 /*
@@ -237,8 +237,8 @@ static int is_interference(const struct cmp_row *row)
  */
 static int is_excuse(const struct cmp_row *row)
 {
-	return is_interference(row) && (!strcmp(row->name, "interference.others_cpu") ||
-					 !strcmp(row->name, "interference.steal"));
+	return is_interference(row) && (!strcmp(cmp_row_name(row), "interference.others_cpu") ||
+					 !strcmp(cmp_row_name(row), "interference.steal"));
 }
 
 /*
@@ -269,7 +269,7 @@ static int interference_explains(const struct cmp_row *row)
 	if (row->better > 0)
 		return ch >= -GATE_DISTURBED_MAX_DROP;
 	for (k = 0; k < sizeof(interference_bounds) / sizeof(interference_bounds[0]); k++)
-		if (!strncmp(row->name, interference_bounds[k].prefix,
+		if (!strncmp(cmp_row_name(row), interference_bounds[k].prefix,
 			     strlen(interference_bounds[k].prefix))) {
 			worst = interference_bounds[k].worst;
 			break;

@@ -1,9 +1,11 @@
 /*
  * The comparison table (comparison.h): its rows, made by the judges
  * (judge/compare.c against baseline files, judge/history_gate.c against
- * the history), read back and freed through the public calls; and the
- * spread of the values behind a row's baseline or current, which
- * judge/compare.c and judge/compare_seeds.c both fill.
+ * the history), read back through the public calls and freed by
+ * comparison_free() (the public free is judge/compare.c's: it lets go of
+ * the report the rows point at); and the spread of the values behind a
+ * row's baseline or current, which judge/compare.c and
+ * judge/compare_seeds.c both fill.
  */
 #include <errno.h>
 #include <ksftmetric/report.h>
@@ -31,13 +33,10 @@ int compare_rows_reserve(struct ksft_metric_report_comparison *c, size_t n)
 	return 0;
 }
 
-struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
-				char *const *path, size_t path_len,
-				const char *case_name, const char *name,
-				const char *labels, long element)
+/* A new row at the end, zeroed but for the numbers (NaN); NULL: out of memory. */
+static struct cmp_row *row_append(struct ksft_metric_report_comparison *c)
 {
 	struct cmp_row *row;
-	size_t k;
 
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
@@ -48,46 +47,116 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 		c->rows = v;
 		c->cap = cap;
 	}
-	if (!c->pool && !(c->pool = strpool_new()))
-		return NULL;
 	row = &c->rows[c->n];
 	memset(row, 0, sizeof(*row));
-	/* Identity strings are the comparison's pool's; a test's rows share a path. */
-	row->path = strpool_path(c->pool, path, path_len,
-				 c->n ? c->rows[c->n - 1].path : NULL,
-				 c->n ? c->rows[c->n - 1].path_len : 0);
-	if (!row->path)
-		return NULL;
-	c->n++;		/* from here on freed with the comparison */
-	row->path_len = path_len;
-	/* A case's rows follow each other: its name once, never interned
-	 * (mostly unique, strpool_copy()). */
-	if (c->n > 1 && !strcmp(c->rows[c->n - 2].case_name, case_name))
-		row->case_name = c->rows[c->n - 2].case_name;
-	else
-		row->case_name = (char *)strpool_copy(c->pool, case_name, strlen(case_name));
-	/* A case's rows repeat a few names and labels: the two rows before
-	 * hold the pool's copy often, found by a strcmp(), not a hash. */
-	for (k = 2; k <= 3 && k <= c->n; k++) {
-		const struct cmp_row *prev = &c->rows[c->n - k];
-
-		if (!row->name && !strcmp(prev->name, name))
-			row->name = prev->name;
-		if (!row->labels && !strcmp(prev->labels, labels))
-			row->labels = prev->labels;
-	}
-	if (!row->name)
-		row->name = (char *)strpool_intern(c->pool, name, strlen(name));
-	if (!row->labels)
-		row->labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
-	if (!row->case_name || !row->name || !row->labels)
-		return NULL;
-	row->element = element;
-	row->disp_scale = NAN;
 	row->series = -1;
 	row->baseline = row->current = row->change_pct = NAN;
 	row->allowance = row->p_value = NAN;
 	return row;
+}
+
+struct cmp_row *compare_row_new_held(struct ksft_metric_report_comparison *c,
+				     const struct rp_series *s, long element)
+{
+	struct cmp_row *row = row_append(c);
+
+	if (!row)
+		return NULL;
+	c->n++;
+	row->who.s = s;
+	row->held_series = 1;
+	row->element = (int)element;
+	return row;
+}
+
+struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
+				char *const *path, size_t path_len,
+				const char *case_name, const char *name,
+				const char *labels, long element)
+{
+	const struct cmp_ident *prev = NULL;
+	struct cmp_ident id, *d;
+	struct cmp_row *row;
+	size_t k;
+
+	if (!c->pool && !(c->pool = strpool_new()))
+		return NULL;
+	if (!(row = row_append(c)))
+		return NULL;
+	/* Identity strings are the comparison's pool's; a test's rows share
+	 * a path, a case's rows follow each other (its name once, never
+	 * interned: mostly unique, strpool_copy()). */
+	memset(&id, 0, sizeof(id));
+	for (k = 1; k <= 2 && k <= c->n; k++) {
+		const struct cmp_row *r = &c->rows[c->n - k];
+
+		if (r->held_series)
+			continue;
+		if (k == 1)
+			prev = r->who.id;
+		if (!id.path && r->who.id->path_len == path_len)
+			id.path = strpool_path(c->pool, path, path_len, r->who.id->path,
+					       r->who.id->path_len);
+		if (!id.case_name && !strcmp(r->who.id->case_name, case_name))
+			id.case_name = r->who.id->case_name;
+		/* A case's rows repeat a few names and labels: the rows
+		 * before hold the pool's copy often, found by a strcmp(). */
+		if (!id.name && !strcmp(r->who.id->name, name))
+			id.name = r->who.id->name;
+		if (!id.labels && !strcmp(r->who.id->labels, labels))
+			id.labels = r->who.id->labels;
+	}
+	if (!id.path)
+		id.path = strpool_path(c->pool, path, path_len, NULL, 0);
+	if (!id.case_name)
+		id.case_name = (char *)strpool_copy(c->pool, case_name, strlen(case_name));
+	if (!id.name)
+		id.name = (char *)strpool_intern(c->pool, name, strlen(name));
+	if (!id.labels)
+		id.labels = (char *)strpool_intern(c->pool, labels, strlen(labels));
+	if (!id.path || !id.case_name || !id.name || !id.labels)
+		return NULL;
+	id.path_len = path_len;
+	/* The elements of an array: one identity. */
+	if (prev && prev->path == id.path && prev->path_len == id.path_len &&
+	    prev->case_name == id.case_name && prev->name == id.name &&
+	    prev->labels == id.labels) {
+		row->who.id = prev;
+	} else {
+		d = strpool_alloc(c->pool, sizeof(*d));
+		if (!d)
+			return NULL;
+		*d = id;
+		row->who.id = d;
+	}
+	c->n++;		/* from here on freed with the comparison */
+	row->element = (int)element;
+	return row;
+}
+
+const struct cmp_display *compare_display(struct ksft_metric_report_comparison *c,
+					  double scale, const char *label, int *err)
+{
+	struct cmp_display *d;
+
+	*err = 0;
+	if (isnan(scale) && !label)
+		return NULL;
+	/* A handful of displays in a run: the first one's is the common case. */
+	for (d = c->displays; d; d = d->next)
+		if (!memcmp(&d->scale, &scale, sizeof(scale)) &&	/* -0, NaN: as they are */
+		    (label ? d->label && !strcmp(d->label, label) : !d->label))
+			return d;
+	d = calloc(1, sizeof(*d));
+	if (!d || (label && !(d->label = strdup(label)))) {
+		free(d);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	d->scale = scale;
+	d->next = c->displays;
+	c->displays = d;
+	return d;
 }
 
 const struct cmp_side cmp_side_none = {
@@ -103,16 +172,27 @@ struct cmp_side *cmp_side_get(struct cmp_row *row)
 	return row->side;
 }
 
-KSFT_METRIC_REPORT_API void
-ksft_metric_report_comparison_free(struct ksft_metric_report_comparison *c)
+void comparison_free(struct ksft_metric_report_comparison *c)
 {
 	size_t i;
 
 	if (!c)
 		return;
 	for (i = 0; i < c->n; i++) {
-		free(c->rows[i].disp_label);	/* the rest: the pool's */
-		free(c->rows[i].side);
+		struct cmp_row *row = &c->rows[i];
+
+		free(row->side);	/* the rest: the pool's */
+		if (row->spread_kind[CMP_BASE] == CMP_SPREAD_MANY)
+			free(row->spread[CMP_BASE].many);
+		if (row->spread_kind[CMP_CUR] == CMP_SPREAD_MANY)
+			free(row->spread[CMP_CUR].many);
+	}
+	while (c->displays) {
+		struct cmp_display *d = c->displays;
+
+		c->displays = d->next;
+		free(d->label);
+		free(d);
 	}
 	free(c->rows);
 	free(c->context_diff);
@@ -143,11 +223,11 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 	/* An older caller's smaller struct gets the fields it knows. */
 	sz = dst->sz < sizeof(full) ? dst->sz : sizeof(full);
 	row = &c->rows[i];
-	out->case_name = row->case_name;
-	out->path = (const char *const *)row->path;
-	out->path_len = row->path_len;
-	out->name = row->name;
-	out->labels_json = row->labels;
+	out->case_name = cmp_row_case(row);
+	out->path = (const char *const *)cmp_row_path(row);
+	out->path_len = cmp_row_path_len(row);
+	out->name = cmp_row_name(row);
+	out->labels_json = cmp_row_labels(row);
 	out->element = row->element;
 	out->compare = canon_op_name(row->compare);
 	out->better = canon_better_name(row->better);
@@ -161,8 +241,8 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 	out->baseline_runs = row->baseline_runs;
 	out->verdict = row->verdict;
 	out->fails = row->fails;
-	out->display_scale = row->disp_scale;
-	out->display_label = row->disp_label;
+	out->display_scale = cmp_row_disp_scale(row);
+	out->display_label = cmp_row_disp_label(row);
 	memcpy((char *)dst + sizeof(size_t), (char *)&full + sizeof(size_t),
 	       sz - sizeof(size_t));
 	return 0;
@@ -212,4 +292,73 @@ int compare_spread_at(struct cmp_spread *s, const struct ksft_metric_report_valu
 	if (!v->n || k >= v->width)
 		return compare_spread_of(s, NULL, 0, 1);
 	return compare_spread_of(s, v->v + k, v->n, v->width);
+}
+
+/*
+ * Kept as what it is: no value (n 0), one (lo = hi = mid, sd 0: the
+ * value is all there is to keep) or several (their own block).
+ */
+static int row_spread_keep(struct cmp_row *row, int side, const struct cmp_spread *s)
+{
+	struct cmp_spread *many = NULL;
+
+	if (s->n > 1) {
+		many = row->spread_kind[side] == CMP_SPREAD_MANY ? row->spread[side].many :
+		       malloc(sizeof(*many));
+		if (!many)
+			return -ENOMEM;
+		*many = *s;
+		row->spread[side].many = many;
+		row->spread_kind[side] = CMP_SPREAD_MANY;
+		return 0;
+	}
+	if (row->spread_kind[side] == CMP_SPREAD_MANY)
+		free(row->spread[side].many);
+	row->spread[side].one = s->n ? s->mid : NAN;
+	row->spread_kind[side] = s->n ? CMP_SPREAD_ONE : CMP_SPREAD_NONE;
+	return 0;
+}
+
+int compare_row_spread_of(struct cmp_row *row, int side, const double *x, size_t n,
+			  size_t stride)
+{
+	struct cmp_spread s;
+
+	if (n <= 1 && row->spread_kind[side] != CMP_SPREAD_MANY) {
+		/* Most rows: no value or one, kept as compare_spread_of()
+		 * would find it (a value that is not a number: none). */
+		row->spread_kind[side] = n && isfinite(x[0]) ? CMP_SPREAD_ONE : CMP_SPREAD_NONE;
+		row->spread[side].one = n && isfinite(x[0]) ? x[0] : NAN;
+		return 0;
+	}
+	if (compare_spread_of(&s, x, n, stride))
+		return -ENOMEM;
+	return row_spread_keep(row, side, &s);
+}
+
+int compare_row_spread_at(struct cmp_row *row, int side,
+			  const struct ksft_metric_report_values *v, long e)
+{
+	struct cmp_spread s;
+
+	if (compare_spread_at(&s, v, e))
+		return -ENOMEM;
+	return row_spread_keep(row, side, &s);
+}
+
+void compare_row_spread(const struct cmp_row *row, int side, struct cmp_spread *s)
+{
+	switch (row->spread_kind[side]) {
+	case CMP_SPREAD_MANY:
+		*s = *row->spread[side].many;
+		return;
+	case CMP_SPREAD_ONE:
+		s->n = 1;
+		s->lo = s->hi = s->mid = row->spread[side].one;
+		s->sd = 0;	/* 1.4826 times a deviation of 0 */
+		return;
+	default:
+		memset(s, 0, sizeof(*s));
+		s->lo = s->hi = s->mid = s->sd = NAN;
+	}
 }

@@ -9,8 +9,11 @@
 #define KSFTM_COMPARISON_H
 
 #include <ksftmetric/report.h>
+#include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "series.h"
 #include "verdict_vocab.h"
 
 struct rp_strpool;
@@ -55,35 +58,116 @@ struct cmp_side {
 	double shift_lo_pct, shift_hi_pct, seeds_resolution_pct;
 };
 
-struct cmp_row {
+/*
+ * A row's spread of one side, compact (issue 45: two struct cmp_spread
+ * were 80 of a row's 240 bytes, and most rows hold one value a side):
+ * none, the one finite value itself, or several (malloc'd, freed with
+ * the comparison). Its kind is the row's base_kind or cur_kind.
+ */
+enum { CMP_SPREAD_NONE, CMP_SPREAD_ONE, CMP_SPREAD_MANY };
+union cmp_spread_slot {
+	double one;
+	struct cmp_spread *many;
+};
+
+/* A row's two sides, for compare_row_spread_of() and compare_row_spread(). */
+enum { CMP_BASE, CMP_CUR };
+
+/* A row's identity where it is not a held report's series: its own, in
+ * the comparison's pool (rows of one series share it). */
+struct cmp_ident {
 	char **path;
-	size_t path_len;
 	char *case_name, *name, *labels;
-	long element;
+	size_t path_len;
+};
+
+struct cmp_row {
+	/* Its identity (cmp_row_path() and the others read it): a series of
+	 * c->held when held_series (issue 45: the identity was five fields,
+	 * 40 bytes a row), else its own. */
+	union {
+		const struct rp_series *s;
+		const struct cmp_ident *id;
+	} who;
 	double baseline, current, change_pct, allowance, p_value;
-	size_t n_baseline, n_current, baseline_runs;
 	const char *verdict;	/* KSFTM_VERDICT_* (verdict_vocab.h) */
-	double disp_scale;	/* the policy's display_scale, NaN: none */
-	char *disp_label;	/* its display_label, NULL: none */
-	long series;		/* index in the current report; -1: none */
+	/* The policy's display_scale and display_label, one for the rows
+	 * that share them (compare_display()); NULL: none (NaN, NULL). */
+	const struct cmp_display *disp;
 	struct cmp_side *side;	/* NULL: none (cmp_side_of() gives the defaults) */
 	/* Baseline: with --baseline the pooled samples of its runs, with --db
-	 * the window's run values; current: this run's samples. */
-	struct cmp_spread base_spread, cur_spread;
+	 * the window's run values; current: this run's samples
+	 * (compare_row_spread() reads them whole). */
+	union cmp_spread_slot spread[2];	/* [CMP_BASE], [CMP_CUR] */
+	/* Counts in 32 bits (issue 45; 4 G values would be 32 GB). */
+	uint32_t n_baseline, n_current, baseline_runs;
+	int element;		/* an array's element; -1: a scalar */
+	int series;		/* index in the current report; -1: none */
 	/* The small codes and flags packed at the end: a whole run's
 	 * comparison holds hundreds of thousands of rows (issue 45). */
 	signed char compare;	/* RP_OP_* */
 	signed char better;	/* +1, -1, 0 */
 	unsigned char fails;
-	unsigned char beyond_floor;	/* the samples show a change (p < alpha, or
+	unsigned char spread_kind[2];	/* CMP_SPREAD_* of spread[] */
+	unsigned char beyond_floor : 1;	/* the samples show a change (p < alpha, or
 				   all apart where alpha is out of reach, or
 				   single values that differ) whatever the
 				   verdict: the text shows its size even within
 				   the tolerance */
-	unsigned char has_current;
-	unsigned char aggregated;	/* compared in busy cores (units.c's rule) */
-	unsigned char blind;	/* no value of this run could fail the series here */
+	unsigned char has_current : 1;
+	unsigned char aggregated : 1;	/* compared in busy cores (units.c's rule) */
+	unsigned char blind : 1;	/* no value of this run could fail the series here */
+	unsigned char held_series : 1;	/* who.s, not who.id */
 };
+
+/* A display a comparison's rows share (issue 45: a row's copy of its
+ * label, and the scale beside it, were 16 bytes and a malloc a row). */
+struct cmp_display {
+	double scale;		/* NaN: none */
+	char *label;		/* NULL: none */
+	struct cmp_display *next;
+};
+
+/* The display of @scale and @label in @c (made on first use; none:
+ * NULL); NULL with -ENOMEM in *@err. */
+const struct cmp_display *compare_display(struct ksft_metric_report_comparison *c,
+					  double scale, const char *label, int *err);
+
+static inline double cmp_row_disp_scale(const struct cmp_row *row)
+{
+	return row->disp ? row->disp->scale : NAN;
+}
+
+static inline const char *cmp_row_disp_label(const struct cmp_row *row)
+{
+	return row->disp ? row->disp->label : NULL;
+}
+
+/* A row's identity. */
+static inline char **cmp_row_path(const struct cmp_row *row)
+{
+	return row->held_series ? series_path(row->who.s) : row->who.id->path;
+}
+
+static inline size_t cmp_row_path_len(const struct cmp_row *row)
+{
+	return row->held_series ? series_path_len(row->who.s) : row->who.id->path_len;
+}
+
+static inline const char *cmp_row_case(const struct cmp_row *row)
+{
+	return row->held_series ? series_case_name(row->who.s) : row->who.id->case_name;
+}
+
+static inline const char *cmp_row_name(const struct cmp_row *row)
+{
+	return row->held_series ? series_name(row->who.s) : row->who.id->name;
+}
+
+static inline const char *cmp_row_labels(const struct cmp_row *row)
+{
+	return row->held_series ? series_labels(row->who.s) : row->who.id->labels;
+}
 
 /* What a row without a side record reads (NaN; disturbed_by -1; why
  * NULL; no seeds). */
@@ -103,9 +187,25 @@ struct cmp_side *cmp_side_get(struct cmp_row *row);
 int compare_spread_of(struct cmp_spread *s, const double *x, size_t n, size_t stride);
 /* compare_spread_of() element @e (-1: a scalar's value) of each point of @v. */
 int compare_spread_at(struct cmp_spread *s, const struct ksft_metric_report_values *v, long e);
+/* compare_spread_of() into side @side (CMP_BASE, CMP_CUR) of @row, kept
+ * compactly (replacing what it held); -ENOMEM, or 0. */
+int compare_row_spread_of(struct cmp_row *row, int side, const double *x, size_t n,
+			  size_t stride);
+/* compare_spread_at() into side @side of @row. */
+int compare_row_spread_at(struct cmp_row *row, int side,
+			  const struct ksft_metric_report_values *v, long e);
+/* Side @side of @row's spread, whole, into @s. */
+void compare_row_spread(const struct cmp_row *row, int side, struct cmp_spread *s);
 
+/* Free @c (NULL: nothing) but its c->held report: the judge's
+ * ksft_metric_report_comparison_free() lets go of that. */
+void comparison_free(struct ksft_metric_report_comparison *c);
 /* Room for @n rows in all: 0 or -ENOMEM. */
 int compare_rows_reserve(struct ksft_metric_report_comparison *c, size_t n);
+/* Append a row of series @s of c->held, the report @c holds (numbers
+ * NaN); NULL: out of memory. */
+struct cmp_row *compare_row_new_held(struct ksft_metric_report_comparison *c,
+				     const struct rp_series *s, long element);
 /* Append a row (identity copied; numbers NaN); NULL: out of memory. */
 struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 				char *const *path, size_t path_len,
@@ -114,6 +214,11 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 
 struct ksft_metric_report_comparison {
 	struct rp_strpool *pool;	/* rows' identity strings (made on first use) */
+	/* The report whose identity strings its rows point at
+	 * (compare_row_new_held()), held (report_hold()) until the
+	 * comparison is freed; NULL: none. */
+	struct ksft_metric_report *held;
+	struct cmp_display *displays;	/* its rows' (compare_display()) */
 	struct cmp_row *rows;
 	size_t n, cap;
 	size_t failing;

@@ -50,7 +50,21 @@ struct ksft_metric_report {
 	 * result line, or a plan ("1..N") was left unfinished. The series it
 	 * lacks never ran: compare_case_failed() says so for every one. */
 	int cut_short;
+	/* Comparisons that point at its identity strings (report_hold(),
+	 * issue 45): ksft_metric_report_free() frees it at the last call,
+	 * its owner's or theirs, whichever comes last. */
+	int holders;
 };
+
+/* @r held by one more (atomically: a report is read by several threads);
+ * ksft_metric_report_free() lets go. */
+static inline struct ksft_metric_report *report_hold(const struct ksft_metric_report *r)
+{
+	struct ksft_metric_report *w = (struct ksft_metric_report *)r;
+
+	__atomic_add_fetch(&w->holders, 1, __ATOMIC_RELAXED);
+	return w;
+}
 
 struct rp_failed_case {
 	char **path;		/* the pool's, as a series' */

@@ -81,6 +81,9 @@ KSFT_METRIC_REPORT_API void ksft_metric_report_free(struct ksft_metric_report *r
 
 	if (!r)
 		return;
+	/* Held by a comparison (report_hold()): the last one frees it. */
+	if (__atomic_fetch_sub(&r->holders, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
 	for (i = 0; i < r->n_series; i++)
 		series_free(r->series[i]);
 	free(r->series);

@@ -49,8 +49,10 @@ ksft_metric_report_baseline_new(void)
 static void bl_series_clear(struct bl_series *s)
 {
 	rp_policy_free(s->policy);
-	if (!s->samples_pooled)
-		vals_free(&s->samples);
+	if (!s->samples_pooled) {
+		free(s->samples.v);
+		free(s->samples.off);
+	}
 }
 
 static void run_clear(struct bl_run *run)
@@ -161,7 +163,7 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 		const struct rp_series *s = r->series[i];
 		struct bl_series *d = &run.series[run.n++];
 		struct rp_policy scratch;
-		struct rp_vals view;
+		struct rp_vals view, pv;
 
 		d->source = s->source;
 		d->is_array = s->is_array;
@@ -179,8 +181,9 @@ ksft_metric_report_baseline_add_report(struct ksft_metric_report_baseline *b,
 		if (series_own_policy(s) && !(d->policy = rp_policy_dup(series_own_policy(s))))
 			goto oom;
 		if (pipeline_apply(series_raw(s, &view), series_policy(s, &scratch),
-				   KSFT_METRIC_REPORT_PROCESSED, &d->samples))
+				   KSFT_METRIC_REPORT_PROCESSED, &pv))
 			goto oom;
+		bl_take_vals(d, &pv);
 	}
 	if (push_run(b, &run))
 		goto oom;
@@ -220,6 +223,7 @@ ksft_metric_report_baseline_format(const struct ksft_metric_report_baseline *b,
 				   char **out, size_t *len)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct rp_vals pv;
 	size_t i, j, k;
 
 	if (!b || !out)
@@ -254,7 +258,8 @@ ksft_metric_report_baseline_format(const struct ksft_metric_report_baseline *b,
 			strbuf_adds(&sb, "\",\"policy\":");
 			strbuf_adds(&sb, s->policy ? s->policy->json : "null");
 			strbuf_adds(&sb, ",\"samples\":");
-			emit_samples(&sb, &s->samples);
+			pv = bl_vals(s);
+			emit_samples(&sb, &pv);
 			strbuf_addc(&sb, '}');
 		}
 		strbuf_adds(&sb, "]}");
@@ -275,46 +280,56 @@ static int bad(const char *name, const char *what)
 
 /* @arr into s->samples: 0, -EINVAL (not numbers/nulls or arrays of them
  * throughout) or -ENOMEM; no message. */
-static int load_samples(json_t *arr, struct bl_series *s)
+static int load_samples_into(json_t *arr, struct bl_series *s, struct rp_vals *pv)
 {
 	size_t i, j, nv = 0;
 	json_t *p, *x;
 
-	memset(&s->samples, 0, sizeof(s->samples));
-	s->samples.n = json_array_size(arr);
-	s->samples.width = s->is_array ? 0 : 1;
+	memset(pv, 0, sizeof(*pv));
+	pv->n = json_array_size(arr);
+	pv->width = s->is_array ? 0 : 1;
 	json_array_foreach(arr, i, p) {
 		if (s->is_array != json_is_array(p))
 			return -EINVAL;
 		nv += s->is_array ? json_array_size(p) : 1;
 	}
-	s->samples.v = malloc((nv ? nv : 1) * sizeof(double));
-	s->samples.t = malloc((s->samples.n ? s->samples.n : 1) * sizeof(double));
+	pv->v = malloc((nv ? nv : 1) * sizeof(double));
+	pv->t = malloc((pv->n ? pv->n : 1) * sizeof(double));
 	if (s->is_array)
-		s->samples.off = malloc((s->samples.n + 1) * sizeof(size_t));
-	if (!s->samples.v || !s->samples.t || (s->is_array && !s->samples.off))
+		pv->off = malloc((pv->n + 1) * sizeof(size_t));
+	if (!pv->v || !pv->t || (s->is_array && !pv->off))
 		return -ENOMEM;
 	nv = 0;
 	json_array_foreach(arr, i, p) {
-		s->samples.t[i] = NAN;
+		pv->t[i] = NAN;
 		if (!s->is_array) {
 			if (!json_is_number(p) && !json_is_null(p))
 				return -EINVAL;
-			s->samples.v[nv++] = json_is_number(p) ? json_number_value(p) : NAN;
+			pv->v[nv++] = json_is_number(p) ? json_number_value(p) : NAN;
 			continue;
 		}
-		s->samples.off[i] = nv;
-		if (json_array_size(p) > s->samples.width)
-			s->samples.width = json_array_size(p);
+		pv->off[i] = nv;
+		if (json_array_size(p) > pv->width)
+			pv->width = json_array_size(p);
 		json_array_foreach(p, j, x) {
 			if (!json_is_number(x) && !json_is_null(x))
 				return -EINVAL;
-			s->samples.v[nv++] = json_is_number(x) ? json_number_value(x) : NAN;
+			pv->v[nv++] = json_is_number(x) ? json_number_value(x) : NAN;
 		}
 	}
 	if (s->is_array)
-		s->samples.off[s->samples.n] = nv;
+		pv->off[pv->n] = nv;
 	return 0;
+}
+
+/* load_samples_into() and its points kept (or freed with @s). */
+static int load_samples(json_t *arr, struct bl_series *s)
+{
+	struct rp_vals pv;
+	int ret = load_samples_into(arr, s, &pv);
+
+	bl_take_vals(s, &pv);
+	return ret;
 }
 
 static int load_series(struct ksft_metric_report_baseline *b, json_t *o,
@@ -417,12 +432,10 @@ static int load_flat(struct ksft_metric_report_baseline *b, json_t *j,
 		s->samples.n = 1;
 		s->samples.width = 1;
 		s->samples.v = malloc(sizeof(double));
-		s->samples.t = malloc(sizeof(double));
 		if (!s->path || !s->case_name || !s->name || !s->labels ||
-		    !s->shape || !s->samples.v || !s->samples.t)
+		    !s->shape || !s->samples.v)
 			return ksftm_oom();
 		s->samples.v[0] = json_number_value(v);
-		s->samples.t[0] = NAN;
 	}
 	run->sources = calloc(1, sizeof(char *));
 	if (!run->sources || !(run->sources[0] = strdup(name)))

@@ -19,11 +19,12 @@ struct rp_strpool;
  * None sets a message: after any error read the whole file with jansson,
  * which gives the file's error.
  */
-/* The pool's copy of the last string of one field (most repeat: the
- * shape, the path, a case's name for its series): a compare, no hash. */
+/* The pool's copies of the last two strings of one field (most repeat:
+ * the shape, the path, a case's name for its series; or alternate: the
+ * labels of a case's two series): a compare, no hash. */
 struct bl_pinned {
-	const char *s;
-	size_t n;
+	const char *s, *s2;
+	size_t n, n2;
 };
 
 enum { BL_PIN_CASE, BL_PIN_NAME, BL_PIN_SHAPE, BL_PIN_LABELS, BL_PIN_PATH, BL_PIN_N };
