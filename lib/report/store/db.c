@@ -64,12 +64,31 @@ void db_close(struct db *db)
 }
 
 
-int db_query(struct db *db, const char *sql, const char *const *params, int n,
-	     struct db_rows **rows)
+int db_query_values(struct db *db, const char *sql, const struct db_value *params, int n,
+		    struct db_rows **rows)
 {
 	if (rows)
 		*rows = NULL;
 	return db->ops->query(db, sql, params, n, rows);
+}
+
+/* Text parameters as typed ones: on the stack up to this many. */
+#define DB_PARAMS_ON_STACK 16
+
+int db_query(struct db *db, const char *sql, const char *const *params, int n,
+	     struct db_rows **rows)
+{
+	struct db_value on_stack[DB_PARAMS_ON_STACK] = { { DB_NULL, { 0 } } }, *v = on_stack;
+	int i, ret;
+
+	if (n > DB_PARAMS_ON_STACK && !(v = malloc((size_t)n * sizeof(*v))))
+		return ksftm_oom();
+	for (i = 0; i < n; i++)
+		v[i] = db_text(params[i]);
+	ret = db_query_values(db, sql, v, n, rows);
+	if (v != on_stack)
+		free(v);
+	return ret;
 }
 
 int db_exec(struct db *db, const char *sql)

@@ -27,7 +27,7 @@ struct db_ops {
 	 * caller closes it: close() takes a half-open handle. */
 	int (*open)(struct db *db, const char *url);
 	void (*close)(struct db *db);
-	int (*query)(struct db *db, const char *sql, const char *const *params, int n,
+	int (*query)(struct db *db, const char *sql, const struct db_value *params, int n,
 		     struct db_rows **rows);
 	int (*exec)(struct db *db, const char *sql);
 	/* Roll back, ignoring a failure (the caller's message stays). */
@@ -55,10 +55,25 @@ extern const struct db_ops db_postgresql_ops;
  * not allocated one by one (a slab of a whole run is 60,000 cells). */
 struct db_rows_block;
 
+/* The room a number's text is made in (float_repr()'s longest, and more
+ * than an int64's). */
+#define DB_NUMBER_TEXT_MAX 32
+
+/* One cell: its type, a number as the backend gave it, and its text (a
+ * TEXT's; a number's, made in the room kept for it when first asked). */
+struct db_cell {
+	char *text;		/* NULL for SQL NULL */
+	union {
+		long long i;
+		double d;
+	} num;
+	int type;		/* enum db_type */
+};
+
 struct db_rows {
 	size_t n;
 	int cols;
-	char **cells;	/* n * cols, row-major; NULL = SQL NULL */
+	struct db_cell *cells;	/* n * cols, row-major */
 	struct db_rows_block *blocks;	/* the texts, newest block first */
 };
 
@@ -68,5 +83,8 @@ int db_redact_is_pg_url(const char *url);
 /* db_rows.c: cell (@row, @col) of @r as a copy of @len bytes of @v (NULL: SQL NULL);
  * *@oom set when the copy cannot be made. */
 void db_rows_set(struct db_rows *r, size_t row, int col, const char *v, size_t len, int *oom);
+/* ... and as a number, its text made only if a caller asks for it. */
+void db_rows_set_int64(struct db_rows *r, size_t row, int col, long long v, int *oom);
+void db_rows_set_double(struct db_rows *r, size_t row, int col, double v, int *oom);
 
 #endif

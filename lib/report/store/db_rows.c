@@ -1,11 +1,13 @@
-/* The rows a history query returns (db.h): kept as text, read, checked
- * for NULLs, freed. Below every backend. */
+/* The rows a history query returns (db.h): kept as typed cells (a
+ * number as the backend gave it, its text made only when asked), read,
+ * checked for NULLs, freed. Below every backend. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db_backend.h"
 #include "errmsg.h"
+#include "float_repr.h"
 
 struct db_rows_block {
 	struct db_rows_block *next;
@@ -39,8 +41,14 @@ static char *rows_room(struct db_rows *r, size_t len)
 	return b->text;
 }
 
+static struct db_cell *cell_at(const struct db_rows *r, size_t row, int col)
+{
+	return &r->cells[row * (size_t)r->cols + (size_t)col];
+}
+
 void db_rows_set(struct db_rows *r, size_t row, int col, const char *v, size_t len, int *oom)
 {
+	struct db_cell *cell = cell_at(r, row, col);
 	char *c = NULL;
 
 	if (v) {
@@ -52,7 +60,34 @@ void db_rows_set(struct db_rows *r, size_t row, int col, const char *v, size_t l
 			*oom = 1;
 		}
 	}
-	r->cells[row * (size_t)r->cols + (size_t)col] = c;
+	cell->text = c;
+	cell->type = c ? DB_TEXT : DB_NULL;
+}
+
+/* A number's text is made when first asked for, in room kept for it now
+ * (so that asking cannot fail): "" until then. */
+static void set_number(struct db_rows *r, size_t row, int col, enum db_type type, int *oom)
+{
+	struct db_cell *cell = cell_at(r, row, col);
+
+	cell->type = type;
+	cell->text = rows_room(r, DB_NUMBER_TEXT_MAX);
+	if (cell->text)
+		cell->text[0] = '\0';
+	else
+		*oom = 1;
+}
+
+void db_rows_set_int64(struct db_rows *r, size_t row, int col, long long v, int *oom)
+{
+	set_number(r, row, col, DB_INTEGER, oom);
+	cell_at(r, row, col)->num.i = v;
+}
+
+void db_rows_set_double(struct db_rows *r, size_t row, int col, double v, int *oom)
+{
+	set_number(r, row, col, DB_REAL, oom);
+	cell_at(r, row, col)->num.d = v;
 }
 
 size_t db_rows_count(const struct db_rows *rows)
@@ -65,11 +100,60 @@ int db_rows_columns(const struct db_rows *rows)
 	return rows ? rows->cols : 0;
 }
 
-const char *db_rows_get(const struct db_rows *rows, size_t row, int col)
+static const struct db_cell *cell_of(const struct db_rows *rows, size_t row, int col)
 {
 	if (!rows || row >= rows->n || col < 0 || col >= rows->cols)
 		return NULL;
-	return rows->cells[row * (size_t)rows->cols + (size_t)col];
+	return cell_at(rows, row, col);
+}
+
+enum db_type db_rows_type(const struct db_rows *rows, size_t row, int col)
+{
+	const struct db_cell *cell = cell_of(rows, row, col);
+
+	return cell ? (enum db_type)cell->type : DB_NULL;
+}
+
+/*
+ * A number's text as the text interface always gave it: an INTEGER in
+ * decimal (SQLite's own "%lld"), a REAL as its shortest round-trip text
+ * (as PostgreSQL sends it: SQLite's own is 15 digits, not the stored
+ * double).
+ */
+const char *db_rows_get(const struct db_rows *rows, size_t row, int col)
+{
+	const struct db_cell *cell = cell_of(rows, row, col);
+
+	if (!cell)
+		return NULL;
+	if (cell->type == DB_INTEGER && !cell->text[0])
+		int64_repr(cell->num.i, cell->text);
+	else if (cell->type == DB_REAL && !cell->text[0])
+		float_repr(cell->num.d, cell->text);
+	return cell->text;
+}
+
+int db_rows_double(const struct db_rows *rows, size_t row, int col, double *x)
+{
+	const struct db_cell *cell = cell_of(rows, row, col);
+
+	if (!cell || cell->type == DB_NULL)
+		return 0;
+	/* What strtod() of the cell's text gives: the text of a REAL is its
+	 * round-trip text, an INTEGER's decimal rounds as the conversion does. */
+	*x = cell->type == DB_REAL ? cell->num.d : cell->type == DB_INTEGER ?
+	     (double)cell->num.i : strtod(cell->text, NULL);
+	return 1;
+}
+
+int db_rows_int64(const struct db_rows *rows, size_t row, int col, long long *x)
+{
+	const struct db_cell *cell = cell_of(rows, row, col);
+
+	if (!cell || cell->type == DB_NULL)
+		return 0;
+	*x = cell->type == DB_INTEGER ? cell->num.i : strtoll(db_rows_get(rows, row, col), NULL, 10);
+	return 1;
 }
 
 int db_rows_check(const struct db *db, const struct db_rows *rows, const char *spec,
@@ -89,7 +173,7 @@ int db_rows_check(const struct db *db, const struct db_rows *rows, const char *s
 				col += strspn(col, " ");
 			}
 			len = strcspn(col, " ");
-			if (!len || *col == '?' || rows->cells[r * (size_t)rows->cols + (size_t)c])
+			if (!len || *col == '?' || cell_at(rows, r, c)->type != DB_NULL)
 				continue;
 			for (k = 0; k < key_col && *key; k++) {
 				key += strcspn(key, " ");

@@ -11,7 +11,6 @@
 
 #include "db_backend.h"
 #include "errmsg.h"
-#include "float_repr.h"
 
 /* A statement kept prepared for its SQL text: the gate and ingest run the
  * same few statements once per series. */
@@ -234,26 +233,7 @@ static int lite_prepared(struct lite *db, const char *sql, struct lite_stmt **ou
 	return 0;
 }
 
-/* @v in decimal into @buf (24 bytes); @return its length. */
-static size_t int_text(sqlite3_int64 v, char *buf)
-{
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	char tmp[24];
-	size_t n = 0, len = 0;
-
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		buf[len++] = '-';
-	while (n)
-		buf[len++] = tmp[--n];
-	buf[len] = '\0';
-	return len;
-}
-
-static int lite_query(struct db *base, const char *sql, const char *const *params, int n,
+static int lite_query(struct db *base, const char *sql, const struct db_value *params, int n,
 		      struct db_rows **rows)
 {
 	struct lite *db = lite_of(base);
@@ -271,8 +251,19 @@ static int lite_query(struct db *base, const char *sql, const char *const *param
 	if (n > sqlite3_bind_parameter_count(st))
 		n = sqlite3_bind_parameter_count(st);
 	for (i = 0; i < n; i++) {
-		rc = params[i] ? sqlite3_bind_text(st, i + 1, params[i], -1, SQLITE_STATIC) :
-				 sqlite3_bind_null(st, i + 1);
+		switch (params[i].type) {
+		case DB_INTEGER:
+			rc = sqlite3_bind_int64(st, i + 1, params[i].v.i);
+			break;
+		case DB_REAL:
+			rc = sqlite3_bind_double(st, i + 1, params[i].v.d);
+			break;
+		case DB_TEXT:
+			rc = sqlite3_bind_text(st, i + 1, params[i].v.text, -1, SQLITE_STATIC);
+			break;
+		default:
+			rc = sqlite3_bind_null(st, i + 1);
+		}
 		if (rc != SQLITE_OK) {
 			ret = lite_fail(db, sql);
 			goto out;
@@ -291,7 +282,8 @@ static int lite_query(struct db *base, const char *sql, const char *const *param
 			continue;
 		if (r->n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
-			char **cells = realloc(r->cells, ncap * (size_t)r->cols * sizeof(char *));
+			struct db_cell *cells = realloc(r->cells, ncap * (size_t)r->cols *
+							 sizeof(*cells));
 
 			if (!cells) {
 				oom = 1;
@@ -303,23 +295,13 @@ static int lite_query(struct db *base, const char *sql, const char *const *param
 		for (i = 0; i < r->cols; i++) {
 			int type = sqlite3_column_type(st, i);
 
-			/* An INTEGER as SQLite's own text ("%lld"), without its
-			 * conversion (a copy kept in the statement a cell). */
+			/* Numbers as numbers (db.h): their text only if asked. */
 			if (type == SQLITE_INTEGER) {
-				char num[24];
-
-				db_rows_set(r, r->n, i, num,
-					    int_text(sqlite3_column_int64(st, i), num), &oom);
+				db_rows_set_int64(r, r->n, i, sqlite3_column_int64(st, i), &oom);
 				continue;
 			}
-			/* A REAL as its shortest round-trip text, as PostgreSQL
-			 * sends it: SQLite's own text is 15 digits (not the stored
-			 * double) and its printf was a fifth of a compare --db. */
 			if (type == SQLITE_FLOAT) {
-				char num[FLOAT_REPR_MAX];
-
-				db_rows_set(r, r->n, i, num,
-					    float_repr(sqlite3_column_double(st, i), num), &oom);
+				db_rows_set_double(r, r->n, i, sqlite3_column_double(st, i), &oom);
 				continue;
 			}
 			db_rows_set(r, r->n, i, (const char *)sqlite3_column_text(st, i),

@@ -86,14 +86,14 @@ size_t run_order_shown_len(const char *stored);
 
 
 /*
- * A stored scalar result (its value @val, the compare statistic it was
- * stored as @stored_op, NULL: p50, its summaries' JSON @summary) as
+ * A stored scalar result (its value @val when @has_val, else NULL, the
+ * compare statistic it was stored as @stored_op, NULL: p50, its summaries' JSON @summary) as
  * statistic @op: the value when stored as @op, else @op from the
  * summaries, so a policy that moved from p50 to p90 judges p90 against
  * p90 (issue 31). 1 and *@x, 0 (no such number), or -EAGAIN: the
  * summaries are needed and @summary is NULL (not read); no message.
  */
-int history_value_as(const char *val, const char *stored_op, const char *summary,
+int history_value_as(int has_val, double val, const char *stored_op, const char *summary,
 		     const char *op, double *x);
 
 /* One run to ingest. */

@@ -34,6 +34,13 @@ static inline const char *history_window_span_get(const struct history_window_sp
 	return db_rows_get(sp->rows, sp->from + k, sp->col + c);
 }
 
+/* Cell @c of row @k as a number (db_rows_double()): 1 and *@x, 0 for NULL. */
+static inline int history_window_span_double(const struct history_window_span *sp, size_t k,
+					     int c, double *x)
+{
+	return db_rows_double(sp->rows, sp->from + k, sp->col + c, x);
+}
+
 static inline void history_window_span_release(struct history_window_span *sp)
 {
 	if (sp->owned)
