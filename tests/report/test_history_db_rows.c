@@ -4,7 +4,8 @@
  * bit through db_rows_double() (SQLite: no text between the file and the
  * gate; PostgreSQL: its round-trip text parsed), and the text interface
  * gives what it always gave (a REAL's shortest round-trip text, an
- * INTEGER in decimal). Against SQLite, and PostgreSQL via
+ * INTEGER in decimal); a trusted write checks no foreign key on SQLite,
+ * and only inside it. Against SQLite, and PostgreSQL via
  * $KSFTM_HISTORY_URL (history_pg.sh).
  */
 #include <math.h>
@@ -116,11 +117,54 @@ START_TEST(test_text_as_ever)
 }
 END_TEST
 
+/* Is a row referencing no parent refused (foreign keys checked)? */
+static int refused(struct db *db)
+{
+	struct db_value v[1] = { db_int(999) };
+	int ret = db_query_values(db, "INSERT INTO child (parent) VALUES ($1)", v, 1, NULL);
+
+	if (!ret)
+		ck_assert_int_eq(db_exec(db, "DELETE FROM child WHERE parent = 999"), 0);
+	return ret != 0;
+}
+
+/*
+ * db_begin_write_trusted(): SQLite checks no foreign key inside it (an
+ * ingest's results reference the run and series it has just written),
+ * and checks them again after its commit or rollback; PostgreSQL always.
+ */
+START_TEST(test_trusted_write)
+{
+	int lite;
+	struct db *db;
+
+	ck_assert_int_eq(db_open(hist_url, &db), 0);
+	lite = db_dialect(db) == DB_SQLITE;
+	ck_assert_int_eq(db_exec(db, "DROP TABLE IF EXISTS child; DROP TABLE IF EXISTS parent;"
+				 " CREATE TABLE parent (id BIGINT PRIMARY KEY);"
+				 " CREATE TABLE child (parent BIGINT REFERENCES parent(id))"), 0);
+	ck_assert(refused(db));
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert(refused(db));
+	db_rollback(db);
+	ck_assert_int_eq(db_begin_write_trusted(db), 0);
+	ck_assert_int_eq(refused(db), !lite);
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert(refused(db));
+	ck_assert_int_eq(db_begin_write_trusted(db), 0);
+	ck_assert_int_eq(refused(db), !lite);
+	db_rollback(db);
+	ck_assert(refused(db));
+	db_close(db);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("history_db_rows");
 
 	suite_add_tcase(s, hist_tcase("numbers_as_numbers", test_numbers_as_numbers));
 	suite_add_tcase(s, hist_tcase("text_as_ever", test_text_as_ever));
+	suite_add_tcase(s, hist_tcase("trusted_write", test_trusted_write));
 	return s;
 }

@@ -117,12 +117,38 @@ int db_begin_write(struct db *db)
 	return ret;
 }
 
+/* After a trusted transaction: its checks on again (SQLite sets them
+ * only outside a transaction). */
+static int db_distrust(struct db *db)
+{
+	if (!db->trusted)
+		return 0;
+	db->trusted = 0;
+	return db_exec(db, db->ops->distrust);
+}
+
+int db_begin_write_trusted(struct db *db)
+{
+	int ret = db_writable(db);
+
+	if (ret || !db->ops->trust)
+		return ret ? ret : db_begin_write(db);
+	if ((ret = db_exec(db, db->ops->trust)))
+		return ret;
+	db->trusted = 1;
+	if ((ret = db_begin_write(db)))
+		db_distrust(db);
+	return ret;
+}
+
 int db_commit(struct db *db)
 {
 	int ret = db_exec(db, "COMMIT");
 
-	if (!ret)
+	if (!ret) {
 		db->in_tx = 0;
+		ret = db_distrust(db);
+	}
 	return ret;
 }
 
@@ -133,5 +159,11 @@ void db_rollback(struct db *db)
 	db->in_tx = 0;
 	/* Keep the caller's message: the rollback's own failure adds nothing. */
 	db->ops->rollback(db);
+	/* (Its failure would replace the caller's message: it does not fail
+	 * outside a transaction.) */
+	if (db->trusted) {
+		db->trusted = 0;
+		db->ops->exec(db, db->ops->distrust);
+	}
 }
 

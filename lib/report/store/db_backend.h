@@ -16,6 +16,7 @@ struct db {
 	const struct db_ops *ops;
 	enum db_dialect dialect;
 	int in_tx;
+	int trusted;		/* in db_begin_write_trusted()'s transaction */
 	int read_only;		/* SQLite: the file cannot be written */
 	char name[DB_NAME_MAX];	/* the URL or path as messages show it */
 };
@@ -34,6 +35,8 @@ struct db_ops {
 	void (*rollback)(struct db *db);
 	const char *begin;	/* the statement that opens a write transaction */
 	const char *after_begin;	/* run next in it (NULL: none) */
+	/* Before a trusted transaction's begin and after its end (NULL: none). */
+	const char *trust, *distrust;
 };
 
 /* The backends built in (meson builds a backend's file only when its

@@ -232,4 +232,6 @@ const struct db_ops db_postgresql_ops = {
 	.rollback = pg_rollback,
 	.begin = "BEGIN",
 	.after_begin = "SELECT pg_advisory_xact_lock(" DB_PG_WRITE_LOCK ")",
+	.trust = NULL,
+	.distrust = NULL,
 };

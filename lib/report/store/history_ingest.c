@@ -284,14 +284,21 @@ out:
 	return ret;
 }
 
-/* The run's result rows, INGEST_CHUNK per INSERT; numbers bound as
- * numbers (db_query_values()), so SQLite converts no text to them. */
+/*
+ * The run's result rows, INGEST_CHUNK per INSERT; on SQLite
+ * INGEST_LITE_CHUNK, the rest one by one (two statements prepared once
+ * each: a statement of another size would be prepared again). Numbers
+ * bound as numbers (db_query_values()), so SQLite converts no text to
+ * them.
+ */
 static int insert_results(struct db *db, const struct ingest_item *items,
 			  const struct history_key *keys, size_t n, long long run_id, const char *cmp,
 			  const char *order, int incomparable,
 			  const char *const *verdicts)
 {
 	struct db_value *p = calloc(INGEST_CHUNK * 14, sizeof(*p));
+	int lite = db_dialect(db) == DB_SQLITE;
+	size_t chunk = lite ? INGEST_LITE_CHUNK : INGEST_CHUNK;
 	size_t k, from, m, sql_m = 0;
 	char *sql = NULL;
 	int ret = 0;
@@ -303,7 +310,7 @@ static int insert_results(struct db *db, const struct ingest_item *items,
 	for (from = 0; from < n && !ret; from += m) {
 		const char *text;
 
-		m = n - from < history_chunk_of(db) ? n - from : history_chunk_of(db);
+		m = n - from >= chunk ? chunk : lite ? 1 : n - from;
 		for (k = 0; k < m; k++) {
 			const struct ingest_item *it = &items[from + k];
 			const char *verdict = verdicts[from + k];
@@ -378,7 +385,9 @@ int history_ingest_begin(struct history_ingest *in)
 	json_t *ctx_json;
 	int ret;
 
-	if ((ret = db_begin_write(db)))
+	/* Its results reference the run it inserts and series it looks up
+	 * or inserts, under the write lock: no foreign key to check. */
+	if ((ret = db_begin_write_trusted(db)))
 		return ret;
 	in->in_tx = 1;
 	/* A retry of a stored run (a new --order, none, another id): the
