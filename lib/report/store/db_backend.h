@@ -74,11 +74,21 @@ struct db_cell {
 };
 
 struct db_rows {
-	size_t n;
+	size_t n, cap;		/* rows, and room for them in cells */
 	int cols;
+	int cells_inline;	/* cells are the allocation's own (db_rows_new()) */
 	struct db_cell *cells;	/* n * cols, row-major */
 	struct db_rows_block *blocks;	/* the texts, newest block first */
 };
+
+/*
+ * Rows of @cols columns with room for @rows of them and a first block of
+ * text in one allocation, not three (a window query's few rows; issue
+ * 45). NULL when out of memory.
+ */
+struct db_rows *db_rows_new(int cols, size_t rows);
+/* Room in @r for @rows rows: 0, or -ENOMEM (no message). */
+int db_rows_reserve(struct db_rows *r, size_t rows);
 
 /* Is @url a PostgreSQL one (postgresql:// or postgres://)? db_redact.c. */
 int db_redact_is_pg_url(const char *url);

@@ -176,14 +176,9 @@ static int pg_query(struct db *base, const char *sql, const struct db_value *par
 		pq.PQclear(res);
 		return 0;
 	}
-	r = calloc(1, sizeof(*r));
-	if (r) {
+	r = db_rows_new(pq.PQnfields(res), (size_t)pq.PQntuples(res));
+	if (r)
 		r->n = (size_t)pq.PQntuples(res);
-		r->cols = pq.PQnfields(res);
-		r->cells = r->n && r->cols ? calloc(r->n * (size_t)r->cols, sizeof(*r->cells)) : NULL;
-		if (r->n && r->cols && !r->cells)
-			oom = 1;
-	}
 	for (row = 0; r && !oom && row < r->n; row++)
 		for (i = 0; i < r->cols; i++)
 			db_rows_set(r, row, i, pq.PQgetisnull(res, (int)row, i) ? NULL :

@@ -2,6 +2,7 @@
  * number as the backend gave it, its text made only when asked), read,
  * checked for NULLs, freed. Below every backend. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 struct db_rows_block {
 	struct db_rows_block *next;
 	size_t used, size;
+	int own;		/* the rows' own allocation's (db_rows_new()) */
 	char text[];
 };
 
@@ -37,8 +39,64 @@ static char *rows_room(struct db_rows *r, size_t len)
 	b->next = r->blocks;
 	b->size = size;
 	b->used = len;
+	b->own = 0;
 	r->blocks = b;
 	return b->text;
+}
+
+/* The rows' cells and first block share its allocation: aligned so. */
+#define DB_ROWS_ALIGN(x) (((x) + 15) & ~(size_t)15)
+
+struct db_rows *db_rows_new(int cols, size_t rows)
+{
+	size_t head = DB_ROWS_ALIGN(sizeof(struct db_rows));
+	size_t cells = DB_ROWS_ALIGN(rows * (size_t)cols * sizeof(struct db_cell));
+	struct db_rows_block *b;
+	struct db_rows *r;
+
+	if (cols && rows > SIZE_MAX / 2 / sizeof(struct db_cell) / (size_t)cols)
+		return NULL;
+	r = malloc(head + cells + sizeof(*b) + DB_ROWS_BLOCK_MIN);
+	if (!r)
+		return NULL;
+	memset(r, 0, sizeof(*r));
+	r->cols = cols;
+	r->cap = rows;
+	r->cells = (struct db_cell *)((char *)r + head);
+	r->cells_inline = 1;
+	b = (struct db_rows_block *)((char *)r + head + cells);
+	b->next = NULL;
+	b->size = DB_ROWS_BLOCK_MIN;
+	b->used = 0;
+	b->own = 1;
+	r->blocks = b;
+	return r;
+}
+
+int db_rows_reserve(struct db_rows *r, size_t rows)
+{
+	size_t cap = r->cap ? r->cap : 16;
+	struct db_cell *cells;
+
+	if (rows <= r->cap)
+		return 0;
+	while (cap < rows)
+		cap *= 2;
+	if (r->cols && cap > SIZE_MAX / sizeof(*cells) / (size_t)r->cols)
+		return -ENOMEM;
+	if (r->cells_inline) {
+		cells = malloc(cap * (size_t)r->cols * sizeof(*cells));
+		if (cells)
+			memcpy(cells, r->cells, r->n * (size_t)r->cols * sizeof(*cells));
+	} else {
+		cells = realloc(r->cells, cap * (size_t)r->cols * sizeof(*cells));
+	}
+	if (!cells)
+		return -ENOMEM;
+	r->cells = cells;
+	r->cells_inline = 0;
+	r->cap = cap;
+	return 0;
 }
 
 static struct db_cell *cell_at(const struct db_rows *r, size_t row, int col)
@@ -201,8 +259,10 @@ void db_rows_free(struct db_rows *rows)
 		return;
 	for (b = rows->blocks; b; b = next) {
 		next = b->next;
-		free(b);
+		if (!b->own)
+			free(b);
 	}
-	free(rows->cells);
+	if (!rows->cells_inline)
+		free(rows->cells);
 	free(rows);
 }

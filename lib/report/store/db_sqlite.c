@@ -23,6 +23,9 @@ struct lite_stmt {
 /* More than the distinct statements one command runs (about 30). */
 #define LITE_STMT_CACHE 64
 
+/* Rows a query's first allocation has room for: a window's (30 runs). */
+#define LITE_ROWS_FIRST 32
+
 /* How long a SQLite writer waits for another one (8 concurrent ingests of
  * a large run must queue, not fail). */
 #define SQLITE_BUSY_MS 120000
@@ -252,7 +255,6 @@ static int lite_query(struct db *base, const char *sql, const struct db_value *p
 	struct lite_stmt *cached = NULL;
 	sqlite3_stmt *st = NULL;
 	struct db_rows *r = NULL;
-	size_t cap = 0;
 	int i, rc, oom = 0, ret = 0;
 
 	if ((ret = lite_prepared(db, sql, &cached)))
@@ -262,6 +264,10 @@ static int lite_query(struct db *base, const char *sql, const struct db_value *p
 	 * statement's last are not used by it. */
 	if (n > sqlite3_bind_parameter_count(st))
 		n = sqlite3_bind_parameter_count(st);
+	/* Parameters this call leaves unbound must not keep the last call's
+	 * (a call that binds them all needs no clearing). */
+	if (n < sqlite3_bind_parameter_count(st))
+		sqlite3_clear_bindings(st);
 	for (i = 0; i < n; i++) {
 		switch (params[i].type) {
 		case DB_INTEGER:
@@ -281,28 +287,17 @@ static int lite_query(struct db *base, const char *sql, const struct db_value *p
 			goto out;
 		}
 	}
-	if (rows) {
-		r = calloc(1, sizeof(*r));
-		if (!r) {
-			ret = ksftm_oom();
-			goto out;
-		}
-		r->cols = sqlite3_column_count(st);
+	/* Room for a window's rows at once (LITE_ROWS_FIRST). */
+	if (rows && !(r = db_rows_new(sqlite3_column_count(st), LITE_ROWS_FIRST))) {
+		ret = ksftm_oom();
+		goto out;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (!r || !r->cols)
 			continue;
-		if (r->n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct db_cell *cells = realloc(r->cells, ncap * (size_t)r->cols *
-							 sizeof(*cells));
-
-			if (!cells) {
-				oom = 1;
-				break;
-			}
-			r->cells = cells;
-			cap = ncap;
+		if (r->n == r->cap && db_rows_reserve(r, r->n + 1)) {
+			oom = 1;
+			break;
 		}
 		for (i = 0; i < r->cols; i++) {
 			int type = sqlite3_column_type(st, i);
@@ -328,7 +323,6 @@ static int lite_query(struct db *base, const char *sql, const struct db_value *p
 out:
 	/* Kept prepared: reset (releasing its read lock) for the next call. */
 	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
 	if (ret || !rows)
 		db_rows_free(r);
 	else
