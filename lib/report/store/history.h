@@ -222,7 +222,10 @@ struct hgate_opts {
 	size_t window;
 	double fdr;
 	int allow_missing;
-	int windows_only;	/* the band: not the series the run lacks */
+	/* Not the series the run lacks: the band, and ingest, which keeps
+	 * only the run's own series' verdicts (history_compare_verdicts();
+	 * a lacking series' row changes no other row's verdict). */
+	int windows_only;
 };
 
 #endif
