@@ -300,10 +300,7 @@ static int latest_pinned(struct history_window *w, char **out)
 	return ret;
 }
 
-/* @r's series' identities and ids (0: not in the history), one look-up
- * for the run; the paths are the caller's to free. */
-int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r,
-		       struct history_key **out)
+int history_window_keys(const struct ksft_metric_report *r, struct history_key **out)
 {
 	size_t i, n = ksft_metric_report_series_count(r);
 	struct history_key *keys = calloc(n ? n : 1, sizeof(*keys));
@@ -322,7 +319,17 @@ int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r
 		if (!keys[i].path)
 			ret = ksftm_oom();
 	}
-	return ret ? ret : history_series_lookup(db, keys, NULL, n);
+	return ret;
+}
+
+/* @r's series' identities and ids (0: not in the history), one look-up
+ * for the run; the paths are the caller's to free. */
+int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r,
+		       struct history_key **out)
+{
+	int ret = history_window_keys(r, out);
+
+	return ret ? ret : history_series_lookup(db, *out, NULL, ksft_metric_report_series_count(r));
 }
 
 int history_window_open(struct history_window *w, struct db *db,
