@@ -343,12 +343,12 @@ int history_window_open(struct history_window *w, struct db *db,
 	w->r = r;
 	w->o = o;
 	w->keys = keys;
-	snprintf(w->window_q, sizeof(w->window_q), window_sql,
-		 history_window_rule_size(o->window));
+	snprintf(w->window_q, sizeof(w->window_q), o->order ? HISTORY_WINDOW_BEFORE_SQL :
+		 window_sql, history_window_rule_size(o->window));
 	/* A scalar series reads its window's values only: the summary texts
 	 * were most of what a window query copied. Same WHERE. */
-	snprintf(w->scalar_q, sizeof(w->scalar_q), HISTORY_WINDOW_VALUES_SQL,
-		 history_window_rule_size(o->window));
+	snprintf(w->scalar_q, sizeof(w->scalar_q), o->order ? HISTORY_WINDOW_VALUES_BEFORE_SQL :
+		 HISTORY_WINDOW_VALUES_SQL, history_window_rule_size(o->window));
 	if ((ret = latest_pinned(w, &w->pinned)))
 		return ret;
 	return load_levels(w);
