@@ -370,14 +370,15 @@ ksft_metric_report_history_check(struct ksft_metric_report_history *kh,
 	 * of this machine, that is the answer (own_enough() of all of them
 	 * would say the same), without looking the run's other series up
 	 * (issue 45: the look-up was 5 % of an ingest). */
-	if ((ret = history_window_keys(r, &keys)))
+	if ((ret = history_window_keys(r, FIT_PROBE, &keys)))
 		goto out;
 	for (i = 0; i < n && i < FIT_PROBE; i++)
 		probe[i] = i;
 	if ((ret = history_series_lookup(db, keys, probe, i)) ||
-	    (ret = own_enough(db, keys, n, cmp)) < 0)
+	    (ret = own_enough(db, keys, i, cmp)) < 0)
 		goto out;
-	if (ret != 1 && ((ret = history_series_lookup(db, keys, NULL, n)) ||
+	if (ret != 1 && ((ret = history_window_keys_fill(r, keys, i, n)) ||
+			 (ret = history_series_lookup(db, keys, NULL, n)) ||
 			 (ret = own_enough(db, keys, n, cmp)) < 0))
 		goto out;
 	if (ret == 1) {

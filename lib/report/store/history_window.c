@@ -300,16 +300,24 @@ static int latest_pinned(struct history_window *w, char **out)
 	return ret;
 }
 
-int history_window_keys(const struct ksft_metric_report *r, struct history_key **out)
+int history_window_keys(const struct ksft_metric_report *r, size_t upto, struct history_key **out)
 {
-	size_t i, n = ksft_metric_report_series_count(r);
+	size_t n = ksft_metric_report_series_count(r);
 	struct history_key *keys = calloc(n ? n : 1, sizeof(*keys));
-	int ret = 0;
 
 	*out = keys;
 	if (!keys)
 		return ksftm_oom();
-	for (i = 0; i < n && !ret; i++) {
+	return history_window_keys_fill(r, keys, 0, upto < n ? upto : n);
+}
+
+int history_window_keys_fill(const struct ksft_metric_report *r, struct history_key *keys,
+			     size_t from, size_t to)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = from; i < to && !ret; i++) {
 		struct ksft_metric_report_series s = { .sz = sizeof(s) };
 
 		if ((ret = ksft_metric_report_series_get(r, i, &s)))
@@ -327,7 +335,7 @@ int history_window_keys(const struct ksft_metric_report *r, struct history_key *
 int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r,
 		       struct history_key **out)
 {
-	int ret = history_window_keys(r, out);
+	int ret = history_window_keys(r, SIZE_MAX, out);
 
 	return ret ? ret : history_series_lookup(db, *out, NULL, ksft_metric_report_series_count(r));
 }
