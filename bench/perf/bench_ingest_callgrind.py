@@ -8,7 +8,9 @@ machine's load (issue 45). Passes or fails nothing.
 
   python3 bench/perf/bench_ingest_callgrind.py KSFT_METRIC [SERIES] [WARM] [TOP]
 
-(KEEP=FILE: keep callgrind's output there, for callgrind_annotate --tree.)
+(KEEP=FILE: keep callgrind's output there, for callgrind_annotate --tree;
+KEEP_DB=FILE: the history before the measured ingest, for
+bench_sqlite_row_cost.sh.)
 """
 import os
 import random
@@ -40,6 +42,8 @@ def main():
             if i == 0:
                 argv.insert(2, "--create")
             if i == warm:
+                if os.environ.get("KEEP_DB"):
+                    subprocess.run(["cp", db, os.environ["KEEP_DB"]], check=True)
                 out = os.path.join(tmp, "cg.out")
                 argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out] + argv
             subprocess.run(argv, check=True, stdout=subprocess.DEVNULL,

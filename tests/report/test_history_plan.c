@@ -207,6 +207,11 @@ START_TEST(test_window_plan)
 	assert_indexed(h, "scalar window", sql, p0, 5, res, 1);
 	assert_covered(h, "scalar window", sql, p0, 5);
 	assert_covered(h, "scalar window at an order, a pin and a level", sql, p1, 5);
+	/* The same with the order in the index range (ingest's). */
+	LIMITED(sql, HISTORY_WINDOW_BEFORE_SQL, 30);
+	assert_indexed(h, "window before an order, a pin and a level", sql, p1, 5, res, 1);
+	LIMITED(sql, HISTORY_WINDOW_VALUES_BEFORE_SQL, 30);
+	assert_covered(h, "scalar window before an order, a pin and a level", sql, p1, 5);
 	{
 		/* The level-shift rule's recent values. */
 		const char *q0[4] = { sid, cmp, NULL, NULL };

@@ -64,12 +64,31 @@ void db_close(struct db *db)
 }
 
 
-int db_query(struct db *db, const char *sql, const char *const *params, int n,
-	     struct db_rows **rows)
+int db_query_values(struct db *db, const char *sql, const struct db_value *params, int n,
+		    struct db_rows **rows)
 {
 	if (rows)
 		*rows = NULL;
 	return db->ops->query(db, sql, params, n, rows);
+}
+
+/* Text parameters as typed ones: on the stack up to this many. */
+#define DB_PARAMS_ON_STACK 16
+
+int db_query(struct db *db, const char *sql, const char *const *params, int n,
+	     struct db_rows **rows)
+{
+	struct db_value on_stack[DB_PARAMS_ON_STACK] = { { DB_NULL, { 0 } } }, *v = on_stack;
+	int i, ret;
+
+	if (n > DB_PARAMS_ON_STACK && !(v = malloc((size_t)n * sizeof(*v))))
+		return ksftm_oom();
+	for (i = 0; i < n; i++)
+		v[i] = db_text(params[i]);
+	ret = db_query_values(db, sql, v, n, rows);
+	if (v != on_stack)
+		free(v);
+	return ret;
 }
 
 int db_exec(struct db *db, const char *sql)
@@ -98,12 +117,38 @@ int db_begin_write(struct db *db)
 	return ret;
 }
 
+/* After a trusted transaction: its checks on again (SQLite sets them
+ * only outside a transaction). */
+static int db_distrust(struct db *db)
+{
+	if (!db->trusted)
+		return 0;
+	db->trusted = 0;
+	return db_exec(db, db->ops->distrust);
+}
+
+int db_begin_write_trusted(struct db *db)
+{
+	int ret = db_writable(db);
+
+	if (ret || !db->ops->trust)
+		return ret ? ret : db_begin_write(db);
+	if ((ret = db_exec(db, db->ops->trust)))
+		return ret;
+	db->trusted = 1;
+	if ((ret = db_begin_write(db)))
+		db_distrust(db);
+	return ret;
+}
+
 int db_commit(struct db *db)
 {
 	int ret = db_exec(db, "COMMIT");
 
-	if (!ret)
+	if (!ret) {
 		db->in_tx = 0;
+		ret = db_distrust(db);
+	}
 	return ret;
 }
 
@@ -114,5 +159,11 @@ void db_rollback(struct db *db)
 	db->in_tx = 0;
 	/* Keep the caller's message: the rollback's own failure adds nothing. */
 	db->ops->rollback(db);
+	/* (Its failure would replace the caller's message: it does not fail
+	 * outside a transaction.) */
+	if (db->trusted) {
+		db->trusted = 0;
+		db->ops->exec(db, db->ops->distrust);
+	}
 }
 

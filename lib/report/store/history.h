@@ -86,14 +86,14 @@ size_t run_order_shown_len(const char *stored);
 
 
 /*
- * A stored scalar result (its value @val, the compare statistic it was
- * stored as @stored_op, NULL: p50, its summaries' JSON @summary) as
+ * A stored scalar result (its value @val when @has_val, else NULL, the
+ * compare statistic it was stored as @stored_op, NULL: p50, its summaries' JSON @summary) as
  * statistic @op: the value when stored as @op, else @op from the
  * summaries, so a policy that moved from p50 to p90 judges p90 against
  * p90 (issue 31). 1 and *@x, 0 (no such number), or -EAGAIN: the
  * summaries are needed and @summary is NULL (not read); no message.
  */
-int history_value_as(const char *val, const char *stored_op, const char *summary,
+int history_value_as(int has_val, double val, const char *stored_op, const char *summary,
 		     const char *op, double *x);
 
 /* One run to ingest. */
@@ -198,6 +198,13 @@ int history_series_id_cmp(const void *a, const void *b);
  * per statement, each prepared once (history_series.c).
  */
 #define INGEST_CHUNK 256
+/*
+ * A run's results on SQLite, rows per INSERT: a statement's own cost (its
+ * cursors opened, its end) shared by 16 rows was 22 % of inserting one
+ * (issue 45: 29 k instructions a row alone, 23 k in 16); preparing a
+ * statement of 16 rows (224 parameters) costs about half a million, once.
+ */
+#define INGEST_LITE_CHUNK 16
 size_t history_chunk_of(const struct db *db);
 
 /* @head, @m groups "(p, ..., p)" of @w parameters ($N or, @typed,
@@ -215,7 +222,10 @@ struct hgate_opts {
 	size_t window;
 	double fdr;
 	int allow_missing;
-	int windows_only;	/* the band: not the series the run lacks */
+	/* Not the series the run lacks: the band, and ingest, which keeps
+	 * only the run's own series' verdicts (history_compare_verdicts();
+	 * a lacking series' row changes no other row's verdict). */
+	int windows_only;
 };
 
 #endif

@@ -19,14 +19,20 @@
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
+/* FNV-1a of @p's @n bytes into both lanes, in one pass (two passes were
+ * 2 % of an ingest: issue 45). */
+static void fnv2(uint64_t *a, uint64_t *b, const void *p, size_t n)
 {
 	const unsigned char *c = p;
+	uint64_t x = *a, y = *b;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ c[i]) * FNV_PRIME;
-	return h;
+	for (i = 0; i < n; i++) {
+		x = (x ^ c[i]) * FNV_PRIME;
+		y = (y ^ c[i]) * FNV_PRIME;
+	}
+	*a = x;
+	*b = y;
 }
 
 /* A field with its length first, so ("ab", "c") and ("a", "bc") differ. */
@@ -38,8 +44,8 @@ static void lanes_add(uint64_t *a, uint64_t *b, const char *s)
 
 	for (i = 0; i < 8; i++)	/* little-endian whatever the host's */
 		len[i] = (unsigned char)((uint64_t)n >> (8 * i));
-	*a = fnv(fnv(*a, len, 8), s ? s : "", n);
-	*b = fnv(fnv(*b, len, 8), s ? s : "", n);
+	fnv2(a, b, len, 8);
+	fnv2(a, b, s ? s : "", n);
 }
 
 static uint64_t mix(uint64_t h)

@@ -284,67 +284,68 @@ out:
 	return ret;
 }
 
-/* The run's result rows, INGEST_CHUNK per INSERT. */
+/*
+ * The run's result rows, INGEST_CHUNK per INSERT; on SQLite
+ * INGEST_LITE_CHUNK, the rest one by one (two statements prepared once
+ * each: a statement of another size would be prepared again). Numbers
+ * bound as numbers (db_query_values()), so SQLite converts no text to
+ * them.
+ */
 static int insert_results(struct db *db, const struct ingest_item *items,
-			  const struct history_key *keys, size_t n, const char *run_id, const char *cmp,
+			  const struct history_key *keys, size_t n, long long run_id, const char *cmp,
 			  const char *order, int incomparable,
 			  const char *const *verdicts)
 {
-	const char **p = calloc(INGEST_CHUNK * 14, sizeof(*p));
-	char (*num)[64] = calloc(INGEST_CHUNK, sizeof(*num));
+	struct db_value *p = calloc(INGEST_CHUNK * 14, sizeof(*p));
+	int lite = db_dialect(db) == DB_SQLITE;
+	size_t chunk = lite ? INGEST_LITE_CHUNK : INGEST_CHUNK;
 	size_t k, from, m, sql_m = 0;
 	char *sql = NULL;
 	int ret = 0;
 
-	if (!p || !num) {
+	if (!p) {
 		ret = ksftm_oom();
 		goto out;
 	}
 	for (from = 0; from < n && !ret; from += m) {
 		const char *text;
 
-		m = n - from < history_chunk_of(db) ? n - from : history_chunk_of(db);
+		m = n - from >= chunk ? chunk : lite ? 1 : n - from;
 		for (k = 0; k < m; k++) {
 			const struct ingest_item *it = &items[from + k];
 			const char *verdict = verdicts[from + k];
-			const char **q = p + 14 * k;
-			char *v = num[k], *sid = num[k] + 40, *usable = num[k] + 62;
+			struct db_value *q = p + 14 * k;
 
-			snprintf(v, 40, "%.17g", it->row.value);
-			snprintf(sid, 22, "%lld", keys[from + k].id);
+			q[0] = db_int(run_id);
+			q[1] = db_int(keys[from + k].id);
+			q[2] = db_text(cmp);
+			q[3] = db_text(order);
 			/* Only measurements, on a comparable machine and not judged
 			 * a regression (nor measured on a disturbed machine), feed
 			 * baselines. */
-			usable[0] = history_status_measured(it->s.status) && !incomparable &&
-				    strcmp(verdict, KSFTM_VERDICT_REGRESSION) &&
-				    strcmp(verdict, KSFTM_VERDICT_DISTURBED) ? '1' : '0';
-			usable[1] = '\0';
-			q[0] = run_id;
-			q[1] = sid;
-			q[2] = cmp;
-			q[3] = order;
-			q[4] = usable;
-			q[5] = it->s.status;
-			q[6] = it->s.shape;
-			q[7] = it->s.policy_json;
-			q[8] = it->s.compare;
-			q[9] = it->s.better;
-			q[10] = it->row.has_value ? v : NULL;
-			q[11] = it->row.samples;
-			q[12] = it->row.summary;
-			q[13] = verdict;
+			q[4] = db_int(history_status_measured(it->s.status) && !incomparable &&
+				      strcmp(verdict, KSFTM_VERDICT_REGRESSION) &&
+				      strcmp(verdict, KSFTM_VERDICT_DISTURBED));
+			q[5] = db_text(it->s.status);
+			q[6] = db_text(it->s.shape);
+			q[7] = db_text(it->s.policy_json);
+			q[8] = db_text(it->s.compare);
+			q[9] = db_text(it->s.better);
+			q[10] = it->row.has_value ? db_real(it->row.value) : db_text(NULL);
+			q[11] = db_text(it->row.samples);
+			q[12] = db_text(it->row.summary);
+			q[13] = db_text(verdict);
 		}
 		text = history_multi_values_of(&sql, &sql_m, "INSERT INTO ksftm_results (run_id, series_id,"
 				       " comparable, run_order, usable, status, shape, policy,"
 				       " compare_op, better, value, samples, summary, verdict)"
 				       " VALUES ", m, 14, 0, "");
-		ret = text ? db_query(db, text, p, (int)(14 * m), NULL) :
+		ret = text ? db_query_values(db, text, p, (int)(14 * m), NULL) :
 			     ksftm_oom();
 	}
 out:
 	free(sql);
 	free(p);
-	free(num);
 	return ret;
 }
 
@@ -384,7 +385,9 @@ int history_ingest_begin(struct history_ingest *in)
 	json_t *ctx_json;
 	int ret;
 
-	if ((ret = db_begin_write(db)))
+	/* Its results reference the run it inserts and series it looks up
+	 * or inserts, under the write lock: no foreign key to check. */
+	if ((ret = db_begin_write_trusted(db)))
 		return ret;
 	in->in_tx = 1;
 	/* A retry of a stored run (a new --order, none, another id): the
@@ -415,10 +418,13 @@ int history_ingest_begin(struct history_ingest *in)
 	 * them, and only the others are inserted. */
 	if ((ret = history_series_lookup(db, in->series, NULL, in->n)))
 		return ret;
+	/* Ingest keeps the verdicts of the run's own series: the series it
+	 * lacks (their rows, allowed) are not read (issue 45: a tenth of an
+	 * ingest). */
 	in->gate = (struct hgate_opts){ .comparable = in->cmp, .order = in->sort,
 					.incomparable = in->incomparable,
 					.window = in->run->window, .fdr = in->run->fdr,
-					.allow_missing = 1 };
+					.allow_missing = 1, .windows_only = 1 };
 	return 0;
 }
 
@@ -435,9 +441,9 @@ int history_ingest_store(struct history_ingest *in, const char *const *verdicts)
 	if (ret == -EEXIST)
 		ret = ksftm_fail(EEXIST, "run %s is already in the history", in->key);
 	if (!ret) {
-		in->run_id = db_rows_get(rows, 0, 0) ? strdup(db_rows_get(rows, 0, 0)) : NULL;
-		if (!in->run_id)
-			ret = ksftm_oom();
+		if (!db_rows_int64(rows, 0, 0, &in->run_id))
+			ret = ksftm_fail(EIO, "history database %s: no id for run %s",
+					 db_name(db), in->key);
 	}
 	db_rows_free(rows);
 	if (!ret)
@@ -468,7 +474,6 @@ void history_ingest_end(struct history_ingest *in)
 		db_rollback(in->db);
 	items_free(in->items, in->n);
 	free(in->series);
-	free(in->run_id);
 	free(in->keys);
 	free(in->cmp);
 	free(in->ctx);

@@ -27,7 +27,8 @@ struct history_ingest {
 	char *key;		/* its run key: the CI's, else its content key */
 	char content[HISTORY_CONTENT_KEY_LEN + 1];	/* its content key */
 	char *dup_key;		/* -EALREADY: the run stored with that content */
-	char *keys, *cmp, *order, *sort, *run_id;
+	char *keys, *cmp, *order, *sort;
+	long long run_id;	/* its row's id, once stored */
 	int incomparable;
 	struct ingest_item *items;
 	struct history_key *series;	/* their identities and ids (0: new) */

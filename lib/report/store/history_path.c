@@ -113,16 +113,16 @@ int history_path_parts(struct db *db, const char *text, const char *row, json_t 
 	return 0;
 }
 
-int history_value_as(const char *val, const char *stored_op, const char *summary,
+int history_value_as(int has_val, double val, const char *stored_op, const char *summary,
 		     const char *op, double *x)
 {
 	json_t *sum, *one;
 	int got;
 
 	if (!strcmp(stored_op ? stored_op : "p50", op)) {
-		if (val)
-			*x = strtod(val, NULL);
-		return val != NULL;
+		if (has_val)
+			*x = val;
+		return has_val;
 	}
 	if (!summary)
 		return -EAGAIN;	/* read again with the summaries */

@@ -43,9 +43,25 @@
 	" FROM ksftm_results res" \
 	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.usable = 1" \
 	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)" \
+	HISTORY_WINDOW_FROM_REST
+
+#define HISTORY_WINDOW_FROM_REST \
 	" AND (CAST($4 AS TEXT) IS NULL OR res.run_order <= $4)" \
 	" AND res.run_order >= COALESCE(CAST($5 AS TEXT), '')" \
 	" ORDER BY res.run_order DESC LIMIT %zu"
+
+/* The same two for a run with an order ($3 not NULL: ingest's, always):
+ * the order bounds the index range instead of filtering each entry in
+ * it (issue 45: a fifth of SQLite's cost of a window query). */
+#define HISTORY_WINDOW_BEFORE_SQL "SELECT res.value, res.summary, res.compare_op, res.run_order" \
+	HISTORY_WINDOW_BEFORE_FROM
+#define HISTORY_WINDOW_VALUES_BEFORE_SQL "SELECT res.value, NULL, res.compare_op, res.run_order" \
+	HISTORY_WINDOW_BEFORE_FROM
+#define HISTORY_WINDOW_BEFORE_FROM \
+	" FROM ksftm_results res" \
+	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.usable = 1" \
+	" AND res.run_order < $3" \
+	HISTORY_WINDOW_FROM_REST
 
 /* The accepted levels on machines $1: series id, the order it starts at. */
 #define HISTORY_LEVELS_SQL \

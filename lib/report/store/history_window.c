@@ -58,12 +58,12 @@ const char *history_window_pin(const struct history_window *w, long long id)
 	return w->pinned && lvl && strcmp(lvl, w->pinned) > 0 ? NULL : w->pinned;
 }
 
-/* Has the history any result of the series on such machines before the run? */
-static int has_any(struct db *db, const char *sid, const char *cmp, const char *order, int *any)
+/* Has the history any result of series @id on such machines before the run? */
+static int has_any(struct db *db, long long id, const char *cmp, const char *order, int *any)
 {
-	const char *p[3] = { sid, cmp, order };
+	struct db_value p[3] = { db_int(id), db_text(cmp), db_text(order) };
 	struct db_rows *rows;
-	int ret = db_query(db, HISTORY_HAS_ANY_SQL, p, 3, &rows);
+	int ret = db_query_values(db, HISTORY_HAS_ANY_SQL, p, 3, &rows);
 
 	if (!ret) {
 		*any = db_rows_count(rows) > 0;
@@ -175,9 +175,9 @@ static int fetch_batched(struct history_window *w, const char *sel, const char *
  * @scalar: its values only, not the summaries an array's elements need. */
 int history_window_of(struct history_window *w, size_t i, int scalar, struct history_window_span *out)
 {
-	const char *p[5] = { NULL, w->o->comparable, w->o->order, history_window_pin(w, w->keys[i].id),
-			     history_window_level(w, w->keys[i].id) };
-	char sid[32];
+	struct db_value p[5] = { db_int(w->keys[i].id), db_text(w->o->comparable),
+				 db_text(w->o->order), db_text(history_window_pin(w, w->keys[i].id)),
+				 db_text(history_window_level(w, w->keys[i].id)) };
 	int ret;
 
 	if (w->win) {
@@ -185,9 +185,7 @@ int history_window_of(struct history_window *w, size_t i, int scalar, struct his
 		return 0;
 	}
 	memset(out, 0, sizeof(*out));
-	snprintf(sid, sizeof(sid), "%lld", w->keys[i].id);
-	p[0] = sid;
-	ret = db_query(w->db, scalar ? w->scalar_q : w->window_q, p, 5, &out->rows);
+	ret = db_query_values(w->db, scalar ? w->scalar_q : w->window_q, p, 5, &out->rows);
 	out->n = db_rows_count(out->rows);
 	out->owned = 1;
 	return ret;
@@ -277,7 +275,7 @@ static int load_levels(struct history_window *w)
 	if (!w->levels)
 		return ksftm_oom();
 	for (k = 0; k < n; k++) {
-		w->levels[k].id = strtoll(db_rows_get(w->level_rows, k, 0), NULL, 10);
+		db_rows_int64(w->level_rows, k, 0, &w->levels[k].id);
 		w->levels[k].order = db_rows_get(w->level_rows, k, 1);
 	}
 	w->n_levels = n;
@@ -302,19 +300,24 @@ static int latest_pinned(struct history_window *w, char **out)
 	return ret;
 }
 
-/* @r's series' identities and ids (0: not in the history), one look-up
- * for the run; the paths are the caller's to free. */
-int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r,
-		       struct history_key **out)
+int history_window_keys(const struct ksft_metric_report *r, size_t upto, struct history_key **out)
 {
-	size_t i, n = ksft_metric_report_series_count(r);
+	size_t n = ksft_metric_report_series_count(r);
 	struct history_key *keys = calloc(n ? n : 1, sizeof(*keys));
-	int ret = 0;
 
 	*out = keys;
 	if (!keys)
 		return ksftm_oom();
-	for (i = 0; i < n && !ret; i++) {
+	return history_window_keys_fill(r, keys, 0, upto < n ? upto : n);
+}
+
+int history_window_keys_fill(const struct ksft_metric_report *r, struct history_key *keys,
+			     size_t from, size_t to)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = from; i < to && !ret; i++) {
 		struct ksft_metric_report_series s = { .sz = sizeof(s) };
 
 		if ((ret = ksft_metric_report_series_get(r, i, &s)))
@@ -324,7 +327,17 @@ int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r
 		if (!keys[i].path)
 			ret = ksftm_oom();
 	}
-	return ret ? ret : history_series_lookup(db, keys, NULL, n);
+	return ret;
+}
+
+/* @r's series' identities and ids (0: not in the history), one look-up
+ * for the run; the paths are the caller's to free. */
+int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r,
+		       struct history_key **out)
+{
+	int ret = history_window_keys(r, SIZE_MAX, out);
+
+	return ret ? ret : history_series_lookup(db, *out, NULL, ksft_metric_report_series_count(r));
 }
 
 int history_window_open(struct history_window *w, struct db *db,
@@ -338,12 +351,12 @@ int history_window_open(struct history_window *w, struct db *db,
 	w->r = r;
 	w->o = o;
 	w->keys = keys;
-	snprintf(w->window_q, sizeof(w->window_q), window_sql,
-		 history_window_rule_size(o->window));
+	snprintf(w->window_q, sizeof(w->window_q), o->order ? HISTORY_WINDOW_BEFORE_SQL :
+		 window_sql, history_window_rule_size(o->window));
 	/* A scalar series reads its window's values only: the summary texts
 	 * were most of what a window query copied. Same WHERE. */
-	snprintf(w->scalar_q, sizeof(w->scalar_q), HISTORY_WINDOW_VALUES_SQL,
-		 history_window_rule_size(o->window));
+	snprintf(w->scalar_q, sizeof(w->scalar_q), o->order ? HISTORY_WINDOW_VALUES_BEFORE_SQL :
+		 HISTORY_WINDOW_VALUES_SQL, history_window_rule_size(o->window));
 	if ((ret = latest_pinned(w, &w->pinned)))
 		return ret;
 	return load_levels(w);
@@ -366,14 +379,11 @@ void history_window_close(struct history_window *w)
 
 int history_window_has_any(struct history_window *w, size_t i, int *any)
 {
-	char sid[32];
-
 	if (w->any) {
 		*any = w->any[i].n > 0;
 		return 0;
 	}
-	snprintf(sid, sizeof(sid), "%lld", w->keys[i].id);
-	return has_any(w->db, sid, w->o->comparable, w->o->order, any);
+	return has_any(w->db, w->keys[i].id, w->o->comparable, w->o->order, any);
 }
 
 int history_window_prefetch_recent(struct history_window *w, const size_t *idx, size_t m)
@@ -395,8 +405,8 @@ int history_window_prefetch_recent(struct history_window *w, const size_t *idx, 
 int history_window_recent(struct history_window *w, size_t i, long long id,
 			  struct history_window_span *out)
 {
-	const char *p[4] = { NULL, w->o->comparable, w->o->order, history_window_level(w, id) };
-	char sid[32];
+	struct db_value p[4] = { db_int(id), db_text(w->o->comparable), db_text(w->o->order),
+				 db_text(history_window_level(w, id)) };
 	int ret;
 
 	if (w->shift) {
@@ -404,9 +414,7 @@ int history_window_recent(struct history_window *w, size_t i, long long id,
 		return 0;
 	}
 	memset(out, 0, sizeof(*out));
-	snprintf(sid, sizeof(sid), "%lld", id);
-	p[0] = sid;
-	if ((ret = db_query(w->db, shift_sql, p, 4, &out->rows)))
+	if ((ret = db_query_values(w->db, shift_sql, p, 4, &out->rows)))
 		return ret;
 	out->n = db_rows_count(out->rows);
 	out->owned = 1;
@@ -416,16 +424,14 @@ int history_window_recent(struct history_window *w, size_t i, long long id,
 int history_window_before_level(struct history_window *w, long long id,
 				struct history_window_span *out)
 {
-	const char *p[4] = { NULL, w->o->comparable, history_window_level(w, id), NULL };
-	char sid[32];
+	struct db_value p[4] = { db_int(id), db_text(w->o->comparable),
+				 db_text(history_window_level(w, id)), db_text(NULL) };
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if (!p[2])
+	if (p[2].type == DB_NULL)
 		return 0;
-	snprintf(sid, sizeof(sid), "%lld", id);
-	p[0] = sid;
-	if ((ret = db_query(w->db, shift_sql, p, 4, &out->rows)))
+	if ((ret = db_query_values(w->db, shift_sql, p, 4, &out->rows)))
 		return ret;
 	out->n = db_rows_count(out->rows);
 	out->owned = 1;
@@ -454,14 +460,13 @@ int history_window_missing(struct history_window *w, struct db_rows **rows)
 int history_window_series(struct history_window *w, long long id, struct db_rows **rows,
 			  struct json_t **path, const char ***parts, size_t *m)
 {
-	char sid[32], where[64];
-	const char *p[1] = { sid };
+	struct db_value p[1] = { db_int(id) };
+	char where[64];
 	int ret;
 
-	snprintf(sid, sizeof(sid), "%lld", id);
 	snprintf(where, sizeof(where), "ksftm_series.id = %lld", id);
-	if ((ret = db_query(w->db, "SELECT path, case_name, metric, labels FROM ksftm_series"
-			    " WHERE id = $1", p, 1, rows)))
+	if ((ret = db_query_values(w->db, "SELECT path, case_name, metric, labels FROM ksftm_series"
+				   " WHERE id = $1", p, 1, rows)))
 		return ret;
 	if (!db_rows_count(*rows)) {
 		db_rows_free(*rows);

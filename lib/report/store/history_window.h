@@ -34,6 +34,13 @@ static inline const char *history_window_span_get(const struct history_window_sp
 	return db_rows_get(sp->rows, sp->from + k, sp->col + c);
 }
 
+/* Cell @c of row @k as a number (db_rows_double()): 1 and *@x, 0 for NULL. */
+static inline int history_window_span_double(const struct history_window_span *sp, size_t k,
+					     int c, double *x)
+{
+	return db_rows_double(sp->rows, sp->from + k, sp->col + c, x);
+}
+
 static inline void history_window_span_release(struct history_window_span *sp)
 {
 	if (sp->owned)
@@ -105,6 +112,12 @@ int history_window_missing(struct history_window *w, struct db_rows **rows);
 int history_window_series(struct history_window *w, long long id, struct db_rows **rows,
 			  struct json_t **path, const char ***parts, size_t *m);
 
+/* @r's series' identities, the first @upto of them (the others zero),
+ * ids 0 (not looked up yet); the paths are the caller's to free (also on
+ * error: *@out is set). history_window_keys_fill(): series [@from, @to)'s. */
+int history_window_keys(const struct ksft_metric_report *r, size_t upto, struct history_key **out);
+int history_window_keys_fill(const struct ksft_metric_report *r, struct history_key *keys,
+			     size_t from, size_t to);
 /* @r's series' identities and ids (0: not in the history), one look-up
  * for the run; the paths are the caller's to free. */
 int history_window_lookup_keys(struct db *db, const struct ksft_metric_report *r,

@@ -41,10 +41,10 @@ static double *window_values(const struct history_window_span *rows, const char 
 	if (!v)
 		return NULL;
 	for (k = m; k-- > 0;) {
-		const char *val = history_window_span_get(rows, k, 0);
-
 		if (e < 0) {
-			int got = history_value_as(val, history_window_span_get(rows, k, 2),
+			double val = 0;
+			int has = history_window_span_double(rows, k, 0, &val);
+			int got = history_value_as(has, val, history_window_span_get(rows, k, 2),
 						   history_window_span_get(rows, k, 1), op, &v[*n]);
 
 			if (got < 0) {
@@ -204,9 +204,10 @@ static int read_missing(struct history_window *w, size_t n, struct history_windo
 	if (n_seen)
 		qsort(seen, n_seen, sizeof(*seen), history_series_id_cmp);
 	for (k = 0; !ret && k < db_rows_count(rows); k++) {
-		long long id = strtoll(db_rows_get(rows, k, 0), NULL, 10);
+		long long id = 0;
 		size_t at;
 
+		db_rows_int64(rows, k, 0, &id);
 		if (n_seen && bsearch(&id, seen, n_seen, sizeof(*seen), history_series_id_cmp))
 			continue;	/* in this run (or listed already) */
 		if ((ret = ksftm_grow((void **)&set->gone, &cap, set->n_gone + 1,
@@ -341,11 +342,12 @@ static int read_recent(struct history_window *w, size_t i, struct history_window
 		const char *verdict = history_window_span_get(&rows, k, 2);
 		const char *acc = history_window_span_get(&rows, k, 3);
 		const char *code = verdict ? ksftm_verdict_code(verdict) : NULL;
+		double val = 0;
+		int has = history_window_span_double(&rows, k, 0, &val);
 
 		/* As the statistic judged now (a policy may have changed it);
 		 * a run without that number is left out. Newest first here. */
-		if (history_value_as(history_window_span_get(&rows, k, 0),
-				     history_window_span_get(&rows, k, 5),
+		if (history_value_as(has, val, history_window_span_get(&rows, k, 5),
 				     history_window_span_get(&rows, k, 6), in->op, &in->recent[m]) != 1)
 			continue;
 		history_window_rule_repeats(history_window_span_get(&rows, k, 1), &in->repeats[m],
@@ -419,8 +421,10 @@ static int read_prior(struct history_window *w, size_t i, struct history_window_
 		return ksftm_oom();
 	}
 	for (k = 0; k < n; k++) {
-		if (history_value_as(history_window_span_get(&rows, k, 0),
-				     history_window_span_get(&rows, k, 5),
+		double val = 0;
+		int has = history_window_span_double(&rows, k, 0, &val);
+
+		if (history_value_as(has, val, history_window_span_get(&rows, k, 5),
 				     history_window_span_get(&rows, k, 6), in->op, &in->prior[m]) != 1)
 			continue;
 		history_window_rule_repeats(history_window_span_get(&rows, k, 1),
