@@ -446,6 +446,64 @@ START_TEST(test_compare_order_independent)
 }
 END_TEST
 
+/* A log against its own run in step (no index built) gives the rows the
+ * index gives: the same run with one series more (judged by the index). */
+START_TEST(test_compare_in_step_same_rows)
+{
+	static const char *const in_step[] = {
+		POL(HIGHER_5) M(1, 10) M(2, 11) "ok 1 a\n" M(1, 20) "ok 2 b\n"
+		M(1, 30) M(2, 29) M(3, 31) "ok 3 c\n",
+		NULL,
+	};
+	static const char *const more[] = {
+		POL(HIGHER_5) M(1, 10) M(2, 11) "ok 1 a\n" M(1, 20) "ok 2 b\n"
+		M(1, 30) M(2, 29) M(3, 31) "ok 3 c\n" M(1, 40) "ok 4 d\n",
+		NULL,
+	};
+	struct ksft_metric_report_compare_opts o = KSFT_METRIC_REPORT_COMPARE_OPTS_INIT;
+	struct ksft_metric_report_baseline *b1 = baseline_of(in_step), *b2 = baseline_of(more);
+	struct ksft_metric_report *r = ru_read("cur.log", POL(HIGHER_5) M(1, 9) M(2, 8) "ok 1 a\n"
+					       M(1, 25) "ok 2 b\n" M(1, 30) "ok 3 c\n");
+	struct ksft_metric_report_comparison *c1, *c2;
+	size_t i, k;
+
+	for (k = 0; k < 2; k++) {	/* a verdict twice: the same */
+		ck_assert_int_ge(ksft_metric_report_compare(r, b1, &o, &c1), 0);
+		ck_assert_int_ge(ksft_metric_report_compare(r, b2, &o, &c2), 0);
+		ck_assert_uint_eq(ksft_metric_report_comparison_rows(c1), 3);
+		ck_assert_uint_eq(ksft_metric_report_comparison_rows(c2), 4);
+		for (i = 0; i < 3; i++) {
+			struct ksft_metric_report_row x = { .sz = sizeof(x) }, y = { .sz = sizeof(y) };
+
+			ck_assert_int_eq(ksft_metric_report_comparison_row(c1, i, &x), 0);
+			ck_assert_int_eq(ksft_metric_report_comparison_row(c2, i, &y), 0);
+			ck_assert_str_eq(x.case_name, y.case_name);
+			ck_assert_str_eq(x.verdict, y.verdict);
+			ck_assert_int_eq(x.fails, y.fails);
+			ck_assert_uint_eq(x.n_baseline, y.n_baseline);
+			ck_assert_uint_eq(x.n_current, y.n_current);
+			ck_assert_uint_eq(x.baseline_runs, 1);
+			ck_assert_uint_eq(y.baseline_runs, 1);
+			ck_assert_double_eq(x.baseline, y.baseline);
+			ck_assert_double_eq(x.current, y.current);
+			ck_assert(x.p_value == y.p_value || (isnan(x.p_value) && isnan(y.p_value)));
+		}
+		{
+			struct ksft_metric_report_row d = { .sz = sizeof(d) };
+
+			ck_assert_int_eq(ksft_metric_report_comparison_row(c2, 3, &d), 0);
+			ck_assert_str_eq(d.case_name, "d");
+			ck_assert_str_eq(d.verdict, "missing");
+		}
+		ksft_metric_report_comparison_free(c1);
+		ksft_metric_report_comparison_free(c2);
+	}
+	ksft_metric_report_free(r);
+	ksft_metric_report_baseline_free(b1);
+	ksft_metric_report_baseline_free(b2);
+}
+END_TEST
+
 /* ---- baseline files --------------------------------------------------- */
 
 static char *baseline_text(const struct ksft_metric_report_baseline *b)
@@ -674,6 +732,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, test_compare_formats);
 	tcase_add_test(tc, test_comparison_outlives_report);
 	tcase_add_test(tc, test_compare_order_independent);
+	tcase_add_test(tc, test_compare_in_step_same_rows);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("baseline");
 	tcase_add_test(tc, test_baseline_round_trip);
