@@ -21,18 +21,8 @@ void baseline_index_free(struct baseline_index *ix)
 static uint64_t mix_str(uint64_t h, const char *s)
 {
 	size_t n = strlen(s);
-	uint64_t w;
 
-	h = (h ^ n) * 0x9e3779b97f4a7c15ull;
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
+	return series_key_hash_from((h ^ n) * 0x9e3779b97f4a7c15ull, s, n);
 }
 
 uint64_t baseline_index_hash_path(char *const *path, size_t path_len)

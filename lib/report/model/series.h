@@ -206,6 +206,9 @@ static inline uint8_t series_htab_tag(uint64_t h)
 uint64_t series_hash(const void *p, size_t n, uint64_t h);
 /* Hash for lookups only (8 bytes a step; never printed, unlike series_hash). */
 uint64_t series_key_hash(const void *p, size_t n);
+/* The same steps from a running hash @h (series_key_hash() starts it from
+ * @n): a key hashed in parts (judge/baseline_index.c). */
+uint64_t series_key_hash_from(uint64_t h, const void *p, size_t n);
 int series_htab_init(struct rp_htab *t);
 void series_htab_free(struct rp_htab *t);
 /* Room for @n entries of @v without growing: 0 or -ENOMEM. */

@@ -19,10 +19,10 @@ uint64_t series_hash(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
-uint64_t series_key_hash(const void *p, size_t n)
+uint64_t series_key_hash_from(uint64_t h, const void *p, size_t n)
 {
 	const char *key = p;
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+	uint64_t w;
 
 	for (; n >= 8; key += 8, n -= 8) {
 		memcpy(&w, key, 8);
@@ -33,4 +33,9 @@ uint64_t series_key_hash(const void *p, size_t n)
 	memcpy(&w, key, n);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 29);
+}
+
+uint64_t series_key_hash(const void *p, size_t n)
+{
+	return series_key_hash_from(0x9e3779b97f4a7c15ull ^ n, p, n);
 }
