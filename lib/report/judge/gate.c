@@ -24,7 +24,7 @@
 static double median_of(const double *w, size_t n, double *scratch)
 {
 	memcpy(scratch, w, n * sizeof(*w));
-	qsort(scratch, n, sizeof(*scratch), ksftm_cmp_double);
+	ksftm_sort_doubles(scratch, n);
 	return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
 }
 
