@@ -137,6 +137,8 @@ static int read_series(struct history_window *w, const struct ksft_metric_report
 	if (n < 0)
 		return 0;	/* judge/history_gate.c says why */
 	in->read = 1;
+	in->width = n;
+	in->first = one;
 	if ((ret = history_window_of(w, i, !s.is_array, &rows)))
 		return ret;
 	in->n_rows = rows.n;
