@@ -251,10 +251,17 @@ static double raw_of_normal(double z, double df)
 		return z;
 	for (i = 0; i < 200; i++) {
 		mid = (lo + hi) / 2;
-		if (tails_student_t_two_sided(mid, df) / 2 > want)
+		/* A step that moves neither end leaves all later ones the
+		 * same: the 200 steps' answer, without them. */
+		if (tails_student_t_two_sided(mid, df) / 2 > want) {
+			if (lo == mid)
+				break;
 			lo = mid;
-		else
+		} else {
+			if (hi == mid)
+				break;
 			hi = mid;
+		}
 	}
 	return (lo + hi) / 2;
 }
