@@ -29,15 +29,37 @@ double ksftm_quantile_sorted(const double *x, size_t n, double q)
 	return x[lo] + (x[lo + 1] - x[lo]) * frac;
 }
 
+/*
+ * Insertion sort below this many values: a window (6 to 30 values) sorted
+ * without qsort()'s calls through a pointer (issue 45).
+ */
+#define SORT_INSERTION_MAX 32
+
 void ksftm_sort_doubles(double *x, size_t n)
 {
-	if (n > 2) {
-		qsort(x, n, sizeof(*x), ksftm_cmp_double);
-	} else if (n == 2 && ksftm_cmp_double(&x[0], &x[1]) > 0) {
-		double t = x[0];	/* as glibc's merge sort: swapped only if greater */
+	size_t i, j;
 
-		x[0] = x[1];
-		x[1] = t;
+	if (n > SORT_INSERTION_MAX) {
+		qsort(x, n, sizeof(*x), ksftm_cmp_double);
+		return;
+	}
+	/*
+	 * A NaN compares equal to all, so the order is the sort's own: leave
+	 * it to qsort(). Else the insertion sort is stable, as glibc's merge
+	 * sort: equal values (0 and -0) keep their order, bit for bit the
+	 * same array.
+	 */
+	for (i = 0; i < n; i++)
+		if (isnan(x[i])) {
+			qsort(x, n, sizeof(*x), ksftm_cmp_double);
+			return;
+		}
+	for (i = 1; i < n; i++) {
+		double v = x[i];
+
+		for (j = i; j > 0 && x[j - 1] > v; j--)
+			x[j] = x[j - 1];
+		x[j] = v;
 	}
 }
 

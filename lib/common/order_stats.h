@@ -12,8 +12,9 @@ int ksftm_cmp_double(const void *a, const void *b);
  */
 double ksftm_quantile_sorted(const double *x, size_t n, double q);
 /*
- * qsort(@x, @n, ..., ksftm_cmp_double), the same order, without the call
- * for one or two values (most series of a run hold one point).
+ * qsort(@x, @n, ..., ksftm_cmp_double) with glibc's stable merge sort,
+ * the same array bit for bit; up to 32 values (no NaN) by an insertion
+ * sort, without the calls.
  */
 void ksftm_sort_doubles(double *x, size_t n);
 /* Median of @n values; sorts @x in place. NaN if n == 0. */

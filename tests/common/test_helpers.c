@@ -67,6 +67,33 @@ START_TEST(test_cmp_double)
 }
 END_TEST
 
+START_TEST(test_sort_doubles)
+{
+	/*
+	 * The insertion sort (up to 32 values) gives qsort()'s array bit for
+	 * bit: 0 and -0 in their order, duplicates, NaN left to qsort().
+	 */
+	static const double pool[] = { 0.0, -0.0, 1, -1, 2.5, 2.5, 1e300, -1e300, 3, NAN };
+	unsigned int seed = 45;
+	size_t n, i, round;
+
+	for (round = 0; round < 2000; round++) {
+		double a[40], b[40];
+
+		n = round % 41;
+		for (i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			/* NaN in one array of ten. */
+			a[i] = pool[(seed >> 16) % (round % 10 ? 9 : 10)];
+			b[i] = a[i];
+		}
+		ksftm_sort_doubles(a, n);
+		qsort(b, n, sizeof(*b), ksftm_cmp_double);
+		ck_assert_int_eq(memcmp(a, b, n * sizeof(*a)), 0);
+	}
+}
+END_TEST
+
 START_TEST(test_median)
 {
 	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 }, one[] = { 7 };
@@ -163,6 +190,7 @@ Suite *make_suite(void)
 		{ "grow_doubles", test_grow_doubles },
 		{ "grow_overflow", test_grow_overflow },
 		{ "cmp_double", test_cmp_double },
+		{ "sort_doubles", test_sort_doubles },
 		{ "median", test_median },
 		{ "quantile", test_quantile },
 		{ "vocab", test_vocab },

@@ -243,6 +243,11 @@ int cli_parse_double(const char *opt, const char *s, double min, double max,
 int cli_gate_option(int ch, const char *arg, size_t *window, double *fdr, const char **order);
 /* --tolerance: "5%" or "5", both 5 percent; a negative errno after printing why. */
 int cli_parse_tolerance(const char *s, double *pct);
+/*
+ * The process's SQLite settings (one thread: no mutexes, no memory
+ * statistics), before any history is opened; main() calls it.
+ */
+void cli_sqlite_process_setup(void);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Out of memory: "ksft-metric: @who: out of memory" (without "@who: "

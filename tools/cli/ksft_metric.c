@@ -117,8 +117,10 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	k = find_cmd(argv[1]);
-	if (k >= 0)
+	if (k >= 0) {
+		cli_sqlite_process_setup();
 		return cmds[k].fn(argc - 1, argv + 1);
+	}
 	if (argv[1][0] == '-') {
 		cli_error("unknown option '%s' (a command comes first)", argv[1]);
 		fputs("Run 'ksft-metric --help' for the commands.\n", stderr);

@@ -8,6 +8,7 @@
 #include "gate.h"
 #include "gate_control.h"
 #include "gate_far.h"
+#include "gate_quantile.h"
 #include "gate_held.h"
 #include "gate_scale.h"
 #include "gate_together.h"
@@ -24,7 +25,7 @@
 static double median_of(const double *w, size_t n, double *scratch)
 {
 	memcpy(scratch, w, n * sizeof(*w));
-	qsort(scratch, n, sizeof(*scratch), ksftm_cmp_double);
+	ksftm_sort_doubles(scratch, n);
 	return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
 }
 
@@ -214,22 +215,6 @@ static double noise_of(const struct gate_series *s, const double *seq, size_t m,
 	return mean_inv_r;
 }
 
-/* The normal deviate with upper tail @p (bisection on erfc). */
-static double normal_upper_quantile(double p)
-{
-	double lo = -40, hi = 40, mid;
-	int i;
-
-	for (i = 0; i < 80; i++) {
-		mid = (lo + hi) / 2;
-		if (0.5 * erfc(mid / M_SQRT2) > p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
-
 /*
  * The residuals' degrees of freedom: the noise estimate's (@nz->df) and
  * the noise's own heavy tail (GATE_TAIL_DF), combined as the variances of
@@ -238,36 +223,6 @@ static double normal_upper_quantile(double p)
 static double tail_df(const struct noise *nz)
 {
 	return nz->df > 0 ? 1.0 / (1.0 / nz->df + 1.0 / GATE_TAIL_DF) : GATE_TAIL_DF;
-}
-
-/* The residual t (on the noise's own scale) whose tail is that of the
- * normal deviate @z (the inverse of residual()'s mapping). */
-static double raw_of_normal(double z, double df)
-{
-	double lo = 1, hi = 1e6, mid, want = tails_normal_upper(z);
-	int i;
-
-	if (z < 1)
-		return z;
-	for (i = 0; i < 200; i++) {
-		mid = (lo + hi) / 2;
-		if (tails_student_t_two_sided(mid, df) / 2 > want)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
-
-/* The normal deviate with the tail of residual @t (residual()'s mapping). */
-static double normal_of_raw(double t, double df)
-{
-	double tail;
-
-	if (t < 1)
-		return t;
-	tail = tails_student_t_two_sided(t, df) / 2;
-	return tail > 0 ? normal_upper_quantile(tail) : t;
 }
 
 /*
@@ -294,7 +249,7 @@ static double residual(const struct noise *nz, int better, double x, size_t r, d
 	tail = tails_student_t_two_sided(fabs(t), df) / 2;
 	if (!(tail > 0))
 		return t;
-	return t > 0 ? normal_upper_quantile(tail) : -normal_upper_quantile(tail);
+	return t > 0 ? gate_normal_quantile(tail) : -gate_normal_quantile(tail);
 }
 
 /* A relative size of @z standard deviations (@sd on the test's scale). */
@@ -360,7 +315,7 @@ static double two_ways(double zl, double zg, int idle)
 	double t = fmin(tails_normal_upper(zl) / GATE_ALONE_LOCAL_SHARE,
 			tails_normal_upper(zg) / (idle ? 1 : 1 - GATE_ALONE_LOCAL_SHARE));
 
-	return normal_upper_quantile(fmin(0.5, t));
+	return gate_normal_quantile(fmin(0.5, t));
 }
 
 /* One series' statistics, before the run-wide correction. */
@@ -553,16 +508,16 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 	if (s->together_on)
 		alpha *= 1 - GATE_TOGETHER_SHARE;	/* the recent runs together have the rest */
 	h = s->h = gate_cusum_h(alpha * (1 - GATE_SHEWHART_SHARE), GATE_CUSUM_K);
-	zs = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE * GATE_ALONE_LOCAL_SHARE);
-	zg = normal_upper_quantile(alpha * GATE_SHEWHART_SHARE *
+	zs = gate_normal_quantile(alpha * GATE_SHEWHART_SHARE * GATE_ALONE_LOCAL_SHARE);
+	zg = gate_normal_quantile(alpha * GATE_SHEWHART_SHARE *
 				   (md->cusum_wait || s->fresh ? 1 : 1 - GATE_ALONE_LOCAL_SHARE));
 	zc = h + GATE_CUSUM_K - md->s_prev;
 	if (zc < GATE_CUSUM_K)
 		zc = GATE_CUSUM_K;
-	s->smallest = fmin(rel_worse(al, raw_of_normal(zs, tail_df(al)) * sda, s->better),
-			   rel_worse(nz, raw_of_normal(zg, tail_df(nz)) * sd, s->better));
+	s->smallest = fmin(rel_worse(al, gate_raw_of_normal(zs, tail_df(al)) * sda, s->better),
+			   rel_worse(nz, gate_raw_of_normal(zg, tail_df(nz)) * sd, s->better));
 	if (!md->cusum_wait) {
-		double c = rel_worse(nz, raw_of_normal(zc, tail_df(nz)) * sd * sqrt(nz->inflate),
+		double c = rel_worse(nz, gate_raw_of_normal(zc, tail_df(nz)) * sd * sqrt(nz->inflate),
 				     s->better);
 
 		if (c < s->smallest)
@@ -588,15 +543,15 @@ static void need(struct gate_series *s, const struct model *md, double alpha)
 		return;
 	/* The tolerance in standard deviations on the test's scale. */
 	tol = nz->logs ? log1p(tol) : tol * fabs(nz->level);
-	za = normal_of_raw(tol / sda, tail_df(al));
-	zc = normal_of_raw(tol / sd, tail_df(nz));
+	za = gate_normal_of_raw(tol / sda, tail_df(al));
+	zc = gate_normal_of_raw(tol / sd, tail_df(nz));
 	s->need_runs = za >= zs || zc >= zg ? 1 : (double)md->cusum_wait +
 						     ceil(gate_cusum_arl(zc, GATE_CUSUM_K, h));
 	if (!(s->need_runs < 1000))
 		s->need_runs = INFINITY;
 	/* One run alone shows the tolerance once it is zs of its sd (on the
 	 * residuals' t scale). */
-	t2 = tol / raw_of_normal(zs, tail_df(al));
+	t2 = tol / gate_raw_of_normal(zs, tail_df(al));
 	t2 *= t2;
 	room = t2 - al->sb2 - al->level_var;
 	if (room <= 0)

@@ -2,9 +2,9 @@
  * The tails of the distributions the judges' tests end in, in one file
  * (tails.c): Welch's test and the gate's residuals take the Student t's,
  * the gate's CUSUM, the rank tests' normal approximations and the paired
- * A/B test the normal's. (The gate's normal quantile, the inverse, stays
- * in gate.c.) The gate's recent runs test their block's own spread against
- * the noise with Fisher's F.
+ * A/B test the normal's. (The gate's normal quantile, the inverse, is in
+ * gate_quantile.c.) The gate's recent runs test their block's own spread
+ * against the noise with Fisher's F.
  */
 #ifndef KSFTM_TAILS_H
 #define KSFTM_TAILS_H

@@ -169,6 +169,10 @@ struct history_key {
 	const char *path;	/* history_path_json() */
 	const char *case_name, *metric, *labels;
 	long long id;
+	/* Ingest's (has_first): series_summary() by the gate's statistic,
+	 * its count and first value, for the gate's reader. */
+	int has_first, width;
+	double first;
 };
 
 /*

@@ -26,6 +26,7 @@
 #include "report.h"
 #include "report_summaries.h"
 #include "rp.h"
+#include "rp_policy.h"
 #include "strbuf.h"
 #include "history_ingest.h"
 
@@ -34,6 +35,8 @@ struct series_row {
 	char *path, *samples, *summary;
 	double value;
 	int has_value;
+	int has_first, width;	/* history_key's */
+	double first;
 };
 
 /* A finite double as JSON, its shortest round-trip text (null for NaN:
@@ -47,6 +50,27 @@ static void put_num(struct strbuf *sb, double v)
 		strbuf_add(sb, buf, float_repr(v, buf));
 	else
 		strbuf_adds(sb, "null");
+}
+
+/*
+ * What ksft_metric_report_series_summary() by the gate's statistic gives
+ * (@n, the first of @sums), kept for the gate's reader, which would
+ * summarise the series again (history_window_read.c).
+ */
+static void gate_first(const struct ksft_metric_report_series *s, const struct rp_summary *sums,
+		       int n, struct series_row *row)
+{
+	const char *op;
+	double rel_tol, abs_tol;
+	int better, code;
+
+	rp_policy_gate_of(s, &op, &better, &rel_tol, &abs_tol);
+	code = op ? canon_op_parse(op, 0) : RP_OP_NONE;
+	if (!code)
+		return;		/* the reader says why */
+	row->has_first = 1;
+	row->width = n;
+	row->first = n > 0 && sums ? pipeline_summary_op(&sums[0], code) : NAN;
 }
 
 static int series_row(const struct ksft_metric_report *r, size_t i,
@@ -74,6 +98,7 @@ static int series_row(const struct ksft_metric_report *r, size_t i,
 		ret = n;
 		goto out;
 	}
+	gate_first(s, sums, n, row);
 	strbuf_addc(&summary, '{');
 	for (k = 0; n > 0 && k < sizeof(ops) / sizeof(ops[0]); k++) {
 		int code = ops[k].code;
@@ -201,7 +226,9 @@ static int prepare_series(const struct ksft_metric_report *r, size_t n,
 		    (ret = series_row(r, i, &items[i].s, &items[i].row)))
 			return ret;
 		keys[i] = (struct history_key){ items[i].row.path, items[i].s.case_name,
-						items[i].s.name, items[i].s.labels_json, 0 };
+						items[i].s.name, items[i].s.labels_json, 0,
+						items[i].row.has_first, items[i].row.width,
+						items[i].row.first };
 	}
 	return 0;
 }

@@ -166,7 +166,7 @@ int history_run_read(struct db *db, const char *run_id, const long long *only, s
 		(*keys)[m++] = (struct history_key){ db_rows_get(*rows, k, 1),
 						     db_rows_get(*rows, k, 2),
 						     db_rows_get(*rows, k, 3),
-						     db_rows_get(*rows, k, 4), id };
+						     db_rows_get(*rows, k, 4), id, 0, 0, 0 };
 	}
 	if (ret)
 		return ret;

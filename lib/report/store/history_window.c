@@ -323,7 +323,7 @@ int history_window_keys_fill(const struct ksft_metric_report *r, struct history_
 		if ((ret = ksft_metric_report_series_get(r, i, &s)))
 			break;
 		keys[i] = (struct history_key){ history_path_json(s.path, s.path_len), s.case_name,
-						s.name, s.labels_json, 0 };
+						s.name, s.labels_json, 0, 0, 0, 0 };
 		if (!keys[i].path)
 			ret = ksftm_oom();
 	}

@@ -137,6 +137,8 @@ struct history_window_elem {
 struct history_window_in {
 	const char *op;		/* the statistic it is judged by */
 	int read;		/* its window was read: known, comparable, not failed */
+	int width;		/* if read: series_summary(op)'s count and first */
+	double first;		/* value, for the gate (not computed twice) */
 	size_t n_rows;		/* the window's runs, whatever their statistic */
 	int any;		/* an empty window's series has results before */
 	int pinned;		/* its window ends at a pinned run */

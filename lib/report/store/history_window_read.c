@@ -133,10 +133,17 @@ static int read_series(struct history_window *w, const struct ksft_metric_report
 	in->pinned = id && history_window_pin(w, id) != NULL;
 	if (!id || w->o->incomparable || failed)
 		return 0;
-	n = ksft_metric_report_series_summary(r, i, op, &one, 1);
+	if (w->keys[i].has_first) {	/* ingest summarised it (history.h) */
+		n = w->keys[i].width;
+		one = w->keys[i].first;
+	} else {
+		n = ksft_metric_report_series_summary(r, i, op, &one, 1);
+	}
 	if (n < 0)
 		return 0;	/* judge/history_gate.c says why */
 	in->read = 1;
+	in->width = n;
+	in->first = one;
 	if ((ret = history_window_of(w, i, !s.is_array, &rows)))
 		return ret;
 	in->n_rows = rows.n;
