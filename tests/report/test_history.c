@@ -234,6 +234,20 @@ static int old_layout(struct history *h)
 	return old;
 }
 
+/* Has the history the index ksftm_results_series (series_id, run_order)? */
+static long series_index(struct history *h)
+{
+	char *v = scalar(h, is_pg() ?
+			 "SELECT COUNT(*) FROM pg_class WHERE relname = 'ksftm_results_series'"
+			 " AND pg_table_is_visible(oid)" :
+			 "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'"
+			 " AND name = 'ksftm_results_series'");
+	long n = strtol(v, NULL, 10);
+
+	free(v);
+	return n;
+}
+
 /*
  * Issue 45: the results keyed by (run, series), three b-trees a result
  * where there were five. A history in the old layout (as this
@@ -298,6 +312,7 @@ START_TEST(test_rekey_old_layout)
 	run = (struct history_run){ "r3", "3", ctx, 1, 0, 0 };
 	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
 	ck_assert_int_eq(old_layout(h), 0);
+	ck_assert_int_eq(series_index(h), is_pg());
 	ck_assert_int_eq(count(h, "ksftm_results"), 6);
 	ck_assert_int_eq(db_exec(history_db(h), "DELETE FROM ksftm_runs WHERE run_key = 'r3'"), 0);
 	after = results_dump(h);
@@ -307,6 +322,76 @@ START_TEST(test_rekey_old_layout)
 	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
 	ck_assert_int_eq(old_layout(h), 0);
 	free(before);
+	free(doc0);
+	history_close(h);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/*
+ * Issue 45: ksftm_results_series is not written any more on SQLite
+ * (PostgreSQL keeps it). A history that has it (as ksft-metric left it
+ * until then, in the new layout) is read as it is with the same points
+ * and verdicts, and its next writer drops it; the runs it then ingests
+ * get the verdicts they got with it.
+ */
+START_TEST(test_drop_series_index)
+{
+	struct ksft_metric_report *r = ru_read("run.log", run_log);
+	const char *ctx[] = { "runner=ci-7" };
+	struct history_run run = { "r1", "1", ctx, 1, 0, 0 };
+	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
+	struct history *h;
+	char *before, *after, *doc0 = NULL, *doc1 = NULL, key[8], order[8];
+	size_t len;
+	int i;
+
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	for (i = 1; i <= 4; i++) {
+		snprintf(key, sizeof(key), "r%d", i);
+		snprintf(order, sizeof(order), "%d", i);
+		run = (struct history_run){ key, order, ctx, 1, 0, 0 };
+		ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	}
+	ck_assert_int_eq(series_index(h), is_pg());
+	if (is_pg())
+		goto out;
+	ck_assert_int_eq(history_document_format(h, &o, KSFT_METRIC_REPORT_JSON, &doc0, &len), 0);
+	before = results_dump(h);
+	ck_assert_int_eq(db_exec(history_db(h), "CREATE INDEX ksftm_results_series"
+				 " ON ksftm_results (series_id, run_order)"), 0);
+	history_close(h);
+
+	/* A reader reads it as it is, the same, and changes nothing. */
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	ck_assert_int_eq(history_document_format(h, &o, KSFT_METRIC_REPORT_JSON, &doc1, &len), 0);
+	ck_assert_str_eq(doc1, doc0);
+	free(doc1);
+	ck_assert_int_eq(series_index(h), 1);
+	/* Its next writer drops it, every result kept, r5 judged as before. */
+	run = (struct history_run){ "r5", "5", ctx, 1, 0, 0 };
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	ck_assert_int_eq(series_index(h), 0);
+	{
+		struct db_rows *rows;
+
+		ck_assert_int_eq(db_query(history_db(h), "SELECT res.verdict FROM ksftm_results res"
+					  " JOIN ksftm_runs r ON r.id = res.run_id WHERE r.run_key = 'r5'"
+					  " ORDER BY res.series_id", NULL, 0, &rows), 0);
+		ck_assert_uint_eq(db_rows_count(rows), 2);
+		ck_assert_str_eq(db_rows_get(rows, 0, 0), "no_change");
+		ck_assert_str_eq(db_rows_get(rows, 1, 0), "not_comparable");
+		db_rows_free(rows);
+	}
+	ck_assert_int_eq(db_exec(history_db(h), "DELETE FROM ksftm_runs WHERE run_key = 'r5'"), 0);
+	after = results_dump(h);
+	ck_assert_str_eq(after, before);
+	free(after);
+	ck_assert_int_eq(history_document_format(h, &o, KSFT_METRIC_REPORT_JSON, &doc1, &len), 0);
+	ck_assert_str_eq(doc1, doc0);
+	free(doc1);
+	free(before);
+out:
 	free(doc0);
 	history_close(h);
 	ksft_metric_report_free(r);
@@ -686,6 +771,7 @@ Suite *make_suite(void)
 	suite_add_tcase(s, hist_tcase("migrate_v1", test_migrate_v1));
 	suite_add_tcase(s, hist_tcase("migrate_v2", test_migrate_v2));
 	suite_add_tcase(s, hist_tcase("rekey_old_layout", test_rekey_old_layout));
+	suite_add_tcase(s, hist_tcase("drop_series_index", test_drop_series_index));
 	suite_add_tcase(s, hist_tcase("lookup_through_newest_run", test_lookup_through_newest_run));
 	suite_add_tcase(s, hist_tcase("history_check", test_history_check));
 	suite_add_tcase(s, hist_tcase("ingest", test_ingest));

@@ -62,6 +62,10 @@ struct history_window {
 	struct db_rows *level_rows;	/* their storage */
 	char window_q[sizeof(HISTORY_WINDOW_SQL) + 24];
 	char scalar_q[sizeof(HISTORY_WINDOW_SQL) + 24];	/* the same without the summaries */
+	/* The two before an order, for a series with no pin and no level
+	 * to bound its window (three parameters, not five). */
+	char window_plain_q[sizeof(HISTORY_WINDOW_SQL) + 24];
+	char scalar_plain_q[sizeof(HISTORY_WINDOW_SQL) + 24];
 	struct history_window_span *win;	/* PostgreSQL: every series' window */
 	struct history_window_span *shift;	/* and its recent runs */
 	struct history_window_span *any;	/* a row if an empty window's series has any */
