@@ -460,7 +460,8 @@ int history_ingest_begin(struct history_ingest *in)
 	in->gate = (struct hgate_opts){ .comparable = in->cmp, .order = in->sort,
 					.incomparable = in->incomparable,
 					.window = in->run->window, .fdr = in->run->fdr,
-					.allow_missing = 1, .windows_only = 1 };
+					.allow_missing = 1, .windows_only = 1,
+					.verdicts_only = 1 };
 	return 0;
 }
 

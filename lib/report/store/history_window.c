@@ -173,9 +173,10 @@ static int fetch_batched(struct history_window *w, const char *sel, const char *
 }
 
 
-/* The window of series @i (one query; on PostgreSQL the batch fetched it);
- * @scalar: its values only, not the summaries an array's elements need. */
-int history_window_of(struct history_window *w, size_t i, int scalar, struct history_window_span *out)
+/* Series @i's window by @q, or by @plain_q (three parameters) when no pin
+ * and no level bound it. */
+static int window_rows(struct history_window *w, size_t i, const char *q, const char *plain_q,
+		       struct history_window_span *out)
 {
 	const char *pin = history_window_pin(w, w->keys[i].id);
 	const char *level = history_window_level(w, w->keys[i].id);
@@ -184,16 +185,30 @@ int history_window_of(struct history_window *w, size_t i, int scalar, struct his
 	int plain = w->o->order && !pin && !level;
 	int ret;
 
+	memset(out, 0, sizeof(*out));
+	ret = db_query_values(w->db, plain ? plain_q : q, p, plain ? 3 : 5, &out->rows);
+	out->n = db_rows_count(out->rows);
+	out->owned = 1;
+	return ret;
+}
+
+/* The window of series @i (one query; on PostgreSQL the batch fetched it);
+ * @scalar: its values only, not the summaries an array's elements need. */
+int history_window_of(struct history_window *w, size_t i, int scalar, struct history_window_span *out)
+{
 	if (w->win) {
 		*out = w->win[i];
 		return 0;
 	}
-	memset(out, 0, sizeof(*out));
-	ret = db_query_values(w->db, plain ? (scalar ? w->scalar_plain_q : w->window_plain_q) :
-			      scalar ? w->scalar_q : w->window_q, p, plain ? 3 : 5, &out->rows);
-	out->n = db_rows_count(out->rows);
-	out->owned = 1;
-	return ret;
+	return window_rows(w, i, scalar ? w->scalar_q : w->window_q,
+			   scalar ? w->scalar_plain_q : w->window_plain_q, out);
+}
+
+int history_window_probe(struct history_window *w, size_t i, struct history_window_span *out)
+{
+	if (w->win)
+		return history_window_of(w, i, 1, out);
+	return window_rows(w, i, w->probe_q, w->probe_plain_q, out);
 }
 
 /* The batched windows ($1 comparability key, $2 order, $3 pinned order):
@@ -362,6 +377,10 @@ int history_window_open(struct history_window *w, struct db *db,
 		 history_window_rule_size(o->window));
 	snprintf(w->scalar_plain_q, sizeof(w->scalar_plain_q), HISTORY_WINDOW_VALUES_PLAIN_SQL,
 		 history_window_rule_size(o->window));
+	snprintf(w->probe_q, sizeof(w->probe_q), o->order ? HISTORY_WINDOW_VALUES_BEFORE_SQL :
+		 HISTORY_WINDOW_VALUES_SQL, (size_t)1);
+	snprintf(w->probe_plain_q, sizeof(w->probe_plain_q), HISTORY_WINDOW_VALUES_PLAIN_SQL,
+		 (size_t)1);
 	if ((ret = latest_pinned(w, &w->pinned)))
 		return ret;
 	return load_levels(w);
