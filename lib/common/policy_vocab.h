@@ -6,6 +6,10 @@
 #ifndef KSFTM_POLICY_VOCAB_H
 #define KSFTM_POLICY_VOCAB_H
 
+/* The names of the series that say how disturbed the machine was
+ * (doc/producers.rst), not what the test measures. */
+#define KSFTM_INTERFERENCE_PREFIX	"interference."
+
 /* Keys of the policy object, and of its two nested objects. */
 #define KSFTM_PK_NAME			"name"
 #define KSFTM_PK_SUMMARIZE		"summarize"

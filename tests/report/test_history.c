@@ -234,6 +234,20 @@ static int old_layout(struct history *h)
 	return old;
 }
 
+/* Has the history the index ksftm_results_series (series_id, run_order)? */
+static long series_index(struct history *h)
+{
+	char *v = scalar(h, is_pg() ?
+			 "SELECT COUNT(*) FROM pg_class WHERE relname = 'ksftm_results_series'"
+			 " AND pg_table_is_visible(oid)" :
+			 "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index'"
+			 " AND name = 'ksftm_results_series'");
+	long n = strtol(v, NULL, 10);
+
+	free(v);
+	return n;
+}
+
 /*
  * Issue 45: the results keyed by (run, series), three b-trees a result
  * where there were five. A history in the old layout (as this
@@ -298,6 +312,7 @@ START_TEST(test_rekey_old_layout)
 	run = (struct history_run){ "r3", "3", ctx, 1, 0, 0 };
 	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
 	ck_assert_int_eq(old_layout(h), 0);
+	ck_assert_int_eq(series_index(h), is_pg());
 	ck_assert_int_eq(count(h, "ksftm_results"), 6);
 	ck_assert_int_eq(db_exec(history_db(h), "DELETE FROM ksftm_runs WHERE run_key = 'r3'"), 0);
 	after = results_dump(h);
@@ -310,6 +325,220 @@ START_TEST(test_rekey_old_layout)
 	free(doc0);
 	history_close(h);
 	ksft_metric_report_free(r);
+}
+END_TEST
+
+/*
+ * Issue 45: ksftm_results_series is not written any more on SQLite
+ * (PostgreSQL keeps it). A history that has it (as ksft-metric left it
+ * until then, in the new layout) is read as it is with the same points
+ * and verdicts, and its next writer drops it; the runs it then ingests
+ * get the verdicts they got with it.
+ */
+START_TEST(test_drop_series_index)
+{
+	struct ksft_metric_report *r = ru_read("run.log", run_log);
+	const char *ctx[] = { "runner=ci-7" };
+	struct history_run run = { "r1", "1", ctx, 1, 0, 0 };
+	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
+	struct history *h;
+	char *before, *after, *doc0 = NULL, *doc1 = NULL, key[8], order[8];
+	size_t len;
+	int i;
+
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	for (i = 1; i <= 4; i++) {
+		snprintf(key, sizeof(key), "r%d", i);
+		snprintf(order, sizeof(order), "%d", i);
+		run = (struct history_run){ key, order, ctx, 1, 0, 0 };
+		ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	}
+	ck_assert_int_eq(series_index(h), is_pg());
+	if (is_pg())
+		goto out;
+	ck_assert_int_eq(history_document_format(h, &o, KSFT_METRIC_REPORT_JSON, &doc0, &len), 0);
+	before = results_dump(h);
+	ck_assert_int_eq(db_exec(history_db(h), "CREATE INDEX ksftm_results_series"
+				 " ON ksftm_results (series_id, run_order)"), 0);
+	history_close(h);
+
+	/* A reader reads it as it is, the same, and changes nothing. */
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	ck_assert_int_eq(history_document_format(h, &o, KSFT_METRIC_REPORT_JSON, &doc1, &len), 0);
+	ck_assert_str_eq(doc1, doc0);
+	free(doc1);
+	ck_assert_int_eq(series_index(h), 1);
+	/* Its next writer drops it, every result kept, r5 judged as before. */
+	run = (struct history_run){ "r5", "5", ctx, 1, 0, 0 };
+	ck_assert_int_eq(history_record(h, r, &run, NULL), 2);
+	ck_assert_int_eq(series_index(h), 0);
+	{
+		struct db_rows *rows;
+
+		ck_assert_int_eq(db_query(history_db(h), "SELECT res.verdict FROM ksftm_results res"
+					  " JOIN ksftm_runs r ON r.id = res.run_id WHERE r.run_key = 'r5'"
+					  " ORDER BY res.series_id", NULL, 0, &rows), 0);
+		ck_assert_uint_eq(db_rows_count(rows), 2);
+		ck_assert_str_eq(db_rows_get(rows, 0, 0), "no_change");
+		ck_assert_str_eq(db_rows_get(rows, 1, 0), "not_comparable");
+		db_rows_free(rows);
+	}
+	ck_assert_int_eq(db_exec(history_db(h), "DELETE FROM ksftm_runs WHERE run_key = 'r5'"), 0);
+	after = results_dump(h);
+	ck_assert_str_eq(after, before);
+	free(after);
+	ck_assert_int_eq(history_document_format(h, &o, KSFT_METRIC_REPORT_JSON, &doc1, &len), 0);
+	ck_assert_str_eq(doc1, doc0);
+	free(doc1);
+	free(before);
+out:
+	free(doc0);
+	history_close(h);
+	ksft_metric_report_free(r);
+}
+END_TEST
+
+/* Run @k of test_untracked_verdicts_probed's history: a tracked series,
+ * two untracked ones and an interference series in "tcp"; "flaky", whose
+ * untracked series fails in runs 0-2 and is absent in run 6; "late", new
+ * in run 5. */
+static struct ksft_metric_report *probe_run(int k)
+{
+	char buf[2048];
+	size_t len = 0;
+
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+		"KTAP version 1\n1..%d\n"
+		"# ktap-metric-policy-json: {\"name\":\"throughput\",\"regression\":{\"better\":"
+		"\"higher\",\"compare\":\"p50\",\"relative_tolerance\":0.05},\"summarize\":\"p50\"}\n"
+		"# ktap-metric-json: {\"name\":\"throughput\",\"shape\":\"scalar\",\"value\":%d}\n"
+		"# ktap-metric-json: {\"name\":\"retrans\",\"shape\":\"scalar\",\"value\":%d}\n"
+		"# ktap-metric-json: {\"name\":\"interference.others_cpu\",\"shape\":\"scalar\","
+		"\"value\":0.0%d}\nok 1 tcp\n", k >= 5 ? 3 : 2, 100 + k % 3, 7 * k, k % 4);
+	if (k != 6)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+			"# ktap-metric-json: {\"name\":\"plain\",\"shape\":\"scalar\",\"value\":%d}\n"
+			"%s 2 flaky\n", 40 + k, k < 3 ? "not ok" : "ok");
+	else
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "ok 2 flaky\n");
+	if (k >= 5)
+		snprintf(buf + len, sizeof(buf) - len,
+			 "# ktap-metric-json: {\"name\":\"fresh\",\"shape\":\"scalar\",\"value\":%d}\n"
+			 "ok 3 late\n", k);
+	return ru_read("probe.log", buf);
+}
+
+/* @r's verdicts judged against @h's runs on machines @cmp (all of them:
+ * the run is the newest), reading whole windows or not (@verdicts_only),
+ * one "case/metric=verdict" line each, in the report's order. */
+static char *probe_verdicts(struct history *h, const struct ksft_metric_report *r,
+			    const char *cmp, int verdicts_only)
+{
+	struct hgate_opts o = { .comparable = cmp, .allow_missing = 1, .windows_only = 1,
+				.verdicts_only = verdicts_only };
+	struct ksft_metric_report_comparison *c = NULL;
+	size_t i, n = ksft_metric_report_series_count(r);
+	const char **v;
+	char *out = calloc(1, 64 * n + 1);
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_ge(history_compare_lookup(history_db(h), r, &o, &c), 0);
+	v = history_compare_verdicts(c, n);
+	ck_assert_ptr_nonnull(v);
+	for (i = 0; i < n; i++) {
+		struct ksft_metric_report_series s = { .sz = sizeof(s) };
+
+		ck_assert_int_eq(ksft_metric_report_series_get(r, i, &s), 0);
+		sprintf(out + strlen(out), "%s/%s=%s\n", s.case_name, s.name, v[i]);
+	}
+	free(v);
+	ksft_metric_report_comparison_free(c);
+	return out;
+}
+
+/* The verdicts ingest stored for run @key, in the report's order. */
+static char *stored_verdicts(struct history *h, const struct ksft_metric_report *r,
+			     const char *key)
+{
+	size_t i, k, n = ksft_metric_report_series_count(r);
+	struct db_rows *rows;
+	const char *p[1] = { key };
+	char *out = calloc(1, 64 * n + 1);
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(db_query(history_db(h), "SELECT s.case_name, s.metric, res.verdict"
+				  " FROM ksftm_results res JOIN ksftm_series s ON s.id = res.series_id"
+				  " JOIN ksftm_runs r ON r.id = res.run_id WHERE r.run_key = $1",
+				  p, 1, &rows), 0);
+	ck_assert_uint_eq(db_rows_count(rows), n);
+	for (i = 0; i < n; i++) {
+		struct ksft_metric_report_series s = { .sz = sizeof(s) };
+
+		ck_assert_int_eq(ksft_metric_report_series_get(r, i, &s), 0);
+		for (k = 0; k < n; k++)
+			if (!strcmp(db_rows_get(rows, k, 0), s.case_name) &&
+			    !strcmp(db_rows_get(rows, k, 1), s.name))
+				break;
+		ck_assert_uint_lt(k, n);
+		sprintf(out + strlen(out), "%s/%s=%s\n", s.case_name, s.name,
+			db_rows_get(rows, k, 2));
+	}
+	db_rows_free(rows);
+	return out;
+}
+
+/*
+ * Issue 45: ingest reads an untracked scalar series' newest window value
+ * only (hgate_opts.verdicts_only). Its verdicts are those of the whole
+ * windows, run after run: new, not comparable (only failed runs before),
+ * untracked, with a run missing the series and with a pinned run; and
+ * what ingest stores is what compare --db says, twice the same.
+ */
+START_TEST(test_untracked_verdicts_probed)
+{
+	const char *ctx[] = { "runner=ci-9" };
+	struct history *h;
+	char key[8], order[8], *cmp = NULL;
+	int k, seen_new = 0, seen_not_comparable = 0, seen_untracked = 0;
+
+	ck_assert_int_eq(history_open(hist_url, &h), 0);
+	for (k = 0; k < 8; k++) {
+		struct ksft_metric_report *r = probe_run(k);
+		struct history_run run = { key, order, ctx, 1, 0, 0 };
+		char *whole = NULL, *probed, *again, *stored;
+
+		snprintf(key, sizeof(key), "p%d", k);
+		snprintf(order, sizeof(order), "%d", k);
+		if (cmp) {
+			whole = probe_verdicts(h, r, cmp, 0);
+			probed = probe_verdicts(h, r, cmp, 1);
+			again = probe_verdicts(h, r, cmp, 1);
+			ck_assert_str_eq(probed, whole);
+			ck_assert_str_eq(again, whole);
+			seen_new |= strstr(whole, "late/fresh=new") != NULL;
+			seen_not_comparable |= strstr(whole, "flaky/plain=not_comparable") != NULL;
+			seen_untracked |= strstr(whole, "flaky/plain=untracked") != NULL;
+			free(probed);
+			free(again);
+		}
+		ck_assert_int_eq(history_record(h, r, &run, NULL), (k == 6 || k < 5) ? 4 : 5);
+		if (whole) {
+			stored = stored_verdicts(h, r, key);
+			ck_assert_str_eq(stored, whole);
+			free(stored);
+		}
+		free(whole);
+		if (!cmp)
+			cmp = scalar(h, "SELECT comparable FROM ksftm_runs");
+		if (k == 3)
+			ck_assert_int_eq(history_pin(h, "p3", 1), 0);
+		if (k == 5)
+			ck_assert_int_eq(history_pin(h, "p3", 0), 0);
+		ksft_metric_report_free(r);
+	}
+	ck_assert(seen_new && seen_not_comparable && seen_untracked);
+	free(cmp);
+	history_close(h);
 }
 END_TEST
 
@@ -686,6 +915,8 @@ Suite *make_suite(void)
 	suite_add_tcase(s, hist_tcase("migrate_v1", test_migrate_v1));
 	suite_add_tcase(s, hist_tcase("migrate_v2", test_migrate_v2));
 	suite_add_tcase(s, hist_tcase("rekey_old_layout", test_rekey_old_layout));
+	suite_add_tcase(s, hist_tcase("drop_series_index", test_drop_series_index));
+	suite_add_tcase(s, hist_tcase("untracked_verdicts_probed", test_untracked_verdicts_probed));
 	suite_add_tcase(s, hist_tcase("lookup_through_newest_run", test_lookup_through_newest_run));
 	suite_add_tcase(s, hist_tcase("history_check", test_history_check));
 	suite_add_tcase(s, hist_tcase("ingest", test_ingest));

@@ -19,6 +19,7 @@
 #include "grow.h"
 #include "history.h"
 #include "history_judge.h"
+#include "policy_vocab.h"
 #include "report.h"
 #include "rp_policy.h"
 #include "series.h"
@@ -230,7 +231,8 @@ static int missing_row(struct judge *j, const struct history_window_gone *g)
  * was, not what the test measures. */
 static int is_interference(const struct cmp_row *row)
 {
-	return !strncmp(cmp_row_name(row), "interference.", 13) && !row->better;
+	return !strncmp(cmp_row_name(row), KSFTM_INTERFERENCE_PREFIX,
+			strlen(KSFTM_INTERFERENCE_PREFIX)) && !row->better;
 }
 
 /*

@@ -311,6 +311,10 @@ static int lite_query(struct db *base, const char *sql, const struct db_value *p
 				db_rows_set_double(r, r->n, i, sqlite3_column_double(st, i), &oom);
 				continue;
 			}
+			if (type == SQLITE_NULL) {	/* (a window's summaries) */
+				db_rows_set(r, r->n, i, NULL, 0, &oom);
+				continue;
+			}
 			db_rows_set(r, r->n, i, (const char *)sqlite3_column_text(st, i),
 				    (size_t)sqlite3_column_bytes(st, i), &oom);
 		}

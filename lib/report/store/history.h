@@ -230,6 +230,13 @@ struct hgate_opts {
 	 * only the run's own series' verdicts (history_compare_verdicts();
 	 * a lacking series' row changes no other row's verdict). */
 	int windows_only;
+	/* Only the run's verdicts are kept (ingest, its replays): an
+	 * untracked scalar series is "untracked" whatever its window holds
+	 * once it holds a value (judge/history_gate.c: no tolerance, no
+	 * test, no budget of the run's), so its newest value alone is read
+	 * (history_window_probe()); not an interference series, whose
+	 * window tells a disturbed run. */
+	int verdicts_only;
 };
 
 #endif

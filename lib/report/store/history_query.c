@@ -2,7 +2,7 @@
  * `ksft-metric history`, the reading: each series' compare value run by
  * run (history.h; the change points and the gate's band are added by
  * judge/, the text and CSV drawn by export/). One series' history is one
- * index range scan (ksftm_results_series), newest first, limited; with
+ * index range (ksftm_results_window_op) sorted newest first, limited; with
  * opts->report only that report's series are looked up (html --db).
  */
 #include <errno.h>

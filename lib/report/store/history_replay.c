@@ -115,7 +115,8 @@ static int load_run(struct history_replay *rp, const char *run_id, const char *o
 	rp->run_id = run_id;
 	rp->o = (struct hgate_opts){ .comparable = rp->cmp, .order = order,
 				     .window = rp->run->window, .fdr = rp->run->fdr,
-				     .allow_missing = 1, .windows_only = 1 };
+				     .allow_missing = 1, .windows_only = 1,
+				     .verdicts_only = 1 };
 	return ret;
 }
 

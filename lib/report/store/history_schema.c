@@ -74,6 +74,18 @@ static const char schema_v1_common[] =
  * ksftm_results_window_value, the same without it, is replaced.
  */
 #define HISTORY_READ_INDEX "ksftm_results_window_op"
+/*
+ * Version 2's ksftm_results_series (series_id, run_order) goes on SQLite
+ * (issue 45): every result written paid for it (a fifth of an ingest's
+ * writes: its entries, one a series, lie on every page of it), for
+ * `history`'s points (one series' results in their order, now
+ * HISTORY_READ_INDEX's range of the series, sorted: a few thousand in a
+ * year) and the gate's recent runs (two ranges of HISTORY_READ_INDEX
+ * merged, HISTORY_SHIFT_MERGED_SQL). PostgreSQL keeps it: its planner
+ * sorts those merged ranges (doc/decisions.rst).
+ */
+#define HISTORY_SERIES_INDEX "ksftm_results_series"
+#define HISTORY_DROP_SERIES_INDEX "DROP INDEX IF EXISTS " HISTORY_SERIES_INDEX ";"
 static const char read_indexes[] =
 	"CREATE INDEX IF NOT EXISTS " HISTORY_READ_INDEX
 	" ON ksftm_results (series_id, comparable, usable, run_order, value, compare_op);"
@@ -106,8 +118,9 @@ int history_schema_meta_get(struct db *db, const char *key, char **value)
 /*
  * Version 2: the gate's verdict at ingest and its acceptance per result,
  * the level each accepted change starts (ksftm_levels), an index for one
- * series' whole history, and comparability keys whose values are all
- * text (a collector's --context cpu_count=2 and a log's 2 are one machine).
+ * series' whole history (on SQLite gone since: HISTORY_SERIES_INDEX), and
+ * comparability keys whose values are all text (a collector's --context
+ * cpu_count=2 and a log's 2 are one machine).
  */
 static const char schema_v2_steps[] =
 	"ALTER TABLE ksftm_results ADD COLUMN verdict TEXT;"
@@ -389,8 +402,9 @@ int history_open_version(const char *url, long version, struct history **out)
  * side by side, so the gate's slab (history_window_slab.c), a run read
  * back, the missing-series check and prune read them in a range, and
  * ksftm_results_run_series is not needed. Each result written goes into
- * three b-trees (this, HISTORY_READ_INDEX, ksftm_results_series), not
- * five; on PostgreSQL into the heap and three indexes, not four. Like
+ * two b-trees (this and HISTORY_READ_INDEX; three before
+ * HISTORY_SERIES_INDEX went), not five; on PostgreSQL into the heap and
+ * three indexes, not four. Like
  * read_indexes, not part of the schema version: every query is the same
  * on either layout, so an older ksft-metric still reads and writes a
  * history its next writer re-keyed (history_writable()), and this one
@@ -421,15 +435,14 @@ static const char rekey_sqlite[] =
 	" compare_op, better, value, samples, summary, verdict, accepted FROM ksftm_results"
 	" ORDER BY run_id, series_id;"
 	"DROP TABLE ksftm_results;"
-	"ALTER TABLE ksftm_results_keyed RENAME TO ksftm_results;"
-	"CREATE INDEX ksftm_results_series ON ksftm_results (series_id, run_order);";
+	"ALTER TABLE ksftm_results_keyed RENAME TO ksftm_results;";
 static const char rekey_postgresql[] =
 	"ALTER TABLE ksftm_results DROP CONSTRAINT ksftm_results_pkey;"
 	"ALTER TABLE ksftm_results ADD " HISTORY_NEW_KEY ";"
 	"DROP INDEX IF EXISTS ksftm_results_run_series;";
 
 /* Has the history HISTORY_READ_INDEX (bit 1), is it in the old layout
- * (bit 2)? */
+ * (bit 2), has it HISTORY_SERIES_INDEX still on SQLite (bit 4)? */
 static int layout_of(struct db *db, int *have)
 {
 	struct db_rows *rows;
@@ -445,23 +458,27 @@ static int layout_of(struct db *db, int *have)
 			   "SELECT name FROM sqlite_master WHERE type = 'index' AND name = '"
 			   HISTORY_READ_INDEX "' UNION ALL SELECT 'key' FROM sqlite_master"
 			   " WHERE type = 'table' AND name = 'ksftm_results'"
-			   " AND sql LIKE '%WITHOUT ROWID'", NULL, 0, &rows);
+			   " AND sql LIKE '%WITHOUT ROWID' UNION ALL SELECT 'series'"
+			   " FROM sqlite_master WHERE type = 'index' AND name = '"
+			   HISTORY_SERIES_INDEX "'", NULL, 0, &rows);
 
 	*have = 2;
 	if (ret)
 		return ret;
 	for (k = 0; k < db_rows_count(rows); k++)
 		if (db_rows_get(rows, k, 0))
-			*have ^= strcmp(db_rows_get(rows, k, 0), "key") ? 1 : 2;
+			*have ^= !strcmp(db_rows_get(rows, k, 0), "key") ? 2 :
+				 !strcmp(db_rows_get(rows, k, 0), "series") ? 4 : 1;
 	db_rows_free(rows);
 	return 0;
 }
 
 /*
  * A history written before read_indexes existed gets them from its next
- * writer, and one in the old layout is re-keyed (in one transaction: a
- * copy of every result on SQLite, a new key index on PostgreSQL; seconds
- * for a month of a 5,000-series CI, minutes for a year).
+ * writer (on SQLite, HISTORY_SERIES_INDEX dropped), and one in the old layout is
+ * re-keyed (in one transaction: a copy of every result on SQLite, a new
+ * key index on PostgreSQL; seconds for a month of a 5,000-series CI,
+ * minutes for a year).
  */
 static int update_layout(struct db *db)
 {
@@ -475,7 +492,8 @@ static int update_layout(struct db *db)
 	if ((ret = layout_of(db, &have)) ||
 	    ((have & 2) && (ret = db_exec(db, db_dialect(db) == DB_POSTGRESQL ?
 					   rekey_postgresql : rekey_sqlite))) ||
-	    ((have != 1) && (ret = db_exec(db, read_indexes)))) {
+	    ((have != 1) && (ret = db_exec(db, read_indexes))) ||
+	    ((have & 4) && (ret = db_exec(db, HISTORY_DROP_SERIES_INDEX)))) {
 		db_rollback(db);
 		return ret;
 	}

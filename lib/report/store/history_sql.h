@@ -57,6 +57,18 @@
 	HISTORY_WINDOW_BEFORE_FROM
 #define HISTORY_WINDOW_VALUES_BEFORE_SQL "SELECT res.value, NULL, res.compare_op, res.run_order" \
 	HISTORY_WINDOW_BEFORE_FROM
+/* The same two for a series without a pinned run or a level ($4 and $5
+ * NULL: no bound but the order, the same rows), three parameters. The
+ * conditions on $4 and $5 were evaluated for each index entry, their
+ * parameters bound for each series (issue 45). */
+#define HISTORY_WINDOW_PLAIN_SQL "SELECT res.value, res.summary, res.compare_op, res.run_order" \
+	HISTORY_WINDOW_PLAIN_FROM
+#define HISTORY_WINDOW_VALUES_PLAIN_SQL "SELECT res.value, NULL, res.compare_op, res.run_order" \
+	HISTORY_WINDOW_PLAIN_FROM
+#define HISTORY_WINDOW_PLAIN_FROM \
+	" FROM ksftm_results res" \
+	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.usable = 1" \
+	" AND res.run_order < $3 ORDER BY res.run_order DESC LIMIT %zu"
 #define HISTORY_WINDOW_BEFORE_FROM \
 	" FROM ksftm_results res" \
 	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.usable = 1" \
@@ -76,15 +88,35 @@
  * or NULL) on, newest first; a parameter for the level, as in the window.
  * The repeats (samples) give the within-run variance; the verdict, which
  * flagged runs were transients. Not comparable runs are left out, under
- * either spelling (histories before issue 23 hold the old one). */
-#define HISTORY_SHIFT_SQL \
+ * either spelling (histories before issue 23 hold the old one). On SQLite
+ * the usable results and the others (usable is 1 or 0) are two ranges of
+ * ksftm_results_window_op, each newest first, merged: the first
+ * HISTORY_RECENT_RUNS of the series' results on these machines, without
+ * an index by (series, order) (issue 45, history_schema.c). */
+#define HISTORY_SHIFT_COLUMNS \
 	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order," \
-	" res.compare_op, res.summary" \
-	" FROM ksftm_results res" \
-	" WHERE res.series_id = $1 AND res.comparable = $2" \
+	" res.compare_op, res.summary FROM ksftm_results res"
+#define HISTORY_SHIFT_FILTER \
 	" AND res.status IN " HISTORY_MEASURED_STATUSES \
 	" AND COALESCE(res.verdict, '') NOT IN ('" KSFTM_VERDICT_NOT_COMPARABLE "', '" \
-	KSFTM_VERDICT_OLD_NOT_COMPARABLE "') AND res.value IS NOT NULL" \
+	KSFTM_VERDICT_OLD_NOT_COMPARABLE "') AND res.value IS NOT NULL"
+#define HISTORY_SHIFT_ARM(usable) \
+	HISTORY_SHIFT_COLUMNS \
+	" WHERE res.series_id = $1 AND res.comparable = $2 AND res.usable = " usable \
+	HISTORY_SHIFT_FILTER \
+	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)" \
+	" AND res.run_order >= COALESCE(CAST($4 AS TEXT), '')"
+#define HISTORY_SHIFT_MERGED_SQL \
+	HISTORY_SHIFT_ARM("1") " UNION ALL " HISTORY_SHIFT_ARM("0") \
+	" ORDER BY run_order DESC LIMIT " HISTORY_RECENT_RUNS_SQL
+
+/* The same on PostgreSQL, which keeps ksftm_results_series and reads the
+ * series' results through it, newest first (its planner sorts the merged
+ * ranges: an Append and a Sort). */
+#define HISTORY_SHIFT_SQL \
+	HISTORY_SHIFT_COLUMNS \
+	" WHERE res.series_id = $1 AND res.comparable = $2" \
+	HISTORY_SHIFT_FILTER \
 	" AND (CAST($3 AS TEXT) IS NULL OR res.run_order < $3)" \
 	" AND res.run_order >= COALESCE(CAST($4 AS TEXT), '')" \
 	" ORDER BY res.run_order DESC LIMIT " HISTORY_RECENT_RUNS_SQL

@@ -20,6 +20,8 @@
 
 static const char window_sql[] = HISTORY_WINDOW_SQL;
 static const char missing_sql[] = HISTORY_MISSING_SQL;
+/* On SQLite without ksftm_results_series (history_sql.h). */
+static const char shift_merged_sql[] = HISTORY_SHIFT_MERGED_SQL;
 static const char shift_sql[] = HISTORY_SHIFT_SQL;
 
 /* Where a series' accepted level starts. */
@@ -171,24 +173,42 @@ static int fetch_batched(struct history_window *w, const char *sel, const char *
 }
 
 
+/* Series @i's window by @q, or by @plain_q (three parameters) when no pin
+ * and no level bound it. */
+static int window_rows(struct history_window *w, size_t i, const char *q, const char *plain_q,
+		       struct history_window_span *out)
+{
+	const char *pin = history_window_pin(w, w->keys[i].id);
+	const char *level = history_window_level(w, w->keys[i].id);
+	struct db_value p[5] = { db_int(w->keys[i].id), db_text(w->o->comparable),
+				 db_text(w->o->order), db_text(pin), db_text(level) };
+	int plain = w->o->order && !pin && !level;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = db_query_values(w->db, plain ? plain_q : q, p, plain ? 3 : 5, &out->rows);
+	out->n = db_rows_count(out->rows);
+	out->owned = 1;
+	return ret;
+}
+
 /* The window of series @i (one query; on PostgreSQL the batch fetched it);
  * @scalar: its values only, not the summaries an array's elements need. */
 int history_window_of(struct history_window *w, size_t i, int scalar, struct history_window_span *out)
 {
-	struct db_value p[5] = { db_int(w->keys[i].id), db_text(w->o->comparable),
-				 db_text(w->o->order), db_text(history_window_pin(w, w->keys[i].id)),
-				 db_text(history_window_level(w, w->keys[i].id)) };
-	int ret;
-
 	if (w->win) {
 		*out = w->win[i];
 		return 0;
 	}
-	memset(out, 0, sizeof(*out));
-	ret = db_query_values(w->db, scalar ? w->scalar_q : w->window_q, p, 5, &out->rows);
-	out->n = db_rows_count(out->rows);
-	out->owned = 1;
-	return ret;
+	return window_rows(w, i, scalar ? w->scalar_q : w->window_q,
+			   scalar ? w->scalar_plain_q : w->window_plain_q, out);
+}
+
+int history_window_probe(struct history_window *w, size_t i, struct history_window_span *out)
+{
+	if (w->win)
+		return history_window_of(w, i, 1, out);
+	return window_rows(w, i, w->probe_q, w->probe_plain_q, out);
 }
 
 /* The batched windows ($1 comparability key, $2 order, $3 pinned order):
@@ -203,13 +223,9 @@ int history_window_of(struct history_window *w, size_t i, int scalar, struct his
 
 /* The batched recent runs ($1 comparability key, $2 order): HISTORY_SHIFT_SQL's. */
 #define BATCH_SHIFT_SQL \
-	"SELECT res.value, res.samples, res.verdict, res.accepted, res.run_order," \
-	" res.compare_op, res.summary" \
-	" FROM ksftm_results res" \
+	HISTORY_SHIFT_COLUMNS \
 	" WHERE res.series_id = v.sid AND res.comparable = $1" \
-	" AND res.status IN " HISTORY_MEASURED_STATUSES \
-	" AND COALESCE(res.verdict, '') NOT IN ('" KSFTM_VERDICT_NOT_COMPARABLE "', '" \
-	KSFTM_VERDICT_OLD_NOT_COMPARABLE "') AND res.value IS NOT NULL" \
+	HISTORY_SHIFT_FILTER \
 	" AND (CAST($2 AS TEXT) IS NULL OR res.run_order < $2)" \
 	" AND res.run_order >= COALESCE(v.lvl, '')" \
 	" ORDER BY res.run_order DESC LIMIT " HISTORY_RECENT_RUNS_SQL
@@ -357,6 +373,14 @@ int history_window_open(struct history_window *w, struct db *db,
 	 * were most of what a window query copied. Same WHERE. */
 	snprintf(w->scalar_q, sizeof(w->scalar_q), o->order ? HISTORY_WINDOW_VALUES_BEFORE_SQL :
 		 HISTORY_WINDOW_VALUES_SQL, history_window_rule_size(o->window));
+	snprintf(w->window_plain_q, sizeof(w->window_plain_q), HISTORY_WINDOW_PLAIN_SQL,
+		 history_window_rule_size(o->window));
+	snprintf(w->scalar_plain_q, sizeof(w->scalar_plain_q), HISTORY_WINDOW_VALUES_PLAIN_SQL,
+		 history_window_rule_size(o->window));
+	snprintf(w->probe_q, sizeof(w->probe_q), o->order ? HISTORY_WINDOW_VALUES_BEFORE_SQL :
+		 HISTORY_WINDOW_VALUES_SQL, (size_t)1);
+	snprintf(w->probe_plain_q, sizeof(w->probe_plain_q), HISTORY_WINDOW_VALUES_PLAIN_SQL,
+		 (size_t)1);
 	if ((ret = latest_pinned(w, &w->pinned)))
 		return ret;
 	return load_levels(w);
@@ -414,7 +438,8 @@ int history_window_recent(struct history_window *w, size_t i, long long id,
 		return 0;
 	}
 	memset(out, 0, sizeof(*out));
-	if ((ret = db_query_values(w->db, shift_sql, p, 4, &out->rows)))
+	if ((ret = db_query_values(w->db, db_dialect(w->db) == DB_SQLITE ? shift_merged_sql :
+				   shift_sql, p, 4, &out->rows)))
 		return ret;
 	out->n = db_rows_count(out->rows);
 	out->owned = 1;
@@ -431,7 +456,8 @@ int history_window_before_level(struct history_window *w, long long id,
 	memset(out, 0, sizeof(*out));
 	if (p[2].type == DB_NULL)
 		return 0;
-	if ((ret = db_query_values(w->db, shift_sql, p, 4, &out->rows)))
+	if ((ret = db_query_values(w->db, db_dialect(w->db) == DB_SQLITE ? shift_merged_sql :
+				   shift_sql, p, 4, &out->rows)))
 		return ret;
 	out->n = db_rows_count(out->rows);
 	out->owned = 1;

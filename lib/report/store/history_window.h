@@ -62,6 +62,13 @@ struct history_window {
 	struct db_rows *level_rows;	/* their storage */
 	char window_q[sizeof(HISTORY_WINDOW_SQL) + 24];
 	char scalar_q[sizeof(HISTORY_WINDOW_SQL) + 24];	/* the same without the summaries */
+	/* The two before an order, for a series with no pin and no level
+	 * to bound its window (three parameters, not five). */
+	char window_plain_q[sizeof(HISTORY_WINDOW_SQL) + 24];
+	char scalar_plain_q[sizeof(HISTORY_WINDOW_SQL) + 24];
+	/* The scalar ones' newest value only (history_window_probe()). */
+	char probe_q[sizeof(HISTORY_WINDOW_SQL) + 24];
+	char probe_plain_q[sizeof(HISTORY_WINDOW_SQL) + 24];
 	struct history_window_span *win;	/* PostgreSQL: every series' window */
 	struct history_window_span *shift;	/* and its recent runs */
 	struct history_window_span *any;	/* a row if an empty window's series has any */
@@ -88,6 +95,10 @@ int history_window_prefetch(struct history_window *w, size_t n);
  * the summaries an array's elements need). */
 int history_window_of(struct history_window *w, size_t i, int scalar,
 		      struct history_window_span *out);
+/* Series @i's window's newest value alone (a scalar series whose
+ * verdict only its window's being empty or not can change); on
+ * PostgreSQL, whose batch fetched the window, all of it. */
+int history_window_probe(struct history_window *w, size_t i, struct history_window_span *out);
 /* Has series @i any result on these machines before the run? */
 int history_window_has_any(struct history_window *w, size_t i, int *any);
 

@@ -20,6 +20,7 @@
 #include "history_window.h"
 #include "window_rule.h"
 #include "order_stats.h"
+#include "policy_vocab.h"
 #include "report.h"
 #include "rp_policy.h"
 #include "series.h"
@@ -144,7 +145,14 @@ static int read_series(struct history_window *w, const struct ksft_metric_report
 	in->read = 1;
 	in->width = n;
 	in->first = one;
-	if ((ret = history_window_of(w, i, !s.is_array, &rows)))
+	/* Verdicts only (history.h): an untracked scalar series needs to
+	 * know whether its window is empty, not what it holds. */
+	if (w->o->verdicts_only && !better && !s.is_array &&
+	    strncmp(s.name, KSFTM_INTERFERENCE_PREFIX, strlen(KSFTM_INTERFERENCE_PREFIX)))
+		ret = history_window_probe(w, i, &rows);
+	else
+		ret = history_window_of(w, i, !s.is_array, &rows);
+	if (ret)
 		return ret;
 	in->n_rows = rows.n;
 	if (!rows.n) {
