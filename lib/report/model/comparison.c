@@ -16,6 +16,7 @@
 #include "canon.h"
 #include "comparison.h"
 #include "errmsg.h"
+#include "grow.h"
 #include "order_stats.h"
 #include "rel_change.h"
 #include "report.h"
@@ -63,8 +64,8 @@ static int code_of(const void **tab, unsigned *n, const void *p)
 	return (int)(*n)++;
 }
 
-void compare_row_expand(const struct ksft_metric_report_comparison *c,
-			const struct cmp_crow *cr, struct cmp_row *row)
+static inline void row_expand(const struct ksft_metric_report_comparison *c,
+			      const struct cmp_crow *cr, struct cmp_row *row)
 {
 	/* Every field set (no memset: a reader's cost a row); row_compact()
 	 * zeroes the padding it compares. */
@@ -97,6 +98,12 @@ void compare_row_expand(const struct ksft_metric_report_comparison *c,
 	row->aggregated = !!(cr->flags & CROW_AGGREGATED);
 	row->blind = 0;
 	row->held_series = 1;
+}
+
+void compare_row_expand(const struct ksft_metric_report_comparison *c,
+			const struct cmp_crow *cr, struct cmp_row *row)
+{
+	row_expand(c, cr, row);
 }
 
 /* Side @side of @row holds no value, its slot 0 bits (not NaN: never measured). */
@@ -148,7 +155,7 @@ static int row_compact(struct ksft_metric_report_comparison *c, const struct cmp
 	/* Lossless by construction: only what expands to the row itself,
 	 * bit for bit (NaNs, padding and all). */
 	memset(&back, 0, sizeof(back));
-	compare_row_expand(c, cr, &back);
+	row_expand(c, cr, &back);
 	return memcmp(&back, row, sizeof(back)) ? -1 : 0;
 }
 
@@ -171,24 +178,6 @@ void compare_rows_seal(struct ksft_metric_report_comparison *c)
 	c->n_full--;	/* no side record, no spread block: nothing to free */
 }
 
-/* Grow @v of @cap elements of @size to hold @n: 0 or -ENOMEM. */
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t want = *cap ? *cap * 2 : 64;
-	void *p;
-
-	if (n <= *cap)
-		return 0;
-	if (want < n)
-		want = n;
-	p = realloc(*v, want * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = want;
-	return 0;
-}
-
 /* A new row at the end, zeroed but for the numbers (NaN); NULL: out of
  * memory. The caller counts it (c->n++) once it holds its identity. */
 static struct cmp_row *row_append(struct ksft_metric_report_comparison *c)
@@ -197,15 +186,18 @@ static struct cmp_row *row_append(struct ksft_metric_report_comparison *c)
 
 	if (c->compact && !compare_rows_compact_off) {
 		compare_rows_seal(c);
-		if (grow((void **)&c->crows, &c->ccap, c->n + 1, sizeof(*c->crows)) ||
-		    grow((void **)&c->rows, &c->cap, c->n_full + 1, sizeof(*c->rows)))
+		if ((c->n == c->ccap &&
+		     ksftm_grow((void **)&c->crows, &c->ccap, c->n + 1, sizeof(*c->crows), 64)) ||
+		    (c->n_full == c->cap &&
+		     ksftm_grow((void **)&c->rows, &c->cap, c->n_full + 1, sizeof(*c->rows), 64)))
 			return NULL;
 		c->crows[c->n].at = (uint32_t)c->n_full;
 		c->crows[c->n].flags = CROW_FULL;
 		row = &c->rows[c->n_full++];
 		c->pending = c->n + 1;
 	} else {
-		if (grow((void **)&c->rows, &c->cap, c->n + 1, sizeof(*c->rows)))
+		if (c->n == c->cap &&
+		    ksftm_grow((void **)&c->rows, &c->cap, c->n + 1, sizeof(*c->rows), 64))
 			return NULL;
 		row = &c->rows[c->n];
 	}
