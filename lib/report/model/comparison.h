@@ -205,7 +205,8 @@ void compare_row_spread(const struct cmp_row *row, int side, struct cmp_spread *
  * field implied (comparison.c's row_expand(): change_pct from the two
  * values, no allowance, p-value or side record). A row is kept so only
  * when expanding it gives back the row bit for bit (doc/decisions.rst,
- * "Compact rows are lossless by construction"); any other row is kept
+ * "Compact comparison rows are lossless by
+ * construction"); any other row is kept
  * whole, in c->rows[at] (CROW_FULL).
  */
 struct cmp_crow {
@@ -222,9 +223,10 @@ enum {
 	CROW_BEYOND_FLOOR = 4,
 	CROW_HAS_CURRENT = 8,
 	CROW_AGGREGATED = 16,
-	CROW_UNMEASURED = 32,	/* spread[] both 0 bits, not NaN: none kept
-				   (a failed case's row); a blind row (the
-				   history gate's) is kept whole */
+	CROW_UNMEASURED = 32,	/* a side without a value: its spread slot 0
+				   bits, not NaN (never measured: a failed
+				   case's row). A blind row (the history
+				   gate's) has no flag: kept whole */
 	CROW_ONE_BASE = 64,	/* n_baseline = baseline_runs = 1 (else 0) */
 	CROW_ONE_CUR = 128,	/* n_current 1 (else 0) */
 };
@@ -243,7 +245,8 @@ static inline struct cmp_row *cmp_row_mut(struct ksft_metric_report_comparison *
  * too. */
 void compare_rows_seal(struct ksft_metric_report_comparison *c);
 /* Tests: 1 keeps every row whole even where the judge asks for compact
- * rows (the same comparison, to compare with). */
+ * rows (the same comparison, to compare with). The library only reads
+ * it; set it while no comparison is being made. */
 extern int compare_rows_compact_off;
 
 /* Free @c (NULL: nothing) but its c->held report: the judge's
