@@ -234,9 +234,10 @@ static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *
 	return ret || sb->oom ? -ENOMEM : 0;
 }
 
-static int shown(const struct cmp_row *row, int all)
+/* Row @i shown (a compact row read without expanding it). */
+static int shown_at(const struct ksft_metric_report_comparison *c, size_t i, int all)
 {
-	return all || strcmp(row->verdict, KSFTM_VERDICT_UNTRACKED);
+	return all || strcmp(cmp_row_verdict_at(c, i), KSFTM_VERDICT_UNTRACKED);
 }
 
 static int same_case(const struct cmp_row *a, const struct cmp_row *b)
@@ -272,7 +273,7 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 
 		for (j = i + 1; j < c->n && same_case(cmp_row_at(c, j, &tmp), first); j++)
 			;
-		for (k = i; k < j && !shown(cmp_row_at(c, k, &tmp), all); k++)
+		for (k = i; k < j && !shown_at(c, k, all); k++)
 			;
 		if (k == j) {
 			i = j;
@@ -298,12 +299,9 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 		} else {
 			table_reset_keep_heads(&t);
 		}
-		for (; !ret && i < j; i++) {
-			const struct cmp_row *row = cmp_row_at(c, i, &tmp);
-
-			if (shown(row, all))
-				ret |= row_cells(&t, row, &sb);
-		}
+		for (; !ret && i < j; i++)
+			if (shown_at(c, i, all))
+				ret |= row_cells(&t, cmp_row_at(c, i, &tmp), &sb);
 		if (!ret)
 			text_fit_render(&t, out, right, width, 2);
 		export_sink_flush(ks, out, 0);	/* after a line's end */

@@ -131,7 +131,8 @@ static int row_compact(struct ksft_metric_report_comparison *c, const struct cmp
 	 * or just after it (a few on: a series may have no row). */
 	while (at < r->n_series && at < c->series_hint + 8 && r->series[at] != row->who.s)
 		at++;
-	if (at >= r->n_series || r->series[at] != row->who.s || at > UINT32_MAX)
+	if (at >= r->n_series || r->series[at] != row->who.s ||
+	    (unsigned long long)at > UINT32_MAX)
 		return -1;
 	c->series_hint = at;
 	v = code_of(c->verdicts, &c->n_verdicts, row->verdict);
@@ -161,9 +162,8 @@ static int row_compact(struct ksft_metric_report_comparison *c, const struct cmp
 
 void compare_rows_seal(struct ksft_metric_report_comparison *c)
 {
-	struct cmp_crow cr;
-
 	size_t i = c->pending - 1;
+	struct cmp_crow cr;
 
 	if (!c->pending)
 		return;
