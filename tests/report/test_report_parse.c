@@ -119,10 +119,14 @@ START_TEST(test_series_footprint)
 		ck_assert_int_eq(ksft_metric_report_compare(r, b, NULL, &c), 0);
 		ck_assert_uint_eq(c->n, 3);
 		for (i = 0; i < c->n; i++) {
-			ck_assert_ptr_null(c->rows[i].side);
-			ck_assert(isnan(cmp_side_of(&c->rows[i])->noise_pct));
-			ck_assert_int_eq(cmp_side_of(&c->rows[i])->disturbed_by, -1);
-			ck_assert_uint_eq(cmp_side_of(&c->rows[i])->seeds_a, 0);
+			struct cmp_row t;
+			const struct cmp_row *row = cmp_row_at(c, i, &t);
+
+			ck_assert_ptr_null(row->side);
+			ck_assert(isnan(cmp_side_of(row)->noise_pct));
+			ck_assert_int_eq(cmp_side_of(row)->disturbed_by, -1);
+			ck_assert_uint_eq(cmp_side_of(row)->seeds_a, 0);
+			ck_assert(cmp_row_side_at(c, i) == cmp_side_of(row));
 		}
 		ksft_metric_report_comparison_free(c);
 		ksft_metric_report_baseline_free(b);

@@ -36,7 +36,7 @@ static void seeds_text(struct strbuf *out, const struct ksft_metric_report_compa
 	char buf[256];
 
 	for (i = 0; i < c->n; i++)
-		n += cmp_side_of(&c->rows[i])->seeds_a > 0;
+		n += cmp_row_side_at(c, i)->seeds_a > 0;
 	if (!n)
 		return;
 	snprintf(buf, sizeof(buf), "%zu series judged seed by seed: one value a boot (its"
@@ -44,10 +44,14 @@ static void seeds_text(struct strbuf *out, const struct ksft_metric_report_compa
 		 " (Hodges-Lehmann) and its interval against the tolerance.", n);
 	text_fit_wrap_hang(out, buf, width, 0, 2);
 	for (i = 0; i < c->n; i++) {
-		const struct cmp_row *row = &c->rows[i];
-		const struct cmp_side *sd = cmp_side_of(row);
+		const struct cmp_side *sd = cmp_row_side_at(c, i);
+		struct cmp_row tmp;
+		const struct cmp_row *row;
 
-		if (!sd->seeds_a || strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY))
+		if (!sd->seeds_a)
+			continue;	/* most rows: not expanded */
+		row = cmp_row_at(c, i, &tmp);
+		if (strcmp(row->verdict, KSFTM_VERDICT_TOO_NOISY))
 			continue;
 		title.len = 0;
 		canon_series_title(&title, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row), cmp_row_name(row),
@@ -82,11 +86,13 @@ static void why_text(struct strbuf *out, const struct ksft_metric_report_compari
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
-		const struct cmp_row *row = &c->rows[i];
-		const struct cmp_side *sd = cmp_side_of(row);
+		const struct cmp_side *sd = cmp_row_side_at(c, i);
+		struct cmp_row tmp;
+		const struct cmp_row *row;
 
 		if (!sd->why)
-			continue;
+			continue;	/* most rows: not expanded */
+		row = cmp_row_at(c, i, &tmp);
 		title.len = 0;
 		canon_series_title(&title, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row), cmp_row_name(row),
 				   cmp_row_labels(row), row->element);
@@ -228,9 +234,10 @@ static int row_cells(struct table *t, const struct cmp_row *row, struct strbuf *
 	return ret || sb->oom ? -ENOMEM : 0;
 }
 
-static int shown(const struct cmp_row *row, int all)
+/* Row @i shown (a compact row read without expanding it). */
+static int shown_at(const struct ksft_metric_report_comparison *c, size_t i, int all)
 {
-	return all || strcmp(row->verdict, KSFTM_VERDICT_UNTRACKED);
+	return all || strcmp(cmp_row_verdict_at(c, i), KSFTM_VERDICT_UNTRACKED);
 }
 
 static int same_case(const struct cmp_row *a, const struct cmp_row *b)
@@ -261,11 +268,12 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 	int ret = 0, made = 0;
 
 	while (!ret && i < c->n) {
-		const struct cmp_row *first = &c->rows[i];
+		struct cmp_row tmp_first, tmp;
+		const struct cmp_row *first = cmp_row_at(c, i, &tmp_first);
 
-		for (j = i + 1; j < c->n && same_case(&c->rows[j], first); j++)
+		for (j = i + 1; j < c->n && same_case(cmp_row_at(c, j, &tmp), first); j++)
 			;
-		for (k = i; k < j && !shown(&c->rows[k], all); k++)
+		for (k = i; k < j && !shown_at(c, k, all); k++)
 			;
 		if (k == j) {
 			i = j;
@@ -292,8 +300,8 @@ static int tables_text(const struct ksft_metric_report_comparison *c, int all, s
 			table_reset_keep_heads(&t);
 		}
 		for (; !ret && i < j; i++)
-			if (shown(&c->rows[i], all))
-				ret |= row_cells(&t, &c->rows[i], &sb);
+			if (shown_at(c, i, all))
+				ret |= row_cells(&t, cmp_row_at(c, i, &tmp), &sb);
 		if (!ret)
 			text_fit_render(&t, out, right, width, 2);
 		export_sink_flush(ks, out, 0);	/* after a line's end */
@@ -340,21 +348,24 @@ static void text_scan(const struct ksft_metric_report_comparison *c, int all,
 
 	memset(sc, 0, sizeof(*sc));
 	for (i = 0; i < c->n; i++) {
-		const struct cmp_row *row = &c->rows[i];
-		const struct cmp_side *sd = cmp_side_of(row);
-		int needs = 0;
+		/* Most rows compact: read without expanding them. */
+		const struct cmp_side *sd = cmp_row_side_at(c, i);
+		const char *verdict = cmp_row_verdict_at(c, i);
+		int blind = cmp_row_blind_at(c, i), needs = 0;
+		struct cmp_row tmp;
 
-		if (!last || row->verdict != last)
-			v = ksftm_verdict_index(last = row->verdict);
+		if (!last || verdict != last)
+			v = ksftm_verdict_index(last = verdict);
 		if (v >= 0)
 			sc->counts[v]++;
 		sc->untracked += v == untracked;
 		sc->shown += all || v != untracked;
-		sc->blind += row->blind;
-		if (row->blind || v == noisy)
-			needs = compare_needs_has(row);
+		sc->blind += blind;
+		if (blind || v == noisy)
+			needs = compare_needs_has(cmp_row_at(c, i, &tmp));
 		sc->needs |= needs;
-		sc->lines |= needs || (v == disturbed && compare_needs_has_disturbed(c, row));
+		sc->lines |= needs || (v == disturbed &&
+				       compare_needs_has_disturbed(c, cmp_row_at(c, i, &tmp)));
 		sc->seeds |= sd->seeds_a > 0;
 		sc->why |= sd->why != NULL;
 	}
@@ -443,11 +454,13 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 	char buf[160];
 
 	strbuf_adds(sb, "{\"rows\":[");
-	for (i = 0; i < c->n; i++) {
-		const struct cmp_row *row = &c->rows[i];
+	for (i = 0, blind = 0; i < c->n; i++) {
+		struct cmp_row tmp;
+		const struct cmp_row *row = cmp_row_at(c, i, &tmp);
 		const struct cmp_side *sd = cmp_side_of(row);
 		const char *b = canon_better_name(row->better);
 
+		blind += row->blind;
 		strbuf_adds(sb, i ? ",\n{" : "\n{");
 		canon_emit_identity(sb, cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row),
 				       cmp_row_name(row), cmp_row_labels(row));
@@ -500,8 +513,6 @@ static int format_json(const struct ksft_metric_report_comparison *c,
 		strbuf_adds(sb, buf);
 		export_sink_flush(ks, sb, 0);
 	}
-	for (i = 0, blind = 0; i < c->n; i++)
-		blind += c->rows[i].blind;
 	strbuf_adds(sb, "],\n\"context_mismatch\":");
 	if (c->context_diff)
 		canon_json_str(sb, c->context_diff);
@@ -531,7 +542,8 @@ static int format_csv(const struct ksft_metric_report_comparison *c,
 
 	strbuf_adds(sb, "case,path,name,labels,element,compare,better,baseline,current,change_pct,allowance,p_value,n_baseline,n_current,baseline_runs,verdict,fails\r\n");
 	for (i = 0; i < c->n; i++) {
-		const struct cmp_row *row = &c->rows[i];
+		struct cmp_row trow;
+		const struct cmp_row *row = cmp_row_at(c, i, &trow);
 		const char *b = canon_better_name(row->better);
 
 		table_csv_field(sb, cmp_row_case(row));
@@ -647,7 +659,8 @@ static void needs_text(struct strbuf *out, const struct ksft_metric_report_compa
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
-		const struct cmp_row *row = &c->rows[i];
+		struct cmp_row tmp;
+		const struct cmp_row *row = cmp_row_at(c, i, &tmp);
 
 		if (!compare_needs_has(row) && !compare_needs_has_disturbed(c, row))
 			continue;

@@ -99,21 +99,23 @@ void compare_needs_json(struct strbuf *sb, const struct cmp_row *row)
 	strbuf_addc(sb, '}');
 }
 
-/* The interference row that made @row DISTURBED, or NULL. */
+/* The interference row that made @row DISTURBED (in @tmp or stored), or NULL. */
 static const struct cmp_row *disturber(const struct ksft_metric_report_comparison *c,
-				       const struct cmp_row *row)
+				       const struct cmp_row *row, struct cmp_row *tmp)
 {
 	const struct cmp_side *sd = cmp_side_of(row);
 
 	if (strcmp(row->verdict, KSFTM_VERDICT_DISTURBED) || sd->disturbed_by < 0 ||
 	    (size_t)sd->disturbed_by >= c->n)
 		return NULL;
-	return &c->rows[sd->disturbed_by];
+	return cmp_row_at(c, (size_t)sd->disturbed_by, tmp);
 }
 
 int compare_needs_has_disturbed(const struct ksft_metric_report_comparison *c, const struct cmp_row *row)
 {
-	return disturber(c, row) != NULL;
+	struct cmp_row tmp;
+
+	return disturber(c, row, &tmp) != NULL;
 }
 
 /* "interference.others_cpu{host=local}": the case is the row's own
@@ -139,7 +141,8 @@ static void intf_name(struct strbuf *out, const struct cmp_row *by)
 void compare_needs_disturbed_sentence(struct strbuf *out, const struct ksft_metric_report_comparison *c,
 				      const struct cmp_row *row)
 {
-	const struct cmp_row *by = disturber(c, row);
+	struct cmp_row tmp;
+	const struct cmp_row *by = disturber(c, row, &tmp);
 	char buf[160];
 
 	if (!by)
@@ -160,7 +163,8 @@ void compare_needs_disturbed_sentence(struct strbuf *out, const struct ksft_metr
 void compare_needs_disturbed_json(struct strbuf *sb, const struct ksft_metric_report_comparison *c,
 				  const struct cmp_row *row)
 {
-	const struct cmp_row *by = disturber(c, row);
+	struct cmp_row tmp;
+	const struct cmp_row *by = disturber(c, row, &tmp);
 	struct strbuf say = STRBUF_INIT;
 
 	if (!by)

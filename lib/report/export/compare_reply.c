@@ -136,10 +136,12 @@ static void seeds_of(const struct ksft_metric_report_comparison *c, size_t *a, s
 
 	*a = *b = 0;
 	for (i = 0; i < c->n; i++) {
-		if (cmp_side_of(&c->rows[i])->seeds_a > *a)
-			*a = cmp_side_of(&c->rows[i])->seeds_a;
-		if (cmp_side_of(&c->rows[i])->seeds_b > *b)
-			*b = cmp_side_of(&c->rows[i])->seeds_b;
+		const struct cmp_side *sd = cmp_row_side_at(c, i);
+
+		if (sd->seeds_a > *a)
+			*a = sd->seeds_a;
+		if (sd->seeds_b > *b)
+			*b = sd->seeds_b;
 	}
 }
 
@@ -277,7 +279,8 @@ int compare_reply_write(const struct ksft_metric_report_comparison *c, struct st
 	header(out, c);
 	strbuf_addc(out, '\n');
 	for (i = 0; i < c->n; i++) {
-		const struct cmp_row *row = &c->rows[i];
+		struct cmp_row tmp;
+		const struct cmp_row *row = cmp_row_at(c, i, &tmp);
 		const char *rc = cmp_row_case(row) && *cmp_row_case(row) ? cmp_row_case(row) : "(no case)";
 
 		if (!row->better)

@@ -383,7 +383,8 @@ int export_rowix_build(const struct ksft_metric_report_comparison *c,
 	if (!ix->keys || !ix->order)
 		goto oom;
 	for (i = 0; i < c->n; i++) {
-		const struct cmp_row *row = &c->rows[i];
+		struct cmp_row tmp;
+		const struct cmp_row *row = cmp_row_at(c, i, &tmp);
 
 		ix->keys[i] = series_make_key(cmp_row_path(row), cmp_row_path_len(row), cmp_row_case(row),
 					      cmp_row_name(row), cmp_row_labels(row));

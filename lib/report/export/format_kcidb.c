@@ -353,11 +353,13 @@ static int kcidb_test(struct strbuf *sb, const struct rp_series *s,
 		strbuf_adds(sb, ": number.value must be a finite number\"");
 	}
 	if (ix->c) {
+		struct cmp_row tmp;
+
 		strbuf_adds(sb, ",\"verdicts\":[");
 		for (k = 0; k < n; k++) {
 			if (k)
 				strbuf_addc(sb, ',');
-			export_row_json(sb, &ix->c->rows[ix->order[first + k]]);
+			export_row_json(sb, cmp_row_at(ix->c, ix->order[first + k], &tmp));
 		}
 		strbuf_addc(sb, ']');
 	}

@@ -87,6 +87,7 @@ static void verdicts_json(struct strbuf *sb, const struct export_rowix *ix,
 			  const struct rp_series *s)
 {
 	struct strbuf kb = STRBUF_INIT;
+	struct cmp_row tmp;
 	const char *key;
 	size_t first, n, k;
 
@@ -102,7 +103,7 @@ static void verdicts_json(struct strbuf *sb, const struct export_rowix *ix,
 	for (k = 0; k < n; k++) {
 		if (k)
 			strbuf_addc(sb, ',');
-		export_row_json(sb, &ix->c->rows[ix->order[first + k]]);
+		export_row_json(sb, cmp_row_at(ix->c, ix->order[first + k], &tmp));
 	}
 	strbuf_addc(sb, ']');
 }
@@ -191,7 +192,8 @@ static int missing_json(struct strbuf *sb, const struct ksft_metric_report_compa
 
 	strbuf_adds(sb, ",\n\"missing\":[");
 	for (i = 0; c && i < c->n; i++) {
-		const struct cmp_row *row = &c->rows[i];
+		struct cmp_row tmp;
+		const struct cmp_row *row = cmp_row_at(c, i, &tmp);
 		struct export_nipa_names nm;
 
 		if (row->has_current)

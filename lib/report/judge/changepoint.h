@@ -16,17 +16,7 @@
 #include <math.h>
 #include <stddef.h>
 
-/*
- * Relative change of @now against @ref, signed the way the values moved:
- * (now - ref) / |ref|, so -10 -> -5 is +50 % (not -50 % as now / ref - 1
- * says for a negative ref). NaN when @ref is 0 or either is not finite.
- */
-static inline double rel_change(double now, double ref)
-{
-	if (ref == 0 || !isfinite(ref) || !isfinite(now))
-		return NAN;
-	return (now - ref) / fabs(ref);
-}
+#include "rel_change.h"	/* rel_change() */
 
 struct cp_opts {
 	double max_p;		/* keep a candidate when its p-value is below (0.001) */

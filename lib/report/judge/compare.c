@@ -589,6 +589,8 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return ksftm_oom();
+	/* Its rows, once judged, are never changed: kept compactly (issue 45). */
+	c->compact = 1;
 	ret = measuring_context_check(cur, base, o.allow_context_mismatch, &c->context_diff);
 	if (ret) {
 		free(c);
@@ -673,10 +675,11 @@ out:
 		ksft_metric_report_comparison_free(c);
 		return ksftm_oom();
 	}
+	compare_rows_seal(c);
 	for (i = 0; i < c->n; i++) {
-		c->failing += c->rows[i].fails;
-		c->failed_cases += c->rows[i].fails &&
-				   !strcmp(c->rows[i].verdict, KSFTM_VERDICT_CASE_FAILED);
+		c->failing += cmp_row_fails_at(c, i);
+		c->failed_cases += cmp_row_fails_at(c, i) &&
+				   !strcmp(cmp_row_verdict_at(c, i), KSFTM_VERDICT_CASE_FAILED);
 	}
 	*out = c;
 	return (int)c->failing;

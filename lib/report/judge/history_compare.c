@@ -55,13 +55,15 @@ const char **history_compare_verdicts(const struct ksft_metric_report_comparison
 	}
 	memset(best, N_VERDICTS - 1, n);
 	for (k = 0; k < c->n; k++) {
-		long i = c->rows[k].series;
+		struct cmp_row tmp;
+		const struct cmp_row *row = cmp_row_at(c, k, &tmp);
+		long i = row->series;
 
 		pipeline_work++;
 		if (i < 0 || (size_t)i >= n)
 			continue;	/* a missing series: not in this run */
 		for (j = 0; j < best[i]; j++)
-			if (!strcmp(c->rows[k].verdict, worst_first[j]))
+			if (!strcmp(row->verdict, worst_first[j]))
 				best[i] = (unsigned char)j;
 	}
 	for (k = 0; k < n; k++)

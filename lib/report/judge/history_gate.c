@@ -316,7 +316,7 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 	go.fdr = j->o->fdr > 0 ? j->o->fdr : DEFAULT_FDR;
 	for (m = 0; m < n; m++) {
 		const struct pending *pd = &j->p[idx[m]];
-		const struct cmp_row *row = &j->c->rows[pd->row];
+		const struct cmp_row *row = cmp_row_mut(j->c, pd->row);
 
 		g[m].window = pd->window;
 		g[m].n_window = pd->n_window;
@@ -345,7 +345,7 @@ static int judge_batch(struct judge *j, const size_t *idx, size_t n, int interfe
 		return ksftm_oom();
 	}
 	for (m = 0; m < n; m++) {
-		struct cmp_row *row = &j->c->rows[j->p[idx[m]].row];
+		struct cmp_row *row = cmp_row_mut(j->c, j->p[idx[m]].row);
 		/* The gate's figures go to the row's side record (issue 45). */
 		struct cmp_side *sd = cmp_side_get(row);
 
@@ -389,11 +389,11 @@ static long tripped_by(const struct judge *j, const size_t *intf, size_t n_i,
 	size_t k;
 
 	for (k = 0; k < n_i; k++) {
-		const struct cmp_row *row = &j->c->rows[j->p[intf[k]].row];
+		const struct cmp_row *row = cmp_row_mut(j->c, j->p[intf[k]].row);
 
 		if (isnan(cmp_side_of(row)->disturb_z) || strcmp(j->p[intf[k]].group, group))
 			continue;
-		if (best < 0 || row->change_pct > j->c->rows[best].change_pct)
+		if (best < 0 || row->change_pct > cmp_row_mut(j->c, (size_t)best)->change_pct)
 			best = (long)j->p[intf[k]].row;
 	}
 	return best;
@@ -421,18 +421,18 @@ static int judge_all(struct judge *j)
 		goto out;
 	}
 	for (k = 0; k < j->n_p; k++) {
-		if (is_excuse(&j->c->rows[j->p[k].row]))
+		if (is_excuse(cmp_row_mut(j->c, j->p[k].row)))
 			intf[n_i++] = k;
-		else if (!is_interference(&j->c->rows[j->p[k].row]))
+		else if (!is_interference(cmp_row_mut(j->c, j->p[k].row)))
 			gated[n_g++] = k;
 		else	/* (the test's own: shown, untracked, judged by none) */
-			j->c->rows[j->p[k].row].verdict = gate_verdict_name(GATE_UNTRACKED);
+			cmp_row_mut(j->c, j->p[k].row)->verdict = gate_verdict_name(GATE_UNTRACKED);
 	}
 	if ((ret = judge_batch(j, intf, n_i, 1, disturbed, &n_d)) ||
 	    (ret = judge_batch(j, gated, n_g, 0, disturbed, &n_d)))
 		goto out;
 	for (k = 0; k < n_g && n_d; k++) {
-		struct cmp_row *row = &j->c->rows[j->p[gated[k]].row];
+		struct cmp_row *row = cmp_row_mut(j->c, j->p[gated[k]].row);
 
 		/* Only as far as interference was seen to go: beyond it, the
 		 * regression stands. */
@@ -478,10 +478,12 @@ int history_gate_judge(const struct ksft_metric_report *r, const struct hgate_op
 	if (!ret)
 		ret = judge_all(&j);
 	if (!ret) {
-		for (i = 0; i < j.c->n; i++) {
-			j.c->failing += j.c->rows[i].fails != 0;
-			j.c->failed_cases += j.c->rows[i].fails &&
-					     !strcmp(j.c->rows[i].verdict, KSFTM_VERDICT_CASE_FAILED);
+		for (i = 0; i < j.c->n; i++) {	/* (its rows kept whole: c->compact 0) */
+			const struct cmp_row *row = cmp_row_mut(j.c, i);
+
+			j.c->failing += row->fails != 0;
+			j.c->failed_cases += row->fails &&
+					     !strcmp(row->verdict, KSFTM_VERDICT_CASE_FAILED);
 		}
 		ret = (int)j.c->failing;
 		*out = j.c;

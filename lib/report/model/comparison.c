@@ -16,13 +16,29 @@
 #include "canon.h"
 #include "comparison.h"
 #include "errmsg.h"
+#include "grow.h"
 #include "order_stats.h"
+#include "rel_change.h"
+#include "report.h"
 #include "strpool.h"
+
+int compare_rows_compact_off;
 
 int compare_rows_reserve(struct ksft_metric_report_comparison *c, size_t n)
 {
 	struct cmp_row *v;
+	struct cmp_crow *w;
 
+	if (c->compact && !compare_rows_compact_off) {
+		if (n <= c->ccap)
+			return 0;
+		w = realloc(c->crows, n * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		c->crows = w;
+		c->ccap = n;
+		return 0;
+	}
 	if (n <= c->cap)
 		return 0;
 	v = realloc(c->rows, n * sizeof(*v));
@@ -33,21 +49,158 @@ int compare_rows_reserve(struct ksft_metric_report_comparison *c, size_t n)
 	return 0;
 }
 
-/* A new row at the end, zeroed but for the numbers (NaN); NULL: out of memory. */
+/* The index of @p in @tab (@n of them, at most CMP_CODES), added when new;
+ * -1: the table is full. */
+static int code_of(const void **tab, unsigned *n, const void *p)
+{
+	unsigned k;
+
+	for (k = 0; k < *n; k++)
+		if (tab[k] == p)
+			return (int)k;
+	if (*n == CMP_CODES)
+		return -1;
+	tab[*n] = p;
+	return (int)(*n)++;
+}
+
+static inline void row_expand(const struct ksft_metric_report_comparison *c,
+			      const struct cmp_crow *cr, struct cmp_row *row)
+{
+	/* Every field set (no memset: a reader's cost a row); row_compact()
+	 * zeroes the padding it compares. */
+	row->who.s = c->held->series[cr->at];
+	row->baseline = cr->baseline;
+	row->current = cr->current;
+	row->change_pct = rel_change(cr->current, cr->baseline) * 100.0;
+	row->allowance = row->p_value = NAN;
+	row->verdict = c->verdicts[cr->codes >> 4];
+	row->n_baseline = row->baseline_runs = !!(cr->flags & CROW_ONE_BASE);
+	row->n_current = !!(cr->flags & CROW_ONE_CUR);
+	/* compare_row_spread_of()'s one value, or none */
+	row->spread_kind[CMP_BASE] = row->n_baseline && isfinite(cr->baseline) ?
+				     CMP_SPREAD_ONE : CMP_SPREAD_NONE;
+	row->spread[CMP_BASE].one = row->spread_kind[CMP_BASE] ? cr->baseline :
+				    cr->flags & CROW_UNMEASURED ? 0 : NAN;
+	row->spread_kind[CMP_CUR] = row->n_current && isfinite(cr->current) ?
+				    CMP_SPREAD_ONE : CMP_SPREAD_NONE;
+	row->spread[CMP_CUR].one = row->spread_kind[CMP_CUR] ? cr->current :
+				   cr->flags & CROW_UNMEASURED ? 0 : NAN;
+	row->disp = c->disps[cr->codes & 15];
+	row->side = NULL;
+	row->element = -1;
+	row->series = -1;
+	row->compare = cr->compare;
+	row->better = cr->better;
+	row->fails = !!(cr->flags & CROW_FAILS);
+	row->beyond_floor = !!(cr->flags & CROW_BEYOND_FLOOR);
+	row->has_current = !!(cr->flags & CROW_HAS_CURRENT);
+	row->aggregated = !!(cr->flags & CROW_AGGREGATED);
+	row->blind = 0;
+	row->held_series = 1;
+}
+
+void compare_row_expand(const struct ksft_metric_report_comparison *c,
+			const struct cmp_crow *cr, struct cmp_row *row)
+{
+	row_expand(c, cr, row);
+}
+
+/* Side @side of @row holds no value, its slot 0 bits (not NaN: never measured). */
+static int slot_unmeasured(const struct cmp_row *row, int side)
+{
+	static const union cmp_spread_slot zero;
+
+	return row->spread_kind[side] == CMP_SPREAD_NONE &&
+	       !memcmp(&row->spread[side], &zero, sizeof(zero));
+}
+
+/* @row as a compact row into @cr, if it is one: 0, or -1 (kept whole).
+ * Finding its series moves c->series_hint on, whether it fits or not. */
+static int row_compact(struct ksft_metric_report_comparison *c, const struct cmp_row *row,
+		       struct cmp_crow *cr)
+{
+	const struct ksft_metric_report *r = c->held;
+	struct cmp_row back;
+	size_t at = c->series_hint;
+	int v, d;
+
+	if (!row->held_series || !r)
+		return -1;
+	/* Rows come in their series' order: this one's is at the last row's
+	 * or just after it (a few on: a series may have no row). */
+	while (at < r->n_series && at < c->series_hint + 8 && r->series[at] != row->who.s)
+		at++;
+	if (at >= r->n_series || r->series[at] != row->who.s ||
+	    (unsigned long long)at > UINT32_MAX)
+		return -1;
+	c->series_hint = at;
+	v = code_of(c->verdicts, &c->n_verdicts, row->verdict);
+	d = code_of(c->disps, &c->n_disps, row->disp);
+	if (v < 0 || d < 0)
+		return -1;
+	cr->at = (uint32_t)at;
+	cr->codes = (unsigned char)(v << 4 | d);
+	cr->compare = row->compare;
+	cr->better = row->better;
+	cr->flags = (row->fails ? CROW_FAILS : 0) |
+		    (row->beyond_floor ? CROW_BEYOND_FLOOR : 0) |
+		    (row->has_current ? CROW_HAS_CURRENT : 0) |
+		    (row->aggregated ? CROW_AGGREGATED : 0) |
+		    (slot_unmeasured(row, CMP_BASE) || slot_unmeasured(row, CMP_CUR) ?
+		     CROW_UNMEASURED : 0) |
+		    (row->n_baseline ? CROW_ONE_BASE : 0) |
+		    (row->n_current ? CROW_ONE_CUR : 0);
+	cr->baseline = row->baseline;
+	cr->current = row->current;
+	/* Lossless by construction: only what expands to the row itself,
+	 * bit for bit (NaNs, padding and all). */
+	memset(&back, 0, sizeof(back));
+	row_expand(c, cr, &back);
+	return memcmp(&back, row, sizeof(back)) ? -1 : 0;
+}
+
+void compare_rows_seal(struct ksft_metric_report_comparison *c)
+{
+	size_t i = c->pending - 1;
+	struct cmp_crow cr;
+
+	if (!c->pending)
+		return;
+	c->pending = 0;
+	if (i >= c->n) {	/* made, never counted (out of memory) */
+		c->n_full--;
+		return;
+	}
+	if (row_compact(c, &c->rows[c->n_full - 1], &cr))
+		return;
+	c->crows[i] = cr;
+	c->n_full--;	/* no side record, no spread block: nothing to free */
+}
+
+/* A new row at the end, zeroed but for the numbers (NaN); NULL: out of
+ * memory. The caller counts it (c->n++) once it holds its identity. */
 static struct cmp_row *row_append(struct ksft_metric_report_comparison *c)
 {
 	struct cmp_row *row;
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct cmp_row *v = realloc(c->rows, cap * sizeof(*v));
-
-		if (!v)
+	if (c->compact && !compare_rows_compact_off) {
+		compare_rows_seal(c);
+		if ((c->n == c->ccap &&
+		     ksftm_grow((void **)&c->crows, &c->ccap, c->n + 1, sizeof(*c->crows), 64)) ||
+		    (c->n_full == c->cap &&
+		     ksftm_grow((void **)&c->rows, &c->cap, c->n_full + 1, sizeof(*c->rows), 64)))
 			return NULL;
-		c->rows = v;
-		c->cap = cap;
+		c->crows[c->n].at = (uint32_t)c->n_full;
+		c->crows[c->n].flags = CROW_FULL;
+		row = &c->rows[c->n_full++];
+		c->pending = c->n + 1;
+	} else {
+		if (c->n == c->cap &&
+		    ksftm_grow((void **)&c->rows, &c->cap, c->n + 1, sizeof(*c->rows), 64))
+			return NULL;
+		row = &c->rows[c->n];
 	}
-	row = &c->rows[c->n];
 	memset(row, 0, sizeof(*row));
 	row->series = -1;
 	row->baseline = row->current = row->change_pct = NAN;
@@ -88,7 +241,8 @@ struct cmp_row *compare_row_new(struct ksft_metric_report_comparison *c,
 	 * interned: mostly unique, strpool_copy()). */
 	memset(&id, 0, sizeof(id));
 	for (k = 1; k <= 2 && k <= c->n; k++) {
-		const struct cmp_row *r = &c->rows[c->n - k];
+		struct cmp_row tmp;
+		const struct cmp_row *r = cmp_row_at(c, c->n - k, &tmp);
 
 		if (r->held_series)
 			continue;
@@ -178,7 +332,8 @@ void comparison_free(struct ksft_metric_report_comparison *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->n; i++) {
+	/* The whole rows (a compact one holds nothing to free). */
+	for (i = 0; i < (c->crows ? c->n_full : c->n); i++) {
 		struct cmp_row *row = &c->rows[i];
 
 		free(row->side);	/* the rest: the pool's */
@@ -195,6 +350,7 @@ void comparison_free(struct ksft_metric_report_comparison *c)
 		free(d);
 	}
 	free(c->rows);
+	free(c->crows);
 	free(c->context_diff);
 	free(c->context_a);
 	free(c->context_b);
@@ -213,6 +369,7 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 				  size_t i, struct ksft_metric_report_row *dst)
 {
 	struct ksft_metric_report_row full, *out = &full;
+	struct cmp_row tmp;
 	const struct cmp_row *row;
 	size_t sz;
 
@@ -222,7 +379,7 @@ ksft_metric_report_comparison_row(const struct ksft_metric_report_comparison *c,
 		return ksftm_fail(ERANGE, "row %zu out of range (%zu rows)", i, c->n);
 	/* An older caller's smaller struct gets the fields it knows. */
 	sz = dst->sz < sizeof(full) ? dst->sz : sizeof(full);
-	row = &c->rows[i];
+	row = cmp_row_at(c, i, &tmp);
 	out->case_name = cmp_row_case(row);
 	out->path = (const char *const *)cmp_row_path(row);
 	out->path_len = cmp_row_path_len(row);

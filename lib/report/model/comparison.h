@@ -197,6 +197,58 @@ int compare_row_spread_at(struct cmp_row *row, int side,
 /* Side @side of @row's spread, whole, into @s. */
 void compare_row_spread(const struct cmp_row *row, int side, struct cmp_spread *s);
 
+/*
+ * A row as a --baseline comparison mostly holds it (issue 45: 400,000 rows
+ * of 120 bytes were 48 MB of compare's peak): a scalar series of c->held
+ * (who.s = c->held->series[at]) with a value or none a side, its verdict
+ * and display by their index in the comparison's tables, and every other
+ * field implied (comparison.c's row_expand(): change_pct from the two
+ * values, no allowance, p-value or side record). A row is kept so only
+ * when expanding it gives back the row bit for bit (doc/decisions.rst,
+ * "Compact comparison rows are lossless by
+ * construction"); any other row is kept
+ * whole, in c->rows[at] (CROW_FULL).
+ */
+struct cmp_crow {
+	uint32_t at;		/* the series' index in c->held; CROW_FULL: c->rows' */
+	unsigned char codes;	/* verdict index << 4 | display index */
+	signed char compare, better;
+	unsigned char flags;	/* CROW_* */
+	double baseline, current;
+};
+
+enum {
+	CROW_FULL = 1,		/* kept whole: c->rows[at] */
+	CROW_FAILS = 2,
+	CROW_BEYOND_FLOOR = 4,
+	CROW_HAS_CURRENT = 8,
+	CROW_AGGREGATED = 16,
+	CROW_UNMEASURED = 32,	/* a side without a value: its spread slot 0
+				   bits, not NaN (never measured: a failed
+				   case's row). A blind row (the history
+				   gate's) has no flag: kept whole */
+	CROW_ONE_BASE = 64,	/* n_baseline = baseline_runs = 1 (else 0) */
+	CROW_ONE_CUR = 128,	/* n_current 1 (else 0) */
+};
+
+#define CMP_CODES 16		/* verdicts, displays a compact row can name */
+
+/* Row @i of @c: its stored row, or @tmp filled from its compact form
+ * (valid until @tmp changes). */
+static inline const struct cmp_row *cmp_row_at(const struct ksft_metric_report_comparison *c,
+					       size_t i, struct cmp_row *tmp);
+/* Row @i of @c to change: only a comparison that keeps every row whole
+ * (c->compact 0: the history judges) has one; NULL for a compact row. */
+static inline struct cmp_row *cmp_row_mut(struct ksft_metric_report_comparison *c, size_t i);
+/* Seal the row made last (comparison.c keeps it compactly when it can):
+ * the judge is done with it. c->compact only; the next row made seals it
+ * too. */
+void compare_rows_seal(struct ksft_metric_report_comparison *c);
+/* Tests: 1 keeps every row whole even where the judge asks for compact
+ * rows (the same comparison, to compare with). The library only reads
+ * it; set it while no comparison is being made. */
+extern int compare_rows_compact_off;
+
 /* Free @c (NULL: nothing) but its c->held report: the judge's
  * ksft_metric_report_comparison_free() lets go of that. */
 void comparison_free(struct ksft_metric_report_comparison *c);
@@ -219,8 +271,22 @@ struct ksft_metric_report_comparison {
 	 * comparison is freed; NULL: none. */
 	struct ksft_metric_report *held;
 	struct cmp_display *displays;	/* its rows' (compare_display()) */
+	/* Its n rows: c->rows[i] when it keeps them whole (compact 0), else
+	 * crows[i], whose rows that do not fit are in rows[] (n_full of them,
+	 * the last one pending: the judge's, until sealed). Read them with
+	 * cmp_row_at(). */
 	struct cmp_row *rows;
 	size_t n, cap;
+	int compact;		/* set by the judge before its first row */
+	size_t pending;		/* 1 + the index of the row made last, unsealed
+				   (rows[n_full - 1]); 0: none */
+	struct cmp_crow *crows;
+	size_t n_full, ccap;
+	size_t series_hint;	/* where the last compact row's series was in c->held */
+	/* A compact row's verdict (a const char *) and display (a const
+	 * struct cmp_display *) by their index. */
+	const void *verdicts[CMP_CODES], *disps[CMP_CODES];
+	unsigned n_verdicts, n_disps;
 	size_t failing;
 	size_t failed_cases;	/* failing rows that are CASE FAILED, not regressions */
 	size_t disturbed;	/* regressions held out as "disturbed" (rerun) */
@@ -231,5 +297,68 @@ struct ksft_metric_report_comparison {
 				   context and the current run's (JSON text,
 				   NULL: unknown) for compare --format reply */
 };
+
+/* Fill @row from compact row @cr of @c. */
+void compare_row_expand(const struct ksft_metric_report_comparison *c,
+			const struct cmp_crow *cr, struct cmp_row *row);
+
+static inline const struct cmp_row *cmp_row_at(const struct ksft_metric_report_comparison *c,
+					       size_t i, struct cmp_row *tmp)
+{
+	if (!c->crows)
+		return &c->rows[i];
+	if (c->crows[i].flags & CROW_FULL)
+		return &c->rows[c->crows[i].at];
+	compare_row_expand(c, &c->crows[i], tmp);
+	return tmp;
+}
+
+
+/* Row @i of @c as stored whole; NULL: a compact row. */
+static inline const struct cmp_row *cmp_row_whole_at(const struct ksft_metric_report_comparison *c,
+						     size_t i)
+{
+	if (!c->crows)
+		return &c->rows[i];
+	return c->crows[i].flags & CROW_FULL ? &c->rows[c->crows[i].at] : NULL;
+}
+
+/* What a pass over every row reads most, without expanding a compact row
+ * (issue 45: expanding was a reader's cost a row): cmp_side_of() row @i
+ * (a compact row: none), its verdict, fails and blind (a compact row: 0). */
+static inline const struct cmp_side *cmp_row_side_at(const struct ksft_metric_report_comparison *c,
+						     size_t i)
+{
+	const struct cmp_row *row = cmp_row_whole_at(c, i);
+
+	return row ? cmp_side_of(row) : &cmp_side_none;
+}
+
+static inline const char *cmp_row_verdict_at(const struct ksft_metric_report_comparison *c,
+					      size_t i)
+{
+	const struct cmp_row *row = cmp_row_whole_at(c, i);
+
+	return row ? row->verdict : (const char *)c->verdicts[c->crows[i].codes >> 4];
+}
+
+static inline int cmp_row_fails_at(const struct ksft_metric_report_comparison *c, size_t i)
+{
+	const struct cmp_row *row = cmp_row_whole_at(c, i);
+
+	return row ? row->fails : !!(c->crows[i].flags & CROW_FAILS);
+}
+
+static inline int cmp_row_blind_at(const struct ksft_metric_report_comparison *c, size_t i)
+{
+	const struct cmp_row *row = cmp_row_whole_at(c, i);
+
+	return row ? row->blind : 0;
+}
+
+static inline struct cmp_row *cmp_row_mut(struct ksft_metric_report_comparison *c, size_t i)
+{
+	return (struct cmp_row *)cmp_row_whole_at(c, i);
+}
 
 #endif
