@@ -421,6 +421,7 @@ struct compare_run {
 	struct scratch sc;
 	struct baseline_index ix;
 	struct seeds_ctx sx;
+	struct baseline_key step;	/* compare_step()'s: one run's series */
 };
 
 int compare_start(const struct ksft_metric_report *cur,
@@ -449,6 +450,8 @@ int compare_start(const struct ksft_metric_report *cur,
 		return ksftm_fail(EINVAL, "tolerances must be numbers; alpha within [0, 1]");
 	}
 	run->base = base;
+	run->step.n = 1;	/* step.at 0: its run */
+	run->step.used = 1;
 	run->sc.seeds = &run->sx;
 	run->sc.ix = &run->ix;
 	c = run->c = calloc(1, sizeof(*c));
@@ -484,13 +487,8 @@ int compare_start(const struct ksft_metric_report *cur,
 int compare_step(struct compare_run *run, const struct rp_series *s,
 		 const struct bl_series *b)
 {
-	struct baseline_key k;
-
-	memset(&k, 0, sizeof(k));
-	k.first = b;
-	k.n = 1;	/* k.at 0: its run */
-	k.used = 1;
-	return compare_series(run->c, s, &k, &run->o, &run->sc);
+	run->step.first = b;
+	return compare_series(run->c, s, &run->step, &run->o, &run->sc);
 }
 
 int compare_finish(struct compare_run *run, int ret,

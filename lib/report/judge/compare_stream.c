@@ -80,9 +80,9 @@ static int streamed(const struct ksft_metric_report *cur, int fd, size_t window,
 	}
 	if (!ret && (r < 0 || i != cur->n_series))
 		ret = r == -ENOMEM ? -ENOMEM : AGAIN;
+	bl_stream_close(&st);
 	if (stats)
 		stats->held_max = st.held_max;
-	bl_stream_close(&st);
 	if (run)
 		*failing = compare_finish(run, ret < 0 ? ret : 0, ret ? NULL : out);
 	ksft_metric_report_baseline_free(head);

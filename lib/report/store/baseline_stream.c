@@ -33,6 +33,7 @@ static int refill(struct bl_stream *st)
 	size_t off = (size_t)(st->sc.p - st->buf), keep = (size_t)(st->sc.end - st->sc.p);
 	ssize_t n;
 
+	note_held(st);	/* the pool at its fullest */
 	if (off) {
 		memmove(st->buf, st->sc.p, keep);
 		st->at += (off_t)off;
@@ -63,23 +64,27 @@ static int refill(struct bl_stream *st)
 	return 0;
 }
 
+/* Does the window hold @lines whole lines from @at, or the file's end? */
+static int holds(const struct bl_stream *st, const char *at, int lines)
+{
+	int k;
+
+	for (k = 0; k < lines && at; k++) {
+		at = memchr(at, '\n', (size_t)(st->sc.end - at));
+		at = at ? at + 1 : NULL;
+	}
+	return at || st->eof;
+}
+
 /* From the scan on, @lines whole lines in the window, or the file's end. */
 static int ensure(struct bl_stream *st, int lines)
 {
-	for (;;) {
-		const char *q = st->sc.p;
-		int k, ret;
+	int ret;
 
-		for (k = 0; k < lines && q; k++) {
-			q = memchr(q, '\n', (size_t)(st->sc.end - q));
-			q = q ? q + 1 : NULL;
-		}
-		if (q || st->eof)
-			return 0;
-		ret = refill(st);
-		if (ret)
+	while (!holds(st, st->sc.p, lines))
+		if ((ret = refill(st)))
 			return ret;
-	}
+	return 0;
 }
 
 int bl_stream_open(struct bl_stream *st, int fd, size_t window, struct bl_run *run)
@@ -111,16 +116,27 @@ int bl_stream_series(struct bl_stream *st, struct bl_series *s)
 	size_t span_len;
 	int ret;
 
-	/* ",\n {...}": the series' line after the separator's. */
-	if ((ret = ensure(st, 2)))
-		return ret;
-	ret = baseline_scan_series(&st->sc, s, st->i, &span, &span_len);
-	note_held(st);
-	if (ret == 1) {
-		st->i++;
-		return 1;
+	/*
+	 * Scanned where the window stands: the scanner succeeds only on a
+	 * whole series. Where it did not, and the window did not hold the
+	 * series' line (",\n {...}": the separator's and its own), the
+	 * window moves on and it is scanned again; else that is the answer.
+	 */
+	for (;;) {
+		const char *at = st->sc.p;
+
+		ret = baseline_scan_series(&st->sc, s, st->i, &span, &span_len);
+		if (ret == 1) {
+			st->i++;
+			return 1;
+		}
+		bl_stream_put(st, s);
+		if (ret == -ENOMEM || holds(st, at, 2))
+			break;
+		st->sc.p = at;
+		if ((ret = refill(st)))
+			return ret;
 	}
-	bl_stream_put(st, s);
 	if (ret)
 		return ret == 2 ? -ENOENT : ret;
 	/* The run's end: the file's too, or it is not one run. Its rest is
@@ -142,16 +158,22 @@ int bl_stream_series(struct bl_stream *st, struct bl_series *s)
 void bl_stream_put(struct bl_stream *st, struct bl_series *s)
 {
 	(void)st;
-	rp_policy_free(s->policy);
+	if (s->policy)
+		rp_policy_free(s->policy);
 	if (!s->samples_pooled) {
 		free(s->samples.v);
 		free(s->samples.off);
 	}
-	memset(s, 0, sizeof(*s));
+	/* Its strings stay the pool's until the window moves on. */
+	s->policy = NULL;
+	s->samples.v = NULL;
+	s->samples.off = NULL;
 }
 
 void bl_stream_close(struct bl_stream *st)
 {
+	if (st->pool)
+		note_held(st);
 	free(st->buf);
 	strpool_free(st->pool);
 	st->buf = NULL;
