@@ -170,6 +170,37 @@ START_TEST(test_fallbacks_same_rows)
 }
 END_TEST
 
+/* A pipe cannot be read twice: read whole, to the same rows. */
+START_TEST(test_pipe_read_whole)
+{
+	struct ksft_metric_report *r = ru_read("cur.log", CUR_ABC);
+	struct ksft_metric_report_baseline *b = ksft_metric_report_baseline_new();
+	struct ksft_metric_report_comparison *c1, *c2;
+	struct compare_stream_stats st;
+	char *text = saved1(LOG_ABC), *j1, *j2;
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], text, strlen(text)), (ssize_t)strlen(text));
+	close(p[1]);
+	ck_assert_int_gt(ksft_metric_report_baseline_load(b, text, strlen(text), "b.json"), 0);
+	ck_assert_int_eq(compare_stream_fd(r, p[0], "b.json", NULL, &c2, 64, &st),
+			 ksft_metric_report_compare(r, b, NULL, &c1));
+	ck_assert_int_eq(st.streamed, 0);
+	j1 = json_of(c1);
+	j2 = json_of(c2);
+	ck_assert_str_eq(j2, j1);
+	ksft_metric_report_text_free(j1);
+	ksft_metric_report_text_free(j2);
+	ksft_metric_report_comparison_free(c1);
+	ksft_metric_report_comparison_free(c2);
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_free(r);
+	close(p[0]);
+	free(text);
+}
+END_TEST
+
 /* A malformed line, early or late, a second run broken, a cut file: the
  * whole file's error, word for word. */
 START_TEST(test_errors_same_text)
@@ -253,6 +284,7 @@ Suite *make_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("read_whole");
 	tcase_add_test(tc, test_fallbacks_same_rows);
+	tcase_add_test(tc, test_pipe_read_whole);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");
 	tcase_add_test(tc, test_errors_same_text);

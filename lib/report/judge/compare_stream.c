@@ -100,9 +100,10 @@ static int whole(const struct ksft_metric_report *cur, int fd, const char *name,
 	struct stat sb;
 	char *data = NULL;
 	size_t len = 0, cap = 0;
-	int mapped = 0, ret;
+	int mapped = 0, ret, seekable;
 
-	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+	seekable = !fstat(fd, &sb) && S_ISREG(sb.st_mode);
+	if (seekable && sb.st_size > 0) {
 		void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (p != MAP_FAILED) {
@@ -124,7 +125,9 @@ static int whole(const struct ksft_metric_report *cur, int fd, const char *name,
 			data = d;
 			cap = cap ? cap * 2 : 65536;
 		}
-		n = read(fd, data + len, cap - len);
+		/* A file from its start, as when mapped; a pipe as it comes. */
+		n = seekable ? pread(fd, data + len, cap - len, (off_t)len) :
+			       read(fd, data + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
