@@ -170,6 +170,44 @@ START_TEST(test_fallbacks_same_rows)
 }
 END_TEST
 
+/* A run that holds a series twice (a file made by hand, in step up to
+ * its extra copy of a): a's key has both, as the index gives it,
+ * whether read as a stream or not. */
+START_TEST(test_series_twice_in_a_run)
+{
+	char *text = saved1(LOG_ABC), *twice, *a_end;
+	struct ksft_metric_report *r = ru_read("cur.log", CUR_ABC);
+	struct ksft_metric_report_baseline *b = ksft_metric_report_baseline_new();
+	struct ksft_metric_report_comparison *c;
+	struct ksft_metric_report_row row = { .sz = sizeof(row) };
+	size_t a_len, tail;
+	int k;
+
+	/* a's line again after c's: "...{c}" ",\n {a}" "]}]}\n" */
+	a_end = strstr(text, "},\n {");
+	ck_assert_ptr_nonnull(a_end);
+	a_len = (size_t)(a_end + 1 - strstr(text, "\n {"));
+	tail = strlen("]}]}\n");
+	ck_assert_int_gt(asprintf(&twice, "%.*s,%.*s%s", (int)(strlen(text) - tail), text,
+				  (int)a_len, strstr(text, "\n {"), "]}]}\n"), 0);
+	ck_assert_int_eq(ksft_metric_report_baseline_load(b, twice, strlen(twice), "b.json"), 1);
+	for (k = 0; k < 2; k++) {
+		ck_assert_int_ge(ksft_metric_report_compare(r, b, NULL, &c), 0);
+		ck_assert_uint_eq(ksft_metric_report_comparison_rows(c), 3);
+		ck_assert_int_eq(ksft_metric_report_comparison_row(c, 0, &row), 0);
+		ck_assert_str_eq(row.case_name, "a");
+		ck_assert_uint_eq(row.baseline_runs, 2);	/* a's two series */
+		ck_assert_uint_eq(row.n_baseline, 4);
+		ksft_metric_report_comparison_free(c);
+	}
+	check_same(CUR_ABC, twice, 0, 64, 0);
+	ksft_metric_report_baseline_free(b);
+	ksft_metric_report_free(r);
+	free(twice);
+	free(text);
+}
+END_TEST
+
 /* A pipe cannot be read twice: read whole, to the same rows. */
 START_TEST(test_pipe_read_whole)
 {
@@ -285,6 +323,7 @@ Suite *make_suite(void)
 	tc = tcase_create("read_whole");
 	tcase_add_test(tc, test_fallbacks_same_rows);
 	tcase_add_test(tc, test_pipe_read_whole);
+	tcase_add_test(tc, test_series_twice_in_a_run);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");
 	tcase_add_test(tc, test_errors_same_text);
