@@ -176,7 +176,8 @@ static const char save_head[] = "{\"format\":\"ksft-metric-baseline\",\"version\
  * for ksft_metric_report_compare_fd() to read as a stream; what is said,
  * and in which order, stays the old way's (doc/decisions.rst). A file
  * that does not start as save writes it, or a log without metrics, is
- * loaded as cli_load() does (*@bf NULL). Returns an exit code.
+ * read first and whole, as cli_load() reads it (*@bf NULL). Returns an
+ * exit code.
  */
 static int load_log_first(struct cli_common *cc, char *const *files, FILE **bf)
 {
@@ -200,8 +201,9 @@ static int load_log_first(struct cli_common *cc, char *const *files, FILE **bf)
 	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
 	    pread(fileno(f), head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
 	    memcmp(head, save_head, sizeof(head))) {
-		fclose(f);
-		return cli_load(cc, files, 1, NULL);
+		fclose(f);	/* read first and whole, as cli_load() does */
+		ret = cli_read_baselines(&cc->c, cc->b, cc->baselines, 1);
+		return ret != EXIT_OK ? ret : cli_read_inputs(&cc->c, cc->r, files, 1, cc->quiet);
 	}
 	ret = cli_read_logs(&cc->c, cc->r, files, 1);
 	if (ret == EXIT_OK && !ksft_metric_report_series_count(cc->r)) {
