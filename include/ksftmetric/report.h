@@ -517,6 +517,36 @@ ksft_metric_report_compare(const struct ksft_metric_report *cur,
 			   struct ksft_metric_report_comparison **out);
 
 /**
+ * ksft_metric_report_compare_fd() - compare @cur with the baseline file
+ * open at @fd, read as a stream
+ * @fd:   the file, read from its start with pread() (its position is left
+ *        alone); a pipe is read to its end
+ * @name: the file's name in error messages (NULL: "baseline")
+ * @opts: gate settings, or NULL for the defaults
+ * @out:  receives the comparison; free with
+ *        ksft_metric_report_comparison_free()
+ *
+ * The comparison ksft_metric_report_baseline_load() of the whole file and
+ * ksft_metric_report_compare() would give: the same rows, verdicts and
+ * errors. A file as ksft-metric save writes it, with one run whose series
+ * are @cur's one for one and in order (a log against its own or an
+ * earlier saved run of the same tests), is judged series by series as it
+ * is read through a 1 MiB window, holding neither the file nor a baseline;
+ * any other file (several runs, series missing, extra or in another order,
+ * seeds in @opts, an error) is then read whole and judged as by those two
+ * calls, in their memory. Since version node KSFTMETRIC_REPORT_0.2.
+ *
+ * @return as ksft_metric_report_compare(), and those of
+ * ksft_metric_report_baseline_load() (-EINVAL naming @name and what is
+ * wrong), -EIO when @fd cannot be read. Query on @cur; @fd is read, never
+ * closed.
+ */
+KSFT_METRIC_REPORT_API int
+ksft_metric_report_compare_fd(const struct ksft_metric_report *cur, int fd, const char *name,
+			      const struct ksft_metric_report_compare_opts *opts,
+			      struct ksft_metric_report_comparison **out);
+
+/**
  * ksft_metric_report_comparison_context_diff() - how the baseline and the
  * run were measured differently, when judged anyway
  * (@allow_context_mismatch): "baseline run N (sources) against this run:

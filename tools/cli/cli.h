@@ -72,6 +72,15 @@ int confine_target_read(struct confine_target *t, char **data, size_t *len);
 int confine_target_write(struct confine_target *t, const char *data, size_t len);
 void confine_target_close(struct confine_target *t);
 
+/* cli_read_inputs() in two: the logs read (a file's error said), then
+ * their warnings printed (unless @quiet) and no metrics at all refused. */
+int cli_read_logs(const struct confine *c, struct ksft_metric_report *r,
+		  char *const *files, int n);
+int cli_inputs_checked(const struct confine *c, const struct ksft_metric_report *r,
+		       char *const *files, int n, int quiet);
+/* A --baseline file's error: what the file is when it is no baseline
+ * (from its first bytes, @data), else the library's message. */
+void cli_baseline_error(const char *file, const char *data, size_t len);
 /* Read every input into @r, print its warnings; returns an exit code. */
 int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,
 		    char *const *files, int n, int quiet);

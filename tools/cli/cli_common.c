@@ -142,10 +142,9 @@ static void print_warnings(const struct ksft_metric_report *r, size_t from)
 	}
 }
 
-int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,
-		    char *const *files, int n, int quiet)
+int cli_read_logs(const struct confine *c, struct ksft_metric_report *r,
+		  char *const *files, int n)
 {
-	size_t total, kept;
 	int i, stdin_used = 0;
 
 	if (n <= 0) {
@@ -177,6 +176,15 @@ int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,
 			return EXIT_USAGE;
 		}
 	}
+	return EXIT_OK;
+}
+
+int cli_inputs_checked(const struct confine *c, const struct ksft_metric_report *r,
+		       char *const *files, int n, int quiet)
+{
+	size_t total, kept;
+	int i;
+
 	kept = ksft_metric_report_warnings(r, NULL, &total);
 	if (!quiet) {
 		print_warnings(r, 0);
@@ -198,6 +206,25 @@ int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,
 	return EXIT_OK;
 }
 
+int cli_read_inputs(const struct confine *c, struct ksft_metric_report *r,
+		    char *const *files, int n, int quiet)
+{
+	int ret = cli_read_logs(c, r, files, n);
+
+	return ret != EXIT_OK ? ret : cli_inputs_checked(c, r, files, n, quiet);
+}
+
+void cli_baseline_error(const char *file, const char *data, size_t len)
+{
+	const char *kind = cli_file_kind(data, len);
+
+	if (strncmp(kind, "a baseline", 10))
+		cli_error("%s: this is %s; --baseline wants a file written by"
+			  " 'ksft-metric save'", file, kind);
+	else
+		cli_error("%s", ksft_metric_report_errmsg());
+}
+
 int cli_read_baselines(const struct confine *c,
 		       struct ksft_metric_report_baseline *b,
 		       char *const *files, size_t n)
@@ -213,13 +240,7 @@ int cli_read_baselines(const struct confine *c,
 			return EXIT_USAGE;
 		ret = ksft_metric_report_baseline_load(b, data, len, files[i]);
 		if (ret < 0) {
-			const char *kind = cli_file_kind(data, len);
-
-			if (strncmp(kind, "a baseline", 10))
-				cli_error("%s: this is %s; --baseline wants a file written by"
-					  " 'ksft-metric save'", files[i], kind);
-			else
-				cli_error("%s", ksft_metric_report_errmsg());
+			cli_baseline_error(files[i], data, len);
 			confine_release(data, len, mapped);
 			return EXIT_USAGE;
 		}

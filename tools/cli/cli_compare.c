@@ -1,10 +1,13 @@
 /* ksft-metric compare: the regression gate. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "seed_runs.h"
@@ -164,6 +167,87 @@ static char *unusable_json(const char *text, const char *why, size_t *len)
 	return out;
 }
 
+/* save's first bytes: a file that starts otherwise is loaded first, as before. */
+static const char save_head[] = "{\"format\":\"ksft-metric-baseline\",\"version\":1,\"runs\":[";
+
+/*
+ * compare --baseline FILE LOG, one of each and no --db (issue 45): the log
+ * read first, its warnings held back, and the baseline left open in *@bf
+ * for ksft_metric_report_compare_fd() to read as a stream; what is said,
+ * and in which order, stays the old way's (doc/decisions.rst). A file
+ * that does not start as save writes it, or a log without metrics, is
+ * read first and whole, as cli_load() reads it (*@bf NULL). Returns an
+ * exit code.
+ */
+static int load_log_first(struct cli_common *cc, char *const *files, FILE **bf)
+{
+	char head[sizeof(save_head) - 1];
+	struct stat st;
+	FILE *f;
+	int ret;
+
+	*bf = NULL;
+	if (cli_confine(cc, NULL))
+		return EXIT_USAGE;
+	cc->r = ksft_metric_report_new(NULL);
+	cc->b = ksft_metric_report_baseline_new();
+	if (!cc->r || !cc->b) {
+		cli_error("%s", ksft_metric_report_errmsg());
+		return EXIT_USAGE;
+	}
+	f = confine_open_read(&cc->c, cc->baselines[0]);	/* confined, said why not */
+	if (!f)
+		return EXIT_USAGE;
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) ||
+	    pread(fileno(f), head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
+	    memcmp(head, save_head, sizeof(head))) {
+		fclose(f);	/* read first and whole, as cli_load() does */
+		ret = cli_read_baselines(&cc->c, cc->b, cc->baselines, 1);
+		return ret != EXIT_OK ? ret : cli_read_inputs(&cc->c, cc->r, files, 1, cc->quiet);
+	}
+	ret = cli_read_logs(&cc->c, cc->r, files, 1);
+	if (ret == EXIT_OK && !ksft_metric_report_series_count(cc->r)) {
+		/* An error either way: the baseline's first, as before. */
+		ret = cli_read_baselines(&cc->c, cc->b, cc->baselines, 1);
+		if (ret == EXIT_OK)
+			ret = cli_inputs_checked(&cc->c, cc->r, files, 1, cc->quiet);
+	}
+	if (ret == EXIT_OK)
+		*bf = f;
+	else
+		fclose(f);
+	return ret;
+}
+
+/*
+ * ksft_metric_report_compare_fd() of the baseline left open: its error as
+ * cli_read_baselines() says it (no log warnings before it, as when it was
+ * read first); else the log's warnings, then a refusal of its context.
+ * The failing rows, or -1 after an error message.
+ */
+static int compare_open_baseline(struct cli_common *cc, char *const *files, FILE *bf,
+				 struct ksft_metric_report_comparison **cmp)
+{
+	int failing = ksft_metric_report_compare_fd(cc->r, fileno(bf), cc->baselines[0],
+						   &cc->copts, cmp);
+
+	if (failing < 0 && failing != -EXDEV) {
+		char *sniff = malloc(65536);
+		ssize_t n = sniff ? pread(fileno(bf), sniff, 65536, 0) : -1;
+
+		cli_baseline_error(cc->baselines[0], sniff, n > 0 ? (size_t)n : 0);
+		free(sniff);
+		return -1;
+	}
+	if (cli_inputs_checked(&cc->c, cc->r, files, 1, cc->quiet) != EXIT_OK)
+		return -1;
+	if (failing < 0) {
+		cli_error("%s", ksft_metric_report_errmsg());
+		return -1;
+	}
+	return failing;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -191,6 +275,7 @@ int cmd_compare(int argc, char **argv)
 	struct ksft_metric_report_comparison *cmp = NULL;
 	struct ksft_metric_report_baseline *seeds = NULL;
 	struct cli_common cc;
+	FILE *bf = NULL;	/* the baseline, read as a stream */
 	int ch, ret, failing, bisect = 0, all = 0, n_seeds, gate;
 	char *text, *usage;
 	size_t len;
@@ -235,7 +320,10 @@ int cmd_compare(int argc, char **argv)
 	ret = cli_judging(&cc, 1, 1);
 	if (ret != EXIT_OK)
 		goto out;
-	ret = cli_load(&cc, argv + optind, argc - optind, NULL);
+	if (cc.n_baselines == 1 && !cc.db && argc - optind == 1 && strcmp(cc.baselines[0], "-"))
+		ret = load_log_first(&cc, argv + optind, &bf);
+	else
+		ret = cli_load(&cc, argv + optind, argc - optind, NULL);
 	if (ret != EXIT_OK)
 		goto out;
 	ret = EXIT_USAGE;
@@ -264,10 +352,16 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		if (n_seeds)
 			cc.copts.seeds = seeds;
-		failing = ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp);
-		if (failing < 0) {
-			cli_error("%s", ksft_metric_report_errmsg());
-			goto out;
+		if (bf) {
+			failing = compare_open_baseline(&cc, argv + optind, bf, &cmp);
+			if (failing < 0)
+				goto out;
+		} else {
+			failing = ksft_metric_report_compare(cc.r, cc.b, &cc.copts, &cmp);
+			if (failing < 0) {
+				cli_error("%s", ksft_metric_report_errmsg());
+				goto out;
+			}
 		}
 		if (ksft_metric_report_comparison_context_diff(cmp))
 			cli_error("judged across how the runs were measured (--allow-context-mismatch): %s",
@@ -294,6 +388,8 @@ int cmd_compare(int argc, char **argv)
 	if (ret != EXIT_USAGE && bisect)
 		ret = bisect_status(cmp);
 out:
+	if (bf)
+		fclose(bf);
 	if (bisect && ret == EXIT_USAGE)
 		ret = EXIT_BISECT_ABORT;
 	ksft_metric_report_history_close(h);

@@ -88,6 +88,33 @@ void *strpool_alloc(struct rp_strpool *p, size_t n)
 	return out;
 }
 
+void strpool_reset(struct rp_strpool *p)
+{
+	struct pool_chunk *c, *next;
+
+	if (p->chunks) {
+		for (c = p->chunks->next; c; c = next) {
+			next = c->next;
+			free(c);
+		}
+		p->chunks->next = NULL;
+		p->chunks->used = 0;
+	}
+	if (p->n)
+		memset(p->tab, 0, (p->mask + 1) * sizeof(*p->tab));
+	p->n = 0;
+}
+
+size_t strpool_bytes(const struct rp_strpool *p)
+{
+	const struct pool_chunk *c;
+	size_t n = 0;
+
+	for (c = p->chunks; c; c = c->next)
+		n += c->size;
+	return n;
+}
+
 size_t strpool_interned(const struct rp_strpool *p)
 {
 	return p->n;

@@ -18,6 +18,14 @@ struct rp_strpool *strpool_new(void);
 void strpool_free(struct rp_strpool *p);
 const char *strpool_intern(struct rp_strpool *p, const char *s, size_t n);
 void *strpool_alloc(struct rp_strpool *p, size_t n);
+/*
+ * Forget every string and block of @p, keeping one chunk and the table's
+ * size: for a reader that holds one series at a time (the baseline read
+ * as a stream, store/baseline_stream.c). What it handed out dangles.
+ */
+void strpool_reset(struct rp_strpool *p);
+/* The bytes of @p's chunks (what it holds, the table apart). */
+size_t strpool_bytes(const struct rp_strpool *p);
 /* How many strings @p has interned (the unit tests count them). */
 size_t strpool_interned(const struct rp_strpool *p);
 /*
