@@ -191,6 +191,12 @@ int cli_needs(const struct cli_common *cc, const char *what);
  */
 int cli_confine(struct cli_common *cc, struct confine_target *t);
 /*
+ * cli_confine(), then create the (empty) report and baseline: cli_load()'s
+ * first step, and compare's when it reads the log before its baseline.
+ * Returns an exit code.
+ */
+int cli_load_begin(struct cli_common *cc, struct confine_target *t);
+/*
  * cli_confine(), then create the report and the baseline; read the --baseline files and
  * the @n inputs @files. Returns an exit code.
  */

@@ -442,11 +442,8 @@ int cli_confine(struct cli_common *cc, struct confine_target *t)
 	return confine_check_write(&cc->c, cc->out);
 }
 
-int cli_load(struct cli_common *cc, char *const *files, int n,
-	     struct confine_target *t)
+int cli_load_begin(struct cli_common *cc, struct confine_target *t)
 {
-	int ret;
-
 	if (cli_confine(cc, t))
 		return EXIT_USAGE;
 	cc->r = ksft_metric_report_new(NULL);
@@ -455,6 +452,16 @@ int cli_load(struct cli_common *cc, char *const *files, int n,
 		cli_error("%s", ksft_metric_report_errmsg());
 		return EXIT_USAGE;
 	}
+	return EXIT_OK;
+}
+
+int cli_load(struct cli_common *cc, char *const *files, int n,
+	     struct confine_target *t)
+{
+	int ret;
+
+	if (cli_load_begin(cc, t) != EXIT_OK)
+		return EXIT_USAGE;
 	ret = cli_read_baselines(&cc->c, cc->b, cc->baselines, cc->n_baselines);
 	if (ret != EXIT_OK)
 		return ret;

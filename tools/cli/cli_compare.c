@@ -187,14 +187,8 @@ static int load_log_first(struct cli_common *cc, char *const *files, FILE **bf)
 	int ret;
 
 	*bf = NULL;
-	if (cli_confine(cc, NULL))
+	if (cli_load_begin(cc, NULL) != EXIT_OK)
 		return EXIT_USAGE;
-	cc->r = ksft_metric_report_new(NULL);
-	cc->b = ksft_metric_report_baseline_new();
-	if (!cc->r || !cc->b) {
-		cli_error("%s", ksft_metric_report_errmsg());
-		return EXIT_USAGE;
-	}
 	f = confine_open_read(&cc->c, cc->baselines[0]);	/* confined, said why not */
 	if (!f)
 		return EXIT_USAGE;

@@ -17,6 +17,19 @@
 #include "stats.h"
 #include "vals.h"
 
+/* The p-value and both spreads of @row, from the baseline's values in
+ * sc->pool and the current ones in sc->cur: 0 or -ENOMEM. */
+static int row_test(struct cmp_row *row, const struct scratch *sc)
+{
+	if (row->n_current >= 2 && row->n_baseline >= 2)
+		row->p_value = stats_mann_whitney(sc->cur, row->n_current, sc->pool,
+						  row->n_baseline);
+	if (compare_row_spread_of(row, CMP_BASE, sc->pool, row->n_baseline, 1) ||
+	    compare_row_spread_of(row, CMP_CUR, sc->cur, row->n_current, 1))
+		return -ENOMEM;
+	return 0;
+}
+
 int compare_reserve(double **p, size_t *cap, size_t n)
 {
 	double *q;
@@ -78,13 +91,7 @@ int compare_measure(struct cmp_row *row, const struct rp_vals *cur,
 		pipeline_summarize_values(sc->pool + npool, row->n_current, &sum);
 		row->current = sum.n ? pipeline_summary_op(&sum, op) : NAN;
 	}
-	if (row->n_current >= 2 && row->n_baseline >= 2)
-		row->p_value = stats_mann_whitney(sc->cur, row->n_current, sc->pool,
-						  row->n_baseline);
-	if (compare_row_spread_of(row, CMP_BASE, sc->pool, row->n_baseline, 1) ||
-	    compare_row_spread_of(row, CMP_CUR, sc->cur, row->n_current, 1))
-		return -ENOMEM;
-	return 0;
+	return row_test(row, sc);
 }
 
 /*
@@ -128,12 +135,6 @@ int compare_measure_elem(struct cmp_row *row, const struct rp_cols *cur_c,
 	pipeline_summarize_values(sc->cur, n, &sum);
 	row->current = n ? pipeline_summary_op(&sum, op) : NAN;
 	row->n_current = n;
-	if (row->n_current >= 2 && row->n_baseline >= 2)
-		row->p_value = stats_mann_whitney(sc->cur, row->n_current, sc->pool,
-						  row->n_baseline);
-	if (compare_row_spread_of(row, CMP_BASE, sc->pool, row->n_baseline, 1) ||
-	    compare_row_spread_of(row, CMP_CUR, sc->cur, row->n_current, 1))
-		return -ENOMEM;
-	return 0;
+	return row_test(row, sc);
 }
 
