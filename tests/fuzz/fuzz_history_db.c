@@ -86,7 +86,7 @@ static void insert_row(struct db *db, char *line)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ksft_metric_report_history_opts o = KSFT_METRIC_REPORT_HISTORY_OPTS_INIT;
-	struct hgate_opts g = { "{}", NULL, 0, 0, 0, 0, 0 };
+	struct hgate_opts g = { "{}", NULL, 0, 0, 0, 0, 0, 0 };
 	struct history_run run = { "fuzz-run", "9999", NULL, 0, 0, 0 };
 	struct ksft_metric_report_comparison *c = NULL;
 	static const int fmts[] = { KSFT_METRIC_REPORT_TEXT, KSFT_METRIC_REPORT_JSON,
